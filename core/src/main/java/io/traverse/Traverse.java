@@ -1,0 +1,115 @@
+package io.traverse;
+
+import io.traverse.identity.NodeIdentity;
+import io.traverse.node.LocalNode;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.Socket;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * One Traverse node: a listening port with virtual ports, an identity, and the connection
+ * modules found on the class path. Several nodes may run in one JVM.
+ *
+ * <pre>{@code
+ * try (Traverse node = Traverse.start(TraverseConfig.load())) {
+ *     ServerSocket server = node.serverSocketFactory().createServerSocket(5000);
+ *     // clients connect to server.getLocalSocketAddress() from anywhere
+ * }
+ * }</pre>
+ *
+ * <p>{@link TraverseSocketFactory#getDefault()} and {@link TraverseServerSocketFactory#getDefault()}
+ * share a default node, started on first use from {@link TraverseConfig#load()}.
+ */
+public final class Traverse implements Closeable {
+    private static final Object DEFAULT_LOCK = new Object();
+    private static Traverse defaultNode;
+
+    private final LocalNode node;
+    private final TraverseSocketFactory socketFactory;
+    private final TraverseServerSocketFactory serverSocketFactory;
+
+    private Traverse(LocalNode node) {
+        this.node = node;
+        this.socketFactory = new TraverseSocketFactory(() -> node);
+        this.serverSocketFactory = new TraverseServerSocketFactory(() -> node);
+    }
+
+    /** Starts a node: binds its listening port, scans interfaces, loads modules. */
+    public static Traverse start(TraverseConfig config) throws IOException {
+        return new Traverse(LocalNode.start(config));
+    }
+
+    /** Starts a node configured from system properties, environment and {@code traverse.properties}. */
+    public static Traverse start() throws IOException {
+        return start(TraverseConfig.load());
+    }
+
+    /** The node behind the default factories, started on first use. */
+    static LocalNode defaultNode() throws IOException {
+        synchronized (DEFAULT_LOCK) {
+            if (defaultNode == null || defaultNode.node.isClosed()) {
+                defaultNode = start(TraverseConfig.load());
+            }
+            return defaultNode.node;
+        }
+    }
+
+    /** Sockets from this node. */
+    public TraverseSocketFactory socketFactory() {
+        return socketFactory;
+    }
+
+    /** Server sockets on virtual ports of this node. */
+    public TraverseServerSocketFactory serverSocketFactory() {
+        return serverSocketFactory;
+    }
+
+    public NodeIdentity identity() {
+        return node.identity();
+    }
+
+    /** The virtual address of {@code port} on this node. */
+    public VirtualSocketAddress address(int port) {
+        return new VirtualSocketAddress(node.identity(), port);
+    }
+
+    public TraverseConfig config() {
+        return node.config();
+    }
+
+    /** The modules in use, in the configured order. */
+    public List<String> modules() {
+        return node.moduleNames();
+    }
+
+    /** The real TCP port the node listens on. */
+    public int listeningPort() {
+        return node.listeningPort();
+    }
+
+    /** Per-module connection setup counters. */
+    public List<ModuleStatistics> statistics() {
+        return node.statistics();
+    }
+
+    /** How a socket this node connected to a virtual address was made. */
+    public Optional<ConnectionInfo> connectionInfo(Socket socket) {
+        if (socket instanceof TraverseSocket ts) {
+            return ts.delegate().flatMap(node::connectionInfo);
+        }
+        return node.connectionInfo(socket);
+    }
+
+    /** Closes the listening port, every server socket of this node and the modules. */
+    @Override
+    public void close() throws IOException {
+        node.close();
+    }
+
+    @Override
+    public String toString() {
+        return "Traverse[" + node.identity() + "]";
+    }
+}

@@ -1,0 +1,441 @@
+package io.traverse;
+
+import io.traverse.config.ConfigKey;
+import io.traverse.config.ConfigSources;
+import io.traverse.config.PortRange;
+import io.traverse.firewall.FirewallRule;
+import io.traverse.identity.IpLiterals;
+import io.traverse.identity.NodeId;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The settings of one Traverse node, read once and validated here; immutable.
+ *
+ * <p>{@link #load()} reads system properties, then {@code TRAVERSE_*} environment variables, then
+ * {@code traverse.properties} (working directory, then class path), then defaults. The builder
+ * sets the same values from code: {@code TraverseConfig.builder().bind("127.0.0.1").build()}.
+ * Every key is listed in {@link ConfigKey} and in the README.
+ */
+public final class TraverseConfig {
+    private final List<InetSocketAddress> hubs;
+    private final List<String> modules;
+    private final boolean modulesConfigured;
+    private final String token;
+    private final NodeId nodeId;
+    private final InetAddress bindAddress;
+    private final PortRange portRange;
+    private final List<InetSocketAddress> externals;
+    private final List<FirewallRule> firewall;
+    private final Duration connectTimeout;
+    private final Duration connectStagger;
+    private final Duration handshakeTimeout;
+    private final int maxPendingHandshakes;
+    private final int acceptBacklog;
+    private final Duration cacheTtl;
+
+    private TraverseConfig(Builder b) {
+        hubs = List.copyOf(b.hubs);
+        modules = List.copyOf(b.modules);
+        modulesConfigured = b.modulesConfigured;
+        token = b.token;
+        nodeId = b.nodeId;
+        bindAddress = b.bindAddress;
+        portRange = b.portRange;
+        externals = List.copyOf(b.externals);
+        firewall = List.copyOf(b.firewall);
+        connectTimeout = b.connectTimeout;
+        connectStagger = b.connectStagger;
+        handshakeTimeout = b.handshakeTimeout;
+        maxPendingHandshakes = b.maxPendingHandshakes;
+        acceptBacklog = b.acceptBacklog;
+        cacheTtl = b.cacheTtl;
+    }
+
+    /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
+    public static TraverseConfig load() {
+        return builderFrom(ConfigSources.collect()).build();
+    }
+
+    /** Defaults only. */
+    public static TraverseConfig defaults() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** A builder preloaded with the given raw settings (each validated as it is set). */
+    public static Builder builderFrom(Map<ConfigKey, ConfigSources.Setting> settings) {
+        Builder b = new Builder();
+        settings.forEach((key, setting) -> b.set(key, setting.value(), setting.origin()));
+        return b;
+    }
+
+    /** Hubs to link to, as configured (host names unresolved). */
+    public List<InetSocketAddress> hubs() {
+        return hubs;
+    }
+
+    /** Module names in the order to try them. */
+    public List<String> modules() {
+        return modules;
+    }
+
+    /** True if the module list was set explicitly (then every module in it must be present). */
+    public boolean modulesConfigured() {
+        return modulesConfigured;
+    }
+
+    public Optional<String> token() {
+        return token.isEmpty() ? Optional.empty() : Optional.of(token);
+    }
+
+    public Optional<NodeId> nodeId() {
+        return Optional.ofNullable(nodeId);
+    }
+
+    /** The address to listen on; empty means every interface. */
+    public Optional<InetAddress> bindAddress() {
+        return Optional.ofNullable(bindAddress);
+    }
+
+    public PortRange portRange() {
+        return portRange;
+    }
+
+    /** External addresses; port 0 means "the listening port". */
+    public List<InetSocketAddress> externals() {
+        return externals;
+    }
+
+    public List<FirewallRule> firewall() {
+        return firewall;
+    }
+
+    public Duration connectTimeout() {
+        return connectTimeout;
+    }
+
+    public Duration connectStagger() {
+        return connectStagger;
+    }
+
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    public int maxPendingHandshakes() {
+        return maxPendingHandshakes;
+    }
+
+    public int acceptBacklog() {
+        return acceptBacklog;
+    }
+
+    public Duration cacheTtl() {
+        return cacheTtl;
+    }
+
+    @Override
+    public String toString() {
+        return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
+                + ", nodeId=" + nodeId + ", bind=" + (bindAddress == null ? "*" : bindAddress.getHostAddress())
+                + ", portRange=" + portRange + ", externals=" + externals + ", firewall=" + firewall
+                + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
+                + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
+                + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + "}";
+    }
+
+    /** Builds a configuration; every setter validates. */
+    public static final class Builder {
+        private static final Pattern DURATION = Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h)?");
+        private static final Pattern MODULE_NAME = Pattern.compile("[a-z][a-z0-9-]{0,31}");
+
+        private List<InetSocketAddress> hubs = List.of();
+        private List<String> modules;
+        private boolean modulesConfigured;
+        private String token = "";
+        private NodeId nodeId;
+        private InetAddress bindAddress;
+        private PortRange portRange = PortRange.ANY;
+        private List<InetSocketAddress> externals = List.of();
+        private List<FirewallRule> firewall = List.of();
+        private Duration connectTimeout;
+        private Duration connectStagger;
+        private Duration handshakeTimeout;
+        private int maxPendingHandshakes;
+        private int acceptBacklog;
+        private Duration cacheTtl;
+
+        private Builder() {
+            for (ConfigKey key : ConfigKey.values()) {
+                set(key, key.defaultValue(), "default");
+            }
+            modulesConfigured = false;
+        }
+
+        /**
+         * Sets a key from its text form.
+         *
+         * @throws TraverseConfigException naming the key, the value, where it came from and the accepted form
+         */
+        public Builder set(ConfigKey key, String value, String origin) {
+            String v = value == null ? "" : value.trim();
+            try {
+                switch (key) {
+                    case HUBS -> hubs = endpoints(v, false);
+                    case MODULES -> modules(names(v));
+                    case TOKEN -> token = v;
+                    case NODE_ID -> nodeId = v.isEmpty() ? null : NodeId.of(v);
+                    case BIND -> bindAddress = v.isEmpty() || v.equals("*") ? null : IpLiterals.parse(v);
+                    case PORT_RANGE -> portRange = PortRange.parse(v);
+                    case EXTERNAL -> externals = endpoints(v, true);
+                    case FIREWALL -> firewall = firewallRules(v);
+                    case CONNECT_TIMEOUT -> connectTimeout = positive(duration(v));
+                    case CONNECT_STAGGER -> connectStagger = duration(v);
+                    case HANDSHAKE_TIMEOUT -> handshakeTimeout = positive(duration(v));
+                    case HANDSHAKE_PENDING -> maxPendingHandshakes = positive(v);
+                    case ACCEPT_BACKLOG -> acceptBacklog = positive(v);
+                    case CACHE_TTL -> cacheTtl = duration(v);
+                    default -> throw new IllegalStateException("unhandled key " + key);
+                }
+            } catch (IllegalArgumentException e) {
+                throw new TraverseConfigException(key.key() + " = '" + value + "' (from " + origin + ") is invalid: "
+                        + e.getMessage() + "; expected " + key.form(), e);
+            }
+            return this;
+        }
+
+        /** Sets a key by name, e.g. {@code set("traverse.port.range", "5000-5100")}. */
+        public Builder set(String key, String value) {
+            ConfigKey k = ConfigKey.byKey(key).orElseThrow(() -> new TraverseConfigException("unknown configuration key " + key));
+            return set(k, value, "code");
+        }
+
+        public Builder hubs(List<InetSocketAddress> list) {
+            hubs = List.copyOf(list);
+            return this;
+        }
+
+        public Builder modules(String... names) {
+            return modules(List.of(names));
+        }
+
+        public Builder modules(List<String> names) {
+            for (String n : names) {
+                if (!MODULE_NAME.matcher(n).matches()) {
+                    throw new TraverseConfigException("module name '" + n + "' must be lower-case letters, digits or '-'");
+                }
+            }
+            if (names.isEmpty()) {
+                throw new TraverseConfigException("the module list is empty");
+            }
+            modules = List.copyOf(names);
+            modulesConfigured = true;
+            return this;
+        }
+
+        public Builder token(String secret) {
+            token = secret == null ? "" : secret;
+            return this;
+        }
+
+        public Builder nodeId(String id) {
+            return set(ConfigKey.NODE_ID, id, "code");
+        }
+
+        /** Listen on this IP address only (and advertise only it). */
+        public Builder bind(String ipAddress) {
+            return set(ConfigKey.BIND, ipAddress, "code");
+        }
+
+        public Builder portRange(String range) {
+            return set(ConfigKey.PORT_RANGE, range, "code");
+        }
+
+        public Builder externals(List<InetSocketAddress> list) {
+            externals = List.copyOf(list);
+            return this;
+        }
+
+        public Builder firewall(FirewallRule... rules) {
+            firewall = List.of(rules);
+            return this;
+        }
+
+        public Builder firewall(List<FirewallRule> rules) {
+            firewall = List.copyOf(rules);
+            return this;
+        }
+
+        public Builder connectTimeout(Duration d) {
+            connectTimeout = positive(d);
+            return this;
+        }
+
+        public Builder connectStagger(Duration d) {
+            connectStagger = nonNegative(d);
+            return this;
+        }
+
+        public Builder handshakeTimeout(Duration d) {
+            handshakeTimeout = positive(d);
+            return this;
+        }
+
+        public Builder maxPendingHandshakes(int n) {
+            maxPendingHandshakes = positive(Integer.toString(n));
+            return this;
+        }
+
+        public Builder acceptBacklog(int n) {
+            acceptBacklog = positive(Integer.toString(n));
+            return this;
+        }
+
+        public Builder cacheTtl(Duration d) {
+            cacheTtl = nonNegative(d);
+            return this;
+        }
+
+        public TraverseConfig build() {
+            return new TraverseConfig(this);
+        }
+
+        private static List<String> names(String v) {
+            List<String> out = new ArrayList<>();
+            for (String part : v.split(",")) {
+                String name = part.trim().toLowerCase(Locale.ROOT);
+                if (!name.isEmpty()) {
+                    if (out.contains(name)) {
+                        throw new IllegalArgumentException("module '" + name + "' is listed twice");
+                    }
+                    out.add(name);
+                }
+            }
+            return out;
+        }
+
+        /** {@code host:port} items; with {@code portOptional}, IP literals only and a missing port reads as 0. */
+        private static List<InetSocketAddress> endpoints(String v, boolean externalsForm) {
+            List<InetSocketAddress> out = new ArrayList<>();
+            if (v.isEmpty()) {
+                return out;
+            }
+            for (String part : v.split(",")) {
+                String item = part.trim();
+                if (item.isEmpty()) {
+                    continue;
+                }
+                String host;
+                String portText;
+                if (item.startsWith("[")) {
+                    int close = item.indexOf(']');
+                    if (close < 0) {
+                        throw new IllegalArgumentException("'" + item + "' has '[' without ']'");
+                    }
+                    host = item.substring(1, close);
+                    String rest = item.substring(close + 1);
+                    portText = rest.isEmpty() ? null : rest.startsWith(":") ? rest.substring(1) : "?" + rest;
+                } else if (item.indexOf(':') != item.lastIndexOf(':')) {
+                    host = item; // bare IPv6
+                    portText = null;
+                } else {
+                    int colon = item.lastIndexOf(':');
+                    host = colon < 0 ? item : item.substring(0, colon);
+                    portText = colon < 0 ? null : item.substring(colon + 1);
+                }
+                int port;
+                if (portText == null) {
+                    if (!externalsForm) {
+                        throw new IllegalArgumentException("'" + item + "' has no ':PORT'");
+                    }
+                    port = 0;
+                } else {
+                    try {
+                        port = Integer.parseInt(portText);
+                    } catch (NumberFormatException e) {
+                        throw new IllegalArgumentException("port '" + portText + "' of '" + item + "' is not a number");
+                    }
+                    if (port < 1 || port > 65535) {
+                        throw new IllegalArgumentException("port " + port + " of '" + item + "' is not within 1-65535");
+                    }
+                }
+                if (IpLiterals.isLiteral(host)) {
+                    out.add(new InetSocketAddress(IpLiterals.parse(host), port));
+                } else if (externalsForm) {
+                    throw new IllegalArgumentException("'" + host + "' is not an IP address");
+                } else {
+                    if (!host.matches("[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?")) {
+                        throw new IllegalArgumentException("'" + host + "' is not a host name or IP address");
+                    }
+                    out.add(InetSocketAddress.createUnresolved(host, port));
+                }
+            }
+            return out;
+        }
+
+        private static List<FirewallRule> firewallRules(String v) {
+            List<FirewallRule> out = new ArrayList<>();
+            for (String part : v.split(",")) {
+                if (!part.isBlank()) {
+                    out.add(FirewallRule.parse(part));
+                }
+            }
+            return out;
+        }
+
+        /** {@code 250ms}, {@code 5s}, {@code 2m}, {@code 1h}; a bare number is milliseconds. */
+        static Duration duration(String v) {
+            Matcher m = DURATION.matcher(v.toLowerCase(Locale.ROOT));
+            if (!m.matches()) {
+                throw new IllegalArgumentException("'" + v + "' is not a duration");
+            }
+            long n = Long.parseLong(m.group(1));
+            String unit = m.group(2) == null ? "ms" : m.group(2);
+            return switch (unit) {
+                case "ms" -> Duration.ofMillis(n);
+                case "s" -> Duration.ofSeconds(n);
+                case "m" -> Duration.ofMinutes(n);
+                default -> Duration.ofHours(n);
+            };
+        }
+
+        private static Duration positive(Duration d) {
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException("duration must be greater than zero");
+            }
+            return d;
+        }
+
+        private static Duration nonNegative(Duration d) {
+            if (d.isNegative()) {
+                throw new IllegalArgumentException("duration must not be negative");
+            }
+            return d;
+        }
+
+        private static int positive(String v) {
+            int n;
+            try {
+                n = Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + v + "' is not a whole number");
+            }
+            if (n < 1) {
+                throw new IllegalArgumentException(n + " is less than 1");
+            }
+            return n;
+        }
+    }
+}

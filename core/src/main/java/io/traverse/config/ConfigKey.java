@@ -1,0 +1,77 @@
+package io.traverse.config;
+
+import java.util.Locale;
+import java.util.Optional;
+
+/**
+ * Every configuration key, its default and the form it accepts. A key is a system property
+ * {@code traverse.port.range}, an environment variable {@code TRAVERSE_PORT_RANGE}, or a line of
+ * {@code traverse.properties}.
+ */
+public enum ConfigKey {
+    HUBS("traverse.hubs", "", "a comma-separated list of host:port, e.g. hub1.example.org:17000,198.18.0.1:17000"),
+    MODULES("traverse.modules", "direct,reverse,splice,routed,longpoll",
+            "a comma-separated list of module names in the order to try them, e.g. direct,routed"),
+    TOKEN("traverse.token", "", "the network secret shared by every node and hub (any text)"),
+    NODE_ID("traverse.node.id", "", "1-40 letters, digits or '-' (empty: a random 128-bit id)"),
+    BIND("traverse.bind", "", "an IP address to listen on (empty: every interface)"),
+    PORT_RANGE("traverse.port.range", "0", "0 (any port) or a list of ports and ranges, e.g. 5000-5100,6000"),
+    EXTERNAL("traverse.external", "",
+            "a comma-separated list of IP or IP:port forwarded to this node, e.g. 203.0.113.7:6000 (no port: the listening port)"),
+    FIREWALL("traverse.firewall", "",
+            "a comma-separated list of allow|deny|drop:NETWORK, first match wins, e.g. allow:10.1.0.0/16,deny:all"),
+    CONNECT_TIMEOUT("traverse.connect.timeout", "30s",
+            "a duration such as 500ms, 30s or 2m: the connect timeout when the application gives none"),
+    CONNECT_STAGGER("traverse.connect.stagger", "100ms",
+            "a duration such as 100ms: the delay before the next parallel attempt starts"),
+    HANDSHAKE_TIMEOUT("traverse.handshake.timeout", "5s", "a duration such as 5s: how long a new connection may take to say who it wants"),
+    HANDSHAKE_PENDING("traverse.handshake.pending", "1024", "a whole number from 1: how many handshakes may be in progress at once"),
+    ACCEPT_BACKLOG("traverse.accept.backlog", "50", "a whole number from 1: the accept queue length of a server socket that gives none"),
+    CACHE_TTL("traverse.cache.ttl", "10m", "a duration such as 10m: how long the module that worked for a hub is remembered");
+
+    private final String key;
+    private final String defaultValue;
+    private final String form;
+
+    ConfigKey(String key, String defaultValue, String form) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.form = form;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    /** The accepted form, for error messages and the README. */
+    public String form() {
+        return form;
+    }
+
+    /** {@code traverse.port.range} → {@code TRAVERSE_PORT_RANGE}. */
+    public String environmentName() {
+        return key.toUpperCase(Locale.ROOT).replace('.', '_');
+    }
+
+    public static Optional<ConfigKey> byKey(String key) {
+        for (ConfigKey k : values()) {
+            if (k.key.equals(key)) {
+                return Optional.of(k);
+            }
+        }
+        return Optional.empty();
+    }
+
+    public static Optional<ConfigKey> byEnvironmentName(String name) {
+        for (ConfigKey k : values()) {
+            if (k.environmentName().equals(name)) {
+                return Optional.of(k);
+            }
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,123 @@
+package io.traverse.connect;
+
+import io.traverse.identity.AddressOrdering;
+import io.traverse.identity.LocalInterfaces;
+import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.IdentityHandshake;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ConnectRequest;
+import io.traverse.spi.ConnectionAttempt;
+import io.traverse.spi.FailureScope;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.function.Supplier;
+
+/**
+ * Direct connection setup (paper §3.2.2): the target's addresses in heuristic order, tried as
+ * staggered parallel TCP connects, each followed by the identity handshake. The winner is the
+ * kernel {@link Socket} itself. Shared by every module whose result is a direct socket.
+ */
+public final class DirectConnector {
+    private final Supplier<NodeIdentity> localIdentity;
+    private final LocalInterfaces localInterfaces;
+    private final long staggerNanos;
+    private final Executor executor;
+    private final ScheduledExecutorService scheduler;
+
+    public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces, long staggerNanos,
+            Executor executor, ScheduledExecutorService scheduler) {
+        this.localIdentity = localIdentity;
+        this.localInterfaces = localInterfaces;
+        this.staggerNanos = staggerNanos;
+        this.executor = executor;
+        this.scheduler = scheduler;
+    }
+
+    /**
+     * Plans a direct connection to the request's target.
+     *
+     * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
+     */
+    public ConnectionAttempt attempt(ConnectRequest request) throws AttemptFailedException {
+        NodeIdentity target = request.target();
+        List<InetSocketAddress> order = AddressOrdering.order(target, localInterfaces);
+        if (order.isEmpty()) {
+            throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " has no direct address");
+        }
+        byte[] handshake = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT,
+                request.virtualPort(), target, localIdentity.get()));
+        List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
+        for (InetSocketAddress address : order) {
+            attempts.add(new HandshakeAttempt(address, request, handshake));
+        }
+        long stagger = request.options().localAddress() != null && request.options().localAddress().getPort() != 0
+                ? Long.MAX_VALUE // one fixed local port: one attempt at a time
+                : staggerNanos;
+        StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor, scheduler,
+                failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly);
+        return new ConnectionAttempt() {
+            @Override
+            public Socket connect() throws IOException {
+                return race.run();
+            }
+
+            @Override
+            public void cancel() {
+                race.cancel();
+            }
+        };
+    }
+
+    /** TCP connect, then the identity handshake on the same socket. */
+    private static final class HandshakeAttempt extends SocketAttempt {
+        private final ConnectRequest request;
+        private final byte[] handshake;
+
+        HandshakeAttempt(InetSocketAddress address, ConnectRequest request, byte[] handshake) {
+            super(address, request.deadline(), request.options());
+            this.request = request;
+            this.handshake = handshake;
+        }
+
+        @Override
+        protected void afterConnect(Socket s) throws IOException {
+            s.setSoTimeout(Math.max(1, deadline.remainingMillis()));
+            s.getOutputStream().write(handshake);
+            IdentityHandshake.Reply reply = IdentityHandshake.readReply(s.getInputStream());
+            s.setSoTimeout(0);
+            NodeIdentity target = request.target();
+            String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
+            switch (reply.answer()) {
+                case ACCEPT -> {
+                    if (reply.responder() == null || !reply.responder().satisfies(target)) {
+                        throw new AttemptFailedException(FailureScope.PATH, where() + ": accepted by "
+                                + (reply.responder() == null ? "an anonymous node" : "node " + describe(reply.responder()))
+                                + ", which is not the node asked for");
+                    }
+                }
+                case WRONG_NODE -> throw new AttemptFailedException(FailureScope.PATH, where() + ": reached node "
+                        + describe(reply.responder()) + ", not " + describe(target));
+                case REFUSED -> throw new AttemptFailedException(FailureScope.PATH, where() + ": refused" + reason);
+                case PORT_NOT_FOUND -> throw new AttemptFailedException(FailureScope.TARGET, "Connection refused: node "
+                        + describe(target) + " has no virtual port " + request.virtualPort());
+                case OVERLOAD -> throw new AttemptFailedException(FailureScope.TARGET, "Connection refused: node "
+                        + describe(target) + " is overloaded" + reason);
+                case PROTOCOL_ERROR -> throw new AttemptFailedException(FailureScope.MODULE, where()
+                        + ": handshake not understood" + reason);
+                default -> throw new IllegalStateException("unhandled answer " + reply.answer());
+            }
+        }
+
+        private static String describe(NodeIdentity identity) {
+            if (identity == null) {
+                return "(unknown)";
+            }
+            return identity.id().map(Object::toString).orElse(identity.toText());
+        }
+    }
+}

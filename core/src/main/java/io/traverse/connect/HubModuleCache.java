@@ -1,0 +1,78 @@
+package io.traverse.connect;
+
+import io.traverse.identity.IpLiterals;
+import io.traverse.identity.NodeIdentity;
+import java.net.InetSocketAddress;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Which module last worked for a target hub (paper §3.3.4): a whole site shares one hub, so one
+ * entry speeds up connections to every node behind it. Targets without a hub hint are keyed by
+ * node id. Entries expire after a time-to-live, are dropped when the remembered module fails,
+ * and the least recently used go first when the cache is full.
+ */
+public final class HubModuleCache {
+    static final int MAX_ENTRIES = 4096;
+
+    private record Entry(String module, long expiresAtNanos) {
+    }
+
+    private final long ttlNanos;
+    private final Map<String, Entry> entries = new LinkedHashMap<>(64, 0.75f, true) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) {
+            return size() > MAX_ENTRIES;
+        }
+    };
+
+    public HubModuleCache(long ttlNanos) {
+        this.ttlNanos = ttlNanos;
+    }
+
+    /** The cache key of a target: its first hub hint, else its id, else its first address. */
+    public static String keyOf(NodeIdentity target) {
+        if (!target.hubs().isEmpty()) {
+            InetSocketAddress hub = target.hubs().get(0);
+            return "hub " + IpLiterals.formatEndpoint(hub.getAddress(), hub.getPort());
+        }
+        if (target.id().isPresent()) {
+            return "node " + target.id().get();
+        }
+        InetSocketAddress first = target.directAddresses().get(0);
+        return "address " + IpLiterals.formatEndpoint(first.getAddress(), first.getPort());
+    }
+
+    public synchronized Optional<String> lookup(String key) {
+        Entry e = entries.get(key);
+        if (e == null) {
+            return Optional.empty();
+        }
+        if (System.nanoTime() - e.expiresAtNanos >= 0) {
+            entries.remove(key);
+            return Optional.empty();
+        }
+        return Optional.of(e.module);
+    }
+
+    public synchronized void remember(String key, String module) {
+        if (ttlNanos > 0) {
+            entries.put(key, new Entry(module, System.nanoTime() + ttlNanos));
+        }
+    }
+
+    /** Drops the entry if it still names {@code module}. */
+    public synchronized void forget(String key, String module) {
+        Entry e = entries.get(key);
+        if (e != null && e.module.equals(module)) {
+            entries.remove(key);
+        }
+    }
+
+    public synchronized int size() {
+        return entries.size();
+    }
+}

@@ -1,0 +1,151 @@
+package io.traverse.connect;
+
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ConnectRequest;
+import io.traverse.spi.ConnectionAttempt;
+import io.traverse.spi.ConnectionModule;
+import io.traverse.spi.FailureScope;
+import java.io.IOException;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * The module chain (paper §3.3.3–3.3.4, raced instead of tried in turn): modules in configured
+ * order, the one cached for the target's hub first, run as a {@link StaggeredRace}. A failure of
+ * {@link FailureScope#TARGET} ends the chain. The winner is remembered per hub; a cached module
+ * that fails is forgotten. The racer knows nothing about NAT; modules know nothing about timing.
+ */
+public final class ModuleRacer {
+    /** A connection and how it was made. */
+    public record Outcome(Socket socket, String module, long setupNanos, boolean fromCache) {
+    }
+
+    private final List<ConnectionModule> modules;
+    private final HubModuleCache cache;
+    private final ModuleCounters counters;
+    private final long staggerNanos;
+    private final Executor executor;
+    private final ScheduledExecutorService scheduler;
+
+    public ModuleRacer(List<ConnectionModule> modules, HubModuleCache cache, ModuleCounters counters, long staggerNanos,
+            Executor executor, ScheduledExecutorService scheduler) {
+        this.modules = List.copyOf(modules);
+        this.cache = cache;
+        this.counters = counters;
+        this.staggerNanos = staggerNanos;
+        this.executor = executor;
+        this.scheduler = scheduler;
+    }
+
+    public List<String> moduleNames() {
+        return modules.stream().map(ConnectionModule::name).toList();
+    }
+
+    /** One connection setup, cancellable from another thread while {@link #connect} runs. */
+    public final class Race {
+        private final ConnectRequest request;
+        private volatile StaggeredRace<Outcome> race;
+        private volatile boolean cancelled;
+
+        private Race(ConnectRequest request) {
+            this.request = request;
+        }
+
+        public Outcome connect() throws IOException {
+            long start = System.nanoTime();
+            String key = HubModuleCache.keyOf(request.target());
+            Optional<String> cached = cache.lookup(key);
+            List<ConnectionModule> order = new ArrayList<>(modules);
+            cached.flatMap(name -> order.stream().filter(m -> m.name().equals(name)).findFirst()).ifPresent(m -> {
+                order.remove(m);
+                order.add(0, m);
+            });
+            List<StaggeredRace.Attempt<Outcome>> attempts = new ArrayList<>();
+            List<String> notApplicable = new ArrayList<>();
+            for (ConnectionModule module : order) {
+                try {
+                    ConnectionAttempt attempt = module.plan(request);
+                    boolean first = attempts.isEmpty();
+                    attempts.add(new ModuleAttempt(module.name(), attempt, start, first && cached.isPresent()
+                            && cached.get().equals(module.name()), key));
+                } catch (AttemptFailedException e) {
+                    if (e.scope() == FailureScope.TARGET) {
+                        throw e;
+                    }
+                    notApplicable.add(module.name() + ": " + e.getMessage());
+                }
+            }
+            if (attempts.isEmpty()) {
+                throw new AttemptFailedException(FailureScope.MODULE, modules.isEmpty()
+                        ? "no connection module is available (none of traverse.modules is on the class path)"
+                        : "no module can reach " + request.target() + " (" + String.join("; ", notApplicable) + ")");
+            }
+            StaggeredRace<Outcome> r = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor, scheduler,
+                    failure -> FailureScope.of(failure) == FailureScope.TARGET, outcome -> SocketAttempt.closeQuietly(outcome.socket()));
+            race = r;
+            if (cancelled) {
+                r.cancel();
+            }
+            Outcome outcome = r.run();
+            cache.remember(key, outcome.module());
+            return outcome;
+        }
+
+        public void cancel() {
+            cancelled = true;
+            StaggeredRace<Outcome> r = race;
+            if (r != null) {
+                r.cancel();
+            }
+        }
+    }
+
+    public Race prepare(ConnectRequest request) {
+        return new Race(request);
+    }
+
+    /** Wraps a module's attempt with statistics and cache upkeep. */
+    private final class ModuleAttempt implements StaggeredRace.Attempt<Outcome> {
+        private final String module;
+        private final ConnectionAttempt attempt;
+        private final long raceStart;
+        private final boolean fromCache;
+        private final String cacheKey;
+        private volatile boolean cancelled;
+
+        ModuleAttempt(String module, ConnectionAttempt attempt, long raceStart, boolean fromCache, String cacheKey) {
+            this.module = module;
+            this.attempt = attempt;
+            this.raceStart = raceStart;
+            this.fromCache = fromCache;
+            this.cacheKey = cacheKey;
+        }
+
+        @Override
+        public Outcome run() throws IOException {
+            counters.attempted(module);
+            try {
+                Socket socket = attempt.connect();
+                long setup = System.nanoTime() - raceStart;
+                counters.succeeded(module, setup);
+                return new Outcome(socket, module, setup, fromCache);
+            } catch (IOException e) {
+                if (!cancelled) { // losing a race is not a failure of the module
+                    counters.failed(module);
+                    cache.forget(cacheKey, module);
+                }
+                throw e;
+            }
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+            attempt.cancel();
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.traverse.connect;
+
+import io.traverse.spi.ConnectOptions;
+import io.traverse.spi.Deadline;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ScheduledExecutorService;
+
+/**
+ * Plain TCP for legacy destinations (an {@code InetSocketAddress} that names no node): no
+ * handshake, plain socket semantics. A host name's addresses are raced in resolver order, as
+ * RFC 8305 does, instead of trying only the first like {@code new Socket(host, port)}.
+ */
+public final class PlainConnector {
+    private final long staggerNanos;
+    private final Executor executor;
+    private final ScheduledExecutorService scheduler;
+
+    public PlainConnector(long staggerNanos, Executor executor, ScheduledExecutorService scheduler) {
+        this.staggerNanos = staggerNanos;
+        this.executor = executor;
+        this.scheduler = scheduler;
+    }
+
+    /** Resolves (if needed) and connects; returns a race that can be cancelled from another thread. */
+    public StaggeredRace<Socket> prepare(InetSocketAddress destination, Deadline deadline, ConnectOptions options)
+            throws IOException {
+        List<InetSocketAddress> addresses = new ArrayList<>();
+        if (destination.isUnresolved()) {
+            for (InetAddress a : InetAddress.getAllByName(destination.getHostString())) {
+                addresses.add(new InetSocketAddress(a, destination.getPort()));
+            }
+        } else {
+            addresses.add(destination);
+        }
+        List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>();
+        for (InetSocketAddress a : addresses) {
+            attempts.add(new SocketAttempt(a, deadline, options) {
+                @Override
+                protected void afterConnect(Socket connected) {
+                    // plain TCP: nothing to add
+                }
+            });
+        }
+        boolean fixedLocalPort = options.localAddress() != null && options.localAddress().getPort() != 0;
+        return new StaggeredRace<>(attempts, fixedLocalPort ? Long.MAX_VALUE : staggerNanos, deadline, executor, scheduler,
+                failure -> false, SocketAttempt::closeQuietly);
+    }
+}

@@ -1,0 +1,295 @@
+package io.traverse.connect;
+
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.Deadline;
+import io.traverse.spi.FailureScope;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+
+/**
+ * Staggered parallel attempts in the manner of RFC 8305 (happy eyeballs): start the first, start
+ * the next after {@code stagger} or at once when one fails, keep the first success, cancel the
+ * rest, and close any success that arrives too late. One failure that {@code endsRace} stops
+ * everything (a definitive answer). Used for a target's addresses and for the module chain alike.
+ *
+ * <p>The first attempt runs on the calling thread, so the common case — the first try works —
+ * costs no thread hand-off; later attempts run on {@code executor}. Single use.
+ *
+ * @param <T> the result, e.g. a connected socket
+ */
+public final class StaggeredRace<T> {
+    /** One candidate: run it, or stop it from another thread. */
+    public interface Attempt<T> {
+        /** Blocks until done; the exception message should say what was tried. */
+        T run() throws IOException;
+
+        /** Makes a running {@link #run()} return soon (e.g. by closing its socket). */
+        void cancel();
+    }
+
+    private final List<? extends Attempt<T>> attempts;
+    private final long staggerNanos;
+    private final Deadline deadline;
+    private final Executor executor;
+    private final ScheduledExecutorService scheduler;
+    private final Predicate<IOException> endsRace;
+    private final Consumer<T> discard;
+
+    // All guarded by this.
+    private int started;
+    private int finished;
+    private boolean done;
+    private boolean cancelled;
+    private boolean timedOut;
+    private T winner;
+    private IOException ending;
+    private final List<IOException> failures = new ArrayList<>();
+    private final boolean[] running;
+    private ScheduledFuture<?> nextLaunch;
+
+    /**
+     * @param stagger    nanoseconds before the next attempt starts; {@link Long#MAX_VALUE} means only after a failure
+     * @param endsRace   failures after which nothing else is tried
+     * @param discard    closes a result nobody wants (a late success)
+     */
+    public StaggeredRace(List<? extends Attempt<T>> attempts, long stagger, Deadline deadline, Executor executor,
+            ScheduledExecutorService scheduler, Predicate<IOException> endsRace, Consumer<T> discard) {
+        if (attempts.isEmpty()) {
+            throw new IllegalArgumentException("nothing to try");
+        }
+        this.attempts = List.copyOf(attempts);
+        this.staggerNanos = stagger;
+        this.deadline = deadline;
+        this.executor = executor;
+        this.scheduler = scheduler;
+        this.endsRace = endsRace;
+        this.discard = discard;
+        this.running = new boolean[attempts.size()];
+    }
+
+    /** Runs the race on the calling thread and returns the winner, or throws the reason nothing won. */
+    public T run() throws IOException {
+        synchronized (this) {
+            if (cancelled) {
+                throw new SocketException("Socket closed");
+            }
+            started = 1;
+            running[0] = true;
+            scheduleNextLaunch();
+        }
+        runAttempt(0);
+        return awaitOutcome();
+    }
+
+    /** Stops the race from another thread: {@link #run()} then throws {@code SocketException("Socket closed")}. */
+    public void cancel() {
+        List<Attempt<T>> toCancel;
+        synchronized (this) {
+            cancelled = true;
+            if (done) {
+                return;
+            }
+            done = true;
+            toCancel = runningExcept(-1);
+            notifyAll();
+        }
+        toCancel.forEach(Attempt::cancel);
+    }
+
+    private void runAttempt(int index) {
+        T result = null;
+        IOException failure = null;
+        try {
+            result = attempts.get(index).run();
+        } catch (IOException e) {
+            failure = e;
+        } catch (RuntimeException e) {
+            failure = new IOException("connection attempt failed: " + e, e);
+        }
+        report(index, result, failure);
+    }
+
+    private void report(int index, T result, IOException failure) {
+        List<Attempt<T>> toCancel = List.of();
+        T unwanted = null;
+        synchronized (this) {
+            finished++;
+            running[index] = false;
+            if (result != null) {
+                if (done) {
+                    unwanted = result;
+                } else {
+                    winner = result;
+                    done = true;
+                    toCancel = runningExcept(index);
+                    notifyAll();
+                }
+            } else if (!done) {
+                failures.add(failure);
+                if (endsRace.test(failure)) {
+                    ending = failure;
+                    done = true;
+                    toCancel = runningExcept(index);
+                    notifyAll();
+                } else if (started < attempts.size()) {
+                    launchNext();
+                } else if (finished == started) {
+                    done = true;
+                    notifyAll();
+                }
+            }
+        }
+        toCancel.forEach(Attempt::cancel);
+        if (unwanted != null) {
+            discard.accept(unwanted);
+        }
+    }
+
+    /** Caller holds the lock. */
+    private void launchNext() {
+        if (nextLaunch != null) {
+            nextLaunch.cancel(false);
+            nextLaunch = null;
+        }
+        int index = started++;
+        running[index] = true;
+        try {
+            executor.execute(() -> runAttempt(index));
+        } catch (RejectedExecutionException e) {
+            // The node is closing or too many attempts run at once: count this one as failed.
+            running[index] = false;
+            finished++;
+            failures.add(new SocketException("cannot start another attempt: " + e.getMessage()));
+            if (finished == started && started == attempts.size()) {
+                done = true;
+                notifyAll();
+            }
+            return;
+        }
+        scheduleNextLaunch();
+    }
+
+    /** Caller holds the lock. */
+    private void scheduleNextLaunch() {
+        if (started >= attempts.size() || staggerNanos == Long.MAX_VALUE) {
+            return;
+        }
+        try {
+            nextLaunch = scheduler.schedule(() -> {
+                synchronized (StaggeredRace.this) {
+                    if (!done && started < attempts.size()) {
+                        launchNext();
+                    }
+                }
+            }, staggerNanos, TimeUnit.NANOSECONDS);
+        } catch (RejectedExecutionException e) {
+            // Closing: the remaining attempts start only as earlier ones fail.
+        }
+    }
+
+    private T awaitOutcome() throws IOException {
+        List<Attempt<T>> toCancel = List.of();
+        synchronized (this) {
+            try {
+                while (!done) {
+                    long remaining = deadline.remainingNanos();
+                    if (remaining <= 0) {
+                        timedOut = true;
+                        done = true;
+                        toCancel = runningExcept(-1);
+                        break;
+                    }
+                    TimeUnit.NANOSECONDS.timedWait(this, remaining);
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                cancelled = true;
+                done = true;
+                toCancel = runningExcept(-1);
+                cancelScheduled();
+                toCancel.forEach(Attempt::cancel);
+                throw new InterruptedIOException("connect interrupted");
+            }
+            cancelScheduled();
+        }
+        toCancel.forEach(Attempt::cancel);
+        synchronized (this) {
+            if (winner != null) {
+                if (cancelled) {
+                    discard.accept(winner);
+                    throw new SocketException("Socket closed");
+                }
+                return winner;
+            }
+            throw failure();
+        }
+    }
+
+    private void cancelScheduled() {
+        if (nextLaunch != null) {
+            nextLaunch.cancel(false);
+            nextLaunch = null;
+        }
+    }
+
+    private List<Attempt<T>> runningExcept(int index) {
+        List<Attempt<T>> out = new ArrayList<>();
+        for (int i = 0; i < running.length; i++) {
+            if (running[i] && i != index) {
+                out.add(attempts.get(i));
+            }
+        }
+        return out;
+    }
+
+    /** Caller holds the lock. */
+    private IOException failure() {
+        if (cancelled) {
+            return new SocketException("Socket closed");
+        }
+        if (ending != null) {
+            return ending;
+        }
+        if (!timedOut && failures.size() == 1) {
+            return failures.get(0);
+        }
+        boolean allTimeouts = failures.stream().allMatch(f -> f instanceof SocketTimeoutException);
+        String summary = summary();
+        IOException combined;
+        if (timedOut || allTimeouts) {
+            combined = new SocketTimeoutException("Connect timed out" + (summary.isEmpty() ? "" : " (" + summary + ")"));
+        } else {
+            FailureScope widest = FailureScope.PATH;
+            for (IOException f : failures) {
+                if (FailureScope.of(f).isWiderThan(widest)) {
+                    widest = FailureScope.of(f);
+                }
+            }
+            combined = new AttemptFailedException(widest, summary);
+        }
+        failures.forEach(combined::addSuppressed);
+        return combined;
+    }
+
+    private String summary() {
+        StringBuilder sb = new StringBuilder();
+        for (IOException f : failures) {
+            if (sb.length() > 0) {
+                sb.append("; ");
+            }
+            sb.append(f.getMessage() == null ? f.getClass().getSimpleName() : f.getMessage());
+        }
+        return sb.toString();
+    }
+}

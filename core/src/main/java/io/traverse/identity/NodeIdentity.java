@@ -1,0 +1,187 @@
+package io.traverse.identity;
+
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Who a node is and where it can be reached (paper §3.2.1 and §3.3.2): its id, the addresses of
+ * its interfaces with the real listening port, external addresses (a NAT's public side, port
+ * forwarded), and hints naming hubs that know the node.
+ *
+ * <p>An identity without an id is <em>partial</em>: it names a node by some of its addresses only,
+ * as a user-supplied {@code host:port} does, and matches every node that has all those addresses
+ * (paper §3.2.2).
+ *
+ * <p>The text form is made of hostname labels, so it can stand where a host name stands, even in
+ * a URL: {@code tv1-<id>.a10-0-0-2p5000.afd00z1p5000.x203-0-113-7p6000.h198-18-0-1p17000}.
+ * See {@link IdentityText}.
+ */
+public final class NodeIdentity {
+    private final NodeId id;
+    private final List<InetSocketAddress> addresses;
+    private final List<InetSocketAddress> externals;
+    private final List<InetSocketAddress> hubs;
+
+    private NodeIdentity(NodeId id, List<InetSocketAddress> addresses, List<InetSocketAddress> externals,
+            List<InetSocketAddress> hubs) {
+        if (id == null && addresses.isEmpty() && externals.isEmpty()) {
+            throw new IllegalArgumentException("a node identity needs an id or at least one address");
+        }
+        this.id = id;
+        this.addresses = List.copyOf(addresses);
+        this.externals = List.copyOf(externals);
+        this.hubs = List.copyOf(hubs);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Parses the text form; the message of the exception names the offending part. */
+    public static NodeIdentity parse(String text) {
+        return IdentityText.parse(text);
+    }
+
+    /** True if the text is meant as a node identity (starts with the {@code tv1} marker), valid or not. */
+    public static boolean looksLikeIdentity(String text) {
+        return IdentityText.hasMarker(text);
+    }
+
+    public Optional<NodeId> id() {
+        return Optional.ofNullable(id);
+    }
+
+    public boolean isPartial() {
+        return id == null;
+    }
+
+    /** Addresses of the node's own interfaces, each with the node's listening port. */
+    public List<InetSocketAddress> addresses() {
+        return addresses;
+    }
+
+    /** Addresses on a NAT or gateway in front of the node that forward to it. */
+    public List<InetSocketAddress> externals() {
+        return externals;
+    }
+
+    /** Hubs that know this node. */
+    public List<InetSocketAddress> hubs() {
+        return hubs;
+    }
+
+    /** Every address a direct connection may try: interface addresses, then external ones, without repeats. */
+    public List<InetSocketAddress> directAddresses() {
+        LinkedHashSet<InetSocketAddress> all = new LinkedHashSet<>(addresses);
+        all.addAll(externals);
+        return List.copyOf(all);
+    }
+
+    /**
+     * The identity check of paper §3.2.2: true if this (complete) identity is the node that
+     * {@code expected} names — the same id, or, for a partial identity, every one of its addresses
+     * is among ours.
+     */
+    public boolean satisfies(NodeIdentity expected) {
+        if (expected.id != null) {
+            return expected.id.equals(id);
+        }
+        List<InetSocketAddress> ours = directAddresses();
+        return ours.containsAll(expected.addresses) && ours.containsAll(expected.externals);
+    }
+
+    /** The same node seen with other hub hints. */
+    public NodeIdentity withHubs(List<InetSocketAddress> newHubs) {
+        return new NodeIdentity(id, addresses, externals, newHubs);
+    }
+
+    /** The text form; {@link #parse} turns it back into an equal identity. */
+    public String toText() {
+        return IdentityText.format(this);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof NodeIdentity other && Objects.equals(other.id, id) && other.addresses.equals(addresses)
+                && other.externals.equals(externals) && other.hubs.equals(hubs);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, addresses, externals, hubs);
+    }
+
+    @Override
+    public String toString() {
+        return toText();
+    }
+
+    /** Collects the parts of an identity; addresses must be IP literals with ports (no DNS). */
+    public static final class Builder {
+        private NodeId id;
+        private final List<InetSocketAddress> addresses = new ArrayList<>();
+        private final List<InetSocketAddress> externals = new ArrayList<>();
+        private final List<InetSocketAddress> hubs = new ArrayList<>();
+
+        private Builder() {
+        }
+
+        public Builder id(NodeId nodeId) {
+            this.id = nodeId;
+            return this;
+        }
+
+        public Builder address(InetSocketAddress address) {
+            addresses.add(checked(address));
+            return this;
+        }
+
+        public Builder addresses(List<InetSocketAddress> list) {
+            list.forEach(this::address);
+            return this;
+        }
+
+        public Builder external(InetSocketAddress address) {
+            externals.add(checked(address));
+            return this;
+        }
+
+        public Builder externals(List<InetSocketAddress> list) {
+            list.forEach(this::external);
+            return this;
+        }
+
+        public Builder hub(InetSocketAddress address) {
+            hubs.add(checked(address));
+            return this;
+        }
+
+        public Builder hubs(List<InetSocketAddress> list) {
+            list.forEach(this::hub);
+            return this;
+        }
+
+        public NodeIdentity build() {
+            return new NodeIdentity(id, addresses, externals, hubs);
+        }
+
+        private static InetSocketAddress checked(InetSocketAddress address) {
+            if (address.isUnresolved()) {
+                throw new IllegalArgumentException("identity addresses must be IP addresses, not " + address.getHostString());
+            }
+            if (address.getPort() < 1 || address.getPort() > 65535) {
+                throw new IllegalArgumentException("port " + address.getPort() + " of " + address + " is not within 1-65535");
+            }
+            AddressClass.of(address.getAddress()); // rejects wildcard and multicast
+            if (address.getAddress() instanceof java.net.Inet6Address v6 && v6.getScopeId() != 0) {
+                throw new IllegalArgumentException("scoped IPv6 address " + address + " cannot be part of an identity");
+            }
+            // Drop host names and scope: identities compare by address and port only.
+            return new InetSocketAddress(IpLiterals.parse(IpLiterals.format(address.getAddress())), address.getPort());
+        }
+    }
+}

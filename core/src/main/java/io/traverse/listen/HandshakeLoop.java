@@ -1,0 +1,329 @@
+package io.traverse.listen;
+
+import io.traverse.firewall.SimulatedFirewall;
+import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.IdentityHandshake;
+import io.traverse.protocol.IdentityHandshake.Answer;
+import io.traverse.protocol.ProtocolException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedSelectorException;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Reads and answers identity handshakes of freshly accepted connections on one thread with
+ * non-blocking I/O, so a client that sends nothing or sends garbage holds only its own buffer
+ * and delays nobody. Each connection has a deadline; the number in progress is bounded.
+ * Connections answered ACCEPT switch back to blocking mode and go to their virtual port's backlog.
+ */
+final class HandshakeLoop implements Runnable {
+    private static final Logger log = LoggerFactory.getLogger(HandshakeLoop.class);
+
+    private final Selector selector;
+    private final HandshakeJudge judge;
+    private final SimulatedFirewall firewall;
+    private final Supplier<NodeIdentity> identity;
+    private final long timeoutNanos;
+    private final int maxPending;
+    private final Queue<SocketChannel> arrivals = new ConcurrentLinkedQueue<>();
+    private final List<Pending> accepted = new ArrayList<>();
+    private final Set<Pending> pending = new LinkedHashSet<>();
+    private volatile boolean running = true;
+
+    HandshakeLoop(HandshakeJudge judge, SimulatedFirewall firewall, Supplier<NodeIdentity> identity, long timeoutNanos,
+            int maxPending) throws IOException {
+        this.selector = Selector.open();
+        this.judge = judge;
+        this.firewall = firewall;
+        this.identity = identity;
+        this.timeoutNanos = timeoutNanos;
+        this.maxPending = maxPending;
+    }
+
+    /** Called by the acceptor thread: hands over a new connection without touching it. */
+    void submit(SocketChannel channel) {
+        arrivals.add(channel);
+        selector.wakeup();
+    }
+
+    void stop() {
+        running = false;
+        selector.wakeup();
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (running) {
+                selector.select(nextTimeoutMillis());
+                registerArrivals();
+                processSelected();
+                while (!accepted.isEmpty()) {
+                    // Cancelled keys leave the selector at the next selection; only then may a channel block again.
+                    selector.selectNow();
+                    List<Pending> ready = new ArrayList<>(accepted);
+                    accepted.clear();
+                    ready.forEach(this::deliver);
+                    processSelected();
+                }
+                expireOverdue();
+            }
+        } catch (IOException | ClosedSelectorException e) {
+            if (running) {
+                log.error("Handshake loop failed; incoming direct connections are no longer served", e);
+            }
+        } finally {
+            shutdown();
+        }
+    }
+
+    private long nextTimeoutMillis() {
+        if (pending.isEmpty()) {
+            return 0; // no deadline to watch: sleep until something arrives
+        }
+        long nearest = Long.MAX_VALUE;
+        for (Pending p : pending) {
+            nearest = Math.min(nearest, p.deadlineNanos);
+        }
+        return Math.max(1, (nearest - System.nanoTime()) / 1_000_000 + 1);
+    }
+
+    private void registerArrivals() {
+        SocketChannel channel;
+        while ((channel = arrivals.poll()) != null) {
+            InetSocketAddress remote = remoteOf(channel);
+            if (pending.size() >= maxPending) {
+                log.warn("Refusing connection from {}: {} handshakes already in progress", remote, maxPending);
+                replyAndClose(channel, new IdentityHandshake.Reply(Answer.OVERLOAD, null,
+                        "too many handshakes in progress (" + maxPending + ")"));
+                continue;
+            }
+            try {
+                channel.configureBlocking(false);
+                Pending p = new Pending(channel, remote, firewall.check(remote.getAddress()),
+                        System.nanoTime() + timeoutNanos);
+                p.key = channel.register(selector, SelectionKey.OP_READ, p);
+                pending.add(p);
+            } catch (IOException e) {
+                log.debug("Connection from {} failed before its handshake: {}", remote, e.toString());
+                closeQuietly(channel);
+            }
+        }
+    }
+
+    private void processSelected() {
+        Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+        while (it.hasNext()) {
+            SelectionKey key = it.next();
+            it.remove();
+            if (key.isValid() && key.isReadable()) {
+                read((Pending) key.attachment());
+            }
+        }
+    }
+
+    private void read(Pending p) {
+        try {
+            ByteBuffer target = p.body == null ? p.header : p.body;
+            int n = p.channel.read(target);
+            if (n < 0) {
+                finish(p, "closed by the peer after " + p.received() + " bytes, before completing its handshake");
+                return;
+            }
+            if (p.body == null && !p.header.hasRemaining()) {
+                int length = IdentityHandshake.checkHeader(p.header);
+                p.body = ByteBuffer.allocate(length); // validated against the maximum first
+            }
+            if (p.body != null && !p.body.hasRemaining()) {
+                p.body.flip();
+                IdentityHandshake.Request request = IdentityHandshake.decodeRequest(IdentityHandshake.code(p.header), p.body);
+                decide(p, request);
+            }
+        } catch (ProtocolException e) {
+            log.info("Rejected connection from {}: {}", p.remote, e.getMessage());
+            pending.remove(p);
+            p.key.cancel();
+            replyAndClose(p.channel, new IdentityHandshake.Reply(Answer.PROTOCOL_ERROR, null, e.getMessage()));
+        } catch (IOException e) {
+            finish(p, "failed during its handshake: " + e);
+        }
+    }
+
+    private void decide(Pending p, IdentityHandshake.Request request) {
+        switch (p.firewall.action()) {
+            case DROP -> {
+                // Say nothing, as a SYN-dropping firewall would; the deadline closes it.
+                p.key.interestOps(0);
+                p.dropped = true;
+                return;
+            }
+            case DENY -> {
+                String reason = p.firewall.describe(p.remote.getAddress());
+                log.debug("Refused connection from {}: {}", p.remote, reason);
+                pending.remove(p);
+                p.key.cancel();
+                replyAndClose(p.channel, new IdentityHandshake.Reply(Answer.REFUSED, null, reason));
+                return;
+            }
+            default -> {
+                // allowed
+            }
+        }
+        HandshakeJudge.Verdict verdict;
+        try {
+            verdict = judge.judge(p.remote, request);
+        } catch (RuntimeException e) {
+            log.error("Handshake judge failed for {}", p.remote, e);
+            verdict = HandshakeJudge.Verdict.reject(Answer.OVERLOAD, "internal error: " + e);
+        }
+        pending.remove(p);
+        p.key.cancel();
+        byte[] reply = IdentityHandshake.encode(new IdentityHandshake.Reply(verdict.answer(), identity.get(), verdict.reason()));
+        if (verdict.answer() != Answer.ACCEPT) {
+            log.debug("Answered {} to {}: {}", verdict.answer(), p.remote, verdict.reason());
+            writeAndClose(p.channel, reply);
+            return;
+        }
+        try {
+            ByteBuffer out = ByteBuffer.wrap(reply);
+            p.channel.write(out);
+            if (out.hasRemaining()) {
+                throw new IOException("send buffer of a new connection is full");
+            }
+            p.queue = verdict.queue();
+            accepted.add(p);
+        } catch (IOException e) {
+            verdict.queue().release();
+            log.debug("Connection from {} failed while accepting: {}", p.remote, e.toString());
+            closeQuietly(p.channel);
+        }
+    }
+
+    private void deliver(Pending p) {
+        try {
+            p.channel.configureBlocking(true);
+            p.queue.deliver(p.channel.socket());
+        } catch (IOException | RuntimeException e) {
+            p.queue.release();
+            log.debug("Connection from {} failed while handing over: {}", p.remote, e.toString());
+            closeQuietly(p.channel);
+        }
+    }
+
+    private void expireOverdue() {
+        long now = System.nanoTime();
+        for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            if (now - p.deadlineNanos >= 0) {
+                it.remove();
+                p.key.cancel();
+                if (p.dropped) {
+                    log.debug("Closed connection from {} held by {}", p.remote, p.firewall.rule());
+                } else {
+                    log.info("Closed connection from {}: no complete handshake within {} ms ({} bytes received)",
+                            p.remote, timeoutNanos / 1_000_000, p.received());
+                }
+                closeQuietly(p.channel);
+            }
+        }
+    }
+
+    private void finish(Pending p, String why) {
+        log.debug("Connection from {} {}", p.remote, why);
+        pending.remove(p);
+        p.key.cancel();
+        closeQuietly(p.channel);
+    }
+
+    /** Best effort: the reply fits any fresh send buffer; if it does not, the connection just closes. */
+    private static void replyAndClose(SocketChannel channel, IdentityHandshake.Reply reply) {
+        writeAndClose(channel, IdentityHandshake.encode(reply));
+    }
+
+    private static void writeAndClose(SocketChannel channel, byte[] bytes) {
+        try {
+            if (channel.isBlocking()) {
+                channel.configureBlocking(false);
+            }
+            channel.write(ByteBuffer.wrap(bytes));
+            channel.shutdownOutput();
+        } catch (IOException | RuntimeException ignored) {
+            // the peer is gone or misbehaving; closing is all that is left
+        }
+        closeQuietly(channel);
+    }
+
+    private void shutdown() {
+        for (Pending p : pending) {
+            closeQuietly(p.channel);
+        }
+        pending.clear();
+        for (Pending p : accepted) {
+            p.queue.release();
+            closeQuietly(p.channel);
+        }
+        accepted.clear();
+        SocketChannel channel;
+        while ((channel = arrivals.poll()) != null) {
+            closeQuietly(channel);
+        }
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // nothing more to do
+        }
+    }
+
+    private static InetSocketAddress remoteOf(SocketChannel channel) {
+        try {
+            return (InetSocketAddress) channel.getRemoteAddress();
+        } catch (IOException e) {
+            return new InetSocketAddress(0);
+        }
+    }
+
+    static void closeQuietly(SocketChannel channel) {
+        try {
+            channel.close();
+        } catch (IOException ignored) {
+            // already gone
+        }
+    }
+
+    /** A connection whose handshake is in progress. */
+    private static final class Pending {
+        final SocketChannel channel;
+        final InetSocketAddress remote;
+        final SimulatedFirewall.Verdict firewall;
+        final long deadlineNanos;
+        final ByteBuffer header = ByteBuffer.allocate(IdentityHandshake.HEADER_LENGTH);
+        ByteBuffer body;
+        SelectionKey key;
+        AcceptQueue queue;
+        boolean dropped;
+
+        Pending(SocketChannel channel, InetSocketAddress remote, SimulatedFirewall.Verdict firewall, long deadlineNanos) {
+            this.channel = channel;
+            this.remote = remote;
+            this.firewall = firewall;
+            this.deadlineNanos = deadlineNanos;
+        }
+
+        int received() {
+            return header.position() + (body == null ? 0 : body.position());
+        }
+    }
+}

@@ -1,0 +1,149 @@
+package io.traverse.listen;
+
+import io.traverse.config.PortRange;
+import io.traverse.firewall.SimulatedFirewall;
+import io.traverse.identity.NodeIdentity;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.time.Duration;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The one real listening port of a node (paper §3.2.2). An acceptor thread only accepts and hands
+ * each connection to the {@link HandshakeLoop} thread; nothing a client does can stall it.
+ */
+public final class NodeListener implements Closeable {
+    private static final Logger log = LoggerFactory.getLogger(NodeListener.class);
+
+    private final ServerSocketChannel server;
+    private final HandshakeLoop handshakes;
+    private final Thread acceptorThread;
+    private final Thread handshakeThread;
+    private volatile boolean closed;
+
+    private NodeListener(ServerSocketChannel server, HandshakeLoop handshakes, String threadPrefix) {
+        this.server = server;
+        this.handshakes = handshakes;
+        this.acceptorThread = new Thread(this::acceptLoop, threadPrefix + "-acceptor");
+        this.handshakeThread = new Thread(handshakes, threadPrefix + "-handshakes");
+        acceptorThread.setDaemon(true);
+        handshakeThread.setDaemon(true);
+    }
+
+    /**
+     * Binds the first free port of {@code range} on {@code bindAddress} (null: every interface).
+     * Threads start with {@link #start}, once the node knows its identity.
+     *
+     * @throws BindException naming the range when every port in it is taken
+     */
+    public static NodeListener bind(InetAddress bindAddress, PortRange range, HandshakeJudge judge,
+            SimulatedFirewall firewall, Supplier<NodeIdentity> identity, Duration handshakeTimeout, int maxPending,
+            String threadPrefix) throws IOException {
+        ServerSocketChannel server = bindInRange(bindAddress, range);
+        try {
+            HandshakeLoop loop = new HandshakeLoop(judge, firewall, identity, handshakeTimeout.toNanos(), maxPending);
+            return new NodeListener(server, loop, threadPrefix);
+        } catch (IOException | RuntimeException e) {
+            server.close();
+            throw e;
+        }
+    }
+
+    static ServerSocketChannel bindInRange(InetAddress bindAddress, PortRange range) throws IOException {
+        if (range.isAny()) {
+            return open(new InetSocketAddress(bindAddress, 0));
+        }
+        BindException last = null;
+        for (int port : range.ports()) {
+            try {
+                return open(new InetSocketAddress(bindAddress, port));
+            } catch (BindException e) {
+                last = e;
+                log.debug("Port {} is taken, trying the next in {}", port, range);
+            }
+        }
+        BindException e = new BindException("every port in traverse.port.range " + range + " is in use"
+                + (bindAddress == null ? "" : " on " + bindAddress.getHostAddress()));
+        if (last != null) {
+            e.addSuppressed(last);
+        }
+        throw e;
+    }
+
+    private static ServerSocketChannel open(InetSocketAddress address) throws IOException {
+        ServerSocketChannel channel = ServerSocketChannel.open();
+        try {
+            channel.bind(address, 1024);
+            return channel;
+        } catch (IOException e) {
+            channel.close();
+            throw e;
+        }
+    }
+
+    public void start() {
+        handshakeThread.start();
+        acceptorThread.start();
+    }
+
+    public InetSocketAddress localAddress() throws IOException {
+        return (InetSocketAddress) server.getLocalAddress();
+    }
+
+    public int port() {
+        return server.socket().getLocalPort();
+    }
+
+    private void acceptLoop() {
+        while (!closed) {
+            try {
+                SocketChannel channel = server.accept();
+                handshakes.submit(channel);
+            } catch (ClosedChannelException e) {
+                return;
+            } catch (IOException e) {
+                if (closed) {
+                    return;
+                }
+                // Typically "Too many open files": back off instead of spinning.
+                log.warn("Accepting a connection failed: {}; retrying in 100 ms", e.getMessage());
+                try {
+                    Thread.sleep(100);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        closed = true;
+        try {
+            server.close();
+        } finally {
+            handshakes.stop();
+        }
+        join(acceptorThread);
+        join(handshakeThread);
+    }
+
+    private static void join(Thread thread) {
+        if (thread.isAlive() && thread != Thread.currentThread()) {
+            try {
+                thread.join(2000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,363 @@
+package io.traverse.node;
+
+import io.traverse.ConnectionInfo;
+import io.traverse.ModuleStatistics;
+import io.traverse.TraverseConfig;
+import io.traverse.TraverseConfigException;
+import io.traverse.VirtualSocketAddress;
+import io.traverse.connect.DirectConnector;
+import io.traverse.connect.HubModuleCache;
+import io.traverse.connect.ModuleCounters;
+import io.traverse.connect.ModuleRacer;
+import io.traverse.connect.PlainConnector;
+import io.traverse.connect.StaggeredRace;
+import io.traverse.firewall.SimulatedFirewall;
+import io.traverse.identity.AddressClass;
+import io.traverse.identity.LocalInterfaces;
+import io.traverse.identity.NodeId;
+import io.traverse.identity.NodeIdentity;
+import io.traverse.listen.AcceptQueue;
+import io.traverse.listen.HandshakeJudge;
+import io.traverse.listen.NodeListener;
+import io.traverse.listen.VirtualPortTable;
+import io.traverse.protocol.IdentityHandshake;
+import io.traverse.protocol.IdentityHandshake.Answer;
+import io.traverse.spi.ConnectOptions;
+import io.traverse.spi.ConnectRequest;
+import io.traverse.spi.ConnectionModule;
+import io.traverse.spi.ConnectionModuleProvider;
+import io.traverse.spi.Deadline;
+import io.traverse.spi.ModuleContext;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketAddress;
+import java.net.SocketException;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.WeakHashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine of one Traverse node: its identity, its listening port with virtual ports, its
+ * modules and the racer that uses them. {@code io.traverse.Traverse} is the public face.
+ */
+public final class LocalNode implements Closeable, HandshakeJudge {
+    private static final Logger log = LoggerFactory.getLogger(LocalNode.class);
+    /** Staggered attempts beyond the first each take a thread for their duration; this many at most. */
+    private static final int MAX_ATTEMPT_THREADS = 256;
+
+    private final TraverseConfig config;
+    private final NodeListener listener;
+    private final NodeIdentity identity;
+    private final LocalInterfaces reachableInterfaces;
+    private final VirtualPortTable ports = new VirtualPortTable();
+    private final ExecutorService attemptExecutor;
+    private final ScheduledThreadPoolExecutor scheduler;
+    private final DirectConnector directConnector;
+    private final PlainConnector plainConnector;
+    private final ModuleCounters counters = new ModuleCounters();
+    private final HubModuleCache cache;
+    private final List<ConnectionModule> modules;
+    private final ModuleRacer racer;
+    private final Map<Socket, ConnectionInfo> connectionInfo = new WeakHashMap<>();
+    private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
+
+    private LocalNode(TraverseConfig config) throws IOException {
+        this.config = config;
+        NodeId id = config.nodeId().orElseGet(NodeId::random);
+        String threadPrefix = "traverse-" + id.shortForm();
+        InetAddress bind = config.bindAddress().orElse(null);
+        LocalInterfaces all = LocalInterfaces.scan();
+        this.reachableInterfaces = bind == null ? all : LocalInterfaces.forBindAddress(bind, all);
+        NodeIdentity[] self = new NodeIdentity[1];
+        this.listener = NodeListener.bind(bind, config.portRange(), this, new SimulatedFirewall(config.firewall()),
+                () -> self[0], config.handshakeTimeout(), config.maxPendingHandshakes(), threadPrefix);
+        try {
+            this.identity = buildIdentity(id, listener.port(), reachableInterfaces, config);
+            self[0] = identity;
+            this.attemptExecutor = new ThreadPoolExecutor(0, MAX_ATTEMPT_THREADS, 30, TimeUnit.SECONDS,
+                    new SynchronousQueue<>(), daemonThreads(threadPrefix + "-connect"));
+            this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads(threadPrefix + "-timer"));
+            scheduler.setRemoveOnCancelPolicy(true);
+            long stagger = config.connectStagger().toNanos();
+            this.directConnector = new DirectConnector(() -> identity, reachableInterfaces, stagger, attemptExecutor, scheduler);
+            this.plainConnector = new PlainConnector(stagger, attemptExecutor, scheduler);
+            this.cache = new HubModuleCache(config.cacheTtl().toNanos());
+            this.modules = loadModules();
+            this.racer = new ModuleRacer(modules, cache, counters, stagger, attemptExecutor, scheduler);
+        } catch (IOException | RuntimeException e) {
+            listener.close();
+            throw e;
+        }
+        listener.start();
+        log.info("Traverse node {} listening on port {}, modules {}", identity, listener.port(), racer.moduleNames());
+    }
+
+    /** Binds the listening port, scans interfaces, loads modules, and starts serving. */
+    public static LocalNode start(TraverseConfig config) throws IOException {
+        return new LocalNode(config);
+    }
+
+    private static NodeIdentity buildIdentity(NodeId id, int port, LocalInterfaces interfaces, TraverseConfig config) {
+        NodeIdentity.Builder b = NodeIdentity.builder().id(id);
+        List<InetAddress> advertised = new ArrayList<>(interfaces.advertisable());
+        // Loopback last: it only helps callers on this host, and reads worst in the text form.
+        advertised.sort(Comparator.comparing(a -> AddressClass.of(a) == AddressClass.LOOPBACK));
+        for (InetAddress a : advertised) {
+            b.address(new InetSocketAddress(a, port));
+        }
+        for (InetSocketAddress external : config.externals()) {
+            b.external(new InetSocketAddress(external.getAddress(), external.getPort() == 0 ? port : external.getPort()));
+        }
+        for (InetSocketAddress hub : config.hubs()) {
+            if (!hub.isUnresolved()) {
+                b.hub(hub);
+            }
+        }
+        return b.build();
+    }
+
+    private List<ConnectionModule> loadModules() throws IOException {
+        Map<String, ConnectionModuleProvider> available = new LinkedHashMap<>();
+        for (ConnectionModuleProvider p : ServiceLoader.load(ConnectionModuleProvider.class, LocalNode.class.getClassLoader())) {
+            if (available.putIfAbsent(p.name(), p) != null) {
+                log.warn("Two connection modules are named '{}': {} and {}; using the first", p.name(),
+                        available.get(p.name()).getClass().getName(), p.getClass().getName());
+            }
+        }
+        ModuleContext context = new ModuleContext() {
+            @Override
+            public TraverseConfig config() {
+                return config;
+            }
+
+            @Override
+            public NodeIdentity localIdentity() {
+                return identity;
+            }
+
+            @Override
+            public LocalInterfaces localInterfaces() {
+                return reachableInterfaces;
+            }
+
+            @Override
+            public DirectConnector directConnector() {
+                return directConnector;
+            }
+        };
+        List<ConnectionModule> created = new ArrayList<>();
+        for (String name : config.modules()) {
+            ConnectionModuleProvider provider = available.get(name);
+            if (provider == null) {
+                if (config.modulesConfigured()) {
+                    created.forEach(ConnectionModule::close);
+                    throw new TraverseConfigException("traverse.modules names '" + name
+                            + "', but no such module is on the class path (available: " + String.join(", ", available.keySet()) + ")");
+                }
+                log.debug("Module {} is not on the class path; skipping it", name);
+                continue;
+            }
+            created.add(provider.create(context));
+        }
+        if (created.isEmpty()) {
+            log.warn("No connection module is available (traverse.modules={}, on the class path: {}); "
+                    + "only plain TCP destinations can be reached", config.modules(), available.keySet());
+        }
+        return created;
+    }
+
+    public NodeIdentity identity() {
+        return identity;
+    }
+
+    public TraverseConfig config() {
+        return config;
+    }
+
+    public List<String> moduleNames() {
+        return racer.moduleNames();
+    }
+
+    public LocalInterfaces reachableInterfaces() {
+        return reachableInterfaces;
+    }
+
+    public int listeningPort() {
+        return listener.port();
+    }
+
+    public List<ModuleStatistics> statistics() {
+        return counters.snapshot();
+    }
+
+    public Optional<ConnectionInfo> connectionInfo(Socket socket) {
+        synchronized (connectionInfo) {
+            return Optional.ofNullable(connectionInfo.get(socket));
+        }
+    }
+
+    /**
+     * Connects to any destination the socket factory accepts (see {@code TraverseSocketFactory}).
+     *
+     * @param timeoutMillis 0: the configured {@code traverse.connect.timeout}
+     */
+    public Socket connect(SocketAddress destination, int timeoutMillis, ConnectOptions options, Cancellation cancellation)
+            throws IOException {
+        ensureOpen();
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("connect: timeout can't be negative");
+        }
+        Deadline deadline = Deadline.after(timeoutMillis > 0 ? Duration.ofMillis(timeoutMillis) : config.connectTimeout());
+        if (destination instanceof VirtualSocketAddress virtual) {
+            return connectVirtual(virtual, deadline, options, cancellation);
+        }
+        if (destination instanceof InetSocketAddress inet) {
+            if (inet.isUnresolved() && NodeIdentity.looksLikeIdentity(inet.getHostString())) {
+                NodeIdentity node;
+                try {
+                    node = NodeIdentity.parse(inet.getHostString());
+                } catch (IllegalArgumentException e) {
+                    throw new UnknownHostException(e.getMessage());
+                }
+                return connectVirtual(new VirtualSocketAddress(node, inet.getPort()), deadline, options, cancellation);
+            }
+            StaggeredRace<Socket> race = plainConnector.prepare(inet, deadline, options);
+            cancellation.onCancel(race::cancel);
+            return race.run();
+        }
+        if (destination == null) {
+            throw new IllegalArgumentException("connect: the address can't be null");
+        }
+        throw new IllegalArgumentException("Unsupported address type: " + destination.getClass().getName());
+    }
+
+    private Socket connectVirtual(VirtualSocketAddress target, Deadline deadline, ConnectOptions options,
+            Cancellation cancellation) throws IOException {
+        if (target.getPort() == 0) {
+            throw new ConnectException("cannot connect to virtual port 0 of " + target.getHostString());
+        }
+        ModuleRacer.Race race = racer.prepare(new ConnectRequest(target.node(), target.getPort(), deadline, options));
+        cancellation.onCancel(race::cancel);
+        ModuleRacer.Outcome outcome = race.connect();
+        ConnectionInfo info = new ConnectionInfo(target, outcome.module(), Duration.ofNanos(outcome.setupNanos()),
+                outcome.fromCache());
+        synchronized (connectionInfo) {
+            connectionInfo.put(outcome.socket(), info);
+        }
+        return outcome.socket();
+    }
+
+    /** Binds a virtual port (0: any free one) with its backlog; returns the port. */
+    public int bindVirtualPort(int port, AcceptQueue queue) throws IOException {
+        ensureOpen();
+        return ports.bind(port, queue);
+    }
+
+    public void unbindVirtualPort(int port, AcceptQueue queue) {
+        ports.unbind(port, queue);
+    }
+
+    /** Server sockets register so that closing the node closes them too. */
+    public void track(Closeable serverSocket) {
+        serverSockets.add(serverSocket);
+    }
+
+    public void untrack(Closeable serverSocket) {
+        serverSockets.remove(serverSocket);
+    }
+
+    @Override
+    public Verdict judge(InetSocketAddress remote, IdentityHandshake.Request request) {
+        NodeIdentity expected = request.expectedTarget();
+        if (!identity.satisfies(expected)) {
+            String wanted = expected.id().map(i -> "node " + i).orElse("a node with addresses " + expected.directAddresses());
+            return Verdict.reject(Answer.WRONG_NODE, "this is node " + identity.id().orElseThrow() + ", not " + wanted);
+        }
+        AcceptQueue queue = ports.lookup(request.virtualPort());
+        if (queue == null) {
+            return Verdict.reject(Answer.PORT_NOT_FOUND, "nothing listens on virtual port " + request.virtualPort());
+        }
+        if (!queue.tryReserve()) {
+            return Verdict.reject(Answer.OVERLOAD, queue.isClosed()
+                    ? "virtual port " + request.virtualPort() + " is closing"
+                    : "the accept backlog of virtual port " + request.virtualPort() + " is full (" + queue.capacity() + ")");
+        }
+        return Verdict.accept(queue);
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    private void ensureOpen() throws SocketException {
+        if (closed) {
+            throw new SocketException("Traverse node " + identity.id().orElseThrow() + " is closed");
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        for (Closeable s : List.copyOf(serverSockets)) {
+            try {
+                s.close();
+            } catch (IOException e) {
+                log.debug("Closing a server socket failed", e);
+            }
+        }
+        for (ConnectionModule m : modules) {
+            try {
+                m.close();
+            } catch (RuntimeException e) {
+                log.warn("Closing module {} failed", m.name(), e);
+            }
+        }
+        try {
+            listener.close();
+        } finally {
+            attemptExecutor.shutdownNow();
+            scheduler.shutdownNow();
+        }
+        log.info("Traverse node {} closed", identity.id().orElseThrow());
+    }
+
+    @Override
+    public String toString() {
+        return "LocalNode[" + identity.id().orElseThrow() + " on port " + listener.port() + "]";
+    }
+
+    private static ThreadFactory daemonThreads(String prefix) {
+        AtomicInteger n = new AtomicInteger();
+        return r -> {
+            Thread t = new Thread(r, prefix + "-" + n.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        };
+    }
+}

@@ -1,0 +1,254 @@
+package io.traverse.protocol;
+
+import io.traverse.identity.NodeIdentity;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The first exchange on every direct connection (paper §3.2.2): the client names the node and
+ * virtual port it wants and who it is; the listener answers with its full identity and a verdict.
+ * One round trip, after which the socket belongs to the application.
+ *
+ * <pre>
+ * request: magic u32 "TRAV" | version u8 | kind u8     | body length u16 | body
+ *          body = virtual port u16 | expected target: u16 length + text | source: u16 length + text (0 = anonymous)
+ * reply:   magic u32 "TRAV" | version u8 | answer u8   | body length u16 | body
+ *          body = responder: u16 length + text | reason: u16 length + UTF-8
+ * </pre>
+ * All integers are big-endian; identities are in their text form (ASCII). Every length is checked
+ * against {@link #MAX_BODY_LENGTH} before anything is allocated for it. Documented in docs/protocol.md.
+ */
+public final class IdentityHandshake {
+    /** "TRAV" in ASCII. */
+    public static final int MAGIC = 0x54524156;
+    public static final int VERSION = 1;
+    public static final int HEADER_LENGTH = 8;
+    /** Two identities of at most 4096 characters plus the fixed fields. */
+    public static final int MAX_BODY_LENGTH = 10 * 1024;
+    public static final int MAX_REASON_BYTES = 1024;
+
+    /** What the client asks for. Later modules (reverse, splice) add kinds. */
+    public enum Kind {
+        CONNECT(1);
+
+        public final int code;
+
+        Kind(int code) {
+            this.code = code;
+        }
+
+        static Kind fromCode(int code) throws ProtocolException {
+            for (Kind k : values()) {
+                if (k.code == code) {
+                    return k;
+                }
+            }
+            throw new ProtocolException("unknown handshake kind " + code);
+        }
+    }
+
+    /** The listener's verdict. */
+    public enum Answer {
+        /** Connected: the socket is in the virtual port's accept queue. */
+        ACCEPT(0),
+        /** This listener is another node than the one asked for (overlapping private addresses, stale address). */
+        WRONG_NODE(1),
+        /** The node is right but nothing listens on that virtual port. */
+        PORT_NOT_FOUND(2),
+        /** The node's (simulated) firewall refuses this source. */
+        REFUSED(3),
+        /** The node is too busy: accept backlog full or too many handshakes in progress. */
+        OVERLOAD(4),
+        /** The request was not understood: wrong magic, unsupported version, malformed fields. */
+        PROTOCOL_ERROR(5);
+
+        public final int code;
+
+        Answer(int code) {
+            this.code = code;
+        }
+
+        static Answer fromCode(int code) throws ProtocolException {
+            for (Answer a : values()) {
+                if (a.code == code) {
+                    return a;
+                }
+            }
+            throw new ProtocolException("unknown handshake answer " + code);
+        }
+    }
+
+    /** A client's request; {@code source} is null when the client does not say who it is. */
+    public record Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source) {
+        public Request {
+            if (virtualPort < 1 || virtualPort > 65535) {
+                throw new IllegalArgumentException("virtual port " + virtualPort + " is not within 1-65535");
+            }
+        }
+    }
+
+    /** A listener's reply; {@code responder} is null only when the listener could not parse the request. */
+    public record Reply(Answer answer, NodeIdentity responder, String reason) {
+    }
+
+    private IdentityHandshake() {
+    }
+
+    public static byte[] encode(Request request) {
+        byte[] target = ascii(request.expectedTarget());
+        byte[] source = ascii(request.source());
+        ByteBuffer body = ByteBuffer.allocate(2 + 2 + target.length + 2 + source.length);
+        body.putShort((short) request.virtualPort());
+        putBytes(body, target);
+        putBytes(body, source);
+        return frame(request.kind().code, body.array());
+    }
+
+    public static byte[] encode(Reply reply) {
+        byte[] responder = ascii(reply.responder());
+        byte[] reason = utf8Truncated(reply.reason() == null ? "" : reply.reason());
+        ByteBuffer body = ByteBuffer.allocate(2 + responder.length + 2 + reason.length);
+        putBytes(body, responder);
+        putBytes(body, reason);
+        return frame(reply.answer().code, body.array());
+    }
+
+    /**
+     * Checks a request or reply header and returns the body length it announces.
+     *
+     * @throws ProtocolException on wrong magic, another version, or a length over the maximum
+     */
+    public static int checkHeader(ByteBuffer header) throws ProtocolException {
+        int magic = header.getInt(0);
+        if (magic != MAGIC) {
+            throw new ProtocolException(String.format("not a Traverse handshake (magic 0x%08x, expected 0x%08x)", magic, MAGIC));
+        }
+        int version = header.get(4) & 0xff;
+        if (version != VERSION) {
+            throw new ProtocolException("unsupported protocol version " + version + " (this node speaks " + VERSION + ")");
+        }
+        int length = header.getShort(6) & 0xffff;
+        if (length > MAX_BODY_LENGTH) {
+            throw new ProtocolException("body length " + length + " exceeds the maximum of " + MAX_BODY_LENGTH);
+        }
+        return length;
+    }
+
+    /** The kind or answer code of a checked header. */
+    public static int code(ByteBuffer header) {
+        return header.get(5) & 0xff;
+    }
+
+    public static Request decodeRequest(int kindCode, ByteBuffer body) throws ProtocolException {
+        Kind kind = Kind.fromCode(kindCode);
+        try {
+            int port = body.getShort() & 0xffff;
+            if (port == 0) {
+                throw new ProtocolException("virtual port 0 is not a port");
+            }
+            NodeIdentity target = identity(body, "expected target");
+            if (target == null) {
+                throw new ProtocolException("request names no target node");
+            }
+            NodeIdentity source = identity(body, "source");
+            requireConsumed(body);
+            return new Request(kind, port, target, source);
+        } catch (BufferUnderflowException e) {
+            throw new ProtocolException("request body is truncated");
+        }
+    }
+
+    public static Reply decodeReply(int answerCode, ByteBuffer body) throws ProtocolException {
+        Answer answer = Answer.fromCode(answerCode);
+        try {
+            NodeIdentity responder = identity(body, "responder");
+            int reasonLength = body.getShort() & 0xffff;
+            if (reasonLength > body.remaining()) {
+                throw new ProtocolException("reason length " + reasonLength + " runs past the body");
+            }
+            byte[] reason = new byte[reasonLength];
+            body.get(reason);
+            requireConsumed(body);
+            return new Reply(answer, responder, new String(reason, StandardCharsets.UTF_8));
+        } catch (BufferUnderflowException e) {
+            throw new ProtocolException("reply body is truncated");
+        }
+    }
+
+    /**
+     * Reads exactly one reply from a blocking stream, never a byte more: what follows belongs to
+     * the application.
+     */
+    public static Reply readReply(InputStream in) throws IOException {
+        ByteBuffer header = ByteBuffer.wrap(readExactly(in, HEADER_LENGTH, "reply header"));
+        int length = checkHeader(header);
+        ByteBuffer body = ByteBuffer.wrap(readExactly(in, length, "reply body"));
+        return decodeReply(code(header), body);
+    }
+
+    private static byte[] readExactly(InputStream in, int length, String what) throws IOException {
+        byte[] bytes = in.readNBytes(length);
+        if (bytes.length != length) {
+            throw new EOFException("connection closed during the handshake (" + what + ": " + bytes.length + " of "
+                    + length + " bytes)");
+        }
+        return bytes;
+    }
+
+    private static NodeIdentity identity(ByteBuffer body, String what) throws ProtocolException {
+        int length = body.getShort() & 0xffff;
+        if (length == 0) {
+            return null;
+        }
+        if (length > body.remaining()) {
+            throw new ProtocolException(what + " length " + length + " runs past the body");
+        }
+        byte[] bytes = new byte[length];
+        body.get(bytes);
+        try {
+            return NodeIdentity.parse(new String(bytes, StandardCharsets.ISO_8859_1));
+        } catch (IllegalArgumentException e) {
+            throw new ProtocolException(what + ": " + e.getMessage());
+        }
+    }
+
+    private static void requireConsumed(ByteBuffer body) throws ProtocolException {
+        if (body.hasRemaining()) {
+            throw new ProtocolException(body.remaining() + " unexpected bytes after the last field");
+        }
+    }
+
+    private static byte[] frame(int code, byte[] body) {
+        if (body.length > MAX_BODY_LENGTH) {
+            throw new IllegalArgumentException("handshake body of " + body.length + " bytes exceeds " + MAX_BODY_LENGTH);
+        }
+        ByteBuffer out = ByteBuffer.allocate(HEADER_LENGTH + body.length);
+        out.putInt(MAGIC).put((byte) VERSION).put((byte) code).putShort((short) body.length).put(body);
+        return out.array();
+    }
+
+    private static void putBytes(ByteBuffer out, byte[] bytes) {
+        out.putShort((short) bytes.length).put(bytes);
+    }
+
+    private static byte[] ascii(NodeIdentity identity) {
+        return identity == null ? new byte[0] : identity.toText().getBytes(StandardCharsets.US_ASCII);
+    }
+
+    private static byte[] utf8Truncated(String text) {
+        byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
+        if (bytes.length <= MAX_REASON_BYTES) {
+            return bytes;
+        }
+        // Cut on a character boundary so the far side still decodes valid UTF-8.
+        int end = MAX_REASON_BYTES;
+        while (end > 0 && (bytes[end] & 0xc0) == 0x80) {
+            end--;
+        }
+        return java.util.Arrays.copyOf(bytes, end);
+    }
+}

@@ -1,0 +1,19 @@
+package io.traverse.spi;
+
+import java.io.IOException;
+import java.net.Socket;
+
+/**
+ * One module's try at one destination (the shape of OkHttp's plan): it knows how to connect and
+ * how to stop; the racer decides when each runs and which result is kept.
+ */
+public interface ConnectionAttempt {
+    /**
+     * Blocks until connected or failed. Throws {@link AttemptFailedException} with the scope of the
+     * failure when known; any other {@link IOException} counts as {@link FailureScope#PATH}.
+     */
+    Socket connect() throws IOException;
+
+    /** Stops a running {@link #connect()} from another thread; it then throws and leaves nothing open. */
+    void cancel();
+}

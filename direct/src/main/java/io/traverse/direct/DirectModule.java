@@ -1,0 +1,31 @@
+package io.traverse.direct;
+
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ConnectRequest;
+import io.traverse.spi.ConnectionAttempt;
+import io.traverse.spi.ConnectionModule;
+import io.traverse.spi.ModuleContext;
+
+/**
+ * Direct connections (paper §3.3.3 "Direct", built on §3.2.2): the target's own addresses, tried
+ * in heuristic order as staggered parallel connects, each checked with the identity handshake.
+ * The machinery lives in core's {@code DirectConnector}, because reverse and splice end in the
+ * same kind of socket.
+ */
+final class DirectModule implements ConnectionModule {
+    private final ModuleContext context;
+
+    DirectModule(ModuleContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public String name() {
+        return DirectModuleProvider.NAME;
+    }
+
+    @Override
+    public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
+        return context.directConnector().attempt(request);
+    }
+}
