@@ -42,6 +42,7 @@ final class HandshakeLoop implements Runnable {
     private final List<Pending> accepted = new ArrayList<>();
     private final Set<Pending> pending = new LinkedHashSet<>();
     private volatile boolean running = true;
+    private long evictions;
 
     HandshakeLoop(HandshakeJudge judge, SimulatedFirewall firewall, Supplier<NodeIdentity> identity, long timeoutNanos,
             int maxPending) throws IOException {
@@ -106,10 +107,7 @@ final class HandshakeLoop implements Runnable {
         while ((channel = arrivals.poll()) != null) {
             InetSocketAddress remote = remoteOf(channel);
             if (pending.size() >= maxPending) {
-                log.warn("Refusing connection from {}: {} handshakes already in progress", remote, maxPending);
-                replyAndClose(channel, new IdentityHandshake.Reply(Answer.OVERLOAD, null,
-                        "too many handshakes in progress (" + maxPending + ")"));
-                continue;
+                evictOldest();
             }
             try {
                 channel.configureBlocking(false);
@@ -117,11 +115,33 @@ final class HandshakeLoop implements Runnable {
                         System.nanoTime() + timeoutNanos);
                 p.key = channel.register(selector, SelectionKey.OP_READ, p);
                 pending.add(p);
+                // A client sends its request right after connecting, so it has usually arrived by
+                // now: reading at once saves a trip through the selector.
+                read(p);
             } catch (IOException e) {
                 log.debug("Connection from {} failed before its handshake: {}", remote, e.toString());
                 closeQuietly(channel);
             }
         }
+    }
+
+    /**
+     * Makes room by closing the handshake that has waited longest. Well-behaved clients complete
+     * within a round trip, so under a flood of silent or slow connections it is the flood that
+     * gets cycled out, not the newcomer.
+     */
+    private void evictOldest() {
+        Iterator<Pending> it = pending.iterator();
+        Pending oldest = it.next();
+        it.remove();
+        oldest.key.cancel();
+        evictions++;
+        if (evictions == 1 || evictions % 1000 == 0) {
+            log.warn("{} handshakes in progress, the limit: closing the oldest ({}); {} closed this way so far",
+                    maxPending, oldest.remote, evictions);
+        }
+        replyAndClose(oldest.channel, new IdentityHandshake.Reply(Answer.OVERLOAD, null,
+                "too many handshakes in progress (" + maxPending + "); this one waited longest"));
     }
 
     private void processSelected() {
