@@ -5,10 +5,12 @@ import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.util.ArrayList;
@@ -25,14 +27,21 @@ import java.util.function.Supplier;
 public final class DirectConnector {
     private final Supplier<NodeIdentity> localIdentity;
     private final LocalInterfaces localInterfaces;
+    private final InetAddress sourceAddress;
     private final long staggerNanos;
     private final Executor executor;
     private final ScheduledExecutorService scheduler;
 
-    public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces, long staggerNanos,
-            Executor executor, ScheduledExecutorService scheduler) {
+    /**
+     * @param sourceAddress the address the node listens on when it listens on one only (null: all).
+     *                      Connections to its subnet then leave from it, so the node's identity,
+     *                      its firewall rules and what peers see all agree.
+     */
+    public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces,
+            InetAddress sourceAddress, long staggerNanos, Executor executor, ScheduledExecutorService scheduler) {
         this.localIdentity = localIdentity;
         this.localInterfaces = localInterfaces;
+        this.sourceAddress = sourceAddress;
         this.staggerNanos = staggerNanos;
         this.executor = executor;
         this.scheduler = scheduler;
@@ -53,7 +62,7 @@ public final class DirectConnector {
                 request.virtualPort(), target, localIdentity.get()));
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
         for (InetSocketAddress address : order) {
-            attempts.add(new HandshakeAttempt(address, request, handshake));
+            attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake));
         }
         long stagger = request.options().localAddress() != null && request.options().localAddress().getPort() != 0
                 ? Long.MAX_VALUE // one fixed local port: one attempt at a time
@@ -73,13 +82,25 @@ public final class DirectConnector {
         };
     }
 
+    private ConnectOptions optionsFor(InetSocketAddress target, ConnectOptions asked) {
+        if (asked.localAddress() != null || sourceAddress == null) {
+            return asked;
+        }
+        for (LocalInterfaces.LocalAddress local : localInterfaces.addresses()) {
+            if (local.subnet().contains(target.getAddress())) {
+                return new ConnectOptions(new InetSocketAddress(sourceAddress, 0), asked.receiveBufferSize());
+            }
+        }
+        return asked;
+    }
+
     /** TCP connect, then the identity handshake on the same socket. */
     private static final class HandshakeAttempt extends SocketAttempt {
         private final ConnectRequest request;
         private final byte[] handshake;
 
-        HandshakeAttempt(InetSocketAddress address, ConnectRequest request, byte[] handshake) {
-            super(address, request.deadline(), request.options());
+        HandshakeAttempt(InetSocketAddress address, ConnectRequest request, ConnectOptions options, byte[] handshake) {
+            super(address, request.deadline(), options);
             this.request = request;
             this.handshake = handshake;
         }

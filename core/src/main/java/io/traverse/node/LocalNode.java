@@ -102,7 +102,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads(threadPrefix + "-timer"));
             scheduler.setRemoveOnCancelPolicy(true);
             long stagger = config.connectStagger().toNanos();
-            this.directConnector = new DirectConnector(() -> identity, reachableInterfaces, stagger, attemptExecutor, scheduler);
+            this.directConnector = new DirectConnector(() -> identity, reachableInterfaces, bind, stagger, attemptExecutor,
+                    scheduler);
             this.plainConnector = new PlainConnector(stagger, attemptExecutor, scheduler);
             this.cache = new HubModuleCache(config.cacheTtl().toNanos());
             this.modules = loadModules();
