@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -109,7 +110,13 @@ public final class DirectConnector {
         protected void afterConnect(Socket s) throws IOException {
             s.setSoTimeout(Math.max(1, deadline.remainingMillis()));
             s.getOutputStream().write(handshake);
-            IdentityHandshake.Reply reply = IdentityHandshake.readReply(s.getInputStream());
+            IdentityHandshake.Reply reply;
+            try {
+                reply = IdentityHandshake.readReply(s.getInputStream());
+            } catch (SocketTimeoutException e) {
+                // TCP got through but nobody answered: a firewall holding the connection, or a stuck peer.
+                throw new SocketTimeoutException("Connect timed out waiting for the handshake answer");
+            }
             s.setSoTimeout(0);
             NodeIdentity target = request.target();
             String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();

@@ -13,8 +13,12 @@ public final class SimulatedFirewall {
     /** The decision for one source, with the rule that made it (null when no rule matched). */
     public record Verdict(FirewallRule.Action action, FirewallRule rule) {
         public String describe(InetAddress source) {
-            return "firewall rule " + rule + " " + action.name().toLowerCase(java.util.Locale.ROOT) + "s source "
-                    + source.getHostAddress();
+            String verb = switch (action) {
+                case ALLOW -> "allows";
+                case DENY -> "denies";
+                case DROP -> "drops";
+            };
+            return "firewall rule " + (rule == null ? "(none)" : rule) + " " + verb + " source " + source.getHostAddress();
         }
     }
 

@@ -1,0 +1,50 @@
+package io.traverse.cli;
+
+import io.traverse.cli.demo.DemoCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+
+/** The {@code traverse} command. Subcommands grow with the modules: demo now; hub, expose, forward, diagnose, status later. */
+@Command(name = "traverse", mixinStandardHelpOptions = true, versionProvider = TraverseCommand.Version.class,
+        description = "Connect any two JVMs through firewalls, NAT and non-routed networks.",
+        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+public final class TraverseCommand implements Runnable {
+    static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
+
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
+    /** Applied before any logger exists; subcommands pick their own default when it is not given. */
+    @Option(names = "--log-level", scope = ScopeType.INHERIT, paramLabel = "LEVEL",
+            description = "error, warn, info, debug or trace (default: warn for demo, info otherwise)")
+    void logLevel(String level) {
+        System.setProperty(LOG_LEVEL_PROPERTY, level);
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(spec.commandLine().getOut());
+    }
+
+    /** Sets the log level unless the user chose one. */
+    public static void defaultLogLevel(String level) {
+        if (System.getProperty(LOG_LEVEL_PROPERTY) == null) {
+            System.setProperty(LOG_LEVEL_PROPERTY, level);
+        }
+    }
+
+    public static void main(String[] args) {
+        System.exit(new CommandLine(new TraverseCommand()).execute(args));
+    }
+
+    /** The version from the jar manifest. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = TraverseCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"traverse " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

@@ -1,0 +1,165 @@
+package io.traverse.cli.demo;
+
+import static io.traverse.firewall.FirewallRule.allow;
+import static io.traverse.firewall.FirewallRule.deny;
+import static io.traverse.firewall.FirewallRule.drop;
+
+import io.traverse.ModuleStatistics;
+import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
+import io.traverse.TraverseServerSocket;
+import io.traverse.VirtualSocketAddress;
+import io.traverse.firewall.FirewallRule;
+import io.traverse.firewall.SimulatedFirewall;
+import io.traverse.identity.IpLiterals;
+import io.traverse.identity.NodeIdentity;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The demo: several nodes in this JVM on loopback, one 127.0.N.0/24 per site, with simulated
+ * firewalls; every node connects to every other and the results are printed. What each pair
+ * should do is derived from the target's firewall rules, and the exit code says whether reality
+ * agreed. Needs no root and no hub.
+ */
+public final class LoopbackDemo {
+    static final int SERVICE_PORT = 7000;
+
+    static final List<DemoNode> TOPOLOGY = List.of(
+            new DemoNode("alpha", "site A", "127.0.1.1", List.of(), false),
+            new DemoNode("beta", "site B", "127.0.2.1", List.of(), false),
+            new DemoNode("gamma", "site C", "127.0.3.1", List.of(allow("127.0.3.0/24"), deny("all")), false),
+            new DemoNode("delta", "site C", "127.0.3.2", List.of(allow("127.0.3.0/24"), drop("all")), false),
+            new DemoNode("epsilon", "site D", "127.0.4.1", List.of(), true));
+
+    private final Duration connectTimeout;
+    private final PairProbe probe;
+
+    public LoopbackDemo(Duration connectTimeout, int pings, long countBytes, long verifyBytes) {
+        this.connectTimeout = connectTimeout;
+        this.probe = new PairProbe(pings, countBytes, verifyBytes);
+    }
+
+    /** Runs the demo; returns 0 when every pair behaved as its topology predicts. */
+    public int run(PrintStream out) throws IOException {
+        long start = System.nanoTime();
+        Map<DemoNode, Traverse> nodes = new LinkedHashMap<>();
+        Map<DemoNode, VirtualSocketAddress> published = new LinkedHashMap<>();
+        ExecutorService serverThreads = Executors.newCachedThreadPool(r -> {
+            Thread t = new Thread(r, "demo-server");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            for (DemoNode spec : TOPOLOGY) {
+                Traverse node = Traverse.start(TraverseConfig.builder().bind(spec.address()).firewall(spec.firewall())
+                        .connectTimeout(connectTimeout).build());
+                nodes.put(spec, node);
+                TraverseServerSocket server = node.serverSocketFactory().createServerSocket(SERVICE_PORT);
+                new VerificationServer(server, serverThreads).start();
+            }
+            for (DemoNode spec : TOPOLOGY) {
+                published.put(spec, publishedAddress(spec, nodes));
+            }
+            printTopology(out, nodes, published);
+
+            List<PairResult> results = new ArrayList<>();
+            for (DemoNode from : TOPOLOGY) {
+                for (DemoNode to : TOPOLOGY) {
+                    if (from != to) {
+                        results.add(probe.probe(from.name(), nodes.get(from), to.name(), published.get(to),
+                                expectation(from, to)));
+                    }
+                }
+            }
+            out.println();
+            ResultTable.print(out, results);
+            return summarize(out, results, nodes, start);
+        } finally {
+            for (Traverse node : nodes.values()) {
+                node.close();
+            }
+            serverThreads.shutdownNow();
+        }
+    }
+
+    /**
+     * The address others use. A misleading one lists another node's endpoint first, as a private
+     * address that exists at two sites would; the identity check must reject it.
+     */
+    private static VirtualSocketAddress publishedAddress(DemoNode spec, Map<DemoNode, Traverse> nodes) {
+        Traverse node = nodes.get(spec);
+        if (!spec.misleadingAddress()) {
+            return node.address(SERVICE_PORT);
+        }
+        Traverse other = nodes.get(TOPOLOGY.get(1));
+        NodeIdentity misleading = NodeIdentity.builder().id(node.identity().id().orElseThrow())
+                .address(other.identity().addresses().get(0)).addresses(node.identity().addresses()).build();
+        return new VirtualSocketAddress(misleading, SERVICE_PORT);
+    }
+
+    private static PairResult.Expectation expectation(DemoNode from, DemoNode to) {
+        SimulatedFirewall firewall = new SimulatedFirewall(to.firewall());
+        FirewallRule.Action action = firewall.check(IpLiterals.parse(from.address())).action();
+        return switch (action) {
+            case ALLOW -> PairResult.Expectation.CONNECT;
+            case DENY -> PairResult.Expectation.REFUSED;
+            case DROP -> PairResult.Expectation.TIMEOUT;
+        };
+    }
+
+    private void printTopology(PrintStream out, Map<DemoNode, Traverse> nodes, Map<DemoNode, VirtualSocketAddress> published) {
+        out.println("Traverse demo: " + nodes.size() + " nodes in one JVM on loopback, one 127.0.N.0/24 per site, "
+                + "simulated firewalls, connect timeout " + connectTimeout.toMillis() + " ms");
+        out.println("modules: " + nodes.values().iterator().next().modules());
+        out.println();
+        String format = "%-8s %-7s %-16s %-40s %s%n";
+        out.printf(Locale.ROOT, format, "node", "site", "listens on", "firewall", "node id");
+        for (Map.Entry<DemoNode, Traverse> e : nodes.entrySet()) {
+            DemoNode spec = e.getKey();
+            InetSocketAddress listening = e.getValue().identity().addresses().get(0);
+            out.printf(Locale.ROOT, format, spec.name(), spec.site(),
+                    IpLiterals.formatEndpoint(listening.getAddress(), listening.getPort()), spec.describeFirewall(),
+                    e.getValue().identity().id().orElseThrow());
+        }
+        for (DemoNode spec : TOPOLOGY) {
+            if (spec.misleadingAddress()) {
+                out.println();
+                out.println(spec.name() + " is published as " + published.get(spec));
+                out.println("  its first address is " + TOPOLOGY.get(1).name() + "'s endpoint (as when two sites reuse a "
+                        + "private range): the identity check must skip it");
+            }
+        }
+    }
+
+    private static int summarize(PrintStream out, List<PairResult> results, Map<DemoNode, Traverse> nodes, long start) {
+        long connected = results.stream().filter(PairResult::connected).count();
+        long refused = results.stream().filter(r -> r.module().equals("refused")).count();
+        long timedOut = results.stream().filter(r -> r.module().equals("timeout")).count();
+        long unexpected = results.stream().filter(r -> !r.asExpected()).count();
+        out.println();
+        out.printf(Locale.ROOT, "%d pairs: %d connected, %d refused, %d timed out; %s%n", results.size(), connected,
+                refused, timedOut, unexpected == 0 ? "every pair behaved as its firewalls predict"
+                        : unexpected + " pair(s) did NOT behave as predicted");
+        long attempts = 0;
+        long successes = 0;
+        for (Traverse node : nodes.values()) {
+            for (ModuleStatistics s : node.statistics()) {
+                attempts += s.attempts();
+                successes += s.successes();
+            }
+        }
+        out.printf(Locale.ROOT, "module attempts: %d, successes: %d; demo took %.1f s%n", attempts, successes,
+                (System.nanoTime() - start) / 1e9);
+        return unexpected == 0 ? 0 : 1;
+    }
+}
