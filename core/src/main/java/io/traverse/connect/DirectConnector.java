@@ -34,15 +34,13 @@ public final class DirectConnector {
     private final ScheduledExecutorService scheduler;
 
     /**
-     * @param sourceAddress the address the node listens on when it listens on one only (null: all).
-     *                      Connections to its subnet then leave from it, so the node's identity,
-     *                      its firewall rules and what peers see all agree.
+     * @param bindAddress the address the node listens on when it listens on one only (null: all)
      */
     public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces,
-            InetAddress sourceAddress, long staggerNanos, Executor executor, ScheduledExecutorService scheduler) {
+            InetAddress bindAddress, long staggerNanos, Executor executor, ScheduledExecutorService scheduler) {
         this.localIdentity = localIdentity;
         this.localInterfaces = localInterfaces;
-        this.sourceAddress = sourceAddress;
+        this.sourceAddress = needsExplicitSource(bindAddress) ? bindAddress : null;
         this.staggerNanos = staggerNanos;
         this.executor = executor;
         this.scheduler = scheduler;
@@ -81,6 +79,18 @@ public final class DirectConnector {
                 race.cancel();
             }
         };
+    }
+
+    /**
+     * A node on a loopback alias such as 127.0.2.1 (the demo's and tests' simulated sites) must
+     * send from it, or the kernel sends from 127.0.0.1 and peers' firewall rules see the wrong
+     * source. On real interfaces the kernel's source selection already picks the interface's own
+     * address, and an explicit bind would cost a search of the port space on every connect.
+     */
+    static boolean needsExplicitSource(InetAddress bindAddress) {
+        return bindAddress != null && bindAddress.isLoopbackAddress()
+                && !bindAddress.equals(InetAddress.getLoopbackAddress())
+                && !(bindAddress instanceof java.net.Inet6Address);
     }
 
     private ConnectOptions optionsFor(InetSocketAddress target, ConnectOptions asked) {

@@ -4,6 +4,7 @@ import java.net.Inet4Address;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The text form of a {@link NodeIdentity}, made only of hostname labels so that it survives
@@ -50,7 +51,27 @@ final class IdentityText {
         return text + "p" + address.getPort();
     }
 
+    /**
+     * Parsed identities by exact input text. Connections to the same node repeat the same text
+     * (host strings, handshakes), and identities are immutable; bounded by clearing when full.
+     */
+    private static final int CACHE_LIMIT = 4096;
+    private static final ConcurrentHashMap<String, NodeIdentity> PARSED = new ConcurrentHashMap<>();
+
     static NodeIdentity parse(String text) {
+        NodeIdentity known = text == null ? null : PARSED.get(text);
+        if (known != null) {
+            return known;
+        }
+        NodeIdentity parsed = parseUncached(text);
+        if (PARSED.size() >= CACHE_LIMIT) {
+            PARSED.clear();
+        }
+        PARSED.put(text, parsed);
+        return parsed;
+    }
+
+    private static NodeIdentity parseUncached(String text) {
         if (text == null) {
             throw new IllegalArgumentException("node address is null");
         }

@@ -1,5 +1,6 @@
 package io.traverse.identity;
 
+import java.net.Inet6Address;
 import java.net.InetAddress;
 import java.net.InterfaceAddress;
 import java.net.NetworkInterface;
@@ -42,10 +43,22 @@ public final class LocalInterfaces {
                 if (address.isAnyLocalAddress() || address.isMulticastAddress()) {
                     continue;
                 }
-                found.add(new LocalAddress(address, ia.getNetworkPrefixLength()));
+                found.add(new LocalAddress(withoutZone(address), ia.getNetworkPrefixLength()));
             }
         }
         return new LocalInterfaces(found);
+    }
+
+    /** The JDK names the interface of every IPv6 address; only link-local addresses need that. */
+    private static InetAddress withoutZone(InetAddress address) throws SocketException {
+        if (address instanceof Inet6Address v6 && v6.getScopeId() != 0 && !v6.isLinkLocalAddress()) {
+            try {
+                return InetAddress.getByAddress(v6.getAddress());
+            } catch (java.net.UnknownHostException e) {
+                throw new SocketException(e.getMessage()); // cannot happen: 16 bytes
+            }
+        }
+        return address;
     }
 
     /**

@@ -4,7 +4,6 @@ import java.net.InetSocketAddress;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Objects;
 import java.util.Optional;
 
 /**
@@ -25,6 +24,8 @@ public final class NodeIdentity {
     private final List<InetSocketAddress> addresses;
     private final List<InetSocketAddress> externals;
     private final List<InetSocketAddress> hubs;
+    /** Formatted once: every handshake sends it. */
+    private final String text;
 
     private NodeIdentity(NodeId id, List<InetSocketAddress> addresses, List<InetSocketAddress> externals,
             List<InetSocketAddress> hubs) {
@@ -35,6 +36,7 @@ public final class NodeIdentity {
         this.addresses = List.copyOf(addresses);
         this.externals = List.copyOf(externals);
         this.hubs = List.copyOf(hubs);
+        this.text = IdentityText.format(this);
     }
 
     public static Builder builder() {
@@ -101,18 +103,18 @@ public final class NodeIdentity {
 
     /** The text form; {@link #parse} turns it back into an equal identity. */
     public String toText() {
-        return IdentityText.format(this);
+        return text;
     }
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof NodeIdentity other && Objects.equals(other.id, id) && other.addresses.equals(addresses)
-                && other.externals.equals(externals) && other.hubs.equals(hubs);
+        // The text form is canonical: equal texts mean equal identities.
+        return o instanceof NodeIdentity other && other.text.equals(text);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(id, addresses, externals, hubs);
+        return text.hashCode();
     }
 
     @Override
@@ -176,11 +178,13 @@ public final class NodeIdentity {
             if (address.getPort() < 1 || address.getPort() > 65535) {
                 throw new IllegalArgumentException("port " + address.getPort() + " of " + address + " is not within 1-65535");
             }
-            AddressClass.of(address.getAddress()); // rejects wildcard and multicast
-            if (address.getAddress() instanceof java.net.Inet6Address v6 && v6.getScopeId() != 0) {
-                throw new IllegalArgumentException("scoped IPv6 address " + address + " cannot be part of an identity");
+            AddressClass cls = AddressClass.of(address.getAddress()); // rejects wildcard and multicast
+            if (cls == AddressClass.LINK_LOCAL && address.getAddress() instanceof java.net.Inet6Address) {
+                throw new IllegalArgumentException("link-local IPv6 address " + address
+                        + " needs a zone and cannot be part of an identity");
             }
-            // Drop host names and scope: identities compare by address and port only.
+            // Drop host names and zones (the JDK gives every interface address one): identities
+            // compare by address and port only.
             return new InetSocketAddress(IpLiterals.parse(IpLiterals.format(address.getAddress())), address.getPort());
         }
     }

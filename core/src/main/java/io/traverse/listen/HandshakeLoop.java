@@ -43,6 +43,7 @@ final class HandshakeLoop implements Runnable {
     private final Set<Pending> pending = new LinkedHashSet<>();
     private volatile boolean running = true;
     private long evictions;
+    private byte[] acceptReply;
 
     HandshakeLoop(HandshakeJudge judge, SimulatedFirewall firewall, Supplier<NodeIdentity> identity, long timeoutNanos,
             int maxPending) throws IOException {
@@ -69,7 +70,13 @@ final class HandshakeLoop implements Runnable {
     public void run() {
         try {
             while (running) {
-                selector.select(nextTimeoutMillis());
+                // selectNow() below cancels any wakeup() the acceptor sent meanwhile, so never
+                // block while arrivals wait; a wakeup after this check still ends select().
+                if (arrivals.isEmpty()) {
+                    selector.select(nextTimeoutMillis());
+                } else {
+                    selector.selectNow();
+                }
                 registerArrivals();
                 processSelected();
                 while (!accepted.isEmpty()) {
@@ -155,22 +162,28 @@ final class HandshakeLoop implements Runnable {
         }
     }
 
+    /** Reads what has arrived; decides as soon as the request is complete. Never blocks. */
     private void read(Pending p) {
         try {
-            ByteBuffer target = p.body == null ? p.header : p.body;
-            int n = p.channel.read(target);
-            if (n < 0) {
-                finish(p, "closed by the peer after " + p.received() + " bytes, before completing its handshake");
-                return;
-            }
-            if (p.body == null && !p.header.hasRemaining()) {
-                int length = IdentityHandshake.checkHeader(p.header);
-                p.body = ByteBuffer.allocate(length); // validated against the maximum first
-            }
-            if (p.body != null && !p.body.hasRemaining()) {
+            while (true) {
+                ByteBuffer target = p.body == null ? p.header : p.body;
+                int n = p.channel.read(target);
+                if (n < 0) {
+                    finish(p, "closed by the peer after " + p.received() + " bytes, before completing its handshake");
+                    return;
+                }
+                if (target.hasRemaining()) {
+                    return; // wait for the rest
+                }
+                if (p.body == null) {
+                    int length = IdentityHandshake.checkHeader(p.header);
+                    p.body = ByteBuffer.allocate(length); // validated against the maximum first
+                    continue;
+                }
                 p.body.flip();
                 IdentityHandshake.Request request = IdentityHandshake.decodeRequest(IdentityHandshake.code(p.header), p.body);
                 decide(p, request);
+                return;
             }
         } catch (ProtocolException e) {
             log.info("Rejected connection from {}: {}", p.remote, e.getMessage());
@@ -211,14 +224,14 @@ final class HandshakeLoop implements Runnable {
         }
         pending.remove(p);
         p.key.cancel();
-        byte[] reply = IdentityHandshake.encode(new IdentityHandshake.Reply(verdict.answer(), identity.get(), verdict.reason()));
         if (verdict.answer() != Answer.ACCEPT) {
             log.debug("Answered {} to {}: {}", verdict.answer(), p.remote, verdict.reason());
-            writeAndClose(p.channel, reply);
+            writeAndClose(p.channel,
+                    IdentityHandshake.encode(new IdentityHandshake.Reply(verdict.answer(), identity.get(), verdict.reason())));
             return;
         }
         try {
-            ByteBuffer out = ByteBuffer.wrap(reply);
+            ByteBuffer out = ByteBuffer.wrap(acceptReply());
             p.channel.write(out);
             if (out.hasRemaining()) {
                 throw new IOException("send buffer of a new connection is full");
@@ -230,6 +243,14 @@ final class HandshakeLoop implements Runnable {
             log.debug("Connection from {} failed while accepting: {}", p.remote, e.toString());
             closeQuietly(p.channel);
         }
+    }
+
+    /** The ACCEPT reply is the same for every connection of a node: encoded once. */
+    private byte[] acceptReply() {
+        if (acceptReply == null) {
+            acceptReply = IdentityHandshake.encode(new IdentityHandshake.Reply(Answer.ACCEPT, identity.get(), ""));
+        }
+        return acceptReply;
     }
 
     private void deliver(Pending p) {
