@@ -1,5 +1,6 @@
 package io.traverse.listen;
 
+import io.traverse.firewall.FirewallRule;
 import io.traverse.firewall.SimulatedFirewall;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
@@ -24,10 +25,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Reads and answers identity handshakes of freshly accepted connections on one thread with
- * non-blocking I/O, so a client that sends nothing or sends garbage holds only its own buffer
- * and delays nobody. Each connection has a deadline; the number in progress is bounded.
- * Connections answered ACCEPT switch back to blocking mode and go to their virtual port's backlog.
+ * Reads and answers identity handshakes of freshly accepted connections on one thread. A request
+ * that has fully arrived is answered at once; otherwise the connection waits in a selector with
+ * non-blocking I/O, so a client that sends nothing or sends garbage holds only its own buffer and
+ * delays nobody. Each waiting connection has a deadline; their number is bounded. Connections
+ * answered ACCEPT go, in blocking mode, to their virtual port's backlog.
  */
 final class HandshakeLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(HandshakeLoop.class);
@@ -113,21 +115,62 @@ final class HandshakeLoop implements Runnable {
         SocketChannel channel;
         while ((channel = arrivals.poll()) != null) {
             InetSocketAddress remote = remoteOf(channel);
-            if (pending.size() >= maxPending) {
-                evictOldest();
-            }
+            Pending p = new Pending(channel, remote, firewall.check(remote.getAddress()), System.nanoTime() + timeoutNanos);
             try {
+                if (completeAtOnce(p)) {
+                    continue;
+                }
+                if (pending.size() >= maxPending) {
+                    evictOldest();
+                }
                 channel.configureBlocking(false);
-                Pending p = new Pending(channel, remote, firewall.check(remote.getAddress()),
-                        System.nanoTime() + timeoutNanos);
                 p.key = channel.register(selector, SelectionKey.OP_READ, p);
                 pending.add(p);
-                // A client sends its request right after connecting, so it has usually arrived by
-                // now: reading at once saves a trip through the selector.
-                read(p);
+                read(p); // part of the request may have arrived meanwhile
             } catch (IOException e) {
                 log.debug("Connection from {} failed before its handshake: {}", remote, e.toString());
+                forget(p);
                 closeQuietly(channel);
+            }
+        }
+    }
+
+    /**
+     * The common case, taken while the channel is still in blocking mode: a client sends its
+     * request right after connecting, so it has usually arrived in full by now. Then it is read,
+     * decided and answered at once — no mode switches, no selector registration. Reads cannot
+     * block because the bytes are there ({@code available()}), and the reply fits the empty send
+     * buffer of a new connection. Returns false, keeping what was read, when the request is
+     * incomplete or the connection must be held.
+     */
+    private boolean completeAtOnce(Pending p) throws IOException {
+        if (p.firewall.action() == FirewallRule.Action.DROP) {
+            return false;
+        }
+        int available = p.channel.socket().getInputStream().available();
+        if (available < IdentityHandshake.HEADER_LENGTH) {
+            return false;
+        }
+        try {
+            readFully(p.channel, p.header);
+            int length = IdentityHandshake.checkHeader(p.header);
+            p.body = ByteBuffer.allocate(length); // validated against the maximum first
+            if (available - IdentityHandshake.HEADER_LENGTH < length) {
+                return false;
+            }
+            readFully(p.channel, p.body);
+            p.body.flip();
+            decide(p, IdentityHandshake.decodeRequest(IdentityHandshake.code(p.header), p.body));
+        } catch (ProtocolException e) {
+            reject(p, e);
+        }
+        return true;
+    }
+
+    private static void readFully(SocketChannel channel, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (channel.read(buffer) < 0) {
+                throw new java.io.EOFException("closed during the handshake");
             }
         }
     }
@@ -162,7 +205,7 @@ final class HandshakeLoop implements Runnable {
         }
     }
 
-    /** Reads what has arrived; decides as soon as the request is complete. Never blocks. */
+    /** Reads what has arrived on a registered, non-blocking channel; decides once the request is complete. */
     private void read(Pending p) {
         try {
             while (true) {
@@ -181,39 +224,36 @@ final class HandshakeLoop implements Runnable {
                     continue;
                 }
                 p.body.flip();
-                IdentityHandshake.Request request = IdentityHandshake.decodeRequest(IdentityHandshake.code(p.header), p.body);
-                decide(p, request);
+                decide(p, IdentityHandshake.decodeRequest(IdentityHandshake.code(p.header), p.body));
                 return;
             }
         } catch (ProtocolException e) {
-            log.info("Rejected connection from {}: {}", p.remote, e.getMessage());
-            pending.remove(p);
-            p.key.cancel();
-            replyAndClose(p.channel, new IdentityHandshake.Reply(Answer.PROTOCOL_ERROR, null, e.getMessage()));
+            reject(p, e);
         } catch (IOException e) {
             finish(p, "failed during its handshake: " + e);
         }
     }
 
+    private void reject(Pending p, ProtocolException e) {
+        log.info("Rejected connection from {}: {}", p.remote, e.getMessage());
+        forget(p);
+        replyAndClose(p.channel, new IdentityHandshake.Reply(Answer.PROTOCOL_ERROR, null, e.getMessage()));
+    }
+
+    /** Answers a complete request, on either path. */
     private void decide(Pending p, IdentityHandshake.Request request) {
-        switch (p.firewall.action()) {
-            case DROP -> {
-                // Say nothing, as a SYN-dropping firewall would; the deadline closes it.
-                p.key.interestOps(0);
-                p.dropped = true;
-                return;
-            }
-            case DENY -> {
-                String reason = p.firewall.describe(p.remote.getAddress());
-                log.debug("Refused connection from {}: {}", p.remote, reason);
-                pending.remove(p);
-                p.key.cancel();
-                replyAndClose(p.channel, new IdentityHandshake.Reply(Answer.REFUSED, null, reason));
-                return;
-            }
-            default -> {
-                // allowed
-            }
+        if (p.firewall.action() == FirewallRule.Action.DROP) {
+            // Say nothing, as a SYN-dropping firewall would; the deadline closes it.
+            p.key.interestOps(0);
+            p.dropped = true;
+            return;
+        }
+        forget(p);
+        if (p.firewall.action() == FirewallRule.Action.DENY) {
+            String reason = p.firewall.describe(p.remote.getAddress());
+            log.debug("Refused connection from {}: {}", p.remote, reason);
+            replyAndClose(p.channel, new IdentityHandshake.Reply(Answer.REFUSED, null, reason));
+            return;
         }
         HandshakeJudge.Verdict verdict;
         try {
@@ -222,26 +262,37 @@ final class HandshakeLoop implements Runnable {
             log.error("Handshake judge failed for {}", p.remote, e);
             verdict = HandshakeJudge.Verdict.reject(Answer.OVERLOAD, "internal error: " + e);
         }
-        pending.remove(p);
-        p.key.cancel();
         if (verdict.answer() != Answer.ACCEPT) {
             log.debug("Answered {} to {}: {}", verdict.answer(), p.remote, verdict.reason());
             writeAndClose(p.channel,
                     IdentityHandshake.encode(new IdentityHandshake.Reply(verdict.answer(), identity.get(), verdict.reason())));
             return;
         }
+        p.queue = verdict.queue();
         try {
             ByteBuffer out = ByteBuffer.wrap(acceptReply());
             p.channel.write(out);
             if (out.hasRemaining()) {
                 throw new IOException("send buffer of a new connection is full");
             }
-            p.queue = verdict.queue();
-            accepted.add(p);
         } catch (IOException e) {
-            verdict.queue().release();
+            p.queue.release();
             log.debug("Connection from {} failed while accepting: {}", p.remote, e.toString());
             closeQuietly(p.channel);
+            return;
+        }
+        if (p.key == null) {
+            deliver(p); // still blocking: hand it over now
+        } else {
+            accepted.add(p); // blocking again only after the selector lets go of it
+        }
+    }
+
+    /** Stops watching a connection (no-op for one that was never registered). */
+    private void forget(Pending p) {
+        if (p.key != null) {
+            pending.remove(p);
+            p.key.cancel();
         }
     }
 
@@ -284,8 +335,7 @@ final class HandshakeLoop implements Runnable {
 
     private void finish(Pending p, String why) {
         log.debug("Connection from {} {}", p.remote, why);
-        pending.remove(p);
-        p.key.cancel();
+        forget(p);
         closeQuietly(p.channel);
     }
 
