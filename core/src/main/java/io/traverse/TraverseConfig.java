@@ -403,26 +403,36 @@ public final class TraverseConfig {
             }
             long n = Long.parseLong(m.group(1));
             String unit = m.group(2) == null ? "ms" : m.group(2);
-            return switch (unit) {
+            return countable(switch (unit) {
                 case "ms" -> Duration.ofMillis(n);
                 case "s" -> Duration.ofSeconds(n);
                 case "m" -> Duration.ofMinutes(n);
                 default -> Duration.ofHours(n);
-            };
+            });
         }
 
         private static Duration positive(Duration d) {
             if (d.isNegative() || d.isZero()) {
                 throw new IllegalArgumentException("duration must be greater than zero");
             }
-            return d;
+            return countable(d);
         }
 
         private static Duration nonNegative(Duration d) {
             if (d.isNegative()) {
                 throw new IllegalArgumentException("duration must not be negative");
             }
-            return d;
+            return countable(d);
+        }
+
+        /** The node counts every duration in nanoseconds (deadlines, cache ttl): longer ones would overflow there. */
+        private static Duration countable(Duration d) {
+            try {
+                d.toNanos();
+                return d;
+            } catch (ArithmeticException e) {
+                throw new IllegalArgumentException("duration " + d + " is too long (at most 2562047h)");
+            }
         }
 
         private static int positive(String v) {

@@ -171,7 +171,10 @@ public final class StaggeredRace<T> {
             running[index] = false;
             finished++;
             failures.add(new SocketException("cannot start another attempt: " + e.getMessage()));
-            if (finished == started && started == attempts.size()) {
+            // As after any failure: on to the next attempt at once, or end when nothing is left.
+            if (started < attempts.size()) {
+                launchNext();
+            } else if (finished == started) {
                 done = true;
                 notifyAll();
             }

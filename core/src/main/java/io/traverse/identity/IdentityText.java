@@ -100,18 +100,20 @@ final class IdentityText {
             if (label.isEmpty()) {
                 throw problem(text, label, "empty part (two dots in a row, or a dot at the end)");
             }
-            InetSocketAddress endpoint;
+            char kind = label.charAt(0);
+            if (kind != 'a' && kind != 'x' && kind != 'h') {
+                throw problem(text, label, "unknown kind '" + kind + "' (a = address, x = external, h = hub)");
+            }
             try {
-                endpoint = parseEndpoint(label.substring(1));
+                // The builder refuses addresses no node can have (multicast, wildcard, link-local IPv6).
+                InetSocketAddress endpoint = parseEndpoint(label.substring(1));
+                switch (kind) {
+                    case 'a' -> builder.address(endpoint);
+                    case 'x' -> builder.external(endpoint);
+                    default -> builder.hub(endpoint);
+                }
             } catch (IllegalArgumentException e) {
                 throw problem(text, label, e.getMessage());
-            }
-            switch (label.charAt(0)) {
-                case 'a' -> builder.address(endpoint);
-                case 'x' -> builder.external(endpoint);
-                case 'h' -> builder.hub(endpoint);
-                default -> throw problem(text, label,
-                        "unknown kind '" + label.charAt(0) + "' (a = address, x = external, h = hub)");
             }
         }
         try {

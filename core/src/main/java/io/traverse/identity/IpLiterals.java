@@ -73,6 +73,9 @@ public final class IpLiterals {
             throw new IllegalArgumentException("'" + original + "' has more than one '::'");
         }
         String head = doubleColon >= 0 ? s.substring(0, doubleColon) : s;
+        if (doubleColon >= 0 && head.indexOf('.') >= 0) {
+            throw new IllegalArgumentException("'" + original + "' has a dotted IPv4 part before '::' (it may only end the address)");
+        }
         String tail = doubleColon >= 0 ? s.substring(doubleColon + 2) : "";
         int[] headGroups = groups(head, original);
         int[] tailGroups = groups(tail, original);
@@ -121,7 +124,8 @@ public final class IpLiterals {
         }
         int value = 0;
         for (int i = 0; i < item.length(); i++) {
-            int digit = Character.digit(item.charAt(i), 16);
+            char c = item.charAt(i);
+            int digit = c < 128 ? Character.digit(c, 16) : -1; // ASCII only: Character.digit also takes e.g. fullwidth digits
             if (digit < 0) {
                 throw new IllegalArgumentException("'" + item + "' in '" + original + "' is not an IPv6 group");
             }

@@ -1,0 +1,206 @@
+package io.traverse.identity;
+
+import static io.traverse.identity.RandomIdentities.endpoint;
+import static io.traverse.identity.RandomIdentities.ip;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.traverse.identity.LocalInterfaces.LocalAddress;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The target-address order of paper §3.2.2, with real netmasks. */
+class AddressOrderingTest {
+    private static final int PORT = 5000;
+
+    /** Local interfaces from {@code address/prefix} strings. */
+    private static LocalInterfaces local(String... cidrs) {
+        List<LocalAddress> out = new ArrayList<>();
+        for (String cidr : cidrs) {
+            int slash = cidr.indexOf('/');
+            out.add(new LocalAddress(ip(cidr.substring(0, slash)), Integer.parseInt(cidr.substring(slash + 1))));
+        }
+        return new LocalInterfaces(out);
+    }
+
+    private static NodeIdentity target(String... addresses) {
+        NodeIdentity.Builder b = NodeIdentity.builder().id(NodeId.of("target"));
+        for (String a : addresses) {
+            b.address(endpoint(a, PORT));
+        }
+        return b.build();
+    }
+
+    private static List<String> order(NodeIdentity target, LocalInterfaces local) {
+        return AddressOrdering.order(target, local).stream().map(a -> IpLiterals.format(a.getAddress())).toList();
+    }
+
+    @Test
+    void publicOnlyHereMeansPublicBeforePrivate() {
+        LocalInterfaces here = local("127.0.0.1/8", "198.18.0.5/24");
+        assertThat(order(target("10.0.0.2", "192.168.1.20", "203.0.113.9"), here))
+                .containsExactly("203.0.113.9", "10.0.0.2", "192.168.1.20");
+    }
+
+    @Test
+    void sharedPrivateSubnetMeansPrivateFirst() {
+        LocalInterfaces here = local("127.0.0.1/8", "192.168.1.10/24", "198.18.0.5/24");
+        assertThat(order(target("203.0.113.9", "192.168.1.20"), here)).containsExactly("192.168.1.20", "203.0.113.9");
+
+        // The same holds for a fast non-routed cluster network next to public Ethernet (the paper's Myrinet case).
+        LocalInterfaces clusterNode = local("10.153.0.7/16", "198.18.0.5/24");
+        assertThat(order(target("198.18.7.1", "10.153.0.8"), clusterNode)).containsExactly("10.153.0.8", "198.18.7.1");
+    }
+
+    @Test
+    void samePrivateRangeButAnotherSubnetIsNotOurs() {
+        // Both in 10/8, but the real netmask says 10.2.0.5 is another site's network: public first.
+        LocalInterfaces here = local("10.1.0.5/16", "198.18.0.5/24");
+        assertThat(order(target("10.2.0.5", "203.0.113.9"), here)).containsExactly("203.0.113.9", "10.2.0.5");
+        // A wider local prefix does cover it.
+        LocalInterfaces wide = local("10.1.0.5/8", "198.18.0.5/24");
+        assertThat(order(target("203.0.113.9", "10.2.0.5"), wide)).containsExactly("10.2.0.5", "203.0.113.9");
+    }
+
+    @Test
+    void differentPrivateRangesMeanPublicFirst() {
+        LocalInterfaces here = local("127.0.0.1/8", "10.0.0.10/8", "198.18.0.5/24");
+        assertThat(order(target("192.168.1.20", "203.0.113.9"), here)).containsExactly("203.0.113.9", "192.168.1.20");
+        LocalInterfaces privateOnly = local("10.0.0.10/8");
+        assertThat(order(target("192.168.1.20", "172.16.4.4", "203.0.113.9"), privateOnly))
+                .containsExactly("203.0.113.9", "192.168.1.20", "172.16.4.4");
+    }
+
+    @Test
+    void multiHomedBothSides() {
+        LocalInterfaces here = local("127.0.0.1/8", "10.1.0.5/16", "192.168.7.3/24", "198.18.0.5/24", "fe80::5/64");
+        NodeIdentity there = target("169.254.0.9", "172.16.0.9", "127.0.0.1", "203.0.113.9", "10.9.0.1", "192.168.7.99",
+                "2001:db8::9");
+        assertThat(order(there, here)).containsExactly(
+                "192.168.7.99", // shares our 192.168.7.0/24
+                "203.0.113.9", "2001:db8::9", // public, in the target's order
+                "172.16.0.9", "10.9.0.1", // private networks of another site
+                "127.0.0.1", // loopback: the target is not on this host
+                "169.254.0.9"); // link-local last
+    }
+
+    @Test
+    void loopbackFirstOnlyWhenTheTargetIsOnThisHost() {
+        LocalInterfaces here = local("127.0.0.1/8", "192.168.7.3/24", "198.18.0.5/24");
+        // The target shares our non-loopback address 198.18.0.5: it runs on this host.
+        assertThat(order(target("198.18.0.5", "192.168.7.3", "127.0.0.1"), here))
+                .containsExactly("127.0.0.1", "198.18.0.5", "192.168.7.3");
+        // Loopback is all it offers: it can only be here.
+        assertThat(order(target("127.0.0.1", "::1"), here)).containsExactly("127.0.0.1", "::1");
+        // Another machine that also lists loopback: its 127.0.0.1 is not the target, so it goes last.
+        assertThat(order(target("127.0.0.1", "198.18.0.6", "10.3.3.3"), here))
+                .containsExactly("198.18.0.6", "10.3.3.3", "127.0.0.1");
+        assertThat(AddressOrdering.isOnThisHost(target("127.0.0.1", "198.18.0.6").directAddresses(), here)).isFalse();
+        assertThat(AddressOrdering.isOnThisHost(target("::1").directAddresses(), here)).isTrue();
+    }
+
+    @Test
+    void loopbackInterfaceDoesNotMakeLoopbackTargetsOnLink() {
+        LocalInterfaces here = local("127.0.0.1/8");
+        assertThat(here.isOnLink(ip("127.0.0.5"))).isFalse();
+        assertThat(here.owns(ip("127.0.0.1"))).isTrue();
+        assertThat(here.owns(ip("127.0.0.5"))).isFalse();
+    }
+
+    @Test
+    void externalsAreIncludedAndOrderedLikeTheRest() {
+        LocalInterfaces here = local("127.0.0.1/8", "198.18.0.5/24");
+        NodeIdentity behindNat = NodeIdentity.builder().id(NodeId.of("nat"))
+                .address(endpoint("10.0.0.2", PORT))
+                .external(endpoint("203.0.113.7", 6000))
+                .external(endpoint("10.0.0.2", PORT)) // repeated: tried once
+                .build();
+        assertThat(AddressOrdering.order(behindNat, here))
+                .containsExactly(endpoint("203.0.113.7", 6000), endpoint("10.0.0.2", PORT));
+    }
+
+    @Test
+    void randomTargetsArePermutedByRankAndStableWithinARank() {
+        LocalInterfaces[] locals = {
+            local("127.0.0.1/8", "198.18.0.5/24"),
+            local("127.0.0.1/8", "10.1.0.5/16", "192.168.7.3/24", "198.18.0.5/15", "fd00::5/64", "fe80::5/64",
+                    "169.254.3.3/16"),
+            local("10.0.0.10/8"),
+            local("::1/128", "2001:db8::5/64"),
+        };
+        for (int n = 0; n < 2000; n++) {
+            Random r = RandomIdentities.forCase(n);
+            LocalInterfaces here = locals[r.nextInt(locals.length)];
+            NodeIdentity.Builder b = NodeIdentity.builder().id(NodeId.random());
+            int count = 1 + r.nextInt(8);
+            for (int i = 0; i < count; i++) {
+                InetAddress own = here.addresses().get(r.nextInt(here.addresses().size())).address();
+                boolean usable = !(own instanceof java.net.Inet6Address && own.isLinkLocalAddress());
+                InetAddress a = usable && r.nextInt(4) == 0 ? own : RandomIdentities.ip(r);
+                InetSocketAddress e = new InetSocketAddress(a, RandomIdentities.port(r));
+                if (r.nextBoolean()) {
+                    b.address(e);
+                } else {
+                    b.external(e);
+                }
+            }
+            NodeIdentity target = b.build();
+            List<InetSocketAddress> candidates = target.directAddresses();
+            List<InetSocketAddress> ordered = AddressOrdering.order(target, here);
+            String where = RandomIdentities.describe(n) + ", local " + here + ", target " + target + ", ordered "
+                    + ordered;
+
+            assertThat(ordered).as(where).containsExactlyInAnyOrderElementsOf(candidates);
+            boolean sameHost = modelOnThisHost(candidates, here);
+            for (int i = 1; i < ordered.size(); i++) {
+                int before = modelRank(ordered.get(i - 1), here, sameHost);
+                int after = modelRank(ordered.get(i), here, sameHost);
+                assertThat(before).as(where + ", ranks at " + i).isLessThanOrEqualTo(after);
+                if (before == after) {
+                    assertThat(candidates.indexOf(ordered.get(i - 1))).as(where + ", stable at " + i)
+                            .isLessThan(candidates.indexOf(ordered.get(i)));
+                }
+            }
+        }
+    }
+
+    /** The rule of the class documentation, written from the paper rather than from the code. */
+    private static int modelRank(InetSocketAddress a, LocalInterfaces here, boolean sameHost) {
+        InetAddress ip = a.getAddress();
+        if (ip.isLoopbackAddress()) {
+            return sameHost ? 0 : 5;
+        }
+        if (ip.isLinkLocalAddress()) {
+            return 6;
+        }
+        for (LocalAddress l : here.addresses()) {
+            if (!l.address().isLoopbackAddress() && Subnet.of(l.address(), l.prefixLength()).contains(ip)) {
+                return 1;
+            }
+        }
+        return AddressClass.of(ip).isSiteScoped() ? 3 : 2;
+    }
+
+    private static boolean modelOnThisHost(List<InetSocketAddress> candidates, LocalInterfaces here) {
+        List<InetSocketAddress> notLoopback = candidates.stream().filter(a -> !a.getAddress().isLoopbackAddress()).toList();
+        return notLoopback.isEmpty()
+                || notLoopback.stream().anyMatch(a -> here.addresses().stream().anyMatch(l -> l.address().equals(a.getAddress())));
+    }
+
+    @Test
+    void forBindAddressNarrowsTheInterfaces() {
+        LocalInterfaces all = local("127.0.0.1/8", "192.168.7.3/24", "fe80::5/64");
+        assertThat(LocalInterfaces.forBindAddress(ip("0.0.0.0"), all)).isSameAs(all);
+        assertThat(LocalInterfaces.forBindAddress(ip("192.168.7.3"), all).addresses())
+                .containsExactly(new LocalAddress(ip("192.168.7.3"), 24));
+        // 127.0.0.5 is routed by 127.0.0.1/8 without being assigned to an interface.
+        assertThat(LocalInterfaces.forBindAddress(ip("127.0.0.5"), all).addresses())
+                .containsExactly(new LocalAddress(ip("127.0.0.5"), 8));
+        assertThat(LocalInterfaces.forBindAddress(ip("203.0.113.1"), all).addresses())
+                .containsExactly(new LocalAddress(ip("203.0.113.1"), 32));
+        assertThat(all.advertisable()).containsExactly(ip("127.0.0.1"), ip("192.168.7.3"));
+    }
+}
