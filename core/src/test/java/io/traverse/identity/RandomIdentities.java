@@ -9,11 +9,11 @@ import java.util.Random;
 /**
  * Seeded generators of addresses and identities for the randomized tests. Each test case builds
  * its own {@code new Random(seed + case)} so that a failing case can be rerun alone: the seed is
- * {@code -Dtraverse.test.seed=N} or a fixed default, and every assertion message prints it.
+ * {@code -DtestSeed=N} or a fixed default, and every assertion message prints it.
  */
 public final class RandomIdentities {
     /** The base seed of this run. */
-    public static final long SEED = Long.getLong("traverse.test.seed", 0x7261766572L);
+    public static final long SEED = Long.getLong("testSeed", 0x7261766572L);
 
     private static final String ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-";
 
@@ -26,7 +26,7 @@ public final class RandomIdentities {
     }
 
     public static String describe(int n) {
-        return "seed " + SEED + " case " + n + " (rerun with -Dtraverse.test.seed=" + SEED + ")";
+        return "seed " + SEED + " case " + n + " (rerun with -DtestSeed=" + SEED + ")";
     }
 
     /** A unicast IPv4 address: never 0.0.0.0, never multicast. */
