@@ -11,8 +11,6 @@ import picocli.CommandLine.ScopeType;
         description = "Connect any two JVMs through firewalls, NAT and non-routed networks.",
         subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
 public final class TraverseCommand implements Runnable {
-    static final String LOG_LEVEL_PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
-
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
@@ -20,19 +18,12 @@ public final class TraverseCommand implements Runnable {
     @Option(names = "--log-level", scope = ScopeType.INHERIT, paramLabel = "LEVEL",
             description = "error, warn, info, debug or trace (default: warn for demo, info otherwise)")
     void logLevel(String level) {
-        System.setProperty(LOG_LEVEL_PROPERTY, level);
+        LogLevel.set(level);
     }
 
     @Override
     public void run() {
         spec.commandLine().usage(spec.commandLine().getOut());
-    }
-
-    /** Sets the log level unless the user chose one. */
-    public static void defaultLogLevel(String level) {
-        if (System.getProperty(LOG_LEVEL_PROPERTY) == null) {
-            System.setProperty(LOG_LEVEL_PROPERTY, level);
-        }
     }
 
     public static void main(String[] args) {

@@ -1,6 +1,6 @@
 package io.traverse.cli.demo;
 
-import io.traverse.cli.TraverseCommand;
+import io.traverse.cli.LogLevel;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -28,7 +28,7 @@ public final class DemoCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        TraverseCommand.defaultLogLevel("warn");
+        LogLevel.defaultTo("warn");
         if (pings < 1 || throughputMib < 1 || verifyMib < 1 || timeoutMillis < 1) {
             throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
                     "--timeout, --pings, --mib and --verify-mib must be at least 1");
