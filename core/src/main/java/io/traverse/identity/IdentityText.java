@@ -53,13 +53,19 @@ final class IdentityText {
 
     /**
      * Parsed identities by exact input text. Connections to the same node repeat the same text
-     * (host strings, handshakes), and identities are immutable; bounded by clearing when full.
+     * (host strings, handshakes), and identities are immutable. Handshakes let strangers choose
+     * these texts, so the cache holds only ordinary-sized ones and is cleared when full: at most
+     * about {@code CACHE_LIMIT * CACHEABLE_LENGTH} characters.
      */
-    private static final int CACHE_LIMIT = 4096;
+    private static final int CACHE_LIMIT = 1024;
+    private static final int CACHEABLE_LENGTH = 512;
     private static final ConcurrentHashMap<String, NodeIdentity> PARSED = new ConcurrentHashMap<>();
 
     static NodeIdentity parse(String text) {
-        NodeIdentity known = text == null ? null : PARSED.get(text);
+        if (text == null || text.length() > CACHEABLE_LENGTH) {
+            return parseUncached(text);
+        }
+        NodeIdentity known = PARSED.get(text);
         if (known != null) {
             return known;
         }
