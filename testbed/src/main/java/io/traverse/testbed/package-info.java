@@ -1,6 +1,43 @@
 /**
- * The real-network testbed: sites built from Linux network namespaces, veth pairs and nftables
- * NAT and firewalls, for integration tests and benchmarks. Every namespace is removed again, also
- * on failure.
+ * The real-network testbed: emulated sites built from Linux network namespaces, veth pairs and
+ * nftables NAT and firewalls, for integration tests and benchmarks that need real kernel
+ * networking rather than loopback (paper §2.2: firewalls, NAT, overlapping private ranges;
+ * §3.2.2: the identity check on direct connections). It needs root and the {@code ip}
+ * (iproute2) and {@code nft} (nftables) tools; see {@link io.traverse.testbed.HostCapabilities}.
+ *
+ * <p>Building blocks:
+ * <ul>
+ *   <li>{@link io.traverse.testbed.Testbed} owns a run: it names namespaces {@code tvb-<pid>-<run>-<label>},
+ *       removes them and stops their processes on close, at JVM exit, and — for runs that died — on
+ *       the next run;</li>
+ *   <li>{@link io.traverse.testbed.Internet} is the public network (one bridge, addresses from
+ *       198.18.0.0/15 only); {@link io.traverse.testbed.Site} a private network behind a
+ *       {@link io.traverse.testbed.NatRouter} with {@link io.traverse.testbed.NatMode},
+ *       {@link io.traverse.testbed.PortForward}s and a {@link io.traverse.testbed.Firewall};
+ *       {@link io.traverse.testbed.Host} a machine on either;</li>
+ *   <li>{@link io.traverse.testbed.NetworkNamespace} runs commands and processes inside a namespace and
+ *       loads {@link io.traverse.testbed.NftTable}s; {@link io.traverse.testbed.ConnectionCounter}
+ *       proves that connections reached a machine;</li>
+ *   <li>{@link io.traverse.testbed.NodeAgent} is a Traverse node in a child JVM inside a namespace,
+ *       driven by {@link io.traverse.testbed.RunningNode}; transfers are verified end to end by
+ *       {@link io.traverse.testbed.DigestEcho} and reported as {@link io.traverse.testbed.TransferResult}s.</li>
+ * </ul>
+ *
+ * <pre>{@code
+ * try (Testbed testbed = Testbed.create()) {
+ *     Site home = testbed.site("home", "10.0.0.0/24");
+ *     Site office = testbed.site("office", "10.0.0.0/24");           // same range on purpose
+ *     Host a = home.host("a");
+ *     Host b = office.host("b");
+ *     office.router().forwardPort(17000, b, 7000);                   // DNAT on the office router
+ *     RunningNode nodeB = RunningNode.start(b, NodeSettings.create().bind(b.address())
+ *             .portRange("7000").external(office.router().publicAddress(), 17000));
+ *     RunningNode nodeA = RunningNode.start(a, NodeSettings.create().bind(a.address()));
+ *     TransferResult r = nodeA.connect(nodeB.address(), 1 << 20, Duration.ofSeconds(5));
+ * }
+ * }</pre>
+ *
+ * <p>No interface is created in the host's own namespace and no namespace has a route off the
+ * testbed, so test traffic never leaves it.
  */
 package io.traverse.testbed;

@@ -1,0 +1,133 @@
+package io.traverse.testbed;
+
+import io.traverse.TraverseConfig;
+import io.traverse.config.ConfigKey;
+import java.net.InetAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.regex.Pattern;
+
+/**
+ * How to start a {@link NodeAgent}: the node's {@code traverse.*} settings (passed as system
+ * properties, so the agent configures itself like any application), the virtual port of its
+ * verification service, and JVM options. Each {@code traverse.*} value is checked here, so a typo
+ * fails before a JVM starts.
+ */
+public final class NodeSettings {
+    private static final Pattern LOG_LEVEL = Pattern.compile("trace|debug|info|warn|error|off");
+
+    private final Map<String, String> traverse = new LinkedHashMap<>();
+    private final List<String> jvmOptions = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xmx256m", "-XX:-UsePerfData"));
+    private int servicePort = 7;
+    private String logLevel = "info";
+    private Duration startTimeout = Duration.ofSeconds(30);
+    private String classPath = System.getProperty("java.class.path");
+
+    private NodeSettings() {
+    }
+
+    /** Defaults: no {@code traverse.*} setting, service on virtual port 7. */
+    public static NodeSettings create() {
+        return new NodeSettings();
+    }
+
+    /** Any {@code traverse.*} key, e.g. {@code set("traverse.connect.stagger", "50ms")}. */
+    public NodeSettings set(String key, String value) {
+        ConfigKey k = ConfigKey.byKey(key).orElseThrow(() -> new IllegalArgumentException("unknown configuration key "
+                + key));
+        TraverseConfig.builder().set(k, value, "NodeSettings"); // validates; throws naming the key
+        traverse.put(key, value);
+        return this;
+    }
+
+    /** {@code traverse.bind}: listen on (and advertise) this address only. */
+    public NodeSettings bind(InetAddress address) {
+        return set("traverse.bind", address.getHostAddress());
+    }
+
+    /** {@code traverse.port.range}, e.g. {@code 7000} for a fixed listening port that a NAT can forward. */
+    public NodeSettings portRange(String range) {
+        return set("traverse.port.range", range);
+    }
+
+    /** {@code traverse.external}: an address on a NAT that forwards to this node. */
+    public NodeSettings external(InetAddress address, int port) {
+        return set("traverse.external", address.getHostAddress() + ":" + port);
+    }
+
+    /** {@code traverse.firewall}: the node's simulated firewall, e.g. {@code allow:10.0.0.0/24,deny:all}. */
+    public NodeSettings firewall(String rules) {
+        return set("traverse.firewall", rules);
+    }
+
+    /** The virtual port of the verification service (default 7). */
+    public NodeSettings servicePort(int port) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("virtual port " + port + " is not within 1-65535");
+        }
+        servicePort = port;
+        return this;
+    }
+
+    /** An extra JVM option, e.g. {@code -Xmx512m}. */
+    public NodeSettings jvmOption(String option) {
+        if (!option.startsWith("-")) {
+            throw new IllegalArgumentException("JVM option '" + option + "' must start with '-'");
+        }
+        jvmOptions.add(option);
+        return this;
+    }
+
+    /** The agent's SLF4J simple-logger level (default info); its log goes to stderr. */
+    public NodeSettings logLevel(String level) {
+        if (!LOG_LEVEL.matcher(level).matches()) {
+            throw new IllegalArgumentException("log level '" + level + "' is not one of trace, debug, info, warn, error, off");
+        }
+        logLevel = level;
+        return this;
+    }
+
+    /** How long the agent may take to start and print its address (default 30 s). */
+    public NodeSettings startTimeout(Duration timeout) {
+        startTimeout = timeout;
+        return this;
+    }
+
+    /** The class path of the agent JVM (default: this JVM's); it must hold the testbed, core and the modules wanted. */
+    public NodeSettings classPath(String path) {
+        classPath = path;
+        return this;
+    }
+
+    Map<String, String> traverseSettings() {
+        return new LinkedHashMap<>(traverse);
+    }
+
+    List<String> jvmOptions() {
+        return List.copyOf(jvmOptions);
+    }
+
+    int servicePort() {
+        return servicePort;
+    }
+
+    String logLevel() {
+        return logLevel;
+    }
+
+    Duration startTimeout() {
+        return startTimeout;
+    }
+
+    String classPath() {
+        return classPath;
+    }
+
+    @Override
+    public String toString() {
+        return "NodeSettings" + traverse + " service port " + servicePort;
+    }
+}

@@ -1,0 +1,263 @@
+package io.traverse.testbed;
+
+import io.traverse.VirtualSocketAddress;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
+import java.io.Writer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link NodeAgent} running in a child JVM inside a host's namespace, and the handle that
+ * drives it: its virtual address, {@link #connect} commands with their parsed results, and the
+ * last lines of its log for error messages. {@link #close()} asks the agent to quit and kills it
+ * if it does not; the testbed closes every node it still runs.
+ *
+ * <pre>{@code
+ * RunningNode b = RunningNode.start(hostB, NodeSettings.create().bind(hostB.address()).portRange("7000"));
+ * TransferResult r = a.connect(b.address(), 4 << 20, Duration.ofSeconds(5));
+ * }</pre>
+ */
+public final class RunningNode implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RunningNode.class);
+    private static final String END_OF_OUTPUT = "\u0000end";
+    private static final int LOG_TAIL_LINES = 60;
+
+    private final Host host;
+    private final Process process;
+    private final Writer commands;
+    private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
+    private final Deque<String> logTail = new ArrayDeque<>();
+    private volatile VirtualSocketAddress address;
+    private Thread logReader;
+    private boolean broken;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private RunningNode(Host host, Process process) {
+        this.host = host;
+        this.process = process;
+        this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Starts a node agent on {@code host} and waits until it prints its address.
+     *
+     * @throws TestbedException if the agent exits or stays silent; the message ends with its log
+     */
+    public static RunningNode start(Host host, NodeSettings settings) {
+        List<String> argv = new ArrayList<>();
+        argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        argv.addAll(settings.jvmOptions());
+        for (Map.Entry<String, String> e : settings.traverseSettings().entrySet()) {
+            argv.add("-D" + e.getKey() + "=" + e.getValue());
+        }
+        argv.add("-Dorg.slf4j.simpleLogger.logFile=System.err");
+        argv.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=" + settings.logLevel());
+        argv.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
+        argv.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+        argv.add("-cp");
+        argv.add(settings.classPath());
+        argv.add(NodeAgent.class.getName());
+        argv.add("--service-port");
+        argv.add(Integer.toString(settings.servicePort()));
+        Process process = host.namespace().start(new ProcessBuilder(argv));
+        RunningNode node = new RunningNode(host, process);
+        host.namespace().testbed().track(node);
+        node.startReaders();
+        try {
+            String first = node.awaitReply(settings.startTimeout(), "its address");
+            if (!first.startsWith("address ")) {
+                node.awaitExit();
+                throw node.failure("did not start: " + first);
+            }
+            node.address = VirtualSocketAddress.parse(first.substring("address ".length()));
+            log.debug("Node on {} is {}", host, node.address);
+            return node;
+        } catch (RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    public Host host() {
+        return host;
+    }
+
+    /** The agent's verification service: connect here to reach this node. */
+    public VirtualSocketAddress address() {
+        return address;
+    }
+
+    /** The node id, as the verification service reports it in {@link TransferResult#servedBy()}. */
+    public String nodeId() {
+        return address.node().id().map(Object::toString).orElseThrow();
+    }
+
+    /**
+     * Connects from this node to {@code target} with {@code timeout}, sends {@code bytes} random bytes,
+     * half-closes and verifies the reply. Failures to connect or verify are a {@link TransferResult}
+     * with {@code ok == false}; only a broken agent throws.
+     */
+    public synchronized TransferResult connect(VirtualSocketAddress target, long bytes, Duration timeout) {
+        // Connect timeout, plus time for the data at a very slow 1 MiB/s, plus a margin for the JVM.
+        Duration wait = timeout.plusSeconds(10 + bytes / (1 << 20));
+        String reply = command("connect " + target + " " + bytes + " " + timeout.toMillis(), wait, "the result of a connect");
+        if (!reply.startsWith("result ")) {
+            throw failure("answered '" + reply + "' to connect");
+        }
+        return TransferResult.parse(reply);
+    }
+
+    /** How many verification connections this node's service has completed. */
+    public synchronized long servedConnections() {
+        String reply = command("status", Duration.ofSeconds(10), "its status");
+        int at = reply.indexOf("served=");
+        if (!reply.startsWith("status ") || at < 0) {
+            throw failure("answered '" + reply + "' to status");
+        }
+        return Long.parseLong(reply.substring(at + "served=".length()).split(" ")[0]);
+    }
+
+    /** The last lines the agent logged, oldest first. */
+    public String recentLog() {
+        synchronized (logTail) {
+            return String.join("\n", logTail);
+        }
+    }
+
+    /** Asks the agent to quit, waits a moment, then kills it. */
+    @Override
+    public void close() {
+        // Not synchronized: it must be able to stop an agent in the middle of a command.
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        if (process.isAlive()) {
+            try {
+                commands.write("quit\n");
+                commands.flush();
+                commands.close();
+                process.waitFor(3, TimeUnit.SECONDS);
+            } catch (IOException e) {
+                // already gone
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        NetworkNamespace.stop(process);
+    }
+
+    private String command(String line, Duration wait, String what) {
+        if (closed.get()) {
+            throw new TestbedException("node on " + host + " is closed");
+        }
+        if (broken) {
+            throw failure("is out of step after an earlier failure");
+        }
+        try {
+            commands.write(line + "\n");
+            commands.flush();
+        } catch (IOException e) {
+            broken = true;
+            throw failure("cannot take commands: " + e.getMessage());
+        }
+        return awaitReply(wait, what);
+    }
+
+    private String awaitReply(Duration wait, String what) {
+        String reply;
+        try {
+            reply = replies.poll(wait.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            broken = true;
+            throw new TestbedException("interrupted while waiting for the node on " + host, e);
+        }
+        if (reply == null) {
+            broken = true;
+            throw failure("gave no " + what + " within " + wait.toMillis() + " ms");
+        }
+        if (reply.equals(END_OF_OUTPUT)) {
+            broken = true;
+            replies.add(END_OF_OUTPUT); // for later callers
+            String code = awaitExit();
+            throw failure("exited" + code + " before giving " + what);
+        }
+        return reply;
+    }
+
+    /** Waits briefly for a failing agent to exit and for its last log lines; returns " with code N" or "". */
+    private String awaitExit() {
+        try {
+            if (process.waitFor(2, TimeUnit.SECONDS)) {
+                logReader.join(1_000);
+                return " with code " + process.exitValue();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return "";
+    }
+
+    private TestbedException failure(String what) {
+        String tail = recentLog();
+        return new TestbedException("node agent on " + host + " " + what
+                + (tail.isEmpty() ? "" : "\n--- its log (last lines) ---\n" + tail));
+    }
+
+    private void startReaders() {
+        Thread out = new Thread(() -> {
+            try (BufferedReader reader = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    replies.add(line);
+                }
+            } catch (IOException e) {
+                // the process is gone
+            } finally {
+                replies.add(END_OF_OUTPUT);
+            }
+        }, "node-" + host.label() + "-stdout");
+        logReader = new Thread(() -> {
+            try (BufferedReader reader = new BufferedReader(
+                    new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = reader.readLine()) != null) {
+                    log.debug("[{}] {}", host.label(), line);
+                    synchronized (logTail) {
+                        logTail.addLast(line);
+                        if (logTail.size() > LOG_TAIL_LINES) {
+                            logTail.removeFirst();
+                        }
+                    }
+                }
+            } catch (IOException e) {
+                // the process is gone
+            }
+        }, "node-" + host.label() + "-stderr");
+        out.setDaemon(true);
+        logReader.setDaemon(true);
+        out.start();
+        logReader.start();
+    }
+
+    @Override
+    public String toString() {
+        return "RunningNode[" + host + (address == null ? "" : " " + nodeId()) + "]";
+    }
+}

@@ -1,0 +1,59 @@
+package io.traverse.testbed;
+
+import java.net.Inet4Address;
+
+/**
+ * A private network behind a {@link NatRouter}: hosts on one subnet (a bridge in the router's
+ * namespace), each in its own namespace with the router as default gateway. Sites may reuse the
+ * same private range; that is how tests meet two machines with the same address.
+ */
+public final class Site {
+    private final String label;
+    private final AddressPool lan;
+    private final NatRouter router;
+
+    private Site(String label, AddressPool lan, NatRouter router) {
+        this.label = label;
+        this.lan = lan;
+        this.router = router;
+    }
+
+    static Site create(String label, AddressPool lan, NetworkNamespace routerNamespace, Internet internet) {
+        return new Site(label, lan, NatRouter.attach(routerNamespace, internet, lan));
+    }
+
+    public String label() {
+        return label;
+    }
+
+    /** The site's network, e.g. {@code 10.0.0.0/24}. */
+    public String lan() {
+        return lan.toString();
+    }
+
+    public NatRouter router() {
+        return router;
+    }
+
+    /** A new host with the next free address of the site's network. */
+    public Host host(String hostLabel) {
+        return plug(hostLabel, null);
+    }
+
+    /** A new host with a chosen address of the site's network. */
+    public Host host(String hostLabel, String address) {
+        return plug(hostLabel, address);
+    }
+
+    private Host plug(String hostLabel, String address) {
+        Inet4Address ip = address == null ? lan.next() : lan.claim(address);
+        NetworkNamespace ns = router.namespace().testbed().namespace(label + "-" + hostLabel);
+        router.connect(ns, "eth0", lan.withPrefix(ip));
+        return new Host(hostLabel, ns, ip, "eth0");
+    }
+
+    @Override
+    public String toString() {
+        return "Site[" + label + " " + lan + " behind " + router.publicAddress().getHostAddress() + "]";
+    }
+}
