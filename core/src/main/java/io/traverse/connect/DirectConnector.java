@@ -31,6 +31,7 @@ public final class DirectConnector {
     private final InetAddress sourceAddress;
     private final long staggerNanos;
     private final Executor executor;
+    private final WorkingAddresses workingAddresses = new WorkingAddresses();
     private final ScheduledExecutorService scheduler;
 
     /**
@@ -53,7 +54,7 @@ public final class DirectConnector {
      */
     public ConnectionAttempt attempt(ConnectRequest request) throws AttemptFailedException {
         NodeIdentity target = request.target();
-        List<InetSocketAddress> order = AddressOrdering.order(target, localInterfaces);
+        List<InetSocketAddress> order = workingAddresses.first(target, AddressOrdering.order(target, localInterfaces));
         if (order.isEmpty()) {
             throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " has no direct address");
         }
@@ -61,7 +62,8 @@ public final class DirectConnector {
                 request.virtualPort(), target, localIdentity.get()));
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
         for (InetSocketAddress address : order) {
-            attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake));
+            attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
+                    workingAddresses));
         }
         long stagger = request.options().localAddress() != null && request.options().localAddress().getPort() != 0
                 ? Long.MAX_VALUE // one fixed local port: one attempt at a time
@@ -110,14 +112,28 @@ public final class DirectConnector {
         private final ConnectRequest request;
         private final byte[] handshake;
 
-        HandshakeAttempt(InetSocketAddress address, ConnectRequest request, ConnectOptions options, byte[] handshake) {
+        private final WorkingAddresses workingAddresses;
+
+        HandshakeAttempt(InetSocketAddress address, ConnectRequest request, ConnectOptions options, byte[] handshake,
+                WorkingAddresses workingAddresses) {
             super(address, request.deadline(), options);
             this.request = request;
             this.handshake = handshake;
+            this.workingAddresses = workingAddresses;
         }
 
         @Override
         protected void afterConnect(Socket s) throws IOException {
+            try {
+                exchangeHandshake(s);
+                workingAddresses.worked(request.target(), address);
+            } catch (IOException e) {
+                workingAddresses.failed(request.target(), address);
+                throw e;
+            }
+        }
+
+        private void exchangeHandshake(Socket s) throws IOException {
             s.setSoTimeout(Math.max(1, deadline.remainingMillis()));
             s.getOutputStream().write(handshake);
             IdentityHandshake.Reply reply;

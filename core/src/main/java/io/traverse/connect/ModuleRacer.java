@@ -143,6 +143,11 @@ public final class ModuleRacer {
         }
 
         @Override
+        public String describe() {
+            return "module " + module;
+        }
+
+        @Override
         public void cancel() {
             cancelled = true;
             attempt.cancel();

@@ -70,6 +70,11 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
         }
     }
 
+    @Override
+    public String describe() {
+        return where();
+    }
+
     protected String where() {
         return IpLiterals.formatEndpoint(address.getAddress(), address.getPort());
     }

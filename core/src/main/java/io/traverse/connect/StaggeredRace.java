@@ -36,6 +36,11 @@ public final class StaggeredRace<T> {
 
         /** Makes a running {@link #run()} return soon (e.g. by closing its socket). */
         void cancel();
+
+        /** What is tried, for the message when the deadline passes while this still runs. */
+        default String describe() {
+            return toString();
+        }
     }
 
     private final List<? extends Attempt<T>> attempts;
@@ -211,6 +216,9 @@ public final class StaggeredRace<T> {
                         timedOut = true;
                         done = true;
                         toCancel = runningExcept(-1);
+                        for (Attempt<T> a : toCancel) {
+                            failures.add(new SocketTimeoutException(a.describe() + ": no answer before the deadline"));
+                        }
                         break;
                     }
                     TimeUnit.NANOSECONDS.timedWait(this, remaining);

@@ -80,6 +80,58 @@ class TopologyTest {
         }
     }
 
+    /** A listener that is not Traverse: counts connections and closes them at once. */
+    private ServerSocket closingCounter(java.util.concurrent.atomic.AtomicInteger count) throws IOException {
+        ServerSocket raw = new ServerSocket(0, 50, InetAddress.getByName("127.0.0.57"));
+        pool.submit(() -> {
+            while (true) {
+                try (Socket s = raw.accept()) {
+                    count.incrementAndGet();
+                } catch (IOException e) {
+                    return null;
+                }
+            }
+        });
+        return raw;
+    }
+
+    @Test
+    void theAddressThatWorkedIsTriedFirstNextTime() throws Exception {
+        Traverse client = nodes.node("127.0.0.58", b -> b.connectStagger(java.time.Duration.ofSeconds(10)));
+        Traverse target = nodes.node("127.0.0.59");
+        serveIdentity(target, target.serverSocketFactory().createServerSocket(9000));
+        java.util.concurrent.atomic.AtomicInteger deadEnd = new java.util.concurrent.atomic.AtomicInteger();
+        try (ServerSocket raw = nodes.track(closingCounter(deadEnd))) {
+            NodeIdentity detour = NodeIdentity.builder().id(target.identity().id().orElseThrow())
+                    .address(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()))
+                    .addresses(target.identity().addresses()).build();
+            for (int i = 0; i < 5; i++) {
+                try (Socket s = client.socketFactory().createSocket(detour.toText(), 9000)) {
+                    assertThat(read(s)).endsWith(":9000");
+                }
+            }
+            assertThat(deadEnd.get()).as("connections that took the detour").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void aTimeoutNamesTheAttemptsStillWaiting() throws Exception {
+        Traverse client = nodes.node("127.0.0.60");
+        Traverse silent = nodes.node("127.0.0.61", b -> b.firewall(FirewallRule.drop("all")));
+        silent.serverSocketFactory().createServerSocket(9000);
+        java.util.concurrent.atomic.AtomicInteger deadEnd = new java.util.concurrent.atomic.AtomicInteger();
+        try (ServerSocket raw = nodes.track(closingCounter(deadEnd))) {
+            InetSocketAddress silentAddress = silent.identity().addresses().get(0);
+            NodeIdentity target = NodeIdentity.builder().id(silent.identity().id().orElseThrow())
+                    .address(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort())).address(silentAddress).build();
+            Socket s = client.socketFactory().createSocket();
+            assertThatThrownBy(() -> s.connect(new VirtualSocketAddress(target, 9000), 500))
+                    .isInstanceOf(SocketTimeoutException.class)
+                    .hasMessageContaining("127.0.0.57:" + raw.getLocalPort())
+                    .hasMessageContaining("127.0.0.61:" + silentAddress.getPort() + ": no answer before the deadline");
+        }
+    }
+
     @Test
     void wrongNodeEverywhereIsNeverReturned() throws Exception {
         Traverse client = nodes.node("127.0.0.44");
