@@ -1,0 +1,102 @@
+package io.traverse.bench;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseServerSocket;
+import io.traverse.VirtualSocketAddress;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+
+/**
+ * One connected loopback socket pair, made either with plain {@code java.net} sockets or as a
+ * direct Traverse connection between two nodes. Both ends get {@link Loopback#tune}.
+ */
+final class ConnectedPair implements Closeable {
+    final Socket client;
+    final Socket server;
+    private final Closeable[] resources;
+
+    private ConnectedPair(Socket client, Socket server, Closeable... resources) {
+        this.client = client;
+        this.server = server;
+        this.resources = resources;
+    }
+
+    /** {@code new Socket()} + connect to a {@code ServerSocket} on 127.0.0.1. */
+    static ConnectedPair plain() throws IOException {
+        ServerSocket listener = Loopback.plainServer();
+        try {
+            Socket client = Loopback.tune(new Socket());
+            client.connect(listener.getLocalSocketAddress());
+            Socket server = Loopback.tune(listener.accept());
+            return new ConnectedPair(client, server, listener);
+        } catch (IOException | RuntimeException e) {
+            listener.close();
+            throw e;
+        }
+    }
+
+    /**
+     * Diagnostic: a plain client, and a server side accepted through a {@link ServerSocketChannel}
+     * and used through {@code channel.socket()}, which is how a Traverse node hands out accepted
+     * connections. Separates the cost of that socket flavour from the cost of Traverse itself.
+     */
+    static ConnectedPair plainChannel() throws IOException {
+        ServerSocketChannel listener = ServerSocketChannel.open();
+        try {
+            listener.bind(new InetSocketAddress(Loopback.LOOPBACK, 0), 1024);
+            Socket client = Loopback.tune(new Socket());
+            client.connect(listener.getLocalAddress());
+            SocketChannel accepted = listener.accept();
+            Socket server = Loopback.tune(accepted.socket());
+            return new ConnectedPair(client, server, listener);
+        } catch (IOException | RuntimeException e) {
+            listener.close();
+            throw e;
+        }
+    }
+
+    /** A direct connection from one Traverse node to a virtual port of another, both on 127.0.0.1. */
+    static ConnectedPair traverse() throws IOException {
+        Traverse serverNode = Loopback.startNode();
+        Traverse clientNode = null;
+        try {
+            clientNode = Loopback.startNode();
+            TraverseServerSocket listener = serverNode.serverSocketFactory().createServerSocket(0);
+            VirtualSocketAddress vaddr = listener.virtualAddress();
+            Socket client = Loopback.tune(clientNode.socketFactory().createSocket(vaddr.getHostString(), vaddr.getPort()));
+            Socket server = Loopback.tune(listener.accept());
+            String module = clientNode.connectionInfo(client).map(i -> i.module()).orElse("?");
+            if (!"direct".equals(module)) {
+                throw new IllegalStateException("expected a direct connection, got module " + module);
+            }
+            return new ConnectedPair(client, server, listener, clientNode, serverNode);
+        } catch (IOException | RuntimeException e) {
+            Loopback.closeQuietly(clientNode);
+            serverNode.close();
+            throw e;
+        }
+    }
+
+    static ConnectedPair of(String contender) throws IOException {
+        return switch (contender) {
+            case "plain" -> plain();
+            case "traverse" -> traverse();
+            case "plain-channel" -> plainChannel();
+            default -> throw new IllegalArgumentException("unknown contender " + contender);
+        };
+    }
+
+    @Override
+    public void close() {
+        Loopback.closeQuietly(client);
+        Loopback.closeQuietly(server);
+        for (Closeable c : resources) {
+            Loopback.closeQuietly(c);
+        }
+    }
+}
