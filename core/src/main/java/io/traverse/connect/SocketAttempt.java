@@ -12,6 +12,7 @@ import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
+import java.nio.channels.SocketChannel;
 
 /**
  * One TCP connect to one address, cancellable by closing the socket, with an optional step after
@@ -30,9 +31,15 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
         this.options = options;
     }
 
+    /**
+     * The socket is a channel's: the JDK's own {@code Socket} switches its file descriptor to
+     * non-blocking for good after one timed operation (a connect timeout, a read timeout during
+     * the handshake), and every later blocking read of the application then costs a failed read
+     * and a {@code poll}. A channel's socket goes back to blocking mode after each timed operation.
+     */
     @Override
     public final Socket run() throws IOException {
-        Socket s = new Socket();
+        Socket s = SocketChannel.open().socket();
         socket = s;
         try {
             if (cancelled) {

@@ -73,6 +73,23 @@ class SocketSemanticsTest {
     }
 
     @Test
+    void bothEndsAreBlockingKernelSocketsAfterTheTimedHandshake() throws Exception {
+        try (TraverseServerSocket ss = server.serverSocketFactory().createServerSocket(0)) {
+            Future<Boolean> accepted = pool.submit(() -> {
+                try (Socket s = ss.accept()) {
+                    return s.getChannel() != null && s.getChannel().isBlocking();
+                }
+            });
+            try (Socket s = connect(ss.virtualAddress())) {
+                // a non-blocking descriptor would cost every read of the application an extra poll
+                assertThat(s.getChannel()).isNotNull();
+                assertThat(s.getChannel().isBlocking()).isTrue();
+                assertThat(accepted.get(10, TimeUnit.SECONDS)).isTrue();
+            }
+        }
+    }
+
+    @Test
     void closeGivesEofToThePeer() throws Exception {
         try (TraverseServerSocket ss = server.serverSocketFactory().createServerSocket(0)) {
             Future<Integer> peerRead = pool.submit(() -> {
