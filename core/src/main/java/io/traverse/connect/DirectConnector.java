@@ -158,7 +158,7 @@ public final class DirectConnector {
                         + describe(reply.responder()) + ", not " + describe(target));
                 case REFUSED -> throw new AttemptFailedException(FailureScope.PATH, where() + ": refused" + reason);
                 case PORT_NOT_FOUND -> throw new AttemptFailedException(FailureScope.TARGET, "Connection refused: node "
-                        + describe(target) + " has no virtual port " + request.virtualPort());
+                        + describe(target) + " has no virtual port " + request.virtualPort() + reason);
                 case OVERLOAD -> throw new AttemptFailedException(FailureScope.TARGET, "Connection refused: node "
                         + describe(target) + " is overloaded" + reason);
                 case PROTOCOL_ERROR -> throw new AttemptFailedException(FailureScope.MODULE, where()

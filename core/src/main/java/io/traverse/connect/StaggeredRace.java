@@ -276,9 +276,11 @@ public final class StaggeredRace<T> {
             return failures.get(0);
         }
         boolean allTimeouts = failures.stream().allMatch(f -> f instanceof SocketTimeoutException);
+        // An attempt's own timeout may beat the race's check of the deadline by a hair: same outcome.
+        boolean ranOutOfTime = deadline.isExpired() && failures.stream().anyMatch(f -> f instanceof SocketTimeoutException);
         String summary = summary();
         IOException combined;
-        if (timedOut || allTimeouts) {
+        if (timedOut || allTimeouts || ranOutOfTime) {
             combined = new SocketTimeoutException("Connect timed out" + (summary.isEmpty() ? "" : " (" + summary + ")"));
         } else {
             FailureScope widest = FailureScope.PATH;

@@ -13,7 +13,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * The backlog of one virtual port: connections whose handshake has been answered ACCEPT and that
  * wait for the application's {@code accept()}, as the kernel's backlog holds connections the
  * kernel has completed. A slot is reserved before ACCEPT is sent, so a client is never told
- * "accepted" for a connection that then finds no room.
+ * "accepted" for a connection that then finds no room. When it is full, handshakes wait for room
+ * (as the kernel holds back SYNs); whoever waits registers, and is told when room frees up.
  */
 public final class AcceptQueue {
     private final int capacity;
@@ -22,6 +23,8 @@ public final class AcceptQueue {
     private final Condition notEmpty = lock.newCondition();
     private int reserved;
     private boolean closed;
+    private final java.util.concurrent.atomic.AtomicInteger waiters = new java.util.concurrent.atomic.AtomicInteger();
+    private volatile Runnable roomListener;
 
     public AcceptQueue(int capacity) {
         if (capacity < 1) {
@@ -32,6 +35,27 @@ public final class AcceptQueue {
 
     public int capacity() {
         return capacity;
+    }
+
+    /** Called, on the thread that frees it, when room frees up or the queue closes while someone waits. */
+    public void onRoom(Runnable listener) {
+        roomListener = listener;
+    }
+
+    /** A handshake starts waiting for room. */
+    public void addWaiter() {
+        waiters.incrementAndGet();
+    }
+
+    public void removeWaiter() {
+        waiters.decrementAndGet();
+    }
+
+    private void roomFreed() {
+        Runnable listener = roomListener;
+        if (listener != null && waiters.get() > 0) {
+            listener.run();
+        }
     }
 
     /** Claims room for one connection; false if the backlog is full or the queue is closed. */
@@ -72,6 +96,7 @@ public final class AcceptQueue {
         } finally {
             lock.unlock();
         }
+        roomFreed();
     }
 
     /**
@@ -89,6 +114,7 @@ public final class AcceptQueue {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("accept interrupted");
         }
+        Socket next;
         try {
             while (ready.isEmpty()) {
                 if (closed) {
@@ -103,13 +129,15 @@ public final class AcceptQueue {
                     remaining = notEmpty.awaitNanos(remaining);
                 }
             }
-            return ready.removeFirst();
+            next = ready.removeFirst();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new java.io.InterruptedIOException("accept interrupted");
         } finally {
             lock.unlock();
         }
+        roomFreed();
+        return next;
     }
 
     /** Wakes every waiting {@link #take} with "Socket closed" and closes connections not yet accepted. */
@@ -125,6 +153,7 @@ public final class AcceptQueue {
             lock.unlock();
         }
         orphans.forEach(AcceptQueue::closeQuietly);
+        roomFreed(); // waiting handshakes learn that the port is gone
     }
 
     public boolean isClosed() {

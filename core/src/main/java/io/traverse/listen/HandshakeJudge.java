@@ -5,14 +5,22 @@ import java.net.InetSocketAddress;
 
 /** Decides what a complete, well-formed handshake request gets. Called on the handshake thread: must not block. */
 public interface HandshakeJudge {
-    /** The answer, its reason, and for ACCEPT the backlog in which a slot has been reserved. */
-    record Verdict(IdentityHandshake.Answer answer, String reason, AcceptQueue queue) {
+    /**
+     * The answer and its reason; for ACCEPT the backlog in which a slot has been reserved; with
+     * {@code waitForRoom} the backlog that is full, for which the handshake may wait (answering
+     * OVERLOAD with the reason if no room frees up in time).
+     */
+    record Verdict(IdentityHandshake.Answer answer, String reason, AcceptQueue queue, boolean waitForRoom) {
         public static Verdict accept(AcceptQueue queue) {
-            return new Verdict(IdentityHandshake.Answer.ACCEPT, "", queue);
+            return new Verdict(IdentityHandshake.Answer.ACCEPT, "", queue, false);
         }
 
         public static Verdict reject(IdentityHandshake.Answer answer, String reason) {
-            return new Verdict(answer, reason, null);
+            return new Verdict(answer, reason, null, false);
+        }
+
+        public static Verdict waitForRoom(AcceptQueue queue, String reason) {
+            return new Verdict(IdentityHandshake.Answer.OVERLOAD, reason, queue, true);
         }
     }
 

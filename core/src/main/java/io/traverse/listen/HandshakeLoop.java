@@ -13,6 +13,7 @@ import java.nio.channels.ClosedSelectorException;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashSet;
@@ -42,6 +43,9 @@ final class HandshakeLoop implements Runnable {
     private final int maxPending;
     private final Queue<SocketChannel> arrivals = new ConcurrentLinkedQueue<>();
     private final List<Pending> accepted = new ArrayList<>();
+    /** Complete, accepted-in-principle handshakes whose backlog is full, oldest first. */
+    private final ArrayDeque<Pending> waitingForRoom = new ArrayDeque<>();
+    private volatile boolean roomFreed;
     private final Set<Pending> pending = new LinkedHashSet<>();
     private volatile boolean running = true;
     private long evictions;
@@ -63,6 +67,12 @@ final class HandshakeLoop implements Runnable {
         selector.wakeup();
     }
 
+    /** Called by application threads when a backlog has room again or closed. */
+    void roomFreed() {
+        roomFreed = true;
+        selector.wakeup();
+    }
+
     void stop() {
         running = false;
         selector.wakeup();
@@ -74,13 +84,17 @@ final class HandshakeLoop implements Runnable {
             while (running) {
                 // selectNow() below cancels any wakeup() the acceptor sent meanwhile, so never
                 // block while arrivals wait; a wakeup after this check still ends select().
-                if (arrivals.isEmpty()) {
+                if (arrivals.isEmpty() && !roomFreed) {
                     selector.select(nextTimeoutMillis());
                 } else {
                     selector.selectNow();
                 }
                 registerArrivals();
                 processSelected();
+                if (roomFreed) {
+                    roomFreed = false;
+                    admitWaiting();
+                }
                 while (!accepted.isEmpty()) {
                     // Cancelled keys leave the selector at the next selection; only then may a channel block again.
                     selector.selectNow();
@@ -185,6 +199,12 @@ final class HandshakeLoop implements Runnable {
         Pending oldest = it.next();
         it.remove();
         oldest.key.cancel();
+        if (waitingForRoom.remove(oldest)) {
+            oldest.queue.removeWaiter();
+            if (oldest.reservedWhileWaiting) {
+                oldest.queue.release();
+            }
+        }
         evictions++;
         if (evictions == 1 || evictions % 1000 == 0) {
             log.warn("{} handshakes in progress, the limit: closing the oldest ({}); {} closed this way so far",
@@ -248,8 +268,8 @@ final class HandshakeLoop implements Runnable {
             p.dropped = true;
             return;
         }
-        forget(p);
         if (p.firewall.action() == FirewallRule.Action.DENY) {
+            forget(p);
             String reason = p.firewall.describe(p.remote.getAddress());
             log.debug("Refused connection from {}: {}", p.remote, reason);
             replyAndClose(p.channel, new IdentityHandshake.Reply(Answer.REFUSED, null, reason));
@@ -262,6 +282,11 @@ final class HandshakeLoop implements Runnable {
             log.error("Handshake judge failed for {}", p.remote, e);
             verdict = HandshakeJudge.Verdict.reject(Answer.OVERLOAD, "internal error: " + e);
         }
+        if (verdict.waitForRoom()) {
+            waitForRoom(p, verdict);
+            return;
+        }
+        forget(p);
         if (verdict.answer() != Answer.ACCEPT) {
             log.debug("Answered {} to {}: {}", verdict.answer(), p.remote, verdict.reason());
             writeAndClose(p.channel,
@@ -269,6 +294,11 @@ final class HandshakeLoop implements Runnable {
             return;
         }
         p.queue = verdict.queue();
+        admit(p);
+    }
+
+    /** Sends ACCEPT for a reserved slot and hands the connection over. */
+    private void admit(Pending p) {
         try {
             ByteBuffer out = ByteBuffer.wrap(acceptReply());
             p.channel.write(out);
@@ -285,6 +315,75 @@ final class HandshakeLoop implements Runnable {
             deliver(p); // still blocking: hand it over now
         } else {
             accepted.add(p); // blocking again only after the selector lets go of it
+        }
+    }
+
+    /**
+     * The backlog is full: the handshake waits, answer withheld, as the kernel holds back a SYN
+     * when its accept queue is full — until the application accepts and room frees up, or until
+     * the handshake deadline, which answers OVERLOAD.
+     */
+    private void waitForRoom(Pending p, HandshakeJudge.Verdict verdict) {
+        try {
+            if (p.key == null) {
+                if (pending.size() >= maxPending) {
+                    evictOldest();
+                }
+                p.channel.configureBlocking(false);
+                p.key = p.channel.register(selector, 0, p);
+                pending.add(p);
+            } else {
+                p.key.interestOps(0);
+            }
+        } catch (IOException e) {
+            finish(p, "failed while waiting for room: " + e);
+            return;
+        }
+        p.queue = verdict.queue();
+        p.overloadReason = verdict.reason();
+        p.queue.addWaiter();
+        waitingForRoom.addLast(p);
+        log.debug("Connection from {} waits for room in a full backlog", p.remote);
+        // Room may have come (or the port gone) between the judge's look and now.
+        if (p.queue.tryReserve()) {
+            p.reservedWhileWaiting = true;
+            roomFreed = true;
+        } else if (p.queue.isClosed()) {
+            roomFreed = true;
+        }
+    }
+
+    /** Looks at waiting handshakes, oldest first, after some backlog freed a slot or closed. */
+    private void admitWaiting() {
+        for (Iterator<Pending> it = waitingForRoom.iterator(); it.hasNext(); ) {
+            Pending p = it.next();
+            boolean reserved = p.reservedWhileWaiting || p.queue.tryReserve();
+            if (!reserved && !p.queue.isClosed()) {
+                continue;
+            }
+            it.remove();
+            p.queue.removeWaiter();
+            forget(p);
+            if (!reserved) {
+                writeAndClose(p.channel, IdentityHandshake.encode(new IdentityHandshake.Reply(Answer.PORT_NOT_FOUND,
+                        identity.get(), "the virtual port closed while the connection waited for room")));
+                continue;
+            }
+            if (peerGone(p)) {
+                p.queue.release();
+                closeQuietly(p.channel);
+                continue;
+            }
+            admit(p);
+        }
+    }
+
+    /** A client that gave up while waiting has closed its end (or broke the protocol by talking first). */
+    private static boolean peerGone(Pending p) {
+        try {
+            return p.channel.read(ByteBuffer.allocate(1)) != 0;
+        } catch (IOException e) {
+            return true;
         }
     }
 
@@ -322,6 +421,17 @@ final class HandshakeLoop implements Runnable {
             if (now - p.deadlineNanos >= 0) {
                 it.remove();
                 p.key.cancel();
+                if (p.queue != null) {
+                    waitingForRoom.remove(p);
+                    p.queue.removeWaiter();
+                    if (p.reservedWhileWaiting) {
+                        p.queue.release();
+                    }
+                    log.info("Refused connection from {}: {}", p.remote, p.overloadReason);
+                    writeAndClose(p.channel, IdentityHandshake.encode(new IdentityHandshake.Reply(Answer.OVERLOAD,
+                            identity.get(), p.overloadReason)));
+                    continue;
+                }
                 if (p.dropped) {
                     log.debug("Closed connection from {} held by {}", p.remote, p.firewall.rule());
                 } else {
@@ -358,6 +468,13 @@ final class HandshakeLoop implements Runnable {
     }
 
     private void shutdown() {
+        for (Pending p : waitingForRoom) {
+            p.queue.removeWaiter();
+            if (p.reservedWhileWaiting) {
+                p.queue.release();
+            }
+        }
+        waitingForRoom.clear();
         for (Pending p : pending) {
             closeQuietly(p.channel);
         }
@@ -405,6 +522,9 @@ final class HandshakeLoop implements Runnable {
         SelectionKey key;
         AcceptQueue queue;
         boolean dropped;
+        /** Why the answer would be OVERLOAD if the wait for room ends without room. */
+        String overloadReason;
+        boolean reservedWhileWaiting;
 
         Pending(SocketChannel channel, InetSocketAddress remote, SimulatedFirewall.Verdict firewall, long deadlineNanos) {
             this.channel = channel;

@@ -94,6 +94,11 @@ public final class NodeListener implements Closeable {
         acceptorThread.start();
     }
 
+    /** Some backlog has room again (or closed): handshakes waiting for it are looked at. */
+    public void roomFreed() {
+        handshakes.roomFreed();
+    }
+
     public InetSocketAddress localAddress() throws IOException {
         return (InetSocketAddress) server.getLocalAddress();
     }

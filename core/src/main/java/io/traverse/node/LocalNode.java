@@ -274,7 +274,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     /** Binds a virtual port (0: any free one) with its backlog; returns the port. */
     public int bindVirtualPort(int port, AcceptQueue queue) throws IOException {
         ensureOpen();
-        return ports.bind(port, queue);
+        int bound = ports.bind(port, queue);
+        queue.onRoom(listener::roomFreed);
+        return bound;
     }
 
     public void unbindVirtualPort(int port, AcceptQueue queue) {
@@ -302,9 +304,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             return Verdict.reject(Answer.PORT_NOT_FOUND, "nothing listens on virtual port " + request.virtualPort());
         }
         if (!queue.tryReserve()) {
-            return Verdict.reject(Answer.OVERLOAD, queue.isClosed()
-                    ? "virtual port " + request.virtualPort() + " is closing"
-                    : "the accept backlog of virtual port " + request.virtualPort() + " is full (" + queue.capacity() + ")");
+            if (queue.isClosed()) {
+                return Verdict.reject(Answer.PORT_NOT_FOUND, "virtual port " + request.virtualPort() + " is closing");
+            }
+            return Verdict.waitForRoom(queue, "the accept backlog of virtual port " + request.virtualPort()
+                    + " stayed full (" + queue.capacity() + ") for " + config.handshakeTimeout().toMillis() + " ms");
         }
         return Verdict.accept(queue);
     }
