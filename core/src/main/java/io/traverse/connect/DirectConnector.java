@@ -13,7 +13,8 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -111,7 +112,6 @@ public final class DirectConnector {
     private static final class HandshakeAttempt extends SocketAttempt {
         private final ConnectRequest request;
         private final byte[] handshake;
-
         private final WorkingAddresses workingAddresses;
 
         HandshakeAttempt(InetSocketAddress address, ConnectRequest request, ConnectOptions options, byte[] handshake,
@@ -123,9 +123,9 @@ public final class DirectConnector {
         }
 
         @Override
-        protected void afterConnect(Socket s) throws IOException {
+        protected void afterConnect(SocketChannel channel) throws IOException {
             try {
-                exchangeHandshake(s);
+                exchangeHandshake(channel);
                 workingAddresses.worked(request.target(), address);
             } catch (IOException e) {
                 workingAddresses.failed(request.target(), address);
@@ -133,17 +133,18 @@ public final class DirectConnector {
             }
         }
 
-        private void exchangeHandshake(Socket s) throws IOException {
-            s.setSoTimeout(Math.max(1, deadline.remainingMillis()));
-            s.getOutputStream().write(handshake);
-            IdentityHandshake.Reply reply;
-            try {
-                reply = IdentityHandshake.readReply(s.getInputStream());
-            } catch (SocketTimeoutException e) {
-                // TCP got through but nobody answered: a firewall holding the connection, or a stuck peer.
-                throw new SocketTimeoutException("Connect timed out waiting for the handshake answer");
+        @Override
+        protected String timeoutAfterConnect() {
+            // TCP got through but nobody answered: a firewall holding the connection, or a stuck peer.
+            return "Connect timed out waiting for the handshake answer";
+        }
+
+        private void exchangeHandshake(SocketChannel channel) throws IOException {
+            ByteBuffer out = ByteBuffer.wrap(handshake);
+            while (out.hasRemaining()) {
+                channel.write(out);
             }
-            s.setSoTimeout(0);
+            IdentityHandshake.Reply reply = IdentityHandshake.readReply(channel);
             NodeIdentity target = request.target();
             String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
             switch (reply.answer()) {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -188,6 +189,25 @@ public final class IdentityHandshake {
         int length = checkHeader(header);
         ByteBuffer body = ByteBuffer.wrap(readExactly(in, length, "reply body"));
         return decodeReply(code(header), body);
+    }
+
+    /** The same from a blocking channel: exactly one reply, not a byte more. */
+    public static Reply readReply(ReadableByteChannel in) throws IOException {
+        ByteBuffer header = readExactly(in, ByteBuffer.allocate(HEADER_LENGTH), "reply header");
+        int length = checkHeader(header);
+        ByteBuffer body = readExactly(in, ByteBuffer.allocate(length), "reply body");
+        body.flip();
+        return decodeReply(code(header), body);
+    }
+
+    private static ByteBuffer readExactly(ReadableByteChannel in, ByteBuffer buffer, String what) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (in.read(buffer) < 0) {
+                throw new EOFException("connection closed during the handshake (" + what + ": " + buffer.position()
+                        + " of " + buffer.capacity() + " bytes)");
+            }
+        }
+        return buffer;
     }
 
     private static byte[] readExactly(InputStream in, int length, String what) throws IOException {
