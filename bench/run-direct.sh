@@ -22,6 +22,6 @@ if [[ " ${args[*]-} " != *" --csv "* ]]; then
   args+=(--csv "bench/results/direct-rounds-$(date +%Y%m%d-%H%M%S).csv")
 fi
 echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); pinned to CPU $CPU"
-echo "# $(java -version 2>&1 | head -1)"
+echo "# $(java -version 2>&1 | sed -n 1p)"
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 exec taskset -c "$CPU" java -cp "$JAR" io.traverse.bench.DirectRounds "${args[@]}"
