@@ -13,8 +13,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.nio.ByteBuffer;
-import java.nio.channels.SocketChannel;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
@@ -123,9 +121,9 @@ public final class DirectConnector {
         }
 
         @Override
-        protected void afterConnect(SocketChannel channel) throws IOException {
+        protected void afterConnect(Socket socket) throws IOException {
             try {
-                exchangeHandshake(channel);
+                exchangeHandshake(socket);
                 workingAddresses.worked(request.target(), address);
             } catch (IOException e) {
                 workingAddresses.failed(request.target(), address);
@@ -139,12 +137,9 @@ public final class DirectConnector {
             return "Connect timed out waiting for the handshake answer";
         }
 
-        private void exchangeHandshake(SocketChannel channel) throws IOException {
-            ByteBuffer out = ByteBuffer.wrap(handshake);
-            while (out.hasRemaining()) {
-                channel.write(out);
-            }
-            IdentityHandshake.Reply reply = IdentityHandshake.readReply(channel);
+        private void exchangeHandshake(Socket socket) throws IOException {
+            socket.getOutputStream().write(handshake);
+            IdentityHandshake.Reply reply = IdentityHandshake.readReply(socket.getInputStream());
             NodeIdentity target = request.target();
             String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
             switch (reply.answer()) {

@@ -42,7 +42,7 @@ public final class PlainConnector {
         for (InetSocketAddress a : addresses) {
             attempts.add(new SocketAttempt(a, deadline, options) {
                 @Override
-                protected void afterConnect(java.nio.channels.SocketChannel connected) {
+                protected void afterConnect(Socket connected) {
                     // plain TCP: nothing to add
                 }
             });

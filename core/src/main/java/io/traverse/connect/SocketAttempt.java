@@ -11,26 +11,24 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.net.StandardSocketOptions;
 import java.net.UnknownHostException;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.SocketChannel;
 
 /**
  * One TCP connect to one address, with an optional step after the TCP handshake (the identity
  * handshake), cancellable from another thread by closing the channel. Failure messages name the
  * address.
  *
- * <p>Everything is done with plain blocking channel calls; the deadline is enforced by the
- * {@link DeadlineWatchdog} closing the channel. The JDK's timed connect and read would switch the
- * descriptor to non-blocking and back around every call (four {@code fcntl}s and a {@code poll}
- * each). The result is the channel's socket, in blocking mode, as the application expects it.
+ * <p>Everything is done with untimed blocking calls on a plain {@code new Socket()}; the deadline is
+ * enforced by the {@link DeadlineWatchdog} closing the socket. The JDK's timed connect and read
+ * would switch the descriptor to non-blocking and back around every call (four {@code fcntl}s and
+ * a {@code poll} each). The result is the same socket object the application would get from
+ * {@code new Socket(host, port)}: same class, same blocking descriptor, same data path.
  */
 abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
     protected final InetSocketAddress address;
     protected final Deadline deadline;
     private final ConnectOptions options;
-    private volatile SocketChannel channel;
+    private volatile Socket socket;
     private volatile boolean cancelled;
     private volatile boolean expired;
     private volatile boolean connected;
@@ -47,34 +45,34 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
         if (remaining <= 0) {
             throw new SocketTimeoutException(where() + ": Connect timed out");
         }
-        SocketChannel ch = SocketChannel.open();
-        channel = ch;
+        Socket ch = new Socket();
+        socket = ch;
         try (DeadlineWatchdog.Watch watch = DeadlineWatchdog.shared().watch(System.nanoTime() + remaining, this::expire)) {
             if (cancelled) {
                 throw new SocketException("attempt cancelled");
             }
             if (options.receiveBufferSize() > 0) {
-                ch.setOption(StandardSocketOptions.SO_RCVBUF, options.receiveBufferSize());
+                ch.setReceiveBufferSize(options.receiveBufferSize());
             }
             if (options.localAddress() != null) {
-                ch.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+                ch.setReuseAddress(true);
                 ch.bind(options.localAddress());
             }
             ch.connect(address);
             connected = true;
             afterConnect(ch);
             if (expired || cancelled) {
-                throw new ClosedChannelException(); // closed under us just as we finished
+                throw new SocketException("Socket closed"); // closed under us just as we finished
             }
-            return ch.socket();
+            return ch;
         } catch (IOException | RuntimeException e) {
             closeQuietly(ch);
             throw describe(e);
         }
     }
 
-    /** Runs once the TCP connection stands, on the blocking channel; throw to reject the connection. */
-    protected abstract void afterConnect(SocketChannel connected) throws IOException;
+    /** Runs once the TCP connection stands, with untimed blocking calls; throw to reject the connection. */
+    protected abstract void afterConnect(Socket connected) throws IOException;
 
     /** What a timeout during {@link #afterConnect} means, for the message. */
     protected String timeoutAfterConnect() {
@@ -83,15 +81,15 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
 
     private void expire() {
         expired = true;
-        closeQuietly(channel);
+        closeQuietly(socket);
     }
 
     @Override
     public final void cancel() {
         cancelled = true;
-        SocketChannel ch = channel;
-        if (ch != null) {
-            closeQuietly(ch);
+        Socket s = socket;
+        if (s != null) {
+            closeQuietly(s);
         }
     }
 
@@ -128,19 +126,11 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
     }
 
     static void closeQuietly(Socket s) {
-        try {
-            s.close();
-        } catch (IOException ignored) {
-            // nothing to do
-        }
-    }
-
-    static void closeQuietly(SocketChannel ch) {
-        if (ch == null) {
+        if (s == null) {
             return;
         }
         try {
-            ch.close();
+            s.close();
         } catch (IOException ignored) {
             // nothing to do
         }
