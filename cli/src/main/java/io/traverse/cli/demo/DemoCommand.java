@@ -8,8 +8,8 @@ import picocli.CommandLine.Option;
 
 /** {@code traverse demo}: the main job, on an embedded topology, no root needed. */
 @Command(name = "demo", mixinStandardHelpOptions = true,
-        description = {"Start several nodes on loopback with simulated firewalls, connect every pair and print",
-                "which module won, first and cached setup time, RTT, throughput and verified bytes.",
+        description = {"Start several nodes on loopback with simulated firewalls, connect every pair and "
+                + "print which module won, first and cached setup time, RTT, throughput and verified bytes.",
                 "Exits 0 when every pair behaved as its firewalls predict."})
 public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--timeout", defaultValue = "800", paramLabel = "MS",
