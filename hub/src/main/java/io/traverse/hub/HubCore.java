@@ -339,7 +339,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     private void onGossip(Link from, HubDescription description) {
         if (description.hubId().equals(selfId)) {
-            if (Long.compareUnsigned(description.stateNumber(), state.current()) >= 0) {
+            // Our own gossip comes back through neighbours at or below our state; above it is an earlier life of this hub.
+            if (Long.compareUnsigned(description.stateNumber(), state.current()) > 0) {
                 log.info("Hub network holds state {} of this hub, ahead of ours: moving past it", description.stateNumber());
                 state.raiseAbove(description.stateNumber());
                 ownChanged();

@@ -161,6 +161,26 @@ class HubGossipTest {
         });
     }
 
+    @Test
+    void twoHubsDiallingEachOtherKeepExactlyTheLinkDialledByTheSmallerId() throws Exception {
+        int portOfA;
+        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+            portOfA = probe.getLocalPort();
+        }
+        Hub b = hubs.start("both-ways-b", builder -> builder.advertisedAddresses(java.util.List.of()).peer("127.0.0.1:" + portOfA));
+        Hub a = hubs.start("both-ways-a", portOfA, builder -> builder.advertisedAddresses(java.util.List.of()), b);
+        NodeId smaller = a.id().compareTo(b.id()) < 0 ? a.id() : b.id();
+        await().atMost(CONVERGE).untilAsserted(() -> {
+            for (Hub hub : new Hub[] {a, b}) {
+                assertThat(hub.status().hubLinks()).singleElement().satisfies(link ->
+                        assertThat(link.dialledByUs()).isEqualTo(hub.id().equals(smaller)));
+            }
+        });
+        // And it stays that way: no flapping between the two links.
+        await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(3)).until(() ->
+                a.status().hubLinks().size() == 1 && b.status().hubLinks().size() == 1 && a.status().routes().containsKey(b.id()));
+    }
+
     private static void assertRoute(Hub from, Hub to, Hub nextHop, int hops) {
         Map<NodeId, HubStatus.RouteStatus> routes = from.status().routes();
         assertThat(routes).as("%s -> %s", from.name(), to.name()).containsEntry(to.id(), new HubStatus.RouteStatus(nextHop.id(), hops));

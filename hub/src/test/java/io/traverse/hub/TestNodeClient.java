@@ -66,6 +66,11 @@ final class TestNodeClient implements AutoCloseable {
 
     /** Connects and authenticates; throws {@link RejectedException} with the hub's REJECT if refused. */
     static TestNodeClient connect(InetSocketAddress hub, String token, NodeId id) throws IOException {
+        return connect(hub, token, id, true);
+    }
+
+    /** With {@code answerPings} false the node reads nothing after WELCOME: a node that hangs. */
+    static TestNodeClient connect(InetSocketAddress hub, String token, NodeId id, boolean answerPings) throws IOException {
         Socket socket = new Socket();
         socket.connect(hub, 5000);
         socket.setSoTimeout((int) WAIT.toMillis());
@@ -76,7 +81,9 @@ final class TestNodeClient implements AutoCloseable {
             socket.close();
             throw e;
         }
-        client.startReader();
+        if (answerPings) {
+            client.startReader();
+        }
         return client;
     }
 

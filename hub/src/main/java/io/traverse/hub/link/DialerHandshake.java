@@ -62,7 +62,7 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
             if (msg instanceof Reject reject) {
-                fail(ctx, new LinkRefusedException(reject.code(), reject.reason()));
+                fail(ctx, new LinkRefusedException(reject.code(), reject.reason(), challenge == null ? null : challenge.acceptorId()));
                 return;
             }
             switch (stage) {
@@ -84,7 +84,7 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
                         return;
                     }
                     if (c.acceptorId().equals(settings.hubId())) {
-                        fail(ctx, new LinkRefusedException(RejectCode.DUPLICATE_ID, "this address leads back to this hub"));
+                        fail(ctx, new LinkRefusedException(RejectCode.DUPLICATE_ID, "this address leads back to this hub", c.acceptorId()));
                         return;
                     }
                     challenge = c;
@@ -121,7 +121,7 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
             Reject refusal = events.admit(link);
             if (refusal != null) {
                 link.close(refusal.code(), refusal.reason());
-                result.completeExceptionally(new LinkRefusedException(refusal.code(), refusal.reason()));
+                result.completeExceptionally(new LinkRefusedException(refusal.code(), refusal.reason(), link.peerId()));
                 return;
             }
             LinkPipelineSwitch.reportClose(link, events, stateLoop);

@@ -20,10 +20,12 @@ final class LinkPipelineSwitch {
             return;
         }
         ChannelPipeline pipeline = handshakeCtx.pipeline();
-        LinkPipeline.authenticated(pipeline);
         pipeline.addAfter(handshakeCtx.name(), KEEPALIVE, keepalive);
         pipeline.addAfter(KEEPALIVE, INBOUND, new LinkInbound(link, events, stateLoop, maxQueued));
         pipeline.remove(handshakeCtx.handler());
+        // Last: replacing the frame decoder hands its buffered bytes on at once, and the frames in
+        // them (the peer may send right behind its WELCOME) must find the new handlers in place.
+        LinkPipeline.authenticated(pipeline);
     }
 
     /** On the state loop, for an admitted link: report its end there too. */

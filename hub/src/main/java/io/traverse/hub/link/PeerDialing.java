@@ -121,10 +121,18 @@ public final class PeerDialing {
                 return;
             }
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            if (cause instanceof LinkRefusedException refused && refused.peerId() != null) {
+                // Now we know whom this address leads to: no redial while that hub is linked another way.
+                target.hubId = refused.peerId();
+            }
             if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_ID) {
                 // This hub itself, or another hub with this hub's name (and so its id): dialling again cannot help.
                 target.leadsHere = true;
                 log.warn("Not dialling {} any more: {}", target.text, cause.getMessage());
+                return;
+            }
+            if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_LINK) {
+                log.debug("Hub at {} is linked with this one already", target.text);
                 return;
             }
             long delay = target.backoff.nextDelayMillis();
