@@ -1,0 +1,72 @@
+package io.traverse.bench.hub;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A {@link StandaloneHub} in a child JVM on this JVM's class path. */
+final class ChildHub implements AutoCloseable {
+    private final Process process;
+    private final BufferedReader out;
+    private final PrintWriter in;
+    private final int port;
+
+    ChildHub(String name, long keepaliveMillis, String token, List<String> peers, String maxHeap) throws IOException {
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
+                "-Xmx" + maxHeap, "-cp", System.getProperty("java.class.path"),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", StandaloneHub.class.getName(), name,
+                Long.toString(keepaliveMillis), token));
+        command.addAll(peers);
+        process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        String first = out.readLine();
+        if (first == null || !first.startsWith("PORT ")) {
+            process.destroyForcibly();
+            throw new IOException("child hub " + name + " did not start: " + first);
+        }
+        port = Integer.parseInt(first.substring(5).trim());
+    }
+
+    int port() {
+        return port;
+    }
+
+    long pid() {
+        return process.pid();
+    }
+
+    /** {heap bytes in use after GC, JVM threads, nodes connected}. */
+    long[] heapThreadsNodes() throws IOException {
+        in.println("HEAP");
+        String line = out.readLine();
+        if (line == null) {
+            throw new IOException("child hub died");
+        }
+        String[] f = line.split(" ");
+        return new long[] {Long.parseLong(f[1]), Long.parseLong(f[3]), Long.parseLong(f[5])};
+    }
+
+    /** SIGSTOP: the process stays, its sockets stay open, nothing more comes out of them. */
+    void freeze() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    private void signal(String name) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IOException("kill -" + name + " failed");
+        }
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(10, TimeUnit.SECONDS);
+    }
+}

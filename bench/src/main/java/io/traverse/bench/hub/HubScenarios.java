@@ -1,0 +1,169 @@
+package io.traverse.bench.hub;
+
+import io.traverse.hub.Hub;
+import io.traverse.hub.HubStatus;
+import io.traverse.identity.NodeId;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Scenario runner for the hub targets of issue 3; prints each figure and whether the target is
+ * met. Meant to run as {@code bench/run-hubs.sh} (pinned to one core).
+ *
+ * <ul>
+ *   <li>{@code convergence}: N hubs in this JVM (default 100) linked as a tree; time from the
+ *       moment the last link is up until every hub has the shortest route to every other hub.
+ *       Target: ≤ 2 s.</li>
+ *   <li>{@code withdrawal}: a hub in a child JVM joins a network of in-process hubs and is then
+ *       frozen with SIGSTOP (sockets open, silent, as a hung machine); time until no hub routes to
+ *       it any more. Target: ≤ 3 keepalive intervals.</li>
+ * </ul>
+ *
+ * <pre>
+ * options: --only convergence,withdrawal  --hubs N (100)  --rounds N (3)  --keepalive MS (2000)
+ *          --shape line|binary_tree|random_tree (random_tree)  --seed N (1)
+ * </pre>
+ */
+public final class HubScenarios {
+    private static final long POLL_MILLIS = 5;
+    private static final Duration STABLE = Duration.ofSeconds(3);
+
+    private int hubCount = 100;
+    private int rounds = 3;
+    private long keepaliveMillis = 2000;
+    private HubNetwork.Shape shape = HubNetwork.Shape.RANDOM_TREE;
+    private long seed = 1;
+    private Set<String> only = Set.of("convergence", "withdrawal");
+    private final List<String> verdicts = new ArrayList<>();
+
+    public static void main(String[] args) throws Exception {
+        HubScenarios s = new HubScenarios();
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
+                case "--hubs" -> s.hubCount = Integer.parseInt(args[++i]);
+                case "--rounds" -> s.rounds = Integer.parseInt(args[++i]);
+                case "--keepalive" -> s.keepaliveMillis = Long.parseLong(args[++i]);
+                case "--shape" -> s.shape = HubNetwork.Shape.valueOf(args[++i].toUpperCase(Locale.ROOT));
+                case "--seed" -> s.seed = Long.parseLong(args[++i]);
+                case "--only" -> s.only = Set.of(args[++i].split(","));
+                case "--help" -> {
+                    System.out.println("options: --only convergence,withdrawal  --hubs N  --rounds N  --keepalive MS"
+                            + "  --shape line|binary_tree|random_tree  --seed N");
+                    return;
+                }
+                default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help lists them)");
+            }
+        }
+        s.run();
+    }
+
+    private void run() throws Exception {
+        if (only.contains("convergence")) {
+            convergence();
+        }
+        if (only.contains("withdrawal")) {
+            withdrawal();
+        }
+        System.out.println();
+        System.out.println("Targets (issue 3):");
+        verdicts.forEach(v -> System.out.println("  " + v));
+    }
+
+    private void convergence() throws Exception {
+        List<Double> results = new ArrayList<>();
+        for (int round = 1; round <= rounds; round++) {
+            long started = System.nanoTime();
+            try (HubNetwork network = new HubNetwork(hubCount, shape, Duration.ofMillis(keepaliveMillis), seed + round)) {
+                long allStarted = System.nanoTime();
+                // The links grow past the tree as hubs dial what they learn of: "the last link up" is the
+                // last change of the link graph; it counts as final once unchanged for STABLE.
+                Map<NodeId, Set<NodeId>> lastLinks = Map.of();
+                long linksUp = -1;
+                long converged = -1;
+                long giveUp = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+                while (System.nanoTime() < giveUp) {
+                    long polled = System.nanoTime();
+                    List<HubStatus> status = network.status();
+                    Map<NodeId, Set<NodeId>> links = network.links(status);
+                    if (!links.equals(lastLinks)) {
+                        lastLinks = links;
+                        linksUp = polled;
+                        converged = -1;
+                    }
+                    if (converged < 0 && network.converged(status)) {
+                        converged = polled;
+                    }
+                    if (converged >= 0 && polled - linksUp > STABLE.toNanos()) {
+                        break;
+                    }
+                    Thread.sleep(POLL_MILLIS);
+                }
+                if (converged < 0) {
+                    throw new IllegalStateException("round " + round + ": " + hubCount + " hubs did not converge within 120 s");
+                }
+                int linkCount = lastLinks.values().stream().mapToInt(Set::size).sum() / 2;
+                double afterLastLink = (converged - linksUp) / 1e6;
+                results.add(afterLastLink);
+                System.out.printf(Locale.ROOT,
+                        "convergence round %d/%d: %d hubs (%s to start with) started in %.0f ms; the last of %d links "
+                                + "came up %.0f ms later; shortest routes everywhere %.1f ms after it%n",
+                        round, rounds, hubCount, shape.name().toLowerCase(Locale.ROOT), (allStarted - started) / 1e6,
+                        linkCount, (linksUp - allStarted) / 1e6, afterLastLink);
+            }
+        }
+        double worst = results.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        verdicts.add(String.format(Locale.ROOT, "%d hubs converge <= 2 s after the last link comes up: worst of %d rounds %.1f ms -> %s",
+                hubCount, rounds, worst, worst <= 2000 ? "MET" : "NOT MET"));
+    }
+
+    private void withdrawal() throws Exception {
+        int size = Math.min(hubCount, 10);
+        List<Double> results = new ArrayList<>();
+        for (int round = 1; round <= rounds; round++) {
+            try (HubNetwork network = new HubNetwork(size, HubNetwork.Shape.LINE, Duration.ofMillis(keepaliveMillis), seed + round)) {
+                String victimName = "bench-victim-" + round;
+                NodeId victim = Hub.idForName(victimName);
+                Hub middle = network.hubs.get(size / 2);
+                try (ChildHub child = new ChildHub(victimName, keepaliveMillis, HubNetwork.TOKEN,
+                        List.of("127.0.0.1:" + middle.linkAddress().getPort()), "128m")) {
+                    long giveUp = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+                    while (network.hubsRoutingTo(network.status(), victim) < size) {
+                        if (System.nanoTime() > giveUp) {
+                            throw new IllegalStateException("the child hub never became reachable from every hub");
+                        }
+                        Thread.sleep(POLL_MILLIS);
+                    }
+                    child.freeze();
+                    long frozen = System.nanoTime();
+                    long withdrawn = -1;
+                    giveUp = frozen + Duration.ofSeconds(60).toNanos();
+                    while (withdrawn < 0 && System.nanoTime() < giveUp) {
+                        long polled = System.nanoTime();
+                        if (network.hubsRoutingTo(network.status(), victim) == 0) {
+                            withdrawn = polled;
+                        } else {
+                            Thread.sleep(POLL_MILLIS);
+                        }
+                    }
+                    if (withdrawn < 0) {
+                        throw new IllegalStateException("routes to the frozen hub were not withdrawn within 60 s");
+                    }
+                    double millis = (withdrawn - frozen) / 1e6;
+                    results.add(millis);
+                    System.out.printf(Locale.ROOT,
+                            "withdrawal round %d/%d: a hub that dialled hub %d of %d (and then linked to all) frozen with SIGSTOP; "
+                                    + "no hub routes to it %.0f ms later (%.2f keepalive intervals of %d ms)%n",
+                            round, rounds, size / 2, size, millis, millis / keepaliveMillis, keepaliveMillis);
+                }
+            }
+        }
+        double worst = results.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+        verdicts.add(String.format(Locale.ROOT, "dead hub's routes withdrawn <= 3 keepalive intervals (%d ms): worst of %d rounds "
+                + "%.0f ms = %.2f intervals -> %s", 3 * keepaliveMillis, rounds, worst, worst / keepaliveMillis,
+                worst <= 3 * keepaliveMillis ? "MET" : "NOT MET"));
+    }
+}

@@ -1,0 +1,47 @@
+package io.traverse.bench.hub;
+
+import io.traverse.hub.Hub;
+import io.traverse.hub.HubConfig;
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+
+/**
+ * A hub in a process of its own, driven through stdin by {@link ChildHub}: prints
+ * {@code PORT <port>} once listening; answers {@code HEAP} with the heap in use after a full GC and
+ * the JVM's thread count; closes the hub at {@code QUIT} or end of input. A separate process is
+ * what lets a scenario freeze a hub (SIGSTOP: silent, sockets open, as a hung machine) and measure
+ * one hub's heap alone.
+ *
+ * <p>Arguments: {@code name keepaliveMillis token [peer host:port ...]}.
+ */
+public final class StandaloneHub {
+    private StandaloneHub() {
+    }
+
+    public static void main(String[] args) throws IOException {
+        HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(args[0])
+                .keepaliveInterval(Duration.ofMillis(Long.parseLong(args[1]))).token(args[2]).ioThreads(1).maxNodes(20_000);
+        for (int i = 3; i < args.length; i++) {
+            config.peer(args[i]);
+        }
+        try (Hub hub = Hub.start(config.build())) {
+            System.out.println("PORT " + hub.linkAddress().getPort());
+            System.out.flush();
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            for (String line = in.readLine(); line != null && !line.equals("QUIT"); line = in.readLine()) {
+                if (line.equals("HEAP")) {
+                    System.gc();
+                    System.gc();
+                    long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+                    int threads = ManagementFactory.getThreadMXBean().getThreadCount();
+                    System.out.println("HEAP " + used + " THREADS " + threads + " NODES " + hub.status().nodes().size());
+                    System.out.flush();
+                }
+            }
+        }
+    }
+}
