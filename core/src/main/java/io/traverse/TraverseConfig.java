@@ -41,6 +41,9 @@ public final class TraverseConfig {
     private final int maxPendingHandshakes;
     private final int acceptBacklog;
     private final Duration cacheTtl;
+    private final boolean discovery;
+    private final Duration hubKeepalive;
+    private final Duration hubTimeout;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -58,6 +61,9 @@ public final class TraverseConfig {
         maxPendingHandshakes = b.maxPendingHandshakes;
         acceptBacklog = b.acceptBacklog;
         cacheTtl = b.cacheTtl;
+        discovery = b.discovery;
+        hubKeepalive = b.hubKeepalive;
+        hubTimeout = b.hubTimeout;
     }
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
@@ -146,6 +152,21 @@ public final class TraverseConfig {
         return cacheTtl;
     }
 
+    /** True if the node looks for hubs on its site network when none is configured. */
+    public boolean discovery() {
+        return discovery;
+    }
+
+    /** How often the node pings its hub. */
+    public Duration hubKeepalive() {
+        return hubKeepalive;
+    }
+
+    /** The limit for the hub link handshake, lookups, name binding and side-channel requests that give none. */
+    public Duration hubTimeout() {
+        return hubTimeout;
+    }
+
     @Override
     public String toString() {
         return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
@@ -153,7 +174,8 @@ public final class TraverseConfig {
                 + ", portRange=" + portRange + ", externals=" + externals + ", firewall=" + firewall
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
-                + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + "}";
+                + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery
+                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + "}";
     }
 
     /** Builds a configuration; every setter validates. */
@@ -176,6 +198,9 @@ public final class TraverseConfig {
         private int maxPendingHandshakes;
         private int acceptBacklog;
         private Duration cacheTtl;
+        private boolean discovery;
+        private Duration hubKeepalive;
+        private Duration hubTimeout;
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -207,6 +232,9 @@ public final class TraverseConfig {
                     case HANDSHAKE_PENDING -> maxPendingHandshakes = positive(v);
                     case ACCEPT_BACKLOG -> acceptBacklog = positive(v);
                     case CACHE_TTL -> cacheTtl = duration(v);
+                    case DISCOVERY -> discovery = bool(v);
+                    case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
+                    case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -305,6 +333,22 @@ public final class TraverseConfig {
 
         public Builder cacheTtl(Duration d) {
             cacheTtl = nonNegative(d);
+            return this;
+        }
+
+        /** Look for hubs on the site network when none is configured (default true). */
+        public Builder discovery(boolean on) {
+            discovery = on;
+            return this;
+        }
+
+        public Builder hubKeepalive(Duration d) {
+            hubKeepalive = positive(d);
+            return this;
+        }
+
+        public Builder hubTimeout(Duration d) {
+            hubTimeout = positive(d);
             return this;
         }
 
@@ -433,6 +477,14 @@ public final class TraverseConfig {
             } catch (ArithmeticException e) {
                 throw new IllegalArgumentException("duration " + d + " is too long (at most 2562047h)");
             }
+        }
+
+        private static boolean bool(String v) {
+            return switch (v.toLowerCase(Locale.ROOT)) {
+                case "true", "yes", "on" -> true;
+                case "false", "no", "off" -> false;
+                default -> throw new IllegalArgumentException("'" + v + "' is neither true nor false");
+            };
         }
 
         private static int positive(String v) {
