@@ -29,6 +29,19 @@ public final class NodeId implements Comparable<NodeId> {
     }
 
     /**
+     * The id written by 16 given bytes (26 base32 characters), e.g. a digest: hubs derive their id
+     * from their name this way so that a restarted hub keeps it.
+     *
+     * @throws IllegalArgumentException unless exactly 16 bytes are given
+     */
+    public static NodeId fromBytes(byte[] bytes) {
+        if (bytes.length != 16) {
+            throw new IllegalArgumentException("a node id is made of 16 bytes, not " + bytes.length);
+        }
+        return new NodeId(base32(bytes));
+    }
+
+    /**
      * A configured id. Letters are folded to lower case, as host names are.
      *
      * @throws IllegalArgumentException if the text is not a hostname-safe label of 1–40 characters

@@ -61,4 +61,16 @@ class NodeIdTest {
         assertThat(NodeId.of("abc").shortForm()).isEqualTo("abc");
         assertThat(NodeId.of("a").compareTo(NodeId.of("b"))).isNegative();
     }
+
+    @Test
+    void sixteenBytesMakeAStableBase32Id() {
+        byte[] bytes = new byte[16];
+        bytes[0] = (byte) 0xFF;
+        NodeId id = NodeId.fromBytes(bytes);
+        assertThat(id.toString()).hasSize(26).startsWith("74");
+        assertThat(NodeId.fromBytes(bytes.clone())).isEqualTo(id);
+        assertThat(NodeId.of(id.toString())).isEqualTo(id);
+        assertThatThrownBy(() -> NodeId.fromBytes(new byte[15]))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }

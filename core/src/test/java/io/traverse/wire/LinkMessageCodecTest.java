@@ -1,0 +1,167 @@
+package io.traverse.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.traverse.identity.NodeId;
+import io.traverse.identity.RandomIdentities;
+import io.traverse.protocol.ProtocolException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import org.junit.jupiter.api.Test;
+
+class LinkMessageCodecTest {
+    private static final int CASES = 3_000;
+
+    @Test
+    void everyMessageTypeRoundTrips() throws Exception {
+        Set<LinkMessageType> seen = EnumSet.noneOf(LinkMessageType.class);
+        for (int n = 0; n < CASES; n++) {
+            Random r = RandomIdentities.forCase(n);
+            for (LinkMessage message : RandomLinkMessages.oneOfEach(r)) {
+                byte[] frame = LinkMessageCodec.encodeToBytes(message);
+                assertThat(frame[0] & 0xff).isEqualTo(message.type().code());
+                assertThat(LinkMessageCodec.decode(frame)).as(RandomIdentities.describe(n)).isEqualTo(message);
+                seen.add(message.type());
+            }
+        }
+        assertThat(seen).containsExactlyInAnyOrder(LinkMessageType.values());
+    }
+
+    @Test
+    void messagesRoundTripThroughTheNettyPipelineAfterThePreamble() {
+        EmbeddedChannel sender = new EmbeddedChannel(LinkMessageEncoder.INSTANCE);
+        EmbeddedChannel receiver = new EmbeddedChannel();
+        LinkPipeline.installCodec(receiver.pipeline());
+        Random r = RandomIdentities.forCase(1);
+        List<LinkMessage> sent = new ArrayList<>();
+        ByteBuf wire = Unpooled.buffer();
+        LinkPreamble.current(LinkRole.NODE).encode(wire);
+        for (int i = 0; i < 50; i++) {
+            LinkMessage message = RandomLinkMessages.any(r);
+            if (LinkMessageCodec.encodedLength(message) > LinkLimits.MAX_FRAME_BEFORE_AUTH) {
+                continue;
+            }
+            sent.add(message);
+            sender.writeOutbound(message);
+            ByteBuf frame = sender.readOutbound();
+            wire.writeBytes(frame);
+            frame.release();
+        }
+        // Everything in one read, then one byte at a time: the frame decoder must not care.
+        receiver.writeInbound(wire.retainedSlice(0, wire.readableBytes() / 2));
+        for (int i = wire.readableBytes() / 2; i < wire.readableBytes(); i++) {
+            receiver.writeInbound(wire.retainedSlice(i, 1));
+        }
+        wire.release();
+        assertThat((Object) receiver.readInbound()).isEqualTo(LinkPreamble.current(LinkRole.NODE));
+        List<Object> received = new ArrayList<>();
+        for (Object m; (m = receiver.readInbound()) != null; ) {
+            received.add(m);
+        }
+        assertThat(received).isEqualTo(sent);
+        assertThat(receiver.pipeline().get(LinkPipeline.PREAMBLE)).as("preamble decoder removes itself").isNull();
+        assertThat(receiver.finishAndReleaseAll()).isFalse();
+        sender.finishAndReleaseAll();
+    }
+
+    @Test
+    void frameLimitRisesAfterAuthentication() {
+        EmbeddedChannel receiver = new EmbeddedChannel();
+        LinkPipeline.installCodec(receiver.pipeline());
+        receiver.writeInbound(preamble(LinkRole.HUB));
+        assertThat((Object) receiver.readInbound()).isInstanceOf(LinkPreamble.class);
+        LinkPipeline.authenticated(receiver.pipeline());
+        LinkMessage big = new LookupResult(7, ResultStatus.OK, List.of("x".repeat(8000), "y".repeat(8000)));
+        EmbeddedChannel sender = new EmbeddedChannel(LinkMessageEncoder.INSTANCE);
+        sender.writeOutbound(big);
+        receiver.writeInbound((ByteBuf) sender.readOutbound());
+        assertThat((Object) receiver.readInbound()).isEqualTo(big);
+        receiver.finishAndReleaseAll();
+        sender.finishAndReleaseAll();
+    }
+
+    @Test
+    void encoderRefusesFramesOverTheMaximum() {
+        EmbeddedChannel sender = new EmbeddedChannel(LinkMessageEncoder.INSTANCE);
+        List<String> entries = new ArrayList<>();
+        for (int i = 0; i < 200; i++) {
+            entries.add("z".repeat(LinkLimits.MAX_LOOKUP_ENTRY));
+        }
+        assertThatThrownBy(() -> sender.writeOutbound(new LookupResult(1, ResultStatus.OK, entries)))
+                .hasMessageContaining("exceeds the frame maximum");
+        assertThat((Object) sender.readOutbound()).isNull();
+        sender.finishAndReleaseAll();
+    }
+
+    @Test
+    void recordsRefuseFieldsTheWireCannotCarry() {
+        NodeId id = NodeId.of("node-1");
+        assertThatThrownBy(() -> new NodeHello(id, new byte[31], "tv1-node-1")).hasMessageContaining("client nonce must be 32");
+        assertThatThrownBy(() -> new NameBind(1, "bad name", 80)).hasMessageContaining("letters, digits");
+        assertThatThrownBy(() -> new NameBind(1, "ok", 0)).hasMessageContaining("virtual port 0");
+        assertThatThrownBy(() -> new SideMessage(1, id, id, 256, SideMessageKind.REQUEST, "", new byte[0]))
+                .hasMessageContaining("hops left");
+        assertThatThrownBy(() -> SideMessage.request(1, id, id, "s".repeat(65), new byte[0])).hasMessageContaining("service");
+        assertThatThrownBy(() -> SideMessage.request(1, id, id, "", new byte[LinkLimits.MAX_SIDE_PAYLOAD + 1]))
+                .hasMessageContaining("payload");
+        assertThatThrownBy(() -> new SideMessage(1, id, id, 3, SideMessageKind.ERROR, "", new byte[0]))
+                .hasMessageContaining("error code");
+        assertThatThrownBy(() -> new HubHello(id, new byte[32], "hub 1", List.of(), 1)).hasMessageContaining("hub name");
+        assertThatThrownBy(() -> new HubHello(id, new byte[32], "hub1", List.of("nohostport"), 1)).hasMessageContaining("host:port");
+        assertThatThrownBy(() -> new Welcome(new byte[32], InetSocketAddress.createUnresolved("x", 1), 1000))
+                .hasMessageContaining("IP address");
+    }
+
+    @Test
+    void longReasonsAreCutToFitNotRefused() {
+        Reject reject = Reject.of(RejectCode.PROTOCOL, "\u00e9".repeat(3000));
+        assertThat(FieldChecks.utf8Length(reject.reason())).isLessThanOrEqualTo(LinkLimits.MAX_REASON);
+        assertThat(reject.reason()).endsWith("...");
+        SideMessage error = SideMessage.request(9, NodeId.of("a"), NodeId.of("b"), "svc", new byte[0])
+                .error(SideMessageError.NO_ROUTE, "\ud83d\ude00".repeat(1000));
+        assertThat(error.errorCode()).isEqualTo(SideMessageError.NO_ROUTE);
+        assertThat(error.from()).isEqualTo(NodeId.of("b"));
+        assertThat(error.to()).isEqualTo(NodeId.of("a"));
+        assertThat(error.messageId()).isEqualTo(9);
+        assertThat(error.errorReason()).startsWith("\ud83d\ude00").endsWith("...");
+    }
+
+    @Test
+    void forwardingCountsHopsDown() {
+        SideMessage m = new SideMessage(1, NodeId.of("a"), NodeId.of("b"), 1, SideMessageKind.REQUEST, "s", new byte[0]);
+        assertThat(m.forwarded().hopsLeft()).isZero();
+        assertThatThrownBy(() -> m.forwarded().forwarded()).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void welcomeCarriesTheObservedEndpointExactly() throws Exception {
+        InetSocketAddress observed = new InetSocketAddress(InetAddress.getByName("fd00::7"), 40001);
+        Welcome welcome = new Welcome(new byte[32], observed, 2000);
+        Welcome decoded = (Welcome) LinkMessageCodec.decode(LinkMessageCodec.encodeToBytes(welcome));
+        assertThat(decoded.observedAddress()).isEqualTo(observed);
+        assertThat(decoded.keepaliveMillis()).isEqualTo(2000);
+    }
+
+    @Test
+    void idsMustBeCanonicalOnTheWire() {
+        byte[] frame = LinkMessageCodec.encodeToBytes(new Challenge(NodeId.of("abc"), new byte[32]));
+        frame[2] = 'A';
+        assertThatThrownBy(() -> LinkMessageCodec.decode(frame)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("canonical");
+    }
+
+    private static ByteBuf preamble(LinkRole role) {
+        ByteBuf buf = Unpooled.buffer();
+        LinkPreamble.current(role).encode(buf);
+        return buf;
+    }
+}
