@@ -298,9 +298,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 }
                 askedHub = true;
             }
-            StaggeredRace<Socket> race = plainConnector.prepare(inet, deadline, options);
-            cancellation.onCancel(race::cancel);
             try {
+                StaggeredRace<Socket> race = plainConnector.prepare(inet, deadline, options);
+                cancellation.onCancel(race::cancel);
                 return race.run();
             } catch (UnknownHostException e) {
                 if (askedHub) {

@@ -175,6 +175,35 @@ class HubLinkTest {
         assertThat(node.awaitHubLink(Duration.ofSeconds(1))).isFalse();
     }
 
+    @Test
+    void discoveryNeitherDelaysStartNorPlainHostNames() throws Exception {
+        try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            long start = System.nanoTime();
+            Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").build()); // discovery on, no hubs
+            toClose.add(node);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+            start = System.nanoTime();
+            try (java.net.Socket s = node.socketFactory().createSocket("localhost", plain.getLocalPort())) {
+                assertThat(s.isConnected()).isTrue();
+            }
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(1));
+        }
+    }
+
+    @Test
+    void hostNamesNoNodeHoldsGoToDnsAsBefore() throws Exception {
+        FakeHub hub = hub(new FakeHub(TOKEN));
+        Traverse node = node(TOKEN, hub.address());
+        assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+                java.net.Socket s = node.socketFactory().createSocket("localhost", plain.getLocalPort())) {
+            assertThat(s.getClass()).isEqualTo(java.net.Socket.class);
+        }
+        assertThatThrownBy(() -> node.socketFactory().createSocket("no-such-name.invalid", 80))
+                .isInstanceOf(java.net.UnknownHostException.class).hasMessageContaining("no-such-name.invalid")
+                .hasMessageContaining("no live node holds this name");
+    }
+
     private static void assertFailure(java.util.concurrent.CompletableFuture<byte[]> request, Failure failure, String text) {
         assertThatThrownBy(() -> request.get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(SideChannelException.class).hasMessageContaining(text)
