@@ -42,6 +42,7 @@ public final class TraverseConfig {
     private final int acceptBacklog;
     private final Duration cacheTtl;
     private final boolean discovery;
+    private final int discoveryPort;
     private final Duration hubKeepalive;
     private final Duration hubTimeout;
 
@@ -62,6 +63,7 @@ public final class TraverseConfig {
         acceptBacklog = b.acceptBacklog;
         cacheTtl = b.cacheTtl;
         discovery = b.discovery;
+        discoveryPort = b.discoveryPort;
         hubKeepalive = b.hubKeepalive;
         hubTimeout = b.hubTimeout;
     }
@@ -157,6 +159,11 @@ public final class TraverseConfig {
         return discovery;
     }
 
+    /** The UDP port hubs answer discovery probes on. */
+    public int discoveryPort() {
+        return discoveryPort;
+    }
+
     /** How often the node pings its hub. */
     public Duration hubKeepalive() {
         return hubKeepalive;
@@ -174,7 +181,7 @@ public final class TraverseConfig {
                 + ", portRange=" + portRange + ", externals=" + externals + ", firewall=" + firewall
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
-                + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery
+                + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery + ", discoveryPort=" + discoveryPort
                 + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + "}";
     }
 
@@ -199,6 +206,7 @@ public final class TraverseConfig {
         private int acceptBacklog;
         private Duration cacheTtl;
         private boolean discovery;
+        private int discoveryPort;
         private Duration hubKeepalive;
         private Duration hubTimeout;
 
@@ -233,6 +241,7 @@ public final class TraverseConfig {
                     case ACCEPT_BACKLOG -> acceptBacklog = positive(v);
                     case CACHE_TTL -> cacheTtl = duration(v);
                     case DISCOVERY -> discovery = bool(v);
+                    case DISCOVERY_PORT -> discoveryPort = port(v);
                     case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
                     case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
                     default -> throw new IllegalStateException("unhandled key " + key);
@@ -340,6 +349,10 @@ public final class TraverseConfig {
         public Builder discovery(boolean on) {
             discovery = on;
             return this;
+        }
+
+        public Builder discoveryPort(int udpPort) {
+            return set(ConfigKey.DISCOVERY_PORT, Integer.toString(udpPort), "code");
         }
 
         public Builder hubKeepalive(Duration d) {
@@ -477,6 +490,14 @@ public final class TraverseConfig {
             } catch (ArithmeticException e) {
                 throw new IllegalArgumentException("duration " + d + " is too long (at most 2562047h)");
             }
+        }
+
+        private static int port(String v) {
+            int n = positive(v);
+            if (n > 65535) {
+                throw new IllegalArgumentException(n + " is not a port (1-65535)");
+            }
+            return n;
         }
 
         private static boolean bool(String v) {

@@ -182,6 +182,9 @@ class TraverseConfigTest {
         assertThat(with(ConfigKey.DISCOVERY, "yes").discovery()).isTrue();
         assertRefused(ConfigKey.DISCOVERY, "maybe");
         assertRefused(ConfigKey.DISCOVERY, "");
+        assertThat(with(ConfigKey.DISCOVERY_PORT, "17001").discoveryPort()).isEqualTo(17001);
+        assertRefused(ConfigKey.DISCOVERY_PORT, "0");
+        assertRefused(ConfigKey.DISCOVERY_PORT, "65536");
     }
 
     @Test

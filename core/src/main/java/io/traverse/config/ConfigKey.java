@@ -30,6 +30,8 @@ public enum ConfigKey {
     CACHE_TTL("traverse.cache.ttl", "10m", "a duration such as 10m: how long the module that worked for a hub is remembered"),
     DISCOVERY("traverse.discovery", "true",
             "true or false: look for hubs on the site network (UDP multicast, then broadcast) when traverse.hubs is empty"),
+    DISCOVERY_PORT("traverse.discovery.port", "17000",
+            "a UDP port from 1 to 65535: where hubs answer discovery probes (multicast group 239.255.84.86)"),
     HUB_KEEPALIVE("traverse.hub.keepalive", "2s",
             "a duration such as 2s: how often the node pings its hub; the link is dead after 3 intervals without a frame"),
     HUB_TIMEOUT("traverse.hub.timeout", "10s",

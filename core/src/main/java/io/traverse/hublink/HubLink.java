@@ -146,7 +146,7 @@ public final class HubLink implements Closeable {
             return;
         }
         setStatus(State.DISCOVERING, null, status.lastFailure());
-        CompletableFuture<List<DiscoveredHub>> search = HubFinder.defaults().findInBackground();
+        CompletableFuture<List<DiscoveredHub>> search = HubFinder.builder().port(config.discoveryPort()).build().findInBackground();
         discovery = search;
         search.whenComplete((hubs, failure) -> loop.execute(() -> discovered(hubs, failure)));
     }
@@ -164,6 +164,13 @@ public final class HubLink implements Closeable {
             return;
         }
         String why = failure != null ? "hub discovery failed: " + failure.getMessage() : "no hub answered discovery";
+        candidates.setDiscovered(List.of());
+        if (!candidates.isEmpty()) {
+            // Hubs learned from the network earlier may still be there.
+            log.debug("{}; trying the hubs learned from the network", why);
+            startRound();
+            return;
+        }
         log.debug("{}; looking again in {} s", why, REDISCOVERY.toSeconds());
         noHub(why);
         loop.schedule(this::discover, jitter(REDISCOVERY), TimeUnit.NANOSECONDS);
@@ -302,7 +309,9 @@ public final class HubLink implements Closeable {
             } else {
                 log.info("No hub link: {}; retrying in {} ms", all, delay.toMillis());
             }
-            loop.schedule(this::startRound, delay.toNanos(), TimeUnit.NANOSECONDS);
+            // Without configured hubs, the hubs of the site may have changed: look again.
+            loop.schedule(config.hubs().isEmpty() && config.discovery() ? this::discover : this::startRound, delay.toNanos(),
+                    TimeUnit.NANOSECONDS);
         }
     }
 
