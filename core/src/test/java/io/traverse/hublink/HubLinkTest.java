@@ -176,6 +176,36 @@ class HubLinkTest {
     }
 
     @Test
+    void withNoHubConfiguredDiscoveryFindsOne() throws Exception {
+        FakeHub hub = hub(new FakeHub(TOKEN));
+        java.net.DatagramSocket responder = new java.net.DatagramSocket(new InetSocketAddress("127.0.0.1", 0));
+        toClose.add(responder);
+        Thread answering = new Thread(() -> {
+            byte[] buf = new byte[100];
+            while (!responder.isClosed()) {
+                try {
+                    java.net.DatagramPacket p = new java.net.DatagramPacket(buf, buf.length);
+                    responder.receive(p);
+                    var probe = io.traverse.discovery.DiscoveryDatagram.decodeProbe(p.getData(), p.getLength());
+                    byte[] answer = io.traverse.discovery.DiscoveryDatagram.encode(new io.traverse.discovery.DiscoveryDatagram.Answer(
+                            probe.nonce(), "fake-hub", List.of(new InetSocketAddress("0.0.0.0", hub.address().getPort()))));
+                    responder.send(new java.net.DatagramPacket(answer, answer.length, p.getSocketAddress()));
+                } catch (Exception e) {
+                    // closed, or not a probe
+                }
+            }
+        });
+        answering.setDaemon(true);
+        answering.start();
+        Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").token(TOKEN)
+                .discoveryPort(responder.getLocalPort()).build());
+        toClose.add(node);
+        assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        assertThat(node.hubLinkStatus().hubId()).isEqualTo(hub.id);
+        assertThat(node.hubLinkStatus().hubAddress()).isEqualTo(hub.address());
+    }
+
+    @Test
     void discoveryNeitherDelaysStartNorPlainHostNames() throws Exception {
         try (java.net.ServerSocket plain = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
             long start = System.nanoTime();
