@@ -14,6 +14,7 @@ import io.traverse.SideChannelException.Failure;
 import io.traverse.TraverseConfig;
 import io.traverse.discovery.DiscoveredHub;
 import io.traverse.discovery.HubFinder;
+import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.wire.LinkAddress;
@@ -606,12 +607,14 @@ public final class HubLink implements Closeable {
         return "HubLink[" + nodeId + ": " + status + "]";
     }
 
-    /** Parses {@code host:port} link address texts, skipping what does not parse. */
+    /** Parses {@code host:port} link address texts (IP literals resolved, names not), skipping what does not parse. */
     static List<InetSocketAddress> linkAddresses(List<String> texts) {
         List<InetSocketAddress> out = new ArrayList<>();
         for (String t : texts) {
             try {
-                out.add(LinkAddress.parse(t.trim(), LinkAddress.DEFAULT_PORT));
+                InetSocketAddress a = LinkAddress.parse(t.trim(), LinkAddress.DEFAULT_PORT);
+                // IP literals need no DNS: keep them resolved, so they compare equal to configured ones.
+                out.add(IpLiterals.isLiteral(a.getHostString()) ? new InetSocketAddress(IpLiterals.parse(a.getHostString()), a.getPort()) : a);
             } catch (IllegalArgumentException e) {
                 log.debug("Skipping link address '{}': {}", t, e.getMessage());
             }

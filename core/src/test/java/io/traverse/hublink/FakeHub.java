@@ -46,6 +46,8 @@ final class FakeHub implements AutoCloseable {
     final Map<NodeId, Channel> nodes = new ConcurrentHashMap<>();
     final Map<NodeId, String> identities = new ConcurrentHashMap<>();
     final Map<String, Object[]> names = new ConcurrentHashMap<>();
+    /** Answers to LOOKUPs other than NAME (default for HUBS: this hub). */
+    final Map<LookupKind, List<String>> listings = new ConcurrentHashMap<>();
     private final LinkAuthentication authentication;
     private final boolean proveWrongly;
     private final int keepaliveMillis;
@@ -150,8 +152,11 @@ final class FakeHub implements AutoCloseable {
                 ch.writeAndFlush(held == null ? new LookupResult(l.requestId(), ResultStatus.NOT_FOUND, List.of())
                         : new LookupResult(l.requestId(), ResultStatus.OK, List.of(identities.get((NodeId) held[0]) + ":" + held[1])));
             } else if (msg instanceof Lookup l) {
-                ch.writeAndFlush(new LookupResult(l.requestId(), ResultStatus.OK,
-                        List.of(id + " fake " + address().getAddress().getHostAddress() + ":" + address().getPort())));
+                List<String> entries = listings.getOrDefault(l.kind(), l.kind() == LookupKind.HUBS
+                        ? List.of(id + " fake hub 0 " + address().getAddress().getHostAddress() + ":" + address().getPort())
+                        : List.of());
+                ch.writeAndFlush(new LookupResult(l.requestId(), entries.isEmpty() && l.kind() == LookupKind.NODE
+                        ? ResultStatus.NOT_FOUND : ResultStatus.OK, entries));
             } else if (msg instanceof SideMessage m) {
                 Channel target = nodes.get(m.to());
                 if (target != null) {

@@ -125,6 +125,34 @@ class HubLinkTest {
     }
 
     @Test
+    void directoryListingsAreTypedAndBadEntriesSkipped() throws Exception {
+        FakeHub hub = hub(new FakeHub(TOKEN));
+        NodeId h1 = NodeId.of("hub-one");
+        NodeId h2 = NodeId.of("hub-two");
+        NodeId n1 = NodeId.of("node-one");
+        hub.listings.put(io.traverse.wire.LookupKind.HUBS, List.of("hub-one site a:17000 0 198.18.0.1:17000,[fd00::1]:17000",
+                "hub-two b:17000 1 -", "garbage"));
+        hub.listings.put(io.traverse.wire.LookupKind.LINKS, List.of("hub-one hub-two"));
+        hub.listings.put(io.traverse.wire.LookupKind.NODES, List.of("node-one hub-one tv1-node-one.a10-0-0-1p5000"));
+        hub.listings.put(io.traverse.wire.LookupKind.NAMES, List.of("db-main node-one 5432 hub-one"));
+        hub.listings.put(io.traverse.wire.LookupKind.NODE, List.of("hub-one", "198.18.0.1:17000"));
+        Traverse node = node(TOKEN, hub.address());
+        var d = node.hubDirectory();
+        assertThat(d.hubs().get(5, TimeUnit.SECONDS)).containsExactly(
+                new io.traverse.HubDirectory.Hub(h1, "site a:17000", 0,
+                        List.of(new InetSocketAddress("198.18.0.1", 17000), new InetSocketAddress("fd00::1", 17000))),
+                new io.traverse.HubDirectory.Hub(h2, "b:17000", 1, List.of()));
+        assertThat(d.links().get(5, TimeUnit.SECONDS)).containsExactly(new io.traverse.HubDirectory.Link(h1, h2));
+        assertThat(d.nodes().get(5, TimeUnit.SECONDS)).singleElement()
+                .matches(n -> n.id().equals(n1) && n.hub().equals(h1) && n.identity().addresses().size() == 1);
+        assertThat(d.names().get(5, TimeUnit.SECONDS)).containsExactly(new io.traverse.HubDirectory.Name("db-main", n1, 5432, h1));
+        assertThat(d.locateNode(n1).get(5, TimeUnit.SECONDS)).contains(
+                new io.traverse.HubDirectory.NodeLocation(h1, List.of(new InetSocketAddress("198.18.0.1", 17000))));
+        hub.listings.put(io.traverse.wire.LookupKind.NODE, List.of());
+        assertThat(d.locateNode(n1).get(5, TimeUnit.SECONDS)).isEmpty();
+    }
+
+    @Test
     void aClosedServerSocketReleasesItsName() throws Exception {
         FakeHub hub = hub(new FakeHub(TOKEN));
         Traverse a = node(TOKEN, hub.address());
