@@ -280,7 +280,9 @@ public final class HubLink implements Closeable {
                         + f.cause().getMessage(), f.cause()));
             }
         });
-        handshake.whenComplete((outcome, failure) -> loop.execute(() -> {
+        // Completed on the channel's loop (ours): run inline, so that the session handler is in
+        // the pipeline before the frames that follow WELCOME in the same read are passed on.
+        handshake.whenComplete((outcome, failure) -> onLoop(() -> {
             if (failure != null) {
                 channel.close();
                 attemptFailed(r, hub, failure.getMessage());
@@ -544,6 +546,14 @@ public final class HubLink implements Closeable {
     private void setStatus(State state, LinkSession s, String lastFailure) {
         status = new HubLinkStatus(state, null, s == null ? null : s.hubId(), s == null ? null : s.hubAddress(),
                 s == null ? null : s.observedAddress(), Instant.now(), lastFailure);
+    }
+
+    private void onLoop(Runnable task) {
+        if (loop.inEventLoop()) {
+            task.run();
+        } else {
+            loop.execute(task);
+        }
     }
 
     private static long jitter(Duration d) {
