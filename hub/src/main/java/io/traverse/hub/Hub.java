@@ -1,0 +1,258 @@
+package io.traverse.hub;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.util.concurrent.DefaultEventExecutor;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.traverse.hub.gossip.StateNumber;
+import io.traverse.hub.link.HubDialer;
+import io.traverse.hub.link.LinkListener;
+import io.traverse.hub.link.LinkSettings;
+import io.traverse.hub.link.NettyTransport;
+import io.traverse.hub.link.PeerDialing;
+import io.traverse.identity.AddressClass;
+import io.traverse.identity.LocalInterfaces;
+import io.traverse.identity.NodeId;
+import io.traverse.wire.LinkAddress;
+import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkLimits;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketException;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A running hub: the super node of a site (paper §3.3.1–3.3.2). It accepts links from nodes and
+ * hubs on one TCP port, dials its configured peers and every hub it learns of, gossips its
+ * description, routes side messages and keeps the name registry.
+ *
+ * <pre>{@code
+ * try (Hub hub = Hub.start(HubConfig.builder().port(17000).token(secret).peer("hub2.example.org").build())) {
+ *     ...
+ * }
+ * }</pre>
+ *
+ * Threads: a few Netty I/O event loops (epoll when available) shared by all links, one state
+ * loop that owns every decision, and one resolver thread for peers given by host name.
+ */
+public final class Hub implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Hub.class);
+    private static final long DIAL_TICK_MILLIS = 100;
+
+    private final HubConfig config;
+    private final NodeId id;
+    private final String name;
+    private final List<String> advertised;
+    private final InetSocketAddress linkAddress;
+    private final EventLoopGroup ioLoops;
+    private final EventExecutor stateLoop;
+    private final ThreadPoolExecutor resolver;
+    private final LinkListener listener;
+    private final HubCore core;
+    private final List<ScheduledFuture<?>> timers = new ArrayList<>();
+    private volatile boolean closed;
+
+    private Hub(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor resolver,
+            LinkListener listener) throws IOException {
+        this.config = config;
+        this.ioLoops = ioLoops;
+        this.stateLoop = stateLoop;
+        this.resolver = resolver;
+        this.listener = listener;
+        this.linkAddress = listener.localAddress();
+        this.name = config.name().orElseGet(() -> defaultName(linkAddress.getPort()));
+        this.id = idForName(name);
+        this.advertised = advertisedAddresses(config, linkAddress);
+        StateNumber state = new StateNumber(System.currentTimeMillis());
+        LinkAuthentication authentication = new LinkAuthentication(config.token());
+        if (authentication.hasEmptyToken()) {
+            log.warn("Hub {} runs without a network token: any node or hub can join (set --token or TRAVERSE_TOKEN)", name);
+        }
+        LinkSettings settings = new LinkSettings(id, name, advertised, state::current, authentication, config.handshakeTimeout(),
+                config.keepaliveInterval(), config.maxQueuedMessagesPerLink());
+        this.core = new HubCore(config, id, name, advertised, state, stateLoop);
+        HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, resolver);
+        PeerDialing dialing = new PeerDialing(dialer, stateLoop, config.redialMin(), config.redialMax(), peer -> core.hubLink(peer) != null);
+        config.peers().forEach(dialing::addConfiguredPeer);
+        core.dialing(dialing);
+        timers.add(stateLoop.scheduleAtFixedRate(core::dialTick, 0, DIAL_TICK_MILLIS, TimeUnit.MILLISECONDS));
+        long refresh = config.gossipRefreshInterval().toMillis();
+        timers.add(stateLoop.scheduleAtFixedRate(core::refresh, refresh, refresh, TimeUnit.MILLISECONDS));
+        long sweep = Math.max(50, Math.min(1000, config.hubExpiry().toMillis() / 4));
+        timers.add(stateLoop.scheduleAtFixedRate(core::expire, sweep, sweep, TimeUnit.MILLISECONDS));
+        listener.startAccepting(settings, core, stateLoop);
+        log.info("Hub {} (id {}) listening on {} ({}), advertised {}, peers {}", name, id, linkAddress, transport,
+                advertised.isEmpty() ? "none: dials out only" : advertised, config.peers());
+    }
+
+    /**
+     * Binds the link port and starts the hub.
+     *
+     * @throws IOException if the port cannot be bound or the bind address is unknown
+     */
+    public static Hub start(HubConfig config) throws IOException {
+        NettyTransport transport = NettyTransport.best();
+        EventLoopGroup ioLoops = transport.newEventLoopGroup(config.ioThreads(), "traverse-hub-io");
+        EventExecutor stateLoop = new DefaultEventExecutor(new DefaultThreadFactory("traverse-hub-state", true));
+        ThreadPoolExecutor resolver = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
+                new DefaultThreadFactory("traverse-hub-resolver", true), new ThreadPoolExecutor.AbortPolicy());
+        resolver.allowCoreThreadTimeOut(true);
+        try {
+            InetAddress bind = InetAddress.getByName(config.bindAddress());
+            LinkListener listener = LinkListener.bind(transport, ioLoops, new InetSocketAddress(bind, config.port()));
+            try {
+                return new Hub(config, transport, ioLoops, stateLoop, resolver, listener);
+            } catch (IOException | RuntimeException e) {
+                listener.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            shutdown(ioLoops, stateLoop, resolver);
+            throw e instanceof IOException io ? io : new IOException("hub could not start: " + e.getMessage(), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            shutdown(ioLoops, stateLoop, resolver);
+            throw new IOException("interrupted while binding", e);
+        }
+    }
+
+    /**
+     * The hub id for a name: the first 16 bytes of SHA-256("traverse-hub:" + name), so a hub
+     * restarted under the same name keeps its id.
+     */
+    public static NodeId idForName(String hubName) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(("traverse-hub:" + hubName).getBytes(StandardCharsets.UTF_8));
+            return NodeId.fromBytes(Arrays.copyOf(digest, 16));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
+        }
+    }
+
+    private static String defaultName(int port) {
+        String host = System.getenv("HOSTNAME");
+        if (host == null || host.isBlank()) {
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (IOException e) {
+                host = "hub";
+            }
+        }
+        String clean = host.replaceAll("[^A-Za-z0-9._-]", "-");
+        String name = clean + ":" + port;
+        return name.length() > LinkLimits.MAX_HUB_NAME ? name.substring(name.length() - LinkLimits.MAX_HUB_NAME) : name;
+    }
+
+    private static List<String> advertisedAddresses(HubConfig config, InetSocketAddress bound) throws SocketException {
+        if (config.advertisedAddresses().isPresent()) {
+            return config.advertisedAddresses().get();
+        }
+        List<InetAddress> addresses = LocalInterfaces.forBindAddress(bound.getAddress(), LocalInterfaces.scan()).advertisable();
+        List<InetAddress> chosen = new ArrayList<>();
+        for (InetAddress a : addresses) {
+            if (!(bound.getAddress().isAnyLocalAddress() && AddressClass.of(a) == AddressClass.LOOPBACK)) {
+                chosen.add(a);
+            }
+        }
+        if (chosen.isEmpty()) {
+            chosen = addresses;
+        }
+        List<String> out = new ArrayList<>();
+        for (InetAddress a : chosen) {
+            if (out.size() < LinkLimits.MAX_LINK_ADDRESSES) {
+                out.add(LinkAddress.format(new InetSocketAddress(a, bound.getPort())));
+            }
+        }
+        return out;
+    }
+
+    public NodeId id() {
+        return id;
+    }
+
+    public String name() {
+        return name;
+    }
+
+    /** The address and port the hub listens on (the real port when configured with 0). */
+    public InetSocketAddress linkAddress() {
+        return linkAddress;
+    }
+
+    /** The addresses this hub tells other hubs to dial it at (empty for a hub that only dials out). */
+    public List<String> advertisedAddresses() {
+        return advertised;
+    }
+
+    public HubConfig config() {
+        return config;
+    }
+
+    /**
+     * A snapshot of the hub's state, taken on its state loop. Waits at most 5 seconds; do not
+     * call from a Netty event loop.
+     *
+     * @throws IllegalStateException if the hub is closed or does not answer in time
+     */
+    public HubStatus status() {
+        if (closed) {
+            throw new IllegalStateException("hub " + name + " is closed");
+        }
+        if (stateLoop.inEventLoop()) {
+            throw new IllegalStateException("status() would wait on its own loop");
+        }
+        try {
+            return stateLoop.submit(core::status).get(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IllegalStateException("hub " + name + " did not report its status", e);
+        }
+    }
+
+    /** Tells every peer the hub is shutting down, closes all links and stops the threads. Idempotent. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        log.info("Hub {} shutting down", name);
+        timers.forEach(t -> t.cancel(false));
+        try {
+            stateLoop.submit(core::shutdown).await(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        listener.close();
+        shutdown(ioLoops, stateLoop, resolver);
+        log.info("Hub {} stopped", name);
+    }
+
+    private static void shutdown(EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor resolver) {
+        // A short quiet period lets the REJECT SHUTTING_DOWN frames go out before the sockets close.
+        ioLoops.shutdownGracefully(50, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
+        stateLoop.shutdownGracefully(0, 1000, TimeUnit.MILLISECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
+        resolver.shutdownNow();
+    }
+
+    @Override
+    public String toString() {
+        return "Hub[" + name + ", " + id + ", " + linkAddress + "]";
+    }
+}

@@ -1,0 +1,364 @@
+package io.traverse.hub;
+
+import io.traverse.wire.LinkAddress;
+import io.traverse.wire.LinkLimits;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * Everything a hub is configured with, read once and validated here. Build with
+ * {@link #builder()}; every setting has a documented default (docs/operations.md).
+ */
+public final class HubConfig {
+    /** Default hub link port. */
+    public static final int DEFAULT_PORT = LinkAddress.DEFAULT_PORT;
+    /** Default HTTP port (metrics and status); negative disables, 0 picks a free port. */
+    public static final int DEFAULT_HTTP_PORT = 17080;
+
+    private final String bindAddress;
+    private final int port;
+    private final String name;
+    private final List<String> peers;
+    private final List<String> advertisedAddresses;
+    private final String token;
+    private final int httpPort;
+    private final Duration keepaliveInterval;
+    private final Duration handshakeTimeout;
+    private final Duration gossipRefreshInterval;
+    private final Duration hubExpiry;
+    private final Duration redialMin;
+    private final Duration redialMax;
+    private final Duration sideRequestTimeout;
+    private final int maxNodes;
+    private final int maxNamesPerNode;
+    private final int maxPendingRequestsPerNode;
+    private final int maxHubLinks;
+    private final int maxQueuedMessagesPerLink;
+    private final int ioThreads;
+
+    private HubConfig(Builder b) {
+        this.bindAddress = b.bindAddress;
+        this.port = b.port;
+        this.name = b.name;
+        this.peers = List.copyOf(b.peers);
+        this.advertisedAddresses = b.advertisedAddresses == null ? null : List.copyOf(b.advertisedAddresses);
+        this.token = b.token;
+        this.httpPort = b.httpPort;
+        this.keepaliveInterval = b.keepaliveInterval;
+        this.handshakeTimeout = b.handshakeTimeout;
+        this.gossipRefreshInterval = b.gossipRefreshInterval;
+        this.hubExpiry = b.hubExpiry;
+        this.redialMin = b.redialMin;
+        this.redialMax = b.redialMax;
+        this.sideRequestTimeout = b.sideRequestTimeout;
+        this.maxNodes = b.maxNodes;
+        this.maxNamesPerNode = b.maxNamesPerNode;
+        this.maxPendingRequestsPerNode = b.maxPendingRequestsPerNode;
+        this.maxHubLinks = b.maxHubLinks;
+        this.maxQueuedMessagesPerLink = b.maxQueuedMessagesPerLink;
+        this.ioThreads = b.ioThreads;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Address to listen on; default {@code 0.0.0.0} (every interface). */
+    public String bindAddress() {
+        return bindAddress;
+    }
+
+    /** Hub link port; default 17000, 0 picks a free one. */
+    public int port() {
+        return port;
+    }
+
+    /** The hub's name, from which its id derives; empty means {@code <hostname>:<port>}. */
+    public Optional<String> name() {
+        return Optional.ofNullable(name);
+    }
+
+    /** Hubs to dial ({@code host:port}, port defaulting to 17000). */
+    public List<String> peers() {
+        return peers;
+    }
+
+    /**
+     * Addresses other hubs may dial this one at. Empty: nobody dials this hub (it only dials
+     * out). Absent: every advertisable interface address of the bind address, with the port.
+     */
+    public Optional<List<String>> advertisedAddresses() {
+        return Optional.ofNullable(advertisedAddresses);
+    }
+
+    /** The network token; empty means no authentication (a warning is logged). */
+    public String token() {
+        return token;
+    }
+
+    /** HTTP port for metrics and status; default 17080, negative disables, 0 picks a free port. */
+    public int httpPort() {
+        return httpPort;
+    }
+
+    public Duration keepaliveInterval() {
+        return keepaliveInterval;
+    }
+
+    public Duration handshakeTimeout() {
+        return handshakeTimeout;
+    }
+
+    public Duration gossipRefreshInterval() {
+        return gossipRefreshInterval;
+    }
+
+    public Duration hubExpiry() {
+        return hubExpiry;
+    }
+
+    public Duration redialMin() {
+        return redialMin;
+    }
+
+    public Duration redialMax() {
+        return redialMax;
+    }
+
+    public Duration sideRequestTimeout() {
+        return sideRequestTimeout;
+    }
+
+    public int maxNodes() {
+        return maxNodes;
+    }
+
+    public int maxNamesPerNode() {
+        return maxNamesPerNode;
+    }
+
+    public int maxPendingRequestsPerNode() {
+        return maxPendingRequestsPerNode;
+    }
+
+    public int maxHubLinks() {
+        return maxHubLinks;
+    }
+
+    public int maxQueuedMessagesPerLink() {
+        return maxQueuedMessagesPerLink;
+    }
+
+    public int ioThreads() {
+        return ioThreads;
+    }
+
+    @Override
+    public String toString() {
+        return "HubConfig[bind " + bindAddress + ":" + port + ", name " + (name == null ? "(default)" : name) + ", peers " + peers
+                + ", advertised " + (advertisedAddresses == null ? "(interfaces)" : advertisedAddresses) + ", token "
+                + (token.isEmpty() ? "(none)" : "(set)") + ", http " + httpPort + ", keepalive " + keepaliveInterval.toMillis() + " ms]";
+    }
+
+    static final java.util.regex.Pattern HUB_NAME = java.util.regex.Pattern.compile(
+            "[A-Za-z0-9._:\\[\\]-]{1," + LinkLimits.MAX_HUB_NAME + "}");
+
+    /** Builder with the defaults; {@link #build()} validates. */
+    public static final class Builder {
+        private String bindAddress = "0.0.0.0";
+        private int port = DEFAULT_PORT;
+        private String name;
+        private final List<String> peers = new ArrayList<>();
+        private List<String> advertisedAddresses;
+        private String token = "";
+        private int httpPort = DEFAULT_HTTP_PORT;
+        private Duration keepaliveInterval = Duration.ofSeconds(2);
+        private Duration handshakeTimeout = Duration.ofSeconds(10);
+        private Duration gossipRefreshInterval = Duration.ofSeconds(10);
+        private Duration hubExpiry = Duration.ofSeconds(30);
+        private Duration redialMin = Duration.ofMillis(500);
+        private Duration redialMax = Duration.ofSeconds(30);
+        private Duration sideRequestTimeout = Duration.ofSeconds(30);
+        private int maxNodes = 10_000;
+        private int maxNamesPerNode = 64;
+        private int maxPendingRequestsPerNode = 256;
+        private int maxHubLinks = 256;
+        private int maxQueuedMessagesPerLink = 1024;
+        private int ioThreads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+
+        private Builder() {
+        }
+
+        public Builder bindAddress(String address) {
+            this.bindAddress = Objects.requireNonNull(address, "bind address");
+            return this;
+        }
+
+        public Builder port(int port) {
+            this.port = port;
+            return this;
+        }
+
+        public Builder name(String name) {
+            this.name = name;
+            return this;
+        }
+
+        public Builder peer(String hostPort) {
+            this.peers.add(Objects.requireNonNull(hostPort, "peer"));
+            return this;
+        }
+
+        public Builder peers(List<String> hostPorts) {
+            hostPorts.forEach(this::peer);
+            return this;
+        }
+
+        /** Empty list: a hub that only dials out. Null: derive from the interfaces (default). */
+        public Builder advertisedAddresses(List<String> addresses) {
+            this.advertisedAddresses = addresses == null ? null : new ArrayList<>(addresses);
+            return this;
+        }
+
+        public Builder token(String token) {
+            this.token = Objects.requireNonNull(token, "token");
+            return this;
+        }
+
+        public Builder httpPort(int httpPort) {
+            this.httpPort = httpPort;
+            return this;
+        }
+
+        public Builder keepaliveInterval(Duration interval) {
+            this.keepaliveInterval = interval;
+            return this;
+        }
+
+        public Builder handshakeTimeout(Duration timeout) {
+            this.handshakeTimeout = timeout;
+            return this;
+        }
+
+        public Builder gossipRefreshInterval(Duration interval) {
+            this.gossipRefreshInterval = interval;
+            return this;
+        }
+
+        public Builder hubExpiry(Duration expiry) {
+            this.hubExpiry = expiry;
+            return this;
+        }
+
+        public Builder redial(Duration min, Duration max) {
+            this.redialMin = min;
+            this.redialMax = max;
+            return this;
+        }
+
+        public Builder sideRequestTimeout(Duration timeout) {
+            this.sideRequestTimeout = timeout;
+            return this;
+        }
+
+        public Builder maxNodes(int max) {
+            this.maxNodes = max;
+            return this;
+        }
+
+        public Builder maxNamesPerNode(int max) {
+            this.maxNamesPerNode = max;
+            return this;
+        }
+
+        public Builder maxPendingRequestsPerNode(int max) {
+            this.maxPendingRequestsPerNode = max;
+            return this;
+        }
+
+        public Builder maxHubLinks(int max) {
+            this.maxHubLinks = max;
+            return this;
+        }
+
+        public Builder maxQueuedMessagesPerLink(int max) {
+            this.maxQueuedMessagesPerLink = max;
+            return this;
+        }
+
+        public Builder ioThreads(int threads) {
+            this.ioThreads = threads;
+            return this;
+        }
+
+        /** @throws IllegalArgumentException naming the first setting that is wrong and why */
+        public HubConfig build() {
+            if (bindAddress.isBlank()) {
+                throw new IllegalArgumentException("bind address is empty");
+            }
+            range("port", port, 0, 65535);
+            range("HTTP port", httpPort, Integer.MIN_VALUE, 65535);
+            if (name != null) {
+                if (!HUB_NAME.matcher(name).matches()) {
+                    throw new IllegalArgumentException("hub name '" + name + "' must be 1-" + LinkLimits.MAX_HUB_NAME
+                            + " letters, digits or . _ : [ ] -");
+                }
+            }
+            for (String peer : peers) {
+                try {
+                    LinkAddress.parse(peer, DEFAULT_PORT);
+                } catch (IllegalArgumentException e) {
+                    throw new IllegalArgumentException("peer: " + e.getMessage());
+                }
+            }
+            if (advertisedAddresses != null) {
+                if (advertisedAddresses.size() > LinkLimits.MAX_LINK_ADDRESSES) {
+                    throw new IllegalArgumentException("at most " + LinkLimits.MAX_LINK_ADDRESSES + " advertised addresses");
+                }
+                for (String address : advertisedAddresses) {
+                    LinkAddress.parse(address);
+                }
+            }
+            positive("keepalive interval", keepaliveInterval);
+            if (keepaliveInterval.toMillis() < LinkLimits.MIN_KEEPALIVE_MILLIS
+                    || keepaliveInterval.toMillis() > LinkLimits.MAX_KEEPALIVE_MILLIS) {
+                throw new IllegalArgumentException("keepalive interval must be " + LinkLimits.MIN_KEEPALIVE_MILLIS + " ms to "
+                        + LinkLimits.MAX_KEEPALIVE_MILLIS + " ms");
+            }
+            positive("handshake timeout", handshakeTimeout);
+            positive("gossip refresh interval", gossipRefreshInterval);
+            positive("hub expiry", hubExpiry);
+            if (hubExpiry.compareTo(gossipRefreshInterval.multipliedBy(2)) < 0) {
+                throw new IllegalArgumentException("hub expiry (" + hubExpiry.toMillis() + " ms) must be at least twice the gossip refresh interval ("
+                        + gossipRefreshInterval.toMillis() + " ms), or live hubs expire");
+            }
+            positive("minimum redial delay", redialMin);
+            if (redialMax.compareTo(redialMin) < 0) {
+                throw new IllegalArgumentException("maximum redial delay is below the minimum");
+            }
+            positive("side request timeout", sideRequestTimeout);
+            range("max nodes", maxNodes, 1, 1_000_000);
+            range("max names per node", maxNamesPerNode, 0, 65_535);
+            range("max pending requests per node", maxPendingRequestsPerNode, 1, 1_000_000);
+            range("max hub links", maxHubLinks, 1, 65_535);
+            range("max queued messages per link", maxQueuedMessagesPerLink, 2, 1_000_000);
+            range("I/O threads", ioThreads, 1, 1024);
+            return new HubConfig(this);
+        }
+
+        private static void range(String what, int value, int min, int max) {
+            if (value < min || value > max) {
+                throw new IllegalArgumentException(what + " " + value + " is not in " + min + "-" + max);
+            }
+        }
+
+        private static void positive(String what, Duration d) {
+            if (d == null || d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive");
+            }
+        }
+    }
+}

@@ -1,0 +1,533 @@
+package io.traverse.hub;
+
+import io.netty.util.concurrent.EventExecutor;
+import io.traverse.hub.gossip.HubDirectory;
+import io.traverse.hub.gossip.StateNumber;
+import io.traverse.hub.link.Link;
+import io.traverse.hub.link.LinkEvents;
+import io.traverse.hub.link.LinkKind;
+import io.traverse.hub.link.PeerDialing;
+import io.traverse.hub.lookup.LookupAnswers;
+import io.traverse.hub.lookup.NetworkView;
+import io.traverse.hub.registry.ConnectedNode;
+import io.traverse.hub.registry.NameRules;
+import io.traverse.hub.registry.NetworkIndex;
+import io.traverse.hub.registry.NodeRegistry;
+import io.traverse.hub.routing.HubGraph;
+import io.traverse.hub.routing.HubRoutingTable;
+import io.traverse.hub.sidechannel.SideChannelNetwork;
+import io.traverse.hub.sidechannel.SideChannelRouter;
+import io.traverse.identity.NodeId;
+import io.traverse.identity.NodeIdentity;
+import io.traverse.wire.Gossip;
+import io.traverse.wire.HubDescription;
+import io.traverse.wire.LinkLimits;
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.Lookup;
+import io.traverse.wire.NameBind;
+import io.traverse.wire.NameRelease;
+import io.traverse.wire.NodeHello;
+import io.traverse.wire.NodeUpdate;
+import io.traverse.wire.Reject;
+import io.traverse.wire.RejectCode;
+import io.traverse.wire.Result;
+import io.traverse.wire.ResultStatus;
+import io.traverse.wire.SideMessage;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The hub's state and decisions, all on one state loop (no locks): who is admitted, what the
+ * hub gossips, the routing table, names, lookups and the side channel. Links report here through
+ * {@link LinkEvents}; nothing here blocks.
+ */
+final class HubCore implements LinkEvents, SideChannelNetwork {
+    private static final Logger log = LoggerFactory.getLogger(HubCore.class);
+    /** Own description size allowed, leaving room in a 1 MiB frame. */
+    static final int DESCRIPTION_BUDGET = LinkLimits.MAX_FRAME_AFTER_AUTH - 64 * 1024;
+
+    private final HubConfig config;
+    private final NodeId selfId;
+    private final String name;
+    private final List<String> advertised;
+    private final StateNumber state;
+    private final EventExecutor stateLoop;
+    private final NodeRegistry registry;
+    private final HubDirectory directory = new HubDirectory();
+    private final Map<NodeId, Link> hubLinks = new LinkedHashMap<>();
+    private final SideChannelRouter router;
+    private final long expiryNanos;
+    private PeerDialing dialing;
+    private HubRoutingTable routes;
+    private NetworkView view;
+    private boolean ownDirty;
+    private boolean shuttingDown;
+    private long descriptionBytes;
+
+    HubCore(HubConfig config, NodeId selfId, String name, List<String> advertised, StateNumber state, EventExecutor stateLoop) {
+        this.config = config;
+        this.selfId = selfId;
+        this.name = name;
+        this.advertised = List.copyOf(advertised);
+        this.state = state;
+        this.stateLoop = stateLoop;
+        this.registry = new NodeRegistry(config.maxNodes(), config.maxNamesPerNode());
+        this.router = new SideChannelRouter(this, config.maxPendingRequestsPerNode(), config.sideRequestTimeout().toMillis());
+        this.expiryNanos = config.hubExpiry().toNanos();
+        this.routes = HubRoutingTable.compute(HubGraph.of(selfId, java.util.Set.of(), Map.of()));
+        this.descriptionBytes = 64 + name.length() + advertised.stream().mapToInt(a -> a.length() + 2).sum();
+    }
+
+    void dialing(PeerDialing peerDialing) {
+        this.dialing = peerDialing;
+    }
+
+    // ---- links ----
+
+    @Override
+    public Reject admit(Link link) {
+        if (shuttingDown) {
+            return new Reject(RejectCode.SHUTTING_DOWN, "hub " + name + " is shutting down");
+        }
+        return link.kind() == LinkKind.NODE ? admitNode(link) : admitHub(link);
+    }
+
+    private Reject admitNode(Link link) {
+        NodeHello hello = (NodeHello) link.hello();
+        String problem = identityProblem(link.peerId(), hello.identityText());
+        if (problem != null) {
+            return Reject.of(RejectCode.PROTOCOL, problem);
+        }
+        ConnectedNode existing = registry.get(link.peerId());
+        if (existing != null) {
+            log.info("Refused node {} from {}: already connected from {}", link.peerId(), link.remoteAddress(), existing.observedAddress());
+            return Reject.of(RejectCode.DUPLICATE_ID, "node " + link.peerId() + " is already connected to hub " + name);
+        }
+        if (registry.isFull()) {
+            return Reject.of(RejectCode.LIMIT, "hub " + name + " serves its maximum of " + config.maxNodes() + " nodes");
+        }
+        long bytes = nodeBytes(link.peerId(), hello.identityText());
+        if (descriptionBytes + bytes > DESCRIPTION_BUDGET) {
+            return Reject.of(RejectCode.LIMIT, "hub " + name + " cannot describe more nodes in its gossip");
+        }
+        descriptionBytes += bytes;
+        registry.add(link.peerId(), link, hello.identityText());
+        return null;
+    }
+
+    private Reject admitHub(Link link) {
+        NodeId peer = link.peerId();
+        if (peer.equals(selfId)) {
+            return Reject.of(RejectCode.DUPLICATE_ID, "hub id " + peer + " is this hub's own (the same hub name '" + name + "'?)");
+        }
+        Link existing = hubLinks.get(peer);
+        if (existing != null) {
+            if (!isPreferred(link, existing)) {
+                log.info("Closing duplicate link with hub {} ({}): keeping the one dialled by {}", peer, link,
+                        dialler(existing));
+                return Reject.of(RejectCode.DUPLICATE_LINK, "hubs " + selfId + " and " + peer + " are linked already");
+            }
+            log.info("Closing duplicate link with hub {} ({}): keeping the one dialled by {}", peer, existing, dialler(link));
+            hubLinks.put(peer, link);
+            existing.close(RejectCode.DUPLICATE_LINK, "hubs " + selfId + " and " + peer + " are linked already");
+            return null;
+        }
+        if (hubLinks.size() >= config.maxHubLinks()) {
+            return Reject.of(RejectCode.LIMIT, "hub " + name + " has its maximum of " + config.maxHubLinks() + " hub links");
+        }
+        hubLinks.put(peer, link);
+        return null;
+    }
+
+    /**
+     * Of two links between the same hubs, both ends keep the one dialled by the hub with the
+     * smaller id; of two dialled by the same hub, the newer (the older is likely dead already).
+     */
+    private boolean isPreferred(Link candidate, Link existing) {
+        NodeId candidateDialler = dialler(candidate);
+        NodeId existingDialler = dialler(existing);
+        if (candidateDialler.equals(existingDialler)) {
+            return candidate.serial() > existing.serial();
+        }
+        NodeId preferred = selfId.compareTo(candidate.peerId()) < 0 ? selfId : candidate.peerId();
+        return candidateDialler.equals(preferred);
+    }
+
+    private NodeId dialler(Link link) {
+        return link.dialledByUs() ? selfId : link.peerId();
+    }
+
+    @Override
+    public void established(Link link) {
+        if (link.kind() == LinkKind.NODE) {
+            log.info("Node {} connected from {}", link.peerId(), link.remoteAddress());
+            ownChanged();
+            return;
+        }
+        if (hubLinks.get(link.peerId()) != link) {
+            return;
+        }
+        log.info("Linked with hub {} ({} {})", link.peerId(), link.dialledByUs() ? "dialled" : "accepted", link.remoteAddress());
+        for (HubDescription known : directory.descriptions()) {
+            link.send(new Gossip(known));
+        }
+        topologyChanged();
+        ownChanged();
+    }
+
+    @Override
+    public void closed(Link link) {
+        if (link.kind() == LinkKind.NODE) {
+            ConnectedNode node = registry.remove(link);
+            if (node != null) {
+                descriptionBytes -= nodeBytes(node.id(), node.identityText());
+                for (String n : node.names().keySet()) {
+                    descriptionBytes -= nameBytes(n, node.id());
+                }
+                router.nodeLeft(node.id());
+                log.info("Node {} left{}", node.id(), node.names().isEmpty() ? "" : ", releasing names " + node.names().keySet());
+                ownChanged();
+            }
+            return;
+        }
+        if (hubLinks.get(link.peerId()) == link) {
+            hubLinks.remove(link.peerId());
+            log.info("Link with hub {} is gone; routes through it are withdrawn", link.peerId());
+            topologyChanged();
+            ownChanged();
+        }
+    }
+
+    @Override
+    public void received(Link link, LinkMessage message) {
+        if (link.kind() == LinkKind.NODE) {
+            ConnectedNode node = registry.get(link.peerId());
+            if (node != null && node.link() == link) {
+                fromNode(node, message);
+            }
+        } else if (hubLinks.get(link.peerId()) == link) {
+            fromHub(link, message);
+        }
+    }
+
+    // ---- node requests ----
+
+    private void fromNode(ConnectedNode node, LinkMessage message) {
+        if (message instanceof SideMessage side) {
+            if (!side.from().equals(node.id())) {
+                protocolError(node.link(), "a side message from node " + side.from() + " on the link of node " + node.id());
+                return;
+            }
+            router.fromLocalNode(node.id(), side, System.nanoTime());
+        } else if (message instanceof Lookup lookup) {
+            node.link().send(LookupAnswers.answer(lookup, view()));
+        } else if (message instanceof NameBind bind) {
+            node.link().send(bind(node, bind));
+        } else if (message instanceof NameRelease release) {
+            node.link().send(release(node, release));
+        } else if (message instanceof NodeUpdate update) {
+            updateIdentity(node, update);
+        } else {
+            protocolError(node.link(), message.type() + " is not something a node sends");
+        }
+    }
+
+    private Result bind(ConnectedNode node, NameBind bind) {
+        int id = bind.requestId();
+        String problem = NameRules.problem(bind.name());
+        if (problem != null) {
+            return Result.of(id, ResultStatus.INVALID, "name '" + bind.name() + "': " + problem);
+        }
+        String canonical = NameRules.canonical(bind.name());
+        ConnectedNode localOwner = registry.ownerOf(canonical);
+        if (localOwner == node) {
+            registry.bind(node, canonical, bind.virtualPort());
+            ownChanged();
+            return Result.of(id, ResultStatus.OK, "name '" + canonical + "' now points to virtual port " + bind.virtualPort());
+        }
+        if (localOwner != null) {
+            return Result.of(id, ResultStatus.NAME_TAKEN, "name '" + canonical + "' is held by node " + localOwner.id() + " at hub " + name);
+        }
+        NetworkIndex.NameHolder remote = view().index().name(canonical);
+        if (remote != null && !remote.nodeId().equals(node.id())) {
+            return Result.of(id, ResultStatus.NAME_TAKEN, "name '" + canonical + "' is held by node " + remote.nodeId() + " at hub "
+                    + remote.hubId());
+        }
+        if (registry.atNameLimit(node)) {
+            return Result.of(id, ResultStatus.LIMIT, "node " + node.id() + " holds its maximum of " + registry.maxNamesPerNode() + " names");
+        }
+        long bytes = nameBytes(canonical, node.id());
+        if (descriptionBytes + bytes > DESCRIPTION_BUDGET) {
+            return Result.of(id, ResultStatus.LIMIT, "hub " + name + " cannot describe more names in its gossip");
+        }
+        descriptionBytes += bytes;
+        registry.bind(node, canonical, bind.virtualPort());
+        log.debug("Node {} bound name '{}' to virtual port {}", node.id(), canonical, bind.virtualPort());
+        ownChanged();
+        return Result.of(id, ResultStatus.OK, "name '" + canonical + "' bound");
+    }
+
+    private Result release(ConnectedNode node, NameRelease release) {
+        String canonical = NameRules.canonical(release.name());
+        ConnectedNode localOwner = registry.ownerOf(canonical);
+        if (localOwner == node) {
+            registry.release(node, canonical);
+            descriptionBytes -= nameBytes(canonical, node.id());
+            ownChanged();
+            return Result.of(release.requestId(), ResultStatus.OK, "name '" + canonical + "' released");
+        }
+        if (localOwner != null || view().index().name(canonical) != null) {
+            return Result.of(release.requestId(), ResultStatus.NOT_OWNER, "name '" + canonical + "' belongs to another node");
+        }
+        return Result.of(release.requestId(), ResultStatus.NOT_FOUND, "no name '" + canonical + "'");
+    }
+
+    private void updateIdentity(ConnectedNode node, NodeUpdate update) {
+        String problem = identityProblem(node.id(), update.identityText());
+        if (problem != null) {
+            protocolError(node.link(), problem);
+            return;
+        }
+        long delta = nodeBytes(node.id(), update.identityText()) - nodeBytes(node.id(), node.identityText());
+        if (descriptionBytes + delta > DESCRIPTION_BUDGET) {
+            node.link().close(RejectCode.LIMIT, "hub " + name + " cannot describe this identity in its gossip");
+            return;
+        }
+        descriptionBytes += delta;
+        registry.updateIdentity(node, update.identityText());
+        ownChanged();
+    }
+
+    private static String identityProblem(NodeId nodeId, String identityText) {
+        NodeIdentity identity;
+        try {
+            identity = NodeIdentity.parse(identityText);
+        } catch (IllegalArgumentException e) {
+            return "identity text: " + e.getMessage();
+        }
+        if (identity.id().isEmpty() || !identity.id().get().equals(nodeId)) {
+            return "identity text names node " + identity.id().map(NodeId::toString).orElse("(none)") + ", the HELLO node " + nodeId;
+        }
+        return null;
+    }
+
+    private void protocolError(Link link, String reason) {
+        log.info("Closing {}: {}", link, reason);
+        link.close(RejectCode.PROTOCOL, reason);
+    }
+
+    // ---- gossip ----
+
+    private void fromHub(Link link, LinkMessage message) {
+        if (message instanceof Gossip gossip) {
+            onGossip(link, gossip.description());
+        } else if (message instanceof SideMessage side) {
+            router.fromHub(side);
+        } else {
+            protocolError(link, message.type() + " is not something a hub sends");
+        }
+    }
+
+    private void onGossip(Link from, HubDescription description) {
+        if (description.hubId().equals(selfId)) {
+            // Our own gossip comes back through neighbours at or below our state; above it is an earlier life of this hub.
+            if (Long.compareUnsigned(description.stateNumber(), state.current()) > 0) {
+                log.info("Hub network holds state {} of this hub, ahead of ours: moving past it", description.stateNumber());
+                state.raiseAbove(description.stateNumber());
+                ownChanged();
+            }
+            return;
+        }
+        if (!directory.offer(description, System.nanoTime())) {
+            return;
+        }
+        Gossip flood = new Gossip(description);
+        for (Link link : hubLinks.values()) {
+            if (link != from) {
+                link.send(flood);
+            }
+        }
+        topologyChanged();
+        updateDialTargets();
+    }
+
+    /** Our description changed: publish it once the tasks queued now are done (bursts become one gossip). */
+    private void ownChanged() {
+        view = null;
+        if (!ownDirty) {
+            ownDirty = true;
+            stateLoop.execute(this::publishOwn);
+        }
+    }
+
+    private void publishOwn() {
+        ownDirty = false;
+        if (shuttingDown) {
+            return;
+        }
+        state.next();
+        Gossip gossip = new Gossip(ownDescription());
+        for (Link link : hubLinks.values()) {
+            link.send(gossip);
+        }
+    }
+
+    /** Periodic re-gossip, so that others can tell a live hub from a silent one. */
+    void refresh() {
+        if (!ownDirty) {
+            ownDirty = true;
+            publishOwn();
+        }
+    }
+
+    private HubDescription ownDescription() {
+        List<NodeId> neighbours = new ArrayList<>(hubLinks.keySet());
+        neighbours.sort(Comparator.naturalOrder());
+        List<HubDescription.NodeEntry> nodes = new ArrayList<>();
+        List<HubDescription.NameEntry> names = new ArrayList<>();
+        for (ConnectedNode node : registry.nodes()) {
+            nodes.add(new HubDescription.NodeEntry(node.id(), node.identityText()));
+            node.names().forEach((n, port) -> names.add(new HubDescription.NameEntry(n, node.id(), port)));
+        }
+        return new HubDescription(selfId, state.current(), name, advertised, neighbours, nodes, names);
+    }
+
+    private void topologyChanged() {
+        routes = HubRoutingTable.compute(HubGraph.of(selfId, hubLinks.keySet(), directory.byId()));
+        directory.markReachable(routes.reachable(), System.nanoTime());
+        view = null;
+    }
+
+    private void updateDialTargets() {
+        if (dialing == null) {
+            return;
+        }
+        Map<String, NodeId> addresses = new HashMap<>();
+        for (HubDescription hub : directory.descriptions()) {
+            for (String address : hub.linkAddresses()) {
+                addresses.putIfAbsent(address, hub.hubId());
+            }
+        }
+        dialing.setGossipedAddresses(addresses);
+    }
+
+    /** Periodic: forget silent and long-unreachable hubs, and unanswered requests. */
+    void expire() {
+        long now = System.nanoTime();
+        List<NodeId> expired = directory.expire(now, expiryNanos);
+        if (!expired.isEmpty()) {
+            log.info("Forgot hubs {}: silent or unreachable for {} ms", expired, TimeUnit.NANOSECONDS.toMillis(expiryNanos));
+            topologyChanged();
+            updateDialTargets();
+        }
+        router.expire(now);
+    }
+
+    void dialTick() {
+        if (dialing != null && !shuttingDown) {
+            dialing.tick(System.nanoTime());
+        }
+    }
+
+    void shutdown() {
+        shuttingDown = true;
+        if (dialing != null) {
+            dialing.close();
+        }
+        for (Link link : new ArrayList<>(hubLinks.values())) {
+            link.close(RejectCode.SHUTTING_DOWN, "hub " + name + " is shutting down");
+        }
+        for (ConnectedNode node : new ArrayList<>(registry.nodes())) {
+            node.link().close(RejectCode.SHUTTING_DOWN, "hub " + name + " is shutting down");
+        }
+    }
+
+    // ---- views ----
+
+    private NetworkView view() {
+        if (view == null) {
+            List<HubDescription> nearestFirst = new ArrayList<>();
+            nearestFirst.add(ownDescription());
+            List<HubDescription> others = new ArrayList<>();
+            for (HubDescription d : directory.descriptions()) {
+                if (routes.isReachable(d.hubId())) {
+                    others.add(d);
+                }
+            }
+            others.sort(Comparator.<HubDescription>comparingInt(d -> routes.route(d.hubId()).get().hops())
+                    .thenComparing(HubDescription::hubId));
+            nearestFirst.addAll(others);
+            view = new NetworkView(selfId, nearestFirst, routes, NetworkIndex.of(nearestFirst));
+        }
+        return view;
+    }
+
+    @Override
+    public NodeId selfId() {
+        return selfId;
+    }
+
+    @Override
+    public Link localNodeLink(NodeId node) {
+        ConnectedNode connected = registry.get(node);
+        return connected == null ? null : connected.link();
+    }
+
+    @Override
+    public NodeId hubOf(NodeId node) {
+        NetworkIndex.NodeLocation location = view().index().node(node);
+        return location == null ? null : location.hubId();
+    }
+
+    @Override
+    public HubRoutingTable routes() {
+        return routes;
+    }
+
+    @Override
+    public Link hubLink(NodeId hub) {
+        return hubLinks.get(hub);
+    }
+
+    HubStatus status() {
+        List<HubStatus.HubLinkStatus> links = new ArrayList<>();
+        for (Link link : hubLinks.values()) {
+            links.add(new HubStatus.HubLinkStatus(link.peerId(), link.dialledByUs(), String.valueOf(link.remoteAddress()), link.rttMicros()));
+        }
+        Map<NodeId, HubStatus.RouteStatus> routeStatus = new TreeMap<>();
+        routes.routes().forEach((id, r) -> routeStatus.put(id, new HubStatus.RouteStatus(r.nextHop(), r.hops())));
+        Map<NodeId, HubStatus.KnownHubStatus> known = new TreeMap<>();
+        for (HubDescription d : directory.descriptions()) {
+            known.put(d.hubId(), new HubStatus.KnownHubStatus(d.name(), d.stateNumber(), d.linkAddresses(), d.neighbours(),
+                    routes.isReachable(d.hubId())));
+        }
+        List<HubStatus.NodeStatus> nodes = new ArrayList<>();
+        for (ConnectedNode node : registry.nodes()) {
+            nodes.add(new HubStatus.NodeStatus(node.id(), node.identityText(), String.valueOf(node.observedAddress()),
+                    node.link().rttMicros(), Map.copyOf(node.names())));
+        }
+        Map<String, HubStatus.NameStatus> names = new TreeMap<>();
+        view().index().names().forEach((n, h) -> names.put(n, new HubStatus.NameStatus(h.nodeId(), h.hubId(), h.virtualPort())));
+        Map<String, Long> errors = new TreeMap<>();
+        router.errors().forEach((k, v) -> errors.put(k.name(), v));
+        return new HubStatus(selfId, name, state.current(), advertised, links, routeStatus, known, nodes, names, router.delivered(),
+                router.forwarded(), errors);
+    }
+
+    private static long nodeBytes(NodeId id, String identityText) {
+        return 3 + id.toString().length() + identityText.getBytes(StandardCharsets.UTF_8).length;
+    }
+
+    private static long nameBytes(String name, NodeId id) {
+        return 5 + name.length() + id.toString().length();
+    }
+}

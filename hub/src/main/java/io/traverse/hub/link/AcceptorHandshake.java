@@ -1,0 +1,167 @@
+package io.traverse.hub.link;
+
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.traverse.wire.Auth;
+import io.traverse.wire.Challenge;
+import io.traverse.wire.Hello;
+import io.traverse.wire.HubHello;
+import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkPreamble;
+import io.traverse.wire.LinkRole;
+import io.traverse.wire.Reject;
+import io.traverse.wire.RejectCode;
+import io.traverse.wire.Welcome;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The accepting side of the link handshake: preamble, HELLO → CHALLENGE, AUTH → (admission by
+ * the hub) → WELCOME or REJECT. The whole handshake must finish within the handshake timeout.
+ * Then it hands the channel over to {@link Keepalive} and {@link LinkInbound}.
+ */
+final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(AcceptorHandshake.class);
+
+    private enum Stage { PREAMBLE, HELLO, AUTH, ADMISSION, DONE }
+
+    private final LinkSettings settings;
+    private final LinkEvents events;
+    private final EventExecutor stateLoop;
+    private Stage stage = Stage.PREAMBLE;
+    private LinkRole role;
+    private Hello hello;
+    private byte[] serverNonce;
+    private ScheduledFuture<?> timeout;
+
+    AcceptorHandshake(LinkSettings settings, LinkEvents events, EventExecutor stateLoop) {
+        this.settings = settings;
+        this.events = events;
+        this.stateLoop = stateLoop;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        timeout = ctx.executor().schedule(() -> {
+            if (stage != Stage.DONE && ctx.channel().isActive()) {
+                log.info("Closing link from {}: no complete handshake within {} ms (stage {})", ctx.channel().remoteAddress(),
+                        settings.handshakeTimeout().toMillis(), stage);
+                ctx.close();
+            }
+        }, settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        timeout.cancel(false);
+        super.channelInactive(ctx);
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        try {
+            switch (stage) {
+                case PREAMBLE -> onPreamble(ctx, msg);
+                case HELLO -> onHello(ctx, msg);
+                case AUTH -> onAuth(ctx, msg);
+                default -> refuse(ctx, RejectCode.PROTOCOL, "unexpected " + describe(msg) + " before WELCOME");
+            }
+        } finally {
+            ReferenceCountUtil.release(msg);
+        }
+    }
+
+    private void onPreamble(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof LinkPreamble preamble)) {
+            ctx.close();
+            return;
+        }
+        ctx.write(LinkPreamble.current(LinkRole.HUB).encode(ctx.alloc()));
+        if (!preamble.isSupported()) {
+            refuse(ctx, RejectCode.VERSION, "unsupported link protocol version " + preamble.version() + " (this hub speaks "
+                    + LinkPreamble.VERSION + ")");
+            return;
+        }
+        ctx.flush();
+        role = preamble.role();
+        stage = Stage.HELLO;
+    }
+
+    private void onHello(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof Hello h) || h.role() != role) {
+            refuse(ctx, RejectCode.PROTOCOL, "expected a " + role + " HELLO, got " + describe(msg));
+            return;
+        }
+        hello = h;
+        serverNonce = LinkAuthentication.newNonce();
+        ctx.writeAndFlush(new Challenge(settings.hubId(), serverNonce));
+        stage = Stage.AUTH;
+    }
+
+    private void onAuth(ChannelHandlerContext ctx, Object msg) {
+        if (!(msg instanceof Auth auth)) {
+            refuse(ctx, RejectCode.PROTOCOL, "expected AUTH, got " + describe(msg));
+            return;
+        }
+        if (!settings.authentication().isValidDialerProof(auth.mac(), hello.clientNonce(), serverNonce, hello.senderId(),
+                settings.hubId())) {
+            log.warn("Refused {} {} from {}: wrong network token", role.toString().toLowerCase(java.util.Locale.ROOT),
+                    hello.senderId(), ctx.channel().remoteAddress());
+            refuse(ctx, RejectCode.AUTH, "wrong network token");
+            return;
+        }
+        stage = Stage.ADMISSION;
+        long keepaliveMillis = settings.keepaliveInterval().toMillis();
+        Keepalive keepalive = new Keepalive(keepaliveMillis);
+        Link link = new Link(hello instanceof HubHello ? LinkKind.HUB : LinkKind.NODE, hello.senderId(), ctx.channel(), false,
+                hello, keepalive);
+        byte[] proof = settings.authentication().acceptorProof(serverNonce, hello.clientNonce(), settings.hubId(), hello.senderId());
+        stateLoop.execute(() -> {
+            Reject refusal = events.admit(link);
+            if (refusal != null) {
+                ctx.executor().execute(() -> refuse(ctx, refusal.code(), refusal.reason()));
+                return;
+            }
+            // Pipeline first, then WELCOME, then whatever the hub sends: Netty runs these in this order on the channel's loop.
+            ctx.executor().execute(() -> {
+                stage = Stage.DONE;
+                timeout.cancel(false);
+                LinkPipelineSwitch.toEstablished(ctx, link, keepalive, events, stateLoop, settings.maxQueuedMessagesPerLink());
+            });
+            InetSocketAddress observed = (InetSocketAddress) ctx.channel().remoteAddress();
+            ctx.channel().writeAndFlush(new Welcome(proof, observed, (int) keepaliveMillis));
+            LinkPipelineSwitch.reportClose(link, events, stateLoop);
+            events.established(link);
+        });
+    }
+
+    private void refuse(ChannelHandlerContext ctx, RejectCode code, String reason) {
+        stage = Stage.DONE;
+        if (code != RejectCode.AUTH) {
+            log.info("Refused link from {}: {} {}", ctx.channel().remoteAddress(), code, reason);
+        }
+        if (ctx.channel().isActive()) {
+            ctx.writeAndFlush(Reject.of(code, reason)).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        if (stage == Stage.DONE) {
+            return;
+        }
+        boolean peerHasOurPreamble = stage != Stage.PREAMBLE;
+        stage = Stage.DONE;
+        LinkFailures.closeOnError(ctx, cause, "from " + ctx.channel().remoteAddress(), peerHasOurPreamble);
+    }
+
+    private static String describe(Object msg) {
+        return msg instanceof io.traverse.wire.LinkMessage m ? m.type().toString() : msg.getClass().getSimpleName();
+    }
+}

@@ -1,0 +1,83 @@
+package io.traverse.hub.link;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.resolver.NoopAddressResolverGroup;
+import io.netty.util.concurrent.EventExecutor;
+import io.traverse.wire.LinkPipeline;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+
+/**
+ * Dials another hub and runs the handshake. Host names are resolved on a separate executor,
+ * never on an event loop (the JDK resolver blocks).
+ */
+public final class HubDialer {
+    private final NettyTransport transport;
+    private final EventLoopGroup group;
+    private final LinkSettings settings;
+    private final LinkEvents events;
+    private final EventExecutor stateLoop;
+    private final Executor resolver;
+
+    public HubDialer(NettyTransport transport, EventLoopGroup group, LinkSettings settings, LinkEvents events, EventExecutor stateLoop,
+            Executor resolver) {
+        this.transport = transport;
+        this.group = group;
+        this.settings = settings;
+        this.events = events;
+        this.stateLoop = stateLoop;
+        this.resolver = resolver;
+    }
+
+    /** Completes with the admitted link, or exceptionally (connect failure, REJECT, timeout, refused after WELCOME). */
+    public CompletableFuture<Link> dial(InetSocketAddress address) {
+        CompletableFuture<Link> result = new CompletableFuture<>();
+        if (!address.isUnresolved()) {
+            connect(address, result);
+            return result;
+        }
+        try {
+            resolver.execute(() -> {
+                InetSocketAddress resolved = new InetSocketAddress(address.getHostString(), address.getPort());
+                if (resolved.isUnresolved()) {
+                    result.completeExceptionally(new UnknownHostException(address.getHostString()));
+                } else {
+                    connect(resolved, result);
+                }
+            });
+        } catch (RuntimeException rejected) {
+            result.completeExceptionally(rejected);
+        }
+        return result;
+    }
+
+    private void connect(InetSocketAddress address, CompletableFuture<Link> result) {
+        Bootstrap bootstrap = new Bootstrap()
+                .group(group)
+                .channel(transport.socketChannelClass())
+                .resolver(NoopAddressResolverGroup.INSTANCE)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.handshakeTimeout().toMillis())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.WRITE_BUFFER_WATER_MARK, LinkListener.WATER_MARK)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        LinkPipeline.installCodec(ch.pipeline());
+                        ch.pipeline().addLast(LinkListener.HANDSHAKE, new DialerHandshake(settings, events, stateLoop, result));
+                    }
+                });
+        ChannelFuture connect = bootstrap.connect(address);
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                result.completeExceptionally(f.cause());
+            }
+        });
+    }
+}

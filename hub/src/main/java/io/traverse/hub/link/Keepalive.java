@@ -1,0 +1,84 @@
+package io.traverse.hub.link;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.concurrent.ScheduledFuture;
+import io.traverse.wire.Ping;
+import io.traverse.wire.Pong;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Sends a PING every interval, answers PINGs, measures the RTT from PONGs, and closes a link
+ * that has been silent (no frame at all) for {@link #SILENT_INTERVALS} intervals: that is how a
+ * hub notices a peer that vanished without a FIN, and withdraws its routes.
+ */
+final class Keepalive extends ChannelInboundHandlerAdapter {
+    static final int SILENT_INTERVALS = 3;
+    private static final Logger log = LoggerFactory.getLogger(Keepalive.class);
+
+    private final long intervalNanos;
+    private volatile long rttMicros = -1;
+    private long lastReadNanos = System.nanoTime();
+    private ScheduledFuture<?> ticker;
+
+    Keepalive(long intervalMillis) {
+        this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
+    }
+
+    long rttMicros() {
+        return rttMicros;
+    }
+
+    @Override
+    public void handlerAdded(ChannelHandlerContext ctx) {
+        lastReadNanos = System.nanoTime();
+        ticker = ctx.executor().scheduleAtFixedRate(() -> tick(ctx), intervalNanos, intervalNanos, TimeUnit.NANOSECONDS);
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        stop();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+        stop();
+        super.channelInactive(ctx);
+    }
+
+    private void stop() {
+        if (ticker != null) {
+            ticker.cancel(false);
+        }
+    }
+
+    private void tick(ChannelHandlerContext ctx) {
+        long silent = System.nanoTime() - lastReadNanos;
+        if (silent > SILENT_INTERVALS * intervalNanos) {
+            log.info("Closing link to {}: silent for {} ms (keepalive every {} ms)", ctx.channel().remoteAddress(),
+                    TimeUnit.NANOSECONDS.toMillis(silent), TimeUnit.NANOSECONDS.toMillis(intervalNanos));
+            stop();
+            ctx.close();
+            return;
+        }
+        ctx.writeAndFlush(new Ping(System.nanoTime()), ctx.voidPromise());
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        long now = System.nanoTime();
+        lastReadNanos = now;
+        if (msg instanceof Ping ping) {
+            ctx.writeAndFlush(new Pong(ping.token()), ctx.voidPromise());
+        } else if (msg instanceof Pong pong) {
+            long rtt = now - pong.token();
+            if (rtt >= 0 && rtt < TimeUnit.MINUTES.toNanos(10)) {
+                rttMicros = TimeUnit.NANOSECONDS.toMicros(rtt);
+            }
+        } else {
+            ctx.fireChannelRead(msg);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+package io.traverse.hub.link;
+
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.traverse.identity.NodeId;
+import io.traverse.wire.Hello;
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.Reject;
+import io.traverse.wire.RejectCode;
+import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * An authenticated link to a node or another hub. Sending is safe from any thread (Netty queues
+ * writes on the channel's loop). What the far end said in its HELLO is kept for hubs that
+ * accepted it; a link we dialled knows the far end by the CHALLENGE's id.
+ */
+public final class Link {
+    private static final AtomicLong SEQUENCE = new AtomicLong();
+
+    private final long serial = SEQUENCE.incrementAndGet();
+    private final LinkKind kind;
+    private final NodeId peerId;
+    private final Channel channel;
+    private final InetSocketAddress remoteAddress;
+    private final boolean dialledByUs;
+    private final Hello hello;
+    private final Keepalive keepalive;
+
+    Link(LinkKind kind, NodeId peerId, Channel channel, boolean dialledByUs, Hello hello, Keepalive keepalive) {
+        this.kind = kind;
+        this.peerId = peerId;
+        this.channel = channel;
+        this.remoteAddress = channel.remoteAddress() instanceof InetSocketAddress inet ? inet : null;
+        this.dialledByUs = dialledByUs;
+        this.hello = hello;
+        this.keepalive = keepalive;
+    }
+
+    public LinkKind kind() {
+        return kind;
+    }
+
+    /** The node or hub id of the far end. */
+    public NodeId peerId() {
+        return peerId;
+    }
+
+    /** The address and port this link came from, as this hub saw it (null if not an IP link). */
+    public InetSocketAddress remoteAddress() {
+        return remoteAddress;
+    }
+
+    /** True if this hub dialled the link, false if it accepted it. */
+    public boolean dialledByUs() {
+        return dialledByUs;
+    }
+
+    /** The HELLO of an accepted link; null for links we dialled. */
+    public Hello hello() {
+        return hello;
+    }
+
+    public Channel channel() {
+        return channel;
+    }
+
+    public boolean isOpen() {
+        return channel.isActive();
+    }
+
+    /** False while the far end does not read fast enough (the outbound buffer is over its high mark). */
+    public boolean isWritable() {
+        return channel.isWritable();
+    }
+
+    /** Bytes queued for this link beyond the point where it stops being writable. */
+    public long bytesOverHighWaterMark() {
+        return channel.isWritable() ? 0 : channel.bytesBeforeWritable();
+    }
+
+    /** The last measured round-trip time in microseconds, or -1 before the first PONG. */
+    public long rttMicros() {
+        return keepalive == null ? -1 : keepalive.rttMicros();
+    }
+
+    public void send(LinkMessage message) {
+        channel.writeAndFlush(message, channel.voidPromise());
+    }
+
+    /** Sends a REJECT with a reason and closes the link once it is written. */
+    public void close(RejectCode code, String reason) {
+        if (channel.isActive()) {
+            channel.writeAndFlush(Reject.of(code, reason)).addListener(ChannelFutureListener.CLOSE);
+        }
+    }
+
+    public void close() {
+        channel.close();
+    }
+
+    /** A number that orders links by creation, to tell an old link of a peer from a new one. */
+    public long serial() {
+        return serial;
+    }
+
+    @Override
+    public String toString() {
+        return kind.toString().toLowerCase(java.util.Locale.ROOT) + " " + peerId + " (" + (dialledByUs ? "to " : "from ")
+                + remoteAddress + ")";
+    }
+}

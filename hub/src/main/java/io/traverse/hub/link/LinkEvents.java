@@ -1,0 +1,28 @@
+package io.traverse.hub.link;
+
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.Reject;
+
+/**
+ * What the link layer reports to the hub. Every method is called on the hub's state loop, one
+ * at a time, so the hub needs no locks; messages of a link arrive in order, between its
+ * {@link #established} and its {@link #closed}.
+ */
+public interface LinkEvents {
+    /**
+     * An authenticated peer wants in (acceptor side: after AUTH, before WELCOME; dialler side:
+     * after WELCOME). Returns null to admit it or a REJECT to refuse it. An admitted link is
+     * reported {@link #established} right after, and {@link #closed} when its channel closes,
+     * whatever the reason.
+     */
+    Reject admit(Link link);
+
+    /** An admitted link may be used now (its WELCOME, if we accepted it, is already queued before anything sent here). */
+    void established(Link link);
+
+    /** A message arrived on an admitted link. Messages of links that were refused are never reported. */
+    void received(Link link, LinkMessage message);
+
+    /** An admitted link is gone. */
+    void closed(Link link);
+}

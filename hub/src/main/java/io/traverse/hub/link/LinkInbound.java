@@ -1,0 +1,67 @@
+package io.traverse.hub.link;
+
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.EventExecutor;
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.Reject;
+import io.traverse.wire.RejectCode;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Last handler of an authenticated link: hands each message to the hub's state loop. At most
+ * {@code maxQueued} messages of one link wait there; beyond that the link stops reading until
+ * half of them are done, so a flooding peer slows itself down and nobody else.
+ */
+final class LinkInbound extends ChannelInboundHandlerAdapter {
+    private static final Logger log = LoggerFactory.getLogger(LinkInbound.class);
+
+    private final Link link;
+    private final LinkEvents events;
+    private final EventExecutor stateLoop;
+    private final int maxQueued;
+    private final AtomicInteger queued = new AtomicInteger();
+
+    LinkInbound(Link link, LinkEvents events, EventExecutor stateLoop, int maxQueued) {
+        this.link = link;
+        this.events = events;
+        this.stateLoop = stateLoop;
+        this.maxQueued = maxQueued;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof Reject reject) {
+            log.info("{} closes the link: {} {}", link, reject.code(), reject.reason());
+            ctx.close();
+            return;
+        }
+        if (!(msg instanceof LinkMessage message)) {
+            ReferenceCountUtil.release(msg);
+            return;
+        }
+        if (queued.incrementAndGet() >= maxQueued) {
+            ctx.channel().config().setAutoRead(false);
+        }
+        stateLoop.execute(() -> {
+            try {
+                events.received(link, message);
+            } catch (RuntimeException e) {
+                log.error("Closing {}: handling {} failed", link, message.type(), e);
+                link.close(RejectCode.PROTOCOL, "the hub could not handle " + message.type());
+            } finally {
+                if (queued.decrementAndGet() <= maxQueued / 2 && !ctx.channel().config().isAutoRead()) {
+                    ctx.channel().config().setAutoRead(true);
+                }
+            }
+        });
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        LinkFailures.closeOnError(ctx, cause, link.toString(), true);
+    }
+}

@@ -1,0 +1,69 @@
+package io.traverse.hub.link;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.WriteBufferWaterMark;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.util.concurrent.EventExecutor;
+import io.traverse.wire.LinkPipeline;
+import java.net.InetSocketAddress;
+
+/** The hub's listening port: every accepted channel gets the link codec and an {@link AcceptorHandshake}. */
+public final class LinkListener {
+    /** Outbound bytes queued for one link before it counts as not writable (side messages are then refused). */
+    public static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
+    static final String HANDSHAKE = "link-handshake";
+
+    private Channel serverChannel;
+    private volatile LinkSettings settings;
+    private volatile LinkEvents events;
+    private volatile EventExecutor stateLoop;
+
+    private LinkListener() {
+    }
+
+    /**
+     * Binds, without accepting yet: the hub's name (and so its id) may depend on the port bound.
+     * Blocks the calling thread (never an event loop) until bound.
+     */
+    public static LinkListener bind(NettyTransport transport, EventLoopGroup group, InetSocketAddress address)
+            throws InterruptedException {
+        LinkListener listener = new LinkListener();
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(group)
+                .channel(transport.serverChannelClass())
+                .option(ChannelOption.SO_BACKLOG, 1024)
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .option(ChannelOption.AUTO_READ, false)
+                .childOption(ChannelOption.TCP_NODELAY, true)
+                .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, WATER_MARK)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        LinkPipeline.installCodec(ch.pipeline());
+                        ch.pipeline().addLast(HANDSHAKE, new AcceptorHandshake(listener.settings, listener.events, listener.stateLoop));
+                    }
+                });
+        listener.serverChannel = bootstrap.bind(address).sync().channel();
+        return listener;
+    }
+
+    /** Starts accepting links. */
+    public void startAccepting(LinkSettings linkSettings, LinkEvents linkEvents, EventExecutor loop) {
+        this.settings = linkSettings;
+        this.events = linkEvents;
+        this.stateLoop = loop;
+        serverChannel.config().setAutoRead(true);
+    }
+
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    public void close() {
+        serverChannel.close().syncUninterruptibly();
+    }
+}

@@ -1,0 +1,18 @@
+package io.traverse.hub.link;
+
+import io.traverse.identity.NodeId;
+import io.traverse.wire.LinkAuthentication;
+import java.time.Duration;
+import java.util.List;
+import java.util.function.LongSupplier;
+
+/**
+ * What the link layer needs to know about its hub: who it is (for HELLO and CHALLENGE), the
+ * token, and the timings. The state number is read when a HELLO is sent.
+ */
+public record LinkSettings(NodeId hubId, String hubName, List<String> advertisedAddresses, LongSupplier stateNumber,
+        LinkAuthentication authentication, Duration handshakeTimeout, Duration keepaliveInterval, int maxQueuedMessagesPerLink) {
+    public LinkSettings {
+        advertisedAddresses = List.copyOf(advertisedAddresses);
+    }
+}

@@ -1,0 +1,151 @@
+package io.traverse.hub.link;
+
+import io.traverse.identity.NodeId;
+import io.traverse.wire.LinkAddress;
+import io.traverse.wire.RejectCode;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+import io.netty.util.concurrent.EventExecutor;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Which hub addresses to dial and when (paper §3.3.1: a hub connects to its configured peers and
+ * to every hub it learns of). Each address is dialled while the hub behind it has no live link,
+ * with {@link RedialBackoff} between failures; an address that turns out to lead back to this
+ * hub is never dialled again. State-loop only: {@link #tick} runs there periodically.
+ */
+public final class PeerDialing {
+    private static final Logger log = LoggerFactory.getLogger(PeerDialing.class);
+
+    private final HubDialer dialer;
+    private final EventExecutor stateLoop;
+    private final Duration redialMin;
+    private final Duration redialMax;
+    private final Predicate<NodeId> linked;
+    private final Map<String, Target> targets = new LinkedHashMap<>();
+    private boolean closed;
+
+    private final class Target {
+        final String text;
+        final InetSocketAddress address;
+        final boolean configured;
+        final RedialBackoff backoff = new RedialBackoff(redialMin, redialMax);
+        NodeId hubId;
+        boolean inFlight;
+        boolean leadsHere;
+        long nextAttemptNanos;
+
+        Target(String text, InetSocketAddress address, boolean configured, NodeId hubId) {
+            this.text = text;
+            this.address = address;
+            this.configured = configured;
+            this.hubId = hubId;
+        }
+    }
+
+    public PeerDialing(HubDialer dialer, EventExecutor stateLoop, Duration redialMin, Duration redialMax, Predicate<NodeId> linked) {
+        this.dialer = dialer;
+        this.stateLoop = stateLoop;
+        this.redialMin = redialMin;
+        this.redialMax = redialMax;
+        this.linked = linked;
+    }
+
+    /** A configured peer, dialled for as long as the hub runs. */
+    public void addConfiguredPeer(String hostPort) {
+        InetSocketAddress address = LinkAddress.parse(hostPort, LinkAddress.DEFAULT_PORT);
+        targets.put(LinkAddress.format(address), new Target(hostPort, address, true, null));
+    }
+
+    /** The addresses of hubs learned by gossip; those no longer listed are forgotten (configured peers stay). */
+    public void setGossipedAddresses(Map<String, NodeId> addressToHub) {
+        Set<String> keep = new HashSet<>();
+        for (Map.Entry<String, NodeId> e : addressToHub.entrySet()) {
+            InetSocketAddress address;
+            try {
+                address = LinkAddress.parse(e.getKey());
+            } catch (IllegalArgumentException bad) {
+                continue;
+            }
+            String key = LinkAddress.format(address);
+            keep.add(key);
+            Target target = targets.get(key);
+            if (target == null) {
+                targets.put(key, new Target(e.getKey(), address, false, e.getValue()));
+            } else if (target.hubId == null || !target.hubId.equals(e.getValue())) {
+                target.hubId = e.getValue();
+            }
+        }
+        targets.values().removeIf(t -> !t.configured && !keep.contains(LinkAddress.format(t.address)) && !t.inFlight);
+    }
+
+    /** Dials every address whose hub is not linked and whose backoff has passed. */
+    public void tick(long nowNanos) {
+        if (closed) {
+            return;
+        }
+        for (Target target : targets.values()) {
+            if (target.inFlight || target.leadsHere) {
+                continue;
+            }
+            if (target.hubId != null && linked.test(target.hubId)) {
+                // When this link goes, the first redial waits only the minimum delay.
+                target.backoff.reset();
+                target.nextAttemptNanos = nowNanos + TimeUnit.MILLISECONDS.toNanos(target.backoff.firstDelayMillis());
+                continue;
+            }
+            if (nowNanos - target.nextAttemptNanos < 0) {
+                continue;
+            }
+            dial(target);
+        }
+    }
+
+    private void dial(Target target) {
+        target.inFlight = true;
+        log.debug("Dialling hub at {}", target.text);
+        dialer.dial(target.address).whenComplete((link, failure) -> stateLoop.execute(() -> {
+            target.inFlight = false;
+            long now = System.nanoTime();
+            if (failure == null) {
+                target.hubId = link.peerId();
+                target.backoff.reset();
+                return;
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            if (cause instanceof LinkRefusedException refused && refused.peerId() != null) {
+                // Now we know whom this address leads to: no redial while that hub is linked another way.
+                target.hubId = refused.peerId();
+            }
+            if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_ID) {
+                // This hub itself, or another hub with this hub's name (and so its id): dialling again cannot help.
+                target.leadsHere = true;
+                log.warn("Not dialling {} any more: {}", target.text, cause.getMessage());
+                return;
+            }
+            if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_LINK) {
+                log.debug("Hub at {} is linked with this one already", target.text);
+                return;
+            }
+            long delay = target.backoff.nextDelayMillis();
+            target.nextAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(delay);
+            if (target.backoff.failures() == 1 || cause instanceof LinkRefusedException) {
+                log.info("Could not link to hub at {}: {}; retrying in {} ms", target.text, cause.getMessage(), delay);
+            } else {
+                log.debug("Could not link to hub at {}: {}; retrying in {} ms", target.text, cause.getMessage(), delay);
+            }
+        }));
+    }
+
+    public void close() {
+        closed = true;
+    }
+}

@@ -1,0 +1,59 @@
+package io.traverse.hub.registry;
+
+import io.traverse.hub.link.Link;
+import io.traverse.identity.NodeId;
+import java.net.InetSocketAddress;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A node with a live link to this hub: its id, identity text (as it last told us), the address
+ * and port its link came from, and the names it holds here. State-loop only.
+ */
+public final class ConnectedNode {
+    private final NodeId id;
+    private final Link link;
+    private String identityText;
+    private final Map<String, Integer> names = new LinkedHashMap<>();
+
+    ConnectedNode(NodeId id, Link link, String identityText) {
+        this.id = id;
+        this.link = link;
+        this.identityText = identityText;
+    }
+
+    public NodeId id() {
+        return id;
+    }
+
+    public Link link() {
+        return link;
+    }
+
+    public String identityText() {
+        return identityText;
+    }
+
+    void identityText(String text) {
+        this.identityText = text;
+    }
+
+    /** Where the node's link came from as seen by this hub: the node's external endpoint when it sits behind NAT. */
+    public InetSocketAddress observedAddress() {
+        return link.remoteAddress();
+    }
+
+    /** Names held, with their virtual ports, in the order bound. */
+    public Map<String, Integer> names() {
+        return Collections.unmodifiableMap(names);
+    }
+
+    void bind(String name, int virtualPort) {
+        names.put(name, virtualPort);
+    }
+
+    boolean release(String name) {
+        return names.remove(name) != null;
+    }
+}

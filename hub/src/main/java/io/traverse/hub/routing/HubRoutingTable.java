@@ -1,0 +1,86 @@
+package io.traverse.hub.routing;
+
+import io.traverse.identity.NodeId;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Shortest next hops from this hub to every hub reachable in the {@link HubGraph}, by hop count
+ * (breadth-first search). Of several shortest paths, the one through the neighbour with the
+ * lowest id wins, so every run on the same graph gives the same table. Immutable.
+ */
+public final class HubRoutingTable {
+    /** Where to send something for a hub: the neighbour to hand it to, and how many hops away the hub is. */
+    public record Route(NodeId destination, NodeId nextHop, int hops) {
+    }
+
+    private final NodeId self;
+    private final Map<NodeId, Route> routes;
+    private final HubGraph graph;
+
+    private HubRoutingTable(NodeId self, Map<NodeId, Route> routes, HubGraph graph) {
+        this.self = self;
+        this.routes = routes;
+        this.graph = graph;
+    }
+
+    public static HubRoutingTable compute(HubGraph graph) {
+        NodeId self = graph.self();
+        Map<NodeId, Route> routes = new HashMap<>();
+        Map<NodeId, Integer> distance = new HashMap<>();
+        distance.put(self, 0);
+        Deque<NodeId> queue = new ArrayDeque<>();
+        queue.add(self);
+        while (!queue.isEmpty()) {
+            NodeId hub = queue.poll();
+            int d = distance.get(hub);
+            NodeId viaHop = hub.equals(self) ? null : routes.get(hub).nextHop();
+            for (NodeId next : graph.neighbours(hub)) {
+                NodeId candidateHop = viaHop == null ? next : viaHop;
+                Integer known = distance.get(next);
+                if (known == null) {
+                    distance.put(next, d + 1);
+                    routes.put(next, new Route(next, candidateHop, d + 1));
+                    queue.add(next);
+                } else if (known == d + 1 && candidateHop.compareTo(routes.get(next).nextHop()) < 0) {
+                    routes.put(next, new Route(next, candidateHop, d + 1));
+                }
+            }
+        }
+        return new HubRoutingTable(self, Collections.unmodifiableMap(routes), graph);
+    }
+
+    public NodeId self() {
+        return self;
+    }
+
+    /** The route to a hub, if it is reachable (never for this hub itself). */
+    public Optional<Route> route(NodeId hub) {
+        return Optional.ofNullable(routes.get(hub));
+    }
+
+    public boolean isReachable(NodeId hub) {
+        return hub.equals(self) || routes.containsKey(hub);
+    }
+
+    /** Every reachable hub but this one, with its route. */
+    public Map<NodeId, Route> routes() {
+        return routes;
+    }
+
+    /** The hubs reachable from here, this one included. */
+    public Set<NodeId> reachable() {
+        java.util.HashSet<NodeId> all = new java.util.HashSet<>(routes.keySet());
+        all.add(self);
+        return all;
+    }
+
+    public HubGraph graph() {
+        return graph;
+    }
+}

@@ -1,0 +1,62 @@
+package io.traverse.hub;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+/**
+ * Starts in-process hubs on 127.0.0.1 with ephemeral ports and fast timings, and closes them all
+ * at the end of a test (also after a failure).
+ */
+final class TestHubs implements AutoCloseable {
+    static final String TOKEN = "test-token";
+    static final Duration KEEPALIVE = Duration.ofMillis(100);
+
+    private final List<Hub> hubs = new ArrayList<>();
+
+    /** A hub nobody is told about: it only dials out (advertises nothing). */
+    Hub dialOnly(String name, Hub... peers) throws IOException {
+        return start(name, b -> b.advertisedAddresses(List.of()), peers);
+    }
+
+    /** A hub that advertises its loopback address, so that hubs that learn of it dial it. */
+    Hub advertised(String name, Hub... peers) throws IOException {
+        return start(name, b -> { }, peers);
+    }
+
+    Hub start(String name, Consumer<HubConfig.Builder> customise, Hub... peers) throws IOException {
+        return start(name, 0, customise, peers);
+    }
+
+    Hub start(String name, int port, Consumer<HubConfig.Builder> customise, Hub... peers) throws IOException {
+        HubConfig.Builder builder = fast(HubConfig.builder().name(name).port(port));
+        for (Hub peer : peers) {
+            builder.peer("127.0.0.1:" + peer.linkAddress().getPort());
+        }
+        customise.accept(builder);
+        Hub hub = Hub.start(builder.build());
+        hubs.add(hub);
+        return hub;
+    }
+
+    static HubConfig.Builder fast(HubConfig.Builder builder) {
+        return builder.bindAddress("127.0.0.1")
+                .token(TOKEN)
+                .httpPort(-1)
+                .keepaliveInterval(KEEPALIVE)
+                .handshakeTimeout(Duration.ofSeconds(2))
+                .gossipRefreshInterval(Duration.ofMillis(300))
+                .hubExpiry(Duration.ofMillis(1500))
+                .redial(Duration.ofMillis(50), Duration.ofMillis(400))
+                .ioThreads(1);
+    }
+
+    @Override
+    public void close() {
+        for (Hub hub : hubs) {
+            hub.close();
+        }
+    }
+}
