@@ -440,6 +440,10 @@ public final class HubLink implements Closeable {
         return exchange(id -> new NameBind(id, name, virtualPort), config.hubTimeout(), "binding name '" + name + "'")
                 .handle((answer, failure) -> {
                     if (failure == null && answer instanceof Result r && r.status() == ResultStatus.OK) {
+                        if (!names.confirm(name, virtualPort)) {
+                            // released while the binding was on its way: give it up at the hub too
+                            releaseAtHub(name);
+                        }
                         log.debug("Name '{}' bound to virtual port {}", name, virtualPort);
                         return null;
                     }
@@ -460,9 +464,12 @@ public final class HubLink implements Closeable {
 
     /** Gives a name up (the server socket closed); the hub is told if the link is up. */
     public void releaseName(String name, int virtualPort) {
-        if (!names.remove(name, virtualPort)) {
-            return;
+        if (names.remove(name, virtualPort)) {
+            releaseAtHub(name);
         }
+    }
+
+    private void releaseAtHub(String name) {
         if (up.isDone() && !up.isCompletedExceptionally()) {
             exchange(id -> new NameRelease(id, name), config.hubTimeout(), "releasing name '" + name + "'")
                     .whenComplete((r, e) -> log.debug("Released name '{}': {}", name, e == null ? r : e.getMessage()));
@@ -470,7 +477,7 @@ public final class HubLink implements Closeable {
     }
 
     private void reregisterNames(LinkSession s) {
-        for (Map.Entry<String, Integer> e : names.snapshot().entrySet()) {
+        for (Map.Entry<String, Integer> e : names.confirmed().entrySet()) {
             String name = e.getKey();
             int port = e.getValue();
             exchange(id -> new NameBind(id, name, port), config.hubTimeout(), "binding name '" + name + "' again")

@@ -1,6 +1,7 @@
 package io.traverse.hublink;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
@@ -88,9 +89,15 @@ final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
                 return;
             }
             timeout.cancel(false);
-            LinkPipeline.authenticated(ctx.pipeline());
-            ctx.pipeline().remove(this);
+            // Order matters: raising the frame limit passes on frames already buffered behind
+            // WELCOME, so the session handler (installed by whoever completes the result, on
+            // this loop) must be in place first, and this handler gone.
+            ChannelPipeline pipeline = ctx.pipeline();
+            pipeline.remove(this);
             result.complete(new Outcome(challenge.acceptorId(), w));
+            if (ctx.channel().isOpen()) {
+                LinkPipeline.authenticated(pipeline);
+            }
         } else {
             fail(ctx, "hub at " + hub + " sent " + msg + " out of turn in the link handshake", false);
         }
