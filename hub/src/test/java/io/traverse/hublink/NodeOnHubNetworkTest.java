@@ -48,6 +48,18 @@ class NodeOnHubNetworkTest {
     }
 
     @Test
+    void aNodeWithoutConfiguredHubsFindsOneByDiscovery() throws Exception {
+        Hub hub = net.hub("hub-found");
+        // The responder the hub answers probes with, on a free port (17000 may be taken on a test machine).
+        io.traverse.hub.discovery.DiscoveryResponder responder = net.closeLater(io.traverse.hub.discovery.DiscoveryResponder
+                .builder(hub.name(), () -> java.util.List.of(LoopbackHubNetwork.address(hub))).port(0).build());
+        responder.start();
+        Traverse node = net.node(LoopbackHubNetwork.config().discovery(true).discoveryPort(responder.localAddress().getPort()).build());
+        assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        assertThat(node.hubLinkStatus().hubId()).isEqualTo(LoopbackHubNetwork.id(hub));
+    }
+
+    @Test
     void wrongTokenIsRefusedWithAClearError() throws Exception {
         Hub hub = net.hub("hub-a");
         Traverse node = net.node(LoopbackHubNetwork.config(hub).token("wrong").build());
