@@ -9,8 +9,8 @@ import java.util.Optional;
  * The state of a node's link to the hub network, for applications and diagnostics.
  *
  * @param state what the link is doing
- * @param hubName the connected hub as the node knows it (its {@code host:port} from
- *        {@code traverse.hubs}, discovery or the hub network), or null
+ * @param hubName the connected hub's name as the hub network lists it (its {@code host:port}
+ *        until the node has asked), or null
  * @param hubId the connected hub's id, or null
  * @param hubAddress the link address of the connected hub, or null
  * @param observedAddress where the hub saw this node's link come from (its public side behind

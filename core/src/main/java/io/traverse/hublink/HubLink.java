@@ -7,6 +7,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.netty.channel.socket.nio.NioSocketChannel;
+import io.traverse.HubDirectory;
 import io.traverse.HubLinkStatus;
 import io.traverse.HubLinkStatus.State;
 import io.traverse.SideChannelException;
@@ -73,6 +74,8 @@ public final class HubLink implements Closeable {
     static final Duration BACKOFF_MAX = Duration.ofSeconds(30);
     /** How long to wait before looking for hubs again when discovery found none. */
     static final Duration REDISCOVERY = Duration.ofSeconds(30);
+    /** How often a linked node asks for the hubs of the network (its failover candidates). */
+    static final Duration RELEARN = Duration.ofSeconds(30);
     /** Requests (name binding, lookups) waiting for the hub's answer, at most. */
     static final int MAX_PENDING_REQUESTS = 256;
     private static final Logger log = LoggerFactory.getLogger(HubLink.class);
@@ -341,7 +344,7 @@ public final class HubLink implements Closeable {
                 outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
         log.info("Linked to hub {} at {} (seen from {})", outcome.hubId(), resolved, outcome.welcome().observedAddress());
         reregisterNames(s);
-        learnHubs();
+        learnHubs(s);
         up.complete(s);
     }
 
@@ -497,13 +500,35 @@ public final class HubLink implements Closeable {
     }
 
     /** Adds the hubs of the network to the failover candidates. */
-    private void learnHubs() {
-        directory.hubLinkAddresses().whenComplete((addresses, failure) -> {
-            if (addresses != null) {
-                loop.execute(() -> candidates.setLearned(addresses));
-            } else {
+    /**
+     * Adds the hubs of the network to the failover candidates, and the linked hub's name to the
+     * status; again every {@link #RELEARN} while the link lasts (hubs come and go).
+     */
+    private void learnHubs(LinkSession s) {
+        if (session != s) {
+            return;
+        }
+        directory.hubList().whenComplete((hubs, failure) -> {
+            if (failure != null) {
                 log.debug("Could not learn the hubs of the network: {}", unwrap(failure).getMessage());
             }
+        });
+        loop.schedule(() -> learnHubs(s), RELEARN.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** A hub list from the network: the failover candidates, and the name of the hub we are linked to. */
+    void learned(List<HubDirectory.Hub> hubs) {
+        onLoop(() -> {
+            List<InetSocketAddress> addresses = new ArrayList<>();
+            for (HubDirectory.Hub h : hubs) {
+                addresses.addAll(h.linkAddresses());
+                HubLinkStatus st = status;
+                if (session != null && h.id().equals(session.hubId()) && st.isConnected()) {
+                    status = new HubLinkStatus(st.state(), h.name(), st.hubId(), st.hubAddress(), st.observedAddress(), st.since(),
+                            st.lastFailure());
+                }
+            }
+            candidates.setLearned(addresses);
         });
     }
 

@@ -11,7 +11,6 @@ import io.traverse.wire.LookupKind;
 import io.traverse.wire.LookupResult;
 import io.traverse.wire.ResultStatus;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -73,7 +72,7 @@ public final class NodeHubDirectory implements HubDirectory {
     /** {@code hubId name… hops address,address} (or {@code -} for no address). */
     @Override
     public CompletableFuture<List<Hub>> hubs() {
-        return offLoop(listing(LookupKind.HUBS, NodeHubDirectory::hub));
+        return offLoop(hubList());
     }
 
     /** {@code hubId hubId}. */
@@ -103,12 +102,13 @@ public final class NodeHubDirectory implements HubDirectory {
         }));
     }
 
-    /** The link addresses of every hub of the network (failover candidates); completes on the link's loop. */
-    CompletableFuture<List<InetSocketAddress>> hubLinkAddresses() {
-        return listing(LookupKind.HUBS, NodeHubDirectory::hub).thenApply(hubs -> {
-            List<InetSocketAddress> out = new ArrayList<>();
-            hubs.forEach(h -> out.addAll(h.linkAddresses()));
-            return out;
+    /** {@link #hubs()} completing on the link's loop, for the link itself. */
+    CompletableFuture<List<Hub>> hubList() {
+        // Whoever asks, the answer also refreshes the link's failover candidates.
+        return listing(LookupKind.HUBS, NodeHubDirectory::hub).whenComplete((hubs, failure) -> {
+            if (hubs != null) {
+                link.learned(hubs);
+            }
         });
     }
 

@@ -113,6 +113,21 @@ class NodeOnHubNetworkTest {
     }
 
     @Test
+    void failsOverToAHubItOnlyLearnedFromTheNetwork() throws Exception {
+        Hub configured = net.hub("hub-configured");
+        Hub learned = net.hub("hub-learned", configured);
+        Traverse node = net.node(configured); // traverse.hubs names only the first
+        assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        await().atMost(Duration.ofSeconds(10)).until(() -> "hub-configured".equals(node.hubLinkStatus().hubName()));
+        // every hub list the node receives (at link-up, every 30 s, or asked for) updates its failover candidates
+        await().atMost(Duration.ofSeconds(10)).until(() -> node.hubDirectory().hubs().get(5, TimeUnit.SECONDS).size() == 2);
+        configured.close();
+        await().atMost(Duration.ofSeconds(15)).until(() -> LoopbackHubNetwork.id(learned).equals(node.hubLinkStatus().hubId()));
+        assertThat(node.hubLinkStatus().hubName()).isIn("hub-learned", LoopbackHubNetwork.address(learned).getHostString() + ":"
+                + LoopbackHubNetwork.address(learned).getPort());
+    }
+
+    @Test
     void sideChannelRequestAndAnswerAcrossHubs() throws Exception {
         Hub a = net.hub("hub-a");
         Hub b = net.hub("hub-b", a);
