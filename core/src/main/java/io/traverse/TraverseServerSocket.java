@@ -98,12 +98,12 @@ public class TraverseServerSocket extends ServerSocket {
     private void bindName(String wantedName) throws IOException {
         long waitMillis = node.config().hubTimeout().toMillis() + 1000;
         try {
-            node.hubLink().bindName(wantedName, port).get(waitMillis, TimeUnit.MILLISECONDS);
+            node.hubLink().names().bind(wantedName, port).get(waitMillis, TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while binding name '" + wantedName + "'");
         } catch (TimeoutException e) {
-            node.hubLink().releaseName(wantedName, port);
+            node.hubLink().names().release(wantedName, port);
             throw new SocketTimeoutException("binding name '" + wantedName + "' got no answer within " + waitMillis + " ms");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
@@ -153,7 +153,7 @@ public class TraverseServerSocket extends ServerSocket {
             boundName = name;
         }
         if (boundName != null) {
-            node.hubLink().releaseName(boundName, port);
+            node.hubLink().names().release(boundName, port);
         }
         if (q != null) {
             node.unbindVirtualPort(port, q);

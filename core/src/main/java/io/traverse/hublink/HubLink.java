@@ -23,25 +23,19 @@ import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.LinkPipeline;
 import io.traverse.wire.LookupResult;
-import io.traverse.wire.NameBind;
-import io.traverse.wire.NameRelease;
 import io.traverse.wire.Reject;
 import io.traverse.wire.Result;
-import io.traverse.wire.ResultStatus;
 import io.traverse.wire.SideMessage;
 import java.io.Closeable;
 import java.io.IOException;
-import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -89,7 +83,7 @@ public final class HubLink implements Closeable {
     private final HubCandidates candidates = new HubCandidates();
     private final ReconnectBackoff backoff = new ReconnectBackoff(BACKOFF_INITIAL, BACKOFF_MAX);
     private final PendingRequests<LinkMessage> requests = new PendingRequests<>(MAX_PENDING_REQUESTS, 0xFFFF_FFFFL);
-    private final NameRegistrations names = new NameRegistrations();
+    private final HubNames names;
     private final NodeSideChannel sideChannel;
     private final NodeHubDirectory directory;
     private final AtomicBoolean released = new AtomicBoolean();
@@ -112,6 +106,7 @@ public final class HubLink implements Closeable {
         this.loop = LinkEventLoops.acquire();
         this.sideChannel = new NodeSideChannel(this, nodeId, config.hubTimeout(), loop);
         this.directory = new NodeHubDirectory(this, config.hubTimeout());
+        this.names = new HubNames(this, config.hubTimeout());
         this.status = new HubLinkStatus(State.CONNECTING, null, null, null, null, Instant.now(), null);
     }
 
@@ -343,7 +338,7 @@ public final class HubLink implements Closeable {
         status = new HubLinkStatus(State.CONNECTED, hub.getHostString() + ":" + hub.getPort(), outcome.hubId(), resolved,
                 outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
         log.info("Linked to hub {} at {} (seen from {})", outcome.hubId(), resolved, outcome.welcome().observedAddress());
-        reregisterNames(s);
+        names.bindAgain(s.hubId());
         learnHubs(s);
         up.complete(s);
     }
@@ -427,79 +422,6 @@ public final class HubLink implements Closeable {
         return pending.answer();
     }
 
-    // ---- names ----------------------------------------------------------------------------
-
-    /**
-     * Registers {@code name} for {@code virtualPort} of this node at the hub network and keeps it
-     * registered across hub changes until {@link #releaseName}. Completes when the hub network
-     * accepted it; fails with a {@link BindException} if another live node holds the name or this
-     * node has it already, or a {@link SocketException} if no hub can be asked.
-     */
-    public CompletableFuture<Void> bindName(String name, int virtualPort) {
-        if (!names.reserve(name, virtualPort)) {
-            return CompletableFuture.failedFuture(new BindException("name '" + name + "' is bound on this node already (to virtual port "
-                    + names.portOf(name) + ")"));
-        }
-        return exchange(id -> new NameBind(id, name, virtualPort), config.hubTimeout(), "binding name '" + name + "'")
-                .handle((answer, failure) -> {
-                    if (failure == null && answer instanceof Result r && r.status() == ResultStatus.OK) {
-                        if (!names.confirm(name, virtualPort)) {
-                            // released while the binding was on its way: give it up at the hub too
-                            releaseAtHub(name);
-                        }
-                        log.debug("Name '{}' bound to virtual port {}", name, virtualPort);
-                        return null;
-                    }
-                    names.remove(name, virtualPort);
-                    if (failure != null) {
-                        Throwable cause = unwrap(failure);
-                        throw new CompletionException(cause instanceof SocketException ? cause
-                                : new SocketException("cannot bind name '" + name + "': " + cause.getMessage()));
-                    }
-                    Result r = (Result) answer;
-                    String message = r.message().isEmpty() ? r.status().name() : r.message();
-                    throw new CompletionException(r.status() == ResultStatus.NAME_TAKEN
-                            ? new BindException("cannot bind name '" + name + "': it is taken by another live node (" + message + ")")
-                            : new SocketException("cannot bind name '" + name + "': the hub refused it: " + r.status() + " ("
-                                    + message + ")"));
-                });
-    }
-
-    /** Gives a name up (the server socket closed); the hub is told if the link is up. */
-    public void releaseName(String name, int virtualPort) {
-        if (names.remove(name, virtualPort)) {
-            releaseAtHub(name);
-        }
-    }
-
-    private void releaseAtHub(String name) {
-        if (up.isDone() && !up.isCompletedExceptionally()) {
-            exchange(id -> new NameRelease(id, name), config.hubTimeout(), "releasing name '" + name + "'")
-                    .whenComplete((r, e) -> log.debug("Released name '{}': {}", name, e == null ? r : e.getMessage()));
-        }
-    }
-
-    private void reregisterNames(LinkSession s) {
-        for (Map.Entry<String, Integer> e : names.confirmed().entrySet()) {
-            String name = e.getKey();
-            int port = e.getValue();
-            exchange(id -> new NameBind(id, name, port), config.hubTimeout(), "binding name '" + name + "' again")
-                    .whenComplete((answer, failure) -> {
-                        if (answer instanceof Result r && r.status() == ResultStatus.OK) {
-                            log.debug("Name '{}' bound again at hub {}", name, s.hubId());
-                        } else if (answer instanceof Result r && r.status() == ResultStatus.NAME_TAKEN) {
-                            names.remove(name, port);
-                            log.error("Name '{}' was taken by another node while this node changed hubs: {}; the server socket"
-                                    + " on virtual port {} stays reachable by its virtual address only", name, r.message(), port);
-                        } else {
-                            log.warn("Binding name '{}' again at hub {} failed: {}", name, s.hubId(),
-                                    failure != null ? unwrap(failure).getMessage() : answer);
-                        }
-                    });
-        }
-    }
-
-    /** Adds the hubs of the network to the failover candidates. */
     /**
      * Adds the hubs of the network to the failover candidates, and the linked hub's name to the
      * status; again every {@link #RELEARN} while the link lasts (hubs come and go).
@@ -563,6 +485,17 @@ public final class HubLink implements Closeable {
 
     public NodeHubDirectory directory() {
         return directory;
+    }
+
+    /** The names this node holds at the hub network. */
+    public HubNames names() {
+        return names;
+    }
+
+    /** True while the link is up. */
+    boolean isUp() {
+        CompletableFuture<LinkSession> u = up;
+        return u.isDone() && !u.isCompletedExceptionally();
     }
 
     /** True if there is or may soon be a hub link (names are worth asking the hub about). */
