@@ -15,7 +15,7 @@ class HubDirectoryTest {
 
     @Test
     void theNewestStateWinsAndOnlyNewsIsWorthFlooding() {
-        HubDirectory directory = new HubDirectory();
+        HubDirectory directory = new HubDirectory(16);
         assertThat(directory.offer(description(10, "first"), 0)).isTrue();
         assertThat(directory.offer(description(10, "same-state"), 0)).isFalse();
         assertThat(directory.offer(description(9, "older"), 0)).isFalse();
@@ -36,7 +36,7 @@ class HubDirectoryTest {
 
     @Test
     void silentHubsExpireAndSoDoUnreachableOnes() {
-        HubDirectory directory = new HubDirectory();
+        HubDirectory directory = new HubDirectory(16);
         directory.offer(description(1, "silent"), 0);
         NodeId other = NodeId.of("hub-y");
         directory.offer(new HubDescription(other, 1, "cut-off", List.of(), List.of(), List.of(), List.of()), 0);
@@ -47,6 +47,18 @@ class HubDirectoryTest {
         assertThat(directory.expire(2 * SECOND, 3 * SECOND)).isEmpty();
         assertThat(directory.expire(3 * SECOND + 1, 3 * SECOND)).containsExactlyInAnyOrder(HUB, other);
         assertThat(directory.size()).isZero();
+    }
+
+    @Test
+    void theDirectoryIsBounded() {
+        HubDirectory directory = new HubDirectory(2);
+        for (String id : new String[] {"h1", "h2", "h3"}) {
+            directory.offer(new HubDescription(NodeId.of(id), 1, id, List.of(), List.of(), List.of(), List.of()), 0);
+        }
+        assertThat(directory.size()).isEqualTo(2);
+        assertThat(directory.get(NodeId.of("h3"))).isNull();
+        assertThat(directory.offer(new HubDescription(NodeId.of("h1"), 2, "h1", List.of(), List.of(), List.of(), List.of()), 0))
+                .as("known hubs still get news").isTrue();
     }
 
     private static HubDescription description(long state, String name) {
