@@ -1,15 +1,16 @@
 package io.traverse.cli;
 
 import io.traverse.cli.demo.DemoCommand;
+import io.traverse.cli.hub.HubCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
-/** The {@code traverse} command. Subcommands grow with the modules: demo now; hub, expose, forward, diagnose, status later. */
+/** The {@code traverse} command. Subcommands grow with the modules: demo and hub now; expose, forward, diagnose, status later. */
 @Command(name = "traverse", mixinStandardHelpOptions = true, versionProvider = TraverseCommand.Version.class,
         description = "Connect any two JVMs through firewalls, NAT and non-routed networks.",
-        subcommands = {DemoCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, HubCommand.class, CommandLine.HelpCommand.class})
 public final class TraverseCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -62,7 +62,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private final StateNumber state;
     private final EventExecutor stateLoop;
     private final NodeRegistry registry;
-    private final HubDirectory directory = new HubDirectory();
+    /** Hubs known at most: the network is meant for tens to hundreds of sites. */
+    static final int MAX_KNOWN_HUBS = 4096;
+    private final HubDirectory directory = new HubDirectory(MAX_KNOWN_HUBS);
     private final Map<NodeId, Link> hubLinks = new LinkedHashMap<>();
     private final SideChannelRouter router;
     private final long expiryNanos;

@@ -1,0 +1,105 @@
+package io.traverse.cli.hub;
+
+import io.traverse.cli.LogLevel;
+import io.traverse.hub.Hub;
+import io.traverse.hub.HubConfig;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code traverse hub}: runs a hub until SIGTERM or Ctrl-C, then closes it cleanly. */
+@Command(name = "hub", mixinStandardHelpOptions = true,
+        description = {"Run a hub: accepts node and hub links, dials its peers and every hub it learns of, gossips,",
+                "routes side messages and keeps the name registry. Runs until SIGTERM or Ctrl-C.",
+                "Options override the --config file; the token comes from --token, --token-file, the file,",
+                "or the TRAVERSE_TOKEN environment variable, in that order."})
+public final class HubCommand implements Callable<Integer> {
+    @Option(names = "--bind", paramLabel = "ADDRESS", description = "address to listen on (default: 0.0.0.0, every interface)")
+    String bind;
+
+    @Option(names = "--port", paramLabel = "PORT", description = "hub link port (default: " + HubConfig.DEFAULT_PORT + ")")
+    Integer port;
+
+    @Option(names = "--name", paramLabel = "NAME",
+            description = "hub name; the hub id derives from it, so keep it across restarts (default: <hostname>:<port>)")
+    String name;
+
+    @Option(names = "--peer", paramLabel = "HOST:PORT", description = "a hub to dial (repeatable; port default 17000)")
+    List<String> peers = List.of();
+
+    @Option(names = "--advertise", paramLabel = "HOST:PORT", split = ",",
+            description = "address other hubs should dial this hub at (repeatable; default: the interface addresses"
+                    + " of --bind; 'none': nobody dials this hub, it only dials out)")
+    List<String> advertise;
+
+    @Option(names = "--token", paramLabel = "TOKEN", description = "network token (visible in the process list: prefer --token-file or TRAVERSE_TOKEN)")
+    String token;
+
+    @Option(names = "--token-file", paramLabel = "FILE", description = "file whose first line is the network token")
+    Path tokenFile;
+
+    @Option(names = "--config", paramLabel = "FILE", description = "properties file with traverse.hub.* keys (docs/operations.md)")
+    Path config;
+
+    @Option(names = "--http-port", paramLabel = "PORT",
+            description = "HTTP port for metrics and status (default: " + HubConfig.DEFAULT_HTTP_PORT + "; negative disables)")
+    Integer httpPort;
+
+    /** Builds the configuration from options, file and environment. */
+    HubConfig hubConfig(Map<String, String> environment) throws Exception {
+        HubSettings file = config == null ? HubSettings.none() : HubSettings.read(config);
+        HubConfig.Builder builder = HubConfig.builder();
+        file.applyTo(builder);
+        if (bind != null) {
+            builder.bindAddress(bind);
+        }
+        if (port != null) {
+            builder.port(port);
+        }
+        if (name != null) {
+            builder.name(name);
+        }
+        builder.peers(peers);
+        if (advertise != null) {
+            builder.advertisedAddresses(HubSettings.advertised(advertise));
+        }
+        if (httpPort != null) {
+            builder.httpPort(httpPort);
+        }
+        builder.token(file.token(token, tokenFile, environment));
+        return builder.build();
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        LogLevel.defaultTo("info");
+        HubConfig hubConfig;
+        try {
+            hubConfig = hubConfig(System.getenv());
+        } catch (IllegalArgumentException e) {
+            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+        }
+        Hub hub = Hub.start(hubConfig);
+        // Not a static field: SLF4J simple reads the level when the first logger is made, after LogLevel above.
+        Logger log = LoggerFactory.getLogger(HubCommand.class);
+        if (hubConfig.httpPort() >= 0) {
+            log.info("The HTTP endpoint (port {}) is not part of this build yet", hubConfig.httpPort());
+        }
+        CountDownLatch stopped = new CountDownLatch(1);
+        Thread closer = new Thread(() -> {
+            hub.close();
+            stopped.countDown();
+        }, "traverse-hub-shutdown");
+        Runtime.getRuntime().addShutdownHook(closer);
+        // Runs until the JVM is told to stop; the hook closes the hub and then lets main return.
+        stopped.await();
+        return 0;
+    }
+}

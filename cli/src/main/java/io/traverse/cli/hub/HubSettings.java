@@ -1,0 +1,182 @@
+package io.traverse.cli.hub;
+
+import io.traverse.hub.HubConfig;
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The hub's settings from a properties file ({@code --config}), merged under the command-line
+ * options: the file fills in what the options leave out. Unknown keys are an error, so a typo
+ * never silently leaves a default in place.
+ */
+final class HubSettings {
+    static final String BIND = "traverse.hub.bind";
+    static final String PORT = "traverse.hub.port";
+    static final String NAME = "traverse.hub.name";
+    static final String PEERS = "traverse.hub.peers";
+    static final String ADVERTISE = "traverse.hub.advertise";
+    static final String HTTP_PORT = "traverse.hub.http.port";
+    static final String TOKEN = "traverse.token";
+    static final String TOKEN_FILE = "traverse.token.file";
+    static final String KEEPALIVE = "traverse.hub.keepalive";
+    static final String GOSSIP_REFRESH = "traverse.hub.gossip.refresh";
+    static final String EXPIRY = "traverse.hub.expiry";
+    static final String MAX_NODES = "traverse.hub.max.nodes";
+    static final String MAX_NAMES = "traverse.hub.max.names.per.node";
+    static final String MAX_PENDING = "traverse.hub.max.pending.per.node";
+    static final String IO_THREADS = "traverse.hub.io.threads";
+    static final Set<String> KEYS = Set.of(BIND, PORT, NAME, PEERS, ADVERTISE, HTTP_PORT, TOKEN, TOKEN_FILE, KEEPALIVE, GOSSIP_REFRESH,
+            EXPIRY, MAX_NODES, MAX_NAMES, MAX_PENDING, IO_THREADS);
+    /** The value of {@code traverse.hub.advertise} (or {@code --advertise}) for a hub that only dials out. */
+    static final String ADVERTISE_NONE = "none";
+    private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)?");
+
+    private final Properties file;
+
+    private HubSettings(Properties file) {
+        this.file = file;
+    }
+
+    static HubSettings none() {
+        return new HubSettings(new Properties());
+    }
+
+    /** @throws IllegalArgumentException for a key that is not a hub setting */
+    static HubSettings read(Path path) throws IOException {
+        Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(path, StandardCharsets.UTF_8)) {
+            properties.load(reader);
+        }
+        Set<String> unknown = new TreeSet<>(properties.stringPropertyNames());
+        unknown.removeAll(KEYS);
+        if (!unknown.isEmpty()) {
+            throw new IllegalArgumentException(path + ": unknown keys " + unknown + " (known: " + new TreeSet<>(KEYS) + ")");
+        }
+        return new HubSettings(properties);
+    }
+
+    String get(String key) {
+        String value = file.getProperty(key);
+        return value == null || value.isBlank() ? null : value.trim();
+    }
+
+    /**
+     * The token: {@code --token}, else {@code --token-file}, else the file's keys, else
+     * {@code TRAVERSE_TOKEN}; empty if none. A token file holds the token on its first line.
+     */
+    String token(String option, Path optionFile, Map<String, String> environment) throws IOException {
+        if (option != null) {
+            return option;
+        }
+        if (optionFile != null) {
+            return readTokenFile(optionFile);
+        }
+        if (file.getProperty(TOKEN) != null) {
+            return file.getProperty(TOKEN).trim();
+        }
+        if (get(TOKEN_FILE) != null) {
+            return readTokenFile(Path.of(get(TOKEN_FILE)));
+        }
+        String env = environment.get("TRAVERSE_TOKEN");
+        return env == null ? "" : env.trim();
+    }
+
+    private static String readTokenFile(Path path) throws IOException {
+        List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
+        return lines.isEmpty() ? "" : lines.get(0).trim();
+    }
+
+    /** Applies the file's settings that have no option given, then validates. */
+    void applyTo(HubConfig.Builder builder) {
+        if (get(BIND) != null) {
+            builder.bindAddress(get(BIND));
+        }
+        if (get(PORT) != null) {
+            builder.port(integer(PORT));
+        }
+        if (get(NAME) != null) {
+            builder.name(get(NAME));
+        }
+        builder.peers(list(get(PEERS)));
+        if (get(ADVERTISE) != null) {
+            builder.advertisedAddresses(advertised(list(get(ADVERTISE))));
+        }
+        if (get(HTTP_PORT) != null) {
+            builder.httpPort(integer(HTTP_PORT));
+        }
+        if (get(KEEPALIVE) != null) {
+            builder.keepaliveInterval(duration(KEEPALIVE));
+        }
+        if (get(GOSSIP_REFRESH) != null) {
+            builder.gossipRefreshInterval(duration(GOSSIP_REFRESH));
+        }
+        if (get(EXPIRY) != null) {
+            builder.hubExpiry(duration(EXPIRY));
+        }
+        if (get(MAX_NODES) != null) {
+            builder.maxNodes(integer(MAX_NODES));
+        }
+        if (get(MAX_NAMES) != null) {
+            builder.maxNamesPerNode(integer(MAX_NAMES));
+        }
+        if (get(MAX_PENDING) != null) {
+            builder.maxPendingRequestsPerNode(integer(MAX_PENDING));
+        }
+        if (get(IO_THREADS) != null) {
+            builder.ioThreads(integer(IO_THREADS));
+        }
+    }
+
+    /** {@code none} alone means no addresses: the hub only dials out. */
+    static List<String> advertised(List<String> values) {
+        if (values.size() == 1 && values.get(0).equalsIgnoreCase(ADVERTISE_NONE)) {
+            return List.of();
+        }
+        return values;
+    }
+
+    static List<String> list(String value) {
+        List<String> out = new ArrayList<>();
+        if (value != null) {
+            Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(out::add);
+        }
+        return out;
+    }
+
+    private int integer(String key) {
+        try {
+            return Integer.parseInt(get(key));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(key + " = '" + get(key) + "' is not a whole number");
+        }
+    }
+
+    private Duration duration(String key) {
+        Matcher m = DURATION.matcher(get(key).toLowerCase(Locale.ROOT));
+        if (!m.matches()) {
+            throw new IllegalArgumentException(key + " = '" + get(key) + "' is not a duration such as 500ms, 2s or 1m");
+        }
+        long n = Long.parseLong(m.group(1));
+        String unit = m.group(2) == null ? "ms" : m.group(2);
+        return switch (unit) {
+            case "ms" -> Duration.ofMillis(n);
+            case "s" -> Duration.ofSeconds(n);
+            case "m" -> Duration.ofMinutes(n);
+            default -> Duration.ofHours(n);
+        };
+    }
+}

@@ -1,0 +1,105 @@
+package io.traverse.cli.hub;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.traverse.hub.HubConfig;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import picocli.CommandLine;
+
+class HubCommandTest {
+    @TempDir
+    Path dir;
+
+    private HubConfig parse(Map<String, String> env, String... args) throws Exception {
+        HubCommand command = new HubCommand();
+        new CommandLine(command).parseArgs(args);
+        return command.hubConfig(env);
+    }
+
+    @Test
+    void defaultsAreTheDocumentedOnes() throws Exception {
+        HubConfig config = parse(Map.of());
+        assertThat(config.port()).isEqualTo(17000);
+        assertThat(config.bindAddress()).isEqualTo("0.0.0.0");
+        assertThat(config.httpPort()).isEqualTo(17080);
+        assertThat(config.token()).isEmpty();
+        assertThat(config.name()).isEmpty();
+        assertThat(config.advertisedAddresses()).isEmpty();
+        assertThat(config.keepaliveInterval()).isEqualTo(Duration.ofSeconds(2));
+    }
+
+    @Test
+    void optionsOverrideTheFileAndTheFileFillsTheRest() throws Exception {
+        Path file = dir.resolve("hub.properties");
+        Files.writeString(file, String.join("\n", "traverse.hub.port = 17100", "traverse.hub.name = site-a",
+                "traverse.hub.peers = hub-b.example.org, 10.0.0.2:17001", "traverse.hub.keepalive = 500ms",
+                "traverse.hub.max.names.per.node = 8", "traverse.token = from-file"));
+        HubConfig config = parse(Map.of("TRAVERSE_TOKEN", "from-env"), "--config", file.toString(), "--port", "17200",
+                "--peer", "10.0.0.3", "--advertise", "none", "--http-port", "-1");
+        assertThat(config.port()).isEqualTo(17200);
+        assertThat(config.name()).contains("site-a");
+        assertThat(config.peers()).containsExactly("hub-b.example.org", "10.0.0.2:17001", "10.0.0.3");
+        assertThat(config.keepaliveInterval()).isEqualTo(Duration.ofMillis(500));
+        assertThat(config.maxNamesPerNode()).isEqualTo(8);
+        assertThat(config.advertisedAddresses()).contains(List.of());
+        assertThat(config.httpPort()).isEqualTo(-1);
+        assertThat(config.token()).isEqualTo("from-file");
+    }
+
+    @Test
+    void tokenComesFromOptionThenTokenFileThenEnvironment() throws Exception {
+        Path tokenFile = dir.resolve("token");
+        Files.writeString(tokenFile, "s3cret\n");
+        assertThat(parse(Map.of("TRAVERSE_TOKEN", "env"), "--token", "opt", "--token-file", tokenFile.toString()).token()).isEqualTo("opt");
+        assertThat(parse(Map.of("TRAVERSE_TOKEN", "env"), "--token-file", tokenFile.toString()).token()).isEqualTo("s3cret");
+        assertThat(parse(Map.of("TRAVERSE_TOKEN", "env")).token()).isEqualTo("env");
+    }
+
+    @Test
+    void mistakesAreNamed() {
+        Path file = dir.resolve("typo.properties");
+        assertThatThrownBy(() -> {
+            Files.writeString(file, "traverse.hub.prot = 1\n");
+            parse(Map.of(), "--config", file.toString());
+        }).hasMessageContaining("unknown keys [traverse.hub.prot]");
+        assertThatThrownBy(() -> parse(Map.of(), "--port", "70000")).hasMessageContaining("port 70000");
+        assertThatThrownBy(() -> parse(Map.of(), "--peer", "a:b:c")).hasMessageContaining("peer");
+        assertThatThrownBy(() -> parse(Map.of(), "--name", "has space")).hasMessageContaining("hub name");
+    }
+
+    @Test
+    void theDaemonStartsAndStopsCleanlyOnSigterm() throws Exception {
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process process = new ProcessBuilder(java.toString(), "-cp", classPath, "io.traverse.cli.TraverseCommand", "hub",
+                "--bind", "127.0.0.1", "--port", "0", "--name", "sigterm-test", "--advertise", "none", "--token", "t",
+                "--http-port", "-1").redirectErrorStream(true).start();
+        List<String> lines = new ArrayList<>();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+            String line;
+            while ((line = out.readLine()) != null) {
+                lines.add(line);
+                if (line.contains("listening on")) {
+                    process.toHandle().destroy(); // SIGTERM; Process.destroy() would also close our end of the output
+                }
+            }
+            assertThat(process.waitFor(20, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            process.destroyForcibly();
+        }
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub sigterm-test").contains("listening on /127.0.0.1:"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub sigterm-test stopped"));
+    }
+}
