@@ -10,8 +10,10 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * One Traverse node: a listening port with virtual ports, an identity, and the connection
- * modules found on the class path. Several nodes may run in one JVM.
+ * One Traverse node: a listening port with virtual ports, an identity, the connection modules
+ * found on the class path, and (with {@code traverse.hubs} or a hub found by discovery) a link
+ * to the hub network for names, the {@linkplain #sideChannel() side channel} and
+ * {@linkplain #hubDirectory() lookups}. Several nodes may run in one JVM.
  *
  * <pre>{@code
  * try (Traverse node = Traverse.start(TraverseConfig.load())) {

@@ -191,6 +191,19 @@ class HubLinkTest {
     }
 
     @Test
+    void requestsMadeWhileTheLinkIsComingUpWaitForIt() throws Exception {
+        FakeHub hub = hub(new FakeHub(TOKEN));
+        Traverse b = node(TOKEN, hub.address());
+        b.sideChannel().register("echo", (from, payload) -> payload);
+        assertThat(b.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        Traverse a = node(TOKEN, hub.address()); // no wait: the request is made at once
+        byte[] answer = a.sideChannel().request(b.identity().id().orElseThrow(), "echo", new byte[] {7}).get(10, TimeUnit.SECONDS);
+        assertThat(answer).containsExactly(7);
+        Traverse c = node(TOKEN, hub.address());
+        assertThat(c.hubDirectory().resolveName("nobody").get(10, TimeUnit.SECONDS)).isEmpty();
+    }
+
+    @Test
     void withoutAnyHubTheNodeSaysSoAtOnce() throws Exception {
         Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").discovery(false).build());
         toClose.add(node);
