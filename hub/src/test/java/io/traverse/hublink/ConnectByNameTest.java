@@ -68,6 +68,12 @@ class ConnectByNameTest {
         }
     }
 
+    @Test
+    void aNameWithNothingOnThatPortIsRefusedLikeAHost() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.socketFactory().createSocket("checksum-server", 7001))
+                .isInstanceOf(java.net.ConnectException.class).hasMessageContaining("7001");
+    }
+
     /** Sends 1 MiB, half-closes, reads the server's digest of it and then 1 MiB from the server until EOF. */
     private void exchange(Socket s) throws Exception {
         s.setSoTimeout(30_000);

@@ -128,6 +128,25 @@ class NodeOnHubNetworkTest {
     }
 
     @Test
+    void namesVanishWhenTheirNodeLeaves() throws Exception {
+        Hub a = net.hub("hub-a");
+        Hub b = net.hub("hub-b", a);
+        Traverse leaving = Traverse.start(LoopbackHubNetwork.config(a).build());
+        Traverse observer = net.node(b);
+        try {
+            leaving.serverSocketFactory().createServerSocket("short-lived", 80);
+            await().atMost(Duration.ofSeconds(15)).until(() -> observer.hubDirectory().resolveName("short-lived")
+                    .get(5, TimeUnit.SECONDS).isPresent());
+        } finally {
+            leaving.close();
+        }
+        await().atMost(Duration.ofSeconds(15)).until(() -> observer.hubDirectory().resolveName("short-lived")
+                .get(5, TimeUnit.SECONDS).isEmpty());
+        assertThatThrownBy(() -> observer.socketFactory().createSocket("short-lived", 80))
+                .isInstanceOf(java.net.UnknownHostException.class).hasMessageContaining("no live node holds this name");
+    }
+
+    @Test
     void sideChannelRequestAndAnswerAcrossHubs() throws Exception {
         Hub a = net.hub("hub-a");
         Hub b = net.hub("hub-b", a);
