@@ -165,7 +165,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         }
         boolean peerHasOurPreamble = stage != Stage.PREAMBLE;
         stage = Stage.DONE;
-        LinkFailures.closeOnError(ctx, cause, "from " + ctx.channel().remoteAddress(), peerHasOurPreamble);
+        LinkFailures.closeOnError(ctx, cause, "in handshake", peerHasOurPreamble);
     }
 
     private static String describe(Object msg) {

@@ -19,6 +19,9 @@ import java.util.concurrent.TimeUnit;
 final class LinkClosing {
     static final long LINGER_MILLIS = 1000;
     private static final String DISCARD = "link-discard";
+    /** Where a channel reports the REJECTs sent on it (set when the channel is made). */
+    static final io.netty.util.AttributeKey<java.util.function.Consumer<io.traverse.wire.RejectCode>> REJECTS_SENT =
+            io.netty.util.AttributeKey.valueOf("traverse-rejects-sent");
 
     private LinkClosing() {
     }
@@ -28,6 +31,10 @@ final class LinkClosing {
             return;
         }
         channel.pipeline().addFirst(DISCARD, DiscardInbound.INSTANCE);
+        java.util.function.Consumer<io.traverse.wire.RejectCode> counter = channel.attr(REJECTS_SENT).get();
+        if (counter != null) {
+            counter.accept(reject.code());
+        }
         channel.writeAndFlush(reject).addListener(f -> {
             if (f.isSuccess() && channel instanceof DuplexChannel duplex) {
                 duplex.shutdownOutput();

@@ -64,6 +64,7 @@ public final class LinkListener {
                                 listener.pendingHandshakes.decrementAndGet();
                             }
                         };
+                        ch.attr(LinkClosing.REJECTS_SENT).set(listener.settings.rejectsSent());
                         LinkPipeline.installCodec(ch.pipeline());
                         ch.pipeline().addLast(HANDSHAKE, new AcceptorHandshake(listener.settings, listener.events, listener.stateLoop, release));
                     }
