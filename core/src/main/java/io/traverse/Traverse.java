@@ -5,12 +5,15 @@ import io.traverse.node.LocalNode;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 
 /**
- * One Traverse node: a listening port with virtual ports, an identity, and the connection
- * modules found on the class path. Several nodes may run in one JVM.
+ * One Traverse node: a listening port with virtual ports, an identity, the connection modules
+ * found on the class path, and (with {@code traverse.hubs} or a hub found by discovery) a link
+ * to the hub network for names, the {@linkplain #sideChannel() side channel} and
+ * {@linkplain #hubDirectory() lookups}. Several nodes may run in one JVM.
  *
  * <pre>{@code
  * try (Traverse node = Traverse.start(TraverseConfig.load())) {
@@ -100,6 +103,30 @@ public final class Traverse implements Closeable {
             return ts.delegate().flatMap(node::connectionInfo);
         }
         return node.connectionInfo(socket);
+    }
+
+    /** Control messages to other nodes by node id, through the hubs. */
+    public SideChannel sideChannel() {
+        return node.hubLink().sideChannel();
+    }
+
+    /** Lookups at the hub network: names, nodes, hubs, links. */
+    public HubDirectory hubDirectory() {
+        return node.hubLink().directory();
+    }
+
+    /** The state of this node's link to the hub network. */
+    public HubLinkStatus hubLinkStatus() {
+        return node.hubLink().status();
+    }
+
+    /**
+     * Waits until this node is linked to a hub (linking runs in the background from start).
+     *
+     * @return true if linked; false if the timeout passed or there is no hub to link to
+     */
+    public boolean awaitHubLink(Duration timeout) throws InterruptedException {
+        return node.hubLink().awaitConnected(timeout);
     }
 
     /** Closes the listening port, every server socket of this node and the modules. */

@@ -41,6 +41,10 @@ public final class TraverseConfig {
     private final int maxPendingHandshakes;
     private final int acceptBacklog;
     private final Duration cacheTtl;
+    private final boolean discovery;
+    private final int discoveryPort;
+    private final Duration hubKeepalive;
+    private final Duration hubTimeout;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -58,6 +62,10 @@ public final class TraverseConfig {
         maxPendingHandshakes = b.maxPendingHandshakes;
         acceptBacklog = b.acceptBacklog;
         cacheTtl = b.cacheTtl;
+        discovery = b.discovery;
+        discoveryPort = b.discoveryPort;
+        hubKeepalive = b.hubKeepalive;
+        hubTimeout = b.hubTimeout;
     }
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
@@ -146,6 +154,26 @@ public final class TraverseConfig {
         return cacheTtl;
     }
 
+    /** True if the node looks for hubs on its site network when none is configured. */
+    public boolean discovery() {
+        return discovery;
+    }
+
+    /** The UDP port hubs answer discovery probes on. */
+    public int discoveryPort() {
+        return discoveryPort;
+    }
+
+    /** How often the node pings its hub. */
+    public Duration hubKeepalive() {
+        return hubKeepalive;
+    }
+
+    /** The limit for the hub link handshake, lookups, name binding and side-channel requests that give none. */
+    public Duration hubTimeout() {
+        return hubTimeout;
+    }
+
     @Override
     public String toString() {
         return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
@@ -153,7 +181,8 @@ public final class TraverseConfig {
                 + ", portRange=" + portRange + ", externals=" + externals + ", firewall=" + firewall
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
-                + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + "}";
+                + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery + ", discoveryPort=" + discoveryPort
+                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + "}";
     }
 
     /** Builds a configuration; every setter validates. */
@@ -176,6 +205,10 @@ public final class TraverseConfig {
         private int maxPendingHandshakes;
         private int acceptBacklog;
         private Duration cacheTtl;
+        private boolean discovery;
+        private int discoveryPort;
+        private Duration hubKeepalive;
+        private Duration hubTimeout;
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -207,6 +240,10 @@ public final class TraverseConfig {
                     case HANDSHAKE_PENDING -> maxPendingHandshakes = positive(v);
                     case ACCEPT_BACKLOG -> acceptBacklog = positive(v);
                     case CACHE_TTL -> cacheTtl = duration(v);
+                    case DISCOVERY -> discovery = bool(v);
+                    case DISCOVERY_PORT -> discoveryPort = port(v);
+                    case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
+                    case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -305,6 +342,26 @@ public final class TraverseConfig {
 
         public Builder cacheTtl(Duration d) {
             cacheTtl = nonNegative(d);
+            return this;
+        }
+
+        /** Look for hubs on the site network when none is configured (default true). */
+        public Builder discovery(boolean on) {
+            discovery = on;
+            return this;
+        }
+
+        public Builder discoveryPort(int udpPort) {
+            return set(ConfigKey.DISCOVERY_PORT, Integer.toString(udpPort), "code");
+        }
+
+        public Builder hubKeepalive(Duration d) {
+            hubKeepalive = positive(d);
+            return this;
+        }
+
+        public Builder hubTimeout(Duration d) {
+            hubTimeout = positive(d);
             return this;
         }
 
@@ -433,6 +490,22 @@ public final class TraverseConfig {
             } catch (ArithmeticException e) {
                 throw new IllegalArgumentException("duration " + d + " is too long (at most 2562047h)");
             }
+        }
+
+        private static int port(String v) {
+            int n = positive(v);
+            if (n > 65535) {
+                throw new IllegalArgumentException(n + " is not a port (1-65535)");
+            }
+            return n;
+        }
+
+        private static boolean bool(String v) {
+            return switch (v.toLowerCase(Locale.ROOT)) {
+                case "true", "yes", "on" -> true;
+                case "false", "no", "off" -> false;
+                default -> throw new IllegalArgumentException("'" + v + "' is neither true nor false");
+            };
         }
 
         private static int positive(String v) {

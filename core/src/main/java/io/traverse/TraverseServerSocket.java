@@ -1,8 +1,10 @@
 package io.traverse;
 
+import io.traverse.identity.RegisteredName;
 import io.traverse.listen.AcceptQueue;
 import io.traverse.node.LocalNode;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -10,8 +12,13 @@ import java.net.Socket;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketOption;
+import java.net.SocketTimeoutException;
 import java.nio.channels.ServerSocketChannel;
+import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * A server socket on a virtual port of a Traverse node. It behaves like {@link ServerSocket}:
@@ -27,6 +34,7 @@ public class TraverseServerSocket extends ServerSocket {
     private final Object lock = new Object();
     private AcceptQueue queue;
     private int port = -1;
+    private String name;
     private volatile boolean closed;
     private volatile int soTimeout;
 
@@ -35,7 +43,11 @@ public class TraverseServerSocket extends ServerSocket {
         this.node = node;
     }
 
-    /** Binds to a virtual port: an {@link InetSocketAddress} or {@link VirtualSocketAddress} gives the port; null or port 0 picks one. */
+    /**
+     * Binds to a virtual port: an {@link InetSocketAddress} or {@link VirtualSocketAddress} gives the
+     * port; null or port 0 picks one. An <em>unresolved</em> {@code InetSocketAddress} binds a name
+     * too, as {@link TraverseServerSocketFactory#createServerSocket(String, int)} describes.
+     */
     @Override
     public void bind(SocketAddress endpoint) throws IOException {
         bind(endpoint, 0);
@@ -44,10 +56,14 @@ public class TraverseServerSocket extends ServerSocket {
     @Override
     public void bind(SocketAddress endpoint, int backlog) throws IOException {
         int wanted;
+        String wantedName = null;
         if (endpoint == null) {
             wanted = 0;
         } else if (endpoint instanceof InetSocketAddress inet) {
             wanted = inet.getPort();
+            if (inet.isUnresolved()) {
+                wantedName = RegisteredName.normalize(inet.getHostString());
+            }
         } else if (endpoint instanceof VirtualSocketAddress virtual) {
             if (!virtual.node().id().equals(node.identity().id())) {
                 throw new SocketException("cannot bind " + virtual + ": it names another node than " + node.identity().id().orElseThrow());
@@ -67,6 +83,45 @@ public class TraverseServerSocket extends ServerSocket {
             port = node.bindVirtualPort(wanted, q);
             queue = q;
             node.track(this);
+        }
+        if (wantedName != null) {
+            try {
+                bindName(wantedName);
+            } catch (IOException | RuntimeException e) {
+                close();
+                throw e;
+            }
+        }
+    }
+
+    /** Registers the name at the hub network, waiting at most the hub timeout (plus a little for the answer to travel). */
+    private void bindName(String wantedName) throws IOException {
+        long waitMillis = node.config().hubTimeout().toMillis() + 1000;
+        try {
+            node.hubLink().names().bind(wantedName, port).get(waitMillis, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while binding name '" + wantedName + "'");
+        } catch (TimeoutException e) {
+            node.hubLink().names().release(wantedName, port);
+            throw new SocketTimeoutException("binding name '" + wantedName + "' got no answer within " + waitMillis + " ms");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                io.addSuppressed(new Exception("binding name '" + wantedName + "' here"));
+                throw io;
+            }
+            throw new SocketException("cannot bind name '" + wantedName + "': " + cause);
+        }
+        synchronized (lock) {
+            name = wantedName;
+        }
+    }
+
+    /** The name clients reach this server socket by, if it was bound with one. */
+    public Optional<String> name() {
+        synchronized (lock) {
+            return Optional.ofNullable(name);
         }
     }
 
@@ -88,12 +143,17 @@ public class TraverseServerSocket extends ServerSocket {
     @Override
     public void close() throws IOException {
         AcceptQueue q;
+        String boundName;
         synchronized (lock) {
             if (closed) {
                 return;
             }
             closed = true;
             q = queue;
+            boundName = name;
+        }
+        if (boundName != null) {
+            node.hubLink().names().release(boundName, port);
         }
         if (q != null) {
             node.unbindVirtualPort(port, q);
@@ -207,6 +267,10 @@ public class TraverseServerSocket extends ServerSocket {
 
     @Override
     public String toString() {
-        return isBound() ? "TraverseServerSocket[" + getLocalSocketAddress() + "]" : "TraverseServerSocket[unbound]";
+        if (!isBound()) {
+            return "TraverseServerSocket[unbound]";
+        }
+        String n = name().map(x -> "name " + x + ", ").orElse("");
+        return "TraverseServerSocket[" + n + getLocalSocketAddress() + "]";
     }
 }

@@ -16,7 +16,11 @@ import javax.net.SocketFactory;
  * <ul>
  *   <li>a {@link VirtualSocketAddress}, or its NODE text as the host of {@link #createSocket(String, int)},
  *       or inside an unresolved {@link InetSocketAddress} (what JDBC drivers and HTTP clients pass);</li>
- *   <li>any other host name or address: plain TCP, exactly like the JDK's factory.</li>
+ *   <li>a name registered at the hub network by a server ({@code createServerSocket(name, port)}),
+ *       as the host of {@link #createSocket(String, int)} or inside an unresolved {@link InetSocketAddress}:
+ *       resolved through the node's hub to that node, then connected like a virtual address;</li>
+ *   <li>any other host name or address: plain TCP, exactly like the JDK's factory (a node without
+ *       hubs never asks one).</li>
  * </ul>
  * {@code createSocket(host, port)} returns the kernel socket itself. {@code createSocket()}
  * returns an unconnected {@link TraverseSocket} that delegates to the connection once made.

@@ -54,6 +54,9 @@ class TraverseConfigTest {
         assertThat(c.maxPendingHandshakes()).isEqualTo(1024);
         assertThat(c.acceptBacklog()).isEqualTo(50);
         assertThat(c.cacheTtl()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(c.discovery()).isTrue();
+        assertThat(c.hubKeepalive()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(c.hubTimeout()).isEqualTo(Duration.ofSeconds(10));
         for (ConfigKey key : ConfigKey.values()) {
             with(key, key.defaultValue()); // every default is itself a valid value
         }
@@ -167,6 +170,21 @@ class TraverseConfigTest {
         }
         assertRefused(ConfigKey.CONNECT_TIMEOUT, "0");
         assertRefused(ConfigKey.HANDSHAKE_TIMEOUT, "0ms");
+        assertRefused(ConfigKey.HUB_KEEPALIVE, "0");
+        assertRefused(ConfigKey.HUB_TIMEOUT, "0s");
+        assertThat(with(ConfigKey.HUB_KEEPALIVE, "500ms").hubKeepalive()).isEqualTo(Duration.ofMillis(500));
+    }
+
+    @Test
+    void discoverySwitch() {
+        assertThat(with(ConfigKey.DISCOVERY, "false").discovery()).isFalse();
+        assertThat(with(ConfigKey.DISCOVERY, " OFF ").discovery()).isFalse();
+        assertThat(with(ConfigKey.DISCOVERY, "yes").discovery()).isTrue();
+        assertRefused(ConfigKey.DISCOVERY, "maybe");
+        assertRefused(ConfigKey.DISCOVERY, "");
+        assertThat(with(ConfigKey.DISCOVERY_PORT, "17001").discoveryPort()).isEqualTo(17001);
+        assertRefused(ConfigKey.DISCOVERY_PORT, "0");
+        assertRefused(ConfigKey.DISCOVERY_PORT, "65536");
     }
 
     @Test

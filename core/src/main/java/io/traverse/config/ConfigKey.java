@@ -27,7 +27,15 @@ public enum ConfigKey {
     HANDSHAKE_TIMEOUT("traverse.handshake.timeout", "5s", "a duration such as 5s: how long a new connection may take to say who it wants"),
     HANDSHAKE_PENDING("traverse.handshake.pending", "1024", "a whole number from 1: how many handshakes may be in progress at once"),
     ACCEPT_BACKLOG("traverse.accept.backlog", "50", "a whole number from 1: the accept queue length of a server socket that gives none"),
-    CACHE_TTL("traverse.cache.ttl", "10m", "a duration such as 10m: how long the module that worked for a hub is remembered");
+    CACHE_TTL("traverse.cache.ttl", "10m", "a duration such as 10m: how long the module that worked for a hub is remembered"),
+    DISCOVERY("traverse.discovery", "true",
+            "true or false: look for hubs on the site network (UDP multicast, then broadcast) when traverse.hubs is empty"),
+    DISCOVERY_PORT("traverse.discovery.port", "17000",
+            "a UDP port from 1 to 65535: where hubs answer discovery probes (multicast group 239.255.84.86)"),
+    HUB_KEEPALIVE("traverse.hub.keepalive", "2s",
+            "a duration such as 2s: how often the node pings its hub; the link is dead after 3 intervals without a frame"),
+    HUB_TIMEOUT("traverse.hub.timeout", "10s",
+            "a duration such as 10s: the limit for the link handshake with a hub, lookups, name binding and side-channel requests that give none");
 
     private final String key;
     private final String defaultValue;

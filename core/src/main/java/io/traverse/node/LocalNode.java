@@ -1,6 +1,9 @@
 package io.traverse.node;
 
 import io.traverse.ConnectionInfo;
+import io.traverse.HubDirectory;
+import io.traverse.HubLinkStatus;
+import io.traverse.SideChannel;
 import io.traverse.ModuleStatistics;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseConfigException;
@@ -16,6 +19,8 @@ import io.traverse.identity.AddressClass;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.identity.RegisteredName;
+import io.traverse.hublink.HubLink;
 import io.traverse.listen.AcceptQueue;
 import io.traverse.listen.HandshakeJudge;
 import io.traverse.listen.NodeListener;
@@ -30,6 +35,7 @@ import io.traverse.spi.Deadline;
 import io.traverse.spi.ModuleContext;
 import java.io.Closeable;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -47,6 +53,10 @@ import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.WeakHashMap;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -69,7 +79,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
 
     private final TraverseConfig config;
     private final NodeListener listener;
-    private final NodeIdentity identity;
+    /** The identity at start (configured hub hints); the hub link puts its hub first. */
+    private final NodeIdentity baseIdentity;
+    private volatile NodeIdentity identity;
     private final LocalInterfaces reachableInterfaces;
     private final VirtualPortTable ports = new VirtualPortTable();
     private final ExecutorService attemptExecutor;
@@ -82,6 +94,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final ModuleRacer racer;
     private final Map<Socket, ConnectionInfo> connectionInfo = new WeakHashMap<>();
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
+    private final HubLink hubLink;
     private volatile boolean closed;
 
     private LocalNode(TraverseConfig config) throws IOException {
@@ -91,12 +104,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         InetAddress bind = config.bindAddress().orElse(null);
         LocalInterfaces all = LocalInterfaces.scan();
         this.reachableInterfaces = bind == null ? all : LocalInterfaces.forBindAddress(bind, all);
-        NodeIdentity[] self = new NodeIdentity[1];
         this.listener = NodeListener.bind(bind, config.portRange(), this, new SimulatedFirewall(config.firewall()),
-                () -> self[0], config.handshakeTimeout(), config.maxPendingHandshakes(), threadPrefix);
+                () -> this.identity, config.handshakeTimeout(), config.maxPendingHandshakes(), threadPrefix);
         try {
-            this.identity = buildIdentity(id, listener.port(), reachableInterfaces, config);
-            self[0] = identity;
+            this.baseIdentity = buildIdentity(id, listener.port(), reachableInterfaces, config);
+            this.identity = baseIdentity;
             this.attemptExecutor = new ThreadPoolExecutor(0, MAX_ATTEMPT_THREADS, 30, TimeUnit.SECONDS,
                     new SynchronousQueue<>(), daemonThreads(threadPrefix + "-connect"));
             this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads(threadPrefix + "-timer"));
@@ -113,6 +125,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             throw e;
         }
         listener.start();
+        this.hubLink = HubLink.start(config, id, this::identityWithHub, hub -> identity = identityWithHub(hub));
         log.info("Traverse node {} listening on port {}, modules {}", identity, listener.port(), racer.moduleNames());
     }
 
@@ -138,6 +151,18 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
         }
         return b.build();
+    }
+
+    /** This node's identity with {@code hub} as its first hub hint (the hub it is linked to). */
+    private NodeIdentity identityWithHub(InetSocketAddress hub) {
+        List<InetSocketAddress> hints = new ArrayList<>();
+        hints.add(hub);
+        for (InetSocketAddress h : baseIdentity.hubs()) {
+            if (!h.equals(hub)) {
+                hints.add(h);
+            }
+        }
+        return baseIdentity.withHubs(hints);
     }
 
     private List<ConnectionModule> loadModules() throws IOException {
@@ -167,6 +192,21 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             @Override
             public DirectConnector directConnector() {
                 return directConnector;
+            }
+
+            @Override
+            public SideChannel sideChannel() {
+                return hubLink.sideChannel();
+            }
+
+            @Override
+            public HubDirectory hubDirectory() {
+                return hubLink.directory();
+            }
+
+            @Override
+            public HubLinkStatus hubLinkStatus() {
+                return hubLink.status();
             }
         };
         List<ConnectionModule> created = new ArrayList<>();
@@ -200,6 +240,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
 
     public List<String> moduleNames() {
         return racer.moduleNames();
+    }
+
+    /** The link to the hub network (its status, side channel, lookups, names). */
+    public HubLink hubLink() {
+        return hubLink;
     }
 
     public LocalInterfaces reachableInterfaces() {
@@ -245,14 +290,67 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 }
                 return connectVirtual(new VirtualSocketAddress(node, inet.getPort()), deadline, options, cancellation);
             }
-            StaggeredRace<Socket> race = plainConnector.prepare(inet, deadline, options);
-            cancellation.onCancel(race::cancel);
-            return race.run();
+            boolean askedHub = false;
+            if (inet.isUnresolved() && RegisteredName.isValid(inet.getHostString()) && hubLink.expectsHub()) {
+                Optional<NodeIdentity> named = resolveName(inet.getHostString(), deadline, cancellation);
+                if (named.isPresent()) {
+                    return connectVirtual(new VirtualSocketAddress(named.get(), inet.getPort()), deadline, options, cancellation);
+                }
+                askedHub = true;
+            }
+            try {
+                StaggeredRace<Socket> race = plainConnector.prepare(inet, deadline, options);
+                cancellation.onCancel(race::cancel);
+                return race.run();
+            } catch (UnknownHostException e) {
+                if (askedHub) {
+                    UnknownHostException both = new UnknownHostException(inet.getHostString()
+                            + ": no live node holds this name at the hub network, and " + e.getMessage());
+                    both.initCause(e);
+                    throw both;
+                }
+                throw e;
+            }
         }
         if (destination == null) {
             throw new IllegalArgumentException("connect: the address can't be null");
         }
         throw new IllegalArgumentException("Unsupported address type: " + destination.getClass().getName());
+    }
+
+    /**
+     * Asks the hub network for the node holding {@code name}. While the hub link is still being
+     * set up, a name that DNS knows does not wait for it; otherwise the lookup may wait for the
+     * link up to the connect deadline. Empty: not a registered name (or no hub could be asked in
+     * time), so the caller falls back to DNS.
+     */
+    private Optional<NodeIdentity> resolveName(String name, Deadline deadline, Cancellation cancellation) throws IOException {
+        if (!hubLink.status().isConnected()) {
+            try {
+                InetAddress.getAllByName(name);
+                return Optional.empty();
+            } catch (UnknownHostException notInDns) {
+                // a Traverse name, or nothing: worth waiting for the hub
+            }
+        }
+        long withinNanos = Math.min(deadline.remainingNanos(), config.hubTimeout().toNanos());
+        if (withinNanos <= 0) {
+            return Optional.empty();
+        }
+        CompletableFuture<Optional<VirtualSocketAddress>> lookup = hubLink.directory().resolveName(name, Duration.ofNanos(withinNanos));
+        cancellation.onCancel(() -> lookup.cancel(false));
+        try {
+            return lookup.get(withinNanos + TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.NANOSECONDS).map(VirtualSocketAddress::node);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while resolving name '" + name + "'");
+        } catch (CancellationException e) {
+            throw new SocketException("Socket closed");
+        } catch (ExecutionException | TimeoutException e) {
+            log.debug("Name '{}' could not be resolved through the hub network: {}", name,
+                    HubLink.unwrap(e).getMessage());
+            return Optional.empty();
+        }
     }
 
     private Socket connectVirtual(VirtualSocketAddress target, Deadline deadline, ConnectOptions options,
@@ -336,6 +434,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 log.debug("Closing a server socket failed", e);
             }
         }
+        hubLink.close();
         for (ConnectionModule m : modules) {
             try {
                 m.close();

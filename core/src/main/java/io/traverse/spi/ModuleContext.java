@@ -1,5 +1,8 @@
 package io.traverse.spi;
 
+import io.traverse.HubDirectory;
+import io.traverse.HubLinkStatus;
+import io.traverse.SideChannel;
 import io.traverse.TraverseConfig;
 import io.traverse.connect.DirectConnector;
 import io.traverse.identity.LocalInterfaces;
@@ -16,4 +19,13 @@ public interface ModuleContext {
 
     /** Staggered TCP connects with the identity handshake, for every module that ends in a kernel socket. */
     DirectConnector directConnector();
+
+    /** Control messages to other nodes through the hubs (reverse, splice and routed are built on it). */
+    SideChannel sideChannel();
+
+    /** Lookups at the hub network. */
+    HubDirectory hubDirectory();
+
+    /** The node's hub link now: its hub and the address the hub saw it come from (splice needs that echo). */
+    HubLinkStatus hubLinkStatus();
 }

@@ -6,11 +6,14 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.traverse.hub.gossip.StateNumber;
+import io.traverse.hub.http.HubHttpEndpoint;
+import io.traverse.hub.http.StatusSource;
 import io.traverse.hub.link.HubDialer;
 import io.traverse.hub.link.LinkListener;
 import io.traverse.hub.link.LinkSettings;
 import io.traverse.hub.link.NettyTransport;
 import io.traverse.hub.link.PeerDialing;
+import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.identity.AddressClass;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeId;
@@ -27,7 +30,10 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
@@ -63,11 +69,13 @@ public final class Hub implements AutoCloseable {
     private final ThreadPoolExecutor resolver;
     private final LinkListener listener;
     private final HubCore core;
+    private final HubMetrics metrics;
+    private final HubHttpEndpoint http;
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private volatile boolean closed;
 
     private Hub(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor resolver,
-            LinkListener listener) throws IOException {
+            LinkListener listener) throws IOException, InterruptedException {
         this.config = config;
         this.ioLoops = ioLoops;
         this.stateLoop = stateLoop;
@@ -82,9 +90,10 @@ public final class Hub implements AutoCloseable {
         if (authentication.hasEmptyToken()) {
             log.warn("Hub {} runs without a network token: any node or hub can join (set --token or TRAVERSE_TOKEN)", name);
         }
+        this.metrics = new HubMetrics(name);
         LinkSettings settings = new LinkSettings(id, name, advertised, state::current, authentication, config.handshakeTimeout(),
-                config.keepaliveInterval(), config.maxQueuedMessagesPerLink());
-        this.core = new HubCore(config, id, name, advertised, state, stateLoop);
+                config.keepaliveInterval(), config.maxQueuedMessagesPerLink(), metrics::refused);
+        this.core = new HubCore(config, id, name, advertised, state, stateLoop, metrics);
         HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, resolver);
         PeerDialing dialing = new PeerDialing(dialer, stateLoop, config.redialMin(), config.redialMax(), peer -> core.hubLink(peer) != null);
         config.peers().forEach(dialing::addConfiguredPeer);
@@ -94,9 +103,12 @@ public final class Hub implements AutoCloseable {
         timers.add(stateLoop.scheduleAtFixedRate(core::refresh, refresh, refresh, TimeUnit.MILLISECONDS));
         long sweep = Math.max(50, Math.min(1000, config.hubExpiry().toMillis() / 4));
         timers.add(stateLoop.scheduleAtFixedRate(core::expire, sweep, sweep, TimeUnit.MILLISECONDS));
+        this.http = config.httpPort() < 0 ? null
+                : HubHttpEndpoint.bind(transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), statusSource());
         listener.startAccepting(settings, core, stateLoop);
-        log.info("Hub {} (id {}) listening on {} ({}), advertised {}, peers {}", name, id, linkAddress, transport,
-                advertised.isEmpty() ? "none: dials out only" : advertised, config.peers());
+        log.info("Hub {} (id {}) listening on {} ({}), advertised {}, peers {}, HTTP {}", name, id, linkAddress, transport,
+                advertised.isEmpty() ? "none: dials out only" : advertised, config.peers(),
+                http == null ? "off" : http.localAddress() + " (/metrics, /status)");
     }
 
     /**
@@ -116,7 +128,7 @@ public final class Hub implements AutoCloseable {
             LinkListener listener = LinkListener.bind(transport, ioLoops, new InetSocketAddress(bind, config.port()));
             try {
                 return new Hub(config, transport, ioLoops, stateLoop, resolver, listener);
-            } catch (IOException | RuntimeException e) {
+            } catch (IOException | RuntimeException | InterruptedException e) {
                 listener.close();
                 throw e;
             }
@@ -202,6 +214,38 @@ public final class Hub implements AutoCloseable {
         return config;
     }
 
+    /** Where the HTTP endpoint listens, unless disabled. */
+    public Optional<InetSocketAddress> httpAddress() {
+        return http == null ? Optional.empty() : Optional.of(http.localAddress());
+    }
+
+    /** The hub's metrics (Micrometer, Prometheus registry). */
+    public HubMetrics metrics() {
+        return metrics;
+    }
+
+    private StatusSource statusSource() {
+        return new StatusSource() {
+            @Override
+            public CompletionStage<HubStatus> status() {
+                CompletableFuture<HubStatus> result = new CompletableFuture<>();
+                stateLoop.submit(core::status).addListener(f -> {
+                    if (f.isSuccess()) {
+                        result.complete((HubStatus) f.getNow());
+                    } else {
+                        result.completeExceptionally(f.cause());
+                    }
+                });
+                return result;
+            }
+
+            @Override
+            public String metrics() {
+                return metrics.scrape();
+            }
+        };
+    }
+
     /**
      * A snapshot of the hub's state, taken on its state loop. Waits at most 5 seconds; do not
      * call from a Netty event loop.
@@ -240,6 +284,9 @@ public final class Hub implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         listener.close();
+        if (http != null) {
+            http.close();
+        }
         shutdown(ioLoops, stateLoop, resolver);
         log.info("Hub {} stopped", name);
     }

@@ -9,6 +9,7 @@ import io.traverse.hub.link.LinkKind;
 import io.traverse.hub.link.PeerDialing;
 import io.traverse.hub.lookup.LookupAnswers;
 import io.traverse.hub.lookup.NetworkView;
+import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.hub.registry.ConnectedNode;
 import io.traverse.hub.registry.NameRules;
 import io.traverse.hub.registry.NetworkIndex;
@@ -62,9 +63,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private final StateNumber state;
     private final EventExecutor stateLoop;
     private final NodeRegistry registry;
-    private final HubDirectory directory = new HubDirectory();
+    /** Hubs known at most: the network is meant for tens to hundreds of sites. */
+    static final int MAX_KNOWN_HUBS = 4096;
+    private final HubDirectory directory = new HubDirectory(MAX_KNOWN_HUBS);
     private final Map<NodeId, Link> hubLinks = new LinkedHashMap<>();
     private final SideChannelRouter router;
+    private final HubMetrics metrics;
     private final long expiryNanos;
     private PeerDialing dialing;
     private HubRoutingTable routes;
@@ -73,7 +77,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private boolean shuttingDown;
     private long descriptionBytes;
 
-    HubCore(HubConfig config, NodeId selfId, String name, List<String> advertised, StateNumber state, EventExecutor stateLoop) {
+    HubCore(HubConfig config, NodeId selfId, String name, List<String> advertised, StateNumber state, EventExecutor stateLoop,
+            HubMetrics metrics) {
+        this.metrics = metrics;
         this.config = config;
         this.selfId = selfId;
         this.name = name;
@@ -81,7 +87,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         this.state = state;
         this.stateLoop = stateLoop;
         this.registry = new NodeRegistry(config.maxNodes(), config.maxNamesPerNode());
-        this.router = new SideChannelRouter(this, config.maxPendingRequestsPerNode(), config.sideRequestTimeout().toMillis());
+        this.router = new SideChannelRouter(this, metrics, config.maxPendingRequestsPerNode(), config.sideRequestTimeout().toMillis());
         this.expiryNanos = config.hubExpiry().toNanos();
         this.routes = HubRoutingTable.compute(HubGraph.of(selfId, java.util.Set.of(), Map.of()));
         this.descriptionBytes = 64 + name.length() + advertised.stream().mapToInt(a -> a.length() + 2).sum();
@@ -347,7 +353,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             }
             return;
         }
-        if (!directory.offer(description, System.nanoTime())) {
+        boolean news = directory.offer(description, System.nanoTime());
+        metrics.gossip(news);
+        if (!news) {
             return;
         }
         Gossip flood = new Gossip(description);
@@ -363,6 +371,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     /** Our description changed: publish it once the tasks queued now are done (bursts become one gossip). */
     private void ownChanged() {
         view = null;
+        updateGauges();
         if (!ownDirty) {
             ownDirty = true;
             stateLoop.execute(this::publishOwn);
@@ -405,6 +414,19 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         routes = HubRoutingTable.compute(HubGraph.of(selfId, hubLinks.keySet(), directory.byId()));
         directory.markReachable(routes.reachable(), System.nanoTime());
         view = null;
+        updateGauges();
+    }
+
+    private void updateGauges() {
+        metrics.nodes(registry.size());
+        metrics.hubLinks(hubLinks.size());
+        metrics.hubs(directory.size(), routes.routes().size());
+        // Counting names needs the index: done lazily, when a status or metrics scrape asks (see refreshNameGauge).
+    }
+
+    /** The name count for the metrics, from the current view (built on demand). */
+    void refreshNameGauge() {
+        metrics.names(view().index().names().size());
     }
 
     private void updateDialTargets() {
@@ -430,6 +452,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             updateDialTargets();
         }
         router.expire(now);
+        refreshNameGauge();
     }
 
     void dialTick() {

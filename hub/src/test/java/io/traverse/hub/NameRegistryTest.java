@@ -81,6 +81,27 @@ class NameRegistryTest {
     }
 
     @Test
+    void aNodeMovingToAnotherHubTakesItsNamesAlong() throws Exception {
+        Hub a = hubs.dialOnly("move-a");
+        Hub b = hubs.dialOnly("move-b", a);
+        try (TestNodeClient atA = TestNodeClient.connect(a, TestHubs.TOKEN, "mover");
+                TestNodeClient observer = TestNodeClient.connect(b, TestHubs.TOKEN, "observer")) {
+            assertThat(atA.bind("moving-svc", 7000).status()).isEqualTo(ResultStatus.OK);
+            await().atMost(GOSSIP).untilAsserted(() ->
+                    assertThat(observer.lookup(LookupKind.NAME, "moving-svc").status()).isEqualTo(ResultStatus.OK));
+            // The node fails over to b before a has noticed: its own name is not "taken" from it.
+            try (TestNodeClient atB = TestNodeClient.connect(b, TestHubs.TOKEN, "mover")) {
+                assertThat(atB.bind("moving-svc", 7000).status()).isEqualTo(ResultStatus.OK);
+                atA.close();
+                await().atMost(GOSSIP).untilAsserted(() -> {
+                    assertThat(observer.lookup(LookupKind.NAME, "moving-svc").entries()).containsExactly(atB.identityText() + ":7000");
+                    assertThat(observer.lookup(LookupKind.NODE, "mover").entries()).containsExactly(b.id().toString());
+                });
+            }
+        }
+    }
+
+    @Test
     void lookupsListHubsLinksNodesAndLocateANode() throws Exception {
         Hub a = hubs.dialOnly("list-a");
         Hub b = hubs.dialOnly("list-b", a);

@@ -8,8 +8,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -49,7 +47,8 @@ public final class HubCommand implements Callable<Integer> {
     Path config;
 
     @Option(names = "--http-port", paramLabel = "PORT",
-            description = "HTTP port for metrics and status (default: " + HubConfig.DEFAULT_HTTP_PORT + "; negative disables)")
+            description = "HTTP port for /metrics (Prometheus) and /status (JSON) (default: " + HubConfig.DEFAULT_HTTP_PORT
+                    + "; 0 picks a free one; negative disables)")
     Integer httpPort;
 
     /** Builds the configuration from options, file and environment. */
@@ -87,11 +86,6 @@ public final class HubCommand implements Callable<Integer> {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
         Hub hub = Hub.start(hubConfig);
-        // Not a static field: SLF4J simple reads the level when the first logger is made, after LogLevel above.
-        Logger log = LoggerFactory.getLogger(HubCommand.class);
-        if (hubConfig.httpPort() >= 0) {
-            log.info("The HTTP endpoint (port {}) is not part of this build yet", hubConfig.httpPort());
-        }
         CountDownLatch stopped = new CountDownLatch(1);
         Thread closer = new Thread(() -> {
             hub.close();

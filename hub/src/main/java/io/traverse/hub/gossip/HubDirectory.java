@@ -16,6 +16,12 @@ import java.util.Set;
  */
 public final class HubDirectory {
     private final Map<NodeId, Entry> entries = new HashMap<>();
+    private final int maxHubs;
+
+    /** @param maxHubs descriptions kept at most; news of further hubs is ignored until some expire */
+    public HubDirectory(int maxHubs) {
+        this.maxHubs = maxHubs;
+    }
 
     private static final class Entry {
         HubDescription description;
@@ -26,7 +32,7 @@ public final class HubDirectory {
     /**
      * Keeps a description if it is newer than the one known (or the first).
      *
-     * @return true if it was new, i.e. worth flooding on
+     * @return true if it was new, i.e. worth flooding on (false also when the directory is full)
      */
     public boolean offer(HubDescription description, long nowNanos) {
         Entry entry = entries.get(description.hubId());
@@ -34,6 +40,9 @@ public final class HubDirectory {
             return false;
         }
         if (entry == null) {
+            if (entries.size() >= maxHubs) {
+                return false;
+            }
             entry = new Entry();
             entries.put(description.hubId(), entry);
         }

@@ -1,6 +1,5 @@
 package io.traverse.hub.link;
 
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -39,11 +38,21 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
     private Hello hello;
     private byte[] serverNonce;
     private ScheduledFuture<?> timeout;
+    private final Runnable onFinished;
 
-    AcceptorHandshake(LinkSettings settings, LinkEvents events, EventExecutor stateLoop) {
+    /** @param onFinished run once when the handshake is over, whichever way */
+    AcceptorHandshake(LinkSettings settings, LinkEvents events, EventExecutor stateLoop, Runnable onFinished) {
         this.settings = settings;
         this.events = events;
         this.stateLoop = stateLoop;
+        this.onFinished = onFinished;
+    }
+
+    @Override
+    public void handlerRemoved(ChannelHandlerContext ctx) {
+        // Removed after success, or torn down with the closed channel.
+        timeout.cancel(false);
+        onFinished.run();
     }
 
     @Override
@@ -146,9 +155,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         if (code != RejectCode.AUTH) {
             log.info("Refused link from {}: {} {}", ctx.channel().remoteAddress(), code, reason);
         }
-        if (ctx.channel().isActive()) {
-            ctx.writeAndFlush(Reject.of(code, reason)).addListener(ChannelFutureListener.CLOSE);
-        }
+        LinkClosing.rejectAndClose(ctx.channel(), Reject.of(code, reason));
     }
 
     @Override
@@ -158,7 +165,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         }
         boolean peerHasOurPreamble = stage != Stage.PREAMBLE;
         stage = Stage.DONE;
-        LinkFailures.closeOnError(ctx, cause, "from " + ctx.channel().remoteAddress(), peerHasOurPreamble);
+        LinkFailures.closeOnError(ctx, cause, "in handshake", peerHasOurPreamble);
     }
 
     private static String describe(Object msg) {

@@ -69,6 +69,7 @@ public final class HubDialer {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        ch.attr(LinkClosing.REJECTS_SENT).set(settings.rejectsSent());
                         LinkPipeline.installCodec(ch.pipeline());
                         ch.pipeline().addLast(LinkListener.HANDSHAKE, new DialerHandshake(settings, events, stateLoop, result));
                     }

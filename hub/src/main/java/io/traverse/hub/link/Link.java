@@ -1,7 +1,6 @@
 package io.traverse.hub.link;
 
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFutureListener;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.Hello;
 import io.traverse.wire.LinkMessage;
@@ -16,6 +15,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * accepted it; a link we dialled knows the far end by the CHALLENGE's id.
  */
 public final class Link {
+    /** Outbound bytes beyond the high water mark after which a link counts as dead. */
+    static final long MAX_UNREAD_BYTES = 16L * 1024 * 1024;
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
     private final long serial = SEQUENCE.incrementAndGet();
@@ -84,15 +85,21 @@ public final class Link {
         return keepalive == null ? -1 : keepalive.rttMicros();
     }
 
+    /**
+     * Queues a message. A peer that lets more than {@link #MAX_UNREAD_BYTES} pile up beyond the
+     * high water mark does not read at all: its link is closed rather than buffered without end.
+     */
     public void send(LinkMessage message) {
+        if (!channel.isWritable() && channel.bytesBeforeWritable() > MAX_UNREAD_BYTES) {
+            close(RejectCode.LIMIT, "the link does not read what it is sent");
+            return;
+        }
         channel.writeAndFlush(message, channel.voidPromise());
     }
 
-    /** Sends a REJECT with a reason and closes the link once it is written. */
+    /** Sends a REJECT with a reason and closes the link once it is written (or after a second, if the peer does not read). */
     public void close(RejectCode code, String reason) {
-        if (channel.isActive()) {
-            channel.writeAndFlush(Reject.of(code, reason)).addListener(ChannelFutureListener.CLOSE);
-        }
+        LinkClosing.rejectAndClose(channel, Reject.of(code, reason));
     }
 
     public void close() {

@@ -1,6 +1,5 @@
 package io.traverse.hub.link;
 
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.DecoderException;
 import io.netty.handler.codec.TooLongFrameException;
@@ -29,7 +28,7 @@ final class LinkFailures {
         if (cause instanceof DecoderException || cause instanceof ProtocolException) {
             log.info("Closing link {} ({}): {}", who, ctx.channel().remoteAddress(), reason);
             if (answerPeer) {
-                ctx.writeAndFlush(Reject.of(RejectCode.PROTOCOL, reason)).addListener(ChannelFutureListener.CLOSE);
+                LinkClosing.rejectAndClose(ctx.channel(), Reject.of(RejectCode.PROTOCOL, reason));
             } else {
                 ctx.close();
             }

@@ -16,11 +16,16 @@ public final class LinkListener {
     /** Outbound bytes queued for one link before it counts as not writable (side messages are then refused). */
     public static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
     static final String HANDSHAKE = "link-handshake";
+    /** Connections that may be in their handshake at once; more are closed on arrival (each costs at most 8 KiB and 10 s). */
+    public static final int MAX_PENDING_HANDSHAKES = 1024;
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LinkListener.class);
 
     private Channel serverChannel;
     private volatile LinkSettings settings;
     private volatile LinkEvents events;
     private volatile EventExecutor stateLoop;
+    private final java.util.concurrent.atomic.AtomicInteger pendingHandshakes = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicLong turnedAway = new java.util.concurrent.atomic.AtomicLong();
 
     private LinkListener() {
     }
@@ -43,8 +48,25 @@ public final class LinkListener {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (listener.pendingHandshakes.incrementAndGet() > MAX_PENDING_HANDSHAKES) {
+                            listener.pendingHandshakes.decrementAndGet();
+                            long n = listener.turnedAway.incrementAndGet();
+                            if (n % 1000 == 1) {
+                                log.warn("{} handshakes in progress: closed a connection from {} at once ({} so far)",
+                                        MAX_PENDING_HANDSHAKES, ch.remoteAddress(), n);
+                            }
+                            ch.close();
+                            return;
+                        }
+                        java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+                        Runnable release = () -> {
+                            if (released.compareAndSet(false, true)) {
+                                listener.pendingHandshakes.decrementAndGet();
+                            }
+                        };
+                        ch.attr(LinkClosing.REJECTS_SENT).set(listener.settings.rejectsSent());
                         LinkPipeline.installCodec(ch.pipeline());
-                        ch.pipeline().addLast(HANDSHAKE, new AcceptorHandshake(listener.settings, listener.events, listener.stateLoop));
+                        ch.pipeline().addLast(HANDSHAKE, new AcceptorHandshake(listener.settings, listener.events, listener.stateLoop, release));
                     }
                 });
         listener.serverChannel = bootstrap.bind(address).sync().channel();

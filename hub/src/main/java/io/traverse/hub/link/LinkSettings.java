@@ -3,7 +3,9 @@ package io.traverse.hub.link;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkAuthentication;
 import java.time.Duration;
+import io.traverse.wire.RejectCode;
 import java.util.List;
+import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 
 /**
@@ -11,7 +13,8 @@ import java.util.function.LongSupplier;
  * token, and the timings. The state number is read when a HELLO is sent.
  */
 public record LinkSettings(NodeId hubId, String hubName, List<String> advertisedAddresses, LongSupplier stateNumber,
-        LinkAuthentication authentication, Duration handshakeTimeout, Duration keepaliveInterval, int maxQueuedMessagesPerLink) {
+        LinkAuthentication authentication, Duration handshakeTimeout, Duration keepaliveInterval, int maxQueuedMessagesPerLink,
+        Consumer<RejectCode> rejectsSent) {
     public LinkSettings {
         advertisedAddresses = List.copyOf(advertisedAddresses);
     }

@@ -1,6 +1,7 @@
 package io.traverse.hub.sidechannel;
 
 import io.traverse.hub.link.Link;
+import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.hub.routing.HubRoutingTable;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.SideMessage;
@@ -24,6 +25,7 @@ public final class SideChannelRouter {
     private static final Logger log = LoggerFactory.getLogger(SideChannelRouter.class);
 
     private final SideChannelNetwork network;
+    private final HubMetrics metrics;
     private final int maxPendingPerNode;
     private final long requestTimeoutNanos;
     private final Map<NodeId, PendingRequests> pending = new HashMap<>();
@@ -31,8 +33,9 @@ public final class SideChannelRouter {
     private final LongAdder forwarded = new LongAdder();
     private final Map<SideMessageError, LongAdder> errors = new EnumMap<>(SideMessageError.class);
 
-    public SideChannelRouter(SideChannelNetwork network, int maxPendingPerNode, long requestTimeoutMillis) {
+    public SideChannelRouter(SideChannelNetwork network, HubMetrics metrics, int maxPendingPerNode, long requestTimeoutMillis) {
         this.network = network;
+        this.metrics = metrics;
         this.maxPendingPerNode = maxPendingPerNode;
         this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMillis);
         for (SideMessageError error : SideMessageError.values()) {
@@ -106,6 +109,7 @@ public final class SideChannelRouter {
         }
         next.send(message.forwarded());
         forwarded.increment();
+        metrics.sideForwarded(message.payload().length);
     }
 
     private void deliver(Link nodeLink, SideMessage message) {
@@ -121,10 +125,12 @@ public final class SideChannelRouter {
         }
         nodeLink.send(message);
         delivered.increment();
+        metrics.sideDelivered();
     }
 
     private void fail(SideMessage message, SideMessageError error, String reason) {
         errors.get(error).increment();
+        metrics.sideError(error);
         if (message.kind() != SideMessageKind.REQUEST) {
             log.debug("Dropped {}: {}", message, reason);
             return;

@@ -1,0 +1,18 @@
+package io.traverse;
+
+import io.traverse.identity.NodeId;
+
+/**
+ * Answers side-channel requests for one service. Runs on the node's handler threads (a small
+ * bounded pool, never a network thread), so it may block briefly; requests beyond what the pool
+ * and its queue hold are answered {@code OVERLOAD}. A handler that throws makes the request fail
+ * at the sender with {@code HANDLER_FAILED} and the exception's message.
+ */
+@FunctionalInterface
+public interface SideChannelHandler {
+    /**
+     * @param sender the node that sent the request (authenticated by its hub)
+     * @return the answer, at most {@link SideChannel#MAX_PAYLOAD} bytes
+     */
+    byte[] answer(NodeId sender, byte[] request) throws Exception;
+}

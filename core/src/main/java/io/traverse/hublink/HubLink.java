@@ -1,0 +1,599 @@
+package io.traverse.hublink;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.traverse.HubDirectory;
+import io.traverse.HubLinkStatus;
+import io.traverse.HubLinkStatus.State;
+import io.traverse.SideChannelException;
+import io.traverse.SideChannelException.Failure;
+import io.traverse.TraverseConfig;
+import io.traverse.discovery.DiscoveredHub;
+import io.traverse.discovery.HubFinder;
+import io.traverse.identity.IpLiterals;
+import io.traverse.identity.NodeId;
+import io.traverse.identity.NodeIdentity;
+import io.traverse.wire.LinkAddress;
+import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.LinkPipeline;
+import io.traverse.wire.LookupResult;
+import io.traverse.wire.Reject;
+import io.traverse.wire.Result;
+import io.traverse.wire.SideMessage;
+import java.io.Closeable;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.UnknownHostException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Consumer;
+import java.util.function.Function;
+import java.util.function.IntFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's link to the hub network (issue 3; paper §3.3.2): keeps one authenticated link to one
+ * hub, chosen from {@code traverse.hubs} (tried in order, {@link #STAGGER} apart, the first to
+ * finish the handshake wins), else found by discovery. When the link breaks it reconnects with
+ * jittered exponential backoff ({@link #BACKOFF_INITIAL} doubling to {@link #BACKOFF_MAX}),
+ * starting with the hub after the one that failed, so it fails over before it retries; hubs
+ * learned from the network (LOOKUP HUBS) join the candidates. The node's id stays the same and
+ * its names are registered again on every new link.
+ *
+ * <p>All state is confined to one event loop of {@link LinkEventLoops}; public methods are
+ * thread-safe and never block. Requests to the hub (name binding, lookups) are correlated by
+ * id in a bounded table with deadlines.
+ */
+public final class HubLink implements Closeable {
+    static final Duration STAGGER = Duration.ofMillis(500);
+    static final Duration BACKOFF_INITIAL = Duration.ofMillis(500);
+    static final Duration BACKOFF_MAX = Duration.ofSeconds(30);
+    /** How long to wait before looking for hubs again when discovery found none. */
+    static final Duration REDISCOVERY = Duration.ofSeconds(30);
+    /** How often a linked node asks for the hubs of the network (its failover candidates). */
+    static final Duration RELEARN = Duration.ofSeconds(30);
+    /** Requests (name binding, lookups) waiting for the hub's answer, at most. */
+    static final int MAX_PENDING_REQUESTS = 256;
+    private static final Logger log = LoggerFactory.getLogger(HubLink.class);
+
+    private final TraverseConfig config;
+    private final NodeId nodeId;
+    private final Function<InetSocketAddress, NodeIdentity> identityWithHub;
+    private final Consumer<InetSocketAddress> onConnected;
+    private final LinkAuthentication authentication;
+    private final EventLoop loop;
+    private final HubCandidates candidates = new HubCandidates();
+    private final ReconnectBackoff backoff = new ReconnectBackoff(BACKOFF_INITIAL, BACKOFF_MAX);
+    private final PendingRequests<LinkMessage> requests = new PendingRequests<>(MAX_PENDING_REQUESTS, 0xFFFF_FFFFL);
+    private final HubNames names;
+    private final NodeSideChannel sideChannel;
+    private final NodeHubDirectory directory;
+    private final AtomicBoolean released = new AtomicBoolean();
+    private volatile HubLinkStatus status;
+    /** Completes with the session when the link is up; replaced by a fresh one when it goes down. */
+    private volatile CompletableFuture<LinkSession> up = new CompletableFuture<>();
+    // Confined to the loop:
+    private LinkSession session;
+    private Round round;
+    private CompletableFuture<List<DiscoveredHub>> discovery;
+    private boolean closed;
+
+    private HubLink(TraverseConfig config, NodeId nodeId, Function<InetSocketAddress, NodeIdentity> identityWithHub,
+            Consumer<InetSocketAddress> onConnected) {
+        this.config = config;
+        this.nodeId = nodeId;
+        this.identityWithHub = identityWithHub;
+        this.onConnected = onConnected;
+        this.authentication = new LinkAuthentication(config.token().orElse(""));
+        this.loop = LinkEventLoops.acquire();
+        this.sideChannel = new NodeSideChannel(this, nodeId, config.hubTimeout(), loop);
+        this.directory = new NodeHubDirectory(this, config.hubTimeout());
+        this.names = new HubNames(this, config.hubTimeout());
+        this.status = new HubLinkStatus(State.CONNECTING, null, null, null, null, Instant.now(), null);
+    }
+
+    /**
+     * Starts linking in the background: to the configured hubs, else (if enabled) to hubs found
+     * by discovery, else nowhere ({@link State#NO_HUB}); never blocks.
+     *
+     * @param identityWithHub this node's identity with the given hub as its first hub hint (sent in HELLO)
+     * @param onConnected called with the hub address when a link comes up, to adopt that identity
+     */
+    public static HubLink start(TraverseConfig config, NodeId nodeId, Function<InetSocketAddress, NodeIdentity> identityWithHub,
+            Consumer<InetSocketAddress> onConnected) {
+        HubLink link = new HubLink(config, nodeId, identityWithHub, onConnected);
+        if (config.token().isEmpty() && (!config.hubs().isEmpty() || config.discovery())) {
+            log.warn("traverse.token is empty: hub links are not authenticated; set the same token on every node and hub");
+        }
+        link.loop.execute(link::begin);
+        return link;
+    }
+
+    private void begin() {
+        if (!config.hubs().isEmpty()) {
+            candidates.addConfigured(config.hubs());
+            startRound();
+        } else if (config.discovery()) {
+            discover();
+        } else {
+            noHub("traverse.hubs is empty and traverse.discovery is off");
+        }
+    }
+
+    // ---- discovery ------------------------------------------------------------------------
+
+    private void discover() {
+        if (closed) {
+            return;
+        }
+        setStatus(State.DISCOVERING, null, status.lastFailure());
+        CompletableFuture<List<DiscoveredHub>> search = HubFinder.builder().port(config.discoveryPort()).build().findInBackground();
+        discovery = search;
+        search.whenComplete((hubs, failure) -> loop.execute(() -> discovered(hubs, failure)));
+    }
+
+    private void discovered(List<DiscoveredHub> hubs, Throwable failure) {
+        if (closed || session != null) {
+            return;
+        }
+        if (hubs != null && !hubs.isEmpty()) {
+            List<InetSocketAddress> addresses = new ArrayList<>();
+            hubs.forEach(h -> addresses.addAll(h.linkAddresses()));
+            log.info("Hub discovery found {}", hubs.stream().map(h -> "'" + h.name() + "' at " + h.linkAddresses()).toList());
+            candidates.setDiscovered(addresses);
+            startRound();
+            return;
+        }
+        String why = failure != null ? "hub discovery failed: " + failure.getMessage() : "no hub answered discovery";
+        candidates.setDiscovered(List.of());
+        if (!candidates.isEmpty()) {
+            // Hubs learned from the network earlier may still be there.
+            log.debug("{}; trying the hubs learned from the network", why);
+            startRound();
+            return;
+        }
+        log.debug("{}; looking again in {} s", why, REDISCOVERY.toSeconds());
+        noHub(why);
+        loop.schedule(this::discover, jitter(REDISCOVERY), TimeUnit.NANOSECONDS);
+    }
+
+    /** No hub to link to for now: whoever waits for the link learns it at once. */
+    private void noHub(String why) {
+        setStatus(State.NO_HUB, null, why);
+        CompletableFuture<LinkSession> waiting = up;
+        up = new CompletableFuture<>();
+        waiting.completeExceptionally(new SideChannelException(Failure.NO_HUB, "this node has no hub: " + why));
+    }
+
+    // ---- connecting -----------------------------------------------------------------------
+
+    /** One pass over the candidates: attempts started {@link #STAGGER} apart (at once when one fails). */
+    private final class Round {
+        final List<InetSocketAddress> order;
+        final List<Channel> channels = new ArrayList<>();
+        final List<String> failures = new ArrayList<>();
+        int next;
+        int running;
+
+        Round(List<InetSocketAddress> order) {
+            this.order = order;
+        }
+    }
+
+    private void startRound() {
+        if (closed || session != null || round != null) {
+            return;
+        }
+        if (candidates.isEmpty()) {
+            noHub("no hub known");
+            return;
+        }
+        round = new Round(candidates.order());
+        setStatus(State.CONNECTING, null, status.lastFailure());
+        startNextAttempt(round);
+    }
+
+    private void startNextAttempt(Round r) {
+        if (r != round || r.next >= r.order.size()) {
+            return;
+        }
+        InetSocketAddress hub = r.order.get(r.next++);
+        r.running++;
+        resolve(hub).whenComplete((resolved, failure) -> loop.execute(() -> {
+            if (r != round) {
+                return;
+            }
+            if (failure != null) {
+                attemptFailed(r, hub, "cannot resolve hub " + hub.getHostString() + ": " + failure.getMessage());
+            } else {
+                dial(r, hub, resolved);
+            }
+        }));
+        if (r.next < r.order.size()) {
+            loop.schedule(() -> {
+                if (r == round && r.running > 0) {
+                    startNextAttempt(r);
+                }
+            }, STAGGER.toNanos(), TimeUnit.NANOSECONDS);
+        }
+    }
+
+    /** Hub host names are resolved off the event loop (DNS blocks). */
+    private CompletableFuture<InetSocketAddress> resolve(InetSocketAddress hub) {
+        if (!hub.isUnresolved()) {
+            return CompletableFuture.completedFuture(hub);
+        }
+        try {
+            return CompletableFuture.supplyAsync(() -> {
+                try {
+                    return new InetSocketAddress(InetAddress.getByName(hub.getHostString()), hub.getPort());
+                } catch (UnknownHostException e) {
+                    throw new CompletionException(e);
+                }
+            }, LinkEventLoops.resolver());
+        } catch (RejectedExecutionException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private void dial(Round r, InetSocketAddress hub, InetSocketAddress resolved) {
+        CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
+        long timeoutMillis = config.hubTimeout().toMillis();
+        String identityText = identityWithHub.apply(resolved).toText();
+        Bootstrap bootstrap = new Bootstrap().group(loop).channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        LinkPipeline.installCodec(ch.pipeline());
+                        ch.pipeline().addLast("handshake", new NodeLinkHandshake(resolved, nodeId, identityText, authentication,
+                                timeoutMillis, handshake));
+                    }
+                });
+        ChannelFuture connect = bootstrap.connect(resolved);
+        Channel channel = connect.channel();
+        r.channels.add(channel);
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                handshake.completeExceptionally(new HubLinkException("cannot reach hub at " + resolved + ": "
+                        + f.cause().getMessage(), f.cause()));
+            }
+        });
+        // Completed on the channel's loop (ours): run inline, so that the session handler is in
+        // the pipeline before the frames that follow WELCOME in the same read are passed on.
+        handshake.whenComplete((outcome, failure) -> onLoop(() -> {
+            if (failure != null) {
+                channel.close();
+                attemptFailed(r, hub, failure.getMessage());
+            } else {
+                attemptSucceeded(r, hub, resolved, channel, outcome);
+            }
+        }));
+    }
+
+    private void attemptFailed(Round r, InetSocketAddress hub, String why) {
+        log.debug("Hub link attempt failed: {}", why);
+        if (r != round) {
+            return;
+        }
+        r.failures.add(why);
+        r.running--;
+        setStatus(State.CONNECTING, null, why);
+        if (r.next < r.order.size()) {
+            startNextAttempt(r);
+        } else if (r.running == 0) {
+            round = null;
+            candidates.failed(hub);
+            Duration delay = backoff.next();
+            String all = String.join("; ", r.failures);
+            if (r.failures.stream().anyMatch(f -> f.contains("refused the link"))) {
+                log.warn("No hub link: {}; retrying in {} ms", all, delay.toMillis());
+            } else {
+                log.info("No hub link: {}; retrying in {} ms", all, delay.toMillis());
+            }
+            // Without configured hubs, the hubs of the site may have changed: look again.
+            loop.schedule(config.hubs().isEmpty() && config.discovery() ? this::discover : this::startRound, delay.toNanos(),
+                    TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void attemptSucceeded(Round r, InetSocketAddress hub, InetSocketAddress resolved, Channel channel,
+            NodeLinkHandshake.Outcome outcome) {
+        if (r != round || closed || session != null) {
+            channel.close();
+            return;
+        }
+        round = null;
+        for (Channel other : r.channels) {
+            if (other != channel) {
+                other.close();
+            }
+        }
+        LinkSession s = new LinkSession(channel, resolved, outcome.hubId(), outcome.welcome().observedAddress(),
+                Math.min(config.hubKeepalive().toMillis(), outcome.welcome().keepaliveMillis()), this::inbound);
+        session = s;
+        s.start();
+        channel.closeFuture().addListener(f -> loop.execute(() -> linkDown(s, hub)));
+        backoff.reset();
+        onConnected.accept(resolved);
+        status = new HubLinkStatus(State.CONNECTED, hub.getHostString() + ":" + hub.getPort(), outcome.hubId(), resolved,
+                outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
+        log.info("Linked to hub {} at {} (seen from {})", outcome.hubId(), resolved, outcome.welcome().observedAddress());
+        names.bindAgain(s.hubId());
+        learnHubs(s);
+        up.complete(s);
+    }
+
+    private void linkDown(LinkSession s, InetSocketAddress hub) {
+        if (session != s) {
+            return;
+        }
+        session = null;
+        up = new CompletableFuture<>();
+        String why = s.closeReason() != null ? s.closeReason() : "hub " + s.hubId() + " at " + s.hubAddress() + " closed the link";
+        requests.failAll(() -> new SideChannelException(Failure.LINK_LOST, "the link to the hub broke: " + why));
+        sideChannel.linkLost(why);
+        if (closed) {
+            return;
+        }
+        log.warn("Lost the link to hub {} at {}: {}; failing over", s.hubId(), s.hubAddress(), why);
+        candidates.failed(hub);
+        setStatus(State.CONNECTING, null, why);
+        loop.schedule(this::startRound, backoff.next().toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void inbound(LinkSession s, LinkMessage message) {
+        if (message instanceof Result r) {
+            requests.complete(Integer.toUnsignedLong(r.requestId()), r);
+        } else if (message instanceof LookupResult r) {
+            requests.complete(Integer.toUnsignedLong(r.requestId()), r);
+        } else if (message instanceof SideMessage m) {
+            sideChannel.inbound(m);
+        } else if (message instanceof Reject r) {
+            s.close("hub ended the link: " + r.code() + (r.reason().isEmpty() ? "" : " (" + r.reason() + ")"));
+        } else {
+            log.debug("Ignoring {} from hub {}", message.type(), s.hubId());
+        }
+    }
+
+    // ---- requests to the hub --------------------------------------------------------------
+
+    /** The session once the link is up; fails at once with {@code NO_HUB} when there is no hub to wait for. */
+    CompletableFuture<LinkSession> session() {
+        if (closed) {
+            return CompletableFuture.failedFuture(new SideChannelException(Failure.CLOSED, "the node is closed"));
+        }
+        if (status.state() == State.NO_HUB) {
+            return CompletableFuture.failedFuture(new SideChannelException(Failure.NO_HUB, "this node has no hub: "
+                    + status.lastFailure()));
+        }
+        return up;
+    }
+
+    /**
+     * Sends a request built for a fresh request id and waits for its RESULT or LOOKUP_RESULT,
+     * waiting for the link first if it is being set up; all within {@code timeout}.
+     */
+    CompletableFuture<LinkMessage> exchange(IntFunction<LinkMessage> requestForId, Duration timeout, String what) {
+        CompletableFuture<LinkSession> linked = session();
+        if (linked.isCompletedExceptionally()) {
+            return linked.thenApply(s -> (LinkMessage) null);
+        }
+        PendingRequests.Pending<LinkMessage> pending = requests.register(timeout.toNanos(), loop,
+                () -> linked.isDone() ? new SocketTimeoutException(what + ": the hub did not answer within " + timeout.toMillis() + " ms")
+                        : new SideChannelException(Failure.NO_HUB, what + ": no hub link within " + timeout.toMillis()
+                                + " ms (" + status + ")"));
+        if (pending == null) {
+            return CompletableFuture.failedFuture(new SideChannelException(Failure.OVERLOAD, what + ": "
+                    + MAX_PENDING_REQUESTS + " requests to the hub are pending already"));
+        }
+        long id = pending.id();
+        linked.whenComplete((s, failure) -> {
+            if (failure != null) {
+                requests.fail(id, unwrap(failure));
+            } else {
+                s.send(requestForId.apply((int) id)).addListener(f -> {
+                    if (!f.isSuccess()) {
+                        requests.fail(id, new SideChannelException(Failure.LINK_LOST, what + ": sending to the hub failed: "
+                                + f.cause().getMessage()));
+                    }
+                });
+            }
+        });
+        return pending.answer();
+    }
+
+    /**
+     * Adds the hubs of the network to the failover candidates, and the linked hub's name to the
+     * status; again every {@link #RELEARN} while the link lasts (hubs come and go).
+     */
+    private void learnHubs(LinkSession s) {
+        if (session != s) {
+            return;
+        }
+        directory.hubList().whenComplete((hubs, failure) -> {
+            if (failure != null) {
+                log.debug("Could not learn the hubs of the network: {}", unwrap(failure).getMessage());
+            }
+        });
+        loop.schedule(() -> learnHubs(s), RELEARN.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    /** A hub list from the network: the failover candidates, and the name of the hub we are linked to. */
+    void learned(List<HubDirectory.Hub> hubs) {
+        onLoop(() -> {
+            List<InetSocketAddress> addresses = new ArrayList<>();
+            for (HubDirectory.Hub h : hubs) {
+                addresses.addAll(h.linkAddresses());
+                HubLinkStatus st = status;
+                if (session != null && h.id().equals(session.hubId()) && st.isConnected()) {
+                    status = new HubLinkStatus(st.state(), h.name(), st.hubId(), st.hubAddress(), st.observedAddress(), st.since(),
+                            st.lastFailure());
+                }
+            }
+            candidates.setLearned(addresses);
+        });
+    }
+
+    // ---- status ---------------------------------------------------------------------------
+
+    public HubLinkStatus status() {
+        return status;
+    }
+
+    /**
+     * Waits until the link is up or the timeout passes.
+     *
+     * @return true if linked
+     */
+    public boolean awaitConnected(Duration timeout) throws InterruptedException {
+        try {
+            session().get(timeout.toNanos(), TimeUnit.NANOSECONDS);
+            return true;
+        } catch (ExecutionException | TimeoutException e) {
+            return false;
+        }
+    }
+
+    /** The address the hub saw this node's link come from, while linked. */
+    public InetSocketAddress observedAddress() {
+        return status.observedAddress();
+    }
+
+    public NodeSideChannel sideChannel() {
+        return sideChannel;
+    }
+
+    public NodeHubDirectory directory() {
+        return directory;
+    }
+
+    /** The names this node holds at the hub network. */
+    public HubNames names() {
+        return names;
+    }
+
+    /** True while the link is up. */
+    boolean isUp() {
+        CompletableFuture<LinkSession> u = up;
+        return u.isDone() && !u.isCompletedExceptionally();
+    }
+
+    /** True if there is or may soon be a hub link (names are worth asking the hub about). */
+    public boolean expectsHub() {
+        State s = status.state();
+        return s == State.CONNECTED || s == State.CONNECTING || s == State.DISCOVERING;
+    }
+
+    EventLoop loop() {
+        return loop;
+    }
+
+    private void setStatus(State state, LinkSession s, String lastFailure) {
+        status = new HubLinkStatus(state, null, s == null ? null : s.hubId(), s == null ? null : s.hubAddress(),
+                s == null ? null : s.observedAddress(), Instant.now(), lastFailure);
+    }
+
+    private void onLoop(Runnable task) {
+        if (loop.inEventLoop()) {
+            task.run();
+        } else {
+            loop.execute(task);
+        }
+    }
+
+    private static long jitter(Duration d) {
+        long n = d.toNanos();
+        return n / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(n / 2 + 1);
+    }
+
+    /** The cause inside CompletionException and ExecutionException wrappers. */
+    public static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
+    }
+
+    /** Closes the link and fails everything pending; the hub drops this node and its names. */
+    @Override
+    public void close() throws IOException {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        Runnable shutdown = () -> {
+                if (!closed) {
+                    closed = true;
+                    if (discovery != null) {
+                        discovery.cancel(true);
+                    }
+                    if (round != null) {
+                        round.channels.forEach(Channel::close);
+                        round = null;
+                    }
+                    if (session != null) {
+                        session.close("the node is closing");
+                    }
+                    SideChannelException closedFailure = new SideChannelException(Failure.CLOSED, "the node is closed");
+                    up.completeExceptionally(closedFailure);
+                    requests.failAll(() -> closedFailure);
+                    sideChannel.close();
+                    status = new HubLinkStatus(State.CLOSED, null, null, null, null, Instant.now(), null);
+                }
+                done.complete(null);
+        };
+        try {
+            if (loop.inEventLoop()) {
+                shutdown.run();
+            } else {
+                loop.execute(shutdown);
+                done.get(5, TimeUnit.SECONDS);
+            }
+        } catch (RejectedExecutionException | ExecutionException | TimeoutException e) {
+            log.debug("Closing the hub link: {}", e.toString());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (released.compareAndSet(false, true)) {
+                LinkEventLoops.release();
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "HubLink[" + nodeId + ": " + status + "]";
+    }
+
+    /** Parses {@code host:port} link address texts (IP literals resolved, names not), skipping what does not parse. */
+    static List<InetSocketAddress> linkAddresses(List<String> texts) {
+        List<InetSocketAddress> out = new ArrayList<>();
+        for (String t : texts) {
+            try {
+                InetSocketAddress a = LinkAddress.parse(t.trim(), LinkAddress.DEFAULT_PORT);
+                // IP literals need no DNS: keep them resolved, so they compare equal to configured ones.
+                out.add(IpLiterals.isLiteral(a.getHostString()) ? new InetSocketAddress(IpLiterals.parse(a.getHostString()), a.getPort()) : a);
+            } catch (IllegalArgumentException e) {
+                log.debug("Skipping link address '{}': {}", t, e.getMessage());
+            }
+        }
+        return out;
+    }
+}

@@ -1,0 +1,54 @@
+package io.traverse.hublink;
+
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The threads every node of a JVM shares for its hub link: a small Netty event-loop group
+ * (daemon threads, at most two: a node has one link) and one daemon thread for the DNS lookups of
+ * configured hub host names, which must never run on an event loop. Reference-counted: the
+ * threads go away a moment after the last node closes and come back with the next one.
+ */
+final class LinkEventLoops {
+    private static final int THREADS = Math.min(2, Runtime.getRuntime().availableProcessors());
+    private static EventLoopGroup group;
+    private static ExecutorService resolver;
+    private static int users;
+
+    private LinkEventLoops() {
+    }
+
+    /** A loop for one node's link; pair with {@link #release()}. */
+    static synchronized EventLoop acquire() {
+        if (group == null) {
+            group = new MultiThreadIoEventLoopGroup(THREADS, new DefaultThreadFactory("traverse-hublink", true), NioIoHandler.newFactory());
+            ThreadPoolExecutor dns = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(256),
+                    new DefaultThreadFactory("traverse-hublink-dns", true));
+            dns.allowCoreThreadTimeOut(true);
+            resolver = dns;
+        }
+        users++;
+        return group.next();
+    }
+
+    /** Where hub host names are resolved (blocking DNS), off the event loops. */
+    static synchronized ExecutorService resolver() {
+        return resolver;
+    }
+
+    static synchronized void release() {
+        if (users > 0 && --users == 0) {
+            group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            resolver.shutdown();
+            group = null;
+            resolver = null;
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.traverse.hub.http;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.codec.http.HttpObjectAggregator;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.timeout.ReadTimeoutHandler;
+import io.traverse.hub.link.NettyTransport;
+import java.net.InetSocketAddress;
+import java.util.concurrent.TimeUnit;
+
+/** Listens for HTTP requests of operators and monitoring: metrics and status, nothing that changes the hub. */
+public final class HubHttpEndpoint {
+    /** Requests are a line and a few headers: nothing bigger is read. */
+    static final int MAX_REQUEST_BYTES = 8 * 1024;
+    static final int IDLE_SECONDS = 10;
+
+    private final Channel serverChannel;
+
+    private HubHttpEndpoint(Channel serverChannel) {
+        this.serverChannel = serverChannel;
+    }
+
+    /** Binds and serves; blocks the calling thread (never an event loop) until bound. */
+    public static HubHttpEndpoint bind(NettyTransport transport, EventLoopGroup group, InetSocketAddress address, StatusSource source)
+            throws InterruptedException {
+        ServerBootstrap bootstrap = new ServerBootstrap()
+                .group(group)
+                .channel(transport.serverChannelClass())
+                .option(ChannelOption.SO_REUSEADDR, true)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new ReadTimeoutHandler(IDLE_SECONDS, TimeUnit.SECONDS));
+                        ch.pipeline().addLast(new HttpServerCodec(4096, MAX_REQUEST_BYTES, MAX_REQUEST_BYTES));
+                        ch.pipeline().addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES));
+                        ch.pipeline().addLast(new HubHttpHandler(source));
+                    }
+                });
+        return new HubHttpEndpoint(bootstrap.bind(address).sync().channel());
+    }
+
+    public InetSocketAddress localAddress() {
+        return (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    public void close() {
+        serverChannel.close().syncUninterruptibly();
+    }
+}

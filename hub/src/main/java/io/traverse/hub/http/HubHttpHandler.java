@@ -1,0 +1,71 @@
+package io.traverse.hub.http;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.handler.codec.http.DefaultFullHttpResponse;
+import io.netty.handler.codec.http.FullHttpRequest;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http.HttpMethod;
+import io.netty.handler.codec.http.HttpResponseStatus;
+import io.netty.handler.codec.http.HttpVersion;
+import io.netty.handler.codec.http.QueryStringDecoder;
+import java.nio.charset.StandardCharsets;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Answers one request per connection: GET /metrics, GET /status; anything else gets 404 or 405. */
+final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
+    private static final Logger log = LoggerFactory.getLogger(HubHttpHandler.class);
+    private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
+
+    private final StatusSource source;
+
+    HubHttpHandler(StatusSource source) {
+        this.source = source;
+    }
+
+    @Override
+    protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (!request.decoderResult().isSuccess()) {
+            respond(ctx, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", "malformed request\n");
+            return;
+        }
+        String path = new QueryStringDecoder(request.uri()).path();
+        if (!request.method().equals(HttpMethod.GET) && !request.method().equals(HttpMethod.HEAD)) {
+            respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "only GET\n");
+            return;
+        }
+        switch (path) {
+            case "/metrics" -> respond(ctx, HttpResponseStatus.OK, PROMETHEUS_TEXT, source.metrics());
+            case "/status" -> source.status().whenComplete((status, failure) -> ctx.executor().execute(() -> {
+                if (failure != null) {
+                    respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", "status unavailable\n");
+                } else {
+                    respond(ctx, HttpResponseStatus.OK, "application/json", StatusJson.write(status));
+                }
+            }));
+            case "/" -> respond(ctx, HttpResponseStatus.OK, "text/plain; charset=utf-8", "traverse hub: /metrics /status\n");
+            default -> respond(ctx, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8", "no " + path + " here: /metrics /status\n");
+        }
+    }
+
+    private static void respond(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, String body) {
+        ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
+        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
+        response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);
+        response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, content.readableBytes());
+        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
+    }
+
+    @Override
+    public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+        log.debug("HTTP connection from {} failed: {}", ctx.channel().remoteAddress(), cause.toString());
+        ctx.close();
+    }
+}

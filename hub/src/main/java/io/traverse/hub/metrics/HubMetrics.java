@@ -1,0 +1,113 @@
+package io.traverse.hub.metrics;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.traverse.wire.RejectCode;
+import io.traverse.wire.SideMessageError;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters and gauges of one hub, safe to update from any thread. The hub's state loop sets the
+ * gauges' values; links count refusals; the side channel counts its traffic. {@link #scrape()}
+ * gives the Prometheus text format.
+ */
+public final class HubMetrics {
+    private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+    private final AtomicInteger nodes = new AtomicInteger();
+    private final AtomicInteger hubLinks = new AtomicInteger();
+    private final AtomicInteger knownHubs = new AtomicInteger();
+    private final AtomicInteger reachableHubs = new AtomicInteger();
+    private final AtomicInteger names = new AtomicInteger();
+    private final LongAdder sideDelivered = new LongAdder();
+    private final LongAdder sideForwarded = new LongAdder();
+    private final LongAdder sideBytesForwarded = new LongAdder();
+    private final Map<SideMessageError, Counter> sideErrors = new EnumMap<>(SideMessageError.class);
+    private final Map<RejectCode, Counter> refusals = new EnumMap<>(RejectCode.class);
+    private final Counter gossipReceived;
+    private final Counter gossipAccepted;
+
+    public HubMetrics(String hubName) {
+        registry.config().commonTags("hub", hubName);
+        Gauge.builder("traverse.hub.nodes", nodes, AtomicInteger::get).description("nodes connected to this hub").register(registry);
+        Gauge.builder("traverse.hub.links", hubLinks, AtomicInteger::get).description("live links to other hubs").register(registry);
+        Gauge.builder("traverse.hub.known.hubs", knownHubs, AtomicInteger::get).description("other hubs known by gossip")
+                .register(registry);
+        Gauge.builder("traverse.hub.reachable.hubs", reachableHubs, AtomicInteger::get).description("other hubs with a route")
+                .register(registry);
+        Gauge.builder("traverse.hub.names", names, AtomicInteger::get).description("names registered in the reachable network")
+                .register(registry);
+        FunctionCounter.builder("traverse.hub.side.messages", sideDelivered, LongAdder::sum).tag("outcome", "delivered")
+                .description("side messages handed to a node of this hub").register(registry);
+        FunctionCounter.builder("traverse.hub.side.messages", sideForwarded, LongAdder::sum).tag("outcome", "forwarded")
+                .description("side messages forwarded to another hub").register(registry);
+        FunctionCounter.builder("traverse.hub.side.bytes.forwarded", sideBytesForwarded, LongAdder::sum).baseUnit("bytes")
+                .description("side message payload bytes forwarded to another hub").register(registry);
+        for (SideMessageError error : SideMessageError.values()) {
+            sideErrors.put(error, Counter.builder("traverse.hub.side.errors").tag("kind", error.name())
+                    .description("side requests this hub answered with an error").register(registry));
+        }
+        for (RejectCode code : RejectCode.values()) {
+            refusals.put(code, Counter.builder("traverse.hub.links.refused").tag("code", code.name())
+                    .description("links this hub refused or ended with a REJECT").register(registry));
+        }
+        gossipReceived = Counter.builder("traverse.hub.gossip.received").description("hub descriptions received").register(registry);
+        gossipAccepted = Counter.builder("traverse.hub.gossip.accepted").description("hub descriptions that were news")
+                .register(registry);
+    }
+
+    public void nodes(int count) {
+        nodes.set(count);
+    }
+
+    public void hubLinks(int count) {
+        hubLinks.set(count);
+    }
+
+    public void hubs(int known, int reachable) {
+        knownHubs.set(known);
+        reachableHubs.set(reachable);
+    }
+
+    public void names(int count) {
+        names.set(count);
+    }
+
+    public void sideDelivered() {
+        sideDelivered.increment();
+    }
+
+    public void sideForwarded(int payloadBytes) {
+        sideForwarded.increment();
+        sideBytesForwarded.add(payloadBytes);
+    }
+
+    public void sideError(SideMessageError error) {
+        sideErrors.get(error).increment();
+    }
+
+    public void refused(RejectCode code) {
+        refusals.get(code).increment();
+    }
+
+    public void gossip(boolean accepted) {
+        gossipReceived.increment();
+        if (accepted) {
+            gossipAccepted.increment();
+        }
+    }
+
+    /** The Prometheus text exposition of every metric. */
+    public String scrape() {
+        return registry.scrape();
+    }
+
+    public PrometheusMeterRegistry registry() {
+        return registry;
+    }
+}

@@ -1,0 +1,84 @@
+package io.traverse.hublink;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
+import io.traverse.hub.Hub;
+import io.traverse.hub.HubConfig;
+import io.traverse.identity.NodeId;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Real hubs and nodes on loopback for the node-side integration tests; everything started here
+ * is closed by {@link #close()}, newest first, also when a test fails.
+ */
+final class LoopbackHubNetwork implements AutoCloseable {
+    static final String TOKEN = "integration-token";
+    private final List<AutoCloseable> started = new ArrayList<>();
+
+    /** A hub on 127.0.0.1 with an ephemeral port, no HTTP, dialling the given peers. */
+    Hub hub(String name, Hub... peers) throws Exception {
+        HubConfig.Builder b = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(name).token(TOKEN)
+                .keepaliveInterval(Duration.ofMillis(200)).gossipRefreshInterval(Duration.ofSeconds(1)).hubExpiry(Duration.ofSeconds(3))
+                .redial(Duration.ofMillis(100), Duration.ofSeconds(1));
+        for (Hub peer : peers) {
+            b.peer(address(peer).getHostString() + ":" + address(peer).getPort());
+        }
+        Hub hub = Hub.start(b.build());
+        started.add(hub);
+        return hub;
+    }
+
+    static InetSocketAddress address(Hub hub) {
+        return hub.linkAddress();
+    }
+
+    static NodeId id(Hub hub) {
+        return hub.id();
+    }
+
+    /** A node on 127.0.0.1 linked (in the background) to the given hubs, with the shared token. */
+    Traverse node(Hub... hubs) throws Exception {
+        return node(config(hubs).build());
+    }
+
+    Traverse node(TraverseConfig config) throws Exception {
+        Traverse node = Traverse.start(config);
+        started.add(node);
+        return node;
+    }
+
+    static TraverseConfig.Builder config(Hub... hubs) {
+        return TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
+                .hubs(Arrays.stream(hubs).map(LoopbackHubNetwork::address).toList())
+                .hubKeepalive(Duration.ofMillis(200)).hubTimeout(Duration.ofSeconds(5));
+    }
+
+    /** Registers something else to close at the end. */
+    <T extends AutoCloseable> T closeLater(T resource) {
+        started.add(resource);
+        return resource;
+    }
+
+    @Override
+    public void close() throws Exception {
+        Exception first = null;
+        for (int i = started.size() - 1; i >= 0; i--) {
+            try {
+                started.get(i).close();
+            } catch (Exception e) {
+                if (first == null) {
+                    first = e;
+                } else {
+                    first.addSuppressed(e);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+}
