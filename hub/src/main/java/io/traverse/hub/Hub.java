@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * Threads: a few Netty I/O event loops (epoll when available) shared by all links, one state
- * loop that owns every decision, and one resolver thread for peers given by host name.
+ * loop that owns every decision, and one worker thread for what may take a while and so must
+ * stay off the event loops: resolving peers' host names, rendering metrics and status.
  */
 public final class Hub implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Hub.class);
@@ -66,7 +67,7 @@ public final class Hub implements AutoCloseable {
     private final InetSocketAddress linkAddress;
     private final EventLoopGroup ioLoops;
     private final EventExecutor stateLoop;
-    private final ThreadPoolExecutor resolver;
+    private final ThreadPoolExecutor worker;
     private final LinkListener listener;
     private final HubCore core;
     private final HubMetrics metrics;
@@ -74,12 +75,12 @@ public final class Hub implements AutoCloseable {
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private volatile boolean closed;
 
-    private Hub(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor resolver,
+    private Hub(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor worker,
             LinkListener listener) throws IOException, InterruptedException {
         this.config = config;
         this.ioLoops = ioLoops;
         this.stateLoop = stateLoop;
-        this.resolver = resolver;
+        this.worker = worker;
         this.listener = listener;
         this.linkAddress = listener.localAddress();
         this.name = config.name().orElseGet(() -> defaultName(linkAddress.getPort()));
@@ -94,7 +95,7 @@ public final class Hub implements AutoCloseable {
         LinkSettings settings = new LinkSettings(id, name, advertised, state::current, authentication, config.handshakeTimeout(),
                 config.keepaliveInterval(), config.maxQueuedMessagesPerLink(), metrics::refused);
         this.core = new HubCore(config, id, name, advertised, state, stateLoop, metrics);
-        HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, resolver);
+        HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, worker);
         PeerDialing dialing = new PeerDialing(dialer, stateLoop, config.redialMin(), config.redialMax(), peer -> core.hubLink(peer) != null);
         config.peers().forEach(dialing::addConfiguredPeer);
         core.dialing(dialing);
@@ -104,7 +105,8 @@ public final class Hub implements AutoCloseable {
         long sweep = Math.max(50, Math.min(1000, config.hubExpiry().toMillis() / 4));
         timers.add(stateLoop.scheduleAtFixedRate(core::expire, sweep, sweep, TimeUnit.MILLISECONDS));
         this.http = config.httpPort() < 0 ? null
-                : HubHttpEndpoint.bind(transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), statusSource());
+                : HubHttpEndpoint.bind(transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), statusSource(),
+                        worker);
         listener.startAccepting(settings, core, stateLoop);
         log.info("Hub {} (id {}) listening on {} ({}), advertised {}, peers {}, HTTP {}", name, id, linkAddress, transport,
                 advertised.isEmpty() ? "none: dials out only" : advertised, config.peers(),
@@ -120,24 +122,24 @@ public final class Hub implements AutoCloseable {
         NettyTransport transport = NettyTransport.best();
         EventLoopGroup ioLoops = transport.newEventLoopGroup(config.ioThreads(), "traverse-hub-io");
         EventExecutor stateLoop = new DefaultEventExecutor(new DefaultThreadFactory("traverse-hub-state", true));
-        ThreadPoolExecutor resolver = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
-                new DefaultThreadFactory("traverse-hub-resolver", true), new ThreadPoolExecutor.AbortPolicy());
-        resolver.allowCoreThreadTimeOut(true);
+        ThreadPoolExecutor worker = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
+                new DefaultThreadFactory("traverse-hub-worker", true), new ThreadPoolExecutor.AbortPolicy());
+        worker.allowCoreThreadTimeOut(true);
         try {
             InetAddress bind = InetAddress.getByName(config.bindAddress());
             LinkListener listener = LinkListener.bind(transport, ioLoops, new InetSocketAddress(bind, config.port()));
             try {
-                return new Hub(config, transport, ioLoops, stateLoop, resolver, listener);
+                return new Hub(config, transport, ioLoops, stateLoop, worker, listener);
             } catch (IOException | RuntimeException | InterruptedException e) {
                 listener.close();
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            shutdown(ioLoops, stateLoop, resolver);
+            shutdown(ioLoops, stateLoop, worker);
             throw e instanceof IOException io ? io : new IOException("hub could not start: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            shutdown(ioLoops, stateLoop, resolver);
+            shutdown(ioLoops, stateLoop, worker);
             throw new IOException("interrupted while binding", e);
         }
     }
@@ -287,15 +289,15 @@ public final class Hub implements AutoCloseable {
         if (http != null) {
             http.close();
         }
-        shutdown(ioLoops, stateLoop, resolver);
+        shutdown(ioLoops, stateLoop, worker);
         log.info("Hub {} stopped", name);
     }
 
-    private static void shutdown(EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor resolver) {
+    private static void shutdown(EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor worker) {
         // A short quiet period lets the REJECT SHUTTING_DOWN frames go out before the sockets close.
         ioLoops.shutdownGracefully(50, 2000, TimeUnit.MILLISECONDS).awaitUninterruptibly(3, TimeUnit.SECONDS);
         stateLoop.shutdownGracefully(0, 1000, TimeUnit.MILLISECONDS).awaitUninterruptibly(2, TimeUnit.SECONDS);
-        resolver.shutdownNow();
+        worker.shutdownNow();
     }
 
     @Override

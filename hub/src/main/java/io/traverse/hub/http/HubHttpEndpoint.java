@@ -11,6 +11,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.ReadTimeoutHandler;
 import io.traverse.hub.link.NettyTransport;
 import java.net.InetSocketAddress;
+import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
 /** Listens for HTTP requests of operators and monitoring: metrics and status, nothing that changes the hub. */
@@ -25,9 +26,9 @@ public final class HubHttpEndpoint {
         this.serverChannel = serverChannel;
     }
 
-    /** Binds and serves; blocks the calling thread (never an event loop) until bound. */
-    public static HubHttpEndpoint bind(NettyTransport transport, EventLoopGroup group, InetSocketAddress address, StatusSource source)
-            throws InterruptedException {
+    /** Binds and serves (rendering happens on {@code worker}, never on an event loop); blocks the calling thread (never an event loop) until bound. */
+    public static HubHttpEndpoint bind(NettyTransport transport, EventLoopGroup group, InetSocketAddress address, StatusSource source,
+            Executor worker) throws InterruptedException {
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannelClass())
@@ -38,7 +39,7 @@ public final class HubHttpEndpoint {
                         ch.pipeline().addLast(new ReadTimeoutHandler(IDLE_SECONDS, TimeUnit.SECONDS));
                         ch.pipeline().addLast(new HttpServerCodec(4096, MAX_REQUEST_BYTES, MAX_REQUEST_BYTES));
                         ch.pipeline().addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES));
-                        ch.pipeline().addLast(new HubHttpHandler(source));
+                        ch.pipeline().addLast(new HubHttpHandler(source, worker));
                     }
                 });
         return new HubHttpEndpoint(bootstrap.bind(address).sync().channel());

@@ -15,6 +15,9 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.handler.codec.http.QueryStringDecoder;
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,9 +27,11 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
     private final StatusSource source;
+    private final Executor worker;
 
-    HubHttpHandler(StatusSource source) {
+    HubHttpHandler(StatusSource source, Executor worker) {
         this.source = source;
+        this.worker = worker;
     }
 
     @Override
@@ -41,16 +46,29 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return;
         }
         switch (path) {
-            case "/metrics" -> respond(ctx, HttpResponseStatus.OK, PROMETHEUS_TEXT, source.metrics());
-            case "/status" -> source.status().whenComplete((status, failure) -> ctx.executor().execute(() -> {
+            // Rendering takes a while (the first scrape loads classes): never on the event loop, which serves the links.
+            case "/metrics" -> offload(ctx, () -> source.metrics(), PROMETHEUS_TEXT);
+            case "/status" -> source.status().whenComplete((status, failure) -> {
                 if (failure != null) {
-                    respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", "status unavailable\n");
+                    ctx.executor().execute(() -> respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
+                            "status unavailable\n"));
                 } else {
-                    respond(ctx, HttpResponseStatus.OK, "application/json", StatusJson.write(status));
+                    offload(ctx, () -> StatusJson.write(status), "application/json");
                 }
-            }));
+            });
             case "/" -> respond(ctx, HttpResponseStatus.OK, "text/plain; charset=utf-8", "traverse hub: /metrics /status\n");
             default -> respond(ctx, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8", "no " + path + " here: /metrics /status\n");
+        }
+    }
+
+    private void offload(ChannelHandlerContext ctx, Supplier<String> body, String contentType) {
+        try {
+            worker.execute(() -> {
+                String text = body.get();
+                ctx.executor().execute(() -> respond(ctx, HttpResponseStatus.OK, contentType, text));
+            });
+        } catch (RejectedExecutionException busy) {
+            ctx.executor().execute(() -> respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", "busy\n"));
         }
     }
 
