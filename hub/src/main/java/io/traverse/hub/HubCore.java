@@ -22,6 +22,7 @@ import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.wire.Gossip;
 import io.traverse.wire.HubDescription;
+import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Lookup;
@@ -524,7 +525,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     HubStatus status() {
         List<HubStatus.HubLinkStatus> links = new ArrayList<>();
         for (Link link : hubLinks.values()) {
-            links.add(new HubStatus.HubLinkStatus(link.peerId(), link.dialledByUs(), String.valueOf(link.remoteAddress()), link.rttMicros()));
+            links.add(new HubStatus.HubLinkStatus(link.peerId(), link.dialledByUs(), link.remoteAddress() == null ? null : LinkAddress.format(link.remoteAddress()), link.rttMicros()));
         }
         Map<NodeId, HubStatus.RouteStatus> routeStatus = new TreeMap<>();
         routes.routes().forEach((id, r) -> routeStatus.put(id, new HubStatus.RouteStatus(r.nextHop(), r.hops())));
@@ -535,7 +536,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         List<HubStatus.NodeStatus> nodes = new ArrayList<>();
         for (ConnectedNode node : registry.nodes()) {
-            nodes.add(new HubStatus.NodeStatus(node.id(), node.identityText(), String.valueOf(node.observedAddress()),
+            nodes.add(new HubStatus.NodeStatus(node.id(), node.identityText(), node.observedAddress() == null ? null : LinkAddress.format(node.observedAddress()),
                     node.link().rttMicros(), Map.copyOf(node.names())));
         }
         Map<String, HubStatus.NameStatus> names = new TreeMap<>();

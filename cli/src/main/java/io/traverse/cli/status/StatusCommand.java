@@ -1,8 +1,8 @@
 package io.traverse.cli.status;
 
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import io.traverse.hub.status.HubStatusReport;
+import io.traverse.hub.HubConfig;
+import io.traverse.hub.HubStatus;
+import io.traverse.hub.http.StatusJson;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
@@ -23,7 +23,7 @@ import picocli.CommandLine.Model.CommandSpec;
         description = {"Print the hub network as one hub sees it: hubs and routes, the hub's links with their "
                 + "round-trip times, nodes and names. Reads the hub's HTTP port (/status)."})
 public final class StatusCommand implements Callable<Integer> {
-    static final int DEFAULT_HTTP_PORT = 17080;
+    static final int DEFAULT_HTTP_PORT = HubConfig.DEFAULT_HTTP_PORT;
 
     @Spec
     CommandSpec spec;
@@ -61,20 +61,15 @@ public final class StatusCommand implements Callable<Integer> {
             spec.commandLine().getOut().print(body);
             return 0;
         }
-        HubStatusReport report;
+        HubStatus status;
         try {
-            report = new ObjectMapper().configure(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES, false)
-                    .readValue(body, HubStatusReport.class);
-        } catch (IOException e) {
-            spec.commandLine().getErr().println("traverse status: " + uri + " did not send a hub status document: "
-                    + e.getMessage());
+            status = StatusJson.read(body);
+        } catch (IllegalArgumentException e) {
+            spec.commandLine().getErr().println("traverse status: " + uri + " did not send a hub status document ("
+                    + e.getMessage() + ")");
             return 1;
         }
-        if (report.formatVersion() > HubStatusReport.FORMAT_VERSION) {
-            spec.commandLine().getErr().println("traverse status: the hub speaks status format " + report.formatVersion()
-                    + ", this command knows " + HubStatusReport.FORMAT_VERSION + "; showing what it understands");
-        }
-        spec.commandLine().getOut().print(StatusText.render(report));
+        spec.commandLine().getOut().print(StatusText.render(status));
         return 0;
     }
 

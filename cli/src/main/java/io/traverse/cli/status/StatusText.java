@@ -1,90 +1,92 @@
 package io.traverse.cli.status;
 
-import io.traverse.hub.status.HubStatusReport;
-import io.traverse.hub.status.HubStatusReport.HubEntry;
-import io.traverse.hub.status.HubStatusReport.LinkEntry;
-import io.traverse.hub.status.HubStatusReport.NameEntry;
-import io.traverse.hub.status.HubStatusReport.NodeEntry;
-import java.time.Duration;
+import io.traverse.hub.HubStatus;
+import io.traverse.hub.HubStatus.HubLinkStatus;
+import io.traverse.hub.HubStatus.KnownHubStatus;
+import io.traverse.hub.HubStatus.NameStatus;
+import io.traverse.hub.HubStatus.NodeStatus;
+import io.traverse.hub.HubStatus.RouteStatus;
+import io.traverse.identity.NodeId;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * A hub's status document as a person reads it: a summary line, then hubs with their routes,
- * this hub's links with RTT and age, nodes and names. Hub ids are shown by name where the name is
- * known.
+ * A hub's status document as a person reads it: a summary, the hubs with the route to each,
+ * this hub's links with their RTT, its nodes, and the names of the network. Hubs are shown by
+ * name wherever gossip told the name.
  */
 final class StatusText {
     private StatusText() {
     }
 
-    static String render(HubStatusReport report) {
-        Map<String, String> hubNames = new HashMap<>();
-        for (HubEntry hub : report.hubs()) {
-            hubNames.put(hub.id(), hub.name());
-        }
-        hubNames.put(report.self().id(), report.self().name());
-        long reachable = report.hubs().stream().filter(HubEntry::reachable).count();
-        long localNodes = report.nodes().stream().filter(n -> report.self().id().equals(n.hubId())).count();
+    static String render(HubStatus status) {
+        Map<NodeId, String> hubNames = new HashMap<>();
+        status.knownHubs().forEach((id, hub) -> hubNames.put(id, hub.name()));
+        hubNames.put(status.hubId(), status.name());
+        long reachable = status.knownHubs().values().stream().filter(KnownHubStatus::reachable).count();
 
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "hub %s (%s), state %d, links on %s%n", report.self().name(),
-                report.self().id(), report.self().state(), String.join(", ", report.self().addresses())));
-        out.append(String.format(Locale.ROOT, "%d %s known, %d reachable; %d %s here, %d in the network; %d %s%n%n",
-                report.hubs().size(), plural(report.hubs().size(), "hub"), reachable, localNodes,
-                plural(localNodes, "node"), report.nodes().size(), report.names().size(),
-                plural(report.names().size(), "name")));
+        out.append(String.format(Locale.ROOT, "hub %s (%s), state %d, %s%n", status.name(), status.hubId(),
+                status.stateNumber(), status.advertisedAddresses().isEmpty() ? "dials out only"
+                        : "links on " + String.join(", ", status.advertisedAddresses())));
+        out.append(String.format(Locale.ROOT, "%d other %s known, %d reachable; %d %s here; %d %s in the network%n%n",
+                status.knownHubs().size(), plural(status.knownHubs().size(), "hub"), reachable, status.nodes().size(),
+                plural(status.nodes().size(), "node"), status.names().size(), plural(status.names().size(), "name")));
 
         TextColumns hubs = new TextColumns("hub", "id", "hops", "via", "state", "addresses");
-        report.hubs().stream()
-                .sorted(Comparator.comparingInt((HubEntry h) -> h.reachable() ? h.hops() : Integer.MAX_VALUE)
-                        .thenComparing(HubEntry::name))
-                .forEach(h -> hubs.add(h.name(), h.id(), h.hops() == 0 ? "this hub" : h.reachable() ? h.hops() : "unreachable",
-                        h.nextHopId() == null ? null : hubNames.getOrDefault(h.nextHopId(), h.nextHopId()), h.state(),
-                        h.addresses().isEmpty() ? "(dials out only)" : String.join(", ", h.addresses())));
+        hubs.add(status.name(), status.hubId(), "this hub", null, status.stateNumber(), addresses(status.advertisedAddresses()));
+        List<Map.Entry<NodeId, KnownHubStatus>> known = new ArrayList<>(status.knownHubs().entrySet());
+        known.sort(Comparator.comparingInt((Map.Entry<NodeId, KnownHubStatus> e) -> hops(status, e.getKey()))
+                .thenComparing(e -> e.getValue().name()));
+        for (Map.Entry<NodeId, KnownHubStatus> e : known) {
+            RouteStatus route = status.routes().get(e.getKey());
+            KnownHubStatus hub = e.getValue();
+            hubs.add(hub.name(), e.getKey(), route == null ? "unreachable" : route.hops(),
+                    route == null ? null : hubNames.getOrDefault(route.nextHop(), route.nextHop().toString()), hub.stateNumber(),
+                    addresses(hub.linkAddresses()));
+        }
         out.append("hubs\n").append(hubs.render("  ")).append('\n');
 
-        TextColumns links = new TextColumns("kind", "peer", "direction", "remote", "rtt", "up for");
-        long now = report.generatedAtMillis();
-        report.links().stream()
-                .sorted(Comparator.comparing(LinkEntry::kind).thenComparing(LinkEntry::peerId))
-                .forEach(l -> links.add(l.kind(), l.peerName() != null ? l.peerName() : l.peerId(), l.direction(),
-                        l.remoteAddress(), l.rttMillis() == null ? null : String.format(Locale.ROOT, "%.2f ms", l.rttMillis()),
-                        age(Duration.ofMillis(Math.max(0, now - l.upSinceMillis())))));
-        out.append("links of ").append(report.self().name()).append('\n')
-                .append(links.size() == 0 ? "  (none)\n" : links.render("  ")).append('\n');
+        TextColumns links = new TextColumns("peer", "dialled by", "remote", "rtt");
+        status.hubLinks().stream().sorted(Comparator.comparing(l -> hubNames.getOrDefault(l.peerId(), l.peerId().toString())))
+                .forEach(l -> links.add(hubNames.getOrDefault(l.peerId(), l.peerId().toString()),
+                        l.dialledByUs() ? "this hub" : "the peer", l.remoteAddress(), rtt(l.rttMicros())));
+        out.append("links to other hubs\n").append(links.size() == 0 ? "  (none)\n" : links.render("  ")).append('\n');
 
-        TextColumns nodes = new TextColumns("node", "hub", "observed", "identity");
-        report.nodes().stream()
-                .sorted(Comparator.comparing((NodeEntry n) -> hubNames.getOrDefault(n.hubId(), n.hubId())).thenComparing(NodeEntry::id))
-                .forEach(n -> nodes.add(n.id(), hubNames.getOrDefault(n.hubId(), n.hubId()), n.observedAddress(), n.identity()));
-        out.append("nodes\n").append(nodes.size() == 0 ? "  (none)\n" : nodes.render("  ")).append('\n');
+        TextColumns nodes = new TextColumns("node", "observed", "rtt", "names", "identity");
+        status.nodes().stream().sorted(Comparator.comparing(NodeStatus::nodeId))
+                .forEach(n -> nodes.add(n.nodeId(), n.observedAddress(), rtt(n.rttMicros()),
+                        n.names().isEmpty() ? null : String.join(",", n.names().keySet().stream().sorted().toList()),
+                        n.identityText()));
+        out.append("nodes here\n").append(nodes.size() == 0 ? "  (none)\n" : nodes.render("  ")).append('\n');
 
         TextColumns names = new TextColumns("name", "node", "port", "hub");
-        report.names().stream().sorted(Comparator.comparing(NameEntry::name))
-                .forEach(n -> names.add(n.name(), n.nodeId(), n.port(), hubNames.getOrDefault(n.hubId(), n.hubId())));
+        status.names().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
+            NameStatus n = e.getValue();
+            names.add(e.getKey(), n.nodeId(), n.virtualPort(), hubNames.getOrDefault(n.hubId(), n.hubId().toString()));
+        });
         out.append("names\n").append(names.size() == 0 ? "  (none)\n" : names.render("  "));
         return out.toString();
+    }
+
+    private static int hops(HubStatus status, NodeId hub) {
+        RouteStatus route = status.routes().get(hub);
+        return route == null ? Integer.MAX_VALUE : route.hops();
+    }
+
+    private static String addresses(List<String> addresses) {
+        return addresses.isEmpty() ? "(dials out only)" : String.join(", ", addresses);
+    }
+
+    private static String rtt(long micros) {
+        return micros < 0 ? null : String.format(Locale.ROOT, "%.2f ms", micros / 1000.0);
     }
 
     private static String plural(long count, String word) {
         return count == 1 ? word : word + "s";
     }
-
-    static String age(Duration d) {
-        long s = d.toSeconds();
-        if (s < 60) {
-            return s + " s";
-        }
-        if (s < 3600) {
-            return s / 60 + " min " + s % 60 + " s";
-        }
-        if (s < 86_400) {
-            return s / 3600 + " h " + s % 3600 / 60 + " min";
-        }
-        return s / 86_400 + " d " + s % 86_400 / 3600 + " h";
-    }
-
 }

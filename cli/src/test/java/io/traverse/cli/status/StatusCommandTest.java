@@ -2,41 +2,20 @@ package io.traverse.cli.status;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.traverse.cli.TraverseCommand;
-import io.traverse.hub.http.HubHttpServer;
-import io.traverse.hub.metrics.HubMetrics;
-import io.traverse.hub.status.HubStatusReport;
-import io.traverse.hub.status.HubStatusReport.HubEntry;
-import io.traverse.hub.status.HubStatusReport.LinkEntry;
-import io.traverse.hub.status.HubStatusReport.NameEntry;
-import io.traverse.hub.status.HubStatusReport.NodeEntry;
+import io.traverse.hub.Hub;
+import io.traverse.hub.HubConfig;
+import io.traverse.hub.http.StatusJson;
 import java.io.PrintWriter;
 import java.io.StringWriter;
-import java.net.InetSocketAddress;
 import java.net.ServerSocket;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 class StatusCommandTest {
-    private static final long NOW = 1_700_000_000_000L;
-    private static final HubStatusReport REPORT = new HubStatusReport(HubStatusReport.FORMAT_VERSION, NOW,
-            new HubEntry("hubA", "alpha", 42, List.of("127.0.0.1:17000"), 0, null),
-            List.of(new HubEntry("hubA", "alpha", 42, List.of("127.0.0.1:17000"), 0, null),
-                    new HubEntry("hubC", "gamma", 9, List.of("127.0.0.3:17000"), 2, "hubB"),
-                    new HubEntry("hubB", "beta", 7, List.of(), 1, "hubB"),
-                    new HubEntry("hubD", "delta", 3, List.of("127.0.0.4:17000"), -1, null)),
-            List.of(new LinkEntry("hub", "hubB", "beta", "in", "127.0.0.2:40100", 0.25, NOW - 125_000)),
-            List.of(new NodeEntry("node1", "hubA", "tv1-node1.a127-0-0-1p5000", "127.0.0.1:40000"),
-                    new NodeEntry("node2", "hubC", "tv1-node2.a127-0-0-3p5000", null)),
-            List.of(new NameEntry("db", "node2", 5432, "hubC")));
-
     private record Run(int exitCode, String out, String err) {
     }
 
@@ -50,33 +29,36 @@ class StatusCommandTest {
         return new Run(code, out.toString(), err.toString());
     }
 
-    @Test
-    void printsHubsRoutesLinksNodesAndNamesFromALiveHttpPort() throws Exception {
-        EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, NioIoHandler.newFactory());
-        HubMetrics metrics = new HubMetrics(() -> 1, () -> 1, () -> 4, () -> 3, () -> 1);
-        try (HubHttpServer server = HubHttpServer.start(new InetSocketAddress("127.0.0.1", 0), group,
-                NioServerSocketChannel.class, () -> REPORT, metrics)) {
-            Run run = run("status", "127.0.0.1:" + server.localAddress().getPort());
-            assertThat(run.exitCode()).as(run.err()).isZero();
-            String[] lines = run.out().split("\n");
-            assertThat(lines[0]).isEqualTo("hub alpha (hubA), state 42, links on 127.0.0.1:17000");
-            assertThat(lines[1]).isEqualTo("4 hubs known, 3 reachable; 1 node here, 2 in the network; 1 name");
-            assertThat(run.out())
-                    .containsPattern("alpha +hubA +this hub")
-                    .containsPattern("beta +hubB +1 +beta +7 +\\(dials out only\\)")
-                    .containsPattern("gamma +hubC +2 +beta +9 +127\\.0\\.0\\.3:17000")
-                    .containsPattern("delta +hubD +unreachable")
-                    .containsPattern("hub +beta +in +127\\.0\\.0\\.2:40100 +0\\.25 ms +2 min 5 s")
-                    .containsPattern("node2 +gamma +- +tv1-node2")
-                    .containsPattern("db +node2 +5432 +gamma");
-            assertThat(run.out().indexOf("beta   ")).as("routes sorted by distance")
-                    .isLessThan(run.out().indexOf("gamma  "));
+    private static HubConfig.Builder hub(String name) {
+        return HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(0).name(name).token("status-test")
+                .keepaliveInterval(Duration.ofMillis(200));
+    }
 
-            Run json = run("status", "--json", "http://127.0.0.1:" + server.localAddress().getPort());
+    @Test
+    void printsHubsRoutesLinksAndTheirRttFromARunningHub() throws Exception {
+        try (Hub alpha = Hub.start(hub("alpha").build());
+                Hub beta = Hub.start(hub("beta").peer("127.0.0.1:" + alpha.linkAddress().getPort()).build());
+                Hub gamma = Hub.start(hub("gamma").advertisedAddresses(java.util.List.of())
+                        .peer("127.0.0.1:" + beta.linkAddress().getPort()).build())) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> alpha.status().routes().size() == 2
+                    && alpha.status().hubLinks().stream().allMatch(l -> l.rttMicros() >= 0));
+            int http = alpha.httpAddress().orElseThrow().getPort();
+
+            Run run = run("status", "127.0.0.1:" + http);
+            assertThat(run.exitCode()).as(run.err()).isZero();
+            String out = run.out();
+            assertThat(out.lines().findFirst().orElseThrow())
+                    .startsWith("hub alpha (" + alpha.id() + "), state ")
+                    .endsWith("links on " + String.join(", ", alpha.advertisedAddresses()));
+            assertThat(out).contains("2 other hubs known, 2 reachable; 0 nodes here; 0 names in the network")
+                    .containsPattern("alpha +" + alpha.id() + " +this hub")
+                    .containsPattern("beta +" + beta.id() + " +1 +beta ")
+                    .containsPattern("gamma +" + gamma.id() + " +[12] +(beta|gamma) +\\d+ +\\(dials out only\\)")
+                    .containsPattern("links to other hubs\n +peer +dialled by +remote +rtt\n +beta +(this hub|the peer) +127\\.0\\.0\\.1:\\d+ +\\d+\\.\\d\\d ms");
+
+            Run json = run("status", "--json", "http://127.0.0.1:" + http);
             assertThat(json.exitCode()).isZero();
-            assertThat(json.out()).contains("\"formatVersion\" : 1").contains("\"nextHopId\" : \"hubB\"");
-        } finally {
-            group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+            assertThat(StatusJson.read(json.out()).hubId()).isEqualTo(alpha.id());
         }
     }
 
