@@ -32,8 +32,11 @@ class SideChannelTest {
         c = hubs.dialOnly("side-c", b);
         left = TestNodeClient.connect(a, TestHubs.TOKEN, "left");
         right = TestNodeClient.connect(c, TestHubs.TOKEN, "right");
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(left.lookup(LookupKind.NODE, "right").entries()).first().isEqualTo(c.id().toString()));
+        // Answers travel by the routing table too: both ends' hubs must know where the other node is.
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+            assertThat(left.lookup(LookupKind.NODE, "right").entries()).first().isEqualTo(c.id().toString());
+            assertThat(right.lookup(LookupKind.NODE, "left").entries()).first().isEqualTo(a.id().toString());
+        });
     }
 
     @AfterEach
