@@ -41,6 +41,8 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Set;
+import java.util.HashSet;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
@@ -359,10 +361,15 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (!news) {
             return;
         }
+        // Flood on, except back to the sender and to the origin's own neighbours: the origin sends
+        // every description to each of them itself. In a dense network (hubs link to every hub they
+        // learn of) this turns the n^2 copies of each description into n.
         Gossip flood = new Gossip(description);
-        for (Link link : hubLinks.values()) {
-            if (link != from) {
-                link.send(flood);
+        Set<NodeId> toldByOrigin = new HashSet<>(description.neighbours());
+        for (Map.Entry<NodeId, Link> neighbour : hubLinks.entrySet()) {
+            if (neighbour.getValue() != from && !toldByOrigin.contains(neighbour.getKey())
+                    && !neighbour.getKey().equals(description.hubId())) {
+                neighbour.getValue().send(flood);
             }
         }
         topologyChanged();
