@@ -340,7 +340,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (message instanceof Gossip gossip) {
             onGossip(link, gossip.description());
         } else if (message instanceof SideMessage side) {
-            router.fromHub(side);
+            router.fromHub(side, link.peerId());
         } else {
             protocolError(link, message.type() + " is not something a hub sends");
         }

@@ -57,8 +57,8 @@ final class TestNodeClient implements AutoCloseable {
 
     private TestNodeClient(Socket socket, NodeId id) throws IOException {
         this.socket = socket;
-        this.out = new DataOutputStream(socket.getOutputStream());
-        this.in = new DataInputStream(socket.getInputStream());
+        this.out = new DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream()));
+        this.in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
         this.id = id;
         this.identityText = NodeIdentity.builder().id(id).address(new InetSocketAddress("127.0.0.1", 40000 + Math.abs(id.hashCode() % 20000)))
                 .build().toText();
@@ -72,6 +72,7 @@ final class TestNodeClient implements AutoCloseable {
     /** With {@code answerPings} false the node reads nothing after WELCOME: a node that hangs. */
     static TestNodeClient connect(InetSocketAddress hub, String token, NodeId id, boolean answerPings) throws IOException {
         Socket socket = new Socket();
+        socket.setTcpNoDelay(true);
         socket.connect(hub, 5000);
         socket.setSoTimeout((int) WAIT.toMillis());
         TestNodeClient client = new TestNodeClient(socket, id);
@@ -100,6 +101,7 @@ final class TestNodeClient implements AutoCloseable {
         ByteBuffer preamble = ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC).putShort((short) LinkPreamble.VERSION)
                 .putShort((short) LinkRole.NODE.code());
         out.write(preamble.array());
+        out.flush();
         byte[] clientNonce = LinkAuthentication.newNonce();
         send(new NodeHello(id, clientNonce, identityText));
         byte[] theirs = new byte[LinkPreamble.LENGTH];

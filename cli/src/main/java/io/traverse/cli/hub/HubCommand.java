@@ -14,10 +14,10 @@ import picocli.CommandLine.Option;
 
 /** {@code traverse hub}: runs a hub until SIGTERM or Ctrl-C, then closes it cleanly. */
 @Command(name = "hub", mixinStandardHelpOptions = true,
-        description = {"Run a hub: accepts node and hub links, dials its peers and every hub it learns of, gossips,",
-                "routes side messages and keeps the name registry. Runs until SIGTERM or Ctrl-C.",
-                "Options override the --config file; the token comes from --token, --token-file, the file,",
-                "or the TRAVERSE_TOKEN environment variable, in that order."})
+        description = {"Run a hub: accept node and hub links, dial the peers and every hub learned of,",
+                "gossip, route side messages, keep the name registry. Runs until SIGTERM or Ctrl-C.",
+                "Options override the --config file. The token comes from --token, --token-file,",
+                "the file, or the TRAVERSE_TOKEN environment variable, in that order."})
 public final class HubCommand implements Callable<Integer> {
     @Option(names = "--bind", paramLabel = "ADDRESS", description = "address to listen on (default: 0.0.0.0, every interface)")
     String bind;

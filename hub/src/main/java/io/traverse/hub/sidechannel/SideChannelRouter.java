@@ -29,15 +29,17 @@ public final class SideChannelRouter {
     private final int maxPendingPerNode;
     private final long requestTimeoutNanos;
     private final Map<NodeId, PendingRequests> pending = new HashMap<>();
+    private final ReversePaths reversePaths;
     private final LongAdder delivered = new LongAdder();
     private final LongAdder forwarded = new LongAdder();
     private final Map<SideMessageError, LongAdder> errors = new EnumMap<>(SideMessageError.class);
 
     public SideChannelRouter(SideChannelNetwork network, HubMetrics metrics, int maxPendingPerNode, long requestTimeoutMillis) {
+        this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMillis);
+        this.reversePaths = new ReversePaths(ReversePaths.DEFAULT_CAPACITY, requestTimeoutNanos);
         this.network = network;
         this.metrics = metrics;
         this.maxPendingPerNode = maxPendingPerNode;
-        this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMillis);
         for (SideMessageError error : SideMessageError.values()) {
             errors.put(error, new LongAdder());
         }
@@ -60,8 +62,13 @@ public final class SideChannelRouter {
         route(message);
     }
 
-    /** A message forwarded by a neighbouring hub. */
-    public void fromHub(SideMessage message) {
+    /**
+     * A message forwarded by a neighbouring hub. Its sender is remembered as reachable through
+     * that neighbour for a while: the answer can go back even before gossip about the sender's
+     * node has arrived here.
+     */
+    public void fromHub(SideMessage message, NodeId neighbour) {
+        reversePaths.remember(message.from(), neighbour, System.nanoTime());
         route(message);
     }
 
@@ -85,21 +92,27 @@ public final class SideChannelRouter {
             return;
         }
         NodeId hub = network.hubOf(message.to());
+        Link next;
         if (hub == null || hub.equals(network.selfId())) {
-            fail(message, SideMessageError.UNKNOWN_NODE, "no hub knows node " + message.to());
-            return;
-        }
-        HubRoutingTable routes = network.routes();
-        Optional<HubRoutingTable.Route> route = routes.route(hub);
-        Link next = route.map(r -> network.hubLink(r.nextHop())).orElse(null);
-        if (next == null) {
-            fail(message, SideMessageError.NO_ROUTE, "hub " + hub + " of node " + message.to() + " is not reachable from hub "
-                    + network.selfId());
-            return;
+            NodeId back = reversePaths.neighbourFor(message.to(), System.nanoTime());
+            next = back == null ? null : network.hubLink(back);
+            if (next == null) {
+                fail(message, SideMessageError.UNKNOWN_NODE, "no hub knows node " + message.to());
+                return;
+            }
+        } else {
+            HubRoutingTable routes = network.routes();
+            Optional<HubRoutingTable.Route> route = routes.route(hub);
+            next = route.map(r -> network.hubLink(r.nextHop())).orElse(null);
+            if (next == null) {
+                fail(message, SideMessageError.NO_ROUTE, "hub " + hub + " of node " + message.to() + " is not reachable from hub "
+                        + network.selfId());
+                return;
+            }
         }
         if (message.hopsLeft() == 0) {
-            fail(message, SideMessageError.HOP_LIMIT, "hop limit reached at hub " + network.selfId() + ", "
-                    + route.get().hops() + " hops short of node " + message.to());
+            fail(message, SideMessageError.HOP_LIMIT, "hop limit reached at hub " + network.selfId() + " on the way to node "
+                    + message.to());
             return;
         }
         if (!next.isWritable()) {
