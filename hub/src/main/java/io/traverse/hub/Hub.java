@@ -6,6 +6,7 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.traverse.hub.gossip.StateNumber;
+import io.traverse.hub.discovery.DiscoveryResponder;
 import io.traverse.hub.http.HubHttpEndpoint;
 import io.traverse.hub.http.StatusSource;
 import io.traverse.hub.link.HubDialer;
@@ -15,6 +16,7 @@ import io.traverse.hub.link.NettyTransport;
 import io.traverse.hub.link.PeerDialing;
 import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.identity.AddressClass;
+import io.traverse.identity.IpLiterals;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkAddress;
@@ -72,6 +74,7 @@ public final class Hub implements AutoCloseable {
     private final HubCore core;
     private final HubMetrics metrics;
     private final HubHttpEndpoint http;
+    private final DiscoveryResponder discovery;
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private volatile boolean closed;
 
@@ -107,10 +110,37 @@ public final class Hub implements AutoCloseable {
         this.http = config.httpPort() < 0 ? null
                 : HubHttpEndpoint.bind(transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), statusSource(),
                         worker);
+        this.discovery = config.discoveryPort() < 0 ? null : startDiscovery(config.discoveryPort());
         listener.startAccepting(settings, core, stateLoop);
         log.info("Hub {} (id {}) listening on {} ({}), advertised {}, peers {}, HTTP {}", name, id, linkAddress, transport,
                 advertised.isEmpty() ? "none: dials out only" : advertised, config.peers(),
                 http == null ? "off" : http.localAddress() + " (/metrics, /status)");
+    }
+
+    /** Answers discovery probes; a hub whose UDP port is unavailable still works, it is just not found that way. */
+    private DiscoveryResponder startDiscovery(int udpPort) {
+        // Answers carry IP addresses; advertised host names are left to DNS and configuration.
+        List<InetSocketAddress> answer = new ArrayList<>();
+        for (String address : advertised) {
+            InetSocketAddress parsed = LinkAddress.parse(address, linkAddress.getPort());
+            if (IpLiterals.isLiteral(parsed.getHostString())) {
+                answer.add(new InetSocketAddress(IpLiterals.parse(parsed.getHostString()), parsed.getPort()));
+            }
+        }
+        DiscoveryResponder responder = DiscoveryResponder.builder(name, () -> answer).port(udpPort).build();
+        try {
+            responder.start();
+            return responder;
+        } catch (IOException e) {
+            log.warn("Hub {} does not answer discovery probes: UDP port {} unavailable ({})", name, udpPort, e.getMessage());
+            responder.close();
+            return null;
+        }
+    }
+
+    /** Where discovery probes are answered, unless off. */
+    public Optional<InetSocketAddress> discoveryAddress() {
+        return discovery == null ? Optional.empty() : Optional.of(discovery.localAddress());
     }
 
     /**
@@ -286,6 +316,9 @@ public final class Hub implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         listener.close();
+        if (discovery != null) {
+            discovery.close();
+        }
         if (http != null) {
             http.close();
         }

@@ -17,6 +17,8 @@ public final class HubConfig {
     public static final int DEFAULT_PORT = LinkAddress.DEFAULT_PORT;
     /** Default HTTP port (metrics and status); negative disables, 0 picks a free port. */
     public static final int DEFAULT_HTTP_PORT = 17080;
+    /** The UDP port nodes send discovery probes to ({@code traverse.discovery.port} on nodes). */
+    public static final int DEFAULT_DISCOVERY_PORT = 17000;
 
     private final String bindAddress;
     private final int port;
@@ -25,6 +27,7 @@ public final class HubConfig {
     private final List<String> advertisedAddresses;
     private final String token;
     private final int httpPort;
+    private final int discoveryPort;
     private final Duration keepaliveInterval;
     private final Duration handshakeTimeout;
     private final Duration gossipRefreshInterval;
@@ -47,6 +50,7 @@ public final class HubConfig {
         this.advertisedAddresses = b.advertisedAddresses == null ? null : List.copyOf(b.advertisedAddresses);
         this.token = b.token;
         this.httpPort = b.httpPort;
+        this.discoveryPort = b.discoveryPort;
         this.keepaliveInterval = b.keepaliveInterval;
         this.handshakeTimeout = b.handshakeTimeout;
         this.gossipRefreshInterval = b.gossipRefreshInterval;
@@ -102,6 +106,15 @@ public final class HubConfig {
     /** HTTP port for metrics and status; default 17080, negative disables, 0 picks a free port. */
     public int httpPort() {
         return httpPort;
+    }
+
+    /**
+     * The UDP port on which the hub answers discovery probes, on every interface; negative (the
+     * default of this builder) answers none. {@code traverse hub} turns it on at
+     * {@link #DEFAULT_DISCOVERY_PORT}.
+     */
+    public int discoveryPort() {
+        return discoveryPort;
     }
 
     public Duration keepaliveInterval() {
@@ -175,6 +188,7 @@ public final class HubConfig {
         private List<String> advertisedAddresses;
         private String token = "";
         private int httpPort = DEFAULT_HTTP_PORT;
+        private int discoveryPort = -1;
         private Duration keepaliveInterval = Duration.ofSeconds(2);
         private Duration handshakeTimeout = Duration.ofSeconds(10);
         private Duration gossipRefreshInterval = Duration.ofSeconds(10);
@@ -225,6 +239,12 @@ public final class HubConfig {
 
         public Builder token(String token) {
             this.token = Objects.requireNonNull(token, "token");
+            return this;
+        }
+
+        /** Answer discovery probes on this UDP port (0: any free port, for tests; negative: off, the default). */
+        public Builder discoveryPort(int udpPort) {
+            this.discoveryPort = udpPort;
             return this;
         }
 
@@ -301,6 +321,7 @@ public final class HubConfig {
             }
             range("port", port, 0, 65535);
             range("HTTP port", httpPort, Integer.MIN_VALUE, 65535);
+            range("discovery port", discoveryPort, Integer.MIN_VALUE, 65535);
             if (name != null) {
                 if (!HUB_NAME.matcher(name).matches()) {
                     throw new IllegalArgumentException("hub name '" + name + "' must be 1-" + LinkLimits.MAX_HUB_NAME

@@ -12,7 +12,7 @@ import java.util.function.Consumer;
  */
 final class TestHubs implements AutoCloseable {
     static final String TOKEN = "test-token";
-    static final Duration KEEPALIVE = Duration.ofMillis(200); // silent links close after 600 ms: room for a loaded CI machine
+    static final Duration KEEPALIVE = Duration.ofMillis(300); // silent links close after 750 ms: room for a loaded CI machine
 
     private final List<Hub> hubs = new ArrayList<>();
 

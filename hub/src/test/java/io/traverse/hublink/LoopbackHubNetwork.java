@@ -22,7 +22,7 @@ final class LoopbackHubNetwork implements AutoCloseable {
     /** A hub on 127.0.0.1 with an ephemeral port, no HTTP, dialling the given peers. */
     Hub hub(String name, Hub... peers) throws Exception {
         HubConfig.Builder b = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(name).token(TOKEN)
-                .keepaliveInterval(Duration.ofMillis(200)).gossipRefreshInterval(Duration.ofSeconds(1)).hubExpiry(Duration.ofSeconds(3))
+                .keepaliveInterval(Duration.ofMillis(300)).gossipRefreshInterval(Duration.ofSeconds(1)).hubExpiry(Duration.ofSeconds(3))
                 .redial(Duration.ofMillis(100), Duration.ofSeconds(1));
         for (Hub peer : peers) {
             b.peer(address(peer).getHostString() + ":" + address(peer).getPort());

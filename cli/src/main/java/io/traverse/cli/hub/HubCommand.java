@@ -51,10 +51,16 @@ public final class HubCommand implements Callable<Integer> {
                     + "; 0 picks a free one; negative disables)")
     Integer httpPort;
 
+    @Option(names = "--discovery-port", paramLabel = "PORT",
+            description = "UDP port on which to answer nodes looking for a hub (default: " + HubConfig.DEFAULT_DISCOVERY_PORT
+                    + ", the nodes' traverse.discovery.port; negative disables)")
+    Integer discoveryPort;
+
     /** Builds the configuration from options, file and environment. */
     HubConfig hubConfig(Map<String, String> environment) throws Exception {
         HubSettings file = config == null ? HubSettings.none() : HubSettings.read(config);
-        HubConfig.Builder builder = HubConfig.builder();
+        // The daemon answers discovery unless told otherwise; the library's builder does not.
+        HubConfig.Builder builder = HubConfig.builder().discoveryPort(HubConfig.DEFAULT_DISCOVERY_PORT);
         file.applyTo(builder);
         if (bind != null) {
             builder.bindAddress(bind);
@@ -71,6 +77,9 @@ public final class HubCommand implements Callable<Integer> {
         }
         if (httpPort != null) {
             builder.httpPort(httpPort);
+        }
+        if (discoveryPort != null) {
+            builder.discoveryPort(discoveryPort);
         }
         builder.token(file.token(token, tokenFile, environment));
         return builder.build();

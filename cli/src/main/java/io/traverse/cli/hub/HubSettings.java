@@ -30,6 +30,7 @@ final class HubSettings {
     static final String PEERS = "traverse.hub.peers";
     static final String ADVERTISE = "traverse.hub.advertise";
     static final String HTTP_PORT = "traverse.hub.http.port";
+    static final String DISCOVERY_PORT = "traverse.hub.discovery.port";
     static final String TOKEN = "traverse.token";
     static final String TOKEN_FILE = "traverse.token.file";
     static final String KEEPALIVE = "traverse.hub.keepalive";
@@ -39,7 +40,7 @@ final class HubSettings {
     static final String MAX_NAMES = "traverse.hub.max.names.per.node";
     static final String MAX_PENDING = "traverse.hub.max.pending.per.node";
     static final String IO_THREADS = "traverse.hub.io.threads";
-    static final Set<String> KEYS = Set.of(BIND, PORT, NAME, PEERS, ADVERTISE, HTTP_PORT, TOKEN, TOKEN_FILE, KEEPALIVE, GOSSIP_REFRESH,
+    static final Set<String> KEYS = Set.of(BIND, PORT, NAME, PEERS, ADVERTISE, HTTP_PORT, DISCOVERY_PORT, TOKEN, TOKEN_FILE, KEEPALIVE, GOSSIP_REFRESH,
             EXPIRY, MAX_NODES, MAX_NAMES, MAX_PENDING, IO_THREADS);
     /** The value of {@code traverse.hub.advertise} (or {@code --advertise}) for a hub that only dials out. */
     static final String ADVERTISE_NONE = "none";
@@ -117,6 +118,9 @@ final class HubSettings {
         }
         if (get(HTTP_PORT) != null) {
             builder.httpPort(integer(HTTP_PORT));
+        }
+        if (get(DISCOVERY_PORT) != null) {
+            builder.discoveryPort(integer(DISCOVERY_PORT));
         }
         if (get(KEEPALIVE) != null) {
             builder.keepaliveInterval(duration(KEEPALIVE));
