@@ -77,6 +77,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private HubRoutingTable routes;
     private NetworkView view;
     private boolean ownDirty;
+    private boolean routesDirty;
     private boolean shuttingDown;
     private long descriptionBytes;
 
@@ -418,7 +419,21 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         return new HubDescription(selfId, state.current(), name, advertised, neighbours, nodes, names);
     }
 
+    /**
+     * The graph changed: recompute the routes once the tasks queued now are done, so that a burst
+     * of descriptions (a new link brings the whole directory; in a dense network every change
+     * arrives from every neighbour) costs one computation, not one per description.
+     */
     private void topologyChanged() {
+        view = null;
+        if (!routesDirty) {
+            routesDirty = true;
+            stateLoop.execute(this::recomputeRoutes);
+        }
+    }
+
+    private void recomputeRoutes() {
+        routesDirty = false;
         routes = HubRoutingTable.compute(HubGraph.of(selfId, hubLinks.keySet(), directory.byId()));
         directory.markReachable(routes.reachable(), System.nanoTime());
         view = null;
