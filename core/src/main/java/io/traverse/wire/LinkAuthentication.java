@@ -27,7 +27,11 @@ public final class LinkAuthentication {
     private static final String ALGORITHM = "HmacSHA256";
     private static final byte[] DIALER_LABEL = "traverse-link-1 dialer".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ACCEPTOR_LABEL = "traverse-link-1 acceptor".getBytes(StandardCharsets.US_ASCII);
-    private static final SecureRandom RANDOM = new SecureRandom();
+    /**
+     * One DRBG per thread: the platform default (NativePRNG) reads /dev/urandom under one global
+     * lock, and every link handshake on every event loop draws a nonce.
+     */
+    private static final ThreadLocal<SecureRandom> RANDOM = ThreadLocal.withInitial(LinkAuthentication::newGenerator);
 
     private final SecretKeySpec key;
     private final boolean emptyToken;
@@ -47,7 +51,7 @@ public final class LinkAuthentication {
     /** A fresh random nonce of {@link LinkLimits#NONCE_LENGTH} bytes. */
     public static byte[] newNonce() {
         byte[] nonce = new byte[LinkLimits.NONCE_LENGTH];
-        RANDOM.nextBytes(nonce);
+        RANDOM.get().nextBytes(nonce);
         return nonce;
     }
 
@@ -97,5 +101,13 @@ public final class LinkAuthentication {
     @Override
     public String toString() {
         return "LinkAuthentication[" + (emptyToken ? "empty token" : "token set") + "]";
+    }
+
+    private static SecureRandom newGenerator() {
+        try {
+            return SecureRandom.getInstance("DRBG");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            return new SecureRandom();
+        }
     }
 }

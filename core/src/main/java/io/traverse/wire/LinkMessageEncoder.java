@@ -1,6 +1,7 @@
 package io.traverse.wire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.channel.ChannelHandler.Sharable;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.EncoderException;
@@ -19,8 +20,29 @@ public final class LinkMessageEncoder extends MessageToByteEncoder<LinkMessage> 
         super(LinkMessage.class);
     }
 
+    /**
+     * A message as a whole frame, encoded once: a hub sends the same gossip to many links, each
+     * gets a {@link ByteBuf#retainedDuplicate()} (which this encoder passes through untouched).
+     *
+     * @throws EncoderException if the message is over the frame maximum
+     */
+    public static ByteBuf frame(LinkMessage message, ByteBufAllocator allocator) {
+        ByteBuf out = allocator.buffer();
+        try {
+            writeFrame(message, out);
+            return out;
+        } catch (RuntimeException e) {
+            out.release();
+            throw e;
+        }
+    }
+
     @Override
     protected void encode(ChannelHandlerContext ctx, LinkMessage message, ByteBuf out) {
+        writeFrame(message, out);
+    }
+
+    private static void writeFrame(LinkMessage message, ByteBuf out) {
         int lengthAt = out.writerIndex();
         out.writeInt(0);
         LinkMessageCodec.encode(message, out);

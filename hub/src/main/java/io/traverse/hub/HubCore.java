@@ -1,5 +1,7 @@
 package io.traverse.hub;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.concurrent.EventExecutor;
 import io.traverse.hub.gossip.HubDirectory;
 import io.traverse.hub.gossip.StateNumber;
@@ -24,6 +26,7 @@ import io.traverse.wire.Gossip;
 import io.traverse.wire.HubDescription;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;
+import io.traverse.wire.LinkMessageEncoder;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Lookup;
 import io.traverse.wire.NameBind;
@@ -37,6 +40,7 @@ import io.traverse.wire.ResultStatus;
 import io.traverse.wire.SideMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -78,6 +82,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private NetworkView view;
     private boolean ownDirty;
     private boolean routesDirty;
+    private long lastPublishNanos = System.nanoTime() - MIN_PUBLISH_GAP_NANOS;
+    /** Changes of this hub's own description within this gap go out as one gossip. */
+    static final long MIN_PUBLISH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private boolean shuttingDown;
     private long descriptionBytes;
 
@@ -362,40 +369,64 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (!news) {
             return;
         }
-        // Flood on, except back to the sender and to the origin's own neighbours: the origin sends
-        // every description to each of them itself. In a dense network (hubs link to every hub they
-        // learn of) this turns the n^2 copies of each description into n.
-        Gossip flood = new Gossip(description);
+        // Flood on, except back to the sender and to the hubs this description lists as the
+        // origin's neighbours: the origin sent it to each of them itself. In a dense network (hubs
+        // link to every hub they learn of) this turns the n^2 copies of each description into n.
+        NodeId origin = description.hubId();
         Set<NodeId> toldByOrigin = new HashSet<>(description.neighbours());
+        List<Link> to = new ArrayList<>();
         for (Map.Entry<NodeId, Link> neighbour : hubLinks.entrySet()) {
-            if (neighbour.getValue() != from && !toldByOrigin.contains(neighbour.getKey())
-                    && !neighbour.getKey().equals(description.hubId())) {
-                neighbour.getValue().send(flood);
+            NodeId peer = neighbour.getKey();
+            if (neighbour.getValue() != from && !peer.equals(origin) && !toldByOrigin.contains(peer)) {
+                to.add(neighbour.getValue());
             }
         }
+        sendToAll(new Gossip(description), to);
         topologyChanged();
         updateDialTargets();
     }
 
-    /** Our description changed: publish it once the tasks queued now are done (bursts become one gossip). */
+    /**
+     * Our description changed: publish it once the tasks queued now are done, and at most once per
+     * {@link #MIN_PUBLISH_GAP_NANOS}, so that a burst of changes (a hub joining a dense network
+     * gains a link a millisecond) becomes one gossip instead of one per change.
+     */
     private void ownChanged() {
         view = null;
         updateGauges();
         if (!ownDirty) {
             ownDirty = true;
-            stateLoop.execute(this::publishOwn);
+            long wait = lastPublishNanos + MIN_PUBLISH_GAP_NANOS - System.nanoTime();
+            if (wait <= 0) {
+                stateLoop.execute(this::publishOwn);
+            } else {
+                stateLoop.schedule(this::publishOwn, wait, TimeUnit.NANOSECONDS);
+            }
         }
     }
 
     private void publishOwn() {
         ownDirty = false;
+        lastPublishNanos = System.nanoTime();
         if (shuttingDown) {
             return;
         }
         state.next();
-        Gossip gossip = new Gossip(ownDescription());
-        for (Link link : hubLinks.values()) {
-            link.send(gossip);
+        sendToAll(new Gossip(ownDescription()), hubLinks.values());
+    }
+
+    /** Encodes a message once for many links. */
+    private static void sendToAll(LinkMessage message, Collection<Link> links) {
+        if (links.isEmpty()) {
+            return;
+        }
+        ByteBuf frame = LinkMessageEncoder.frame(message, ByteBufAllocator.DEFAULT);
+        try {
+            for (Link link : links) {
+                link.sendFrame(frame.retainedDuplicate());
+            }
+        } finally {
+            frame.release();
         }
     }
 

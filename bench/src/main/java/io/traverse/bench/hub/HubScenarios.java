@@ -28,7 +28,7 @@ import java.util.Set;
  * </ul>
  *
  * <pre>
- * options: --only convergence,withdrawal,side,nodes  --hubs N (100)  --nodes N (1000)  --rounds N (3)  --keepalive MS (2000)
+ * options: --only convergence,withdrawal,side,nodes  --hubs N (100)  --nodes N (1000)  --poll MS (hubs, at least 5)  --rounds N (3)  --keepalive MS (2000)
  *          --shape line|binary_tree|random_tree (random_tree)  --seed N (1)
  * </pre>
  */
@@ -42,6 +42,7 @@ public final class HubScenarios {
     private HubNetwork.Shape shape = HubNetwork.Shape.RANDOM_TREE;
     private long seed = 1;
     private int nodeCount = 1000;
+    private long pollOption = -1;
     private Set<String> only = Set.of("convergence", "withdrawal", "side", "nodes");
     private final List<String> verdicts = new ArrayList<>();
 
@@ -51,6 +52,7 @@ public final class HubScenarios {
             switch (args[i]) {
                 case "--hubs" -> s.hubCount = Integer.parseInt(args[++i]);
                 case "--nodes" -> s.nodeCount = Integer.parseInt(args[++i]);
+                case "--poll" -> s.pollOption = Long.parseLong(args[++i]);
                 case "--rounds" -> s.rounds = Integer.parseInt(args[++i]);
                 case "--keepalive" -> s.keepaliveMillis = Long.parseLong(args[++i]);
                 case "--shape" -> s.shape = HubNetwork.Shape.valueOf(args[++i].toUpperCase(Locale.ROOT));
@@ -89,7 +91,7 @@ public final class HubScenarios {
         List<Double> results = new ArrayList<>();
         // A status snapshot of every hub costs O(hubs^2) (each lists its neighbours): poll big networks
         // less often, or the polling itself starves the hubs; the resolution stays far below the 2 s target.
-        long pollMillis = Math.max(POLL_MILLIS, hubCount);
+        long pollMillis = pollOption > 0 ? pollOption : Math.max(POLL_MILLIS, hubCount);
         for (int round = 1; round <= rounds; round++) {
             long started = System.nanoTime();
             try (HubNetwork network = new HubNetwork(hubCount, shape, Duration.ofMillis(keepaliveMillis), seed + round)) {

@@ -3,6 +3,7 @@ package io.traverse.hub.link;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
@@ -71,6 +72,8 @@ public final class HubDialer {
                     protected void initChannel(SocketChannel ch) {
                         ch.attr(LinkClosing.REJECTS_SENT).set(settings.rejectsSent());
                         LinkPipeline.installCodec(ch.pipeline());
+                        // gossip comes in bursts (a new link gets the whole directory): one write call per burst
+                        ch.pipeline().addFirst(new FlushConsolidationHandler(256, true));
                         ch.pipeline().addLast(LinkListener.HANDSHAKE, new DialerHandshake(settings, events, stateLoop, result));
                     }
                 });

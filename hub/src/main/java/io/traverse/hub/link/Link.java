@@ -1,5 +1,6 @@
 package io.traverse.hub.link;
 
+import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.Hello;
@@ -95,6 +96,19 @@ public final class Link {
             return;
         }
         channel.writeAndFlush(message, channel.voidPromise());
+    }
+
+    /**
+     * Queues a frame encoded once for many links ({@link io.traverse.wire.LinkMessageEncoder#frame});
+     * takes over one reference of {@code frame}.
+     */
+    public void sendFrame(ByteBuf frame) {
+        if (!channel.isWritable() && channel.bytesBeforeWritable() > MAX_UNREAD_BYTES) {
+            frame.release();
+            close(RejectCode.LIMIT, "the link does not read what it is sent");
+            return;
+        }
+        channel.writeAndFlush(frame, channel.voidPromise());
     }
 
     /** Sends a REJECT with a reason and closes the link once it is written (or after a second, if the peer does not read). */

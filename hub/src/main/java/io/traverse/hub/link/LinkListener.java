@@ -3,6 +3,7 @@ package io.traverse.hub.link;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
@@ -66,6 +67,8 @@ public final class LinkListener {
                         };
                         ch.attr(LinkClosing.REJECTS_SENT).set(listener.settings.rejectsSent());
                         LinkPipeline.installCodec(ch.pipeline());
+                        // gossip comes in bursts (a new link gets the whole directory): one write call per burst
+                        ch.pipeline().addFirst(new FlushConsolidationHandler(256, true));
                         ch.pipeline().addLast(HANDSHAKE, new AcceptorHandshake(listener.settings, listener.events, listener.stateLoop, release));
                     }
                 });
