@@ -85,6 +85,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private long lastPublishNanos = System.nanoTime() - MIN_PUBLISH_GAP_NANOS;
     /** Changes of this hub's own description within this gap go out as one gossip. */
     static final long MIN_PUBLISH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    /** Changes of the graph within this gap cost one route computation. */
+    static final long MIN_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+    private long lastRoutesNanos = System.nanoTime() - MIN_ROUTES_GAP_NANOS;
     private boolean shuttingDown;
     private long descriptionBytes;
 
@@ -364,11 +367,14 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             }
             return;
         }
+        HubDescription previous = directory.get(description.hubId());
         boolean news = directory.offer(description, System.nanoTime());
         metrics.gossip(news);
         if (!news) {
             return;
         }
+        // Most news is about links and nodes; the dial targets change only with a hub's addresses.
+        boolean addressesChanged = previous == null || !previous.linkAddresses().equals(description.linkAddresses());
         // Flood on, except back to the sender and to the hubs this description lists as the
         // origin's neighbours: the origin sent it to each of them itself. In a dense network (hubs
         // link to every hub they learn of) this turns the n^2 copies of each description into n.
@@ -383,7 +389,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         sendToAll(new Gossip(description), to);
         topologyChanged();
-        updateDialTargets();
+        if (addressesChanged) {
+            updateDialTargets();
+        }
     }
 
     /**
@@ -451,20 +459,27 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     }
 
     /**
-     * The graph changed: recompute the routes once the tasks queued now are done, so that a burst
-     * of descriptions (a new link brings the whole directory; in a dense network every change
-     * arrives from every neighbour) costs one computation, not one per description.
+     * The graph changed: recompute the routes once the tasks queued now are done, and at most once
+     * per {@link #MIN_ROUTES_GAP_NANOS}, so that a burst of descriptions (a new link brings the
+     * whole directory; in a dense network every change arrives from every neighbour) costs one
+     * computation, not one per description. Routes lag the gossip by at most that gap.
      */
     private void topologyChanged() {
         view = null;
         if (!routesDirty) {
             routesDirty = true;
-            stateLoop.execute(this::recomputeRoutes);
+            long wait = lastRoutesNanos + MIN_ROUTES_GAP_NANOS - System.nanoTime();
+            if (wait <= 0) {
+                stateLoop.execute(this::recomputeRoutes);
+            } else {
+                stateLoop.schedule(this::recomputeRoutes, wait, TimeUnit.NANOSECONDS);
+            }
         }
     }
 
     private void recomputeRoutes() {
         routesDirty = false;
+        lastRoutesNanos = System.nanoTime();
         routes = HubRoutingTable.compute(HubGraph.of(selfId, hubLinks.keySet(), directory.byId()));
         directory.markReachable(routes.reachable(), System.nanoTime());
         view = null;

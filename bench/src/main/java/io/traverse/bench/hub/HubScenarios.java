@@ -28,7 +28,7 @@ import java.util.Set;
  * </ul>
  *
  * <pre>
- * options: --only convergence,withdrawal,side,nodes  --hubs N (100)  --nodes N (1000)  --poll MS (hubs, at least 5)  --rounds N (3)  --keepalive MS (2000)
+ * options: --only convergence,withdrawal,side,nodes  --hubs N (100)  --nodes N (1000)  --poll MS (hubs, at least 5)  --give-up S (900)  --rounds N (3)  --keepalive MS (2000)
  *          --shape line|binary_tree|random_tree (random_tree)  --seed N (1)
  * </pre>
  */
@@ -43,6 +43,7 @@ public final class HubScenarios {
     private long seed = 1;
     private int nodeCount = 1000;
     private long pollOption = -1;
+    private long giveUpSeconds = 900;
     private Set<String> only = Set.of("convergence", "withdrawal", "side", "nodes");
     private final List<String> verdicts = new ArrayList<>();
 
@@ -53,6 +54,7 @@ public final class HubScenarios {
                 case "--hubs" -> s.hubCount = Integer.parseInt(args[++i]);
                 case "--nodes" -> s.nodeCount = Integer.parseInt(args[++i]);
                 case "--poll" -> s.pollOption = Long.parseLong(args[++i]);
+                case "--give-up" -> s.giveUpSeconds = Long.parseLong(args[++i]);
                 case "--rounds" -> s.rounds = Integer.parseInt(args[++i]);
                 case "--keepalive" -> s.keepaliveMillis = Long.parseLong(args[++i]);
                 case "--shape" -> s.shape = HubNetwork.Shape.valueOf(args[++i].toUpperCase(Locale.ROOT));
@@ -101,7 +103,7 @@ public final class HubScenarios {
                 Map<NodeId, Set<NodeId>> lastLinks = Map.of();
                 long linksUp = -1;
                 long converged = -1;
-                long giveUp = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+                long giveUp = System.nanoTime() + Duration.ofSeconds(giveUpSeconds).toNanos();
                 while (System.nanoTime() < giveUp) {
                     long polled = System.nanoTime();
                     List<HubStatus> status = network.status();
@@ -120,7 +122,7 @@ public final class HubScenarios {
                     Thread.sleep(pollMillis);
                 }
                 if (converged < 0) {
-                    throw new IllegalStateException("round " + round + ": " + hubCount + " hubs did not converge within 120 s");
+                    throw new IllegalStateException("round " + round + ": " + hubCount + " hubs did not converge within " + giveUpSeconds + " s");
                 }
                 int linkCount = lastLinks.values().stream().mapToInt(Set::size).sum() / 2;
                 double afterLastLink = (converged - linksUp) / 1e6;
