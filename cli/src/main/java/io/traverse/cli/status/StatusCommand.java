@@ -59,6 +59,7 @@ public final class StatusCommand implements Callable<Integer> {
         }
         if (json) {
             spec.commandLine().getOut().print(body);
+            spec.commandLine().getOut().flush(); // print does not flush, and main exits right after
             return 0;
         }
         HubStatus status;
@@ -70,6 +71,7 @@ public final class StatusCommand implements Callable<Integer> {
             return 1;
         }
         spec.commandLine().getOut().print(StatusText.render(status));
+        spec.commandLine().getOut().flush();
         return 0;
     }
 

@@ -8,9 +8,10 @@ import io.traverse.cli.TraverseCommand;
 import io.traverse.hub.Hub;
 import io.traverse.hub.HubConfig;
 import io.traverse.hub.http.StatusJson;
+import java.io.ByteArrayOutputStream;
 import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
@@ -19,14 +20,15 @@ class StatusCommandTest {
     private record Run(int exitCode, String out, String err) {
     }
 
+    /** Runs the command with buffered output streams, as {@code main} has (System.out), and no flush after. */
     private static Run run(String... args) {
-        StringWriter out = new StringWriter();
-        StringWriter err = new StringWriter();
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        ByteArrayOutputStream err = new ByteArrayOutputStream();
         CommandLine cli = new CommandLine(new TraverseCommand());
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
+        cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+        cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         int code = cli.execute(args);
-        return new Run(code, out.toString(), err.toString());
+        return new Run(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
     }
 
     private static HubConfig.Builder hub(String name) {
