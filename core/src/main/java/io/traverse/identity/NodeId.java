@@ -54,6 +54,14 @@ public final class NodeId implements Comparable<NodeId> {
     }
 
     /**
+     * The id exactly as written, or null unless the text is a well-formed id already in canonical
+     * (lower case, trimmed) form: the fast path for decoding ids from the wire.
+     */
+    public static NodeId ofCanonicalOrNull(String text) {
+        return isWellFormed(text) ? new NodeId(text) : null;
+    }
+
+    /**
      * 1–40 of a-z, 0-9 and '-', not starting or ending with '-'; checked by hand, not by a regular
      * expression, because hubs decode ids by the thousand from gossip.
      */

@@ -60,6 +60,11 @@ public final class LinkMessageCodec {
                     .text(m.service()).bytes(m.payload());
         } else if (message instanceof Gossip g) {
             encodeDescription(w, g.description());
+        } else if (message instanceof GossipDigest d) {
+            w.count(d.entries().size());
+            for (GossipDigest.Entry e : d.entries()) {
+                w.nodeId(e.hubId()).u64(e.stateNumber());
+            }
         } else {
             throw new IllegalArgumentException("no encoding for " + message.getClass().getName());
         }
@@ -108,6 +113,24 @@ public final class LinkMessageCodec {
         return message;
     }
 
+    /**
+     * The hub id and state number at the start of a GOSSIP frame (type and payload), read without
+     * consuming the frame: lets a hub drop a description it already holds before decoding the rest.
+     *
+     * @return null if the frame is not GOSSIP or its start is malformed (full decoding reports why)
+     */
+    public static GossipDigest.Entry peekGossip(ByteBuf frame) {
+        if (frame.readableBytes() < 1 || frame.getUnsignedByte(frame.readerIndex()) != LinkMessageType.GOSSIP.code()) {
+            return null;
+        }
+        WireReader r = new WireReader(frame.duplicate().skipBytes(1));
+        try {
+            return new GossipDigest.Entry(r.nodeId("hub id"), r.u64("state number"));
+        } catch (ProtocolException e) {
+            return null;
+        }
+    }
+
     /** Convenience for byte arrays, e.g. in tests. */
     public static LinkMessage decode(byte[] frame) throws ProtocolException {
         return decode(Unpooled.wrappedBuffer(frame));
@@ -139,6 +162,7 @@ public final class LinkMessageCodec {
                     SideMessageKind.ofCode(r.u8("kind")), r.text("service", LinkLimits.MAX_SERVICE),
                     r.bytes("payload", LinkLimits.MAX_SIDE_PAYLOAD));
             case GOSSIP -> new Gossip(decodeDescription(r));
+            case GOSSIP_DIGEST -> decodeDigest(r);
         };
     }
 
@@ -192,6 +216,15 @@ public final class LinkMessageCodec {
             names.add(new HubDescription.NameEntry(r.text("name", LinkLimits.MAX_NAME), r.nodeId("name owner"), r.u16("virtual port")));
         }
         return new HubDescription(hubId, state, name, addresses, neighbours, nodes, names);
+    }
+
+    private static GossipDigest decodeDigest(WireReader r) throws ProtocolException {
+        int count = r.count("digest entries", LinkLimits.MAX_LIST, 10);
+        List<GossipDigest.Entry> entries = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            entries.add(new GossipDigest.Entry(r.nodeId("digest hub id"), r.u64("digest state number")));
+        }
+        return new GossipDigest(entries);
     }
 
     private static void textList(WireWriter w, List<String> texts) {

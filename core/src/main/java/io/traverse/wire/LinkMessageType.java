@@ -16,7 +16,8 @@ public enum LinkMessageType {
     RESULT(20),
     LOOKUP_RESULT(21),
     SIDE_MESSAGE(32),
-    GOSSIP(48);
+    GOSSIP(48),
+    GOSSIP_DIGEST(49);
 
     private static final LinkMessageType[] BY_CODE = new LinkMessageType[256];
 

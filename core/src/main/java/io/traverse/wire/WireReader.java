@@ -98,7 +98,10 @@ final class WireReader {
         }
         need(length, field);
         String text = in.readCharSequence(length, StandardCharsets.US_ASCII).toString();
-        NodeId id;
+        NodeId id = NodeId.ofCanonicalOrNull(text);
+        if (id != null) {
+            return id;
+        }
         try {
             id = NodeId.of(text);
         } catch (IllegalArgumentException e) {

@@ -74,6 +74,22 @@ class LinkMessageCodecTest {
     }
 
     @Test
+    void theStartOfAGossipFrameCanBeReadWithoutConsumingIt() {
+        NodeId hub = NodeId.of("hub-peek");
+        HubDescription description = new HubDescription(hub, 0xfedcba9876543210L, "peek", List.of("127.0.0.1:17001"),
+                List.of(NodeId.of("other")), List.of(), List.of());
+        ByteBuf frame = Unpooled.wrappedBuffer(LinkMessageCodec.encodeToBytes(new Gossip(description)));
+        int readable = frame.readableBytes();
+        assertThat(LinkMessageCodec.peekGossip(frame)).isEqualTo(new GossipDigest.Entry(hub, 0xfedcba9876543210L));
+        assertThat(frame.readableBytes()).isEqualTo(readable);
+        assertThat(LinkMessageCodec.peekGossip(Unpooled.wrappedBuffer(LinkMessageCodec.encodeToBytes(new Ping(7))))).isNull();
+        // Truncated within the header, or an id that is no id: left to the full decoder to report.
+        assertThat(LinkMessageCodec.peekGossip(frame.slice(0, 5))).isNull();
+        assertThat(LinkMessageCodec.peekGossip(Unpooled.wrappedBuffer(new byte[] {48, 3, 'A', '!', ' ', 0, 0, 0, 0, 0, 0, 0, 0}))).isNull();
+        assertThat(LinkMessageCodec.peekGossip(Unpooled.EMPTY_BUFFER)).isNull();
+    }
+
+    @Test
     void frameLimitRisesAfterAuthentication() {
         EmbeddedChannel receiver = new EmbeddedChannel();
         LinkPipeline.installCodec(receiver.pipeline());

@@ -25,7 +25,7 @@ final class RandomLinkMessages {
         return all;
     }
 
-    static final int KINDS = 16;
+    static final int KINDS = 17;
 
     static LinkMessage any(Random r) {
         return of(r.nextInt(KINDS), r);
@@ -49,7 +49,8 @@ final class RandomLinkMessages {
             case 12 -> new Result(r.nextInt(), status(r), text(r, 30));
             case 13 -> new LookupResult(r.nextInt(), status(r), list(r, 6, () -> text(r, 60)));
             case 14 -> sideMessage(r);
-            default -> new Gossip(description(r));
+            case 15 -> new Gossip(description(r));
+            default -> new GossipDigest(list(r, 20, () -> new GossipDigest.Entry(id(r), r.nextLong())));
         };
     }
 

@@ -23,6 +23,7 @@ import io.traverse.hub.sidechannel.SideChannelRouter;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.wire.Gossip;
+import io.traverse.wire.GossipDigest;
 import io.traverse.wire.HubDescription;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;
@@ -81,14 +82,22 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private HubRoutingTable routes;
     private NetworkView view;
     private boolean ownDirty;
+    /** While {@link #ownDirty}: when the scheduled publication runs. */
+    private long publishDueNanos;
     private boolean routesDirty;
     private long lastPublishNanos = System.nanoTime() - MIN_PUBLISH_GAP_NANOS;
-    /** Changes of this hub's own description within this gap go out as one gossip. */
+    /** Changes of this hub's own description within this gap (or longer: {@link #publishGapNanos}) go out as one gossip. */
     static final long MIN_PUBLISH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    /** Changes of the graph within this gap cost one route computation. */
+    static final long PUBLISH_GAP_PER_LINK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
+    static final long MAX_PUBLISH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
+    /** Changes of the graph within this gap (plus {@link #ROUTES_GAP_PER_HUB_NANOS} per known hub) cost one route computation. */
     static final long MIN_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+    static final long ROUTES_GAP_PER_HUB_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    static final long MAX_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private long lastRoutesNanos = System.nanoTime() - MIN_ROUTES_GAP_NANOS;
     private boolean shuttingDown;
+    private long linksChangedNanos = System.nanoTime();
+    private long routesChangedNanos = System.nanoTime();
     private long descriptionBytes;
 
     HubCore(HubConfig config, NodeId selfId, String name, List<String> advertised, StateNumber state, EventExecutor stateLoop,
@@ -165,6 +174,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return Reject.of(RejectCode.LIMIT, "hub " + name + " has its maximum of " + config.maxHubLinks() + " hub links");
         }
         hubLinks.put(peer, link);
+        linksChangedNanos = System.nanoTime();
         return null;
     }
 
@@ -197,11 +207,23 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return;
         }
         log.info("Linked with hub {} ({} {})", link.peerId(), link.dialledByUs() ? "dialled" : "accepted", link.remoteAddress());
-        for (HubDescription known : directory.descriptions()) {
-            link.send(new Gossip(known));
-        }
+        // What we know, by state number only: the peer answers with the descriptions we lack and we
+        // answer its digest likewise (a hub joining a dense network would otherwise receive the whole
+        // directory from each of its many new links).
+        List<GossipDigest.Entry> digest = new ArrayList<>();
+        directory.stateNumbers().forEach((hub, stateNumber) -> digest.add(new GossipDigest.Entry(hub, stateNumber)));
+        link.send(new GossipDigest(digest));
         topologyChanged();
         ownChanged();
+    }
+
+    @Override
+    public boolean isStaleGossip(NodeId hubId, long stateNumber) {
+        boolean stale = directory.holdsAtLeast(hubId, stateNumber);
+        if (stale) {
+            metrics.gossip(false);
+        }
+        return stale;
     }
 
     @Override
@@ -221,9 +243,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         if (hubLinks.get(link.peerId()) == link) {
             hubLinks.remove(link.peerId());
+            linksChangedNanos = System.nanoTime();
             log.info("Link with hub {} is gone; routes through it are withdrawn", link.peerId());
             topologyChanged();
-            ownChanged();
+            ownChanged(true);
         }
     }
 
@@ -350,6 +373,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private void fromHub(Link link, LinkMessage message) {
         if (message instanceof Gossip gossip) {
             onGossip(link, gossip.description());
+        } else if (message instanceof GossipDigest digest) {
+            onDigest(link, digest);
         } else if (message instanceof SideMessage side) {
             router.fromHub(side, link.peerId());
         } else {
@@ -373,25 +398,83 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (!news) {
             return;
         }
-        // Most news is about links and nodes; the dial targets change only with a hub's addresses.
+        // Most news is about links and nodes; the dial targets change only with a hub's addresses, the
+        // routes only with its links (a refresh or a node joining changes neither).
         boolean addressesChanged = previous == null || !previous.linkAddresses().equals(description.linkAddresses());
-        // Flood on, except back to the sender and to the hubs this description lists as the
-        // origin's neighbours: the origin sent it to each of them itself. In a dense network (hubs
-        // link to every hub they learn of) this turns the n^2 copies of each description into n.
+        boolean linksChanged = previous == null || !previous.neighbours().equals(description.neighbours());
+        // Flood on, except back to the sender, to the hubs this description lists as the origin's
+        // neighbours (the origin sent it to each of them itself), and to hubs that one of those
+        // neighbours serves (see forwards). In a dense network (hubs link to every hub they learn of)
+        // each description then travels about once per hub instead of once per link.
         NodeId origin = description.hubId();
-        Set<NodeId> toldByOrigin = new HashSet<>(description.neighbours());
+        Set<NodeId> toldByOrigin = directory.neighbourSets().getOrDefault(origin, Set.of());
         List<Link> to = new ArrayList<>();
         for (Map.Entry<NodeId, Link> neighbour : hubLinks.entrySet()) {
             NodeId peer = neighbour.getKey();
-            if (neighbour.getValue() != from && !peer.equals(origin) && !toldByOrigin.contains(peer)) {
+            if (neighbour.getValue() != from && !peer.equals(origin) && !toldByOrigin.contains(peer)
+                    && forwards(description.neighbours(), peer)) {
                 to.add(neighbour.getValue());
             }
         }
         sendToAll(new Gossip(description), to);
-        topologyChanged();
+        if (linksChanged) {
+            topologyChanged();
+        } else {
+            view = null;
+        }
         if (addressesChanged) {
             updateDialTargets();
         }
+    }
+
+    /**
+     * Whether this hub is the one to forward a description to {@code peer}, a neighbour its origin
+     * did not send it to: of the origin's neighbours linked with the peer, the one with the smallest
+     * id forwards (it had the description from the origin itself); when none is, every hub that
+     * has it floods it on. Views of the links may differ for a moment while the network changes;
+     * a description missed then arrives with its origin's next publication (at most a gossip
+     * refresh later).
+     *
+     * @param originNeighbours the origin's neighbours as its description lists them (sorted by id)
+     */
+    private boolean forwards(List<NodeId> originNeighbours, NodeId peer) {
+        Set<NodeId> peerLinks = directory.neighbourSets().get(peer);
+        if (peerLinks == null) {
+            return true;
+        }
+        for (NodeId candidate : originNeighbours) {
+            // Sorted: in a dense network the first candidates are linked with the peer, so this stops early.
+            if (candidate.equals(selfId)) {
+                return true;
+            }
+            if (peerLinks.contains(candidate) && directory.neighbourSets().getOrDefault(candidate, Set.of()).contains(peer)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * Sends the peer every description it lacks or holds an older state of, except its own and
+     * those whose origin sent them to the peer itself.
+     */
+    private void onDigest(Link from, GossipDigest digest) {
+        Map<NodeId, Long> held = new HashMap<>();
+        for (GossipDigest.Entry e : digest.entries()) {
+            held.put(e.hubId(), e.stateNumber());
+        }
+        int sent = 0;
+        NodeId peer = from.peerId();
+        for (HubDescription known : directory.descriptions()) {
+            Long theirs = held.get(known.hubId());
+            // A description that lists the peer as a neighbour went to the peer from its origin directly.
+            if (!known.hubId().equals(peer) && (theirs == null || Long.compareUnsigned(known.stateNumber(), theirs) > 0)
+                    && !directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer)) {
+                from.send(new Gossip(known));
+                sent++;
+            }
+        }
+        log.debug("Hub {} holds {} descriptions; sent it the {} it lacked", peer, held.size(), sent);
     }
 
     /**
@@ -400,20 +483,41 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * gains a link a millisecond) becomes one gossip instead of one per change.
      */
     private void ownChanged() {
+        ownChanged(false);
+    }
+
+    /** @param urgent a lost link: published after the minimum gap, as it withdraws routes */
+    private void ownChanged(boolean urgent) {
         view = null;
         updateGauges();
-        if (!ownDirty) {
-            ownDirty = true;
-            long wait = lastPublishNanos + MIN_PUBLISH_GAP_NANOS - System.nanoTime();
-            if (wait <= 0) {
-                stateLoop.execute(this::publishOwn);
-            } else {
-                stateLoop.schedule(this::publishOwn, wait, TimeUnit.NANOSECONDS);
-            }
+        long due = lastPublishNanos + (urgent ? MIN_PUBLISH_GAP_NANOS : publishGapNanos());
+        if (ownDirty && due - publishDueNanos >= 0) {
+            return;
+        }
+        ownDirty = true;
+        publishDueNanos = due;
+        long wait = due - System.nanoTime();
+        if (wait <= 0) {
+            stateLoop.execute(this::publishOwn);
+        } else {
+            stateLoop.schedule(this::publishOwn, wait, TimeUnit.NANOSECONDS);
         }
     }
 
+    /**
+     * Each publication costs one copy per linked hub, each decoded there: with many links, publish
+     * less often ({@link #MIN_PUBLISH_GAP_NANOS}, plus {@link #PUBLISH_GAP_PER_LINK_NANOS} per hub
+     * link, at most {@link #MAX_PUBLISH_GAP_NANOS}), so that a network forming around a hundred
+     * hubs is not drowned in descriptions outdated by the next link.
+     */
+    private long publishGapNanos() {
+        return Math.min(MAX_PUBLISH_GAP_NANOS, MIN_PUBLISH_GAP_NANOS + PUBLISH_GAP_PER_LINK_NANOS * hubLinks.size());
+    }
+
     private void publishOwn() {
+        if (!ownDirty) {
+            return; // published already by an earlier (urgent) schedule
+        }
         ownDirty = false;
         lastPublishNanos = System.nanoTime();
         if (shuttingDown) {
@@ -460,7 +564,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     /**
      * The graph changed: recompute the routes once the tasks queued now are done, and at most once
-     * per {@link #MIN_ROUTES_GAP_NANOS}, so that a burst of descriptions (a new link brings the
+     * per {@link #MIN_ROUTES_GAP_NANOS} (longer in larger networks), so that a burst of descriptions (a new link brings the
      * whole directory; in a dense network every change arrives from every neighbour) costs one
      * computation, not one per description. Routes lag the gossip by at most that gap.
      */
@@ -468,7 +572,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         view = null;
         if (!routesDirty) {
             routesDirty = true;
-            long wait = lastRoutesNanos + MIN_ROUTES_GAP_NANOS - System.nanoTime();
+            long gap = Math.min(MAX_ROUTES_GAP_NANOS, MIN_ROUTES_GAP_NANOS + ROUTES_GAP_PER_HUB_NANOS * directory.size());
+            long wait = lastRoutesNanos + gap - System.nanoTime();
             if (wait <= 0) {
                 stateLoop.execute(this::recomputeRoutes);
             } else {
@@ -480,7 +585,11 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private void recomputeRoutes() {
         routesDirty = false;
         lastRoutesNanos = System.nanoTime();
-        routes = HubRoutingTable.compute(HubGraph.of(selfId, hubLinks.keySet(), directory.byId()));
+        HubRoutingTable previous = routes;
+        routes = HubRoutingTable.compute(HubGraph.ofListed(selfId, hubLinks.keySet(), directory.neighbourSets()));
+        if (!routes.routes().equals(previous.routes())) {
+            routesChangedNanos = lastRoutesNanos;
+        }
         directory.markReachable(routes.reachable(), System.nanoTime());
         view = null;
         updateGauges();
@@ -588,6 +697,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     @Override
     public Link hubLink(NodeId hub) {
         return hubLinks.get(hub);
+    }
+
+    HubRouting routing() {
+        Map<NodeId, HubStatus.RouteStatus> routeStatus = new HashMap<>();
+        routes.routes().forEach((id, r) -> routeStatus.put(id, new HubStatus.RouteStatus(r.nextHop(), r.hops())));
+        return new HubRouting(selfId, hubLinks.keySet(), routeStatus, linksChangedNanos, routesChangedNanos);
     }
 
     HubStatus status() {

@@ -2,6 +2,7 @@ package io.traverse.bench.hub;
 
 import io.traverse.hub.Hub;
 import io.traverse.hub.HubConfig;
+import io.traverse.hub.HubRouting;
 import io.traverse.hub.HubStatus;
 import io.traverse.identity.NodeId;
 import java.io.IOException;
@@ -10,7 +11,6 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -58,12 +58,10 @@ final class HubNetwork implements AutoCloseable {
     }
 
     /** The live hub links as both ends report them: each hub's set of peer ids. */
-    Map<NodeId, Set<NodeId>> links(List<HubStatus> status) {
+    Map<NodeId, Set<NodeId>> links(List<HubRouting> status) {
         Map<NodeId, Set<NodeId>> links = new HashMap<>();
-        for (HubStatus s : status) {
-            Set<NodeId> peers = new HashSet<>();
-            s.hubLinks().forEach(l -> peers.add(l.peerId()));
-            links.put(s.hubId(), peers);
+        for (HubRouting s : status) {
+            links.put(s.hubId(), s.linkedHubs());
         }
         return links;
     }
@@ -73,9 +71,9 @@ final class HubNetwork implements AutoCloseable {
      * links both ends report. Hubs dial every hub they learn of, so the links grow beyond the
      * configured tree; routes are checked against the links as they are.
      */
-    boolean converged(List<HubStatus> status) {
+    boolean converged(List<HubRouting> status) {
         Map<NodeId, Set<NodeId>> links = links(status);
-        for (HubStatus s : status) {
+        for (HubRouting s : status) {
             if (s.routes().size() < size() - 1) {
                 return false;
             }
@@ -114,9 +112,9 @@ final class HubNetwork implements AutoCloseable {
     }
 
     /** How many hubs still have a route to {@code target}. */
-    int hubsRoutingTo(List<HubStatus> status, NodeId target) {
+    int hubsRoutingTo(List<HubRouting> status, NodeId target) {
         int n = 0;
-        for (HubStatus s : status) {
+        for (HubRouting s : status) {
             if (s.routes().containsKey(target)) {
                 n++;
             }
@@ -124,12 +122,39 @@ final class HubNetwork implements AutoCloseable {
         return n;
     }
 
-    List<HubStatus> status() {
-        List<HubStatus> all = new ArrayList<>(hubs.size());
+    /** Hub descriptions received and accepted as news, summed over all hubs. */
+    long[] gossipReceivedAndAccepted() {
+        long received = 0;
+        long accepted = 0;
         for (Hub hub : hubs) {
-            all.add(hub.status());
+            received += (long) hub.metrics().registry().get("traverse.hub.gossip.received").counter().count();
+            accepted += (long) hub.metrics().registry().get("traverse.hub.gossip.accepted").counter().count();
+        }
+        return new long[] {received, accepted};
+    }
+
+    /** Each hub's links and routes. */
+    List<HubRouting> routing() {
+        List<HubRouting> all = new ArrayList<>(hubs.size());
+        for (Hub hub : hubs) {
+            all.add(hub.routing());
         }
         return all;
+    }
+
+    /**
+     * Like {@link #routing()}, but null when a hub is too busy to answer within the API's 5 s (a
+     * network of a hundred hubs forming on one core): the caller polls again.
+     */
+    List<HubRouting> routingOrNullIfBusy() {
+        try {
+            return routing();
+        } catch (IllegalStateException e) {
+            if (e.getCause() instanceof java.util.concurrent.TimeoutException) {
+                return null;
+            }
+            throw e;
+        }
     }
 
     @Override

@@ -9,13 +9,18 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The newest description of every other hub, when it arrived, and since when the hub has been
- * unreachable in the routing graph. Not thread-safe: the hub's state loop owns it.
+ * unreachable in the routing graph. Not thread-safe (but {@link #holdsAtLeast}): the hub's state loop owns it.
  */
 public final class HubDirectory {
     private final Map<NodeId, Entry> entries = new HashMap<>();
+    /** The newest state number held per hub, readable from any thread (I/O threads drop stale gossip by it). */
+    private final Map<NodeId, Long> newestStates = new ConcurrentHashMap<>();
+    /** Each hub's listed neighbours as a set, made once per description rather than per route computation. */
+    private final Map<NodeId, Set<NodeId>> neighbourSets = new HashMap<>();
     private final int maxHubs;
 
     /** @param maxHubs descriptions kept at most; news of further hubs is ignored until some expire */
@@ -48,6 +53,8 @@ public final class HubDirectory {
         }
         entry.description = description;
         entry.receivedNanos = nowNanos;
+        neighbourSets.put(description.hubId(), Set.copyOf(description.neighbours()));
+        newestStates.put(description.hubId(), description.stateNumber());
         return true;
     }
 
@@ -64,10 +71,22 @@ public final class HubDirectory {
         return Collections.unmodifiableList(all);
     }
 
-    public Map<NodeId, HubDescription> byId() {
-        Map<NodeId, HubDescription> map = new HashMap<>();
-        entries.forEach((id, entry) -> map.put(id, entry.description));
-        return map;
+    /** Whether the directory holds this state of a hub's description or a newer one. Thread-safe. */
+    public boolean holdsAtLeast(NodeId hubId, long stateNumber) {
+        Long held = newestStates.get(hubId);
+        return held != null && Long.compareUnsigned(stateNumber, held) <= 0;
+    }
+
+    /** Each known hub's neighbours as it lists them (immutable sets; the map is a live read-only view). */
+    public Map<NodeId, Set<NodeId>> neighbourSets() {
+        return Collections.unmodifiableMap(neighbourSets);
+    }
+
+    /** The hubs known and the state number of each one's newest description. */
+    public Map<NodeId, Long> stateNumbers() {
+        Map<NodeId, Long> states = new HashMap<>();
+        entries.forEach((id, entry) -> states.put(id, entry.description.stateNumber()));
+        return states;
     }
 
     public int size() {
@@ -99,6 +118,8 @@ public final class HubDirectory {
             boolean unreachable = entry.unreachableSinceNanos >= 0 && nowNanos - entry.unreachableSinceNanos > expiryNanos;
             if (silent || unreachable) {
                 expired.add(e.getKey());
+                neighbourSets.remove(e.getKey());
+                newestStates.remove(e.getKey());
                 return true;
             }
             return false;

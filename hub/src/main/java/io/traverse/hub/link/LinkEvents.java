@@ -1,10 +1,11 @@
 package io.traverse.hub.link;
 
+import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Reject;
 
 /**
- * What the link layer reports to the hub. Every method is called on the hub's state loop, one
+ * What the link layer reports to the hub. Every method but {@link #isStaleGossip} is called on the hub's state loop, one
  * at a time, so the hub needs no locks; messages of a link arrive in order, between its
  * {@link #established} and its {@link #closed}.
  */
@@ -22,6 +23,15 @@ public interface LinkEvents {
 
     /** A message arrived on an admitted link. Messages of links that were refused are never reported. */
     void received(Link link, LinkMessage message);
+
+    /**
+     * Whether a hub description with this hub id and state number is no news (this hub holds it
+     * or a newer one), so that the link may drop it undecoded. Called on I/O threads: must be
+     * thread-safe and cheap.
+     */
+    default boolean isStaleGossip(NodeId hubId, long stateNumber) {
+        return false;
+    }
 
     /** An admitted link is gone. */
     void closed(Link link);

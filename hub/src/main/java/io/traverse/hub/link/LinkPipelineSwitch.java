@@ -9,6 +9,7 @@ import io.traverse.wire.LinkPipeline;
 final class LinkPipelineSwitch {
     static final String KEEPALIVE = "link-keepalive";
     static final String INBOUND = "link-inbound";
+    static final String STALE_GOSSIP = "link-stale-gossip";
 
     private LinkPipelineSwitch() {
     }
@@ -22,6 +23,9 @@ final class LinkPipelineSwitch {
         ChannelPipeline pipeline = handshakeCtx.pipeline();
         pipeline.addAfter(handshakeCtx.name(), KEEPALIVE, keepalive);
         pipeline.addAfter(KEEPALIVE, INBOUND, new LinkInbound(link, events, stateLoop, maxQueued));
+        if (link.kind() == LinkKind.HUB) {
+            pipeline.addBefore(LinkPipeline.MESSAGES, STALE_GOSSIP, new StaleGossipFilter(events));
+        }
         pipeline.remove(handshakeCtx.handler());
         // Last: replacing the frame decoder hands its buffered bytes on at once, and the frames in
         // them (the peer may send right behind its WELCOME) must find the new handlers in place.

@@ -51,7 +51,18 @@ public final class PeerDialing {
         }
     }
 
-    public PeerDialing(HubDialer dialer, EventExecutor stateLoop, Duration redialMin, Duration redialMax, Predicate<NodeId> linked) {
+    /**
+     * How long a hub waits before dialling a hub it learned of whose id is smaller than its own:
+     * both ends keep the link dialled by the smaller id, which dials at once, so dialling too would
+     * only make a duplicate link. The wait covers a smaller hub that cannot reach this one.
+     */
+    static final Duration DEFER_TO_SMALLER_ID = Duration.ofSeconds(2);
+
+    private final NodeId selfId;
+
+    public PeerDialing(NodeId selfId, HubDialer dialer, EventExecutor stateLoop, Duration redialMin, Duration redialMax,
+            Predicate<NodeId> linked) {
+        this.selfId = selfId;
         this.dialer = dialer;
         this.stateLoop = stateLoop;
         this.redialMin = redialMin;
@@ -69,6 +80,13 @@ public final class PeerDialing {
     public void setGossipedAddresses(Map<String, NodeId> addressToHub) {
         Set<String> keep = new HashSet<>();
         for (Map.Entry<String, NodeId> e : addressToHub.entrySet()) {
+            Target known = targets.get(e.getKey());
+            if (known != null) {
+                // Already in canonical form (the usual case): no need to parse it again.
+                keep.add(e.getKey());
+                known.hubId = e.getValue();
+                continue;
+            }
             InetSocketAddress address;
             try {
                 address = LinkAddress.parse(e.getKey());
@@ -79,12 +97,16 @@ public final class PeerDialing {
             keep.add(key);
             Target target = targets.get(key);
             if (target == null) {
-                targets.put(key, new Target(e.getKey(), address, false, e.getValue()));
+                Target learned = new Target(e.getKey(), address, false, e.getValue());
+                if (e.getValue() != null && e.getValue().compareTo(selfId) < 0) {
+                    learned.nextAttemptNanos = System.nanoTime() + DEFER_TO_SMALLER_ID.toNanos();
+                }
+                targets.put(key, learned);
             } else if (target.hubId == null || !target.hubId.equals(e.getValue())) {
                 target.hubId = e.getValue();
             }
         }
-        targets.values().removeIf(t -> !t.configured && !keep.contains(LinkAddress.format(t.address)) && !t.inFlight);
+        targets.entrySet().removeIf(t -> !t.getValue().configured && !keep.contains(t.getKey()) && !t.getValue().inFlight);
     }
 
     /** Dials every address whose hub is not linked and whose backoff has passed. */

@@ -3,64 +3,82 @@ package io.traverse.hub.routing;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.HubDescription;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 
 /**
  * Hubs and the links between them. An edge exists only when both ends list each other as
  * neighbours: one end gossiping the loss of a link is enough to withdraw it. For this hub, its
  * live links stand in for its own (possibly not yet gossiped) neighbour list.
+ *
+ * <p>Built from the neighbour sets as listed, without copying them (they are immutable) and
+ * without precomputing the mutual edges: a dense network of a hundred hubs has ten thousand
+ * listed links, and the hub computes its routes many times a second while such a network forms.
  */
 public final class HubGraph {
     private final NodeId self;
-    private final Map<NodeId, Set<NodeId>> adjacency;
+    private final Map<NodeId, Set<NodeId>> listed;
 
-    private HubGraph(NodeId self, Map<NodeId, Set<NodeId>> adjacency) {
+    private HubGraph(NodeId self, Map<NodeId, Set<NodeId>> listed) {
         this.self = self;
-        this.adjacency = adjacency;
+        this.listed = listed;
     }
 
+    /** For tests and small graphs: the neighbour lists taken from descriptions. */
     public static HubGraph of(NodeId self, Set<NodeId> liveNeighbours, Map<NodeId, HubDescription> others) {
         Map<NodeId, Set<NodeId>> listed = new HashMap<>();
-        listed.put(self, liveNeighbours);
-        for (Map.Entry<NodeId, HubDescription> e : others.entrySet()) {
-            if (!e.getKey().equals(self)) {
-                listed.put(e.getKey(), Set.copyOf(e.getValue().neighbours()));
-            }
-        }
-        Map<NodeId, Set<NodeId>> adjacency = new HashMap<>();
-        for (Map.Entry<NodeId, Set<NodeId>> e : listed.entrySet()) {
-            // Sorted, so that the search visits neighbours in id order and ties break the same way everywhere.
-            Set<NodeId> mutual = new TreeSet<>();
-            for (NodeId neighbour : e.getValue()) {
-                Set<NodeId> back = listed.get(neighbour);
-                if (back != null && back.contains(e.getKey()) && !neighbour.equals(e.getKey())) {
-                    mutual.add(neighbour);
-                }
-            }
-            adjacency.put(e.getKey(), Collections.unmodifiableSet(mutual));
-        }
-        return new HubGraph(self, adjacency);
+        others.forEach((id, d) -> listed.put(id, Set.copyOf(d.neighbours())));
+        return ofListed(self, liveNeighbours, listed);
+    }
+
+    /**
+     * @param liveNeighbours this hub's live links (copied)
+     * @param listedNeighbours each other hub's neighbours as it lists them; the sets must be immutable
+     */
+    public static HubGraph ofListed(NodeId self, Set<NodeId> liveNeighbours, Map<NodeId, Set<NodeId>> listedNeighbours) {
+        Map<NodeId, Set<NodeId>> listed = new HashMap<>(listedNeighbours);
+        listed.put(self, Set.copyOf(liveNeighbours));
+        return new HubGraph(self, listed);
     }
 
     public NodeId self() {
         return self;
     }
 
+    /** Whether both hubs list each other. */
+    public boolean linked(NodeId a, NodeId b) {
+        if (a.equals(b)) {
+            return false;
+        }
+        Set<NodeId> fromA = listed.get(a);
+        Set<NodeId> fromB = listed.get(b);
+        return fromA != null && fromB != null && fromA.contains(b) && fromB.contains(a);
+    }
+
+    /** The hubs a hub lists as its neighbours; only those that list it back are {@link #linked}. */
+    Set<NodeId> listedBy(NodeId hub) {
+        return listed.getOrDefault(hub, Set.of());
+    }
+
     public Set<NodeId> neighbours(NodeId hub) {
-        return adjacency.getOrDefault(hub, Set.of());
+        Set<NodeId> mutual = new HashSet<>();
+        for (NodeId other : listedBy(hub)) {
+            if (linked(hub, other)) {
+                mutual.add(other);
+            }
+        }
+        return mutual;
     }
 
     /** Every edge once, as {@code [smaller id, larger id]}, sorted. */
     public List<List<NodeId>> edges() {
         List<List<NodeId>> edges = new ArrayList<>();
-        for (Map.Entry<NodeId, Set<NodeId>> e : adjacency.entrySet()) {
+        for (Map.Entry<NodeId, Set<NodeId>> e : listed.entrySet()) {
             for (NodeId other : e.getValue()) {
-                if (e.getKey().compareTo(other) < 0) {
+                if (e.getKey().compareTo(other) < 0 && linked(e.getKey(), other)) {
                     edges.add(List.of(e.getKey(), other));
                 }
             }

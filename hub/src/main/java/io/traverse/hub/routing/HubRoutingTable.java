@@ -12,7 +12,8 @@ import java.util.Set;
 /**
  * Shortest next hops from this hub to every hub reachable in the {@link HubGraph}, by hop count
  * (breadth-first search). Of several shortest paths, the one through the neighbour with the
- * lowest id wins, so every run on the same graph gives the same table. Immutable.
+ * lowest id wins, so every run on the same graph gives the same table whatever order the search
+ * visits neighbours in (a hub's next hop is final before the search leaves its distance). Immutable.
  */
 public final class HubRoutingTable {
     /** Where to send something for a hub: the neighbour to hand it to, and how many hops away the hub is. */
@@ -40,9 +41,13 @@ public final class HubRoutingTable {
             NodeId hub = queue.poll();
             int d = distance.get(hub);
             NodeId viaHop = hub.equals(self) ? null : routes.get(hub).nextHop();
-            for (NodeId next : graph.neighbours(hub)) {
-                NodeId candidateHop = viaHop == null ? next : viaHop;
+            for (NodeId next : graph.listedBy(hub)) {
                 Integer known = distance.get(next);
+                // Hubs nearer than d + 1 first: in a dense network that skips most, before the costlier edge check.
+                if ((known != null && known <= d) || !graph.linked(hub, next)) {
+                    continue;
+                }
+                NodeId candidateHop = viaHop == null ? next : viaHop;
                 if (known == null) {
                     distance.put(next, d + 1);
                     routes.put(next, new Route(next, candidateHop, d + 1));

@@ -61,6 +61,26 @@ class HubDirectoryTest {
                 .as("known hubs still get news").isTrue();
     }
 
+    @Test
+    void heldStatesAndNeighbourSetsFollowTheNewestDescriptionAndExpiry() {
+        HubDirectory directory = new HubDirectory(16);
+        NodeId a = NodeId.of("hub-a");
+        NodeId b = NodeId.of("hub-b");
+        assertThat(directory.holdsAtLeast(HUB, 1)).isFalse();
+        directory.offer(new HubDescription(HUB, 5, "x", List.of(), List.of(a), List.of(), List.of()), 0);
+        assertThat(directory.holdsAtLeast(HUB, 4)).isTrue();
+        assertThat(directory.holdsAtLeast(HUB, 5)).isTrue();
+        assertThat(directory.holdsAtLeast(HUB, 6)).as("a newer state is news").isFalse();
+        assertThat(directory.neighbourSets().get(HUB)).containsExactly(a);
+        directory.offer(new HubDescription(HUB, 7, "x", List.of(), List.of(a, b), List.of(), List.of()), 0);
+        assertThat(directory.holdsAtLeast(HUB, 6)).isTrue();
+        assertThat(directory.neighbourSets().get(HUB)).containsExactlyInAnyOrder(a, b);
+        assertThat(directory.stateNumbers()).containsEntry(HUB, 7L);
+        directory.expire(10 * SECOND, SECOND);
+        assertThat(directory.holdsAtLeast(HUB, 1)).as("forgotten hubs are news again").isFalse();
+        assertThat(directory.neighbourSets()).isEmpty();
+    }
+
     private static HubDescription description(long state, String name) {
         return new HubDescription(HUB, state, name, List.of(), List.of(), List.of(), List.of());
     }

@@ -1,0 +1,32 @@
+package io.traverse.hub.link;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.traverse.wire.GossipDigest;
+import io.traverse.wire.LinkMessageCodec;
+
+/**
+ * On a hub link, between the frame decoder and the message decoder: drops a GOSSIP frame whose
+ * hub id and state number say it is no news, without decoding the description. While a dense
+ * network forms, about half the descriptions a hub receives are copies of ones it already holds.
+ */
+final class StaleGossipFilter extends ChannelInboundHandlerAdapter {
+    private final LinkEvents events;
+
+    StaleGossipFilter(LinkEvents events) {
+        this.events = events;
+    }
+
+    @Override
+    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+        if (msg instanceof ByteBuf frame) {
+            GossipDigest.Entry header = LinkMessageCodec.peekGossip(frame);
+            if (header != null && events.isStaleGossip(header.hubId(), header.stateNumber())) {
+                frame.release();
+                return;
+            }
+        }
+        ctx.fireChannelRead(msg);
+    }
+}
