@@ -141,6 +141,16 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             log.info("Refused node {} from {}: already connected from {}", link.peerId(), link.remoteAddress(), existing.observedAddress());
             return Reject.of(RejectCode.DUPLICATE_ID, "node " + link.peerId() + " is already connected to hub " + name);
         }
+        for (NodeId otherHub : directory.hubsListing(link.peerId())) {
+            // Live elsewhere: refused until that hub lets it go. A node that moved because its old
+            // link broke gets in once its old hub notices (at most 3 keepalive intervals) or drops out of the graph.
+            if (routes.isReachable(otherHub)) {
+                HubDescription other = directory.get(otherHub);
+                log.info("Refused node {} from {}: connected to hub {} ({})", link.peerId(), link.remoteAddress(), other.name(), otherHub);
+                return Reject.of(RejectCode.DUPLICATE_ID, "node " + link.peerId() + " is already connected to hub " + other.name()
+                        + " (" + otherHub + "); a node that moved is admitted once that hub has let it go");
+            }
+        }
         if (registry.isFull()) {
             return Reject.of(RejectCode.LIMIT, "hub " + name + " serves its maximum of " + config.maxNodes() + " nodes");
         }

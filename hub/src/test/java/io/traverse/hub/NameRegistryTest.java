@@ -1,12 +1,15 @@
 package io.traverse.hub;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.traverse.wire.LookupKind;
 import io.traverse.wire.LookupResult;
+import io.traverse.wire.RejectCode;
 import io.traverse.wire.ResultStatus;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -89,10 +92,21 @@ class NameRegistryTest {
             assertThat(atA.bind("moving-svc", 7000).status()).isEqualTo(ResultStatus.OK);
             await().atMost(GOSSIP).untilAsserted(() ->
                     assertThat(observer.lookup(LookupKind.NAME, "moving-svc").status()).isEqualTo(ResultStatus.OK));
-            // The node fails over to b before a has noticed: its own name is not "taken" from it.
-            try (TestNodeClient atB = TestNodeClient.connect(b, TestHubs.TOKEN, "mover")) {
+            // While a holds the node, b refuses a second live node with its id, naming where it is.
+            assertThatThrownBy(() -> TestNodeClient.connect(b, TestHubs.TOKEN, "mover"))
+                    .isInstanceOfSatisfying(TestNodeClient.RejectedException.class, e -> {
+                        assertThat(e.reject.code()).isEqualTo(RejectCode.DUPLICATE_ID);
+                        assertThat(e.reject.reason()).contains("move-a");
+                    });
+            // Its link to a breaks; b admits it once a has let it go, and its name moves with it.
+            atA.close();
+            AtomicReference<TestNodeClient> moved = new AtomicReference<>();
+            await().atMost(GOSSIP).ignoreExceptions().until(() -> {
+                moved.set(TestNodeClient.connect(b, TestHubs.TOKEN, "mover"));
+                return true;
+            });
+            try (TestNodeClient atB = moved.get()) {
                 assertThat(atB.bind("moving-svc", 7000).status()).isEqualTo(ResultStatus.OK);
-                atA.close();
                 await().atMost(GOSSIP).untilAsserted(() -> {
                     assertThat(observer.lookup(LookupKind.NAME, "moving-svc").entries()).containsExactly(atB.identityText() + ":7000");
                     assertThat(observer.lookup(LookupKind.NODE, "mover").entries()).containsExactly(b.id().toString());

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -17,6 +18,8 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 public final class HubDirectory {
     private final Map<NodeId, Entry> entries = new HashMap<>();
+    /** Which hubs list each node, so that a hub can tell at once whether a node is live elsewhere. */
+    private final Map<NodeId, Set<NodeId>> hubsByNode = new HashMap<>();
     /** The newest state number held per hub, readable from any thread (I/O threads drop stale gossip by it). */
     private final Map<NodeId, Long> newestStates = new ConcurrentHashMap<>();
     /** Each hub's listed neighbours as a set, made once per description rather than per route computation. */
@@ -51,8 +54,14 @@ public final class HubDirectory {
             entry = new Entry();
             entries.put(description.hubId(), entry);
         }
+        if (entry.description != null) {
+            unindexNodes(entry.description);
+        }
         entry.description = description;
         entry.receivedNanos = nowNanos;
+        for (HubDescription.NodeEntry node : description.nodes()) {
+            hubsByNode.computeIfAbsent(node.nodeId(), n -> new HashSet<>(2)).add(description.hubId());
+        }
         neighbourSets.put(description.hubId(), Set.copyOf(description.neighbours()));
         newestStates.put(description.hubId(), description.stateNumber());
         return true;
@@ -69,6 +78,24 @@ public final class HubDirectory {
             all.add(entry.description);
         }
         return Collections.unmodifiableList(all);
+    }
+
+    private void unindexNodes(HubDescription description) {
+        for (HubDescription.NodeEntry node : description.nodes()) {
+            Set<NodeId> hubs = hubsByNode.get(node.nodeId());
+            if (hubs != null) {
+                hubs.remove(description.hubId());
+                if (hubs.isEmpty()) {
+                    hubsByNode.remove(node.nodeId());
+                }
+            }
+        }
+    }
+
+    /** The other hubs whose newest description lists this node (usually none or one). */
+    public Set<NodeId> hubsListing(NodeId node) {
+        Set<NodeId> hubs = hubsByNode.get(node);
+        return hubs == null ? Set.of() : Collections.unmodifiableSet(hubs);
     }
 
     /** Whether the directory holds this state of a hub's description or a newer one. Thread-safe. */
@@ -120,6 +147,7 @@ public final class HubDirectory {
                 expired.add(e.getKey());
                 neighbourSets.remove(e.getKey());
                 newestStates.remove(e.getKey());
+                unindexNodes(entry.description);
                 return true;
             }
             return false;
