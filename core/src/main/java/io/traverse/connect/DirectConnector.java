@@ -52,13 +52,26 @@ public final class DirectConnector {
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
      */
     public ConnectionAttempt attempt(ConnectRequest request) throws AttemptFailedException {
+        return attempt(request, null);
+    }
+
+    /**
+     * Plans a direct connection that the target asked for (the reverse module): the handshake is
+     * a REVERSE one with the target's token, and the request's virtual port is this node's own,
+     * where the connection will be accepted.
+     *
+     * @param reverseToken the token, or null for an ordinary CONNECT
+     * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
+     */
+    public ConnectionAttempt attempt(ConnectRequest request, byte[] reverseToken) throws AttemptFailedException {
         NodeIdentity target = request.target();
         List<InetSocketAddress> order = workingAddresses.first(target, AddressOrdering.order(target, localInterfaces));
         if (order.isEmpty()) {
             throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " has no direct address");
         }
-        byte[] handshake = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT,
-                request.virtualPort(), target, localIdentity.get()));
+        byte[] handshake = IdentityHandshake.encode(new IdentityHandshake.Request(
+                reverseToken == null ? IdentityHandshake.Kind.CONNECT : IdentityHandshake.Kind.REVERSE,
+                request.virtualPort(), target, localIdentity.get(), reverseToken));
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
         for (InetSocketAddress address : order) {
             attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,

@@ -23,6 +23,10 @@ import io.traverse.identity.RegisteredName;
 import io.traverse.hublink.HubLink;
 import io.traverse.listen.AcceptQueue;
 import io.traverse.listen.HandshakeJudge;
+import io.traverse.spi.FailureScope;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ReverseConnections;
+import io.traverse.listen.ReverseRendezvous;
 import io.traverse.listen.NodeListener;
 import io.traverse.listen.VirtualPortTable;
 import io.traverse.protocol.IdentityHandshake;
@@ -84,6 +88,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private volatile NodeIdentity identity;
     private final LocalInterfaces reachableInterfaces;
     private final VirtualPortTable ports = new VirtualPortTable();
+    private final ReverseRendezvous rendezvous = new ReverseRendezvous();
     private final ExecutorService attemptExecutor;
     private final ScheduledThreadPoolExecutor scheduler;
     private final DirectConnector directConnector;
@@ -106,9 +111,13 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         this.reachableInterfaces = bind == null ? all : LocalInterfaces.forBindAddress(bind, all);
         this.listener = NodeListener.bind(bind, config.portRange(), this, new SimulatedFirewall(config.firewall()),
                 () -> this.identity, config.handshakeTimeout(), config.maxPendingHandshakes(), threadPrefix);
+        HubLink startedLink = null;
         try {
             this.baseIdentity = buildIdentity(id, listener.port(), reachableInterfaces, config);
             this.identity = baseIdentity;
+            // The hub link before the modules: they register side-channel services on it.
+            startedLink = HubLink.start(config, id, this::identityWithHub, hub -> identity = identityWithHub(hub));
+            this.hubLink = startedLink;
             this.attemptExecutor = new ThreadPoolExecutor(0, MAX_ATTEMPT_THREADS, 30, TimeUnit.SECONDS,
                     new SynchronousQueue<>(), daemonThreads(threadPrefix + "-connect"));
             this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads(threadPrefix + "-timer"));
@@ -121,11 +130,13 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             this.modules = loadModules();
             this.racer = new ModuleRacer(modules, cache, counters, stagger, attemptExecutor, scheduler);
         } catch (IOException | RuntimeException e) {
+            if (startedLink != null) {
+                startedLink.close();
+            }
             listener.close();
             throw e;
         }
         listener.start();
-        this.hubLink = HubLink.start(config, id, this::identityWithHub, hub -> identity = identityWithHub(hub));
         log.info("Traverse node {} listening on port {}, modules {}", identity, listener.port(), racer.moduleNames());
     }
 
@@ -207,6 +218,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             @Override
             public HubLinkStatus hubLinkStatus() {
                 return hubLink.status();
+            }
+
+            @Override
+            public ReverseConnections reverseConnections() {
+                return reverseConnections;
             }
         };
         List<ConnectionModule> created = new ArrayList<>();
@@ -390,12 +406,56 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         serverSockets.remove(serverSocket);
     }
 
+    private final ReverseConnections reverseConnections = new ReverseConnections() {
+        @Override
+        public Expectation expect(NodeId from) {
+            return rendezvous.expect(from);
+        }
+
+        @Override
+        public PortSlot reserve(int virtualPort) throws AttemptFailedException {
+            AcceptQueue queue = ports.lookup(virtualPort);
+            if (queue == null) {
+                throw new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
+            }
+            if (!queue.tryReserve()) {
+                throw new AttemptFailedException(FailureScope.TARGET, queue.isClosed() ? "virtual port " + virtualPort + " is closing"
+                        : "the accept backlog of virtual port " + virtualPort + " is full (" + queue.capacity() + ")");
+            }
+            return new PortSlot() {
+                @Override
+                public void deliver(Socket socket) {
+                    queue.deliver(socket);
+                }
+
+                @Override
+                public void release() {
+                    queue.release();
+                }
+            };
+        }
+    };
+
+    /** Connections this node waits for other nodes to dial back (for tests: nothing may be left waiting). */
+    public int pendingReverseConnections() {
+        return rendezvous.pending();
+    }
+
     @Override
     public Verdict judge(InetSocketAddress remote, IdentityHandshake.Request request) {
         NodeIdentity expected = request.expectedTarget();
         if (!identity.satisfies(expected)) {
             String wanted = expected.id().map(i -> "node " + i).orElse("a node with addresses " + expected.directAddresses());
             return Verdict.reject(Answer.WRONG_NODE, "this is node " + identity.id().orElseThrow() + ", not " + wanted);
+        }
+        if (request.kind() == IdentityHandshake.Kind.REVERSE) {
+            NodeId dialler = request.source().id().orElse(null);
+            AcceptQueue expecting = rendezvous.claim(request.token(), dialler);
+            if (expecting == null || !expecting.tryReserve()) {
+                return Verdict.reject(Answer.PORT_NOT_FOUND, "this node expects no connection back from "
+                        + (dialler == null ? "an anonymous node" : "node " + dialler) + " under that token");
+            }
+            return Verdict.accept(expecting);
         }
         AcceptQueue queue = ports.lookup(request.virtualPort());
         if (queue == null) {

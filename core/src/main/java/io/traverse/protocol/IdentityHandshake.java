@@ -17,6 +17,7 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * request: magic u32 "TRAV" | version u8 | kind u8     | body length u16 | body
  *          body = virtual port u16 | expected target: u16 length + text | source: u16 length + text (0 = anonymous)
+ *                 [REVERSE only: token, 16 bytes]
  * reply:   magic u32 "TRAV" | version u8 | answer u8   | body length u16 | body
  *          body = responder: u16 length + text | reason: u16 length + UTF-8
  * </pre>
@@ -32,9 +33,15 @@ public final class IdentityHandshake {
     public static final int MAX_BODY_LENGTH = 10 * 1024;
     public static final int MAX_REASON_BYTES = 1024;
 
-    /** What the client asks for. Later modules (reverse, splice) add kinds. */
+    /** What the client asks for. */
     public enum Kind {
-        CONNECT(1);
+        /** A connection to the virtual port. */
+        CONNECT(1),
+        /**
+         * A connection the listener asked for (through the side channel) and waits for under a
+         * token; the virtual port is the dialling node's own, where the connection is accepted.
+         */
+        REVERSE(2);
 
         public final int code;
 
@@ -83,12 +90,25 @@ public final class IdentityHandshake {
         }
     }
 
-    /** A client's request; {@code source} is null when the client does not say who it is. */
-    public record Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source) {
+    /** Length of the token of a REVERSE request. */
+    public static final int TOKEN_LENGTH = 16;
+
+    /**
+     * A client's request; {@code source} is null when the client does not say who it is;
+     * {@code token} is the REVERSE token (null for CONNECT).
+     */
+    public record Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token) {
         public Request {
             if (virtualPort < 1 || virtualPort > 65535) {
                 throw new IllegalArgumentException("virtual port " + virtualPort + " is not within 1-65535");
             }
+            if ((kind == Kind.REVERSE) != (token != null) || (token != null && token.length != TOKEN_LENGTH)) {
+                throw new IllegalArgumentException("a REVERSE request carries a " + TOKEN_LENGTH + "-byte token, a CONNECT request none");
+            }
+        }
+
+        public Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source) {
+            this(kind, virtualPort, expectedTarget, source, null);
         }
     }
 
@@ -102,10 +122,12 @@ public final class IdentityHandshake {
     public static byte[] encode(Request request) {
         byte[] target = ascii(request.expectedTarget());
         byte[] source = ascii(request.source());
-        ByteBuffer body = ByteBuffer.allocate(2 + 2 + target.length + 2 + source.length);
+        byte[] token = request.token() == null ? new byte[0] : request.token();
+        ByteBuffer body = ByteBuffer.allocate(2 + 2 + target.length + 2 + source.length + token.length);
         body.putShort((short) request.virtualPort());
         putBytes(body, target);
         putBytes(body, source);
+        body.put(token);
         return frame(request.kind().code, body.array());
     }
 
@@ -156,8 +178,16 @@ public final class IdentityHandshake {
                 throw new ProtocolException("request names no target node");
             }
             NodeIdentity source = identity(body, "source");
+            byte[] token = null;
+            if (kind == Kind.REVERSE) {
+                if (source == null) {
+                    throw new ProtocolException("a REVERSE request must say which node dials");
+                }
+                token = new byte[TOKEN_LENGTH];
+                body.get(token);
+            }
             requireConsumed(body);
-            return new Request(kind, port, target, source);
+            return new Request(kind, port, target, source, token);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("request body is truncated");
         }

@@ -26,6 +26,9 @@ public interface ModuleContext {
     /** Lookups at the hub network. */
     HubDirectory hubDirectory();
 
+    /** Connections dialled back to this node, and accepting connections this node dials back (the reverse module). */
+    ReverseConnections reverseConnections();
+
     /** The node's hub link now: its hub and the address the hub saw it come from (splice needs that echo). */
     HubLinkStatus hubLinkStatus();
 }

@@ -1,0 +1,51 @@
+package io.traverse.spi;
+
+import io.traverse.identity.NodeId;
+import java.io.IOException;
+import java.net.Socket;
+
+/**
+ * What a node offers the reverse module (paper §3.3.3): a place where a connection dialled back
+ * by another node arrives, and a way to accept a connection this node dialled itself on one of
+ * its own virtual ports.
+ */
+public interface ReverseConnections {
+    /**
+     * Starts waiting for {@code from} to dial this node's listening port with a REVERSE
+     * handshake carrying the returned expectation's token.
+     */
+    Expectation expect(NodeId from);
+
+    /**
+     * Reserves room in the backlog of a local virtual port for a connection this node is about
+     * to dial back, so that the answer (no such port, backlog full) comes before any dialling.
+     *
+     * @throws AttemptFailedException with {@link FailureScope#TARGET}: nothing listens there, or its backlog is full
+     */
+    PortSlot reserve(int virtualPort) throws AttemptFailedException;
+
+    /** A connection expected back; {@link #close()} stops waiting (a waiting {@link #take} then throws). */
+    interface Expectation extends AutoCloseable {
+        /** The token the dialling node must present: random, {@value io.traverse.protocol.IdentityHandshake#TOKEN_LENGTH} bytes. */
+        byte[] token();
+
+        /**
+         * Waits for the connection.
+         *
+         * @throws java.net.SocketTimeoutException when the timeout passes
+         * @throws java.net.SocketException when the expectation was closed meanwhile
+         */
+        Socket take(long timeoutMillis) throws IOException;
+
+        @Override
+        void close();
+    }
+
+    /** Room reserved in a virtual port's backlog: exactly one of deliver or release. */
+    interface PortSlot {
+        /** Queues the connection for the server socket's {@code accept()}. */
+        void deliver(Socket socket);
+
+        void release();
+    }
+}

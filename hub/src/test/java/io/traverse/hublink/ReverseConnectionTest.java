@@ -1,0 +1,141 @@
+package io.traverse.hublink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.traverse.ConnectionInfo;
+import io.traverse.Traverse;
+import io.traverse.TraverseServerSocket;
+import io.traverse.VirtualSocketAddress;
+import io.traverse.firewall.FirewallRule;
+import io.traverse.hub.Hub;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.Socket;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The reverse module on real hubs: a node behind a (simulated) firewall is reached by dialling back. */
+class ReverseConnectionTest {
+    private static final int DATA = 4 * 1024 * 1024;
+    private final LoopbackHubNetwork net = new LoopbackHubNetwork();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        net.close();
+    }
+
+    private Traverse node(Hub hub, FirewallRule... rules) throws Exception {
+        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("direct", "reverse").firewall(rules)
+                .connectTimeout(Duration.ofSeconds(10)).build());
+        assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        return node;
+    }
+
+    @Test
+    void aNodeBehindAFirewallIsReachedByDiallingBackAndDataCrossesBothWays() throws Exception {
+        Hub hub = net.hub("reverse-hub");
+        Traverse server = node(hub, FirewallRule.deny("all"));
+        Traverse client = node(hub);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
+        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+
+        CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
+            try (Socket s = listening.accept()) {
+                // Reads the client's data to EOF (its half-close), answers with length and digest, then sends its own.
+                byte[] digest = digestToEof(s.getInputStream());
+                DataOutputStream out = new DataOutputStream(s.getOutputStream());
+                out.write(digest);
+                byte[] mine = randomBytes(2, DATA);
+                out.write(mine);
+                out.flush();
+                s.shutdownOutput();
+                return digest;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+            ConnectionInfo info = client.connectionInfo(s).orElseThrow();
+            assertThat(info.module()).isEqualTo("reverse");
+            byte[] sent = randomBytes(1, DATA);
+            OutputStream out = s.getOutputStream();
+            out.write(sent);
+            s.shutdownOutput();
+            DataInputStream in = new DataInputStream(s.getInputStream());
+            byte[] theirDigestOfMine = in.readNBytes(32 + 8);
+            assertThat(theirDigestOfMine).isEqualTo(digestOf(sent));
+            byte[] received = in.readAllBytes();
+            assertThat(received.length).isEqualTo(DATA);
+            assertThat(digestOf(received)).isEqualTo(digestOf(randomBytes(2, DATA)));
+        }
+        assertThat(served.get(30, TimeUnit.SECONDS)).isNotEmpty();
+    }
+
+    @Test
+    void whenNeitherSideCanBeDialledTheChainSaysWhy() throws Exception {
+        Hub hub = net.hub("reverse-hub-2");
+        Traverse server = node(hub, FirewallRule.deny("all"));
+        Traverse client = node(hub, FirewallRule.deny("all"));
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
+        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> client.socketFactory().createSocket(target.getHostString(), target.getPort()))
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining("refused")
+                .hasMessageContaining("could not dial back");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("both answers are definite: no timeout").isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aPortNobodyListensOnIsADefinitiveAnswerFromTheTarget() throws Exception {
+        Hub hub = net.hub("reverse-hub-3");
+        Traverse server = node(hub, FirewallRule.deny("all"));
+        Traverse client = node(hub);
+        VirtualSocketAddress target = server.address(4001);
+        assertThatThrownBy(() -> client.socketFactory().createSocket(target.getHostString(), target.getPort()))
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining("nothing listens on virtual port 4001");
+        // and nothing was queued at the server for the port that does not exist
+        try (TraverseServerSocket later = server.serverSocketFactory().createServerSocket(4001)) {
+            later.setSoTimeout(300);
+            assertThatThrownBy(later::accept).isInstanceOf(java.net.SocketTimeoutException.class);
+        }
+    }
+
+    private static byte[] randomBytes(long seed, int length) {
+        byte[] bytes = new byte[length];
+        new Random(seed).nextBytes(bytes);
+        return bytes;
+    }
+
+    /** SHA-256 of a byte array followed by its length (8 bytes). */
+    private static byte[] digestOf(byte[] data) throws Exception {
+        byte[] d = MessageDigest.getInstance("SHA-256").digest(data);
+        byte[] withLength = Arrays.copyOf(d, 40);
+        java.nio.ByteBuffer.wrap(withLength, 32, 8).putLong(data.length);
+        return withLength;
+    }
+
+    private static byte[] digestToEof(InputStream in) throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        byte[] buffer = new byte[64 * 1024];
+        long total = 0;
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            sha.update(buffer, 0, n);
+            total += n;
+        }
+        byte[] withLength = Arrays.copyOf(sha.digest(), 40);
+        java.nio.ByteBuffer.wrap(withLength, 32, 8).putLong(total);
+        return withLength;
+    }
+}

@@ -1,0 +1,89 @@
+package io.traverse.reverse;
+
+import io.traverse.protocol.IdentityHandshake;
+import io.traverse.protocol.ProtocolException;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * The two side-channel messages of the reverse module (service {@value #SERVICE}).
+ *
+ * <pre>
+ * request: version u8 (1) | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
+ * answer:  status u8 | reason: rest, UTF-8
+ * </pre>
+ */
+final class DialBackMessages {
+    static final String SERVICE = "traverse.reverse";
+    static final int VERSION = 1;
+
+    /** What the asked node did. */
+    enum Status {
+        /** It dialled back and the connection is in its virtual port's backlog. */
+        CONNECTED,
+        /** Nothing listens on the virtual port, or its backlog is full: definitive, like a direct answer. */
+        TARGET_ANSWER,
+        /** It could not reach the asking node: this module cannot help, others may. */
+        UNREACHABLE,
+        /** The request made no sense to it (another version, malformed, another node's identity). */
+        BAD_REQUEST;
+
+        static Status of(int code) throws ProtocolException {
+            if (code < 0 || code >= values().length) {
+                throw new ProtocolException("unknown dial-back status " + code);
+            }
+            return values()[code];
+        }
+    }
+
+    record Request(byte[] token, int virtualPort, long millisLeft, String diallerIdentity) {
+    }
+
+    record Answer(Status status, String reason) {
+    }
+
+    private DialBackMessages() {
+    }
+
+    static byte[] encode(Request r) {
+        byte[] identity = r.diallerIdentity().getBytes(StandardCharsets.US_ASCII);
+        return ByteBuffer.allocate(1 + IdentityHandshake.TOKEN_LENGTH + 2 + 4 + identity.length).put((byte) VERSION).put(r.token())
+                .putShort((short) r.virtualPort()).putInt((int) Math.min(r.millisLeft(), 0xFFFF_FFFFL)).put(identity).array();
+    }
+
+    static Request decodeRequest(byte[] bytes) throws ProtocolException {
+        try {
+            ByteBuffer in = ByteBuffer.wrap(bytes);
+            int version = in.get() & 0xff;
+            if (version != VERSION) {
+                throw new ProtocolException("dial-back request version " + version + " (this node speaks " + VERSION + ")");
+            }
+            byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
+            in.get(token);
+            int port = in.getShort() & 0xffff;
+            if (port == 0) {
+                throw new ProtocolException("virtual port 0 is not a port");
+            }
+            long millisLeft = in.getInt() & 0xFFFF_FFFFL;
+            byte[] identity = new byte[in.remaining()];
+            in.get(identity);
+            return new Request(token, port, millisLeft, new String(identity, StandardCharsets.US_ASCII));
+        } catch (BufferUnderflowException e) {
+            throw new ProtocolException("dial-back request of " + bytes.length + " bytes is truncated");
+        }
+    }
+
+    static byte[] encode(Answer a) {
+        byte[] reason = a.reason().getBytes(StandardCharsets.UTF_8);
+        int length = Math.min(reason.length, 1024);
+        return ByteBuffer.allocate(1 + length).put((byte) a.status().ordinal()).put(reason, 0, length).array();
+    }
+
+    static Answer decodeAnswer(byte[] bytes) throws ProtocolException {
+        if (bytes.length == 0) {
+            throw new ProtocolException("empty dial-back answer");
+        }
+        return new Answer(Status.of(bytes[0] & 0xff), new String(bytes, 1, bytes.length - 1, StandardCharsets.UTF_8));
+    }
+}

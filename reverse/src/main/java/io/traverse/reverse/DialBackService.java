@@ -1,0 +1,75 @@
+package io.traverse.reverse;
+
+import io.traverse.SideChannelHandler;
+import io.traverse.identity.NodeId;
+import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.ProtocolException;
+import io.traverse.reverse.DialBackMessages.Answer;
+import io.traverse.reverse.DialBackMessages.Status;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ConnectOptions;
+import io.traverse.spi.ConnectRequest;
+import io.traverse.spi.Deadline;
+import io.traverse.spi.ModuleContext;
+import io.traverse.spi.ReverseConnections;
+import java.io.IOException;
+import java.net.Socket;
+import java.time.Duration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The target's side: answers "dial me back" requests. Runs on the side channel's handler threads
+ * and blocks for the dial, at most the asking node's time left and the node's connect timeout.
+ */
+final class DialBackService implements SideChannelHandler {
+    private static final Logger log = LoggerFactory.getLogger(DialBackService.class);
+
+    private final ModuleContext context;
+
+    DialBackService(ModuleContext context) {
+        this.context = context;
+    }
+
+    @Override
+    public byte[] answer(NodeId sender, byte[] request) {
+        return DialBackMessages.encode(handle(sender, request));
+    }
+
+    private Answer handle(NodeId sender, byte[] bytes) {
+        DialBackMessages.Request request;
+        NodeIdentity dialler;
+        try {
+            request = DialBackMessages.decodeRequest(bytes);
+            dialler = NodeIdentity.parse(request.diallerIdentity());
+        } catch (ProtocolException | IllegalArgumentException e) {
+            return new Answer(Status.BAD_REQUEST, e.getMessage());
+        }
+        if (dialler.id().isEmpty() || !dialler.id().get().equals(sender)) {
+            return new Answer(Status.BAD_REQUEST, "the identity to dial is node " + dialler.id().map(NodeId::toString).orElse("(none)")
+                    + ", but the request came from node " + sender);
+        }
+        ReverseConnections.PortSlot slot;
+        try {
+            slot = context.reverseConnections().reserve(request.virtualPort());
+        } catch (AttemptFailedException e) {
+            return new Answer(Status.TARGET_ANSWER, e.getMessage());
+        }
+        long millis = Math.max(1, Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
+        ConnectRequest back = new ConnectRequest(dialler, request.virtualPort(), Deadline.after(Duration.ofMillis(millis)), ConnectOptions.NONE);
+        try {
+            Socket socket = context.directConnector().attempt(back, request.token()).connect();
+            slot.deliver(socket);
+            log.debug("Dialled node {} back for virtual port {}", sender, request.virtualPort());
+            return new Answer(Status.CONNECTED, "");
+        } catch (IOException e) {
+            slot.release();
+            log.debug("Could not dial node {} back: {}", sender, e.getMessage());
+            return new Answer(Status.UNREACHABLE, "node " + context.localIdentity().id().map(NodeId::toString).orElse("?")
+                    + " could not dial back: " + e.getMessage());
+        } catch (RuntimeException e) {
+            slot.release();
+            throw e;
+        }
+    }
+}

@@ -1,0 +1,150 @@
+package io.traverse.reverse;
+
+import io.traverse.SideChannel;
+import io.traverse.SideChannelException;
+import io.traverse.identity.NodeId;
+import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.ProtocolException;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ConnectRequest;
+import io.traverse.spi.ConnectionAttempt;
+import io.traverse.spi.ConnectionModule;
+import io.traverse.spi.FailureScope;
+import io.traverse.spi.ModuleContext;
+import io.traverse.spi.ReverseConnections;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicReference;
+
+/** The source's side: asks the target to dial back and waits for the connection. */
+final class ReverseModule implements ConnectionModule {
+    private final ModuleContext context;
+    private final SideChannel.Registration service;
+
+    ReverseModule(ModuleContext context) {
+        this.context = context;
+        this.service = context.sideChannel().register(DialBackMessages.SERVICE, new DialBackService(context));
+    }
+
+    @Override
+    public String name() {
+        return ReverseModuleProvider.NAME;
+    }
+
+    @Override
+    public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
+        NodeId target = request.target().id().orElseThrow(() ->
+                new AttemptFailedException(FailureScope.MODULE, "the target names no node id to ask through the hubs"));
+        if (!context.hubLinkStatus().isConnected()) {
+            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to ask node " + target + " to dial back");
+        }
+        NodeIdentity self = context.localIdentity();
+        if (self.directAddresses().isEmpty()) {
+            throw new AttemptFailedException(FailureScope.MODULE, "this node has no address node " + target + " could dial back");
+        }
+        return new DialBackAttempt(request, target, self);
+    }
+
+    @Override
+    public void close() {
+        service.close();
+    }
+
+    private final class DialBackAttempt implements ConnectionAttempt {
+        private final ConnectRequest request;
+        private final NodeId target;
+        private final NodeIdentity self;
+        private final AtomicReference<AttemptFailedException> refusal = new AtomicReference<>();
+        private volatile ReverseConnections.Expectation expectation;
+        private volatile CompletableFuture<byte[]> answer;
+        private volatile boolean cancelled;
+
+        DialBackAttempt(ConnectRequest request, NodeId target, NodeIdentity self) {
+            this.request = request;
+            this.target = target;
+            this.self = self;
+        }
+
+        @Override
+        public Socket connect() throws IOException {
+            ReverseConnections.Expectation waiting = context.reverseConnections().expect(target);
+            expectation = waiting;
+            try {
+                if (cancelled) {
+                    throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+                }
+                int millis = request.deadline().remainingMillis();
+                if (millis <= 0) {
+                    throw new SocketTimeoutException("connect timed out before asking node " + target + " to dial back");
+                }
+                byte[] ask = DialBackMessages.encode(new DialBackMessages.Request(waiting.token(), request.virtualPort(), millis,
+                        self.toText()));
+                CompletableFuture<byte[]> pending = context.sideChannel().request(target, DialBackMessages.SERVICE, ask,
+                        Duration.ofMillis(millis));
+                answer = pending;
+                pending.whenComplete((bytes, failure) -> {
+                    AttemptFailedException refused = failure != null ? fromSideChannel(failure) : fromAnswer(bytes);
+                    if (refused != null) {
+                        refusal.set(refused);
+                        waiting.close(); // wakes take() below
+                    }
+                });
+                try {
+                    return waiting.take(Math.max(1, request.deadline().remainingMillis()));
+                } catch (SocketTimeoutException e) {
+                    throw new SocketTimeoutException("connect timed out waiting for node " + target + " to dial back");
+                } catch (IOException e) {
+                    AttemptFailedException refused = refusal.get();
+                    if (refused != null) {
+                        throw refused;
+                    }
+                    throw new AttemptFailedException(FailureScope.PATH, cancelled ? "cancelled" : e.getMessage());
+                }
+            } finally {
+                waiting.close();
+            }
+        }
+
+        private AttemptFailedException fromAnswer(byte[] bytes) {
+            DialBackMessages.Answer a;
+            try {
+                a = DialBackMessages.decodeAnswer(bytes);
+            } catch (ProtocolException e) {
+                return new AttemptFailedException(FailureScope.MODULE, "node " + target + " answered the dial-back request wrongly: "
+                        + e.getMessage());
+            }
+            return switch (a.status()) {
+                case CONNECTED -> null;
+                case TARGET_ANSWER -> new AttemptFailedException(FailureScope.TARGET, a.reason());
+                case UNREACHABLE -> new AttemptFailedException(FailureScope.MODULE, a.reason());
+                case BAD_REQUEST -> new AttemptFailedException(FailureScope.MODULE, "node " + target + " refused to dial back: " + a.reason());
+            };
+        }
+
+        private AttemptFailedException fromSideChannel(Throwable failure) {
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            String why = cause instanceof SideChannelException s ? s.failure() + ": " + s.getMessage() : String.valueOf(cause.getMessage());
+            if (cause instanceof SideChannelException s && s.failure() == SideChannelException.Failure.TIMEOUT) {
+                return new AttemptFailedException(FailureScope.PATH, "node " + target + " did not answer the dial-back request: " + why);
+            }
+            return new AttemptFailedException(FailureScope.MODULE, "could not ask node " + target + " to dial back: " + why);
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+            CompletableFuture<byte[]> pending = answer;
+            if (pending != null) {
+                pending.cancel(false);
+            }
+            ReverseConnections.Expectation waiting = expectation;
+            if (waiting != null) {
+                waiting.close();
+            }
+        }
+    }
+}
