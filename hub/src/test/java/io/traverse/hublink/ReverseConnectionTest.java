@@ -112,6 +112,46 @@ class ReverseConnectionTest {
         }
     }
 
+    @Test
+    void behindAFirewallThatDropsSilentlyReverseWinsLongBeforeTheDirectTimeout() throws Exception {
+        Hub hub = net.hub("reverse-hub-4");
+        Traverse server = node(hub, FirewallRule.drop("all"));
+        Traverse client = node(hub);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
+        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        long start = System.nanoTime();
+        try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort());
+                Socket accepted = listening.accept()) {
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the direct attempt alone would wait 10 s")
+                    .isLessThan(Duration.ofSeconds(5));
+            assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("reverse");
+            s.getOutputStream().write(42);
+            assertThat(accepted.getInputStream().read()).isEqualTo(42);
+        }
+    }
+
+    @Test
+    void theNextNodeBehindTheSameHubStartsWithTheModuleThatWorked() throws Exception {
+        Hub hub = net.hub("reverse-hub-5");
+        Traverse first = node(hub, FirewallRule.deny("all"));
+        Traverse second = node(hub, FirewallRule.deny("all"));
+        Traverse client = node(hub);
+        TraverseServerSocket one = net.closeLater(first.serverSocketFactory().createServerSocket(4000));
+        TraverseServerSocket two = net.closeLater(second.serverSocketFactory().createServerSocket(4000));
+        VirtualSocketAddress a = (VirtualSocketAddress) one.getLocalSocketAddress();
+        VirtualSocketAddress b = (VirtualSocketAddress) two.getLocalSocketAddress();
+        try (Socket s = client.socketFactory().createSocket(a.getHostString(), a.getPort())) {
+            ConnectionInfo info = client.connectionInfo(s).orElseThrow();
+            assertThat(info.module()).isEqualTo("reverse");
+            assertThat(info.cachedModule()).isFalse();
+        }
+        try (Socket s = client.socketFactory().createSocket(b.getHostString(), b.getPort())) {
+            ConnectionInfo info = client.connectionInfo(s).orElseThrow();
+            assertThat(info.module()).isEqualTo("reverse");
+            assertThat(info.cachedModule()).as("another node, same hub: the cache names reverse").isTrue();
+        }
+    }
+
     private static byte[] randomBytes(long seed, int length) {
         byte[] bytes = new byte[length];
         new Random(seed).nextBytes(bytes);
