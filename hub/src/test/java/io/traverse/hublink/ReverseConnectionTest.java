@@ -152,6 +152,47 @@ class ReverseConnectionTest {
         }
     }
 
+    @Test
+    void racingLeavesNoSocketsBehind() throws Exception {
+        Hub hub = net.hub("reverse-hub-6");
+        // The target drops silently: every connection races a pending direct attempt (cancelled) against reverse.
+        Traverse server = net.node(LoopbackHubNetwork.config(hub).modules("direct", "reverse").firewall(FirewallRule.drop("all"))
+                .handshakeTimeout(Duration.ofMillis(500)).build());
+        Traverse client = node(hub);
+        assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
+        Thread acceptor = new Thread(() -> {
+            while (!listening.isClosed()) {
+                try (Socket s = listening.accept()) {
+                    s.getInputStream().read();
+                } catch (java.io.IOException closed) {
+                    // the end of the test, or a connection the client already closed
+                }
+            }
+        });
+        acceptor.setDaemon(true);
+        acceptor.start();
+        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        for (int i = 0; i < 5; i++) { // threads, selectors and caches that stay: made before counting
+            client.socketFactory().createSocket(target.getHostString(), target.getPort()).close();
+        }
+        long before = openFileDescriptors();
+        for (int i = 0; i < 100; i++) {
+            try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+                s.getOutputStream().write(1);
+            }
+        }
+        // The target closes the dropped handshakes after its 500 ms handshake timeout.
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(openFileDescriptors()).isLessThanOrEqualTo(before + 4));
+    }
+
+    private static long openFileDescriptors() throws java.io.IOException {
+        try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
+    }
+
     private static byte[] randomBytes(long seed, int length) {
         byte[] bytes = new byte[length];
         new Random(seed).nextBytes(bytes);
