@@ -1,0 +1,158 @@
+package io.traverse.cli.pipe;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseServerSocket;
+import io.traverse.cli.LogLevel;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code traverse expose}: a local TCP service reachable through the hub network under a name. */
+@Command(name = "expose", mixinStandardHelpOptions = true,
+        description = {"Make a TCP service on this machine reachable through the hub network under NAME:",
+                "each connection to NAME:PORT is piped to 127.0.0.1:LOCAL-PORT, half-close and resets included.",
+                "Runs until SIGTERM or Ctrl-C. Clients connect with the Traverse socket factory, or with",
+                "'traverse forward' on their machine."})
+public final class ExposeCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(ExposeCommand.class);
+    private static final int LOCAL_CONNECT_TIMEOUT_MILLIS = 10_000;
+
+    @Parameters(index = "0", paramLabel = "LOCAL-PORT", description = "port of the service on 127.0.0.1")
+    int localPort;
+
+    @Option(names = "--name", required = true, paramLabel = "NAME", description = "name to register (hostname-safe)")
+    String name;
+
+    @Option(names = "--port", paramLabel = "PORT", description = "virtual port clients use (default: LOCAL-PORT)")
+    Integer virtualPort;
+
+    @Mixin
+    NodeOptions node = new NodeOptions();
+
+    @Spec
+    CommandSpec spec;
+
+    /** A running exposure: its node, server socket and accept loop. */
+    static final class Exposure implements Closeable {
+        private final Traverse traverse;
+        private final TraverseServerSocket server;
+        private final AtomicInteger open = new AtomicInteger();
+
+        Exposure(Traverse traverse, TraverseServerSocket server) {
+            this.traverse = traverse;
+            this.server = server;
+        }
+
+        TraverseServerSocket server() {
+            return server;
+        }
+
+        int openConnections() {
+            return open.get();
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                server.close();
+            } finally {
+                traverse.close();
+            }
+        }
+    }
+
+    Exposure start() throws IOException {
+        if (localPort < 1 || localPort > 65535) {
+            throw new IllegalArgumentException("LOCAL-PORT " + localPort + " is not within 1-65535");
+        }
+        int port = virtualPort == null ? localPort : virtualPort;
+        Traverse traverse = node.start();
+        TraverseServerSocket server;
+        try {
+            server = traverse.serverSocketFactory().createServerSocket(name, port);
+        } catch (IOException | RuntimeException e) {
+            traverse.close();
+            throw e;
+        }
+        Exposure exposure = new Exposure(traverse, server);
+        Thread acceptor = new Thread(() -> acceptLoop(exposure), "traverse-expose-" + name);
+        acceptor.setDaemon(true);
+        acceptor.start();
+        return exposure;
+    }
+
+    private void acceptLoop(Exposure exposure) {
+        InetSocketAddress service = new InetSocketAddress("127.0.0.1", localPort);
+        while (!exposure.server.isClosed()) {
+            Socket remote;
+            try {
+                remote = exposure.server.accept();
+            } catch (IOException e) {
+                if (!exposure.server.isClosed()) {
+                    log.warn("Accepting on {} failed: {}", name, e.toString());
+                }
+                continue;
+            }
+            Socket local = new Socket();
+            try {
+                local.connect(service, LOCAL_CONNECT_TIMEOUT_MILLIS);
+            } catch (IOException e) {
+                log.warn("Connection from {} to {}: the local service at {} did not answer ({}); resetting it",
+                        remote.getRemoteSocketAddress(), name, service, e.getMessage());
+                reset(remote);
+                closeQuietly(local);
+                continue;
+            }
+            exposure.open.incrementAndGet();
+            SocketPipe.start(remote, local, "traverse-expose-" + name, exposure.open::decrementAndGet);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        LogLevel.defaultTo("info");
+        Exposure exposure = start();
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf("exposing 127.0.0.1:%d as %s:%d (node %s)%n", localPort, name, exposure.server().getLocalPort(),
+                exposure.traverse.identity().id().map(Object::toString).orElse("?"));
+        out.flush();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            closeQuietly(exposure);
+            stopped.countDown();
+        }, "traverse-expose-shutdown"));
+        stopped.await();
+        return 0;
+    }
+
+    static void reset(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0);
+        } catch (SocketException ignored) {
+            // closed already
+        }
+        closeQuietly(socket);
+    }
+
+    static void closeQuietly(Closeable c) {
+        try {
+            c.close();
+        } catch (IOException ignored) {
+            // nothing left to do
+        }
+    }
+}

@@ -1,0 +1,151 @@
+package io.traverse.cli.pipe;
+
+import io.traverse.Traverse;
+import io.traverse.cli.LogLevel;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code traverse forward}: a local TCP port whose connections go through Traverse to a destination. */
+@Command(name = "forward", mixinStandardHelpOptions = true,
+        description = {"Listen on a local TCP port and pipe each connection through Traverse to DESTINATION",
+                "(a name registered with 'traverse expose' or a server socket's name, or a node address),",
+                "half-close and resets included, so that programs that are not Java can use Traverse too.",
+                "Runs until SIGTERM or Ctrl-C."})
+public final class ForwardCommand implements Callable<Integer> {
+    private static final Logger log = LoggerFactory.getLogger(ForwardCommand.class);
+
+    @Parameters(index = "0", paramLabel = "LOCAL-PORT", description = "local port to listen on (0 picks a free one)")
+    int localPort;
+
+    @Parameters(index = "1", paramLabel = "DESTINATION:PORT", description = "NAME:PORT or a node address NODE:PORT")
+    String destination;
+
+    @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
+            description = "address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 lets other machines use the forward)")
+    String bind;
+
+    @Mixin
+    NodeOptions node = new NodeOptions();
+
+    @Spec
+    CommandSpec spec;
+
+    /** A running forward: its node, local listener and accept loop. */
+    static final class Forward implements Closeable {
+        private final Traverse traverse;
+        private final ServerSocket listener;
+        private final AtomicInteger open = new AtomicInteger();
+
+        Forward(Traverse traverse, ServerSocket listener) {
+            this.traverse = traverse;
+            this.listener = listener;
+        }
+
+        int localPort() {
+            return listener.getLocalPort();
+        }
+
+        int openConnections() {
+            return open.get();
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                listener.close();
+            } finally {
+                traverse.close();
+            }
+        }
+    }
+
+    Forward start() throws IOException {
+        int colon = destination.lastIndexOf(':');
+        if (colon <= 0 || colon == destination.length() - 1) {
+            throw new IllegalArgumentException("DESTINATION '" + destination + "' must be NAME:PORT or NODE:PORT");
+        }
+        String host = destination.substring(0, colon);
+        int port;
+        try {
+            port = Integer.parseInt(destination.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("DESTINATION '" + destination + "': '" + destination.substring(colon + 1)
+                    + "' is not a port");
+        }
+        Traverse traverse = node.start();
+        ServerSocket listener;
+        try {
+            listener = new ServerSocket(localPort, 50, InetAddress.getByName(bind));
+        } catch (IOException | RuntimeException e) {
+            traverse.close();
+            throw e;
+        }
+        Forward forward = new Forward(traverse, listener);
+        Thread acceptor = new Thread(() -> acceptLoop(forward, host, port), "traverse-forward-" + listener.getLocalPort());
+        acceptor.setDaemon(true);
+        acceptor.start();
+        return forward;
+    }
+
+    private void acceptLoop(Forward forward, String host, int port) {
+        while (!forward.listener.isClosed()) {
+            Socket local;
+            try {
+                local = forward.listener.accept();
+            } catch (IOException e) {
+                if (!forward.listener.isClosed()) {
+                    log.warn("Accepting on port {} failed: {}", forward.localPort(), e.toString());
+                }
+                continue;
+            }
+            // Connecting may take a while (a module race): not on the accept thread.
+            Thread connector = new Thread(() -> {
+                Socket remote;
+                try {
+                    remote = forward.traverse.socketFactory().createSocket(host, port);
+                } catch (IOException e) {
+                    log.warn("Connection from {}: could not reach {}: {}; resetting it", local.getRemoteSocketAddress(), destination,
+                            e.getMessage());
+                    ExposeCommand.reset(local);
+                    return;
+                }
+                forward.open.incrementAndGet();
+                SocketPipe.start(local, remote, "traverse-forward-" + forward.localPort(), forward.open::decrementAndGet);
+            }, "traverse-forward-connect");
+            connector.setDaemon(true);
+            connector.start();
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception {
+        LogLevel.defaultTo("info");
+        Forward forward = start();
+        PrintWriter out = spec.commandLine().getOut();
+        out.printf("forwarding %s:%d to %s%n", bind, forward.localPort(), destination);
+        out.flush();
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            ExposeCommand.closeQuietly(forward);
+            stopped.countDown();
+        }, "traverse-forward-shutdown"));
+        stopped.await();
+        return 0;
+    }
+}

@@ -1,0 +1,42 @@
+package io.traverse.cli.pipe;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
+import io.traverse.config.ConfigSources;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/**
+ * The node a pipe command runs: configured like any Traverse node (system properties,
+ * {@code TRAVERSE_*} environment, {@code traverse.properties}), with these options on top.
+ */
+final class NodeOptions {
+    @Option(names = "--hub", paramLabel = "HOST:PORT", split = ",",
+            description = "hub to link to (repeatable; default: traverse.hubs, else discovery on the local network)")
+    List<String> hubs = List.of();
+
+    @Option(names = "--token", paramLabel = "TOKEN",
+            description = "network token (visible in the process list: prefer --token-file or TRAVERSE_TOKEN)")
+    String token;
+
+    @Option(names = "--token-file", paramLabel = "FILE", description = "file whose first line is the network token")
+    Path tokenFile;
+
+    Traverse start() throws IOException {
+        TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect());
+        if (!hubs.isEmpty()) {
+            config.set("traverse.hubs", String.join(",", hubs));
+        }
+        if (tokenFile != null) {
+            List<String> lines = Files.readAllLines(tokenFile, StandardCharsets.UTF_8);
+            config.token(lines.isEmpty() ? "" : lines.get(0).strip());
+        } else if (token != null) {
+            config.token(token);
+        }
+        return Traverse.start(config.build());
+    }
+}

@@ -1,0 +1,91 @@
+package io.traverse.cli.pipe;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Copies bytes both ways between two connected sockets. The end of one side's stream becomes a
+ * half-close ({@code shutdownOutput}) of the other, so the peer sees EOF and may keep writing; a
+ * failure on either side resets both (linger 0), so a reset travels on too. The sockets are
+ * closed when both directions are done. One thread per direction: the sockets are blocking
+ * kernel sockets (direct and reverse connections are the JDK's own), and a command-line pipe
+ * carries tens of connections, not thousands.
+ */
+final class SocketPipe {
+    private static final Logger log = LoggerFactory.getLogger(SocketPipe.class);
+    private static final int BUFFER = 64 * 1024;
+
+    private final Socket left;
+    private final Socket right;
+    private final String name;
+    private final AtomicInteger directionsLeft = new AtomicInteger(2);
+    private final AtomicBoolean reset = new AtomicBoolean();
+    private final Runnable onDone;
+
+    private SocketPipe(Socket left, Socket right, String name, Runnable onDone) {
+        this.left = left;
+        this.right = right;
+        this.name = name;
+        this.onDone = onDone;
+    }
+
+    /** Starts piping; {@code onDone} runs once both sockets are closed. */
+    static void start(Socket left, Socket right, String name, Runnable onDone) {
+        SocketPipe pipe = new SocketPipe(left, right, name, onDone);
+        pipe.thread(left, right, name + " >").start();
+        pipe.thread(right, left, name + " <").start();
+    }
+
+    private Thread thread(Socket from, Socket to, String threadName) {
+        Thread t = new Thread(() -> copy(from, to), threadName);
+        t.setDaemon(true);
+        return t;
+    }
+
+    private void copy(Socket from, Socket to) {
+        byte[] buffer = new byte[BUFFER];
+        try {
+            InputStream in = from.getInputStream();
+            OutputStream out = to.getOutputStream();
+            for (int n; (n = in.read(buffer)) >= 0; ) {
+                out.write(buffer, 0, n);
+            }
+            to.shutdownOutput();
+        } catch (IOException e) {
+            if (reset.compareAndSet(false, true)) {
+                log.debug("{}: {}; resetting both sides", name, e.toString());
+                resetQuietly(left);
+                resetQuietly(right);
+            }
+        } finally {
+            if (directionsLeft.decrementAndGet() == 0) {
+                closeQuietly(left);
+                closeQuietly(right);
+                onDone.run();
+            }
+        }
+    }
+
+    private static void resetQuietly(Socket socket) {
+        try {
+            socket.setSoLinger(true, 0);
+        } catch (IOException ignored) {
+            // closed already
+        }
+        closeQuietly(socket);
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // nothing left to do
+        }
+    }
+}
