@@ -3,6 +3,7 @@ package io.traverse.cli.pipe;
 import io.traverse.Traverse;
 import io.traverse.TraverseServerSocket;
 import io.traverse.cli.LogLevel;
+import io.traverse.cli.NodeOptions;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -28,7 +29,10 @@ import picocli.CommandLine.Model.CommandSpec;
                 "Runs until SIGTERM or Ctrl-C. Clients connect with the Traverse socket factory, or with",
                 "'traverse forward' on their machine."})
 public final class ExposeCommand implements Callable<Integer> {
-    private static final Logger log = LoggerFactory.getLogger(ExposeCommand.class);
+    /** Looked up on first use: a logger made when picocli builds the command would fix the log level before {@code --log-level} applies. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(ExposeCommand.class);
+    }
     private static final int LOCAL_CONNECT_TIMEOUT_MILLIS = 10_000;
 
     @Parameters(index = "0", paramLabel = "LOCAL-PORT", description = "port of the service on 127.0.0.1")
@@ -103,7 +107,7 @@ public final class ExposeCommand implements Callable<Integer> {
                 remote = exposure.server.accept();
             } catch (IOException e) {
                 if (!exposure.server.isClosed()) {
-                    log.warn("Accepting on {} failed: {}", name, e.toString());
+                    log().warn("Accepting on {} failed: {}", name, e.toString());
                 }
                 continue;
             }
@@ -111,7 +115,7 @@ public final class ExposeCommand implements Callable<Integer> {
             try {
                 local.connect(service, LOCAL_CONNECT_TIMEOUT_MILLIS);
             } catch (IOException e) {
-                log.warn("Connection from {} to {}: the local service at {} did not answer ({}); resetting it",
+                log().warn("Connection from {} to {}: the local service at {} did not answer ({}); resetting it",
                         remote.getRemoteSocketAddress(), name, service, e.getMessage());
                 reset(remote);
                 closeQuietly(local);

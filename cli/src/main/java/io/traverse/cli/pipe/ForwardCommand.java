@@ -2,6 +2,7 @@ package io.traverse.cli.pipe;
 
 import io.traverse.Traverse;
 import io.traverse.cli.LogLevel;
+import io.traverse.cli.NodeOptions;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -28,7 +29,10 @@ import picocli.CommandLine.Model.CommandSpec;
                 "half-close and resets included, so that programs that are not Java can use Traverse too.",
                 "Runs until SIGTERM or Ctrl-C."})
 public final class ForwardCommand implements Callable<Integer> {
-    private static final Logger log = LoggerFactory.getLogger(ForwardCommand.class);
+    /** Looked up on first use: a logger made when picocli builds the command would fix the log level before {@code --log-level} applies. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(ForwardCommand.class);
+    }
 
     @Parameters(index = "0", paramLabel = "LOCAL-PORT", description = "local port to listen on (0 picks a free one)")
     int localPort;
@@ -110,7 +114,7 @@ public final class ForwardCommand implements Callable<Integer> {
                 local = forward.listener.accept();
             } catch (IOException e) {
                 if (!forward.listener.isClosed()) {
-                    log.warn("Accepting on port {} failed: {}", forward.localPort(), e.toString());
+                    log().warn("Accepting on port {} failed: {}", forward.localPort(), e.toString());
                 }
                 continue;
             }
@@ -120,7 +124,7 @@ public final class ForwardCommand implements Callable<Integer> {
                 try {
                     remote = forward.traverse.socketFactory().createSocket(host, port);
                 } catch (IOException e) {
-                    log.warn("Connection from {}: could not reach {}: {}; resetting it", local.getRemoteSocketAddress(), destination,
+                    log().warn("Connection from {}: could not reach {}: {}; resetting it", local.getRemoteSocketAddress(), destination,
                             e.getMessage());
                     ExposeCommand.reset(local);
                     return;

@@ -18,7 +18,10 @@ import org.slf4j.LoggerFactory;
  * carries tens of connections, not thousands.
  */
 final class SocketPipe {
-    private static final Logger log = LoggerFactory.getLogger(SocketPipe.class);
+    /** Looked up on first use: a logger made when picocli builds the command would fix the log level before {@code --log-level} applies. */
+    private static Logger log() {
+        return LoggerFactory.getLogger(SocketPipe.class);
+    }
     private static final int BUFFER = 64 * 1024;
 
     private final Socket left;
@@ -59,7 +62,7 @@ final class SocketPipe {
             to.shutdownOutput();
         } catch (IOException e) {
             if (reset.compareAndSet(false, true)) {
-                log.debug("{}: {}; resetting both sides", name, e.toString());
+                log().debug("{}: {}; resetting both sides", name, e.toString());
                 resetQuietly(left);
                 resetQuietly(right);
             }

@@ -1,17 +1,17 @@
-package io.traverse.cli.status;
+package io.traverse.cli;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /** Left-aligned columns as wide as their widest cell, for tables printed to a terminal. */
-final class TextColumns {
+public final class TextColumns {
     private final List<String[]> rows = new ArrayList<>();
 
-    TextColumns(String... header) {
+    public TextColumns(String... header) {
         rows.add(header);
     }
 
-    void add(Object... cells) {
+    public void add(Object... cells) {
         String[] row = new String[cells.length];
         for (int i = 0; i < cells.length; i++) {
             row[i] = cells[i] == null ? "-" : cells[i].toString();
@@ -19,12 +19,12 @@ final class TextColumns {
         rows.add(row);
     }
 
-    int size() {
+    public int size() {
         return rows.size() - 1;
     }
 
     /** The table, each line indented by {@code indent}, the last column not padded. */
-    String render(String indent) {
+    public String render(String indent) {
         int columns = rows.stream().mapToInt(r -> r.length).max().orElse(0);
         int[] width = new int[columns];
         for (String[] row : rows) {

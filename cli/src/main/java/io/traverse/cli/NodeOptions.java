@@ -1,4 +1,4 @@
-package io.traverse.cli.pipe;
+package io.traverse.cli;
 
 import io.traverse.Traverse;
 import io.traverse.TraverseConfig;
@@ -14,10 +14,10 @@ import picocli.CommandLine.Option;
  * The node a pipe command runs: configured like any Traverse node (system properties,
  * {@code TRAVERSE_*} environment, {@code traverse.properties}), with these options on top.
  */
-final class NodeOptions {
+public final class NodeOptions {
     @Option(names = "--hub", paramLabel = "HOST:PORT", split = ",",
             description = "hub to link to (repeatable; default: traverse.hubs, else discovery on the local network)")
-    List<String> hubs = List.of();
+    public List<String> hubs = List.of();
 
     @Option(names = "--token", paramLabel = "TOKEN",
             description = "network token (visible in the process list: prefer --token-file or TRAVERSE_TOKEN)")
@@ -26,7 +26,12 @@ final class NodeOptions {
     @Option(names = "--token-file", paramLabel = "FILE", description = "file whose first line is the network token")
     Path tokenFile;
 
-    Traverse start() throws IOException {
+    public Traverse start() throws IOException {
+        return Traverse.start(configBuilder().build());
+    }
+
+    /** The node's configuration with these options applied, to build on. */
+    public TraverseConfig.Builder configBuilder() throws IOException {
         TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect());
         if (!hubs.isEmpty()) {
             config.set("traverse.hubs", String.join(",", hubs));
@@ -37,6 +42,6 @@ final class NodeOptions {
         } else if (token != null) {
             config.token(token);
         }
-        return Traverse.start(config.build());
+        return config;
     }
 }

@@ -1,0 +1,102 @@
+package io.traverse.cli.diagnose;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
+import io.traverse.VirtualSocketAddress;
+import io.traverse.cli.LogLevel;
+import io.traverse.cli.NodeOptions;
+import io.traverse.cli.TextColumns;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+/** {@code traverse diagnose}: what works to reach a node, module by module, and why the rest does not. */
+@Command(name = "diagnose", mixinStandardHelpOptions = true,
+        description = {"Try every connection module on its own against TARGET (a registered name or a node",
+                "address, with or without :PORT) and print what works, the time each took and why the",
+                "others failed. Without a port, a module that gets an answer from the node (\"nothing",
+                "listens on virtual port\") counts as reaching it."})
+public final class DiagnoseCommand implements Callable<Integer> {
+    /** Probed when no port is given: an answer that nothing listens there still proves the way. */
+    static final int PROBE_PORT = 65535;
+
+    @Parameters(index = "0", paramLabel = "TARGET", description = "NAME, NAME:PORT, a node address tv1-..., or tv1-...:PORT")
+    String target;
+
+    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10s",
+            description = "per module (default: ${DEFAULT-VALUE})", converter = DurationConverter.class)
+    Duration timeout;
+
+    @Mixin
+    NodeOptions node = new NodeOptions();
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() throws Exception {
+        LogLevel.defaultTo("error");
+        PrintWriter out = spec.commandLine().getOut();
+        int colon = target.lastIndexOf(':');
+        String host = colon < 0 ? target : target.substring(0, colon);
+        int port = colon < 0 ? PROBE_PORT : Integer.parseInt(target.substring(colon + 1));
+        List<String> modules;
+        try (Traverse probe = node.start()) {
+            modules = probe.modules();
+            boolean linked = probe.awaitHubLink(probe.config().hubTimeout());
+            out.println("this node: " + probe.identity().id().map(Object::toString).orElse("?") + ", modules " + modules
+                    + ", hub link " + (linked ? probe.hubLinkStatus().hubName() + " " + probe.hubLinkStatus().hubAddress() : "none ("
+                    + probe.hubLinkStatus().state() + ")"));
+            if (!host.startsWith("tv1-") && linked) {
+                Optional<VirtualSocketAddress> resolved = probe.hubDirectory().resolveName(host).get(10, TimeUnit.SECONDS);
+                out.println("name " + host + ": " + resolved.map(a -> "node " + a.node().id().map(Object::toString).orElse("?")
+                        + " at hub " + a.node().hubs()).orElse("not registered in the hub network"));
+            }
+        }
+        out.println("target " + host + (colon < 0 ? " (probing virtual port " + PROBE_PORT + ")" : ":" + port)
+                + ", each module on its own, " + timeout.toMillis() + " ms each:");
+        out.flush();
+        TextColumns table = new TextColumns("module", "result", "time", "detail");
+        int working = 0;
+        for (String module : modules) {
+            TraverseConfig.Builder base = node.configBuilder();
+            ModuleProbe probe = ModuleProbe.run(base, module, host, port, timeout);
+            if (probe.outcome() != ModuleProbe.Outcome.FAILED) {
+                working++;
+            }
+            table.add(module, probe.outcome().text, String.format(Locale.ROOT, "%.1f ms", probe.time().toNanos() / 1e6), probe.detail());
+        }
+        out.print(table.render("  "));
+        out.println(working == 0 ? "no module reaches " + host : working + " of " + modules.size() + " modules reach " + host);
+        out.flush();
+        return working == 0 ? 1 : 0;
+    }
+
+    /** Durations as 500ms, 10s, 2m. */
+    static final class DurationConverter implements picocli.CommandLine.ITypeConverter<Duration> {
+        @Override
+        public Duration convert(String value) {
+            String v = value.trim().toLowerCase(Locale.ROOT);
+            if (v.endsWith("ms")) {
+                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
+            }
+            if (v.endsWith("s")) {
+                return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
+            }
+            if (v.endsWith("m")) {
+                return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
+            }
+            throw new IllegalArgumentException("'" + value + "' is not a duration such as 500ms, 10s or 2m");
+        }
+    }
+}

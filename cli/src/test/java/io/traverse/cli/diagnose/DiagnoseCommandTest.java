@@ -1,0 +1,83 @@
+package io.traverse.cli.diagnose;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
+import io.traverse.TraverseServerSocket;
+import io.traverse.firewall.FirewallRule;
+import io.traverse.hub.Hub;
+import io.traverse.hub.HubConfig;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code traverse diagnose} against a node behind a refusing firewall: direct fails, reverse works. */
+class DiagnoseCommandTest {
+    private static final String TOKEN = "diagnose-token";
+    private Hub hub;
+    private Traverse target;
+    private TraverseServerSocket server;
+
+    @BeforeEach
+    void start() throws Exception {
+        hub = Hub.start(HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name("diag-hub").token(TOKEN).build());
+        target = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").discovery(false).token(TOKEN)
+                .hubs(List.of(new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort()))).firewall(FirewallRule.deny("all")).build());
+        assertThat(target.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        server = target.serverSocketFactory().createServerSocket("diag-svc", 4000);
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        server.close();
+        target.close();
+        hub.close();
+    }
+
+    private Result diagnose(String what) {
+        StringWriter text = new StringWriter();
+        CommandLine cli = new CommandLine(new DiagnoseCommand());
+        cli.setOut(new PrintWriter(text));
+        int exit = cli.execute(what, "--hub", "127.0.0.1:" + hub.linkAddress().getPort(), "--token", TOKEN, "--timeout", "5s");
+        return new Result(exit, text.toString());
+    }
+
+    private record Result(int exit, String text) {
+        String line(String module) {
+            return Arrays.stream(text.split("\n")).filter(l -> l.strip().startsWith(module + " ")).findFirst().orElse("");
+        }
+    }
+
+    @Test
+    void directIsRefusedAndReverseWorksWithTheReasonAndTimeOfEach() {
+        Result r = diagnose("diag-svc:4000");
+        assertThat(r.exit()).as(r.text()).isZero();
+        assertThat(r.text()).contains("name diag-svc: node " + target.identity().id().orElseThrow());
+        assertThat(r.line("direct")).contains("fails").contains("refused").contains(" ms");
+        assertThat(r.line("reverse")).contains("works").contains(" ms");
+        assertThat(r.text()).contains("1 of 2 modules reach diag-svc");
+    }
+
+    @Test
+    void withoutAPortAnAnswerFromTheNodeCountsAsReachingIt() {
+        Result r = diagnose("diag-svc");
+        assertThat(r.exit()).as(r.text()).isZero();
+        assertThat(r.line("direct")).contains("fails");
+        assertThat(r.line("reverse")).contains("reaches the node").contains("nothing listens on virtual port " + DiagnoseCommand.PROBE_PORT);
+    }
+
+    @Test
+    void anUnknownNameIsSaidSoAndNothingReachesIt() {
+        Result r = diagnose("nobody-here:80");
+        assertThat(r.exit()).as(r.text()).isEqualTo(1);
+        assertThat(r.text()).contains("name nobody-here: not registered in the hub network").contains("no module reaches nobody-here");
+    }
+}
