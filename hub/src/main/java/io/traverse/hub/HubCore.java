@@ -221,6 +221,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         // answer its digest likewise (a hub joining a dense network would otherwise receive the whole
         // directory from each of its many new links).
         List<GossipDigest.Entry> digest = new ArrayList<>();
+        // Our own entry too: a peer holding a newer state of us (an earlier life with a clock that was ahead) sends it back.
+        digest.add(new GossipDigest.Entry(selfId, state.current()));
         directory.stateNumbers().forEach((hub, stateNumber) -> digest.add(new GossipDigest.Entry(hub, stateNumber)));
         link.send(new GossipDigest(digest));
         topologyChanged();
@@ -422,7 +424,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         for (Map.Entry<NodeId, Link> neighbour : hubLinks.entrySet()) {
             NodeId peer = neighbour.getKey();
             if (neighbour.getValue() != from && !peer.equals(origin) && !toldByOrigin.contains(peer)
-                    && forwards(description.neighbours(), peer)) {
+                    && forwards(origin, description.neighbours(), peer)) {
                 to.add(neighbour.getValue());
             }
         }
@@ -447,7 +449,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      *
      * @param originNeighbours the origin's neighbours as its description lists them (sorted by id)
      */
-    private boolean forwards(List<NodeId> originNeighbours, NodeId peer) {
+    private boolean forwards(NodeId origin, List<NodeId> originNeighbours, NodeId peer) {
         Set<NodeId> peerLinks = directory.neighbourSets().get(peer);
         if (peerLinks == null) {
             return true;
@@ -457,7 +459,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             if (candidate.equals(selfId)) {
                 return true;
             }
-            if (peerLinks.contains(candidate) && directory.neighbourSets().getOrDefault(candidate, Set.of()).contains(peer)) {
+            Set<NodeId> candidateLinks = directory.neighbourSets().getOrDefault(candidate, Set.of());
+            // The candidate must list the origin too (it really had the description from it) and be linked with the peer.
+            if (peerLinks.contains(candidate) && candidateLinks.contains(peer) && candidateLinks.contains(origin)) {
                 return false;
             }
         }
@@ -465,8 +469,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     }
 
     /**
-     * Sends the peer every description it lacks or holds an older state of, except its own and
-     * those whose origin sent them to the peer itself.
+     * Sends the peer every description it lacks or holds an older state of, except those whose
+     * origin sent them to the peer itself; its own only when we hold a newer state of it than it has.
      */
     private void onDigest(Link from, GossipDigest digest) {
         Map<NodeId, Long> held = new HashMap<>();
@@ -477,9 +481,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         NodeId peer = from.peerId();
         for (HubDescription known : directory.descriptions()) {
             Long theirs = held.get(known.hubId());
-            // A description that lists the peer as a neighbour went to the peer from its origin directly.
-            if (!known.hubId().equals(peer) && (theirs == null || Long.compareUnsigned(known.stateNumber(), theirs) > 0)
-                    && !directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer)) {
+            boolean newer = theirs == null || Long.compareUnsigned(known.stateNumber(), theirs) > 0;
+            // The peer's own description goes back only when it is ahead of the peer itself (an earlier life);
+            // one that lists the peer as a neighbour went to the peer from its origin directly.
+            boolean send = known.hubId().equals(peer) ? theirs != null && newer
+                    : newer && !directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer);
+            if (send) {
                 from.send(new Gossip(known));
                 sent++;
             }
@@ -525,8 +532,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     }
 
     private void publishOwn() {
-        if (!ownDirty) {
-            return; // published already by an earlier (urgent) schedule
+        if (!ownDirty || System.nanoTime() - publishDueNanos < 0) {
+            return; // published already by an earlier (urgent) schedule, or superseded by a later one
         }
         ownDirty = false;
         lastPublishNanos = System.nanoTime();
@@ -556,6 +563,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     void refresh() {
         if (!ownDirty) {
             ownDirty = true;
+            publishDueNanos = System.nanoTime();
             publishOwn();
         }
     }

@@ -185,4 +185,29 @@ class HubGossipTest {
         Map<NodeId, HubStatus.RouteStatus> routes = from.status().routes();
         assertThat(routes).as("%s -> %s", from.name(), to.name()).containsEntry(to.id(), new HubStatus.RouteStatus(nextHop.id(), hops));
     }
+
+    @Test
+    void aNewLinkCatchesUpAtOnceWithoutWaitingForARefresh() throws Exception {
+        // Gossip refresh at its default of 10 s: what a new link does not bring, nobody would send for 10 s.
+        java.util.function.Consumer<HubConfig.Builder> slowRefresh = b -> b.gossipRefreshInterval(Duration.ofSeconds(10))
+                .hubExpiry(Duration.ofSeconds(30));
+        int acceptorPort;
+        try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+            acceptorPort = free.getLocalPort();
+        }
+        // d dials the acceptor's port from the start (refused until it runs), and learns of a dial-out-only hub first.
+        Hub d = hubs.start("catch-up-d", b -> {
+            slowRefresh.accept(b);
+            b.peer("127.0.0.1:" + acceptorPort);
+        });
+        Hub x = hubs.start("catch-up-x", b -> {
+            slowRefresh.accept(b);
+            b.advertisedAddresses(java.util.List.of());
+        }, d);
+        await().atMost(Duration.ofSeconds(5)).until(() -> d.status().routes().containsKey(x.id()));
+        Hub a = hubs.start("catch-up-a", acceptorPort, slowRefresh);
+        await().atMost(Duration.ofSeconds(5)).until(() -> a.status().hubLinks().stream().anyMatch(l -> l.peerId().equals(d.id())));
+        // x is known to a through the digest exchange of the new link, long before x's next refresh
+        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(a.status().routes()).containsKey(x.id()));
+    }
 }

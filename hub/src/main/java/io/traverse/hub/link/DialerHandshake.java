@@ -115,8 +115,9 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
         timeout.cancel(false);
         Keepalive keepalive = new Keepalive(welcome.keepaliveMillis());
         Link link = new Link(LinkKind.HUB, challenge.acceptorId(), ctx.channel(), true, null, keepalive);
-        // Installed now, on this loop: the acceptor may send right behind its WELCOME.
-        LinkPipelineSwitch.toEstablished(ctx, link, keepalive, events, stateLoop, settings.maxQueuedMessagesPerLink());
+        // Admission is queued on the state loop before the pipeline switch: frames that came in the
+        // same read as the WELCOME (the acceptor's gossip digest) are handed on by the switch at once,
+        // and the state loop must see the link admitted before it sees them, or it drops them.
         stateLoop.execute(() -> {
             Reject refusal = events.admit(link);
             if (refusal != null) {
@@ -128,6 +129,8 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
             result.complete(link);
             events.established(link);
         });
+        // Installed now, on this loop: the acceptor may send right behind its WELCOME.
+        LinkPipelineSwitch.toEstablished(ctx, link, keepalive, events, stateLoop, settings.maxQueuedMessagesPerLink());
     }
 
     private void fail(ChannelHandlerContext ctx, IOException cause) {

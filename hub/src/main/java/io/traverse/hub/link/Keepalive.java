@@ -78,6 +78,11 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /** A frame arrived that a handler before this one consumed. On the channel's loop. */
+    void frameArrived() {
+        lastReadNanos = System.nanoTime();
+    }
+
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         long now = System.nanoTime();

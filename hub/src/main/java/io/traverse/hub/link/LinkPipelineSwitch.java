@@ -24,7 +24,7 @@ final class LinkPipelineSwitch {
         pipeline.addAfter(handshakeCtx.name(), KEEPALIVE, keepalive);
         pipeline.addAfter(KEEPALIVE, INBOUND, new LinkInbound(link, events, stateLoop, maxQueued));
         if (link.kind() == LinkKind.HUB) {
-            pipeline.addBefore(LinkPipeline.MESSAGES, STALE_GOSSIP, new StaleGossipFilter(events));
+            pipeline.addBefore(LinkPipeline.MESSAGES, STALE_GOSSIP, new StaleGossipFilter(events, keepalive));
         }
         pipeline.remove(handshakeCtx.handler());
         // Last: replacing the frame decoder hands its buffered bytes on at once, and the frames in

@@ -13,9 +13,11 @@ import io.traverse.wire.LinkMessageCodec;
  */
 final class StaleGossipFilter extends ChannelInboundHandlerAdapter {
     private final LinkEvents events;
+    private final Keepalive keepalive;
 
-    StaleGossipFilter(LinkEvents events) {
+    StaleGossipFilter(LinkEvents events, Keepalive keepalive) {
         this.events = events;
+        this.keepalive = keepalive;
     }
 
     @Override
@@ -23,6 +25,7 @@ final class StaleGossipFilter extends ChannelInboundHandlerAdapter {
         if (msg instanceof ByteBuf frame) {
             GossipDigest.Entry header = LinkMessageCodec.peekGossip(frame);
             if (header != null && events.isStaleGossip(header.hubId(), header.stateNumber())) {
+                keepalive.frameArrived(); // dropped, but the peer is alive: it counts as much as a PING
                 frame.release();
                 return;
             }
