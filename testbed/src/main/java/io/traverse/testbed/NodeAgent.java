@@ -79,7 +79,7 @@ public final class NodeAgent {
         System.exit(status);
     }
 
-    private static int run(String[] args, PrintStream replies) throws IOException {
+    private static int run(String[] args, PrintStream replies) throws IOException, InterruptedException {
         int servicePort = 7;
         TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect());
         for (int i = 0; i < args.length; i++) {
@@ -99,6 +99,11 @@ public final class NodeAgent {
                 TraverseServerSocket server = node.serverSocketFactory().createServerSocket(servicePort)) {
             NodeAgent agent = new NodeAgent(node, server, replies);
             agent.serve();
+            if (!node.config().hubs().isEmpty() && !node.awaitHubLink(node.config().hubTimeout())) {
+                // Said here rather than found out at the first connect: the test's setup is wrong.
+                replies.println("no hub link within " + node.config().hubTimeout().toMillis() + " ms: " + node.hubLinkStatus());
+                return 1;
+            }
             replies.println("address " + server.getLocalSocketAddress());
             agent.obeyCommands();
             agent.connections.shutdownNow();

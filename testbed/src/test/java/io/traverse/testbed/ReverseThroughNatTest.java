@@ -1,0 +1,101 @@
+package io.traverse.testbed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The reverse module through real NAT (paper §3.3.3): node T sits in a site behind a masquerading
+ * router whose firewall silently drops new inbound connections; T advertises the router's public
+ * address (as a node configured with its external address would), so a direct attempt sends SYNs
+ * that vanish. Node S is on the internet. Both are linked to a hub on the internet. S's connection
+ * to T must be made by reverse — T dials S — long before the direct attempt's 10 s timeout.
+ */
+@Timeout(120)
+class ReverseThroughNatTest {
+    private static final Logger log = LoggerFactory.getLogger(ReverseThroughNatTest.class);
+    private static final String TOKEN = "testbed-reverse-token";
+    private static final int HUB_PORT = 17000;
+    private static final long FOUR_MIB = 4L << 20;
+
+    private Testbed testbed;
+
+    @BeforeEach
+    void build() {
+        TestbedPrerequisites.require();
+        testbed = Testbed.create();
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (testbed != null) {
+            testbed.close();
+            TestbedPrerequisites.assertRemoved(testbed);
+        }
+    }
+
+    /** Starts {@link HubAgent} on {@code host}; returns its HOST:PORT once it listens. */
+    private String startHub(Host host) throws Exception {
+        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
+                HubAgent.class.getName(), host.address().getHostAddress(), Integer.toString(HUB_PORT), TOKEN);
+        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
+        Process hub = host.namespace().start(pb);
+        BufferedReader out = new BufferedReader(new InputStreamReader(hub.getInputStream(), StandardCharsets.UTF_8));
+        String first = CompletableFuture.supplyAsync(() -> {
+            try {
+                return out.readLine();
+            } catch (java.io.IOException e) {
+                return null;
+            }
+        }).get(30, TimeUnit.SECONDS);
+        assertThat(first).as("the hub agent's first line").startsWith("hub ");
+        return first.substring("hub ".length());
+    }
+
+    private static NodeSettings linked(String hub) {
+        return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN).set("traverse.modules", "direct,reverse")
+                .set("traverse.discovery", "false");
+    }
+
+    @Test
+    void aNodeBehindADroppingNatIsReachedByDiallingBack() throws Exception {
+        Host hubHost = testbed.internet().host("hub");
+        Host sourceHost = testbed.internet().host("s");
+        Site site = testbed.site("site", "10.0.0.0/24");
+        site.router().firewall(Firewall.dropInbound());
+        Host targetHost = site.host("t", "10.0.0.2");
+        String hub = startHub(hubHost);
+
+        CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(() -> RunningNode.start(targetHost,
+                linked(hub).bind(targetHost.address()).external(site.router().publicAddress(), 17777)));
+        CompletableFuture<RunningNode> source = CompletableFuture.supplyAsync(() -> RunningNode.start(sourceHost,
+                linked(hub).bind(sourceHost.address())));
+        RunningNode t = target.join();
+        RunningNode s = source.join();
+
+        TransferResult result = s.connect(t.address(), FOUR_MIB, Duration.ofSeconds(10));
+        log.info("S to T behind a dropping NAT: {}", result);
+        assertThat(result.ok()).as(() -> result + "\nS's log:\n" + s.recentLog() + "\nT's log:\n" + t.recentLog()).isTrue();
+        assertThat(result.module()).isEqualTo("reverse");
+        assertThat(result.bytes()).isEqualTo(FOUR_MIB);
+        assertThat(result.servedBy()).isEqualTo(t.nodeId());
+        assertThat(result.peer()).as("T's service saw S's own public address: T dialled it")
+                .startsWith(sourceHost.address().getHostAddress() + ":");
+        assertThat(result.setupMillis()).as("direct alone would wait for its 10 s timeout").isLessThan(5_000);
+        assertThat(t.servedConnections()).isEqualTo(1);
+    }
+}
