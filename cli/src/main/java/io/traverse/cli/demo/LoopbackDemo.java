@@ -11,6 +11,8 @@ import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.firewall.SimulatedFirewall;
+import io.traverse.hub.Hub;
+import io.traverse.hub.HubConfig;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeIdentity;
 import java.io.IOException;
@@ -24,12 +26,14 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The demo: several nodes in this JVM on loopback, one 127.0.N.0/24 per site, with simulated
- * firewalls; every node connects to every other and the results are printed. What each pair
- * should do is derived from the target's firewall rules, and the exit code says whether reality
- * agreed. Needs no root and no hub.
+ * firewalls, and a hub per site (in this JVM too, linked into one hub network); every node
+ * connects to every other and the results are printed. What each pair should do is derived from
+ * both nodes' firewall rules — direct when the target lets the source in, reverse when only the
+ * source can be dialled — and the exit code says whether reality agreed. Needs no root.
  */
 public final class LoopbackDemo {
     static final int SERVICE_PORT = 7000;
@@ -39,7 +43,9 @@ public final class LoopbackDemo {
             new DemoNode("beta", "site B", "127.0.2.1", List.of(), false),
             new DemoNode("gamma", "site C", "127.0.3.1", List.of(allow("127.0.3.0/24"), deny("all")), false),
             new DemoNode("delta", "site C", "127.0.3.2", List.of(allow("127.0.3.0/24"), drop("all")), false),
-            new DemoNode("epsilon", "site D", "127.0.4.1", List.of(), true));
+            new DemoNode("epsilon", "site D", "127.0.4.1", List.of(), true),
+            new DemoNode("zeta", "site E", "127.0.5.1", List.of(deny("all")), false));
+    static final String TOKEN = "traverse-demo";
 
     private final Duration connectTimeout;
     private final PairProbe probe;
@@ -59,14 +65,18 @@ public final class LoopbackDemo {
             t.setDaemon(true);
             return t;
         });
+        Map<String, Hub> hubs = new LinkedHashMap<>();
         try {
             for (DemoNode spec : TOPOLOGY) {
+                Hub hub = hubs.computeIfAbsent(spec.site(), site -> startHub(site, hubs.values()));
                 Traverse node = Traverse.start(TraverseConfig.builder().bind(spec.address()).firewall(spec.firewall())
-                        .connectTimeout(connectTimeout).build());
+                        .connectTimeout(connectTimeout).token(TOKEN).discovery(false)
+                        .hubs(List.of(new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort()))).build());
                 nodes.put(spec, node);
                 TraverseServerSocket server = node.serverSocketFactory().createServerSocket(SERVICE_PORT);
                 new VerificationServer(server, serverThreads).start();
             }
+            awaitHubNetwork(nodes.values());
             for (DemoNode spec : TOPOLOGY) {
                 published.put(spec, publishedAddress(spec, nodes));
             }
@@ -88,7 +98,48 @@ public final class LoopbackDemo {
             for (Traverse node : nodes.values()) {
                 node.close();
             }
+            hubs.values().forEach(Hub::close);
             serverThreads.shutdownNow();
+        }
+    }
+
+    /** A site's hub on 127.0.0.1, linked to the first one. */
+    private static Hub startHub(String site, java.util.Collection<Hub> started) {
+        HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).token(TOKEN)
+                .name("demo-" + site.replace(' ', '-'));
+        started.stream().findFirst().ifPresent(first -> config.peer("127.0.0.1:" + first.linkAddress().getPort()));
+        try {
+            return Hub.start(config.build());
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /** Until every node is linked to its hub and every hub knows every node (the side channel finds them). */
+    private static void awaitHubNetwork(java.util.Collection<Traverse> nodes) throws IOException {
+        long giveUp = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        for (Traverse node : nodes) {
+            while (true) {
+                try {
+                    if (node.hubLinkStatus().isConnected() && node.hubDirectory().nodes().get(5, TimeUnit.SECONDS).size() == nodes.size()) {
+                        break;
+                    }
+                } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException notYet) {
+                    // asked again below
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while the hub network formed");
+                }
+                if (System.nanoTime() > giveUp) {
+                    throw new IOException("the demo's hub network did not form within 20 s: " + node.hubLinkStatus());
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException("interrupted while the hub network formed");
+                }
+            }
         }
     }
 
@@ -108,18 +159,21 @@ public final class LoopbackDemo {
     }
 
     private static PairResult.Expectation expectation(DemoNode from, DemoNode to) {
-        SimulatedFirewall firewall = new SimulatedFirewall(to.firewall());
-        FirewallRule.Action action = firewall.check(IpLiterals.parse(from.address())).action();
-        return switch (action) {
-            case ALLOW -> PairResult.Expectation.CONNECT;
-            case DENY -> PairResult.Expectation.REFUSED;
-            case DROP -> PairResult.Expectation.TIMEOUT;
-        };
+        FirewallRule.Action in = new SimulatedFirewall(to.firewall()).check(IpLiterals.parse(from.address())).action();
+        if (in == FirewallRule.Action.ALLOW) {
+            return PairResult.Expectation.DIRECT;
+        }
+        FirewallRule.Action back = new SimulatedFirewall(from.firewall()).check(IpLiterals.parse(to.address())).action();
+        if (back == FirewallRule.Action.ALLOW) {
+            return PairResult.Expectation.REVERSE;
+        }
+        return in == FirewallRule.Action.DROP || back == FirewallRule.Action.DROP ? PairResult.Expectation.TIMEOUT
+                : PairResult.Expectation.REFUSED;
     }
 
     private void printTopology(PrintStream out, Map<DemoNode, Traverse> nodes, Map<DemoNode, VirtualSocketAddress> published) {
         out.println("Traverse demo: " + nodes.size() + " nodes in one JVM on loopback, one 127.0.N.0/24 per site, "
-                + "simulated firewalls, connect timeout " + connectTimeout.toMillis() + " ms");
+                + "simulated firewalls, a hub per site, connect timeout " + connectTimeout.toMillis() + " ms");
         out.println("modules: " + nodes.values().iterator().next().modules());
         out.println();
         String format = "%-8s %-7s %-16s %-40s %s%n";
@@ -143,12 +197,13 @@ public final class LoopbackDemo {
 
     private static int summarize(PrintStream out, List<PairResult> results, Map<DemoNode, Traverse> nodes, long start) {
         long connected = results.stream().filter(PairResult::connected).count();
+        long reversed = results.stream().filter(r -> r.connected() && r.module().equals("reverse")).count();
         long refused = results.stream().filter(r -> r.module().equals("refused")).count();
         long timedOut = results.stream().filter(r -> r.module().equals("timeout")).count();
         long unexpected = results.stream().filter(r -> !r.asExpected()).count();
         out.println();
-        out.printf(Locale.ROOT, "%d pairs: %d connected, %d refused, %d timed out; %s%n", results.size(), connected,
-                refused, timedOut, unexpected == 0 ? "every pair behaved as its firewalls predict"
+        out.printf(Locale.ROOT, "%d pairs: %d connected (%d dialled back), %d refused, %d timed out; %s%n", results.size(), connected,
+                reversed, refused, timedOut, unexpected == 0 ? "every pair behaved as its firewalls predict"
                         : unexpected + " pair(s) did NOT behave as predicted");
         long attempts = 0;
         long successes = 0;

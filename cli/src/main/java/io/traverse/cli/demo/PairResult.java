@@ -6,9 +6,16 @@ import java.time.Duration;
 record PairResult(String from, String to, Expectation expected, boolean connected, String module, Duration firstSetup,
         Duration cachedSetup, Duration medianRtt, double megabytesPerSecond, long bytesVerified, String failure) {
 
-    /** What the target's firewall should do with the source. */
+    /** What the two firewalls should make of the pair. */
     enum Expectation {
-        CONNECT, REFUSED, TIMEOUT
+        /** The target lets the source in. */
+        DIRECT,
+        /** The target keeps the source out, but may dial it back. */
+        REVERSE,
+        /** Neither lets the other in, and both say so at once. */
+        REFUSED,
+        /** Neither lets the other in, and one of them drops silently. */
+        TIMEOUT
     }
 
     static PairResult failed(String from, String to, Expectation expected, String failure, boolean timedOut) {
@@ -17,7 +24,8 @@ record PairResult(String from, String to, Expectation expected, boolean connecte
 
     boolean asExpected() {
         return switch (expected) {
-            case CONNECT -> connected && bytesVerified > 0;
+            case DIRECT -> connected && bytesVerified > 0 && module.equals("direct");
+            case REVERSE -> connected && bytesVerified > 0 && module.equals("reverse");
             case REFUSED -> !connected && module.equals("refused");
             case TIMEOUT -> !connected && module.equals("timeout");
         };
