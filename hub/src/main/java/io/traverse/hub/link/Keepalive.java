@@ -16,7 +16,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A live peer sends at least one frame per interval, so 2.5 silent intervals are a safe verdict;
  * the silence is checked every quarter interval, so a hung peer's routes are gone within
- * 2.75 intervals plus the gossip's way through the network, inside the promised 3.
+ * 2.75 intervals plus the gossip's way through the network, inside the promised 3. Time this
+ * hub's own loop spent unable to run the check (a tick that comes late) is not counted as the
+ * peer's silence: an overloaded hub must not drop its links for its own slowness.
  */
 final class Keepalive extends ChannelInboundHandlerAdapter {
     static final double SILENT_INTERVALS = 2.5;
@@ -27,6 +29,8 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
     private volatile long rttMicros = -1;
     private long lastReadNanos = System.nanoTime();
     private long lastPingNanos;
+    private long lastTickNanos;
+    private long checkNanos;
     private ScheduledFuture<?> ticker;
 
     Keepalive(long intervalMillis) {
@@ -41,8 +45,8 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
     public void handlerAdded(ChannelHandlerContext ctx) {
         lastReadNanos = System.nanoTime();
         lastPingNanos = lastReadNanos;
-        long check = Math.max(1, intervalNanos / CHECKS_PER_INTERVAL);
-        ticker = ctx.executor().scheduleAtFixedRate(() -> tick(ctx), check, check, TimeUnit.NANOSECONDS);
+        checkNanos = Math.max(1, intervalNanos / CHECKS_PER_INTERVAL);
+        ticker = ctx.executor().scheduleAtFixedRate(() -> tick(ctx), checkNanos, checkNanos, TimeUnit.NANOSECONDS);
     }
 
     @Override
@@ -64,6 +68,13 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
 
     private void tick(ChannelHandlerContext ctx) {
         long now = System.nanoTime();
+        // A tick that comes late means this hub's own loop was busy (or the machine was): frames may
+        // be waiting unread in the socket. That time is not the peer's silence.
+        long late = lastTickNanos == 0 ? 0 : now - lastTickNanos - checkNanos;
+        lastTickNanos = now;
+        if (late > checkNanos) {
+            lastReadNanos += late;
+        }
         long silent = now - lastReadNanos;
         if (silent > SILENT_INTERVALS * intervalNanos) {
             log.info("Closing link to {}: silent for {} ms (keepalive every {} ms)", ctx.channel().remoteAddress(),
