@@ -4,15 +4,11 @@ import io.traverse.Traverse;
 import io.traverse.TraverseServerSocket;
 import io.traverse.cli.LogLevel;
 import io.traverse.cli.NodeOptions;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetSocketAddress;
 import java.net.Socket;
-import java.net.SocketException;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -50,36 +46,7 @@ public final class ExposeCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** A running exposure: its node, server socket and accept loop. */
-    static final class Exposure implements Closeable {
-        private final Traverse traverse;
-        private final TraverseServerSocket server;
-        private final AtomicInteger open = new AtomicInteger();
-
-        Exposure(Traverse traverse, TraverseServerSocket server) {
-            this.traverse = traverse;
-            this.server = server;
-        }
-
-        TraverseServerSocket server() {
-            return server;
-        }
-
-        int openConnections() {
-            return open.get();
-        }
-
-        @Override
-        public void close() throws IOException {
-            try {
-                server.close();
-            } finally {
-                traverse.close();
-            }
-        }
-    }
-
-    Exposure start() throws IOException {
+    RunningPipe<TraverseServerSocket> start() throws IOException {
         if (localPort < 1 || localPort > 65535) {
             throw new IllegalArgumentException("LOCAL-PORT " + localPort + " is not within 1-65535");
         }
@@ -92,21 +59,21 @@ public final class ExposeCommand implements Callable<Integer> {
             traverse.close();
             throw e;
         }
-        Exposure exposure = new Exposure(traverse, server);
+        RunningPipe<TraverseServerSocket> exposure = new RunningPipe<>(traverse, server);
         Thread acceptor = new Thread(() -> acceptLoop(exposure), "traverse-expose-" + name);
         acceptor.setDaemon(true);
         acceptor.start();
         return exposure;
     }
 
-    private void acceptLoop(Exposure exposure) {
+    private void acceptLoop(RunningPipe<TraverseServerSocket> exposure) {
         InetSocketAddress service = new InetSocketAddress("127.0.0.1", localPort);
-        while (!exposure.server.isClosed()) {
+        while (!exposure.listener().isClosed()) {
             Socket remote;
             try {
-                remote = exposure.server.accept();
+                remote = exposure.listener().accept();
             } catch (IOException e) {
-                if (!exposure.server.isClosed()) {
+                if (!exposure.listener().isClosed()) {
                     log().warn("Accepting on {} failed: {}", name, e.toString());
                 }
                 continue;
@@ -117,46 +84,23 @@ public final class ExposeCommand implements Callable<Integer> {
             } catch (IOException e) {
                 log().warn("Connection from {} to {}: the local service at {} did not answer ({}); resetting it",
                         remote.getRemoteSocketAddress(), name, service, e.getMessage());
-                reset(remote);
-                closeQuietly(local);
+                SocketPipe.resetQuietly(remote);
+                SocketPipe.closeQuietly(local);
                 continue;
             }
-            exposure.open.incrementAndGet();
-            SocketPipe.start(remote, local, "traverse-expose-" + name, exposure.open::decrementAndGet);
+            exposure.pipe(remote, local, "traverse-expose-" + name);
         }
     }
 
     @Override
     public Integer call() throws Exception {
         LogLevel.defaultTo("info");
-        Exposure exposure = start();
+        RunningPipe<TraverseServerSocket> exposure = start();
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("exposing 127.0.0.1:%d as %s:%d (node %s)%n", localPort, name, exposure.server().getLocalPort(),
-                exposure.traverse.identity().id().map(Object::toString).orElse("?"));
+        out.printf("exposing 127.0.0.1:%d as %s:%d (node %s)%n", localPort, name, exposure.listener().getLocalPort(),
+                exposure.traverse().identity().id().map(Object::toString).orElse("?"));
         out.flush();
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            closeQuietly(exposure);
-            stopped.countDown();
-        }, "traverse-expose-shutdown"));
-        stopped.await();
+        exposure.runUntilStopped("traverse-expose-shutdown");
         return 0;
-    }
-
-    static void reset(Socket socket) {
-        try {
-            socket.setSoLinger(true, 0);
-        } catch (SocketException ignored) {
-            // closed already
-        }
-        closeQuietly(socket);
-    }
-
-    static void closeQuietly(Closeable c) {
-        try {
-            c.close();
-        } catch (IOException ignored) {
-            // nothing left to do
-        }
     }
 }

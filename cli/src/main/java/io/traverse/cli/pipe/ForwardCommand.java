@@ -3,7 +3,6 @@ package io.traverse.cli.pipe;
 import io.traverse.Traverse;
 import io.traverse.cli.LogLevel;
 import io.traverse.cli.NodeOptions;
-import java.io.Closeable;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.net.InetAddress;
@@ -11,8 +10,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
@@ -50,36 +47,7 @@ public final class ForwardCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    /** A running forward: its node, local listener and accept loop. */
-    static final class Forward implements Closeable {
-        private final Traverse traverse;
-        private final ServerSocket listener;
-        private final AtomicInteger open = new AtomicInteger();
-
-        Forward(Traverse traverse, ServerSocket listener) {
-            this.traverse = traverse;
-            this.listener = listener;
-        }
-
-        int localPort() {
-            return listener.getLocalPort();
-        }
-
-        int openConnections() {
-            return open.get();
-        }
-
-        @Override
-        public void close() throws IOException {
-            try {
-                listener.close();
-            } finally {
-                traverse.close();
-            }
-        }
-    }
-
-    Forward start() throws IOException {
+    RunningPipe<ServerSocket> start() throws IOException {
         int colon = destination.lastIndexOf(':');
         if (colon <= 0 || colon == destination.length() - 1) {
             throw new IllegalArgumentException("DESTINATION '" + destination + "' must be NAME:PORT or NODE:PORT");
@@ -100,21 +68,21 @@ public final class ForwardCommand implements Callable<Integer> {
             traverse.close();
             throw e;
         }
-        Forward forward = new Forward(traverse, listener);
+        RunningPipe<ServerSocket> forward = new RunningPipe<>(traverse, listener);
         Thread acceptor = new Thread(() -> acceptLoop(forward, host, port), "traverse-forward-" + listener.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
         return forward;
     }
 
-    private void acceptLoop(Forward forward, String host, int port) {
-        while (!forward.listener.isClosed()) {
+    private void acceptLoop(RunningPipe<ServerSocket> forward, String host, int port) {
+        while (!forward.listener().isClosed()) {
             Socket local;
             try {
-                local = forward.listener.accept();
+                local = forward.listener().accept();
             } catch (IOException e) {
-                if (!forward.listener.isClosed()) {
-                    log().warn("Accepting on port {} failed: {}", forward.localPort(), e.toString());
+                if (!forward.listener().isClosed()) {
+                    log().warn("Accepting on port {} failed: {}", forward.listener().getLocalPort(), e.toString());
                 }
                 continue;
             }
@@ -122,15 +90,14 @@ public final class ForwardCommand implements Callable<Integer> {
             Thread connector = new Thread(() -> {
                 Socket remote;
                 try {
-                    remote = forward.traverse.socketFactory().createSocket(host, port);
+                    remote = forward.traverse().socketFactory().createSocket(host, port);
                 } catch (IOException e) {
                     log().warn("Connection from {}: could not reach {}: {}; resetting it", local.getRemoteSocketAddress(), destination,
                             e.getMessage());
-                    ExposeCommand.reset(local);
+                    SocketPipe.resetQuietly(local);
                     return;
                 }
-                forward.open.incrementAndGet();
-                SocketPipe.start(local, remote, "traverse-forward-" + forward.localPort(), forward.open::decrementAndGet);
+                forward.pipe(local, remote, "traverse-forward-" + forward.listener().getLocalPort());
             }, "traverse-forward-connect");
             connector.setDaemon(true);
             connector.start();
@@ -140,16 +107,11 @@ public final class ForwardCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         LogLevel.defaultTo("info");
-        Forward forward = start();
+        RunningPipe<ServerSocket> forward = start();
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("forwarding %s:%d to %s%n", bind, forward.localPort(), destination);
+        out.printf("forwarding %s:%d to %s%n", bind, forward.listener().getLocalPort(), destination);
         out.flush();
-        CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            ExposeCommand.closeQuietly(forward);
-            stopped.countDown();
-        }, "traverse-forward-shutdown"));
-        stopped.await();
+        forward.runUntilStopped("traverse-forward-shutdown");
         return 0;
     }
 }

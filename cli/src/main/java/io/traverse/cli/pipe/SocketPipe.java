@@ -75,7 +75,8 @@ final class SocketPipe {
         }
     }
 
-    private static void resetQuietly(Socket socket) {
+    /** Closes with linger 0: the peer gets a reset, not an end of stream. */
+    static void resetQuietly(Socket socket) {
         try {
             socket.setSoLinger(true, 0);
         } catch (IOException ignored) {
@@ -84,9 +85,9 @@ final class SocketPipe {
         closeQuietly(socket);
     }
 
-    private static void closeQuietly(Socket socket) {
+    static void closeQuietly(java.io.Closeable c) {
         try {
-            socket.close();
+            c.close();
         } catch (IOException ignored) {
             // nothing left to do
         }

@@ -52,18 +52,18 @@ class ExposeForwardTest {
         return all.toArray(String[]::new);
     }
 
-    private ExposeCommand.Exposure expose(int localPort, String name, int virtualPort) throws Exception {
+    private RunningPipe<io.traverse.TraverseServerSocket> expose(int localPort, String name, int virtualPort) throws Exception {
         ExposeCommand command = new ExposeCommand();
         new CommandLine(command).parseArgs(nodeArgs(String.valueOf(localPort), "--name", name, "--port", String.valueOf(virtualPort)));
-        ExposeCommand.Exposure exposure = command.start();
+        RunningPipe<io.traverse.TraverseServerSocket> exposure = command.start();
         open.add(exposure);
         return exposure;
     }
 
-    private ForwardCommand.Forward forward(String destination) throws Exception {
+    private RunningPipe<ServerSocket> forward(String destination) throws Exception {
         ForwardCommand command = new ForwardCommand();
         new CommandLine(command).parseArgs(nodeArgs("0", destination));
-        ForwardCommand.Forward forward = command.start();
+        RunningPipe<ServerSocket> forward = command.start();
         open.add(forward);
         return forward;
     }
@@ -87,10 +87,10 @@ class ExposeForwardTest {
         web.start();
         open.add(() -> web.stop(0));
         expose(web.getAddress().getPort(), "web-svc", 8080);
-        ForwardCommand.Forward forward = forward("web-svc:8080");
+        RunningPipe<ServerSocket> forward = forward("web-svc:8080");
 
         HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
-        String base = "http://127.0.0.1:" + forward.localPort();
+        String base = "http://127.0.0.1:" + forward.listener().getLocalPort();
         HttpResponse<byte[]> got = client.send(HttpRequest.newBuilder(URI.create(base + "/page")).timeout(Duration.ofSeconds(30)).build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         assertThat(got.statusCode()).isEqualTo(200);
@@ -119,10 +119,10 @@ class ExposeForwardTest {
         });
         server.setDaemon(true);
         server.start();
-        ExposeCommand.Exposure exposure = expose(service.getLocalPort(), "digest-svc", 7000);
-        ForwardCommand.Forward forward = forward("digest-svc:7000");
+        RunningPipe<io.traverse.TraverseServerSocket> exposure = expose(service.getLocalPort(), "digest-svc", 7000);
+        RunningPipe<ServerSocket> forward = forward("digest-svc:7000");
         byte[] data = random(3, 2 * 1024 * 1024 + 17);
-        try (Socket s = new Socket("127.0.0.1", forward.localPort())) {
+        try (Socket s = new Socket("127.0.0.1", forward.listener().getLocalPort())) {
             s.setSoTimeout(30_000);
             s.getOutputStream().write(data);
             s.shutdownOutput();
@@ -151,8 +151,8 @@ class ExposeForwardTest {
         server.setDaemon(true);
         server.start();
         expose(service.getLocalPort(), "reset-svc", 7001);
-        ForwardCommand.Forward forward = forward("reset-svc:7001");
-        try (Socket s = new Socket("127.0.0.1", forward.localPort())) {
+        RunningPipe<ServerSocket> forward = forward("reset-svc:7001");
+        try (Socket s = new Socket("127.0.0.1", forward.listener().getLocalPort())) {
             s.setSoTimeout(30_000);
             s.getOutputStream().write(1);
             assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class).hasMessageContaining("reset");
@@ -161,8 +161,8 @@ class ExposeForwardTest {
 
     @Test
     void aDestinationThatCannotBeReachedResetsTheLocalConnection() throws Exception {
-        ForwardCommand.Forward forward = forward("no-such-name:80");
-        try (Socket s = new Socket("127.0.0.1", forward.localPort())) {
+        RunningPipe<ServerSocket> forward = forward("no-such-name:80");
+        try (Socket s = new Socket("127.0.0.1", forward.listener().getLocalPort())) {
             s.setSoTimeout(30_000);
             assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class).hasMessageContaining("reset");
         }
