@@ -41,6 +41,13 @@ public final class LinkLimits {
     public static final int MAX_SIDE_PAYLOAD = 16 * 1024;
     /** Hop limit a node starts a side message with. */
     public static final int DEFAULT_SIDE_HOPS = 16;
+    /**
+     * Largest payload of a relay frame: the most a {@code bytes} field (u16 length) can carry. A
+     * relay frame with the longest ids stays far below {@link #MAX_FRAME_AFTER_AUTH}.
+     */
+    public static final int MAX_RELAY_PAYLOAD = 0xFFFF;
+    /** Hop limit a node starts a relay frame with (a hub's RESET starts with it too). */
+    public static final int DEFAULT_RELAY_HOPS = 16;
     /** Longest list (a u16 count). */
     public static final int MAX_LIST = 0xFFFF;
     /** Keepalive intervals a WELCOME may announce, in milliseconds. */

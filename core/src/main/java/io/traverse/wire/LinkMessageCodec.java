@@ -58,6 +58,9 @@ public final class LinkMessageCodec {
         } else if (message instanceof SideMessage m) {
             w.u64(m.messageId()).nodeId(m.from()).nodeId(m.to()).u8(m.hopsLeft()).u8(m.kind().code())
                     .text(m.service()).bytes(m.payload());
+        } else if (message instanceof Relay m) {
+            w.u64(m.connectionId()).nodeId(m.opener()).nodeId(m.acceptor()).u8(m.direction().code()).u8(m.hopsLeft())
+                    .u8(m.kind().code()).bytes(m.payload());
         } else if (message instanceof Gossip g) {
             encodeDescription(w, g.description());
         } else if (message instanceof GossipDigest d) {
@@ -161,6 +164,9 @@ public final class LinkMessageCodec {
             case SIDE_MESSAGE -> new SideMessage(r.u64("message id"), r.nodeId("from"), r.nodeId("to"), r.u8("hops left"),
                     SideMessageKind.ofCode(r.u8("kind")), r.text("service", LinkLimits.MAX_SERVICE),
                     r.bytes("payload", LinkLimits.MAX_SIDE_PAYLOAD));
+            case RELAY -> new Relay(r.u64("connection id"), r.nodeId("opener"), r.nodeId("acceptor"),
+                    RelayDirection.ofCode(r.u8("direction")), r.u8("hops left"), RelayKind.ofCode(r.u8("kind")),
+                    r.bytes("payload", LinkLimits.MAX_RELAY_PAYLOAD));
             case GOSSIP -> new Gossip(decodeDescription(r));
             case GOSSIP_DIGEST -> decodeDigest(r);
         };

@@ -16,6 +16,7 @@ public enum LinkMessageType {
     RESULT(20),
     LOOKUP_RESULT(21),
     SIDE_MESSAGE(32),
+    RELAY(34),
     GOSSIP(48),
     GOSSIP_DIGEST(49);
 

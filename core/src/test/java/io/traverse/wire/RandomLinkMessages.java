@@ -25,7 +25,7 @@ final class RandomLinkMessages {
         return all;
     }
 
-    static final int KINDS = 17;
+    static final int KINDS = 18;
 
     static LinkMessage any(Random r) {
         return of(r.nextInt(KINDS), r);
@@ -50,6 +50,7 @@ final class RandomLinkMessages {
             case 13 -> new LookupResult(r.nextInt(), status(r), list(r, 6, () -> text(r, 60)));
             case 14 -> sideMessage(r);
             case 15 -> new Gossip(description(r));
+            case 16 -> relay(r);
             default -> new GossipDigest(list(r, 20, () -> new GossipDigest.Entry(id(r), r.nextLong())));
         };
     }
@@ -62,6 +63,27 @@ final class RandomLinkMessages {
             case REQUEST -> request;
             case REPLY -> request.reply(bytes(r, r.nextInt(100)));
             case ERROR -> request.error(SideMessageError.values()[r.nextInt(SideMessageError.values().length)], text(r, 50));
+        };
+    }
+
+    static Relay relay(Random r) {
+        long connectionId = r.nextLong();
+        NodeId opener = id(r);
+        NodeId acceptor = id(r);
+        RelayDirection direction = RelayDirection.values()[r.nextInt(2)];
+        Relay open = new Relay(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, r.nextInt(256), RelayKind.OPEN,
+                java.nio.ByteBuffer.allocate(6).putShort((short) (1 + r.nextInt(65535))).putInt(r.nextInt()).array());
+        return switch (RelayKind.values()[r.nextInt(RelayKind.values().length)]) {
+            case OPEN -> open;
+            case ACCEPT -> open.accept(Integer.toUnsignedLong(r.nextInt()));
+            case REFUSE -> open.refuse(text(r, 50));
+            case RESET -> new Relay(connectionId, opener, acceptor, direction, r.nextInt(256), RelayKind.RESET,
+                    text(r, 50).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            // Mostly small, sometimes the largest payload, so the u16 length's top values are exercised too.
+            case DATA -> new Relay(connectionId, opener, acceptor, direction, r.nextInt(256), RelayKind.DATA,
+                    bytes(r, r.nextInt(20) == 0 ? LinkLimits.MAX_RELAY_PAYLOAD : 1 + r.nextInt(200)));
+            case CREDIT -> Relay.credit(connectionId, opener, acceptor, direction, 1 + (Integer.toUnsignedLong(r.nextInt()) % 0xFFFF_FFFFL));
+            case FIN -> Relay.frame(connectionId, opener, acceptor, direction, RelayKind.FIN, new byte[0]);
         };
     }
 

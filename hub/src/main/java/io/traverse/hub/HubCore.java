@@ -19,6 +19,7 @@ import io.traverse.hub.registry.NodeRegistry;
 import io.traverse.hub.routing.HubGraph;
 import io.traverse.hub.routing.HubRoutingTable;
 import io.traverse.hub.sidechannel.SideChannelNetwork;
+import io.traverse.hub.relay.RelayRouter;
 import io.traverse.hub.sidechannel.SideChannelRouter;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
@@ -38,6 +39,7 @@ import io.traverse.wire.Reject;
 import io.traverse.wire.RejectCode;
 import io.traverse.wire.Result;
 import io.traverse.wire.ResultStatus;
+import io.traverse.wire.Relay;
 import io.traverse.wire.SideMessage;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -76,6 +78,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private final HubDirectory directory = new HubDirectory(MAX_KNOWN_HUBS);
     private final Map<NodeId, Link> hubLinks = new LinkedHashMap<>();
     private final SideChannelRouter router;
+    private final RelayRouter relayRouter;
     private final HubMetrics metrics;
     private final long expiryNanos;
     private PeerDialing dialing;
@@ -111,6 +114,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         this.stateLoop = stateLoop;
         this.registry = new NodeRegistry(config.maxNodes(), config.maxNamesPerNode());
         this.router = new SideChannelRouter(this, metrics, config.maxPendingRequestsPerNode(), config.sideRequestTimeout().toMillis());
+        this.relayRouter = new RelayRouter(this, metrics, config.sideRequestTimeout().toMillis());
         this.expiryNanos = config.hubExpiry().toNanos();
         this.routes = HubRoutingTable.compute(HubGraph.of(selfId, java.util.Set.of(), Map.of()));
         this.descriptionBytes = 64 + name.length() + advertised.stream().mapToInt(a -> a.length() + 2).sum();
@@ -283,6 +287,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 return;
             }
             router.fromLocalNode(node.id(), side, System.nanoTime());
+        } else if (message instanceof Relay relay) {
+            if (!relay.source().equals(node.id())) {
+                protocolError(node.link(), "a relay frame " + relay.direction() + " from node " + relay.source()
+                        + " on the link of node " + node.id());
+                return;
+            }
+            relayRouter.fromLocalNode(relay);
         } else if (message instanceof Lookup lookup) {
             node.link().send(LookupAnswers.answer(lookup, view()));
         } else if (message instanceof NameBind bind) {
@@ -389,6 +400,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             onDigest(link, digest);
         } else if (message instanceof SideMessage side) {
             router.fromHub(side, link.peerId());
+        } else if (message instanceof Relay relay) {
+            relayRouter.fromHub(relay, link.peerId());
         } else {
             protocolError(link, message.type() + " is not something a hub sends");
         }

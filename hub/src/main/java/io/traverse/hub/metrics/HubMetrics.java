@@ -27,6 +27,10 @@ public final class HubMetrics {
     private final LongAdder sideDelivered = new LongAdder();
     private final LongAdder sideForwarded = new LongAdder();
     private final LongAdder sideBytesForwarded = new LongAdder();
+    private final LongAdder relayDelivered = new LongAdder();
+    private final LongAdder relayForwarded = new LongAdder();
+    private final LongAdder relayBytesDelivered = new LongAdder();
+    private final LongAdder relayBytesForwarded = new LongAdder();
     private final Map<SideMessageError, Counter> sideErrors = new EnumMap<>(SideMessageError.class);
     private final Map<RejectCode, Counter> refusals = new EnumMap<>(RejectCode.class);
     private final Counter gossipReceived;
@@ -52,6 +56,14 @@ public final class HubMetrics {
             sideErrors.put(error, Counter.builder("traverse.hub.side.errors").tag("kind", error.name())
                     .description("side requests this hub answered with an error").register(registry));
         }
+        FunctionCounter.builder("traverse.hub.relay.frames", relayDelivered, LongAdder::sum).tag("outcome", "delivered")
+                .description("relay frames handed to a node of this hub").register(registry);
+        FunctionCounter.builder("traverse.hub.relay.frames", relayForwarded, LongAdder::sum).tag("outcome", "forwarded")
+                .description("relay frames forwarded to another hub").register(registry);
+        FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesDelivered, LongAdder::sum).tag("outcome", "delivered")
+                .baseUnit("bytes").description("relay frame payload bytes handed to a node of this hub").register(registry);
+        FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesForwarded, LongAdder::sum).tag("outcome", "forwarded")
+                .baseUnit("bytes").description("relay frame payload bytes forwarded to another hub").register(registry);
         for (RejectCode code : RejectCode.values()) {
             refusals.put(code, Counter.builder("traverse.hub.links.refused").tag("code", code.name())
                     .description("links this hub refused or ended with a REJECT").register(registry));
@@ -89,6 +101,22 @@ public final class HubMetrics {
 
     public void sideError(SideMessageError error) {
         sideErrors.get(error).increment();
+    }
+
+    public void relayDelivered(int payloadBytes) {
+        relayDelivered.increment();
+        relayBytesDelivered.add(payloadBytes);
+    }
+
+    public void relayForwarded(int payloadBytes) {
+        relayForwarded.increment();
+        relayBytesForwarded.add(payloadBytes);
+    }
+
+    /** A relay frame this hub could not pass on ({@code kind} names why); rare, so the counter is looked up each time. */
+    public void relayFailure(String kind) {
+        Counter.builder("traverse.hub.relay.failures").tag("kind", kind)
+                .description("relay frames this hub answered with a RESET (or dropped, for a RESET)").register(registry).increment();
     }
 
     public void refused(RejectCode code) {

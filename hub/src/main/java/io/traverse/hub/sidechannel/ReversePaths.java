@@ -7,10 +7,11 @@ import java.util.Map;
 /**
  * Which neighbouring hub a remote node's side messages last came through, for a while: the way
  * back for an answer when gossip about that node has not arrived yet (right after it connected
- * somewhere). Gossip wins whenever it knows the node. Bounded, least recently used out.
+ * somewhere). Gossip wins whenever it knows the node. Bounded, least recently used out. Used by
+ * the relay router too: an ACCEPT must find its way back to an opener that connected a moment ago.
  */
-final class ReversePaths {
-    static final int DEFAULT_CAPACITY = 4096;
+public final class ReversePaths {
+    public static final int DEFAULT_CAPACITY = 4096;
 
     private record Path(NodeId neighbour, long expiresNanos) {
     }
@@ -18,7 +19,7 @@ final class ReversePaths {
     private final long ttlNanos;
     private final Map<NodeId, Path> paths;
 
-    ReversePaths(int capacity, long ttlNanos) {
+    public ReversePaths(int capacity, long ttlNanos) {
         this.ttlNanos = ttlNanos;
         this.paths = new LinkedHashMap<>(16, 0.75f, true) {
             private static final long serialVersionUID = 1L;
@@ -30,12 +31,12 @@ final class ReversePaths {
         };
     }
 
-    void remember(NodeId node, NodeId neighbour, long nowNanos) {
+    public void remember(NodeId node, NodeId neighbour, long nowNanos) {
         paths.put(node, new Path(neighbour, nowNanos + ttlNanos));
     }
 
     /** The neighbour the node was last heard through, or null if never or too long ago. */
-    NodeId neighbourFor(NodeId node, long nowNanos) {
+    public NodeId neighbourFor(NodeId node, long nowNanos) {
         Path path = paths.get(node);
         if (path == null) {
             return null;

@@ -1,0 +1,40 @@
+package io.traverse.wire;
+
+/** What a {@link Relay} frame does to its virtual connection. */
+public enum RelayKind {
+    /** Opener → acceptor: connect to a virtual port; payload u16 virtual port, u32 initial credit. */
+    OPEN(1),
+    /** Acceptor → opener: the connection is in the port's backlog; payload u32 initial credit. */
+    ACCEPT(2),
+    /** Acceptor → opener: no connection (no such port, refused, overload); payload a UTF-8 reason. */
+    REFUSE(3),
+    /** Either way: stream bytes; the sender may send only as many as the receiver granted. */
+    DATA(4),
+    /** Either way: the receiver consumed bytes and grants that many more; payload u32 bytes. */
+    CREDIT(5),
+    /** Either way: the sender will send no more data (half-close); empty payload. */
+    FIN(6),
+    /** Either way, or from a hub that could not deliver a frame: the connection is gone; payload a UTF-8 reason. */
+    RESET(7);
+
+    private final int code;
+
+    RelayKind(int code) {
+        this.code = code;
+    }
+
+    /** The value on the wire. */
+    public int code() {
+        return code;
+    }
+
+    /** @throws IllegalArgumentException for a code no constant has */
+    public static RelayKind ofCode(int code) {
+        for (RelayKind value : values()) {
+            if (value.code == code) {
+                return value;
+            }
+        }
+        throw new IllegalArgumentException("unknown RelayKind code " + code);
+    }
+}

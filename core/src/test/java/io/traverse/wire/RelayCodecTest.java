@@ -1,0 +1,131 @@
+package io.traverse.wire;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.traverse.identity.NodeId;
+import io.traverse.protocol.ProtocolException;
+import java.util.function.Consumer;
+import org.junit.jupiter.api.Test;
+
+class RelayCodecTest {
+    private static final NodeId OPENER = NodeId.of("opener-1");
+    private static final NodeId ACCEPTOR = NodeId.of("acceptor-2");
+
+    @Test
+    void openAndItsAnswersRoundTripWithTheirFields() throws Exception {
+        Relay open = Relay.open(0xFFFF_FFFF_FFFF_FFF0L, OPENER, ACCEPTOR, 65535, 0xFFFF_FFFFL);
+        Relay decoded = roundTrip(open);
+        assertThat(decoded.connectionId()).isEqualTo(0xFFFF_FFFF_FFFF_FFF0L);
+        assertThat(decoded.virtualPort()).isEqualTo(65535);
+        assertThat(decoded.credit()).isEqualTo(0xFFFF_FFFFL);
+        assertThat(decoded.hopsLeft()).isEqualTo(LinkLimits.DEFAULT_RELAY_HOPS);
+        assertThat(decoded.destination()).isEqualTo(ACCEPTOR);
+        assertThat(decoded.source()).isEqualTo(OPENER);
+
+        Relay accept = roundTrip(open.accept(256 * 1024));
+        assertThat(accept.kind()).isEqualTo(RelayKind.ACCEPT);
+        assertThat(accept.direction()).isEqualTo(RelayDirection.TOWARD_OPENER);
+        assertThat(accept.destination()).isEqualTo(OPENER);
+        assertThat(accept.credit()).isEqualTo(256 * 1024);
+
+        Relay refuse = roundTrip(open.refuse("no virtual port 65535 \u00e9"));
+        assertThat(refuse.reason()).isEqualTo("no virtual port 65535 \u00e9");
+    }
+
+    @Test
+    void streamFramesRoundTripInBothDirections() throws Exception {
+        for (RelayDirection direction : RelayDirection.values()) {
+            byte[] bytes = new byte[LinkLimits.MAX_RELAY_PAYLOAD];
+            bytes[0] = 1;
+            bytes[bytes.length - 1] = 2;
+            assertThat(roundTrip(Relay.data(7, OPENER, ACCEPTOR, direction, bytes)).payload()).isEqualTo(bytes);
+            assertThat(roundTrip(Relay.credit(7, OPENER, ACCEPTOR, direction, 65536)).credit()).isEqualTo(65536);
+            assertThat(roundTrip(Relay.frame(7, OPENER, ACCEPTOR, direction, RelayKind.FIN, new byte[0])).kind())
+                    .isEqualTo(RelayKind.FIN);
+        }
+    }
+
+    @Test
+    void aHubResetGoesBackToTheSenderOfTheFrame() {
+        Relay data = Relay.data(3, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, new byte[10]).forwarded();
+        Relay reset = data.resetToSender("x".repeat(5000));
+        assertThat(reset.kind()).isEqualTo(RelayKind.RESET);
+        assertThat(reset.destination()).isEqualTo(ACCEPTOR);
+        assertThat(reset.connectionId()).isEqualTo(3);
+        assertThat(reset.hopsLeft()).isEqualTo(LinkLimits.DEFAULT_RELAY_HOPS);
+        assertThat(reset.payload().length).isLessThanOrEqualTo(LinkLimits.MAX_REASON);
+        assertThat(reset.reason()).endsWith("...");
+    }
+
+    @Test
+    void forwardingCountsHopsDownToZero() {
+        Relay last = new Relay(1, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR, 1, RelayKind.FIN, new byte[0]).forwarded();
+        assertThat(last.hopsLeft()).isZero();
+        assertThatThrownBy(last::forwarded).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void recordsRefusePayloadsThatDoNotFitTheirKind() {
+        assertThatThrownBy(() -> Relay.open(1, OPENER, ACCEPTOR, 0, 1)).hasMessageContaining("virtual port");
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_OPENER, RelayKind.OPEN, new byte[] {0, 1, 0, 0, 0, 1}))
+                .hasMessageContaining("OPEN travels TOWARD_ACCEPTOR");
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.ACCEPT, new byte[4]))
+                .hasMessageContaining("ACCEPT travels TOWARD_OPENER");
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.DATA, new byte[0])).hasMessageContaining("DATA");
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.DATA, new byte[LinkLimits.MAX_RELAY_PAYLOAD + 1]))
+                .hasMessageContaining("payload");
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.CREDIT, new byte[4])).hasMessageContaining("CREDIT of 0");
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.FIN, new byte[1])).hasMessageContaining("FIN payload");
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.RESET, new byte[LinkLimits.MAX_REASON + 1]))
+                .hasMessageContaining("reason");
+        assertThatThrownBy(() -> new Relay(1, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR, 256, RelayKind.FIN, new byte[0]))
+                .hasMessageContaining("hops left");
+    }
+
+    @Test
+    void malformedFramesAreProtocolErrors() {
+        // A payload length that claims more than the frame holds: refused before anything is allocated.
+        assertProtocolError(raw(0, 0, RelayKind.DATA.code(), w -> w.u16(0xFFFF).fixedBytes(new byte[10])), "truncated payload");
+        // The OPEN payload must be exactly port and credit.
+        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u16(5).fixedBytes(new byte[] {0, 1, 0, 0, 0})), "OPEN payload");
+        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u16(6).fixedBytes(new byte[6])), "virtual port 0");
+        assertProtocolError(raw(1, 0, RelayKind.ACCEPT.code(), w -> w.u16(3).fixedBytes(new byte[3])), "ACCEPT payload");
+        assertProtocolError(raw(0, 0, RelayKind.CREDIT.code(), w -> w.u16(8).fixedBytes(new byte[8])), "CREDIT payload");
+        assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u16(2).fixedBytes(new byte[] {(byte) 0xC3, 0x28})), "UTF-8");
+        assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u16(1025).fixedBytes(new byte[1025])), "exceeds 1024");
+        assertProtocolError(raw(2, 0, RelayKind.FIN.code(), w -> w.u16(0)), "RelayDirection code 2");
+        assertProtocolError(raw(0, 0, 8, w -> w.u16(0)), "RelayKind code 8");
+        assertProtocolError(raw(0, 0, RelayKind.FIN.code(), w -> w.u16(0).u8(0)), "trailing");
+        byte[] truncatedHeader = {(byte) LinkMessageType.RELAY.code(), 0, 0, 0, 0, 0, 0, 0, 1, 40};
+        assertProtocolError(truncatedHeader, "truncated opener");
+    }
+
+    private static Relay frame(RelayDirection direction, RelayKind kind, byte[] payload) {
+        return new Relay(1, OPENER, ACCEPTOR, direction, 3, kind, payload);
+    }
+
+    private static Relay roundTrip(Relay message) throws ProtocolException {
+        Relay decoded = (Relay) LinkMessageCodec.decode(LinkMessageCodec.encodeToBytes(message));
+        assertThat(decoded).isEqualTo(message);
+        return decoded;
+    }
+
+    /** A RELAY frame with valid ids and the given direction, kind and payload written by {@code rest}. */
+    private static byte[] raw(int direction, int hops, int kind, Consumer<WireWriter> rest) {
+        ByteBuf buf = Unpooled.buffer();
+        WireWriter w = new WireWriter(buf);
+        w.u8(LinkMessageType.RELAY.code()).u64(9).nodeId(OPENER).nodeId(ACCEPTOR).u8(direction).u8(hops).u8(kind);
+        rest.accept(w);
+        byte[] bytes = new byte[buf.readableBytes()];
+        buf.readBytes(bytes);
+        return bytes;
+    }
+
+    private static void assertProtocolError(byte[] frame, String reasonPart) {
+        assertThatThrownBy(() -> LinkMessageCodec.decode(frame)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining(reasonPart);
+    }
+}
