@@ -1,5 +1,6 @@
 package io.traverse;
 
+import java.util.concurrent.CompletableFuture;
 import io.traverse.identity.NodeId;
 
 /**
@@ -15,4 +16,14 @@ public interface SideChannelHandler {
      * @return the answer, at most {@link SideChannel#MAX_PAYLOAD} bytes
      */
     byte[] answer(NodeId sender, byte[] request) throws Exception;
+
+    /**
+     * The answer, possibly later: a handler that waits on the network (a connection attempt, say)
+     * returns a future at once instead of holding one of the few handler threads. The default
+     * answers on the handler thread with {@link #answer}. A future completed exceptionally fails
+     * the request with {@code HANDLER_FAILED}, as a throwing {@code answer} does.
+     */
+    default CompletableFuture<byte[]> answerLater(NodeId sender, byte[] request) throws Exception {
+        return CompletableFuture.completedFuture(answer(sender, request));
+    }
 }

@@ -147,25 +147,33 @@ public final class NodeSideChannel implements SideChannel {
         }
         try {
             handlerPool.execute(() -> {
-                SideMessage answer;
+                CompletableFuture<byte[]> reply;
                 try {
-                    byte[] reply = handler.answer(request.from(), request.payload());
-                    if (reply == null) {
-                        reply = new byte[0];
-                    }
-                    answer = reply.length > MAX_PAYLOAD
-                            ? request.error(SideMessageError.HANDLER_FAILED, "answer of " + reply.length + " bytes exceeds " + MAX_PAYLOAD)
-                            : request.reply(reply);
+                    reply = handler.answerLater(request.from(), request.payload());
                 } catch (Exception | LinkageError e) {
-                    log.debug("Side-channel handler for '{}' failed", request.service(), e);
-                    answer = request.error(SideMessageError.HANDLER_FAILED, e.getClass().getSimpleName()
-                            + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+                    reply = CompletableFuture.failedFuture(e);
                 }
-                answer(answer);
+                if (reply == null) {
+                    reply = CompletableFuture.failedFuture(new NullPointerException("the handler returned no future"));
+                }
+                reply.whenComplete((bytes, failure) -> answer(answerFor(request, bytes, failure)));
             });
         } catch (RejectedExecutionException e) {
             answer(request.error(SideMessageError.OVERLOAD, "node " + self + " has " + HANDLER_QUEUE + " side-channel requests queued"));
         }
+    }
+
+    private SideMessage answerFor(SideMessage request, byte[] reply, Throwable failure) {
+        if (failure != null) {
+            Throwable e = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            log.debug("Side-channel handler for '{}' failed", request.service(), e);
+            return request.error(SideMessageError.HANDLER_FAILED, e.getClass().getSimpleName()
+                    + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+        }
+        byte[] bytes = reply == null ? new byte[0] : reply;
+        return bytes.length > MAX_PAYLOAD
+                ? request.error(SideMessageError.HANDLER_FAILED, "answer of " + bytes.length + " bytes exceeds " + MAX_PAYLOAD)
+                : request.reply(bytes);
     }
 
     /** Sends an answer on whatever link is up now; if none is, the sender's deadline ends the request. */

@@ -187,6 +187,91 @@ class ReverseConnectionTest {
                 .untilAsserted(() -> assertThat(openFileDescriptors()).isLessThanOrEqualTo(before + 4));
     }
 
+    @Test
+    void aHundredConcurrentConnectionsToANodeBehindAFirewallAllGetThrough() throws Exception {
+        Hub hub = net.hub("reverse-hub-7");
+        Traverse server = node(hub, FirewallRule.deny("all"));
+        Traverse client = node(hub);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000, 200));
+        java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(100);
+        java.util.concurrent.ExecutorService echoes = java.util.concurrent.Executors.newCachedThreadPool();
+        try {
+            Thread acceptor = new Thread(() -> {
+                while (!listening.isClosed()) {
+                    try {
+                        Socket s = listening.accept();
+                        echoes.execute(() -> {
+                            try (s) {
+                                int b = s.getInputStream().read();
+                                s.getOutputStream().write(b);
+                            } catch (java.io.IOException ignored) {
+                                // the client side fails the test
+                            }
+                        });
+                    } catch (java.io.IOException | java.util.concurrent.RejectedExecutionException closed) {
+                        return;
+                    }
+                }
+            });
+            acceptor.setDaemon(true);
+            acceptor.start();
+            VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+            java.util.List<CompletableFuture<String>> all = new java.util.ArrayList<>();
+            for (int i = 0; i < 100; i++) {
+                int n = i;
+                all.add(CompletableFuture.supplyAsync(() -> {
+                    try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+                        s.getOutputStream().write(n);
+                        return s.getInputStream().read() == n ? client.connectionInfo(s).orElseThrow().module() : "wrong echo";
+                    } catch (java.io.IOException e) {
+                        return "failed: " + e.getMessage();
+                    }
+                }, pool));
+            }
+            for (CompletableFuture<String> f : all) {
+                assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo("reverse");
+            }
+        } finally {
+            pool.shutdownNow();
+            echoes.shutdownNow();
+        }
+    }
+
+    @Test
+    void dialBacksToAnUnreachableNodeDoNotHoldUpOthers() throws Exception {
+        Hub hub = net.hub("reverse-hub-8");
+        Traverse server = net.node(LoopbackHubNetwork.config(hub).modules("direct", "reverse").firewall(FirewallRule.deny("all"))
+                .connectTimeout(Duration.ofSeconds(6)).build());
+        assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        // This client drops everything: each dial-back to it hangs until the server's 6 s connect timeout.
+        Traverse unreachable = node(hub, FirewallRule.drop("all"));
+        Traverse client = node(hub);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
+        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        java.util.concurrent.ExecutorService hanging = java.util.concurrent.Executors.newCachedThreadPool();
+        try {
+            for (int i = 0; i < 8; i++) { // more than the side channel's handler threads
+                hanging.execute(() -> {
+                    try (Socket s = unreachable.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+                        s.getOutputStream().write(0);
+                    } catch (java.io.IOException expected) {
+                        // neither side can reach the other
+                    }
+                });
+            }
+            Thread.sleep(300); // the eight dial-backs are under way
+            long start = System.nanoTime();
+            try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort());
+                    Socket accepted = listening.accept()) {
+                assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("reverse");
+                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not queued behind the hanging dial-backs (6 s each)")
+                        .isLessThan(Duration.ofSeconds(3));
+            }
+        } finally {
+            hanging.shutdownNow();
+        }
+    }
+
     private static long openFileDescriptors() throws java.io.IOException {
         try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
             return fds.count();

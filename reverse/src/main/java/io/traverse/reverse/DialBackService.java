@@ -15,46 +15,68 @@ import io.traverse.spi.ReverseConnections;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The target's side: answers "dial me back" requests. Runs on the side channel's handler threads
- * and blocks for the dial, at most the asking node's time left and the node's connect timeout.
+ * The target's side: answers "dial me back" requests. The request is checked and backlog room
+ * reserved on the side channel's handler thread; the dial itself (at most the asking node's time
+ * left and this node's connect timeout) runs on the module's own dial-back threads, so that
+ * dial-backs to unreachable nodes never hold the few handler threads every service shares.
  */
 final class DialBackService implements SideChannelHandler {
     private static final Logger log = LoggerFactory.getLogger(DialBackService.class);
 
     private final ModuleContext context;
+    private final Executor dialBacks;
 
-    DialBackService(ModuleContext context) {
+    DialBackService(ModuleContext context, Executor dialBacks) {
         this.context = context;
+        this.dialBacks = dialBacks;
     }
 
     @Override
-    public byte[] answer(NodeId sender, byte[] request) {
-        return DialBackMessages.encode(handle(sender, request));
+    public byte[] answer(NodeId sender, byte[] request) throws Exception {
+        return answerLater(sender, request).get();
     }
 
-    private Answer handle(NodeId sender, byte[] bytes) {
+    @Override
+    public CompletableFuture<byte[]> answerLater(NodeId sender, byte[] request) {
+        return handle(sender, request).thenApply(DialBackMessages::encode);
+    }
+
+    private CompletableFuture<Answer> handle(NodeId sender, byte[] bytes) {
         DialBackMessages.Request request;
         NodeIdentity dialler;
         try {
             request = DialBackMessages.decodeRequest(bytes);
             dialler = NodeIdentity.parse(request.diallerIdentity());
         } catch (ProtocolException | IllegalArgumentException e) {
-            return new Answer(Status.BAD_REQUEST, e.getMessage());
+            return CompletableFuture.completedFuture(new Answer(Status.BAD_REQUEST, e.getMessage()));
         }
         if (dialler.id().isEmpty() || !dialler.id().get().equals(sender)) {
-            return new Answer(Status.BAD_REQUEST, "the identity to dial is node " + dialler.id().map(NodeId::toString).orElse("(none)")
-                    + ", but the request came from node " + sender);
+            return CompletableFuture.completedFuture(new Answer(Status.BAD_REQUEST, "the identity to dial is node "
+                    + dialler.id().map(NodeId::toString).orElse("(none)") + ", but the request came from node " + sender));
         }
         ReverseConnections.PortSlot slot;
         try {
             slot = context.reverseConnections().reserve(request.virtualPort());
         } catch (AttemptFailedException e) {
-            return new Answer(Status.TARGET_ANSWER, e.getMessage());
+            return CompletableFuture.completedFuture(new Answer(Status.TARGET_ANSWER, e.getMessage()));
         }
+        try {
+            return CompletableFuture.supplyAsync(() -> dialBack(sender, request, dialler, slot), dialBacks);
+        } catch (RejectedExecutionException e) {
+            slot.release();
+            return CompletableFuture.completedFuture(new Answer(Status.UNREACHABLE, "node " + self()
+                    + " is dialling back as many nodes as it will at once; try again"));
+        }
+    }
+
+    private Answer dialBack(NodeId sender, DialBackMessages.Request request, NodeIdentity dialler, ReverseConnections.PortSlot slot) {
         long millis = Math.max(1, Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
         ConnectRequest back = new ConnectRequest(dialler, request.virtualPort(), Deadline.after(Duration.ofMillis(millis)), ConnectOptions.NONE);
         try {
@@ -65,11 +87,14 @@ final class DialBackService implements SideChannelHandler {
         } catch (IOException e) {
             slot.release();
             log.debug("Could not dial node {} back: {}", sender, e.getMessage());
-            return new Answer(Status.UNREACHABLE, "node " + context.localIdentity().id().map(NodeId::toString).orElse("?")
-                    + " could not dial back: " + e.getMessage());
+            return new Answer(Status.UNREACHABLE, "node " + self() + " could not dial back: " + e.getMessage());
         } catch (RuntimeException e) {
             slot.release();
             throw e;
         }
+    }
+
+    private String self() {
+        return context.localIdentity().id().map(NodeId::toString).orElse("?");
     }
 }

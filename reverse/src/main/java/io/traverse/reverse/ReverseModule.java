@@ -18,16 +18,28 @@ import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 /** The source's side: asks the target to dial back and waits for the connection. */
 final class ReverseModule implements ConnectionModule {
+    /** Dial-backs under way at once at most; beyond, a request is answered at once that the node is busy. */
+    static final int MAX_DIAL_BACKS = 64;
+
     private final ModuleContext context;
+    private final ThreadPoolExecutor dialBacks;
     private final SideChannel.Registration service;
 
     ReverseModule(ModuleContext context) {
         this.context = context;
-        this.service = context.sideChannel().register(DialBackMessages.SERVICE, new DialBackService(context));
+        this.dialBacks = new ThreadPoolExecutor(0, MAX_DIAL_BACKS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "traverse-dial-back");
+            t.setDaemon(true);
+            return t;
+        });
+        this.service = context.sideChannel().register(DialBackMessages.SERVICE, new DialBackService(context, dialBacks));
     }
 
     @Override
@@ -52,6 +64,7 @@ final class ReverseModule implements ConnectionModule {
     @Override
     public void close() {
         service.close();
+        dialBacks.shutdownNow();
     }
 
     private final class DialBackAttempt implements ConnectionAttempt {
