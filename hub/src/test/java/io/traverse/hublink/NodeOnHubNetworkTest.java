@@ -168,4 +168,45 @@ class NodeOnHubNetworkTest {
                 .isInstanceOf(ExecutionException.class).cause().isInstanceOf(SideChannelException.class)
                 .matches(e -> ((SideChannelException) e).failure() == SideChannelException.Failure.UNKNOWN_NODE, "UNKNOWN_NODE");
     }
+
+    @Test
+    void aHandlerMayAnswerLaterWithoutHoldingAHandlerThread() throws Exception {
+        Hub hub = net.hub("hub-later");
+        Traverse asker = net.node(hub);
+        Traverse answerer = net.node(hub);
+        NodeId target = answerer.identity().id().orElseThrow();
+        java.util.List<java.util.concurrent.CompletableFuture<byte[]>> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+        answerer.sideChannel().register("later", new io.traverse.SideChannelHandler() {
+            @Override
+            public byte[] answer(NodeId sender, byte[] request) {
+                throw new UnsupportedOperationException("answers later");
+            }
+
+            @Override
+            public java.util.concurrent.CompletableFuture<byte[]> answerLater(NodeId sender, byte[] request) {
+                java.util.concurrent.CompletableFuture<byte[]> answer = new java.util.concurrent.CompletableFuture<>();
+                held.add(answer);
+                return answer;
+            }
+        });
+        answerer.sideChannel().register("now", (from, payload) -> payload);
+        assertThat(asker.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        assertThat(answerer.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        await().atMost(Duration.ofSeconds(15)).ignoreExceptions().untilAsserted(() ->
+                assertThat(asker.sideChannel().request(target, "now", new byte[] {1}).get(5, TimeUnit.SECONDS)).containsExactly(1));
+        // More requests held open than there are handler threads: "now" is still answered at once.
+        java.util.List<java.util.concurrent.CompletableFuture<byte[]>> waiting = new java.util.ArrayList<>();
+        for (int i = 0; i < 10; i++) {
+            waiting.add(asker.sideChannel().request(target, "later", new byte[] {(byte) i}, Duration.ofSeconds(20)));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> held.size() == 10);
+        assertThat(asker.sideChannel().request(target, "now", new byte[] {2}).get(5, TimeUnit.SECONDS)).containsExactly(2);
+        held.get(0).complete("done".getBytes(StandardCharsets.UTF_8));
+        held.get(1).completeExceptionally(new IllegalStateException("gave up"));
+        assertThat(waiting.get(0).get(10, TimeUnit.SECONDS)).asString(StandardCharsets.UTF_8).isEqualTo("done");
+        assertThatThrownBy(() -> waiting.get(1).get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(SideChannelException.class).hasMessageContaining("gave up")
+                .matches(e -> ((SideChannelException) e).failure() == SideChannelException.Failure.HANDLER_FAILED, "HANDLER_FAILED");
+        held.forEach(f -> f.complete(new byte[0]));
+    }
 }
