@@ -413,6 +413,14 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         }
 
         @Override
+        public void checkListening(int virtualPort) throws AttemptFailedException {
+            AcceptQueue queue = ports.lookup(virtualPort);
+            if (queue == null || queue.isClosed()) {
+                throw new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
+            }
+        }
+
+        @Override
         public PortSlot reserve(int virtualPort) throws AttemptFailedException {
             AcceptQueue queue = ports.lookup(virtualPort);
             if (queue == null) {
@@ -452,7 +460,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             NodeId dialler = request.source().id().orElse(null);
             AcceptQueue expecting = rendezvous.claim(request.token(), dialler);
             if (expecting == null || !expecting.tryReserve()) {
-                return Verdict.reject(Answer.PORT_NOT_FOUND, "this node expects no connection back from "
+                // REFUSED, not PORT_NOT_FOUND: it rules out this connection only (a token already used
+                // by the dialler's faster attempt at another of our addresses), not the dialler's whole race.
+                return Verdict.reject(Answer.REFUSED, "this node expects no connection back from "
                         + (dialler == null ? "an anonymous node" : "node " + dialler) + " under that token");
             }
             return Verdict.accept(expecting);

@@ -17,8 +17,15 @@ public interface ReverseConnections {
     Expectation expect(NodeId from);
 
     /**
-     * Reserves room in the backlog of a local virtual port for a connection this node is about
-     * to dial back, so that the answer (no such port, backlog full) comes before any dialling.
+     * Checks that a local virtual port listens, before any dialling back for it.
+     *
+     * @throws AttemptFailedException with {@link FailureScope#TARGET}: nothing listens there
+     */
+    void checkListening(int virtualPort) throws AttemptFailedException;
+
+    /**
+     * Reserves room in the backlog of a local virtual port for a connection this node has dialled
+     * back (reserved only once it is there: a dial that hangs must not hold a slot).
      *
      * @throws AttemptFailedException with {@link FailureScope#TARGET}: nothing listens there, or its backlog is full
      */

@@ -277,6 +277,43 @@ class ReverseConnectionTest {
         }
     }
 
+    @Test
+    void aFullBacklogAtTheTargetIsADefinitiveAnswerAndNoHalfConnectionIsReturned() throws Exception {
+        Hub hub = net.hub("reverse-hub-9");
+        Traverse server = node(hub, FirewallRule.deny("all"));
+        Traverse client = node(hub);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000, 1));
+        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        try (Socket first = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+            // nobody accepts: the backlog of one is taken by the first
+            assertThatThrownBy(() -> client.socketFactory().createSocket(target.getHostString(), target.getPort()))
+                    .isInstanceOf(ConnectException.class).hasMessageContaining("backlog of virtual port 4000 is full");
+            try (Socket accepted = listening.accept()) {
+                first.getOutputStream().write(9);
+                assertThat(accepted.getInputStream().read()).isEqualTo(9);
+            }
+        }
+    }
+
+    @Test
+    void aDialBackRequestNamingManyAddressesIsRefused() throws Exception {
+        Hub hub = net.hub("reverse-hub-10");
+        Traverse server = node(hub, FirewallRule.deny("all"));
+        Traverse client = node(hub);
+        net.closeLater(server.serverSocketFactory().createServerSocket(4000));
+        io.traverse.identity.NodeIdentity.Builder many = io.traverse.identity.NodeIdentity.builder().id(client.identity().id().orElseThrow());
+        for (int i = 1; i <= 9; i++) {
+            many.address(new java.net.InetSocketAddress("10.9.9." + i, 7000));
+        }
+        byte[] identity = many.build().toText().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        byte[] request = java.nio.ByteBuffer.allocate(1 + 16 + 2 + 4 + identity.length).put((byte) 1).put(new byte[16])
+                .putShort((short) 4000).putInt(5000).put(identity).array();
+        byte[] answer = client.sideChannel().request(server.identity().id().orElseThrow(), "traverse.reverse", request,
+                Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
+        assertThat(answer[0]).as("BAD_REQUEST").isEqualTo((byte) 3);
+        assertThat(new String(answer, 1, answer.length - 1, java.nio.charset.StandardCharsets.UTF_8)).contains("at most 8");
+    }
+
     private static long openFileDescriptors() throws java.io.IOException {
         try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
             return fds.count();

@@ -30,6 +30,9 @@ import org.slf4j.LoggerFactory;
 final class DialBackService implements SideChannelHandler {
     private static final Logger log = LoggerFactory.getLogger(DialBackService.class);
 
+    /** Addresses of one identity this node dials back at most: a request cannot make it scan a network. */
+    static final int MAX_ADDRESSES = 8;
+
     private final ModuleContext context;
     private final Executor dialBacks;
 
@@ -61,36 +64,50 @@ final class DialBackService implements SideChannelHandler {
             return CompletableFuture.completedFuture(new Answer(Status.BAD_REQUEST, "the identity to dial is node "
                     + dialler.id().map(NodeId::toString).orElse("(none)") + ", but the request came from node " + sender));
         }
-        ReverseConnections.PortSlot slot;
         try {
-            slot = context.reverseConnections().reserve(request.virtualPort());
+            context.reverseConnections().checkListening(request.virtualPort());
         } catch (AttemptFailedException e) {
             return CompletableFuture.completedFuture(new Answer(Status.TARGET_ANSWER, e.getMessage()));
         }
+        if (dialler.directAddresses().size() > MAX_ADDRESSES) {
+            return CompletableFuture.completedFuture(new Answer(Status.BAD_REQUEST, "an identity with "
+                    + dialler.directAddresses().size() + " addresses; this node dials back at most " + MAX_ADDRESSES));
+        }
         try {
-            return CompletableFuture.supplyAsync(() -> dialBack(sender, request, dialler, slot), dialBacks);
+            return CompletableFuture.supplyAsync(() -> dialBack(sender, request, dialler), dialBacks);
         } catch (RejectedExecutionException e) {
-            slot.release();
             return CompletableFuture.completedFuture(new Answer(Status.UNREACHABLE, "node " + self()
                     + " is dialling back as many nodes as it will at once; try again"));
         }
     }
 
-    private Answer dialBack(NodeId sender, DialBackMessages.Request request, NodeIdentity dialler, ReverseConnections.PortSlot slot) {
+    private Answer dialBack(NodeId sender, DialBackMessages.Request request, NodeIdentity dialler) {
         long millis = Math.max(1, Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
         ConnectRequest back = new ConnectRequest(dialler, request.virtualPort(), Deadline.after(Duration.ofMillis(millis)), ConnectOptions.NONE);
+        Socket socket;
         try {
-            Socket socket = context.directConnector().attempt(back, request.token()).connect();
-            slot.deliver(socket);
-            log.debug("Dialled node {} back for virtual port {}", sender, request.virtualPort());
-            return new Answer(Status.CONNECTED, "");
+            socket = context.directConnector().attempt(back, request.token()).connect();
         } catch (IOException e) {
-            slot.release();
             log.debug("Could not dial node {} back: {}", sender, e.getMessage());
             return new Answer(Status.UNREACHABLE, "node " + self() + " could not dial back: " + e.getMessage());
-        } catch (RuntimeException e) {
-            slot.release();
-            throw e;
+        }
+        ReverseConnections.PortSlot slot;
+        try {
+            slot = context.reverseConnections().reserve(request.virtualPort());
+        } catch (AttemptFailedException e) {
+            closeQuietly(socket); // the dialler waits for this answer before it uses its end
+            return new Answer(Status.TARGET_ANSWER, e.getMessage());
+        }
+        slot.deliver(socket);
+        log.debug("Dialled node {} back for virtual port {}", sender, request.virtualPort());
+        return new Answer(Status.CONNECTED, "");
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // nothing left to do
         }
     }
 

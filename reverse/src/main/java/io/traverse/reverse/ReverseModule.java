@@ -67,6 +67,14 @@ final class ReverseModule implements ConnectionModule {
         dialBacks.shutdownNow();
     }
 
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // nothing left to do
+        }
+    }
+
     private final class DialBackAttempt implements ConnectionAttempt {
         private final ConnectRequest request;
         private final NodeId target;
@@ -107,7 +115,8 @@ final class ReverseModule implements ConnectionModule {
                     }
                 });
                 try {
-                    return waiting.take(Math.max(1, request.deadline().remainingMillis()));
+                    Socket socket = waiting.take(Math.max(1, request.deadline().remainingMillis()));
+                    return confirmed(socket, pending);
                 } catch (SocketTimeoutException e) {
                     throw new SocketTimeoutException("connect timed out waiting for node " + target + " to dial back");
                 } catch (IOException e) {
@@ -119,6 +128,36 @@ final class ReverseModule implements ConnectionModule {
                 }
             } finally {
                 waiting.close();
+            }
+        }
+
+        /**
+         * The socket once the target confirms it queued its end for its server socket: until then
+         * the target may still close it (its backlog filled up meanwhile), and the application
+         * must not get a connection that ends at once.
+         */
+        private Socket confirmed(Socket socket, CompletableFuture<byte[]> answer) throws IOException {
+            try {
+                AttemptFailedException refused = fromAnswer(answer.get(Math.max(1, request.deadline().remainingMillis()),
+                        TimeUnit.MILLISECONDS));
+                if (refused == null) {
+                    return socket;
+                }
+                closeQuietly(socket);
+                throw refused;
+            } catch (java.util.concurrent.TimeoutException e) {
+                closeQuietly(socket);
+                throw new SocketTimeoutException("connect timed out waiting for node " + target + " to confirm its dial-back");
+            } catch (java.util.concurrent.ExecutionException e) {
+                closeQuietly(socket);
+                throw fromSideChannel(e.getCause());
+            } catch (java.util.concurrent.CancellationException e) {
+                closeQuietly(socket);
+                throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                closeQuietly(socket);
+                throw new java.io.InterruptedIOException("interrupted waiting for node " + target + " to confirm its dial-back");
             }
         }
 
