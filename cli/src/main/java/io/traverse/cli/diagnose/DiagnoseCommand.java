@@ -49,7 +49,17 @@ public final class DiagnoseCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         int colon = target.lastIndexOf(':');
         String host = colon < 0 ? target : target.substring(0, colon);
-        int port = colon < 0 ? PROBE_PORT : Integer.parseInt(target.substring(colon + 1));
+        int port;
+        try {
+            port = colon < 0 ? PROBE_PORT : Integer.parseInt(target.substring(colon + 1));
+        } catch (NumberFormatException e) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "TARGET '" + target + "': '"
+                    + target.substring(colon + 1) + "' is not a port");
+        }
+        if (port < 1 || port > 65535) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "TARGET '" + target + "': port " + port
+                    + " is not within 1-65535");
+        }
         List<String> modules;
         try (Traverse probe = node.start()) {
             modules = probe.modules();

@@ -46,16 +46,17 @@ record ModuleProbe(String module, Outcome outcome, Duration time, String detail)
         }
     }
 
-    private static boolean answeredByTarget(IOException e) {
+    /** Whether the failure, or one it carries (a race keeps each attempt's as suppressed), is the target's own answer. */
+    private static boolean answeredByTarget(Throwable e) {
         if (e instanceof AttemptFailedException a && a.scope() == FailureScope.TARGET) {
             return true;
         }
         for (Throwable s : e.getSuppressed()) {
-            if (s instanceof AttemptFailedException a && a.scope() == FailureScope.TARGET) {
+            if (answeredByTarget(s)) {
                 return true;
             }
         }
-        return false;
+        return e.getCause() != null && e.getCause() != e && answeredByTarget(e.getCause());
     }
 
     private static String firstLine(Throwable e) {

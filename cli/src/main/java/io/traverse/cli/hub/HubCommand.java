@@ -94,13 +94,28 @@ public final class HubCommand implements Callable<Integer> {
         } catch (IllegalArgumentException e) {
             throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
         }
-        Hub hub = Hub.start(hubConfig);
+        // The hook goes in before the hub starts: a SIGTERM right after "listening on" must still close it cleanly.
+        java.util.concurrent.atomic.AtomicReference<Hub> started = new java.util.concurrent.atomic.AtomicReference<>();
         CountDownLatch stopped = new CountDownLatch(1);
+        CountDownLatch ready = new CountDownLatch(1);
         Thread closer = new Thread(() -> {
-            hub.close();
+            try {
+                ready.await(30, java.util.concurrent.TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            Hub hub = started.get();
+            if (hub != null) {
+                hub.close();
+            }
             stopped.countDown();
         }, "traverse-hub-shutdown");
         Runtime.getRuntime().addShutdownHook(closer);
+        try {
+            started.set(Hub.start(hubConfig));
+        } finally {
+            ready.countDown();
+        }
         // Runs until the JVM is told to stop; the hook closes the hub and then lets main return.
         stopped.await();
         return 0;

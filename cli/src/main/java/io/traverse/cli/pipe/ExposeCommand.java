@@ -75,20 +75,26 @@ public final class ExposeCommand implements Callable<Integer> {
             } catch (IOException e) {
                 if (!exposure.listener().isClosed()) {
                     log().warn("Accepting on {} failed: {}", name, e.toString());
+                    exposure.pauseAfterAcceptError();
                 }
                 continue;
             }
-            Socket local = new Socket();
-            try {
-                local.connect(service, LOCAL_CONNECT_TIMEOUT_MILLIS);
-            } catch (IOException e) {
-                log().warn("Connection from {} to {}: the local service at {} did not answer ({}); resetting it",
-                        remote.getRemoteSocketAddress(), name, service, e.getMessage());
-                SocketPipe.resetQuietly(remote);
-                SocketPipe.closeQuietly(local);
-                continue;
-            }
-            exposure.pipe(remote, local, "traverse-expose-" + name);
+            // The local connect may take a while (a stalled service): not on the accept thread.
+            Thread connector = new Thread(() -> {
+                Socket local = new Socket();
+                try {
+                    local.connect(service, LOCAL_CONNECT_TIMEOUT_MILLIS);
+                } catch (IOException e) {
+                    log().warn("Connection from {} to {}: the local service at {} did not answer ({}); resetting it",
+                            remote.getRemoteSocketAddress(), name, service, e.getMessage());
+                    SocketPipe.resetQuietly(remote);
+                    SocketPipe.closeQuietly(local);
+                    return;
+                }
+                exposure.pipe(remote, local, "traverse-expose-" + name);
+            }, "traverse-expose-connect");
+            connector.setDaemon(true);
+            connector.start();
         }
     }
 

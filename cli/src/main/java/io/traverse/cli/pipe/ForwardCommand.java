@@ -83,6 +83,7 @@ public final class ForwardCommand implements Callable<Integer> {
             } catch (IOException e) {
                 if (!forward.listener().isClosed()) {
                     log().warn("Accepting on port {} failed: {}", forward.listener().getLocalPort(), e.toString());
+                    forward.pauseAfterAcceptError();
                 }
                 continue;
             }

@@ -8,12 +8,15 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * A running {@code expose} or {@code forward}: its node, the listener it accepts on, and how
- * many connections it pipes now. Closing it closes the listener and the node.
+ * many connections it pipes now. Closing it closes the listener, resets the piped connections
+ * and closes the node.
  */
 final class RunningPipe<L extends Closeable> implements Closeable {
     private final Traverse traverse;
     private final L listener;
     private final AtomicInteger open = new AtomicInteger();
+    private final java.util.Set<java.net.Socket> piped = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
 
     RunningPipe(Traverse traverse, L listener) {
         this.traverse = traverse;
@@ -32,10 +35,29 @@ final class RunningPipe<L extends Closeable> implements Closeable {
         return open.get();
     }
 
-    /** Pipes one more pair of sockets, counted until both are closed. */
+    /** Pipes one more pair of sockets, counted until both are closed; after {@link #close()}, resets them instead. */
     void pipe(java.net.Socket a, java.net.Socket b, String name) {
         open.incrementAndGet();
-        SocketPipe.start(a, b, name, open::decrementAndGet);
+        piped.add(a);
+        piped.add(b);
+        SocketPipe.start(a, b, name, () -> {
+            piped.remove(a);
+            piped.remove(b);
+            open.decrementAndGet();
+        });
+        if (closed) {
+            SocketPipe.resetQuietly(a);
+            SocketPipe.resetQuietly(b);
+        }
+    }
+
+    /** After an accept error other than the listener closing: a moment's pause, so that a persistent one (out of file descriptors) does not spin. */
+    void pauseAfterAcceptError() {
+        try {
+            Thread.sleep(100);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     /** Blocks until the JVM is told to stop (SIGTERM, Ctrl-C); the shutdown hook closes this first. */
@@ -48,11 +70,16 @@ final class RunningPipe<L extends Closeable> implements Closeable {
         stopped.await();
     }
 
+    /** Closes the listener, resets every connection still piped, and closes the node. */
     @Override
     public void close() throws IOException {
+        closed = true;
         try {
             listener.close();
         } finally {
+            for (java.net.Socket s : piped) {
+                SocketPipe.resetQuietly(s);
+            }
             traverse.close();
         }
     }

@@ -160,6 +160,32 @@ class ExposeForwardTest {
     }
 
     @Test
+    void closingAForwardResetsTheConnectionsItStillPipes() throws Exception {
+        ServerSocket service = new ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress());
+        open.add(service);
+        Thread server = new Thread(() -> {
+            try (Socket s = service.accept()) {
+                s.getInputStream().read(); // and then nothing: the connection stays open
+                s.getInputStream().read();
+            } catch (IOException e) {
+                // reset, as the test wants
+            }
+        });
+        server.setDaemon(true);
+        server.start();
+        expose(service.getLocalPort(), "idle-svc", 7002);
+        RunningPipe<ServerSocket> forward = forward("idle-svc:7002");
+        try (Socket s = new Socket("127.0.0.1", forward.listener().getLocalPort())) {
+            s.setSoTimeout(30_000);
+            s.getOutputStream().write(1);
+            await().atMost(Duration.ofSeconds(10)).until(() -> forward.openConnections() == 1);
+            forward.close();
+            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class).hasMessageContaining("reset");
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> forward.openConnections() == 0);
+    }
+
+    @Test
     void aDestinationThatCannotBeReachedResetsTheLocalConnection() throws Exception {
         RunningPipe<ServerSocket> forward = forward("no-such-name:80");
         try (Socket s = new Socket("127.0.0.1", forward.listener().getLocalPort())) {
