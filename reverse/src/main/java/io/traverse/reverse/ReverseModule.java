@@ -27,6 +27,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class ReverseModule implements ConnectionModule {
     /** Dial-backs under way at once at most; beyond, a request is answered at once that the node is busy. */
     static final int MAX_DIAL_BACKS = 64;
+    private static final long DEADLINE_MARGIN_MILLIS = 20;
 
     private final ModuleContext context;
     private final ThreadPoolExecutor dialBacks;
@@ -115,7 +116,7 @@ final class ReverseModule implements ConnectionModule {
                     }
                 });
                 try {
-                    Socket socket = waiting.take(Math.max(1, request.deadline().remainingMillis()));
+                    Socket socket = waiting.take(untilPastDeadline());
                     return confirmed(socket, pending);
                 } catch (SocketTimeoutException e) {
                     throw new SocketTimeoutException("connect timed out waiting for node " + target + " to dial back");
@@ -132,14 +133,21 @@ final class ReverseModule implements ConnectionModule {
         }
 
         /**
+         * How long to wait: a little past the deadline, so that the racer's deadline, not this
+         * wait, ends an attempt that runs out of time (and the application sees a timeout).
+         */
+        private long untilPastDeadline() {
+            return request.deadline().remainingMillis() + DEADLINE_MARGIN_MILLIS;
+        }
+
+        /**
          * The socket once the target confirms it queued its end for its server socket: until then
          * the target may still close it (its backlog filled up meanwhile), and the application
          * must not get a connection that ends at once.
          */
         private Socket confirmed(Socket socket, CompletableFuture<byte[]> answer) throws IOException {
             try {
-                AttemptFailedException refused = fromAnswer(answer.get(Math.max(1, request.deadline().remainingMillis()),
-                        TimeUnit.MILLISECONDS));
+                AttemptFailedException refused = fromAnswer(answer.get(untilPastDeadline(), TimeUnit.MILLISECONDS));
                 if (refused == null) {
                     return socket;
                 }
