@@ -46,8 +46,8 @@ class ReverseConnectionTest {
         Hub hub = net.hub("reverse-hub");
         Traverse server = node(hub, FirewallRule.deny("all"));
         Traverse client = node(hub);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
-        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        TraverseServerSocket listening = listen(server, 0);
+        VirtualSocketAddress target = addressOf(listening);
 
         CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
             try (Socket s = listening.accept()) {
@@ -64,7 +64,7 @@ class ReverseConnectionTest {
                 throw new IllegalStateException(e);
             }
         });
-        try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+        try (Socket s = connect(client, target)) {
             ConnectionInfo info = client.connectionInfo(s).orElseThrow();
             assertThat(info.module()).isEqualTo("reverse");
             byte[] sent = randomBytes(1, DATA);
@@ -86,10 +86,10 @@ class ReverseConnectionTest {
         Hub hub = net.hub("reverse-hub-2");
         Traverse server = node(hub, FirewallRule.deny("all"));
         Traverse client = node(hub, FirewallRule.deny("all"));
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
-        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        TraverseServerSocket listening = listen(server, 0);
+        VirtualSocketAddress target = addressOf(listening);
         long start = System.nanoTime();
-        assertThatThrownBy(() -> client.socketFactory().createSocket(target.getHostString(), target.getPort()))
+        assertThatThrownBy(() -> connect(client, target))
                 .isInstanceOf(ConnectException.class)
                 .hasMessageContaining("refused")
                 .hasMessageContaining("could not dial back");
@@ -102,7 +102,7 @@ class ReverseConnectionTest {
         Traverse server = node(hub, FirewallRule.deny("all"));
         Traverse client = node(hub);
         VirtualSocketAddress target = server.address(4001);
-        assertThatThrownBy(() -> client.socketFactory().createSocket(target.getHostString(), target.getPort()))
+        assertThatThrownBy(() -> connect(client, target))
                 .isInstanceOf(ConnectException.class)
                 .hasMessageContaining("nothing listens on virtual port 4001");
         // and nothing was queued at the server for the port that does not exist
@@ -117,10 +117,10 @@ class ReverseConnectionTest {
         Hub hub = net.hub("reverse-hub-4");
         Traverse server = node(hub, FirewallRule.drop("all"));
         Traverse client = node(hub);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
-        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        TraverseServerSocket listening = listen(server, 0);
+        VirtualSocketAddress target = addressOf(listening);
         long start = System.nanoTime();
-        try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort());
+        try (Socket s = connect(client, target);
                 Socket accepted = listening.accept()) {
             assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the direct attempt alone would wait 10 s")
                     .isLessThan(Duration.ofSeconds(5));
@@ -136,16 +136,16 @@ class ReverseConnectionTest {
         Traverse first = node(hub, FirewallRule.deny("all"));
         Traverse second = node(hub, FirewallRule.deny("all"));
         Traverse client = node(hub);
-        TraverseServerSocket one = net.closeLater(first.serverSocketFactory().createServerSocket(4000));
-        TraverseServerSocket two = net.closeLater(second.serverSocketFactory().createServerSocket(4000));
-        VirtualSocketAddress a = (VirtualSocketAddress) one.getLocalSocketAddress();
-        VirtualSocketAddress b = (VirtualSocketAddress) two.getLocalSocketAddress();
-        try (Socket s = client.socketFactory().createSocket(a.getHostString(), a.getPort())) {
+        TraverseServerSocket one = listen(first, 0);
+        TraverseServerSocket two = listen(second, 0);
+        VirtualSocketAddress a = addressOf(one);
+        VirtualSocketAddress b = addressOf(two);
+        try (Socket s = connect(client, a)) {
             ConnectionInfo info = client.connectionInfo(s).orElseThrow();
             assertThat(info.module()).isEqualTo("reverse");
             assertThat(info.cachedModule()).isFalse();
         }
-        try (Socket s = client.socketFactory().createSocket(b.getHostString(), b.getPort())) {
+        try (Socket s = connect(client, b)) {
             ConnectionInfo info = client.connectionInfo(s).orElseThrow();
             assertThat(info.module()).isEqualTo("reverse");
             assertThat(info.cachedModule()).as("another node, same hub: the cache names reverse").isTrue();
@@ -164,7 +164,7 @@ class ReverseConnectionTest {
                 .cacheTtl(Duration.ZERO).connectTimeout(Duration.ofSeconds(10)).build());
         assertThat(client.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
+        TraverseServerSocket listening = listen(server, 0);
         Thread acceptor = new Thread(() -> {
             while (!listening.isClosed()) {
                 try (Socket s = listening.accept()) {
@@ -176,13 +176,13 @@ class ReverseConnectionTest {
         });
         acceptor.setDaemon(true);
         acceptor.start();
-        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        VirtualSocketAddress target = addressOf(listening);
         for (int i = 0; i < 5; i++) { // threads, selectors and caches that stay: made before counting
-            client.socketFactory().createSocket(target.getHostString(), target.getPort()).close();
+            connect(client, target).close();
         }
         long before = openFileDescriptors();
         for (int i = 0; i < 1000; i++) {
-            try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+            try (Socket s = connect(client, target)) {
                 s.getOutputStream().write(1);
                 assertThat(client.connectionInfo(s).orElseThrow().cachedModule()).isFalse();
             }
@@ -197,7 +197,7 @@ class ReverseConnectionTest {
         Hub hub = net.hub("reverse-hub-7");
         Traverse server = node(hub, FirewallRule.deny("all"));
         Traverse client = node(hub);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000, 200));
+        TraverseServerSocket listening = listen(server, 200);
         java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(100);
         java.util.concurrent.ExecutorService echoes = java.util.concurrent.Executors.newCachedThreadPool();
         try {
@@ -220,12 +220,12 @@ class ReverseConnectionTest {
             });
             acceptor.setDaemon(true);
             acceptor.start();
-            VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+            VirtualSocketAddress target = addressOf(listening);
             java.util.List<CompletableFuture<String>> all = new java.util.ArrayList<>();
             for (int i = 0; i < 100; i++) {
                 int n = i;
                 all.add(CompletableFuture.supplyAsync(() -> {
-                    try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+                    try (Socket s = connect(client, target)) {
                         s.getOutputStream().write(n);
                         return s.getInputStream().read() == n ? client.connectionInfo(s).orElseThrow().module() : "wrong echo";
                     } catch (java.io.IOException e) {
@@ -251,13 +251,13 @@ class ReverseConnectionTest {
         // This client drops everything: each dial-back to it hangs until the server's 6 s connect timeout.
         Traverse unreachable = node(hub, FirewallRule.drop("all"));
         Traverse client = node(hub);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000));
-        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        TraverseServerSocket listening = listen(server, 0);
+        VirtualSocketAddress target = addressOf(listening);
         java.util.concurrent.ExecutorService hanging = java.util.concurrent.Executors.newCachedThreadPool();
         try {
             for (int i = 0; i < 8; i++) { // more than the side channel's handler threads
                 hanging.execute(() -> {
-                    try (Socket s = unreachable.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+                    try (Socket s = connect(unreachable, target)) {
                         s.getOutputStream().write(0);
                     } catch (java.io.IOException expected) {
                         // neither side can reach the other
@@ -266,7 +266,7 @@ class ReverseConnectionTest {
             }
             Thread.sleep(300); // the eight dial-backs are under way
             long start = System.nanoTime();
-            try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort());
+            try (Socket s = connect(client, target);
                     Socket accepted = listening.accept()) {
                 assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("reverse");
                 assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not queued behind the hanging dial-backs (6 s each)")
@@ -282,11 +282,11 @@ class ReverseConnectionTest {
         Hub hub = net.hub("reverse-hub-9");
         Traverse server = node(hub, FirewallRule.deny("all"));
         Traverse client = node(hub);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(4000, 1));
-        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
-        try (Socket first = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+        TraverseServerSocket listening = listen(server, 1);
+        VirtualSocketAddress target = addressOf(listening);
+        try (Socket first = connect(client, target)) {
             // nobody accepts: the backlog of one is taken by the first
-            assertThatThrownBy(() -> client.socketFactory().createSocket(target.getHostString(), target.getPort()))
+            assertThatThrownBy(() -> connect(client, target))
                     .isInstanceOf(ConnectException.class).hasMessageContaining("backlog of virtual port 4000 is full");
             try (Socket accepted = listening.accept()) {
                 first.getOutputStream().write(9);
@@ -300,7 +300,7 @@ class ReverseConnectionTest {
         Hub hub = net.hub("reverse-hub-10");
         Traverse server = node(hub, FirewallRule.deny("all"));
         Traverse client = node(hub);
-        net.closeLater(server.serverSocketFactory().createServerSocket(4000));
+        listen(server, 0);
         io.traverse.identity.NodeIdentity.Builder many = io.traverse.identity.NodeIdentity.builder().id(client.identity().id().orElseThrow());
         for (int i = 1; i <= 9; i++) {
             many.address(new java.net.InetSocketAddress("10.9.9." + i, 7000));
@@ -318,6 +318,20 @@ class ReverseConnectionTest {
         try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
             return fds.count();
         }
+    }
+
+    /** A server socket on virtual port 4000, closed after the test (backlog 0: the default). */
+    private TraverseServerSocket listen(Traverse server, int backlog) throws Exception {
+        return net.closeLater(server.serverSocketFactory().createServerSocket(4000, backlog));
+    }
+
+    private static VirtualSocketAddress addressOf(TraverseServerSocket listening) {
+        return (VirtualSocketAddress) listening.getLocalSocketAddress();
+    }
+
+    /** Connects as an application would: the address's host string and port. */
+    private static Socket connect(Traverse from, VirtualSocketAddress to) throws java.io.IOException {
+        return from.socketFactory().createSocket(to.getHostString(), to.getPort());
     }
 
     private static byte[] randomBytes(long seed, int length) {

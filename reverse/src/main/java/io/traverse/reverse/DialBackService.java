@@ -95,20 +95,12 @@ final class DialBackService implements SideChannelHandler {
         try {
             slot = context.reverseConnections().reserve(request.virtualPort());
         } catch (AttemptFailedException e) {
-            closeQuietly(socket); // the dialler waits for this answer before it uses its end
+            ReverseModule.closeQuietly(socket); // the dialler waits for this answer before it uses its end
             return new Answer(Status.TARGET_ANSWER, e.getMessage());
         }
         slot.deliver(socket);
         log.debug("Dialled node {} back for virtual port {}", sender, request.virtualPort());
         return new Answer(Status.CONNECTED, "");
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // nothing left to do
-        }
     }
 
     private String self() {

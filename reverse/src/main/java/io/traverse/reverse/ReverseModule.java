@@ -68,7 +68,7 @@ final class ReverseModule implements ConnectionModule {
         dialBacks.shutdownNow();
     }
 
-    private static void closeQuietly(Socket socket) {
+    static void closeQuietly(Socket socket) {
         try {
             socket.close();
         } catch (IOException ignored) {
@@ -146,26 +146,27 @@ final class ReverseModule implements ConnectionModule {
          * must not get a connection that ends at once.
          */
         private Socket confirmed(Socket socket, CompletableFuture<byte[]> answer) throws IOException {
+            boolean confirmed = false;
             try {
                 AttemptFailedException refused = fromAnswer(answer.get(untilPastDeadline(), TimeUnit.MILLISECONDS));
-                if (refused == null) {
-                    return socket;
+                if (refused != null) {
+                    throw refused;
                 }
-                closeQuietly(socket);
-                throw refused;
+                confirmed = true;
+                return socket;
             } catch (java.util.concurrent.TimeoutException e) {
-                closeQuietly(socket);
                 throw new SocketTimeoutException("connect timed out waiting for node " + target + " to confirm its dial-back");
             } catch (java.util.concurrent.ExecutionException e) {
-                closeQuietly(socket);
                 throw fromSideChannel(e.getCause());
             } catch (java.util.concurrent.CancellationException e) {
-                closeQuietly(socket);
                 throw new AttemptFailedException(FailureScope.PATH, "cancelled");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                closeQuietly(socket);
                 throw new java.io.InterruptedIOException("interrupted waiting for node " + target + " to confirm its dial-back");
+            } finally {
+                if (!confirmed) {
+                    closeQuietly(socket);
+                }
             }
         }
 

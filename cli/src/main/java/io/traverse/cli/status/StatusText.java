@@ -1,9 +1,7 @@
 package io.traverse.cli.status;
 
 import io.traverse.cli.TextColumns;
-
 import io.traverse.hub.HubStatus;
-import io.traverse.hub.HubStatus.HubLinkStatus;
 import io.traverse.hub.HubStatus.KnownHubStatus;
 import io.traverse.hub.HubStatus.NameStatus;
 import io.traverse.hub.HubStatus.NodeStatus;
