@@ -1,6 +1,7 @@
 package io.traverse.wire;
 
 import io.netty.buffer.ByteBuf;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.buffer.Unpooled;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.ProtocolException;
@@ -112,7 +113,12 @@ public final class LinkMessageCodec {
         } catch (IllegalArgumentException e) {
             throw new ProtocolException("malformed " + type + ": " + e.getMessage());
         }
-        r.expectEnd(type.toString());
+        try {
+            r.expectEnd(type.toString());
+        } catch (ProtocolException e) {
+            ReferenceCountUtil.release(message);
+            throw e;
+        }
         return message;
     }
 
@@ -166,7 +172,7 @@ public final class LinkMessageCodec {
                     r.bytes("payload", LinkLimits.MAX_SIDE_PAYLOAD));
             case RELAY -> new Relay(r.u64("connection id"), r.nodeId("opener"), r.nodeId("acceptor"),
                     RelayDirection.ofCode(r.u8("direction")), r.u8("hops left"), RelayKind.ofCode(r.u8("kind")),
-                    r.bytes("payload", LinkLimits.MAX_RELAY_PAYLOAD));
+                    r.retainedBytes("payload", LinkLimits.MAX_RELAY_PAYLOAD));
             case GOSSIP -> new Gossip(decodeDescription(r));
             case GOSSIP_DIGEST -> decodeDigest(r);
         };

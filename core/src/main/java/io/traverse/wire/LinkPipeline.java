@@ -4,13 +4,15 @@ import io.netty.channel.ChannelPipeline;
 
 /**
  * Installs the link codec in a channel pipeline, for both ends: inbound preamble → frames →
- * messages, outbound messages → frames. The application handler goes after these.
+ * messages, outbound messages → frames (RELAY frames as header and payload buffers, not copied).
+ * The application handler goes after these.
  */
 public final class LinkPipeline {
     public static final String PREAMBLE = "link-preamble";
     public static final String FRAMES = "link-frames";
     public static final String MESSAGES = "link-messages";
     public static final String ENCODER = "link-encoder";
+    public static final String RELAY_ENCODER = "link-relay-encoder";
 
     private LinkPipeline() {
     }
@@ -21,6 +23,7 @@ public final class LinkPipeline {
         pipeline.addLast(FRAMES, LinkFrameDecoder.beforeAuthentication());
         pipeline.addLast(MESSAGES, LinkMessageDecoder.INSTANCE);
         pipeline.addLast(ENCODER, LinkMessageEncoder.INSTANCE);
+        pipeline.addLast(RELAY_ENCODER, RelayEncoder.INSTANCE);
     }
 
     /**

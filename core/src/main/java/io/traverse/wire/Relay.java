@@ -1,11 +1,13 @@
 package io.traverse.wire;
 
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufUtil;
+import io.netty.buffer.DefaultByteBufHolder;
+import io.netty.buffer.Unpooled;
 import io.traverse.identity.NodeId;
-import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -17,28 +19,64 @@ import java.util.Objects;
  * inside the hub network never exceed what its receiver offered to buffer.
  *
  * <p>Payload by kind: OPEN u16 virtual port (1–65,535) and u32 initial credit; ACCEPT u32 initial
- * credit; CREDIT u32 bytes (at least 1); REFUSE and RESET a UTF-8 reason of at most
- * {@link LinkLimits#MAX_REASON} bytes; DATA 1 to {@link LinkLimits#MAX_RELAY_PAYLOAD} bytes;
- * FIN nothing. OPEN only travels toward the acceptor, ACCEPT and REFUSE only toward the opener.
+ * credit; CREDIT u32 bytes (at least 1); REFUSE u8 answer code (as the identity handshake's) and a
+ * UTF-8 reason; RESET a UTF-8 reason (reasons at most {@link LinkLimits#MAX_REASON} bytes); DATA 1
+ * to {@link LinkLimits#MAX_RELAY_PAYLOAD} bytes; FIN, PING and PONG nothing. OPEN only travels
+ * toward the acceptor, ACCEPT and REFUSE only toward the opener.
+ *
+ * <p>The payload is a reference-counted buffer, so that DATA passes through a hub as a slice of
+ * the bytes it read, never copied: whoever holds a frame releases it or passes it on (sending it on
+ * a channel passes it on). {@link #forwarded()} and the answers built from a frame do not take over
+ * its reference.
  */
-public record Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, int hopsLeft, RelayKind kind,
-        byte[] payload) implements LinkMessage {
-    public Relay {
-        FieldChecks.present("opener", opener);
-        FieldChecks.present("acceptor", acceptor);
-        FieldChecks.present("direction", direction);
-        FieldChecks.range("hops left", hopsLeft, 0, 255);
-        FieldChecks.present("kind", kind);
-        FieldChecks.bytes("payload", payload, LinkLimits.MAX_RELAY_PAYLOAD);
-        checkPayload(kind, direction, payload);
+public final class Relay extends DefaultByteBufHolder implements LinkMessage {
+    private final long connectionId;
+    private final NodeId opener;
+    private final NodeId acceptor;
+    private final RelayDirection direction;
+    private final int hopsLeft;
+    private final RelayKind kind;
+
+    /** A frame holding {@code payload} (this frame takes over its reference, also when the arguments are refused). */
+    public Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, int hopsLeft, RelayKind kind,
+            ByteBuf payload) {
+        super(payload);
+        try {
+            FieldChecks.present("opener", opener);
+            FieldChecks.present("acceptor", acceptor);
+            FieldChecks.present("direction", direction);
+            FieldChecks.range("hops left", hopsLeft, 0, 255);
+            FieldChecks.present("kind", kind);
+            if (payload.readableBytes() > LinkLimits.MAX_RELAY_PAYLOAD) {
+                throw new IllegalArgumentException("payload of " + payload.readableBytes() + " bytes exceeds the maximum of "
+                        + LinkLimits.MAX_RELAY_PAYLOAD);
+            }
+            checkPayload(kind, direction, payload);
+        } catch (RuntimeException e) {
+            payload.release();
+            throw e;
+        }
+        this.connectionId = connectionId;
+        this.opener = opener;
+        this.acceptor = acceptor;
+        this.direction = direction;
+        this.hopsLeft = hopsLeft;
+        this.kind = kind;
     }
 
-    private static void checkPayload(RelayKind kind, RelayDirection direction, byte[] payload) {
+    /** A frame with a payload copied from {@code payload}. */
+    public Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, int hopsLeft, RelayKind kind,
+            byte[] payload) {
+        this(connectionId, opener, acceptor, direction, hopsLeft, kind, Unpooled.wrappedBuffer(Objects.requireNonNull(payload)));
+    }
+
+    private static void checkPayload(RelayKind kind, RelayDirection direction, ByteBuf payload) {
+        int at = payload.readerIndex();
         switch (kind) {
             case OPEN -> {
                 requireDirection(kind, direction, RelayDirection.TOWARD_ACCEPTOR);
                 requireLength(kind, payload, 6);
-                if (((payload[0] & 0xff) << 8 | (payload[1] & 0xff)) == 0) {
+                if (payload.getUnsignedShort(at) == 0) {
                     throw new IllegalArgumentException("OPEN to virtual port 0");
                 }
             }
@@ -48,21 +86,24 @@ public record Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDire
             }
             case REFUSE -> {
                 requireDirection(kind, direction, RelayDirection.TOWARD_OPENER);
-                requireReason(kind, payload);
+                if (payload.readableBytes() < 1) {
+                    throw new IllegalArgumentException("REFUSE without an answer code");
+                }
+                requireReason(kind, payload.slice(at + 1, payload.readableBytes() - 1));
             }
             case RESET -> requireReason(kind, payload);
             case DATA -> {
-                if (payload.length == 0) {
+                if (payload.readableBytes() == 0) {
                     throw new IllegalArgumentException("DATA without bytes");
                 }
             }
             case CREDIT -> {
                 requireLength(kind, payload, 4);
-                if (ByteBuffer.wrap(payload).getInt() == 0) {
+                if (payload.getInt(at) == 0) {
                     throw new IllegalArgumentException("CREDIT of 0 bytes");
                 }
             }
-            case FIN -> requireLength(kind, payload, 0);
+            case FIN, PING, PONG -> requireLength(kind, payload, 0);
         }
     }
 
@@ -72,19 +113,19 @@ public record Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDire
         }
     }
 
-    private static void requireLength(RelayKind kind, byte[] payload, int length) {
-        if (payload.length != length) {
-            throw new IllegalArgumentException(kind + " payload must be " + length + " bytes, not " + payload.length);
+    private static void requireLength(RelayKind kind, ByteBuf payload, int length) {
+        if (payload.readableBytes() != length) {
+            throw new IllegalArgumentException(kind + " payload must be " + length + " bytes, not " + payload.readableBytes());
         }
     }
 
-    private static void requireReason(RelayKind kind, byte[] payload) {
-        if (payload.length > LinkLimits.MAX_REASON) {
-            throw new IllegalArgumentException(kind + " reason of " + payload.length + " bytes exceeds " + LinkLimits.MAX_REASON);
+    private static void requireReason(RelayKind kind, ByteBuf reason) {
+        if (reason.readableBytes() > LinkLimits.MAX_REASON) {
+            throw new IllegalArgumentException(kind + " reason of " + reason.readableBytes() + " bytes exceeds " + LinkLimits.MAX_REASON);
         }
         try {
             StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(payload));
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(reason.nioBuffer());
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException(kind + " reason is not valid UTF-8");
         }
@@ -93,19 +134,21 @@ public record Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDire
     /** The opener's request to connect to a virtual port of the acceptor, granting it {@code initialCredit} bytes. */
     public static Relay open(long connectionId, NodeId opener, NodeId acceptor, int virtualPort, long initialCredit) {
         FieldChecks.range("virtual port", virtualPort, 1, 65535);
-        byte[] payload = ByteBuffer.allocate(6).putShort((short) virtualPort).putInt(u32("initial credit", initialCredit)).array();
+        ByteBuf payload = Unpooled.buffer(6).writeShort(virtualPort).writeInt(u32("initial credit", initialCredit));
         return new Relay(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, LinkLimits.DEFAULT_RELAY_HOPS,
                 RelayKind.OPEN, payload);
     }
 
     /** The acceptor's answer to this OPEN: accepted, granting the opener {@code initialCredit} bytes. */
     public Relay accept(long initialCredit) {
-        return answer(RelayKind.ACCEPT, ByteBuffer.allocate(4).putInt(u32("initial credit", initialCredit)).array());
+        return answer(RelayKind.ACCEPT, Unpooled.buffer(4).writeInt(u32("initial credit", initialCredit)));
     }
 
-    /** The acceptor's refusal of this OPEN; the reason is cut to fit. */
-    public Relay refuse(String reason) {
-        return answer(RelayKind.REFUSE, reasonBytes(reason));
+    /** The acceptor's refusal of this OPEN with an identity-handshake answer code; the reason is cut to fit. */
+    public Relay refuse(int answerCode, String reason) {
+        FieldChecks.range("answer code", answerCode, 0, 255);
+        byte[] text = reasonBytes(reason);
+        return answer(RelayKind.REFUSE, Unpooled.buffer(1 + text.length).writeByte(answerCode).writeBytes(text));
     }
 
     /** A frame of this connection from the given end's side (the opener sends toward the acceptor). */
@@ -114,15 +157,26 @@ public record Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDire
         return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, kind, payload);
     }
 
-    /** DATA of this connection travelling the given way. */
+    /** DATA of this connection travelling the given way, copied from {@code bytes}. */
     public static Relay data(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, byte[] bytes) {
         return frame(connectionId, opener, acceptor, direction, RelayKind.DATA, bytes);
     }
 
+    /** DATA of this connection travelling the given way; takes over the reference of {@code bytes}. */
+    public static Relay data(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, ByteBuf bytes) {
+        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.DATA, bytes);
+    }
+
     /** A grant of {@code bytes} more credit, travelling the given way (to the end that may now send them). */
     public static Relay credit(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long bytes) {
-        return frame(connectionId, opener, acceptor, direction, RelayKind.CREDIT,
-                ByteBuffer.allocate(4).putInt(u32("credit", bytes)).array());
+        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.CREDIT,
+                Unpooled.buffer(4).writeInt(u32("credit", bytes)));
+    }
+
+    /** A RESET of a connection travelling the given way; the reason is cut to fit. */
+    public static Relay reset(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, String reason) {
+        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.RESET,
+                Unpooled.wrappedBuffer(reasonBytes(reason)));
     }
 
     /**
@@ -130,20 +184,67 @@ public record Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDire
      * limit): what a hub answers when it cannot deliver the frame. The reason is cut to fit.
      */
     public Relay resetToSender(String reason) {
-        return answer(RelayKind.RESET, reasonBytes(reason));
+        return answer(RelayKind.RESET, Unpooled.wrappedBuffer(reasonBytes(reason)));
     }
 
-    private Relay answer(RelayKind answerKind, byte[] answerPayload) {
+    /** The PONG that answers this PING. */
+    public Relay pong() {
+        return answer(RelayKind.PONG, Unpooled.EMPTY_BUFFER);
+    }
+
+    private Relay answer(RelayKind answerKind, ByteBuf answerPayload) {
         return new Relay(connectionId, opener, acceptor, direction.reversed(), LinkLimits.DEFAULT_RELAY_HOPS, answerKind,
                 answerPayload);
     }
 
-    /** This frame one hop further on. */
+    /**
+     * This frame one hop further on, sharing this frame's payload and reference (the hop count is
+     * the only change): send the result instead of this frame, release only one of them.
+     */
     public Relay forwarded() {
         if (hopsLeft == 0) {
             throw new IllegalStateException("no hops left");
         }
-        return new Relay(connectionId, opener, acceptor, direction, hopsLeft - 1, kind, payload);
+        return new Relay(connectionId, opener, acceptor, direction, hopsLeft - 1, kind, content());
+    }
+
+    public long connectionId() {
+        return connectionId;
+    }
+
+    public NodeId opener() {
+        return opener;
+    }
+
+    public NodeId acceptor() {
+        return acceptor;
+    }
+
+    public RelayDirection direction() {
+        return direction;
+    }
+
+    public int hopsLeft() {
+        return hopsLeft;
+    }
+
+    public RelayKind kind() {
+        return kind;
+    }
+
+    /** The payload (not a copy; readable bytes only). */
+    public ByteBuf payload() {
+        return content();
+    }
+
+    /** The payload's length in bytes. */
+    public int payloadLength() {
+        return content().readableBytes();
+    }
+
+    /** A copy of the payload. */
+    public byte[] payloadBytes() {
+        return ByteBufUtil.getBytes(content());
     }
 
     /** The node this frame travels to. */
@@ -159,24 +260,33 @@ public record Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDire
     /** The virtual port of an OPEN. */
     public int virtualPort() {
         requireKind(RelayKind.OPEN);
-        return (payload[0] & 0xff) << 8 | (payload[1] & 0xff);
+        return content().getUnsignedShort(content().readerIndex());
     }
 
     /** The initial credit of an OPEN or ACCEPT, or the bytes granted by a CREDIT. */
     public long credit() {
+        int at = content().readerIndex();
         return switch (kind) {
-            case OPEN -> Integer.toUnsignedLong(ByteBuffer.wrap(payload, 2, 4).getInt());
-            case ACCEPT, CREDIT -> Integer.toUnsignedLong(ByteBuffer.wrap(payload).getInt());
+            case OPEN -> content().getUnsignedInt(at + 2);
+            case ACCEPT, CREDIT -> content().getUnsignedInt(at);
             default -> throw new IllegalStateException("a " + kind + " relay frame grants no credit");
         };
     }
 
+    /** The identity-handshake answer code of a REFUSE. */
+    public int answerCode() {
+        requireKind(RelayKind.REFUSE);
+        return content().getUnsignedByte(content().readerIndex());
+    }
+
     /** The reason of a REFUSE or RESET. */
     public String reason() {
-        if (kind != RelayKind.REFUSE && kind != RelayKind.RESET) {
-            throw new IllegalStateException("a " + kind + " relay frame has no reason");
-        }
-        return new String(payload, StandardCharsets.UTF_8);
+        ByteBuf p = content();
+        return switch (kind) {
+            case REFUSE -> p.toString(p.readerIndex() + 1, p.readableBytes() - 1, StandardCharsets.UTF_8);
+            case RESET -> p.toString(StandardCharsets.UTF_8);
+            default -> throw new IllegalStateException("a " + kind + " relay frame has no reason");
+        };
     }
 
     private void requireKind(RelayKind required) {
@@ -202,19 +312,31 @@ public record Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDire
     }
 
     @Override
+    public Relay retain() {
+        super.retain();
+        return this;
+    }
+
+    @Override
+    public Relay touch(Object hint) {
+        super.touch(hint);
+        return this;
+    }
+
+    @Override
     public boolean equals(Object o) {
         return o instanceof Relay m && m.connectionId == connectionId && m.opener.equals(opener) && m.acceptor.equals(acceptor)
-                && m.direction == direction && m.hopsLeft == hopsLeft && m.kind == kind && Arrays.equals(m.payload, payload);
+                && m.direction == direction && m.hopsLeft == hopsLeft && m.kind == kind && ByteBufUtil.equals(m.content(), content());
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(connectionId, opener, acceptor, direction, hopsLeft, kind, Arrays.hashCode(payload));
+        return Objects.hash(connectionId, opener, acceptor, direction, hopsLeft, kind, content().readableBytes());
     }
 
     @Override
     public String toString() {
-        String tail = kind == RelayKind.REFUSE || kind == RelayKind.RESET ? "'" + reason() + "'" : payload.length + " bytes";
+        String tail = kind == RelayKind.REFUSE || kind == RelayKind.RESET ? "'" + reason() + "'" : payloadLength() + " bytes";
         return "Relay[" + Long.toUnsignedString(connectionId) + " " + opener + " => " + acceptor + ", " + kind + " " + direction
                 + ", hops " + hopsLeft + ", " + tail + "]";
     }

@@ -6,7 +6,7 @@ public enum RelayKind {
     OPEN(1),
     /** Acceptor → opener: the connection is in the port's backlog; payload u32 initial credit. */
     ACCEPT(2),
-    /** Acceptor → opener: no connection (no such port, refused, overload); payload a UTF-8 reason. */
+    /** Acceptor → opener: no connection (no such port, refused, overload); payload u8 answer code, UTF-8 reason. */
     REFUSE(3),
     /** Either way: stream bytes; the sender may send only as many as the receiver granted. */
     DATA(4),
@@ -15,7 +15,11 @@ public enum RelayKind {
     /** Either way: the sender will send no more data (half-close); empty payload. */
     FIN(6),
     /** Either way, or from a hub that could not deliver a frame: the connection is gone; payload a UTF-8 reason. */
-    RESET(7);
+    RESET(7),
+    /** Either way: are you there? The other end answers PONG (a connection silent for a while asks). */
+    PING(8),
+    /** Either way: the answer to a PING. */
+    PONG(9);
 
     private final int code;
 

@@ -38,6 +38,13 @@ final class WireWriter {
         return this;
     }
 
+    /** {@code bytes}: u16 length, then the readable bytes of {@code bytes} (not consumed). */
+    WireWriter bytes(ByteBuf bytes) {
+        out.writeShort(bytes.readableBytes());
+        out.writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
+        return this;
+    }
+
     WireWriter bytes(byte[] bytes) {
         out.writeShort(bytes.length);
         out.writeBytes(bytes);

@@ -76,7 +76,7 @@ final class RandomLinkMessages {
         return switch (RelayKind.values()[r.nextInt(RelayKind.values().length)]) {
             case OPEN -> open;
             case ACCEPT -> open.accept(Integer.toUnsignedLong(r.nextInt()));
-            case REFUSE -> open.refuse(text(r, 50));
+            case REFUSE -> open.refuse(r.nextInt(256), text(r, 50));
             case RESET -> new Relay(connectionId, opener, acceptor, direction, r.nextInt(256), RelayKind.RESET,
                     text(r, 50).getBytes(java.nio.charset.StandardCharsets.UTF_8));
             // Mostly small, sometimes the largest payload, so the u16 length's top values are exercised too.
@@ -84,6 +84,8 @@ final class RandomLinkMessages {
                     bytes(r, r.nextInt(20) == 0 ? LinkLimits.MAX_RELAY_PAYLOAD : 1 + r.nextInt(200)));
             case CREDIT -> Relay.credit(connectionId, opener, acceptor, direction, 1 + (Integer.toUnsignedLong(r.nextInt()) % 0xFFFF_FFFFL));
             case FIN -> Relay.frame(connectionId, opener, acceptor, direction, RelayKind.FIN, new byte[0]);
+            case PING -> Relay.frame(connectionId, opener, acceptor, direction, RelayKind.PING, new byte[0]);
+            case PONG -> Relay.frame(connectionId, opener, acceptor, direction, RelayKind.PING, new byte[0]).pong();
         };
     }
 

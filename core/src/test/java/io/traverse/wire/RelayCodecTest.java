@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.channel.embedded.EmbeddedChannel;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.ProtocolException;
 import java.util.function.Consumer;
@@ -31,7 +32,8 @@ class RelayCodecTest {
         assertThat(accept.destination()).isEqualTo(OPENER);
         assertThat(accept.credit()).isEqualTo(256 * 1024);
 
-        Relay refuse = roundTrip(open.refuse("no virtual port 65535 \u00e9"));
+        Relay refuse = roundTrip(open.refuse(2, "no virtual port 65535 \u00e9"));
+        assertThat(refuse.answerCode()).isEqualTo(2);
         assertThat(refuse.reason()).isEqualTo("no virtual port 65535 \u00e9");
     }
 
@@ -41,7 +43,7 @@ class RelayCodecTest {
             byte[] bytes = new byte[LinkLimits.MAX_RELAY_PAYLOAD];
             bytes[0] = 1;
             bytes[bytes.length - 1] = 2;
-            assertThat(roundTrip(Relay.data(7, OPENER, ACCEPTOR, direction, bytes)).payload()).isEqualTo(bytes);
+            assertThat(roundTrip(Relay.data(7, OPENER, ACCEPTOR, direction, bytes)).payloadBytes()).isEqualTo(bytes);
             assertThat(roundTrip(Relay.credit(7, OPENER, ACCEPTOR, direction, 65536)).credit()).isEqualTo(65536);
             assertThat(roundTrip(Relay.frame(7, OPENER, ACCEPTOR, direction, RelayKind.FIN, new byte[0])).kind())
                     .isEqualTo(RelayKind.FIN);
@@ -56,7 +58,7 @@ class RelayCodecTest {
         assertThat(reset.destination()).isEqualTo(ACCEPTOR);
         assertThat(reset.connectionId()).isEqualTo(3);
         assertThat(reset.hopsLeft()).isEqualTo(LinkLimits.DEFAULT_RELAY_HOPS);
-        assertThat(reset.payload().length).isLessThanOrEqualTo(LinkLimits.MAX_REASON);
+        assertThat(reset.payloadLength()).isLessThanOrEqualTo(LinkLimits.MAX_REASON);
         assertThat(reset.reason()).endsWith("...");
     }
 
@@ -97,10 +99,50 @@ class RelayCodecTest {
         assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u16(2).fixedBytes(new byte[] {(byte) 0xC3, 0x28})), "UTF-8");
         assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u16(1025).fixedBytes(new byte[1025])), "exceeds 1024");
         assertProtocolError(raw(2, 0, RelayKind.FIN.code(), w -> w.u16(0)), "RelayDirection code 2");
-        assertProtocolError(raw(0, 0, 8, w -> w.u16(0)), "RelayKind code 8");
+        assertProtocolError(raw(0, 0, 10, w -> w.u16(0)), "RelayKind code 10");
+        assertProtocolError(raw(1, 0, RelayKind.REFUSE.code(), w -> w.u16(0)), "REFUSE without an answer code");
+        assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u16(1).u8(0)), "PING payload");
         assertProtocolError(raw(0, 0, RelayKind.FIN.code(), w -> w.u16(0).u8(0)), "trailing");
         byte[] truncatedHeader = {(byte) LinkMessageType.RELAY.code(), 0, 0, 0, 0, 0, 0, 0, 1, 40};
         assertProtocolError(truncatedHeader, "truncated opener");
+    }
+
+    @Test
+    void theZeroCopyEncoderWritesTheCodecsBytesAndPassesThePayloadBufferOn() throws ProtocolException {
+        byte[] bytes = new byte[40_000];
+        new java.util.Random(5).nextBytes(bytes);
+        ByteBuf payload = Unpooled.directBuffer(bytes.length).writeBytes(bytes);
+        Relay data = Relay.data(42, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, payload);
+        byte[] expected = frameBytes(LinkMessageEncoder.frame(data, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT));
+
+        EmbeddedChannel channel = new EmbeddedChannel(LinkMessageEncoder.INSTANCE, RelayEncoder.INSTANCE);
+        assertThat(channel.writeOutbound(data)).isTrue();
+        ByteBuf header = channel.readOutbound();
+        ByteBuf body = channel.readOutbound();
+        assertThat(body.unwrap() == null ? body : body.unwrap()).isSameAs(payload);
+        byte[] written = new byte[header.readableBytes() + body.readableBytes()];
+        header.readBytes(written, 0, header.readableBytes());
+        body.readBytes(written, written.length - body.readableBytes(), body.readableBytes());
+        header.release();
+        body.release();
+        assertThat(written).isEqualTo(expected);
+        assertThat(payload.refCnt()).isZero();
+
+        // Decoding slices the frame: the payload shares the frame's memory until released.
+        ByteBuf frame = Unpooled.wrappedBuffer(expected, LinkFrameDecoder.LENGTH_FIELD, expected.length - LinkFrameDecoder.LENGTH_FIELD);
+        Relay decoded = (Relay) LinkMessageCodec.decode(frame);
+        frame.release();
+        assertThat(decoded.payloadBytes()).isEqualTo(bytes);
+        assertThat(frame.refCnt()).isEqualTo(1);
+        decoded.release();
+        assertThat(frame.refCnt()).isZero();
+    }
+
+    private static byte[] frameBytes(ByteBuf buf) {
+        byte[] out = new byte[buf.readableBytes()];
+        buf.readBytes(out);
+        buf.release();
+        return out;
     }
 
     private static Relay frame(RelayDirection direction, RelayKind kind, byte[] payload) {

@@ -2,6 +2,7 @@ package io.traverse.hub;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.traverse.hub.gossip.HubDirectory;
 import io.traverse.hub.gossip.StateNumber;
@@ -163,6 +164,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         descriptionBytes += bytes;
         registry.add(link.peerId(), link, hello.identityText());
+        relayRouter.forgetNextLinks();
         return null;
     }
 
@@ -180,6 +182,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             }
             log.info("Closing duplicate link with hub {} ({}): keeping the one dialled by {}", peer, existing, dialler(link));
             hubLinks.put(peer, link);
+            relayRouter.forgetNextLinks();
             existing.close(RejectCode.DUPLICATE_LINK, "hubs " + selfId + " and " + peer + " are linked already");
             return null;
         }
@@ -187,6 +190,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return Reject.of(RejectCode.LIMIT, "hub " + name + " has its maximum of " + config.maxHubLinks() + " hub links");
         }
         hubLinks.put(peer, link);
+        relayRouter.forgetNextLinks();
         linksChangedNanos = System.nanoTime();
         return null;
     }
@@ -245,6 +249,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     public void closed(Link link) {
         if (link.kind() == LinkKind.NODE) {
             ConnectedNode node = registry.remove(link);
+            relayRouter.forgetNextLinks();
             if (node != null) {
                 descriptionBytes -= nodeBytes(node.id(), node.identityText());
                 for (String n : node.names().keySet()) {
@@ -258,6 +263,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         if (hubLinks.get(link.peerId()) == link) {
             hubLinks.remove(link.peerId());
+            relayRouter.forgetNextLinks();
             linksChangedNanos = System.nanoTime();
             log.info("Link with hub {} is gone; routes through it are withdrawn", link.peerId());
             topologyChanged();
@@ -271,10 +277,18 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             ConnectedNode node = registry.get(link.peerId());
             if (node != null && node.link() == link) {
                 fromNode(node, message);
+                return;
             }
         } else if (hubLinks.get(link.peerId()) == link) {
             fromHub(link, message);
+            return;
         }
+        ReferenceCountUtil.release(message);
+    }
+
+    @Override
+    public boolean relayedAtOnce(Link link, Relay frame) {
+        return relayRouter.relayAtOnce(frame, link);
     }
 
     // ---- node requests ----
@@ -288,11 +302,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             router.fromLocalNode(node.id(), side, System.nanoTime());
         } else if (message instanceof Relay relay) {
             if (!relay.source().equals(node.id())) {
+                relay.release();
                 protocolError(node.link(), "a relay frame " + relay.direction() + " from node " + relay.source()
                         + " on the link of node " + node.id());
                 return;
             }
-            relayRouter.fromLocalNode(relay);
+            relayRouter.fromLocalNode(relay, node.link());
         } else if (message instanceof Lookup lookup) {
             node.link().send(LookupAnswers.answer(lookup, view()));
         } else if (message instanceof NameBind bind) {
@@ -400,7 +415,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         } else if (message instanceof SideMessage side) {
             router.fromHub(side, link.peerId());
         } else if (message instanceof Relay relay) {
-            relayRouter.fromHub(relay, link.peerId());
+            relayRouter.fromHub(relay, link);
         } else {
             protocolError(link, message.type() + " is not something a hub sends");
         }
@@ -444,7 +459,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (linksChanged) {
             topologyChanged();
         } else {
-            view = null;
+            forgetView();
         }
         if (addressesChanged) {
             updateDialTargets();
@@ -517,7 +532,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     /** @param urgent a lost link: published after the minimum gap, as it withdraws routes */
     private void ownChanged(boolean urgent) {
-        view = null;
+        forgetView();
         updateGauges();
         long due = lastPublishNanos + (urgent ? MIN_PUBLISH_GAP_NANOS : publishGapNanos());
         if (ownDirty && due - publishDueNanos >= 0) {
@@ -599,7 +614,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * computation, not one per description. Routes lag the gossip by at most that gap.
      */
     private void topologyChanged() {
-        view = null;
+        forgetView();
         if (!routesDirty) {
             routesDirty = true;
             long gap = Math.min(MAX_ROUTES_GAP_NANOS, MIN_ROUTES_GAP_NANOS + ROUTES_GAP_PER_HUB_NANOS * directory.size());
@@ -621,7 +636,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             routesChangedNanos = lastRoutesNanos;
         }
         directory.markReachable(routes.reachable(), System.nanoTime());
-        view = null;
+        forgetView();
         updateGauges();
     }
 
@@ -683,6 +698,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     }
 
     // ---- views ----
+
+    /** The network changed: the cached view and the relay's cached next links are stale. */
+    private void forgetView() {
+        view = null;
+        relayRouter.forgetNextLinks();
+    }
 
     private NetworkView view() {
         if (view == null) {

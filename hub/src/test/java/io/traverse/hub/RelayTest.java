@@ -189,8 +189,8 @@ class RelayTest {
                     return digest.digest();
                 }
                 assertThat(frame.kind()).isEqualTo(RelayKind.DATA);
-                digest.update(frame.payload());
-                received += frame.payload().length;
+                digest.update(frame.payloadBytes());
+                received += frame.payloadLength();
             }
         } catch (Exception e) {
             throw new IllegalStateException(e);

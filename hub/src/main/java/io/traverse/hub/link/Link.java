@@ -8,6 +8,9 @@ import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Reject;
 import io.traverse.wire.RejectCode;
 import java.net.InetSocketAddress;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -28,6 +31,10 @@ public final class Link {
     private final boolean dialledByUs;
     private final Hello hello;
     private final Keepalive keepalive;
+    private final AtomicInteger readHolds = new AtomicInteger();
+    /** RELAY frames read on this link and handed to the state loop, not yet sent on; confined to the link's event loop. */
+    private int relayFramesPending;
+    private final Queue<Runnable> writableWaiters = new ConcurrentLinkedQueue<>();
 
     Link(LinkKind kind, NodeId peerId, Channel channel, boolean dialledByUs, Hello hello, Keepalive keepalive) {
         this.kind = kind;
@@ -74,6 +81,66 @@ public final class Link {
     /** False while the far end does not read fast enough (the outbound buffer is over its high mark). */
     public boolean isWritable() {
         return channel.isWritable();
+    }
+
+    /**
+     * Stops reading this link until {@code blocked} can take more (relay backpressure: a hub
+     * stops reading what it cannot pass on rather than queueing it). Holds nest; reading resumes
+     * when the last is let go. Any thread.
+     */
+    public void holdReadingUntilWritable(Link blocked) {
+        if (readHolds.getAndIncrement() == 0) {
+            channel.config().setAutoRead(false);
+        }
+        blocked.writableWaiters.add(this::releaseReadHold);
+        if (blocked.channel.isWritable() || !blocked.channel.isActive()) {
+            blocked.wakeWritableWaiters();
+        }
+    }
+
+    /** Stops reading this link until {@link #releaseReadHold()}; holds nest. Any thread. */
+    public void holdReading() {
+        if (readHolds.getAndIncrement() == 0) {
+            channel.config().setAutoRead(false);
+        }
+    }
+
+    /** Lets go of one {@link #holdReading()}. Any thread. */
+    public void releaseReadHold() {
+        if (readHolds.decrementAndGet() == 0) {
+            channel.config().setAutoRead(true);
+        }
+    }
+
+    /**
+     * Frames of one link are sent on in the order they were read: a frame may skip the state loop
+     * only while none read before it is still there. Event loop of this link only.
+     */
+    public boolean relayFramesPending() {
+        return relayFramesPending > 0;
+    }
+
+    /** A RELAY frame read on this link went to the state loop. Event loop of this link only. */
+    void relayFrameHandedOver() {
+        relayFramesPending++;
+    }
+
+    /** The state loop is done with a RELAY frame of this link (it queued its sending first). Event loop of this link only. */
+    void relayFrameDone() {
+        relayFramesPending--;
+    }
+
+    /** Runs a task on this link's event loop (after the tasks queued before it). */
+    public void execute(Runnable task) {
+        channel.eventLoop().execute(task);
+    }
+
+    /** This link can take more again, or is closed: lets the links waiting for it read again. */
+    void wakeWritableWaiters() {
+        Runnable waiter;
+        while ((waiter = writableWaiters.poll()) != null) {
+            waiter.run();
+        }
     }
 
     /** Bytes queued for this link beyond the point where it stops being writable. */

@@ -2,6 +2,7 @@ package io.traverse.hub.link;
 
 import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkMessage;
+import io.traverse.wire.Relay;
 import io.traverse.wire.Reject;
 
 /**
@@ -30,6 +31,15 @@ public interface LinkEvents {
      * thread-safe and cheap.
      */
     default boolean isStaleGossip(NodeId hubId, long stateNumber) {
+        return false;
+    }
+
+    /**
+     * Relays a RELAY frame at once on the link's I/O thread if its next link is known without the
+     * state loop (then it takes over the frame and returns true); false hands it to
+     * {@link #received} as usual. Must be thread-safe.
+     */
+    default boolean relayedAtOnce(Link link, Relay frame) {
         return false;
     }
 

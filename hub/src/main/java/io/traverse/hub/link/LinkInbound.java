@@ -5,16 +5,18 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.traverse.wire.LinkMessage;
+import io.traverse.wire.Relay;
 import io.traverse.wire.Reject;
 import io.traverse.wire.RejectCode;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Last handler of an authenticated link: hands each message to the hub's state loop. At most
- * {@code maxQueued} messages of one link wait there; beyond that the link stops reading until
- * half of them are done, so a flooding peer slows itself down and nobody else.
+ * Last handler of an authenticated link: relays RELAY frames at once when their next link is
+ * known, and hands every other message to the hub's state loop. At most {@code maxQueued}
+ * messages of one link wait there; beyond that the link stops reading until half of them are done, so a flooding peer slows itself down and nobody else.
  */
 final class LinkInbound extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(LinkInbound.class);
@@ -24,6 +26,7 @@ final class LinkInbound extends ChannelInboundHandlerAdapter {
     private final EventExecutor stateLoop;
     private final int maxQueued;
     private final AtomicInteger queued = new AtomicInteger();
+    private final AtomicBoolean heldForQueue = new AtomicBoolean();
 
     LinkInbound(Link link, LinkEvents events, EventExecutor stateLoop, int maxQueued) {
         this.link = link;
@@ -43,8 +46,15 @@ final class LinkInbound extends ChannelInboundHandlerAdapter {
             ReferenceCountUtil.release(msg);
             return;
         }
-        if (queued.incrementAndGet() >= maxQueued) {
-            ctx.channel().config().setAutoRead(false);
+        boolean relay = message instanceof Relay;
+        if (relay) {
+            if (!link.relayFramesPending() && events.relayedAtOnce(link, (Relay) message)) {
+                return;
+            }
+            link.relayFrameHandedOver();
+        }
+        if (queued.incrementAndGet() >= maxQueued && heldForQueue.compareAndSet(false, true)) {
+            link.holdReading();
         }
         stateLoop.execute(() -> {
             try {
@@ -53,11 +63,29 @@ final class LinkInbound extends ChannelInboundHandlerAdapter {
                 log.error("Closing {}: handling {} failed", link, message.type(), e);
                 link.close(RejectCode.PROTOCOL, "the hub could not handle " + message.type());
             } finally {
-                if (queued.decrementAndGet() <= maxQueued / 2 && !ctx.channel().config().isAutoRead()) {
-                    ctx.channel().config().setAutoRead(true);
+                if (relay) {
+                    // Queued after the frame's own sending, which the state loop hands back to this link's loop.
+                    link.execute(link::relayFrameDone);
+                }
+                if (queued.decrementAndGet() <= maxQueued / 2 && heldForQueue.compareAndSet(true, false)) {
+                    link.releaseReadHold();
                 }
             }
         });
+    }
+
+    @Override
+    public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+        if (ctx.channel().isWritable()) {
+            link.wakeWritableWaiters();
+        }
+        ctx.fireChannelWritabilityChanged();
+    }
+
+    @Override
+    public void channelInactive(ChannelHandlerContext ctx) {
+        link.wakeWritableWaiters();
+        ctx.fireChannelInactive();
     }
 
     @Override

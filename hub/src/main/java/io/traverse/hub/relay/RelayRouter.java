@@ -1,6 +1,7 @@
 package io.traverse.hub.relay;
 
 import io.traverse.hub.link.Link;
+import io.traverse.hub.link.LinkKind;
 import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.hub.routing.HubRoutingTable;
 import io.traverse.hub.sidechannel.ReversePaths;
@@ -11,6 +12,7 @@ import io.traverse.wire.RelayKind;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -22,7 +24,16 @@ import org.slf4j.LoggerFactory;
  * that sent it. A RESET that cannot go on is dropped (never a RESET about a RESET, so nothing can
  * loop). No state per connection: the two nodes run flow control end to end with CREDIT frames,
  * so the bytes of a connection in flight are bounded by the credit its receiver granted.
- * State-loop only, except the counters.
+ *
+ * <p>The first frame to a destination is routed on the state loop, which remembers the link it
+ * goes out on; later frames to that destination go out on the I/O thread that read them
+ * ({@link #relayAtOnce}), with no hand-over between threads, until anything in the network changes
+ * ({@link #forgetNextLinks()}). Frames are always sent on the I/O thread of the link they came
+ * from, and skip the state loop only when no earlier frame of that link is still there, so they
+ * leave in the order they came. A frame's payload is passed on as the slice of the bytes read,
+ * never copied. When the next link cannot take more, the link the frame came from stops reading
+ * until it can (backpressure rather than queueing). State-loop only, except {@link #relayAtOnce}
+ * and the counters.
  */
 public final class RelayRouter {
     private static final Logger log = LoggerFactory.getLogger(RelayRouter.class);
@@ -33,6 +44,8 @@ public final class RelayRouter {
     private final LongAdder delivered = new LongAdder();
     private final LongAdder forwarded = new LongAdder();
     private final Map<RelayFailure, LongAdder> failures = new EnumMap<>(RelayFailure.class);
+    /** Destination node → the link the state loop last sent its frames out on. */
+    private final Map<NodeId, Link> nextLinks = new ConcurrentHashMap<>();
 
     /**
      * @param reversePathMillis how long a remote node stays reachable through the neighbour its
@@ -51,8 +64,8 @@ public final class RelayRouter {
      * A frame from a node connected here. The caller has checked that the node is the frame's
      * source (the opener of a frame toward the acceptor, or the acceptor of one toward the opener).
      */
-    public void fromLocalNode(Relay frame) {
-        route(frame);
+    public void fromLocalNode(Relay frame, Link from) {
+        route(frame, from);
     }
 
     /**
@@ -60,19 +73,54 @@ public final class RelayRouter {
      * neighbour for a while, so the answer to an OPEN finds its way back before gossip lists the
      * opener's node.
      */
-    public void fromHub(Relay frame, NodeId neighbour) {
-        reversePaths.remember(frame.source(), neighbour, System.nanoTime());
-        route(frame);
+    public void fromHub(Relay frame, Link from) {
+        reversePaths.remember(frame.source(), from.peerId(), System.nanoTime());
+        route(frame, from);
     }
 
-    private void route(Relay frame) {
+    /**
+     * Relays a frame on the I/O thread of the link it came from, if the state loop has routed a
+     * frame to its destination since the network last changed. Takes over the frame and returns
+     * true, or returns false and leaves the frame to the state loop (which also judges frames a
+     * node sends in another's name). Thread-safe.
+     */
+    public boolean relayAtOnce(Relay frame, Link from) {
+        Link next = nextLinks.get(frame.destination());
+        if (next == null || !next.isOpen() || (from.kind() == LinkKind.NODE && !frame.source().equals(from.peerId()))
+                || (next.kind() == LinkKind.HUB && frame.hopsLeft() == 0)) {
+            return false;
+        }
+        send(frame, from, next);
+        return true;
+    }
+
+    /** The network changed (nodes, hub links, routes): route afresh on the state loop. */
+    public void forgetNextLinks() {
+        nextLinks.clear();
+    }
+
+    private void send(Relay frame, Link from, Link next) {
+        int bytes = frame.payloadLength();
+        if (next.kind() == LinkKind.NODE) {
+            next.send(frame);
+            delivered.increment();
+            metrics.relayDelivered(bytes);
+        } else {
+            next.send(frame.forwarded());
+            forwarded.increment();
+            metrics.relayForwarded(bytes);
+        }
+        if (from != null && !next.isWritable()) {
+            from.holdReadingUntilWritable(next);
+        }
+    }
+
+    private void route(Relay frame, Link from) {
         NodeId destination = frame.destination();
         Link local = network.localNodeLink(destination);
         if (local != null) {
-            // Sent even when the node reads slowly: its own grants bound what can be queued for it.
-            local.send(frame);
-            delivered.increment();
-            metrics.relayDelivered(frame.payload().length);
+            nextLinks.put(destination, local);
+            sendInOrder(frame, from, local);
             return;
         }
         NodeId hub = network.hubOf(destination);
@@ -98,21 +146,31 @@ public final class RelayRouter {
                     + destination);
             return;
         }
-        // No writability check: dropping a DATA frame would corrupt the stream, and what waits in
-        // the link's buffer is bounded by the credit the receivers granted.
-        next.send(frame.forwarded());
-        forwarded.increment();
-        metrics.relayForwarded(frame.payload().length);
+        nextLinks.put(destination, next);
+        sendInOrder(frame, from, next);
+    }
+
+    /** Sends on the I/O thread of the link the frame came from, so that frames of a connection never overtake each other. */
+    private void sendInOrder(Relay frame, Link from, Link next) {
+        if (from == null) {
+            send(frame, null, next);
+        } else {
+            from.execute(() -> send(frame, from, next));
+        }
     }
 
     private void fail(Relay frame, RelayFailure failure, String reason) {
         failures.get(failure).increment();
         metrics.relayFailure(failure.name());
-        if (frame.kind() == RelayKind.RESET) {
-            log.debug("Dropped {}: {}", frame, reason);
-            return;
+        try {
+            if (frame.kind() == RelayKind.RESET) {
+                log.debug("Dropped {}: {}", frame, reason);
+                return;
+            }
+            route(frame.resetToSender(reason), null);
+        } finally {
+            frame.release();
         }
-        route(frame.resetToSender(reason));
     }
 
     public long delivered() {
