@@ -18,12 +18,14 @@ import io.traverse.discovery.HubFinder;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.spi.RelayLink;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.LinkPipeline;
 import io.traverse.wire.LookupResult;
 import io.traverse.wire.Reject;
+import io.traverse.wire.Relay;
 import io.traverse.wire.Result;
 import io.traverse.wire.SideMessage;
 import java.io.Closeable;
@@ -86,6 +88,7 @@ public final class HubLink implements Closeable {
     private final HubNames names;
     private final NodeSideChannel sideChannel;
     private final NodeHubDirectory directory;
+    private final NodeRelayLink relayLink;
     private final AtomicBoolean released = new AtomicBoolean();
     private volatile HubLinkStatus status;
     /** Completes with the session when the link is up; replaced by a fresh one when it goes down. */
@@ -107,6 +110,7 @@ public final class HubLink implements Closeable {
         this.sideChannel = new NodeSideChannel(this, nodeId, config.hubTimeout(), loop);
         this.directory = new NodeHubDirectory(this, config.hubTimeout());
         this.names = new HubNames(this, config.hubTimeout());
+        this.relayLink = new NodeRelayLink(nodeId, loop);
         this.status = new HubLinkStatus(State.CONNECTING, null, null, null, null, Instant.now(), null);
     }
 
@@ -338,6 +342,7 @@ public final class HubLink implements Closeable {
         status = new HubLinkStatus(State.CONNECTED, hub.getHostString() + ":" + hub.getPort(), outcome.hubId(), resolved,
                 outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
         log.info("Linked to hub {} at {} (seen from {})", outcome.hubId(), resolved, outcome.welcome().observedAddress());
+        relayLink.linked(s);
         names.bindAgain(s.hubId());
         learnHubs(s);
         up.complete(s);
@@ -352,6 +357,7 @@ public final class HubLink implements Closeable {
         String why = s.closeReason() != null ? s.closeReason() : "hub " + s.hubId() + " at " + s.hubAddress() + " closed the link";
         requests.failAll(() -> new SideChannelException(Failure.LINK_LOST, "the link to the hub broke: " + why));
         sideChannel.linkLost(why);
+        relayLink.linkLost("the link to hub " + s.hubId() + " broke: " + why);
         if (closed) {
             return;
         }
@@ -368,6 +374,8 @@ public final class HubLink implements Closeable {
             requests.complete(Integer.toUnsignedLong(r.requestId()), r);
         } else if (message instanceof SideMessage m) {
             sideChannel.inbound(m);
+        } else if (message instanceof Relay frame) {
+            relayLink.inbound(frame);
         } else if (message instanceof Reject r) {
             s.close("hub ended the link: " + r.code() + (r.reason().isEmpty() ? "" : " (" + r.reason() + ")"));
         } else {
@@ -487,6 +495,11 @@ public final class HubLink implements Closeable {
         return directory;
     }
 
+    /** RELAY frames over this link, for the routed module. */
+    public RelayLink relayLink() {
+        return relayLink;
+    }
+
     /** The names this node holds at the hub network. */
     public HubNames names() {
         return names;
@@ -551,6 +564,7 @@ public final class HubLink implements Closeable {
                     if (session != null) {
                         session.close("the node is closing");
                     }
+                    relayLink.linkLost("the node is closing");
                     SideChannelException closedFailure = new SideChannelException(Failure.CLOSED, "the node is closed");
                     up.completeExceptionally(closedFailure);
                     requests.failAll(() -> closedFailure);

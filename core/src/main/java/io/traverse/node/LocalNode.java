@@ -37,6 +37,7 @@ import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.ConnectionModuleProvider;
 import io.traverse.spi.Deadline;
 import io.traverse.spi.ModuleContext;
+import io.traverse.spi.RelayLink;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -223,6 +224,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             @Override
             public ReverseConnections reverseConnections() {
                 return reverseConnections;
+            }
+
+            @Override
+            public RelayLink relayLink() {
+                return hubLink.relayLink();
             }
         };
         List<ConnectionModule> created = new ArrayList<>();

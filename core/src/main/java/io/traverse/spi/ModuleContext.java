@@ -29,6 +29,9 @@ public interface ModuleContext {
     /** Connections dialled back to this node, and accepting connections this node dials back (the reverse module). */
     ReverseConnections reverseConnections();
 
+    /** RELAY frames over the node's hub link (the routed module). */
+    RelayLink relayLink();
+
     /** The node's hub link now: its hub and the address the hub saw it come from (splice needs that echo). */
     HubLinkStatus hubLinkStatus();
 }

@@ -19,10 +19,14 @@ import java.util.Objects;
  * inside the hub network never exceed what its receiver offered to buffer.
  *
  * <p>Payload by kind: OPEN u16 virtual port (1–65,535) and u32 initial credit; ACCEPT u32 initial
- * credit; CREDIT u32 bytes (at least 1); REFUSE u8 answer code (as the identity handshake's) and a
- * UTF-8 reason; RESET a UTF-8 reason (reasons at most {@link LinkLimits#MAX_REASON} bytes); DATA 1
- * to {@link LinkLimits#MAX_RELAY_PAYLOAD} bytes; FIN, PING and PONG nothing. OPEN only travels
- * toward the acceptor, ACCEPT and REFUSE only toward the opener.
+ * credit; REFUSE u8 answer code (as the identity handshake's) and a UTF-8 reason; RESET a UTF-8
+ * reason (reasons at most {@link LinkLimits#MAX_REASON} bytes); DATA u64 stream offset of its
+ * first byte, then 1 or more bytes (at most {@link #MAX_DATA_BYTES}); CREDIT and PONG u64 credit
+ * limit (the stream offset up to which the other end may send); FIN u64 final stream length;
+ * PING nothing. Offsets and limits count bytes from the connection's start in one direction, so a
+ * frame lost on the way (a hub died with it queued) is noticed rather than leaving a gap, and a
+ * later CREDIT or PONG makes up for a lost one. OPEN only travels toward the acceptor, ACCEPT and
+ * REFUSE only toward the opener.
  *
  * <p>The payload is a reference-counted buffer, so that DATA passes through a hub as a slice of
  * the bytes it read, never copied: whoever holds a frame releases it or passes it on (sending it on
@@ -30,6 +34,10 @@ import java.util.Objects;
  * its reference.
  */
 public final class Relay extends DefaultByteBufHolder implements LinkMessage {
+    /** Size of a DATA frame's stream offset. */
+    public static final int DATA_OFFSET_LENGTH = 8;
+    /** Stream bytes one DATA frame carries at most. */
+    public static final int MAX_DATA_BYTES = LinkLimits.MAX_RELAY_PAYLOAD - DATA_OFFSET_LENGTH;
     private final long connectionId;
     private final NodeId opener;
     private final NodeId acceptor;
@@ -93,17 +101,16 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
             }
             case RESET -> requireReason(kind, payload);
             case DATA -> {
-                if (payload.readableBytes() == 0) {
+                if (payload.readableBytes() <= DATA_OFFSET_LENGTH) {
                     throw new IllegalArgumentException("DATA without bytes");
                 }
+                requireOffset(kind, payload.getLong(at));
             }
-            case CREDIT -> {
-                requireLength(kind, payload, 4);
-                if (payload.getInt(at) == 0) {
-                    throw new IllegalArgumentException("CREDIT of 0 bytes");
-                }
+            case CREDIT, PONG, FIN -> {
+                requireLength(kind, payload, 8);
+                requireOffset(kind, payload.getLong(at));
             }
-            case FIN, PING, PONG -> requireLength(kind, payload, 0);
+            case PING -> requireLength(kind, payload, 0);
         }
     }
 
@@ -116,6 +123,12 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     private static void requireLength(RelayKind kind, ByteBuf payload, int length) {
         if (payload.readableBytes() != length) {
             throw new IllegalArgumentException(kind + " payload must be " + length + " bytes, not " + payload.readableBytes());
+        }
+    }
+
+    private static void requireOffset(RelayKind kind, long offset) {
+        if (offset < 0) {
+            throw new IllegalArgumentException(kind + " stream offset " + Long.toUnsignedString(offset) + " is beyond 2^63-1");
         }
     }
 
@@ -157,20 +170,35 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
         return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, kind, payload);
     }
 
-    /** DATA of this connection travelling the given way, copied from {@code bytes}. */
-    public static Relay data(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, byte[] bytes) {
-        return frame(connectionId, opener, acceptor, direction, RelayKind.DATA, bytes);
+    /** DATA of this connection travelling the given way: {@code bytes} at stream offset {@code offset}, copied. */
+    public static Relay data(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long offset, byte[] bytes) {
+        ByteBuf payload = Unpooled.buffer(DATA_OFFSET_LENGTH + bytes.length).writeLong(offset).writeBytes(bytes);
+        return dataFrame(connectionId, opener, acceptor, direction, payload);
     }
 
-    /** DATA of this connection travelling the given way; takes over the reference of {@code bytes}. */
-    public static Relay data(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, ByteBuf bytes) {
-        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.DATA, bytes);
+    /**
+     * DATA of this connection travelling the given way; {@code payload} holds the u64 stream offset
+     * and the bytes, and this frame takes over its reference.
+     */
+    public static Relay dataFrame(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, ByteBuf payload) {
+        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.DATA, payload);
     }
 
-    /** A grant of {@code bytes} more credit, travelling the given way (to the end that may now send them). */
-    public static Relay credit(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long bytes) {
+    /** A grant travelling the given way: the end it reaches may send up to stream offset {@code limit}. */
+    public static Relay credit(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long limit) {
         return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.CREDIT,
-                Unpooled.buffer(4).writeInt(u32("credit", bytes)));
+                Unpooled.buffer(8).writeLong(limit));
+    }
+
+    /** The end of one direction of this connection after {@code length} bytes (half-close). */
+    public static Relay fin(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long length) {
+        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.FIN,
+                Unpooled.buffer(8).writeLong(length));
+    }
+
+    /** Are you there? The other end answers with a PONG. */
+    public static Relay ping(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction) {
+        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.PING, Unpooled.EMPTY_BUFFER);
     }
 
     /** A RESET of a connection travelling the given way; the reason is cut to fit. */
@@ -187,9 +215,9 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
         return answer(RelayKind.RESET, Unpooled.wrappedBuffer(reasonBytes(reason)));
     }
 
-    /** The PONG that answers this PING. */
-    public Relay pong() {
-        return answer(RelayKind.PONG, Unpooled.EMPTY_BUFFER);
+    /** The PONG that answers this PING, repeating the answering end's credit limit. */
+    public Relay pong(long limit) {
+        return answer(RelayKind.PONG, Unpooled.buffer(8).writeLong(limit));
     }
 
     private Relay answer(RelayKind answerKind, ByteBuf answerPayload) {
@@ -263,14 +291,29 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
         return content().getUnsignedShort(content().readerIndex());
     }
 
-    /** The initial credit of an OPEN or ACCEPT, or the bytes granted by a CREDIT. */
+    /** The credit limit of an OPEN or ACCEPT (initial), CREDIT or PONG: the stream offset up to which the other end may send. */
     public long credit() {
         int at = content().readerIndex();
         return switch (kind) {
             case OPEN -> content().getUnsignedInt(at + 2);
-            case ACCEPT, CREDIT -> content().getUnsignedInt(at);
+            case ACCEPT -> content().getUnsignedInt(at);
+            case CREDIT, PONG -> content().getLong(at);
             default -> throw new IllegalStateException("a " + kind + " relay frame grants no credit");
         };
+    }
+
+    /** The stream offset of a DATA frame's first byte, or the final stream length of a FIN. */
+    public long streamOffset() {
+        if (kind != RelayKind.DATA && kind != RelayKind.FIN) {
+            throw new IllegalStateException("a " + kind + " relay frame has no stream offset");
+        }
+        return content().getLong(content().readerIndex());
+    }
+
+    /** The stream bytes of a DATA frame (a slice of the payload, not a copy). */
+    public ByteBuf dataBytes() {
+        requireKind(RelayKind.DATA);
+        return content().slice(content().readerIndex() + DATA_OFFSET_LENGTH, content().readableBytes() - DATA_OFFSET_LENGTH);
     }
 
     /** The identity-handshake answer code of a REFUSE. */

@@ -80,12 +80,13 @@ final class RandomLinkMessages {
             case RESET -> new Relay(connectionId, opener, acceptor, direction, r.nextInt(256), RelayKind.RESET,
                     text(r, 50).getBytes(java.nio.charset.StandardCharsets.UTF_8));
             // Mostly small, sometimes the largest payload, so the u16 length's top values are exercised too.
-            case DATA -> new Relay(connectionId, opener, acceptor, direction, r.nextInt(256), RelayKind.DATA,
-                    bytes(r, r.nextInt(20) == 0 ? LinkLimits.MAX_RELAY_PAYLOAD : 1 + r.nextInt(200)));
-            case CREDIT -> Relay.credit(connectionId, opener, acceptor, direction, 1 + (Integer.toUnsignedLong(r.nextInt()) % 0xFFFF_FFFFL));
-            case FIN -> Relay.frame(connectionId, opener, acceptor, direction, RelayKind.FIN, new byte[0]);
-            case PING -> Relay.frame(connectionId, opener, acceptor, direction, RelayKind.PING, new byte[0]);
-            case PONG -> Relay.frame(connectionId, opener, acceptor, direction, RelayKind.PING, new byte[0]).pong();
+            case DATA -> new Relay(connectionId, opener, acceptor, direction, r.nextInt(256), RelayKind.DATA, Relay.data(connectionId,
+                    opener, acceptor, direction, r.nextLong() & Long.MAX_VALUE,
+                    bytes(r, r.nextInt(20) == 0 ? Relay.MAX_DATA_BYTES : 1 + r.nextInt(200))).payloadBytes());
+            case CREDIT -> Relay.credit(connectionId, opener, acceptor, direction, r.nextLong() & Long.MAX_VALUE);
+            case FIN -> Relay.fin(connectionId, opener, acceptor, direction, r.nextLong() & Long.MAX_VALUE);
+            case PING -> Relay.ping(connectionId, opener, acceptor, direction);
+            case PONG -> Relay.ping(connectionId, opener, acceptor, direction).pong(r.nextLong() & Long.MAX_VALUE);
         };
     }
 

@@ -40,19 +40,24 @@ class RelayCodecTest {
     @Test
     void streamFramesRoundTripInBothDirections() throws Exception {
         for (RelayDirection direction : RelayDirection.values()) {
-            byte[] bytes = new byte[LinkLimits.MAX_RELAY_PAYLOAD];
+            byte[] bytes = new byte[Relay.MAX_DATA_BYTES];
             bytes[0] = 1;
             bytes[bytes.length - 1] = 2;
-            assertThat(roundTrip(Relay.data(7, OPENER, ACCEPTOR, direction, bytes)).payloadBytes()).isEqualTo(bytes);
-            assertThat(roundTrip(Relay.credit(7, OPENER, ACCEPTOR, direction, 65536)).credit()).isEqualTo(65536);
-            assertThat(roundTrip(Relay.frame(7, OPENER, ACCEPTOR, direction, RelayKind.FIN, new byte[0])).kind())
-                    .isEqualTo(RelayKind.FIN);
+            Relay data = roundTrip(Relay.data(7, OPENER, ACCEPTOR, direction, Long.MAX_VALUE - bytes.length, bytes));
+            assertThat(io.netty.buffer.ByteBufUtil.getBytes(data.dataBytes())).isEqualTo(bytes);
+            assertThat(data.streamOffset()).isEqualTo(Long.MAX_VALUE - bytes.length);
+            assertThat(roundTrip(Relay.credit(7, OPENER, ACCEPTOR, direction, 1L << 40)).credit()).isEqualTo(1L << 40);
+            assertThat(roundTrip(Relay.fin(7, OPENER, ACCEPTOR, direction, 12345)).streamOffset()).isEqualTo(12345);
+            Relay ping = roundTrip(Relay.ping(7, OPENER, ACCEPTOR, direction));
+            Relay pong = roundTrip(ping.pong(99));
+            assertThat(pong.direction()).isEqualTo(direction.reversed());
+            assertThat(pong.credit()).isEqualTo(99);
         }
     }
 
     @Test
     void aHubResetGoesBackToTheSenderOfTheFrame() {
-        Relay data = Relay.data(3, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, new byte[10]).forwarded();
+        Relay data = Relay.data(3, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, 0, new byte[10]).forwarded();
         Relay reset = data.resetToSender("x".repeat(5000));
         assertThat(reset.kind()).isEqualTo(RelayKind.RESET);
         assertThat(reset.destination()).isEqualTo(ACCEPTOR);
@@ -64,7 +69,7 @@ class RelayCodecTest {
 
     @Test
     void forwardingCountsHopsDownToZero() {
-        Relay last = new Relay(1, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR, 1, RelayKind.FIN, new byte[0]).forwarded();
+        Relay last = new Relay(1, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR, 1, RelayKind.PING, new byte[0]).forwarded();
         assertThat(last.hopsLeft()).isZero();
         assertThatThrownBy(last::forwarded).isInstanceOf(IllegalStateException.class);
     }
@@ -76,10 +81,11 @@ class RelayCodecTest {
                 .hasMessageContaining("OPEN travels TOWARD_ACCEPTOR");
         assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.ACCEPT, new byte[4]))
                 .hasMessageContaining("ACCEPT travels TOWARD_OPENER");
-        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.DATA, new byte[0])).hasMessageContaining("DATA");
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.DATA, new byte[8])).hasMessageContaining("DATA without bytes");
         assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.DATA, new byte[LinkLimits.MAX_RELAY_PAYLOAD + 1]))
                 .hasMessageContaining("payload");
-        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.CREDIT, new byte[4])).hasMessageContaining("CREDIT of 0");
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.CREDIT, new byte[] {-1, 0, 0, 0, 0, 0, 0, 0}))
+                .hasMessageContaining("beyond 2^63-1");
         assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.FIN, new byte[1])).hasMessageContaining("FIN payload");
         assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.RESET, new byte[LinkLimits.MAX_REASON + 1]))
                 .hasMessageContaining("reason");
@@ -95,14 +101,14 @@ class RelayCodecTest {
         assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u16(5).fixedBytes(new byte[] {0, 1, 0, 0, 0})), "OPEN payload");
         assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u16(6).fixedBytes(new byte[6])), "virtual port 0");
         assertProtocolError(raw(1, 0, RelayKind.ACCEPT.code(), w -> w.u16(3).fixedBytes(new byte[3])), "ACCEPT payload");
-        assertProtocolError(raw(0, 0, RelayKind.CREDIT.code(), w -> w.u16(8).fixedBytes(new byte[8])), "CREDIT payload");
+        assertProtocolError(raw(0, 0, RelayKind.CREDIT.code(), w -> w.u16(4).fixedBytes(new byte[4])), "CREDIT payload");
         assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u16(2).fixedBytes(new byte[] {(byte) 0xC3, 0x28})), "UTF-8");
         assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u16(1025).fixedBytes(new byte[1025])), "exceeds 1024");
-        assertProtocolError(raw(2, 0, RelayKind.FIN.code(), w -> w.u16(0)), "RelayDirection code 2");
+        assertProtocolError(raw(2, 0, RelayKind.FIN.code(), w -> w.u16(8).fixedBytes(new byte[8])), "RelayDirection code 2");
         assertProtocolError(raw(0, 0, 10, w -> w.u16(0)), "RelayKind code 10");
         assertProtocolError(raw(1, 0, RelayKind.REFUSE.code(), w -> w.u16(0)), "REFUSE without an answer code");
         assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u16(1).u8(0)), "PING payload");
-        assertProtocolError(raw(0, 0, RelayKind.FIN.code(), w -> w.u16(0).u8(0)), "trailing");
+        assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u16(0).u8(0)), "trailing");
         byte[] truncatedHeader = {(byte) LinkMessageType.RELAY.code(), 0, 0, 0, 0, 0, 0, 0, 1, 40};
         assertProtocolError(truncatedHeader, "truncated opener");
     }
@@ -111,8 +117,9 @@ class RelayCodecTest {
     void theZeroCopyEncoderWritesTheCodecsBytesAndPassesThePayloadBufferOn() throws ProtocolException {
         byte[] bytes = new byte[40_000];
         new java.util.Random(5).nextBytes(bytes);
+        bytes[0] = 0; // the stream offset's top byte: offsets are below 2^63
         ByteBuf payload = Unpooled.directBuffer(bytes.length).writeBytes(bytes);
-        Relay data = Relay.data(42, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, payload);
+        Relay data = Relay.dataFrame(42, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, payload);
         byte[] expected = frameBytes(LinkMessageEncoder.frame(data, io.netty.buffer.UnpooledByteBufAllocator.DEFAULT));
 
         EmbeddedChannel channel = new EmbeddedChannel(LinkMessageEncoder.INSTANCE, RelayEncoder.INSTANCE);

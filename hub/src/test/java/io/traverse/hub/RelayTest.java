@@ -97,7 +97,7 @@ class RelayTest {
 
         assertThat(atAcceptor.get(30, TimeUnit.SECONDS)).isEqualTo(sha256(toAcceptor));
         assertThat(atOpener.get(30, TimeUnit.SECONDS)).isEqualTo(sha256(toOpener));
-        int framesEachWay = (STREAM_BYTES + LinkLimits.MAX_RELAY_PAYLOAD - 1) / LinkLimits.MAX_RELAY_PAYLOAD + 1;
+        int framesEachWay = (STREAM_BYTES + Relay.MAX_DATA_BYTES - 1) / Relay.MAX_DATA_BYTES + 1;
         eventually(() -> {
             assertThat(relayFrames(b, "forwarded")).isEqualTo(2L * framesEachWay);
             assertThat(relayBytes(b, "forwarded")).isEqualTo(2L * STREAM_BYTES);
@@ -120,7 +120,7 @@ class RelayTest {
     void aResetThatCannotBeDeliveredIsDroppedNotAnswered() throws Exception {
         NodeId nobody = NodeId.of("nobody");
         opener.send(Relay.frame(12, opener.id(), nobody, RelayDirection.TOWARD_ACCEPTOR, RelayKind.RESET, new byte[0]));
-        opener.send(Relay.frame(13, opener.id(), nobody, RelayDirection.TOWARD_ACCEPTOR, RelayKind.FIN, new byte[0]));
+        opener.send(Relay.fin(13, opener.id(), nobody, RelayDirection.TOWARD_ACCEPTOR, 0));
         Relay reset = opener.await(Relay.class);
         assertThat(reset.connectionId()).as("only the FIN is answered").isEqualTo(13);
         assertThat(relayFailures(a, "UNKNOWN_NODE")).isEqualTo(2);
@@ -140,7 +140,7 @@ class RelayTest {
     void aNodeCannotSendInAnotherNodesNameAndOnlyItsLinkCloses() throws Exception {
         try (TestNodeClient bystander = TestNodeClient.connect(a, TestHubs.TOKEN, "bystander")) {
             // The offender is neither the opener of a frame toward the acceptor nor the acceptor of one toward the opener.
-            opener.send(Relay.data(15, acceptor.id(), bystander.id(), RelayDirection.TOWARD_OPENER, new byte[] {1}));
+            opener.send(Relay.data(15, acceptor.id(), bystander.id(), RelayDirection.TOWARD_OPENER, 0, new byte[] {1}));
             assertThat(opener.awaitClose()).satisfies(reject -> {
                 assertThat(reject.code()).isEqualTo(RejectCode.PROTOCOL);
                 assertThat(reject.reason()).contains("relay frame").contains("from node bystander");
@@ -165,13 +165,13 @@ class RelayTest {
         NodeId openerId = direction == RelayDirection.TOWARD_ACCEPTOR ? from.id() : NodeId.of("opener");
         NodeId acceptorId = direction == RelayDirection.TOWARD_ACCEPTOR ? NodeId.of("acceptor") : from.id();
         try {
-            for (int offset = 0; offset < bytes.length; offset += LinkLimits.MAX_RELAY_PAYLOAD) {
-                int length = Math.min(LinkLimits.MAX_RELAY_PAYLOAD, bytes.length - offset);
+            for (int offset = 0; offset < bytes.length; offset += Relay.MAX_DATA_BYTES) {
+                int length = Math.min(Relay.MAX_DATA_BYTES, bytes.length - offset);
                 byte[] chunk = new byte[length];
                 System.arraycopy(bytes, offset, chunk, 0, length);
-                from.send(Relay.data(connection, openerId, acceptorId, direction, chunk));
+                from.send(Relay.data(connection, openerId, acceptorId, direction, offset, chunk));
             }
-            from.send(Relay.frame(connection, openerId, acceptorId, direction, RelayKind.FIN, new byte[0]));
+            from.send(Relay.fin(connection, openerId, acceptorId, direction, bytes.length));
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
@@ -189,8 +189,10 @@ class RelayTest {
                     return digest.digest();
                 }
                 assertThat(frame.kind()).isEqualTo(RelayKind.DATA);
-                digest.update(frame.payloadBytes());
-                received += frame.payloadLength();
+                assertThat(frame.streamOffset()).isEqualTo(received);
+                byte[] bytes = io.netty.buffer.ByteBufUtil.getBytes(frame.dataBytes());
+                digest.update(bytes);
+                received += bytes.length;
             }
         } catch (Exception e) {
             throw new IllegalStateException(e);

@@ -21,9 +21,24 @@ final class LoopbackHubNetwork implements AutoCloseable {
 
     /** A hub on 127.0.0.1 with an ephemeral port, no HTTP, dialling the given peers. */
     Hub hub(String name, Hub... peers) throws Exception {
+        return hub(name, true, peers);
+    }
+
+    /**
+     * A hub that advertises no address, so that only the hubs it dials link with it: hubs started
+     * one after the other, each dialling the previous, form a line rather than a mesh.
+     */
+    Hub lineHub(String name, Hub... peers) throws Exception {
+        return hub(name, false, peers);
+    }
+
+    private Hub hub(String name, boolean advertised, Hub... peers) throws Exception {
         HubConfig.Builder b = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(name).token(TOKEN)
                 .keepaliveInterval(Duration.ofMillis(300)).gossipRefreshInterval(Duration.ofSeconds(1)).hubExpiry(Duration.ofSeconds(3))
                 .redial(Duration.ofMillis(100), Duration.ofSeconds(1));
+        if (!advertised) {
+            b.advertisedAddresses(List.of());
+        }
         for (Hub peer : peers) {
             b.peer(address(peer).getHostString() + ":" + address(peer).getPort());
         }

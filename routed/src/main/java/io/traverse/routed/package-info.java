@@ -1,6 +1,5 @@
 /**
- * The {@code routed} connection module (paper §3.3.3 "Routed"): virtual connections relayed by one
- * or more hubs with per-connection credit windows. Not built yet (issue 4), so this artifact
- * registers no module and the chain skips it.
+ * The routed module: virtual connections relayed by hubs (paper §3.3.3), with end-to-end credit
+ * flow control, half-close, reset and liveness probes, as a {@link java.net.Socket}.
  */
 package io.traverse.routed;

@@ -1,0 +1,339 @@
+package io.traverse.hublink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseServerSocket;
+import io.traverse.VirtualSocketAddress;
+import io.traverse.hub.Hub;
+import io.traverse.identity.NodeId;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The routed module on real hubs: virtual connections relayed through one, two and three hubs in
+ * a line, with the data checked end to end (length and SHA-256), half-close, reset, read timeout,
+ * a stalled reader among 100 connections and a hub that dies mid-stream.
+ */
+class RoutedConnectionTest {
+    private static final int PORT = 4100;
+    private final LoopbackHubNetwork net = new LoopbackHubNetwork();
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "routed-test");
+        t.setDaemon(true);
+        return t;
+    });
+
+    @AfterEach
+    void closeAll() throws Exception {
+        threads.shutdownNow();
+        net.close();
+    }
+
+    /** Hubs in a line, each dialling the one before: frames from the first to the last cross all of them. */
+    private List<Hub> line(int hubs) throws Exception {
+        List<Hub> line = new ArrayList<>();
+        for (int i = 0; i < hubs; i++) {
+            line.add(i == 0 ? net.lineHub("routed-" + i) : net.lineHub("routed-" + i, line.get(i - 1)));
+        }
+        return line;
+    }
+
+    private Traverse node(Hub hub) throws Exception {
+        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("routed").connectTimeout(Duration.ofSeconds(10)).build());
+        assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        return node;
+    }
+
+    /** Waits until the client's hub knows where the server's node is (gossip across the line). */
+    private static void awaitRoute(Traverse client, Traverse server) {
+        NodeId serverId = server.identity().id().orElseThrow();
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+                .until(() -> client.hubDirectory().locateNode(serverId).get(5, TimeUnit.SECONDS).isPresent());
+    }
+
+    @ParameterizedTest(name = "through {0} hub(s)")
+    @ValueSource(ints = {1, 2, 3})
+    void sixtyFourMebibytesCrossEachWayAtOnceThenBothHalfClose(int hubs) throws Exception {
+        int bytes = 64 * 1024 * 1024;
+        List<Hub> line = line(hubs);
+        Traverse server = node(line.get(hubs - 1));
+        Traverse client = node(line.get(0));
+        awaitRoute(client, server);
+        TraverseServerSocket listening = listen(server);
+
+        CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
+            try (Socket s = listening.accept()) {
+                return exchange(s, 2, bytes);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, threads);
+        try (Socket s = connect(client, addressOf(listening))) {
+            assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
+            byte[] receivedByClient = exchange(s, 1, bytes);
+            assertThat(receivedByClient).isEqualTo(expectedDigest(2, bytes));
+        }
+        assertThat(served.get(120, TimeUnit.SECONDS)).isEqualTo(expectedDigest(1, bytes));
+    }
+
+    @Test
+    void afterAHalfCloseThePeerReadsEofAndMayStillAnswer() throws Exception {
+        Hub hub = net.hub("routed-half");
+        Traverse server = node(hub);
+        Traverse client = node(hub);
+        TraverseServerSocket listening = listen(server);
+        CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
+            try (Socket s = listening.accept()) {
+                byte[] question = s.getInputStream().readAllBytes();
+                assertThat(s.getInputStream().read()).as("EOF stays EOF").isEqualTo(-1);
+                s.getOutputStream().write(("answer to " + new String(question)).getBytes());
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }, threads);
+        try (Socket s = connect(client, addressOf(listening))) {
+            s.getOutputStream().write("question".getBytes());
+            s.shutdownOutput();
+            assertThat(s.isOutputShutdown()).isTrue();
+            assertThatThrownBy(() -> s.getOutputStream().write(1)).isInstanceOf(SocketException.class);
+            assertThat(new String(s.getInputStream().readAllBytes())).isEqualTo("answer to question");
+        }
+        served.get(10, TimeUnit.SECONDS);
+    }
+
+    @Test
+    void aReadTimesOutAndTheConnectionGoesOnWorking() throws Exception {
+        Hub hub = net.hub("routed-timeout");
+        Traverse server = node(hub);
+        Traverse client = node(hub);
+        TraverseServerSocket listening = listen(server);
+        try (Socket s = connect(client, addressOf(listening));
+                Socket accepted = listening.accept()) {
+            s.setSoTimeout(200);
+            long start = System.nanoTime();
+            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(190), Duration.ofSeconds(3));
+            accepted.getOutputStream().write(7);
+            assertThat(s.getInputStream().read()).isEqualTo(7);
+        }
+    }
+
+    @Test
+    void closingWithUnreadDataResetsTheOtherEnd() throws Exception {
+        Hub hub = net.hub("routed-reset");
+        Traverse server = node(hub);
+        Traverse client = node(hub);
+        TraverseServerSocket listening = listen(server);
+        try (Socket s = connect(client, addressOf(listening))) {
+            Socket accepted = listening.accept();
+            s.getOutputStream().write(new byte[1000]);
+            await().atMost(Duration.ofSeconds(5)).until(() -> accepted.getInputStream().available() == 1000);
+            accepted.close();
+            s.setSoTimeout(5000);
+            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketException.class)
+                    .hasMessageContaining("Connection reset").hasMessageContaining("unread data");
+            assertThatThrownBy(() -> s.getOutputStream().write(1)).isInstanceOf(SocketException.class)
+                    .hasMessageContaining("Connection reset");
+        }
+    }
+
+    @Test
+    void aPortNobodyListensOnIsRefusedAtOnceWithTheTargetsReason() throws Exception {
+        Hub hub = net.hub("routed-refused");
+        Traverse server = node(hub);
+        Traverse client = node(hub);
+        long start = System.nanoTime();
+        assertThatThrownBy(() -> connect(client, server.address(4999))).isInstanceOf(ConnectException.class)
+                .hasMessageContaining("no virtual port").hasMessageContaining("4999");
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    }
+
+    @Test
+    void aStalledReaderAmongAHundredConnectionsSlowsNoOther() throws Exception {
+        int connections = 100;
+        int bytes = 1024 * 1024;
+        Hub hub = net.hub("routed-stall");
+        Traverse server = node(hub);
+        Traverse client = node(hub);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT, connections));
+        List<Socket> clientSockets = new ArrayList<>();
+        List<Socket> accepted = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            clientSockets.add(net.closeLater(connect(client, addressOf(listening))));
+            accepted.add(net.closeLater(listening.accept()));
+        }
+        // Connection 0's reader never reads: its writer fills the window and waits.
+        CompletableFuture<Void> stalledWriter = CompletableFuture.runAsync(() -> {
+            try {
+                clientSockets.get(0).getOutputStream().write(new byte[8 * 1024 * 1024]);
+            } catch (IOException e) {
+                // the socket is closed at the end of the test
+            }
+        }, threads);
+        List<CompletableFuture<byte[]>> readers = new ArrayList<>();
+        for (int i = 1; i < connections; i++) {
+            Socket in = accepted.get(i);
+            readers.add(CompletableFuture.supplyAsync(() -> {
+                try {
+                    return digestToEof(in.getInputStream());
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, threads));
+            Socket out = clientSockets.get(i);
+            long seed = i;
+            CompletableFuture.runAsync(() -> {
+                try {
+                    writeStream(out.getOutputStream(), seed, bytes);
+                    out.shutdownOutput();
+                } catch (IOException e) {
+                    throw new IllegalStateException(e);
+                }
+            }, threads);
+        }
+        for (int i = 1; i < connections; i++) {
+            assertThat(readers.get(i - 1).get(60, TimeUnit.SECONDS)).as("connection %d", i).isEqualTo(expectedDigest(i, bytes));
+        }
+        assertThat(stalledWriter).as("the stalled connection's writer waits for credit").isNotDone();
+    }
+
+    @Test
+    void whenTheHubInTheMiddleDiesBothEndsFailPromptly() throws Exception {
+        List<Hub> line = line(3);
+        Traverse server = node(line.get(2));
+        Traverse client = node(line.get(0));
+        awaitRoute(client, server);
+        TraverseServerSocket listening = listen(server);
+        Socket s = net.closeLater(connect(client, addressOf(listening)));
+        Socket accepted = net.closeLater(listening.accept());
+        // The client streams; the server reads. Both are mid-stream when the middle hub goes.
+        CompletableFuture<Throwable> writer = CompletableFuture.supplyAsync(() -> failureOf(() -> {
+            byte[] chunk = new byte[64 * 1024];
+            OutputStream out = s.getOutputStream();
+            while (true) {
+                out.write(chunk);
+            }
+        }), threads);
+        CompletableFuture<Throwable> reader = CompletableFuture.supplyAsync(() -> failureOf(() -> {
+            byte[] buffer = new byte[64 * 1024];
+            InputStream in = accepted.getInputStream();
+            while (in.read(buffer) >= 0) {
+                // keep reading
+            }
+            throw new IllegalStateException("EOF instead of an exception");
+        }), threads);
+        Thread.sleep(300);
+        assertThat(writer).isNotDone();
+        long killed = System.nanoTime();
+        line.get(1).close();
+        assertThat(writer.get(10, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
+        assertThat(reader.get(10, TimeUnit.SECONDS)).isInstanceOf(IOException.class).hasMessageContaining("Connection reset");
+        assertThat(Duration.ofNanos(System.nanoTime() - killed)).as("both ends know within a few seconds")
+                .isLessThan(Duration.ofSeconds(5));
+    }
+
+    private interface Body {
+        void run() throws Exception;
+    }
+
+    private static Throwable failureOf(Body body) {
+        try {
+            body.run();
+            return null;
+        } catch (Throwable t) {
+            return t;
+        }
+    }
+
+    private TraverseServerSocket listen(Traverse server) throws Exception {
+        return net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+    }
+
+    private static VirtualSocketAddress addressOf(TraverseServerSocket listening) {
+        return (VirtualSocketAddress) listening.getLocalSocketAddress();
+    }
+
+    private static Socket connect(Traverse from, VirtualSocketAddress to) throws IOException {
+        return from.socketFactory().createSocket(to.getHostString(), to.getPort());
+    }
+
+    /** Writes {@code bytes} of the seeded stream while reading the other end's to EOF; half-closes; returns what was read's digest. */
+    private byte[] exchange(Socket s, long seed, int bytes) throws Exception {
+        CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
+            try {
+                writeStream(s.getOutputStream(), seed, bytes);
+                s.shutdownOutput();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }, threads);
+        byte[] digest = digestToEof(s.getInputStream());
+        writing.get(120, TimeUnit.SECONDS);
+        return digest;
+    }
+
+    /** A seeded pseudo-random stream, written in odd-sized pieces so frames do not line up with writes. */
+    private static void writeStream(OutputStream out, long seed, int bytes) throws IOException {
+        Random random = new Random(seed);
+        byte[] chunk = new byte[100_003];
+        for (int left = bytes; left > 0; ) {
+            int n = Math.min(left, chunk.length);
+            random.nextBytes(chunk);
+            out.write(chunk, 0, n);
+            left -= n;
+        }
+    }
+
+    private static byte[] expectedDigest(long seed, int bytes) throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        Random random = new Random(seed);
+        byte[] chunk = new byte[100_003];
+        for (int left = bytes; left > 0; ) {
+            int n = Math.min(left, chunk.length);
+            random.nextBytes(chunk);
+            sha.update(chunk, 0, n);
+            left -= n;
+        }
+        return withLength(sha.digest(), bytes);
+    }
+
+    /** SHA-256 and length of everything up to EOF. */
+    private static byte[] digestToEof(InputStream in) throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        byte[] buffer = new byte[37 * 1024];
+        long total = 0;
+        for (int n; (n = in.read(buffer)) > 0; ) {
+            sha.update(buffer, 0, n);
+            total += n;
+        }
+        return withLength(sha.digest(), total);
+    }
+
+    private static byte[] withLength(byte[] digest, long length) {
+        byte[] out = Arrays.copyOf(digest, 40);
+        java.nio.ByteBuffer.wrap(out, 32, 8).putLong(length);
+        return out;
+    }
+}

@@ -1,0 +1,539 @@
+package io.traverse.routed;
+
+import io.netty.buffer.ByteBuf;
+import io.traverse.identity.NodeId;
+import io.traverse.wire.LinkLimits;
+import io.traverse.wire.Relay;
+import io.traverse.wire.RelayDirection;
+import io.traverse.wire.RelayKind;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.ArrayDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One end of a virtual connection relayed by hubs: the byte stream of a {@link RoutedSocket} over
+ * RELAY frames, with credit-based flow control end to end. This end grants the other at most
+ * {@code window} bytes beyond what its application has read (so no buffer anywhere holds more of
+ * this connection than that), and grants more as the application reads; writes wait for the
+ * other end's grants. FIN is a half-close, RESET ends both directions at once.
+ *
+ * <p>Frames arrive on the hub link's event loop ({@code on...} methods); reads and writes come
+ * from application threads and block on this connection alone, so a stalled reader holds up
+ * nothing but its own connection.
+ */
+final class RoutedConnection {
+    /** Payloads smaller than this are copied out of the link's read buffer, so that many tiny frames cannot pin many large buffers. */
+    private static final int COPY_BELOW = 8 * 1024;
+
+    private final RoutedConnections table;
+    private final RoutedConnections.Key key;
+    private final NodeId opener;
+    private final NodeId acceptor;
+    private final RelayDirection outbound;
+    private final NodeId peer;
+    private final int virtualPort;
+    private final int window;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition readable = lock.newCondition();
+    private final Condition writable = lock.newCondition();
+    /** Writers one at a time, so that DATA frames leave in stream order. */
+    private final ReentrantLock writing = new ReentrantLock();
+    // Guarded by lock:
+    private final ArrayDeque<ByteBuf> inbox = new ArrayDeque<>();
+    /** The stream offset up to which the other end may send (what this end granted). */
+    private long granted;
+    /** Bytes of the other end's stream that arrived. */
+    private long received;
+    private int consumedSinceGrant;
+    /** The stream offset up to which this end may send, and how far it has sent. */
+    private long sendLimit;
+    private long sent;
+    private boolean peerFinished;
+    private boolean finSent;
+    private boolean inputShut;
+    private boolean closed;
+    private String resetReason;
+    private long bytesIn;
+    private long bytesOut;
+    // Liveness, touched on the loop:
+    private volatile long lastHeardNanos = System.nanoTime();
+    private volatile long lastPingNanos = lastHeardNanos;
+
+    RoutedConnection(RoutedConnections table, RoutedConnections.Key key, NodeId acceptor, boolean local, int virtualPort, int window,
+            long initialSendCredit) {
+        this.table = table;
+        this.key = key;
+        this.opener = key.opener();
+        this.acceptor = acceptor;
+        this.outbound = local ? RelayDirection.TOWARD_ACCEPTOR : RelayDirection.TOWARD_OPENER;
+        this.peer = local ? acceptor : opener;
+        this.virtualPort = virtualPort;
+        this.window = window;
+        this.granted = window;
+        this.sendLimit = initialSendCredit;
+    }
+
+    RoutedConnections.Key key() {
+        return key;
+    }
+
+    NodeId peer() {
+        return peer;
+    }
+
+    int virtualPort() {
+        return virtualPort;
+    }
+
+    // ---- frames from the other end (hub link's event loop) ----------------------------------
+
+    void heard() {
+        lastHeardNanos = System.nanoTime();
+    }
+
+    long lastHeardNanos() {
+        return lastHeardNanos;
+    }
+
+    long lastPingNanos() {
+        return lastPingNanos;
+    }
+
+    /**
+     * DATA at stream offset {@code offset}; takes over {@code payload} (the stream bytes). A gap
+     * (frames lost with a hub that died) or bytes past the granted credit reset the connection.
+     */
+    void onData(long offset, ByteBuf payload) {
+        int n = payload.readableBytes();
+        String violation = null;
+        boolean discard;
+        lock.lock();
+        try {
+            if (resetReason != null) {
+                payload.release();
+                return;
+            }
+            if (offset != received) {
+                violation = "bytes " + received + " to " + offset + " of node " + peer + "'s stream were lost on the way";
+                discard = true;
+            } else if (received + n > granted) {
+                violation = "node " + peer + " sent " + (received + n - granted) + " bytes past the credit it was granted";
+                discard = true;
+            } else {
+                received += n;
+                discard = inputShut || closed;
+                if (!discard) {
+                    inbox.add(n < COPY_BELOW ? copyOf(payload) : payload);
+                    readable.signal();
+                }
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (violation != null) {
+            payload.release();
+            reset(violation, true);
+        } else if (discard) {
+            payload.release();
+            if (closed) {
+                reset("data arrived for a closed connection", true);
+            } else {
+                grant(n);
+            }
+        }
+    }
+
+    private static ByteBuf copyOf(ByteBuf payload) {
+        try {
+            return payload.alloc().heapBuffer(payload.readableBytes()).writeBytes(payload);
+        } finally {
+            payload.release();
+        }
+    }
+
+    /** The other end may receive up to stream offset {@code limit} (CREDIT, PONG, ACCEPT); old limits change nothing. */
+    void onCredit(long limit) {
+        lock.lock();
+        try {
+            if (limit > sendLimit) {
+                sendLimit = limit;
+                writable.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The other end's stream ended after {@code length} bytes. */
+    void onFin(long length) {
+        boolean done;
+        String gap = null;
+        lock.lock();
+        try {
+            if (length != received) {
+                gap = "node " + peer + "'s stream ended at byte " + length + " but " + received + " arrived: frames were lost on the way";
+                done = false;
+            } else {
+                peerFinished = true;
+                readable.signalAll();
+                done = closed || finSent && inputShut;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (gap != null) {
+            reset(gap, true);
+        } else if (done) {
+            table.remove(this);
+        }
+    }
+
+    /** The other end, a hub on the way or this node ended the connection. */
+    void onReset(String reason) {
+        lock.lock();
+        try {
+            if (resetReason != null) {
+                return;
+            }
+            resetReason = reason;
+            inbox.forEach(ByteBuf::release);
+            inbox.clear();
+            readable.signalAll();
+            writable.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        table.remove(this);
+    }
+
+    /** Resets this connection here, and tells the other end if {@code tellPeer}. */
+    void reset(String reason, boolean tellPeer) {
+        boolean wasOpen;
+        lock.lock();
+        try {
+            wasOpen = resetReason == null;
+        } finally {
+            lock.unlock();
+        }
+        onReset(reason);
+        if (wasOpen && tellPeer) {
+            table.send(Relay.reset(key.id(), opener, acceptor, outbound, reason));
+        }
+    }
+
+    // ---- the application's side ------------------------------------------------------------
+
+    /** Like {@link java.io.InputStream#read(byte[], int, int)}, waiting at most {@code timeoutMillis} (0: forever). */
+    int read(byte[] b, int off, int len, int timeoutMillis) throws IOException {
+        if (len == 0) {
+            return 0;
+        }
+        int n = 0;
+        int grant = 0;
+        long limit = 0;
+        lock.lock();
+        try {
+            long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
+            while (inbox.isEmpty()) {
+                failIfUnreadable();
+                if (peerFinished || inputShut) {
+                    return -1;
+                }
+                try {
+                    if (deadline == 0) {
+                        readable.await();
+                    } else {
+                        long left = deadline - System.nanoTime();
+                        if (left <= 0) {
+                            throw new SocketTimeoutException("Read timed out");
+                        }
+                        readable.awaitNanos(left);
+                    }
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new InterruptedIOException("interrupted while reading");
+                }
+            }
+            failIfUnreadable();
+            while (n < len && !inbox.isEmpty()) {
+                ByteBuf head = inbox.peek();
+                int chunk = Math.min(len - n, head.readableBytes());
+                head.readBytes(b, off + n, chunk);
+                n += chunk;
+                if (!head.isReadable()) {
+                    inbox.poll().release();
+                }
+            }
+            bytesIn += n;
+            consumedSinceGrant += n;
+            if (consumedSinceGrant >= window / 4 || inbox.isEmpty() && consumedSinceGrant >= LinkLimits.MAX_RELAY_PAYLOAD) {
+                granted += consumedSinceGrant;
+                consumedSinceGrant = 0;
+                grant = 1;
+                limit = granted;
+            }
+        } finally {
+            lock.unlock();
+        }
+        if (grant > 0) {
+            table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
+        }
+        return n;
+    }
+
+    private void failIfUnreadable() throws SocketException {
+        if (resetReason != null) {
+            throw new SocketException("Connection reset: " + resetReason);
+        }
+        if (closed) {
+            throw new SocketException("Socket closed");
+        }
+    }
+
+    /** Bytes readable without waiting. */
+    int available() {
+        lock.lock();
+        try {
+            long sum = 0;
+            for (ByteBuf b : inbox) {
+                sum += b.readableBytes();
+            }
+            return (int) Math.min(Integer.MAX_VALUE, sum);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Like {@link java.io.OutputStream#write(byte[], int, int)}: sends as the other end grants credit. */
+    void write(byte[] b, int off, int len) throws IOException {
+        writing.lock();
+        try {
+            writeInOrder(b, off, len);
+        } finally {
+            writing.unlock();
+        }
+    }
+
+    private void writeInOrder(byte[] b, int off, int len) throws IOException {
+        while (len > 0) {
+            int chunk;
+            long offset;
+            lock.lock();
+            try {
+                while (sendLimit == sent) {
+                    failIfUnwritable();
+                    try {
+                        writable.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new InterruptedIOException("interrupted while waiting for the peer to read");
+                    }
+                }
+                failIfUnwritable();
+                chunk = (int) Math.min(Math.min(len, sendLimit - sent), Relay.MAX_DATA_BYTES);
+                offset = sent;
+                sent += chunk;
+                bytesOut += chunk;
+            } finally {
+                lock.unlock();
+            }
+            ByteBuf payload = table.allocator().directBuffer(Relay.DATA_OFFSET_LENGTH + chunk).writeLong(offset).writeBytes(b, off, chunk);
+            if (!table.send(Relay.dataFrame(key.id(), opener, acceptor, outbound, payload))) {
+                reset("the hub link is gone", false);
+                failIfUnwritable();
+            }
+            off += chunk;
+            len -= chunk;
+        }
+    }
+
+    private void failIfUnwritable() throws SocketException {
+        if (resetReason != null) {
+            throw new SocketException("Connection reset: " + resetReason);
+        }
+        if (closed) {
+            throw new SocketException("Socket closed");
+        }
+        if (finSent) {
+            throw new SocketException("Socket output is shutdown");
+        }
+    }
+
+    /** Half-close: the other end reads EOF after what was written, and may go on writing. */
+    void shutdownOutput() throws SocketException {
+        boolean done;
+        long length;
+        writing.lock();
+        lock.lock();
+        try {
+            failIfUnreadable();
+            if (finSent) {
+                return;
+            }
+            finSent = true;
+            length = sent;
+            writable.signalAll();
+            done = peerFinished && inputShut;
+        } finally {
+            lock.unlock();
+            writing.unlock();
+        }
+        table.send(Relay.fin(key.id(), opener, acceptor, outbound, length));
+        if (done) {
+            table.remove(this);
+        }
+    }
+
+    /** Reads from now on see EOF; what arrives is dropped (and credited, so the other end is not stalled). */
+    void shutdownInput() throws SocketException {
+        int unread = 0;
+        long limit;
+        lock.lock();
+        try {
+            failIfUnreadable();
+            if (inputShut) {
+                return;
+            }
+            inputShut = true;
+            for (ByteBuf b : inbox) {
+                unread += b.readableBytes();
+                b.release();
+            }
+            inbox.clear();
+            unread += consumedSinceGrant;
+            consumedSinceGrant = 0;
+            granted += unread;
+            limit = granted;
+            readable.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (unread > 0) {
+            table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
+        }
+    }
+
+    /**
+     * Closes this end: a FIN when everything sent was read (the other end reads EOF), a RESET when
+     * unread bytes are thrown away, as a kernel socket does. The connection stays in the table until
+     * the other end finishes too, so that data it still sends gets a RESET.
+     */
+    void close() {
+        boolean unread;
+        boolean sendFin;
+        boolean done;
+        long length;
+        lock.lock();
+        try {
+            if (closed || resetReason != null) {
+                return;
+            }
+            closed = true;
+            unread = !inbox.isEmpty();
+            sendFin = !finSent && !unread;
+            length = sent;
+            finSent = true;
+            done = peerFinished;
+            readable.signalAll();
+            writable.signalAll();
+        } finally {
+            lock.unlock();
+        }
+        if (unread) {
+            reset("node " + table.localId() + " closed the connection with unread data", true);
+            return;
+        }
+        if (sendFin) {
+            // A writer still blocked in write() fails now; sent no longer changes.
+            table.send(Relay.fin(key.id(), opener, acceptor, outbound, length));
+        }
+        if (done) {
+            table.remove(this);
+        }
+    }
+
+    /** Grants the other end {@code bytes} more (discarded input). */
+    private void grant(int bytes) {
+        long limit;
+        lock.lock();
+        try {
+            granted += bytes;
+            limit = granted;
+        } finally {
+            lock.unlock();
+        }
+        table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
+    }
+
+    void ping(long nowNanos) {
+        lastPingNanos = nowNanos;
+        table.send(Relay.ping(key.id(), opener, acceptor, outbound));
+    }
+
+    /** Answers a PING with this end's credit limit, which also makes up for a CREDIT lost on the way. */
+    void pong(Relay ping) {
+        long limit;
+        lock.lock();
+        try {
+            limit = granted;
+        } finally {
+            lock.unlock();
+        }
+        table.send(ping.pong(limit));
+    }
+
+    boolean isClosed() {
+        lock.lock();
+        try {
+            return closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean isInputShutdown() {
+        lock.lock();
+        try {
+            return inputShut || closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    boolean isOutputShutdown() {
+        lock.lock();
+        try {
+            return finSent || closed;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long bytesIn() {
+        lock.lock();
+        try {
+            return bytesIn;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    long bytesOut() {
+        lock.lock();
+        try {
+            return bytesOut;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "routed connection " + Long.toUnsignedString(key.id()) + " " + opener + " => " + acceptor + ":" + virtualPort;
+    }
+}

@@ -1,0 +1,260 @@
+package io.traverse.routed;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.traverse.identity.NodeId;
+import io.traverse.protocol.IdentityHandshake;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.RelayLink;
+import io.traverse.spi.ReverseConnections;
+import io.traverse.wire.Relay;
+import io.traverse.wire.RelayDirection;
+import io.traverse.wire.RelayKind;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * This node's relayed connections: opens them (OPEN, then ACCEPT or REFUSE), accepts them into a
+ * virtual port's backlog, and hands every RELAY frame from the hub link to its connection. DATA,
+ * FIN or PING for a connection this node does not have is answered with a RESET.
+ *
+ * <p>Liveness without state in the hubs: a connection that has heard nothing from the other end
+ * for a probe interval (the hub keepalive, at least {@link #MIN_PROBE_MILLIS}) sends a PING every
+ * interval (the other end answers PONG; a hub that cannot route it answers RESET), and one silent
+ * for {@value #DEAD_AFTER_PROBES} intervals is reset, so a hub or link that dies on the way ends
+ * both ends with an {@link java.io.IOException}. The floor is there because PINGs queue behind
+ * data on busy links: a hundred connections' windows take a while to drain. Losing the hub link
+ * resets every connection at once.
+ */
+final class RoutedConnections implements RelayLink.Receiver {
+    static final int DEAD_AFTER_PROBES = 3;
+    static final long MIN_PROBE_MILLIS = 1000;
+    private static final Logger log = LoggerFactory.getLogger(RoutedConnections.class);
+
+    /** Names a connection: its opener and the id the opener chose. */
+    record Key(NodeId opener, long id) {
+    }
+
+    private final RelayLink link;
+    private final ReverseConnections ports;
+    private final int window;
+    private final long probeNanos;
+    private final AtomicLong nextId = new AtomicLong(ThreadLocalRandom.current().nextLong());
+    private final Map<Key, RoutedConnection> connections = new ConcurrentHashMap<>();
+    private final Map<Key, Opening> opening = new ConcurrentHashMap<>();
+    private final ScheduledFuture<?> prober;
+
+    /** An OPEN waiting for its answer. */
+    record Opening(RoutedConnection connection, CompletableFuture<RoutedConnection> answer) {
+    }
+
+    RoutedConnections(RelayLink link, ReverseConnections ports, int window, long probeMillis) {
+        this.link = link;
+        this.ports = ports;
+        this.window = window;
+        long probe = Math.max(MIN_PROBE_MILLIS, probeMillis);
+        this.probeNanos = TimeUnit.MILLISECONDS.toNanos(probe);
+        long tick = probe / 4;
+        this.prober = link.loop().scheduleWithFixedDelay(this::probe, tick, tick, TimeUnit.MILLISECONDS);
+        link.receiveWith(this);
+    }
+
+    NodeId localId() {
+        return link.localId();
+    }
+
+    ByteBufAllocator allocator() {
+        return link.allocator();
+    }
+
+    boolean send(Relay frame) {
+        return link.send(frame);
+    }
+
+    boolean isLinked() {
+        return link.isLinked();
+    }
+
+    /** Sends an OPEN; the future completes when the acceptor answers (it fails with the REFUSE or RESET reason). */
+    Opening open(NodeId target, int virtualPort) {
+        Key key = new Key(link.localId(), nextId.getAndIncrement());
+        RoutedConnection connection = new RoutedConnection(this, key, target, true, virtualPort, window, 0);
+        Opening o = new Opening(connection, new CompletableFuture<>());
+        opening.put(key, o);
+        if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, window))) {
+            opening.remove(key);
+            o.answer.completeExceptionally(new AttemptFailedException(io.traverse.spi.FailureScope.MODULE, "no hub link"));
+        }
+        return o;
+    }
+
+    /** Gives up an OPEN (cancelled or out of time): the acceptor, if it accepted meanwhile, gets a RESET. */
+    void abandon(Opening o, String reason) {
+        RoutedConnection c = o.connection();
+        opening.remove(c.key());
+        if (o.answer().isDone() && !o.answer().isCompletedExceptionally()) {
+            c.reset(reason, true);
+        } else {
+            o.answer().cancel(false);
+            link.send(Relay.reset(c.key().id(), c.key().opener(), c.peer(), RelayDirection.TOWARD_ACCEPTOR, reason));
+        }
+    }
+
+    void remove(RoutedConnection connection) {
+        connections.remove(connection.key(), connection);
+    }
+
+    int size() {
+        return connections.size() + opening.size();
+    }
+
+    // ---- frames from the hub (link event loop) ---------------------------------------------
+
+    @Override
+    public void frame(Relay frame) {
+        try {
+            dispatch(frame);
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void dispatch(Relay frame) {
+        Key key = new Key(frame.opener(), frame.connectionId());
+        switch (frame.kind()) {
+            case OPEN -> accept(key, frame);
+            case ACCEPT, REFUSE -> answered(key, frame);
+            default -> {
+                RoutedConnection c = connections.get(key);
+                if (c == null) {
+                    Opening o = opening.get(key);
+                    if (o != null && frame.kind() == RelayKind.RESET) {
+                        // A hub could not deliver the OPEN, or the acceptor gave up on it.
+                        opening.remove(key);
+                        o.answer().completeExceptionally(new AttemptFailedException(io.traverse.spi.FailureScope.MODULE,
+                                "relayed connection to node " + frame.acceptor() + " failed: " + frame.reason()));
+                        return;
+                    }
+                    unknown(frame);
+                    return;
+                }
+                c.heard();
+                switch (frame.kind()) {
+                    case DATA -> c.onData(frame.streamOffset(), frame.dataBytes().retain());
+                    case CREDIT, PONG -> c.onCredit(frame.credit());
+                    case FIN -> c.onFin(frame.streamOffset());
+                    case RESET -> c.onReset(frame.reason());
+                    case PING -> c.pong(frame);
+                    default -> unknown(frame);
+                }
+            }
+        }
+    }
+
+    private void accept(Key key, Relay open) {
+        if (connections.containsKey(key)) {
+            return;
+        }
+        ReverseConnections.PortSlot slot;
+        try {
+            ports.checkListening(open.virtualPort());
+        } catch (AttemptFailedException e) {
+            link.send(open.refuse(IdentityHandshake.Answer.PORT_NOT_FOUND.code, e.getMessage()));
+            return;
+        }
+        try {
+            slot = ports.reserve(open.virtualPort());
+        } catch (AttemptFailedException e) {
+            link.send(open.refuse(IdentityHandshake.Answer.OVERLOAD.code, e.getMessage()));
+            return;
+        }
+        RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), window, open.credit());
+        connections.put(key, c);
+        link.send(open.accept(window));
+        slot.deliver(new RoutedSocket(c, localId(), open.opener()));
+    }
+
+    private void answered(Key key, Relay answer) {
+        Opening o = opening.remove(key);
+        if (o == null) {
+            if (answer.kind() == RelayKind.ACCEPT) {
+                link.send(answer.resetToSender("node " + localId() + " gave up on this connection"));
+            }
+            return;
+        }
+        if (answer.kind() == RelayKind.REFUSE) {
+            o.answer().completeExceptionally(refusal(answer));
+            return;
+        }
+        RoutedConnection c = o.connection();
+        c.onCredit(answer.credit());
+        c.heard();
+        connections.put(key, c);
+        if (!o.answer().complete(c)) {
+            // The opener gave up meanwhile.
+            c.reset("node " + localId() + " gave up on this connection", true);
+        }
+    }
+
+    private static AttemptFailedException refusal(Relay refuse) {
+        int code = refuse.answerCode();
+        String reason = refuse.reason();
+        if (code == IdentityHandshake.Answer.PORT_NOT_FOUND.code) {
+            return new AttemptFailedException(io.traverse.spi.FailureScope.TARGET, "Connection refused: node " + refuse.acceptor()
+                    + " has no virtual port (" + reason + ")");
+        }
+        if (code == IdentityHandshake.Answer.OVERLOAD.code) {
+            return new AttemptFailedException(io.traverse.spi.FailureScope.TARGET, "Connection refused: node " + refuse.acceptor()
+                    + " is overloaded (" + reason + ")");
+        }
+        return new AttemptFailedException(io.traverse.spi.FailureScope.PATH, "node " + refuse.acceptor() + " refused: " + reason);
+    }
+
+    /**
+     * A frame for no connection here: DATA, FIN and PING get a RESET; CREDIT and PONG are dropped
+     * (an end that finished and closed is gone while the other may still grant it credit).
+     */
+    private void unknown(Relay frame) {
+        if (frame.kind() == RelayKind.DATA || frame.kind() == RelayKind.FIN || frame.kind() == RelayKind.PING) {
+            link.send(frame.resetToSender("node " + localId() + " has no such connection"));
+        }
+    }
+
+    @Override
+    public void linkLost(String reason) {
+        for (RoutedConnection c : connections.values()) {
+            c.onReset(reason);
+        }
+        for (Opening o : opening.values()) {
+            o.answer().completeExceptionally(new AttemptFailedException(io.traverse.spi.FailureScope.MODULE, reason));
+        }
+        opening.clear();
+    }
+
+    private void probe() {
+        long now = System.nanoTime();
+        for (RoutedConnection c : connections.values()) {
+            long silent = now - c.lastHeardNanos();
+            if (silent > DEAD_AFTER_PROBES * probeNanos) {
+                log.debug("Resetting {}: nothing heard for {} ms", c, TimeUnit.NANOSECONDS.toMillis(silent));
+                c.reset("nothing heard from node " + c.peer() + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
+                        + " ms: a hub or link on the way is gone", true);
+            } else if (silent > probeNanos && now - c.lastPingNanos() > probeNanos) {
+                c.ping(now);
+            }
+        }
+    }
+
+    /** Resets every connection (the module is closing). */
+    void close() {
+        prober.cancel(false);
+        link.receiveWith(null);
+        linkLost("node " + localId() + " is closing");
+    }
+}

@@ -1,0 +1,116 @@
+package io.traverse.routed;
+
+import io.traverse.VirtualSocketAddress;
+import io.traverse.identity.NodeId;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ConnectRequest;
+import io.traverse.spi.ConnectionAttempt;
+import io.traverse.spi.ConnectionModule;
+import io.traverse.spi.FailureScope;
+import io.traverse.spi.ModuleContext;
+import java.io.IOException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * The routed module (paper §3.3.3): a virtual connection relayed by the hubs along their routing
+ * table, for when no kernel socket can be made. It works whenever both nodes have a hub link and
+ * their hubs are connected, whatever firewalls and NATs are in the way, at the cost of hub hops.
+ */
+final class RoutedModule implements ConnectionModule {
+    /** Bytes each end lets the other send beyond what its application has read. */
+    static final int WINDOW = 1024 * 1024;
+    /** How long past the connect deadline to wait, so that the racer's deadline, not this one, decides. */
+    private static final long DEADLINE_MARGIN_MILLIS = 20;
+
+    private final ModuleContext context;
+    private final RoutedConnections connections;
+
+    RoutedModule(ModuleContext context) {
+        this.context = context;
+        this.connections = new RoutedConnections(context.relayLink(), context.reverseConnections(), WINDOW,
+                context.config().hubKeepalive().toMillis());
+    }
+
+    @Override
+    public String name() {
+        return RoutedModuleProvider.NAME;
+    }
+
+    @Override
+    public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
+        NodeId target = request.target().id().orElseThrow(() ->
+                new AttemptFailedException(FailureScope.MODULE, "the target names no node id for the hubs to route to"));
+        if (!connections.isLinked()) {
+            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to route a connection to node " + target);
+        }
+        if (target.equals(connections.localId())) {
+            throw new AttemptFailedException(FailureScope.MODULE, "a node does not route connections to itself");
+        }
+        return new RoutedAttempt(request, target);
+    }
+
+    /** Relayed connections open or being opened (for tests: nothing may be left behind). */
+    int openConnections() {
+        return connections.size();
+    }
+
+    @Override
+    public void close() {
+        connections.close();
+    }
+
+    private final class RoutedAttempt implements ConnectionAttempt {
+        private final ConnectRequest request;
+        private final NodeId target;
+        private volatile RoutedConnections.Opening opening;
+        private volatile boolean cancelled;
+
+        RoutedAttempt(ConnectRequest request, NodeId target) {
+            this.request = request;
+            this.target = target;
+        }
+
+        @Override
+        public Socket connect() throws IOException {
+            RoutedConnections.Opening o = connections.open(target, request.virtualPort());
+            opening = o;
+            if (cancelled) {
+                connections.abandon(o, "the opener cancelled");
+            }
+            try {
+                RoutedConnection c = o.answer().get(request.deadline().remainingMillis() + DEADLINE_MARGIN_MILLIS, TimeUnit.MILLISECONDS);
+                VirtualSocketAddress local = new VirtualSocketAddress(context.localIdentity(), 0);
+                VirtualSocketAddress remote = new VirtualSocketAddress(request.target(), request.virtualPort());
+                return new RoutedSocket(c, local, remote);
+            } catch (TimeoutException e) {
+                connections.abandon(o, "the opener timed out");
+                throw new SocketTimeoutException("connect timed out waiting for node " + target + " to accept a relayed connection");
+            } catch (CancellationException e) {
+                throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof IOException io) {
+                    throw io;
+                }
+                throw new AttemptFailedException(FailureScope.PATH, String.valueOf(e.getCause()));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                connections.abandon(o, "the opener was interrupted");
+                throw new AttemptFailedException(FailureScope.PATH, "interrupted");
+            }
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+            RoutedConnections.Opening o = opening;
+            if (o != null) {
+                connections.abandon(o, "the opener cancelled");
+            }
+        }
+    }
+}
