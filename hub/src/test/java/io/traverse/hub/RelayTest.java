@@ -100,7 +100,8 @@ class RelayTest {
         int framesEachWay = (STREAM_BYTES + Relay.MAX_DATA_BYTES - 1) / Relay.MAX_DATA_BYTES + 1;
         eventually(() -> {
             assertThat(relayFrames(b, "forwarded")).isEqualTo(2L * framesEachWay);
-            assertThat(relayBytes(b, "forwarded")).isEqualTo(2L * STREAM_BYTES);
+            // Payload bytes: the stream, and the stream offset (8 bytes) of every DATA and FIN.
+            assertThat(relayBytes(b, "forwarded")).isEqualTo(2L * (STREAM_BYTES + Relay.DATA_OFFSET_LENGTH * framesEachWay));
         });
     }
 

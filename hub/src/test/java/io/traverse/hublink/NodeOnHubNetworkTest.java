@@ -175,7 +175,8 @@ class NodeOnHubNetworkTest {
         Traverse asker = net.node(hub);
         Traverse answerer = net.node(hub);
         NodeId target = answerer.identity().id().orElseThrow();
-        java.util.List<java.util.concurrent.CompletableFuture<byte[]>> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+        // Keyed by the request's byte: handler threads take the requests in no particular order.
+        java.util.Map<Integer, java.util.concurrent.CompletableFuture<byte[]>> held = new java.util.concurrent.ConcurrentHashMap<>();
         answerer.sideChannel().register("later", new io.traverse.SideChannelHandler() {
             @Override
             public byte[] answer(NodeId sender, byte[] request) {
@@ -185,7 +186,7 @@ class NodeOnHubNetworkTest {
             @Override
             public java.util.concurrent.CompletableFuture<byte[]> answerLater(NodeId sender, byte[] request) {
                 java.util.concurrent.CompletableFuture<byte[]> answer = new java.util.concurrent.CompletableFuture<>();
-                held.add(answer);
+                held.put((int) request[0], answer);
                 return answer;
             }
         });
@@ -207,6 +208,6 @@ class NodeOnHubNetworkTest {
         assertThatThrownBy(() -> waiting.get(1).get(10, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
                 .cause().isInstanceOf(SideChannelException.class).hasMessageContaining("gave up")
                 .matches(e -> ((SideChannelException) e).failure() == SideChannelException.Failure.HANDLER_FAILED, "HANDLER_FAILED");
-        held.forEach(f -> f.complete(new byte[0]));
+        held.values().forEach(f -> f.complete(new byte[0]));
     }
 }
