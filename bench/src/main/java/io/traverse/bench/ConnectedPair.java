@@ -12,8 +12,9 @@ import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 
 /**
- * One connected loopback socket pair, made either with plain {@code java.net} sockets or as a
- * direct Traverse connection between two nodes. Both ends get {@link Loopback#tune}.
+ * One connected loopback socket pair: plain {@code java.net} sockets, plain sockets through a
+ * {@code socat} relay, a direct Traverse connection between two nodes, or a routed one through
+ * one to three hubs. Both ends get {@link Loopback#tune}.
  */
 final class ConnectedPair implements Closeable {
     final Socket client;
@@ -82,11 +83,64 @@ final class ConnectedPair implements Closeable {
         }
     }
 
+    /**
+     * A plain connection through a {@code socat} TCP relay (a child process, so it inherits the
+     * benchmark's CPU pinning): the reference relay of issue 4.
+     */
+    static ConnectedPair socat() throws IOException {
+        ServerSocket listener = Loopback.plainServer();
+        SocatRelay relay = null;
+        try {
+            relay = SocatRelay.start(listener.getLocalPort());
+            Socket client = Loopback.tune(new Socket());
+            client.connect(new InetSocketAddress(Loopback.LOOPBACK, relay.port()));
+            Socket server = Loopback.tune(listener.accept());
+            return new ConnectedPair(client, server, listener, relay);
+        } catch (IOException | RuntimeException e) {
+            Loopback.closeQuietly(relay);
+            listener.close();
+            throw e;
+        }
+    }
+
+    /**
+     * A routed Traverse connection relayed by {@code hubs} hubs in a line, each a child JVM: the
+     * client's node links to the first, the server's to the last.
+     */
+    static ConnectedPair routed(int hubs) throws IOException {
+        HubLine line = HubLine.start(hubs);
+        Traverse serverNode = null;
+        Traverse clientNode = null;
+        try {
+            serverNode = line.routedNode(hubs - 1);
+            clientNode = line.routedNode(0);
+            line.awaitRoute(clientNode, serverNode);
+            TraverseServerSocket listener = serverNode.serverSocketFactory().createServerSocket(0);
+            VirtualSocketAddress vaddr = listener.virtualAddress();
+            Socket client = Loopback.tune(clientNode.socketFactory().createSocket(vaddr.getHostString(), vaddr.getPort()));
+            Socket server = Loopback.tune(listener.accept());
+            String module = clientNode.connectionInfo(client).map(i -> i.module()).orElse("?");
+            if (!"routed".equals(module)) {
+                throw new IllegalStateException("expected a routed connection, got module " + module);
+            }
+            return new ConnectedPair(client, server, listener, clientNode, serverNode, line);
+        } catch (IOException | RuntimeException e) {
+            Loopback.closeQuietly(clientNode);
+            Loopback.closeQuietly(serverNode);
+            line.close();
+            throw e;
+        }
+    }
+
     static ConnectedPair of(String contender) throws IOException {
         return switch (contender) {
             case "plain" -> plain();
             case "traverse" -> traverse();
             case "plain-channel" -> plainChannel();
+            case "socat" -> socat();
+            case "routed-1" -> routed(1);
+            case "routed-2" -> routed(2);
+            case "routed-3" -> routed(3);
             default -> throw new IllegalArgumentException("unknown contender " + contender);
         };
     }

@@ -1,21 +1,16 @@
 package io.traverse.bench;
 
+import io.traverse.bench.JmhRuns.Figure;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import org.openjdk.jmh.results.Result;
-import org.openjdk.jmh.runner.Runner;
 import org.openjdk.jmh.runner.RunnerException;
-import org.openjdk.jmh.runner.options.OptionsBuilder;
-import org.openjdk.jmh.runner.options.TimeValue;
-import org.openjdk.jmh.runner.options.VerboseMode;
 
 /**
  * Runs the plain and Traverse contenders of each metric alternately, round by round (each run a
@@ -37,10 +32,6 @@ import org.openjdk.jmh.runner.options.VerboseMode;
 public final class DirectRounds {
     /** One JMH benchmark with its contender parameter; {@code scale} turns its unit into the metric's. */
     private record Run(String benchmark, String contender, double scale) {
-        String include() {
-            return "^" + ("io.traverse.bench." + benchmark).replace(".", "\\.") + "$";
-        }
-
         String label() {
             return benchmark + "[" + contender + "]";
         }
@@ -56,11 +47,6 @@ public final class DirectRounds {
 
     /** A comparison: a plain run, a Traverse run, and the target between them. */
     private record Metric(String name, String unit, Run plain, Run traverse, Target target) {
-    }
-
-    /** Figures of one run. */
-    private record Figure(double median, double mean) {
-        static final Figure FAILED = new Figure(Double.NaN, Double.NaN);
     }
 
     private static final double MBPS = Throughput.CHUNK / 1e6; // chunks/s -> MB/s (10^6 bytes)
@@ -142,12 +128,12 @@ public final class DirectRounds {
         for (int i = 0; i < args.length; i++) {
             String a = args[i];
             switch (a) {
-                case "--rounds" -> rounds = atLeast(a, args, ++i, 1);
-                case "--warmup" -> warmup = atLeast(a, args, ++i, 0);
-                case "--iterations" -> iterations = atLeast(a, args, ++i, 1);
-                case "--time" -> time = atLeast(a, args, ++i, 1);
-                case "--only" -> only = Set.of(value(a, args, ++i).split(","));
-                case "--csv" -> csv = Path.of(value(a, args, ++i));
+                case "--rounds" -> rounds = JmhRuns.atLeast(a, args, ++i, 1);
+                case "--warmup" -> warmup = JmhRuns.atLeast(a, args, ++i, 0);
+                case "--iterations" -> iterations = JmhRuns.atLeast(a, args, ++i, 1);
+                case "--time" -> time = JmhRuns.atLeast(a, args, ++i, 1);
+                case "--only" -> only = Set.of(JmhRuns.value(a, args, ++i).split(","));
+                case "--csv" -> csv = Path.of(JmhRuns.value(a, args, ++i));
                 case "--verbose" -> verbose = true;
                 case "-h", "--help" -> {
                     System.out.println("usage: DirectRounds [--rounds N] [--warmup N] [--iterations N] [--time MS]"
@@ -189,22 +175,22 @@ public final class DirectRounds {
                             f = runOnce(run);
                         } catch (RunnerException | RuntimeException e) {
                             f = Figure.FAILED;
-                            String why = rootMessage(e);
+                            String why = JmhRuns.rootMessage(e);
                             failures.add(String.format(Locale.ROOT, "round %d %s: %s", r + 1, run.label(), why));
                             System.out.printf(Locale.ROOT, "round %d/%d  %s FAILED: %s%n", r + 1, rounds, run.label(), why);
                         }
                         figures[mi][r][which] = f;
                         if (csvOut != null) {
                             csvOut.printf(Locale.ROOT, "%d,%s,%s,%s,%s,%.4f,%.4f%n", r + 1, m.name, which == 0 ? "plain" : "traverse",
-                                    run.label(), m.unit, f.median, f.mean);
+                                    run.label(), m.unit, f.median(), f.mean());
                             csvOut.flush();
                         }
                     }
                     Figure p = figures[mi][r][0];
                     Figure t = figures[mi][r][1];
                     System.out.printf(Locale.ROOT, "round %d/%d  %-12s plain %9.2f  traverse %9.2f %-5s ratio %6.3f"
-                            + "   (means %.2f / %.2f)%n", r + 1, rounds, m.name, p.median, t.median, m.unit, t.median / p.median,
-                            p.mean, t.mean);
+                            + "   (means %.2f / %.2f)%n", r + 1, rounds, m.name, p.median(), t.median(), m.unit, t.median() / p.median(),
+                            p.mean(), t.mean());
                 }
             }
         } finally {
@@ -220,20 +206,20 @@ public final class DirectRounds {
         for (int mi = 0; mi < metrics.size(); mi++) {
             Metric m = metrics.get(mi);
             Figure[][] f = figures[mi];
-            double p = median(pick(f, 0, true));
-            double t = median(pick(f, 1, true));
+            double p = JmhRuns.median(pick(f, 0, true));
+            double t = JmhRuns.median(pick(f, 1, true));
             double[] ratios = new double[rounds];
             double[] diffs = new double[rounds];
             for (int r = 0; r < rounds; r++) {
-                ratios[r] = f[r][1].median / f[r][0].median;
-                diffs[r] = f[r][1].median - f[r][0].median;
+                ratios[r] = f[r][1].median() / f[r][0].median();
+                diffs[r] = f[r][1].median() - f[r][0].median();
             }
             double[] plainFigures = pick(f, 0, true);
-            summary[mi][0] = median(ratios);
-            summary[mi][1] = median(diffs);
+            summary[mi][0] = JmhRuns.median(ratios);
+            summary[mi][1] = JmhRuns.median(diffs);
             System.out.printf(Locale.ROOT, "%-12s %-5s %10.2f %10.2f %8.3f %12.3f %+11.2f %11.2f %11.2f %11.2f   %s vs %s%n", m.name,
-                    m.unit, p, t, t / p, median(ratios), median(diffs), min(plainFigures), max(plainFigures),
-                    median(pick(f, 1, false)), m.plain.label(), m.traverse.label());
+                    m.unit, p, t, t / p, JmhRuns.median(ratios), JmhRuns.median(diffs), JmhRuns.min(plainFigures), JmhRuns.max(plainFigures),
+                    JmhRuns.median(pick(f, 1, false)), m.plain.label(), m.traverse.label());
         }
         System.out.println("(plain, traverse: medians over the rounds; ratio: of those medians; round ratio/diff: median of the"
                 + " per-round Traverse/plain ratios and differences; plain min/max: spread over the rounds; trav. mean:"
@@ -271,74 +257,14 @@ public final class DirectRounds {
     }
 
     private Figure runOnce(Run run) throws RunnerException {
-        OptionsBuilder opts = new OptionsBuilder();
-        opts.include(run.include())
-                .param("contender", run.contender)
-                .forks(1)
-                .warmupIterations(warmup)
-                .warmupTime(TimeValue.milliseconds(timeMillis))
-                .measurementIterations(iterations)
-                .measurementTime(TimeValue.milliseconds(timeMillis))
-                .jvmArgsAppend("-Xms1g", "-Xmx1g", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn")
-                .shouldFailOnError(true)
-                .verbosity(verbose ? VerboseMode.NORMAL : VerboseMode.SILENT);
-        Result<?> result = new Runner(opts.build()).runSingle().getPrimaryResult();
-        // SampleTime: statistics over every sampled operation; Throughput/AverageTime: over the iterations.
-        return new Figure(result.getStatistics().getPercentile(50.0) * run.scale, result.getScore() * run.scale);
+        return JmhRuns.run(run.benchmark, run.contender, run.scale, new JmhRuns.Settings(warmup, iterations, timeMillis, verbose));
     }
 
     private static double[] pick(Figure[][] f, int which, boolean median) {
         double[] out = new double[f.length];
         for (int r = 0; r < f.length; r++) {
-            out[r] = median ? f[r][which].median : f[r][which].mean;
+            out[r] = median ? f[r][which].median() : f[r][which].mean();
         }
         return out;
-    }
-
-    /** The median of the values that are not NaN (failed runs); NaN if there are none. */
-    static double median(double[] values) {
-        double[] v = Arrays.stream(values).filter(x -> !Double.isNaN(x)).sorted().toArray();
-        int n = v.length;
-        if (n == 0) {
-            return Double.NaN;
-        }
-        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    }
-
-    private static double min(double[] values) {
-        return Arrays.stream(values).filter(x -> !Double.isNaN(x)).min().orElse(Double.NaN);
-    }
-
-    private static double max(double[] values) {
-        return Arrays.stream(values).filter(x -> !Double.isNaN(x)).max().orElse(Double.NaN);
-    }
-
-    /** The benchmark's own exception, which JMH attaches as a suppressed one, else the deepest message. */
-    private static String rootMessage(Throwable e) {
-        String last = e.toString();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t.getMessage() != null) {
-                last = t.getClass().getSimpleName() + ": " + t.getMessage();
-            }
-            for (Throwable s : t.getSuppressed()) {
-                return rootMessage(s);
-            }
-        }
-        return last;
-    }
-
-    private static String value(String option, String[] args, int i) {
-        if (i >= args.length) {
-            throw new IllegalArgumentException(option + " needs a value");
-        }
-        return args[i];
-    }
-
-    private static int atLeast(String option, String[] args, int i, int min) {
-        int v = Integer.parseInt(value(option, args, i));
-        if (v < min) {
-            throw new IllegalArgumentException(option + " must be at least " + min);
-        }
-        return v;
     }
 }

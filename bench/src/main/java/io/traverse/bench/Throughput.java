@@ -26,8 +26,8 @@ import org.openjdk.jmh.annotations.TearDown;
 public class Throughput {
     public static final int CHUNK = 64 * 1024;
 
-    /** {@code plain-channel} is a diagnostic contender, see {@link ConnectedPair#plainChannel()}. */
-    @Param({"plain", "traverse", "plain-channel"})
+    /** See {@link ConnectedPair#of}; {@code plain-channel} is a diagnostic contender ({@link ConnectedPair#plainChannel()}). */
+    @Param({"plain", "traverse", "plain-channel", "socat", "routed-1", "routed-2", "routed-3"})
     public String contender;
 
     private ConnectedPair pair;

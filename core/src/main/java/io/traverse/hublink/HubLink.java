@@ -6,7 +6,6 @@ import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.traverse.HubDirectory;
 import io.traverse.HubLinkStatus;
 import io.traverse.HubLinkStatus.State;
@@ -262,7 +261,7 @@ public final class HubLink implements Closeable {
         CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
         long timeoutMillis = config.hubTimeout().toMillis();
         String identityText = identityWithHub.apply(resolved).toText();
-        Bootstrap bootstrap = new Bootstrap().group(loop).channel(NioSocketChannel.class)
+        Bootstrap bootstrap = new Bootstrap().group(loop).channel(LinkEventLoops.channelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<Channel>() {

@@ -17,6 +17,10 @@ public final class LinkFrameDecoder extends LengthFieldBasedFrameDecoder {
     private LinkFrameDecoder(int maxFrameBody) {
         super(LENGTH_FIELD + maxFrameBody, 0, LENGTH_FIELD, 0, LENGTH_FIELD, true);
         this.maxFrameBody = maxFrameBody;
+        // Frames are passed on as slices of what was read (RELAY payloads travel on untouched), so
+        // the read buffers are still referenced when the next read comes: merging would copy every
+        // byte once more; a composite strings the reads together instead.
+        setCumulator(COMPOSITE_CUMULATOR);
     }
 
     /** The decoder for a link that has not authenticated yet ({@link LinkLimits#MAX_FRAME_BEFORE_AUTH}). */

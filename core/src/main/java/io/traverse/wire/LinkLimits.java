@@ -42,10 +42,10 @@ public final class LinkLimits {
     /** Hop limit a node starts a side message with. */
     public static final int DEFAULT_SIDE_HOPS = 16;
     /**
-     * Largest payload of a relay frame: the most a {@code bytes} field (u16 length) can carry. A
-     * relay frame with the longest ids stays far below {@link #MAX_FRAME_AFTER_AUTH}.
+     * Largest RELAY payload: a DATA frame's 8-byte stream offset and up to 128 KiB of stream bytes
+     * (a 64 KiB application write is one frame).
      */
-    public static final int MAX_RELAY_PAYLOAD = 0xFFFF;
+    public static final int MAX_RELAY_PAYLOAD = 8 + 128 * 1024;
     /** Hop limit a node starts a relay frame with (a hub's RESET starts with it too). */
     public static final int DEFAULT_RELAY_HOPS = 16;
     /** Longest list (a u16 count). */

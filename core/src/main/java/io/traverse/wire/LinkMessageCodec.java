@@ -61,7 +61,7 @@ public final class LinkMessageCodec {
                     .text(m.service()).bytes(m.payload());
         } else if (message instanceof Relay m) {
             w.u64(m.connectionId()).nodeId(m.opener()).nodeId(m.acceptor()).u8(m.direction().code()).u8(m.hopsLeft())
-                    .u8(m.kind().code()).bytes(m.payload());
+                    .u8(m.kind().code()).longBytes(m.payload());
         } else if (message instanceof Gossip g) {
             encodeDescription(w, g.description());
         } else if (message instanceof GossipDigest d) {
@@ -172,7 +172,7 @@ public final class LinkMessageCodec {
                     r.bytes("payload", LinkLimits.MAX_SIDE_PAYLOAD));
             case RELAY -> new Relay(r.u64("connection id"), r.nodeId("opener"), r.nodeId("acceptor"),
                     RelayDirection.ofCode(r.u8("direction")), r.u8("hops left"), RelayKind.ofCode(r.u8("kind")),
-                    r.retainedBytes("payload", LinkLimits.MAX_RELAY_PAYLOAD));
+                    r.retainedLongBytes("payload", LinkLimits.MAX_RELAY_PAYLOAD));
             case GOSSIP -> new Gossip(decodeDescription(r));
             case GOSSIP_DIGEST -> decodeDigest(r);
         };

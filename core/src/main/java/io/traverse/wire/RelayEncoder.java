@@ -27,7 +27,7 @@ public final class RelayEncoder extends MessageToMessageEncoder<Relay> {
         header.writeInt(0);
         new WireWriter(header).u8(LinkMessageType.RELAY.code()).u64(frame.connectionId()).nodeId(frame.opener())
                 .nodeId(frame.acceptor()).u8(frame.direction().code()).u8(frame.hopsLeft()).u8(frame.kind().code())
-                .u16(payload.readableBytes());
+                .u32(payload.readableBytes());
         header.setInt(0, header.readableBytes() - LinkFrameDecoder.LENGTH_FIELD + payload.readableBytes());
         out.add(header);
         if (payload.isReadable()) {

@@ -70,14 +70,14 @@ final class WireReader {
         return fixedBytes(field, length);
     }
 
-    /** {@code bytes}: u16 length, then the bytes as a retained slice of the frame (no copy; the caller releases it). */
-    ByteBuf retainedBytes(String field, int max) throws ProtocolException {
-        int length = u16(field + " length");
+    /** {@code long bytes}: u32 length, then the bytes as a retained slice of the frame (no copy; the caller releases it). */
+    ByteBuf retainedLongBytes(String field, int max) throws ProtocolException {
+        long length = u32(field + " length");
         if (length > max) {
             throw new ProtocolException(field + " of " + length + " bytes exceeds the maximum of " + max);
         }
-        need(length, field);
-        return in.readRetainedSlice(length);
+        need((int) length, field);
+        return in.readRetainedSlice((int) length);
     }
 
     /** {@code text}: u16 length, then strict UTF-8 (malformed sequences are an error). */

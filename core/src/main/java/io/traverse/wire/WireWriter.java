@@ -38,9 +38,9 @@ final class WireWriter {
         return this;
     }
 
-    /** {@code bytes}: u16 length, then the readable bytes of {@code bytes} (not consumed). */
-    WireWriter bytes(ByteBuf bytes) {
-        out.writeShort(bytes.readableBytes());
+    /** {@code long bytes}: u32 length, then the readable bytes of {@code bytes} (not consumed). */
+    WireWriter longBytes(ByteBuf bytes) {
+        out.writeInt(bytes.readableBytes());
         out.writeBytes(bytes, bytes.readerIndex(), bytes.readableBytes());
         return this;
     }

@@ -96,19 +96,20 @@ class RelayCodecTest {
     @Test
     void malformedFramesAreProtocolErrors() {
         // A payload length that claims more than the frame holds: refused before anything is allocated.
-        assertProtocolError(raw(0, 0, RelayKind.DATA.code(), w -> w.u16(0xFFFF).fixedBytes(new byte[10])), "truncated payload");
+        assertProtocolError(raw(0, 0, RelayKind.DATA.code(), w -> w.u32(0xFFFF).fixedBytes(new byte[10])), "truncated payload");
+        assertProtocolError(raw(0, 0, RelayKind.DATA.code(), w -> w.u32(0xFFFF_FFFFL)), "exceeds the maximum of " + LinkLimits.MAX_RELAY_PAYLOAD);
         // The OPEN payload must be exactly port and credit.
-        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u16(5).fixedBytes(new byte[] {0, 1, 0, 0, 0})), "OPEN payload");
-        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u16(6).fixedBytes(new byte[6])), "virtual port 0");
-        assertProtocolError(raw(1, 0, RelayKind.ACCEPT.code(), w -> w.u16(3).fixedBytes(new byte[3])), "ACCEPT payload");
-        assertProtocolError(raw(0, 0, RelayKind.CREDIT.code(), w -> w.u16(4).fixedBytes(new byte[4])), "CREDIT payload");
-        assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u16(2).fixedBytes(new byte[] {(byte) 0xC3, 0x28})), "UTF-8");
-        assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u16(1025).fixedBytes(new byte[1025])), "exceeds 1024");
-        assertProtocolError(raw(2, 0, RelayKind.FIN.code(), w -> w.u16(8).fixedBytes(new byte[8])), "RelayDirection code 2");
-        assertProtocolError(raw(0, 0, 10, w -> w.u16(0)), "RelayKind code 10");
-        assertProtocolError(raw(1, 0, RelayKind.REFUSE.code(), w -> w.u16(0)), "REFUSE without an answer code");
-        assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u16(1).u8(0)), "PING payload");
-        assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u16(0).u8(0)), "trailing");
+        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(5).fixedBytes(new byte[] {0, 1, 0, 0, 0})), "OPEN payload");
+        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(6).fixedBytes(new byte[6])), "virtual port 0");
+        assertProtocolError(raw(1, 0, RelayKind.ACCEPT.code(), w -> w.u32(3).fixedBytes(new byte[3])), "ACCEPT payload");
+        assertProtocolError(raw(0, 0, RelayKind.CREDIT.code(), w -> w.u32(4).fixedBytes(new byte[4])), "CREDIT payload");
+        assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u32(2).fixedBytes(new byte[] {(byte) 0xC3, 0x28})), "UTF-8");
+        assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u32(1025).fixedBytes(new byte[1025])), "exceeds 1024");
+        assertProtocolError(raw(2, 0, RelayKind.FIN.code(), w -> w.u32(8).fixedBytes(new byte[8])), "RelayDirection code 2");
+        assertProtocolError(raw(0, 0, 10, w -> w.u32(0)), "RelayKind code 10");
+        assertProtocolError(raw(1, 0, RelayKind.REFUSE.code(), w -> w.u32(0)), "REFUSE without an answer code");
+        assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u32(1).u8(0)), "PING payload");
+        assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u32(0).u8(0)), "trailing");
         byte[] truncatedHeader = {(byte) LinkMessageType.RELAY.code(), 0, 0, 0, 0, 0, 0, 0, 1, 40};
         assertProtocolError(truncatedHeader, "truncated opener");
     }

@@ -9,18 +9,30 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
-/** A {@link StandaloneHub} in a child JVM on this JVM's class path. */
-final class ChildHub implements AutoCloseable {
+/**
+ * A {@link StandaloneHub} in a child JVM on this JVM's class path (it inherits this process's CPU
+ * affinity, so a pinned benchmark keeps its hubs on the same core).
+ */
+public final class ChildHub implements AutoCloseable {
     private final Process process;
     private final BufferedReader out;
     private final PrintWriter in;
     private final int port;
 
     ChildHub(String name, long keepaliveMillis, String token, List<String> peers, String maxHeap) throws IOException {
+        this(name, keepaliveMillis, token, peers, maxHeap, true);
+    }
+
+    /**
+     * @param advertised false: the hub advertises no address, so only the hubs it dials link with
+     *        it (hubs each dialling the previous one form a line, not a mesh)
+     */
+    public ChildHub(String name, long keepaliveMillis, String token, List<String> peers, String maxHeap, boolean advertised)
+            throws IOException {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
                 "-Xmx" + maxHeap, "-cp", System.getProperty("java.class.path"),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", StandaloneHub.class.getName(), name,
-                Long.toString(keepaliveMillis), token));
+                Long.toString(keepaliveMillis), token, advertised ? StandaloneHub.ADVERTISED : StandaloneHub.DIAL_ONLY));
         command.addAll(peers);
         process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
@@ -33,7 +45,7 @@ final class ChildHub implements AutoCloseable {
         port = Integer.parseInt(first.substring(5).trim());
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
@@ -62,6 +74,11 @@ final class ChildHub implements AutoCloseable {
         if (kill.waitFor() != 0) {
             throw new IOException("kill -" + name + " failed");
         }
+    }
+
+    /** The hub's link address on loopback, as {@code 127.0.0.1:port}. */
+    public String address() {
+        return "127.0.0.1:" + port;
     }
 
     @Override

@@ -16,16 +16,22 @@ import java.time.Duration;
  * what lets a scenario freeze a hub (SIGSTOP: silent, sockets open, as a hung machine) and measure
  * one hub's heap alone.
  *
- * <p>Arguments: {@code name keepaliveMillis token [peer host:port ...]}.
+ * <p>Arguments: {@code name keepaliveMillis token advertised|dial-only [peer host:port ...]}.
  */
 public final class StandaloneHub {
     private StandaloneHub() {
     }
 
+    static final String ADVERTISED = "advertised";
+    static final String DIAL_ONLY = "dial-only";
+
     public static void main(String[] args) throws IOException {
         HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(args[0])
                 .keepaliveInterval(Duration.ofMillis(Long.parseLong(args[1]))).token(args[2]).ioThreads(1).maxNodes(20_000);
-        for (int i = 3; i < args.length; i++) {
+        if (DIAL_ONLY.equals(args[3])) {
+            config.advertisedAddresses(java.util.List.of());
+        }
+        for (int i = 4; i < args.length; i++) {
             config.peer(args[i]);
         }
         try (Hub hub = Hub.start(config.build())) {

@@ -1,0 +1,85 @@
+package io.traverse.bench;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
+import io.traverse.bench.hub.ChildHub;
+import io.traverse.identity.NodeId;
+import java.io.Closeable;
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** Hubs in a line, each a child JVM dialling the one before (no mesh), and routed-only nodes linked to them. */
+final class HubLine implements Closeable {
+    private static final String TOKEN = "bench-routed";
+    private final List<ChildHub> hubs = new ArrayList<>();
+
+    private HubLine() {
+    }
+
+    static HubLine start(int count) throws IOException {
+        HubLine line = new HubLine();
+        try {
+            for (int i = 0; i < count; i++) {
+                List<String> peers = i == 0 ? List.of() : List.of(line.hubs.get(i - 1).address());
+                line.hubs.add(new ChildHub("bench-line-" + i, 1000, TOKEN, peers, "512m", false));
+            }
+            return line;
+        } catch (IOException | RuntimeException e) {
+            line.close();
+            throw e;
+        }
+    }
+
+    /** A node on 127.0.0.1 that connects through the hubs only, linked to hub {@code index}. */
+    Traverse routedNode(int index) throws IOException {
+        Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
+                .hubs(List.of(new java.net.InetSocketAddress("127.0.0.1", hubs.get(index).port()))).modules("routed").build());
+        try {
+            if (!node.awaitHubLink(Duration.ofSeconds(20))) {
+                throw new IOException("node did not link to hub " + hubs.get(index).address());
+            }
+            return node;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            node.close();
+            throw new IOException("interrupted");
+        } catch (IOException | RuntimeException e) {
+            node.close();
+            throw e;
+        }
+    }
+
+    /** Waits until the client's hub knows the server's node (gossip along the line). */
+    void awaitRoute(Traverse client, Traverse server) throws IOException {
+        NodeId target = server.identity().id().orElseThrow();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline) {
+            try {
+                if (client.hubDirectory().locateNode(target).get(5, TimeUnit.SECONDS).isPresent()) {
+                    return;
+                }
+                Thread.sleep(50);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IOException("interrupted");
+            } catch (Exception e) {
+                // not yet
+            }
+        }
+        throw new IOException("the client's hub never learned where node " + target + " is");
+    }
+
+    @Override
+    public void close() {
+        for (int i = hubs.size() - 1; i >= 0; i--) {
+            try {
+                hubs.get(i).close();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+}

@@ -1,0 +1,191 @@
+package io.traverse.bench;
+
+import io.traverse.bench.JmhRuns.Figure;
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import org.openjdk.jmh.runner.RunnerException;
+
+/**
+ * Issue 4's relay targets, measured side by side: plain loopback TCP, a {@code socat} relay and
+ * Traverse's routed module through one, two and three hubs (each hub a JVM of its own), for
+ * throughput ({@link Throughput}) and 1-byte round trips ({@link RoundTrip}). Every round runs
+ * each contender once, in a fork of its own, in an order that rotates from round to round, so
+ * drift of the machine hits all alike. Meant to run pinned to one core (the forks, hubs and socat
+ * inherit the affinity): {@code bench/run-routed.sh}.
+ *
+ * <pre>
+ * options: --rounds N (5)  --warmup N (3)  --iterations N (5)  --time MS (1000)
+ *          --only throughput,rtt (both)  --csv FILE  --verbose
+ * </pre>
+ */
+public final class RelayRounds {
+    private static final double MBPS = Throughput.CHUNK / 1e6; // chunks/s -> MB/s (10^6 bytes)
+
+    /** One metric: a benchmark, its contenders, the unit. */
+    private record Metric(String name, String benchmark, String unit, double scale, List<String> contenders) {
+    }
+
+    private final int rounds;
+    private final JmhRuns.Settings settings;
+    private final List<Metric> metrics;
+    private final Path csv;
+
+    private RelayRounds(int rounds, JmhRuns.Settings settings, List<Metric> metrics, Path csv) {
+        this.rounds = rounds;
+        this.settings = settings;
+        this.metrics = metrics;
+        this.csv = csv;
+    }
+
+    public static void main(String[] args) throws Exception {
+        int rounds = 5;
+        int warmup = 3;
+        int iterations = 5;
+        int time = 1000;
+        boolean verbose = false;
+        Set<String> only = Set.of("throughput", "rtt");
+        Path csv = null;
+        for (int i = 0; i < args.length; i++) {
+            String a = args[i];
+            switch (a) {
+                case "--rounds" -> rounds = JmhRuns.atLeast(a, args, ++i, 1);
+                case "--warmup" -> warmup = JmhRuns.atLeast(a, args, ++i, 0);
+                case "--iterations" -> iterations = JmhRuns.atLeast(a, args, ++i, 1);
+                case "--time" -> time = JmhRuns.atLeast(a, args, ++i, 1);
+                case "--only" -> only = Set.of(JmhRuns.value(a, args, ++i).split(","));
+                case "--csv" -> csv = Path.of(JmhRuns.value(a, args, ++i));
+                case "--verbose" -> verbose = true;
+                case "-h", "--help" -> {
+                    System.out.println("usage: RelayRounds [--rounds N] [--warmup N] [--iterations N] [--time MS]"
+                            + " [--only throughput,rtt] [--csv FILE] [--verbose]");
+                    return;
+                }
+                default -> throw new IllegalArgumentException("unknown option " + a + " (try --help)");
+            }
+        }
+        List<Metric> metrics = new ArrayList<>();
+        if (only.contains("throughput")) {
+            metrics.add(new Metric("throughput", "Throughput.write64k", "MB/s", MBPS, List.of("plain", "socat", "routed-1")));
+        }
+        if (only.contains("rtt")) {
+            metrics.add(new Metric("rtt", "RoundTrip.oneByte", "us", 1,
+                    List.of("plain", "socat", "routed-1", "routed-2", "routed-3")));
+        }
+        if (metrics.isEmpty()) {
+            throw new IllegalArgumentException("--only names no known metric (throughput, rtt)");
+        }
+        new RelayRounds(rounds, new JmhRuns.Settings(warmup, iterations, time, verbose), metrics, csv).run();
+    }
+
+    private void run() throws IOException {
+        int cpus = Runtime.getRuntime().availableProcessors();
+        System.out.printf(Locale.ROOT, "RelayRounds: %d rounds; each run 1 fork, %d warmup + %d measurement iterations of %d ms;"
+                + " CPUs visible to this JVM: %d%n", rounds, settings.warmup(), settings.iterations(), settings.timeMillis(), cpus);
+        if (cpus != 1) {
+            System.out.println("warning: not pinned to one core; run under `taskset -c 0` for comparable figures");
+        }
+        List<String> failures = new ArrayList<>();
+        double[][][] figures = new double[metrics.size()][][];
+        long started = System.nanoTime();
+        try (PrintWriter csvOut = openCsv()) {
+            for (int mi = 0; mi < metrics.size(); mi++) {
+                figures[mi] = new double[metrics.get(mi).contenders().size()][rounds];
+            }
+            for (int r = 0; r < rounds; r++) {
+                for (int mi = 0; mi < metrics.size(); mi++) {
+                    Metric m = metrics.get(mi);
+                    int n = m.contenders().size();
+                    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d/%d  %-10s", r + 1, rounds, m.name()));
+                    for (int k = 0; k < n; k++) {
+                        int ci = (k + r) % n; // rotate the order from round to round
+                        String contender = m.contenders().get(ci);
+                        Figure f;
+                        try {
+                            f = JmhRuns.run(m.benchmark(), contender, m.scale(), settings);
+                        } catch (RunnerException | RuntimeException e) {
+                            f = Figure.FAILED;
+                            failures.add(String.format(Locale.ROOT, "round %d %s[%s]: %s", r + 1, m.benchmark(), contender,
+                                    JmhRuns.rootMessage(e)));
+                        }
+                        figures[mi][ci][r] = f.median();
+                        if (csvOut != null) {
+                            csvOut.printf(Locale.ROOT, "%d,%s,%s,%s,%.4f,%.4f%n", r + 1, m.name(), contender, m.unit(), f.median(), f.mean());
+                            csvOut.flush();
+                        }
+                    }
+                    for (int ci = 0; ci < n; ci++) {
+                        line.append(String.format(Locale.ROOT, "  %s %.2f", m.contenders().get(ci), figures[mi][ci][r]));
+                    }
+                    System.out.println(line.append(' ').append(m.unit()));
+                }
+            }
+        }
+        System.out.printf(Locale.ROOT, "%nMedians over %d rounds (%.1f min):%n", rounds, (System.nanoTime() - started) / 60e9);
+        List<String> verdicts = new ArrayList<>();
+        for (int mi = 0; mi < metrics.size(); mi++) {
+            Metric m = metrics.get(mi);
+            double[][] f = figures[mi];
+            for (int ci = 0; ci < m.contenders().size(); ci++) {
+                System.out.printf(Locale.ROOT, "  %-10s %-9s %10.2f %-5s (min %.2f, max %.2f)%n", m.name(), m.contenders().get(ci),
+                        JmhRuns.median(f[ci]), m.unit(), JmhRuns.min(f[ci]), JmhRuns.max(f[ci]));
+            }
+            if (m.name().equals("throughput")) {
+                double ofPlain = JmhRuns.median(perRound(f[2], f[0], false));
+                double ofSocat = JmhRuns.median(perRound(f[2], f[1], false));
+                verdicts.add(String.format(Locale.ROOT, "routed throughput through one hub >= 0.5x plain loopback: %.3fx -> %s",
+                        ofPlain, ofPlain >= 0.5 ? "MET" : "NOT MET"));
+                verdicts.add(String.format(Locale.ROOT, "routed throughput through one hub >= 1.5x socat: %.3fx -> %s",
+                        ofSocat, ofSocat >= 1.5 ? "MET" : "NOT MET"));
+            } else {
+                double socat = JmhRuns.median(perRound(f[1], f[0], true));
+                System.out.printf(Locale.ROOT, "  (socat relay adds %+.2f us)%n", socat);
+                for (int hubs = 1; hubs <= 3; hubs++) {
+                    double added = JmhRuns.median(perRound(f[1 + hubs], f[0], true));
+                    double allowed = 25 + 20 * (hubs - 1);
+                    verdicts.add(String.format(Locale.ROOT, "routed 1-byte RTT through %d hub(s) <= plain + %.0f us: %+.2f us -> %s",
+                            hubs, allowed, added, added <= allowed ? "MET" : "NOT MET"));
+                }
+            }
+        }
+        System.out.println("(per-round figures paired: ratios and differences are medians over the rounds of the same-round pairs)");
+        System.out.println();
+        System.out.println("Targets (issue 4):");
+        verdicts.forEach(v -> System.out.println("  " + v));
+        if (!failures.isEmpty()) {
+            System.out.println();
+            System.out.println(failures.size() + " run(s) failed:");
+            failures.forEach(f -> System.out.println("  " + f));
+        }
+        if (csv != null) {
+            System.out.println("Per-run figures: " + csv);
+        }
+    }
+
+    /** Per round: a/b, or a-b with {@code difference}. */
+    private double[] perRound(double[] a, double[] b, boolean difference) {
+        double[] out = new double[rounds];
+        for (int r = 0; r < rounds; r++) {
+            out[r] = difference ? a[r] - b[r] : a[r] / b[r];
+        }
+        return out;
+    }
+
+    private PrintWriter openCsv() throws IOException {
+        if (csv == null) {
+            return null;
+        }
+        if (csv.toAbsolutePath().getParent() != null) {
+            Files.createDirectories(csv.toAbsolutePath().getParent());
+        }
+        PrintWriter out = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8));
+        out.println("round,metric,contender,unit,median,mean");
+        return out;
+    }
+}
