@@ -18,10 +18,11 @@ import org.openjdk.jmh.runner.RunnerException;
  * throughput ({@link Throughput}) and 1-byte round trips ({@link RoundTrip}). Every round runs
  * each contender once, in a fork of its own, in an order that rotates from round to round, so
  * drift of the machine hits all alike. Meant to run pinned to one core (the forks, hubs and socat
- * inherit the affinity): {@code bench/run-routed.sh}.
+ * inherit the affinity): {@code bench/run-routed.sh}. The warm-up is long (12 s by default)
+ * because each run starts fresh hub JVMs, whose JIT shares the one core with the traffic.
  *
  * <pre>
- * options: --rounds N (5)  --warmup N (3)  --iterations N (5)  --time MS (1000)
+ * options: --rounds N (5)  --warmup N (12)  --iterations N (5)  --time MS (1000)
  *          --only throughput,rtt (both)  --csv FILE  --verbose
  * </pre>
  */
@@ -46,7 +47,7 @@ public final class RelayRounds {
 
     public static void main(String[] args) throws Exception {
         int rounds = 5;
-        int warmup = 3;
+        int warmup = 12;
         int iterations = 5;
         int time = 1000;
         boolean verbose = false;

@@ -6,6 +6,7 @@ import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
 import io.traverse.spi.RelayLink;
 import io.traverse.wire.Relay;
+import io.traverse.wire.RelayKind;
 import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -71,7 +72,11 @@ final class NodeRelayLink implements RelayLink {
     void inbound(Relay frame) {
         Receiver r = receiver;
         if (r == null) {
+            // Without the routed module nothing here takes relayed connections: say so, or the opener would wait.
             log.debug("No routed module to take {}", frame);
+            if (frame.kind() != RelayKind.RESET && frame.kind() != RelayKind.CREDIT && frame.kind() != RelayKind.PONG) {
+                send(frame.resetToSender("node " + localId + " does not take relayed connections (no routed module)"));
+            }
             ReferenceCountUtil.release(frame);
             return;
         }

@@ -7,7 +7,8 @@ import java.net.Socket;
 /**
  * What a node offers the reverse module (paper §3.3.3): a place where a connection dialled back
  * by another node arrives, and a way to accept a connection this node dialled itself on one of
- * its own virtual ports.
+ * its own virtual ports. The routed module uses the same backlog slots for relayed connections
+ * it accepts ({@link #checkListening}, {@link #reserve}).
  */
 public interface ReverseConnections {
     /**

@@ -220,6 +220,52 @@ class RoutedConnectionTest {
     }
 
     @Test
+    void aThousandRelayedConnectionsAtOnceNeedNoThreadEach() throws Exception {
+        int connections = 1000;
+        Hub hub = net.hub("routed-thousand");
+        Traverse server = node(hub);
+        Traverse client = node(hub);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT, connections));
+        // Warm up the pools the connect path uses, so that only per-connection threads would show.
+        try (Socket first = connect(client, addressOf(listening)); Socket firstAccepted = listening.accept()) {
+            first.getOutputStream().write(1);
+            assertThat(firstAccepted.getInputStream().read()).isEqualTo(1);
+        }
+        int threadsBefore = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+        long hubThreadsBefore = hubThreads();
+        List<Socket> clients = new ArrayList<>();
+        List<Socket> accepted = new ArrayList<>();
+        for (int i = 0; i < connections; i++) {
+            clients.add(net.closeLater(connect(client, addressOf(listening))));
+            accepted.add(net.closeLater(listening.accept()));
+        }
+        // Every connection carries a byte each way while all of them are open.
+        for (int i = 0; i < connections; i++) {
+            clients.get(i).getOutputStream().write(i & 0xff);
+        }
+        for (int i = 0; i < connections; i++) {
+            Socket s = accepted.get(i);
+            s.setSoTimeout(10_000);
+            int b = s.getInputStream().read();
+            s.getOutputStream().write(b);
+        }
+        for (int i = 0; i < connections; i++) {
+            Socket s = clients.get(i);
+            s.setSoTimeout(10_000);
+            assertThat(s.getInputStream().read()).as("connection %d", i).isEqualTo(i & 0xff);
+        }
+        int threadsDuring = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+        assertThat(threadsDuring - threadsBefore).as("threads added for %d open relayed connections", connections).isLessThan(20);
+        assertThat(hubThreads()).as("the hub's threads").isEqualTo(hubThreadsBefore);
+    }
+
+    /** Threads of the hubs in this JVM (their names start with traverse-hub, not traverse-hublink). */
+    private static long hubThreads() {
+        return Thread.getAllStackTraces().keySet().stream()
+                .filter(t -> t.getName().startsWith("traverse-hub") && !t.getName().startsWith("traverse-hublink")).count();
+    }
+
+    @Test
     void whenTheHubInTheMiddleDiesBothEndsFailPromptly() throws Exception {
         List<Hub> line = line(3);
         Traverse server = node(line.get(2));

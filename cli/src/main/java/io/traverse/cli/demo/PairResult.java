@@ -12,6 +12,8 @@ record PairResult(String from, String to, Expectation expected, boolean connecte
         DIRECT,
         /** The target keeps the source out, but may dial it back. */
         REVERSE,
+        /** Neither lets the other in: the hubs relay the connection. */
+        ROUTED,
         /** Neither lets the other in, and both say so at once. */
         REFUSED,
         /** Neither lets the other in, and one of them drops silently. */
@@ -26,6 +28,7 @@ record PairResult(String from, String to, Expectation expected, boolean connecte
         return switch (expected) {
             case DIRECT -> connected && bytesVerified > 0 && module.equals("direct");
             case REVERSE -> connected && bytesVerified > 0 && module.equals("reverse");
+            case ROUTED -> connected && bytesVerified > 0 && module.equals("routed");
             case REFUSED -> !connected && module.equals("refused");
             case TIMEOUT -> !connected && module.equals("timeout");
         };

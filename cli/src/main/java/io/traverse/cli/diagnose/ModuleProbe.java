@@ -33,7 +33,10 @@ record ModuleProbe(String module, Outcome outcome, Duration time, String detail)
             long t0 = System.nanoTime();
             try (Socket s = node.socketFactory().createSocket(host, port)) {
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
-                return new ModuleProbe(module, Outcome.CONNECTED, took, "to " + s.getRemoteSocketAddress());
+                // A relayed connection has no IP peer: its remote address is the virtual one asked for.
+                String detail = s.getRemoteSocketAddress() instanceof io.traverse.VirtualSocketAddress ? "relayed by the hubs"
+                        : "to " + s.getRemoteSocketAddress();
+                return new ModuleProbe(module, Outcome.CONNECTED, took, detail);
             } catch (IOException e) {
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 return new ModuleProbe(module, answeredByTarget(e) ? Outcome.ANSWERED : Outcome.FAILED, took, firstLine(e));

@@ -57,13 +57,14 @@ class DiagnoseCommandTest {
     }
 
     @Test
-    void directIsRefusedAndReverseWorksWithTheReasonAndTimeOfEach() {
+    void directIsRefusedWhileReverseAndRoutedWorkWithTheReasonAndTimeOfEach() {
         Result r = diagnose("diag-svc:4000");
         assertThat(r.exit()).as(r.text()).isZero();
         assertThat(r.text()).contains("name diag-svc: node " + target.identity().id().orElseThrow());
         assertThat(r.line("direct")).contains("fails").contains("refused").contains(" ms");
         assertThat(r.line("reverse")).contains("works").contains(" ms");
-        assertThat(r.text()).contains("1 of 2 modules reach diag-svc");
+        assertThat(r.line("routed")).contains("works").contains(" ms");
+        assertThat(r.text()).contains("2 of 3 modules reach diag-svc");
     }
 
     @Test
@@ -72,6 +73,7 @@ class DiagnoseCommandTest {
         assertThat(r.exit()).as(r.text()).isZero();
         assertThat(r.line("direct")).contains("fails");
         assertThat(r.line("reverse")).contains("reaches the node").contains("nothing listens on virtual port " + DiagnoseCommand.PROBE_PORT);
+        assertThat(r.line("routed")).contains("reaches the node").contains("nothing listens on virtual port " + DiagnoseCommand.PROBE_PORT);
     }
 
     @Test
