@@ -28,8 +28,9 @@ import org.slf4j.LoggerFactory;
  * listeners hear {@code pathUpgraded}. The connection the application already has is not moved.
  *
  * <p>Bounded: at most one probe per cache key at a time, at most one every {@link #INTERVAL} per
- * key, at most {@link #MAX_KEYS} keys remembered; probes run on the node's attempt threads and are
- * cancelled (every socket closed) when the node closes. A probe that connects makes a real
+ * key, at most {@link #MAX_RUNNING} at once (beyond that a probe is skipped, and tried again by a
+ * later connection), at most {@link #MAX_KEYS} keys remembered. Probes run on the node's attempt
+ * threads and are cancelled (every socket closed) when the node closes. A probe that connects makes a real
  * connection to the target's virtual port, so the target's application may accept one connection
  * that ends at once.
  */
@@ -37,6 +38,8 @@ public final class PathUpgradeProbes {
     /** A cache key is probed at most this often. */
     public static final Duration INTERVAL = Duration.ofSeconds(30);
     static final int MAX_KEYS = HubModuleCache.MAX_ENTRIES;
+    /** Probes running at once, at most: they share the node's attempt threads with real connects. */
+    static final int MAX_RUNNING = 16;
     private static final Logger log = LoggerFactory.getLogger(PathUpgradeProbes.class);
 
     private final HubModuleCache cache;
@@ -74,7 +77,8 @@ public final class PathUpgradeProbes {
         long now = System.nanoTime();
         synchronized (this) {
             Long last = lastStarted.get(key);
-            if (closed || running.containsKey(key) || last != null && now - last < INTERVAL.toNanos()) {
+            if (closed || running.containsKey(key) || running.size() >= MAX_RUNNING
+                    || last != null && now - last < INTERVAL.toNanos()) {
                 return;
             }
             forgetOld(now);

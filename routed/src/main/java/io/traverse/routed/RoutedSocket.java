@@ -28,7 +28,8 @@ import java.util.Set;
  * {@link VirtualSocketAddress}es, {@link #getInetAddress()} is the unspecified address 0.0.0.0
  * unless the peer's identity names an address. TCP options are accepted and kept but change
  * nothing (the hub links carry the bytes); {@link #getChannel()} is null, as for any socket not
- * made by a channel.
+ * made by a channel. As a {@link MeasuredConnection} it reports the bytes its application read and
+ * wrote and the hubs on its path, for {@code Traverse.connectionStatistics}.
  */
 final class RoutedSocket extends Socket implements MeasuredConnection {
     private static final InetAddress UNSPECIFIED = unspecified();
@@ -400,7 +401,6 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
         }
     }
 
-    /** Bytes the application read from and wrote to this connection. */
     @Override
     public long bytesIn() {
         return connection.bytesIn();
