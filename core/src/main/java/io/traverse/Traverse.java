@@ -97,12 +97,42 @@ public final class Traverse implements Closeable {
         return node.statistics();
     }
 
-    /** How a socket this node connected to a virtual address was made. */
+    /** How a socket this node connected to a virtual address, or accepted on a virtual port, was made. */
     public Optional<ConnectionInfo> connectionInfo(Socket socket) {
         if (socket instanceof TraverseSocket ts) {
             return ts.delegate().flatMap(node::connectionInfo);
         }
         return node.connectionInfo(socket);
+    }
+
+    /**
+     * A snapshot of a socket this node connected or accepted: how it was made (module, hubs
+     * traversed, setup time) and the bytes the application read and wrote so far. Bytes are
+     * counted only for connections whose bytes Traverse relays itself ({@code routed}); a kernel
+     * socket from {@code direct}, {@code reverse} or {@code splice} is the JDK's own, never
+     * wrapped, so its byte counts are empty (see {@link ConnectionStatistics}).
+     *
+     * @return empty for a socket this node did not make or accept (or plain TCP to a host)
+     */
+    public Optional<ConnectionStatistics> connectionStatistics(Socket socket) {
+        if (socket instanceof TraverseSocket ts) {
+            return ts.delegate().flatMap(node::connectionStatistics);
+        }
+        return node.connectionStatistics(socket);
+    }
+
+    /**
+     * Adds a listener for this node's events (connections made and failed, peers unreachable, hub
+     * link up and lost, paths upgraded); events are delivered in order on the node's own event
+     * thread (see {@link TraverseListener}).
+     */
+    public void addListener(TraverseListener listener) {
+        node.addListener(listener);
+    }
+
+    /** Removes a listener; events already queued for delivery may still reach it. */
+    public void removeListener(TraverseListener listener) {
+        node.removeListener(listener);
     }
 
     /** Control messages to other nodes by node id, through the hubs. */

@@ -128,6 +128,7 @@ public class TraverseServerSocket extends ServerSocket {
     @Override
     public Socket accept() throws IOException {
         AcceptQueue q;
+        int boundPort;
         synchronized (lock) {
             if (closed) {
                 throw new SocketException("Socket is closed");
@@ -136,8 +137,11 @@ public class TraverseServerSocket extends ServerSocket {
                 throw new SocketException("Socket is not bound yet");
             }
             q = queue;
+            boundPort = port;
         }
-        return q.take(soTimeout);
+        Socket accepted = q.take(soTimeout);
+        node.accepted(accepted, new VirtualSocketAddress(node.identity(), boundPort));
+        return accepted;
     }
 
     @Override

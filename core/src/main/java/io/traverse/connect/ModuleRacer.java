@@ -18,6 +18,8 @@ import java.util.concurrent.ScheduledExecutorService;
  * order, the one cached for the target's hub first, run as a {@link StaggeredRace}. A failure of
  * {@link FailureScope#TARGET} ends the chain. The winner is remembered per hub; a cached module
  * that fails is forgotten. The racer knows nothing about NAT; modules know nothing about timing.
+ * When a module other than the first configured one wins, the modules before it are probed again
+ * in the background ({@link PathUpgradeProbes}), so the cache learns when a better path opens.
  */
 public final class ModuleRacer {
     /** A connection and how it was made. */
@@ -30,9 +32,11 @@ public final class ModuleRacer {
     private final long staggerNanos;
     private final Executor executor;
     private final ScheduledExecutorService scheduler;
+    private final PathUpgradeProbes probes;
 
     public ModuleRacer(List<ConnectionModule> modules, HubModuleCache cache, ModuleCounters counters, long staggerNanos,
-            Executor executor, ScheduledExecutorService scheduler) {
+            Executor executor, ScheduledExecutorService scheduler, PathUpgradeProbes probes) {
+        this.probes = probes;
         this.modules = List.copyOf(modules);
         this.cache = cache;
         this.counters = counters;
@@ -92,6 +96,7 @@ public final class ModuleRacer {
             }
             Outcome outcome = r.run();
             cache.remember(key, outcome.module());
+            probes.consider(key, request, modulesBefore(outcome.module()), outcome.module());
             return outcome;
         }
 
@@ -106,6 +111,23 @@ public final class ModuleRacer {
 
     public Race prepare(ConnectRequest request) {
         return new Race(request);
+    }
+
+    /** The modules configured before {@code winner}: the ones an upgrade probe tries. */
+    private List<ConnectionModule> modulesBefore(String winner) {
+        List<ConnectionModule> before = new ArrayList<>();
+        for (ConnectionModule m : modules) {
+            if (m.name().equals(winner)) {
+                return before;
+            }
+            before.add(m);
+        }
+        return List.of();
+    }
+
+    /** Cancels the background probes; races in progress are the callers' to cancel. */
+    public void close() {
+        probes.close();
     }
 
     /** Wraps a module's attempt with statistics and cache upkeep. */

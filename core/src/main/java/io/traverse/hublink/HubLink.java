@@ -12,6 +12,7 @@ import io.traverse.HubLinkStatus.State;
 import io.traverse.SideChannelException;
 import io.traverse.SideChannelException.Failure;
 import io.traverse.TraverseConfig;
+import io.traverse.TraverseListener;
 import io.traverse.discovery.DiscoveredHub;
 import io.traverse.discovery.HubFinder;
 import io.traverse.identity.IpLiterals;
@@ -79,6 +80,7 @@ public final class HubLink implements Closeable {
     private final NodeId nodeId;
     private final Function<InetSocketAddress, NodeIdentity> identityWithHub;
     private final Consumer<InetSocketAddress> onConnected;
+    private final TraverseListener events;
     private final LinkAuthentication authentication;
     private final EventLoop loop;
     private final HubCandidates candidates = new HubCandidates();
@@ -99,8 +101,9 @@ public final class HubLink implements Closeable {
     private boolean closed;
 
     private HubLink(TraverseConfig config, NodeId nodeId, Function<InetSocketAddress, NodeIdentity> identityWithHub,
-            Consumer<InetSocketAddress> onConnected) {
+            Consumer<InetSocketAddress> onConnected, TraverseListener events) {
         this.config = config;
+        this.events = events;
         this.nodeId = nodeId;
         this.identityWithHub = identityWithHub;
         this.onConnected = onConnected;
@@ -119,10 +122,11 @@ public final class HubLink implements Closeable {
      *
      * @param identityWithHub this node's identity with the given hub as its first hub hint (sent in HELLO)
      * @param onConnected called with the hub address when a link comes up, to adopt that identity
+     * @param events told when a link comes up and when it is lost (called on the link's event loop: it must only queue)
      */
     public static HubLink start(TraverseConfig config, NodeId nodeId, Function<InetSocketAddress, NodeIdentity> identityWithHub,
-            Consumer<InetSocketAddress> onConnected) {
-        HubLink link = new HubLink(config, nodeId, identityWithHub, onConnected);
+            Consumer<InetSocketAddress> onConnected, TraverseListener events) {
+        HubLink link = new HubLink(config, nodeId, identityWithHub, onConnected, events);
         if (config.token().isEmpty() && (!config.hubs().isEmpty() || config.discovery())) {
             log.warn("traverse.token is empty: hub links are not authenticated; set the same token on every node and hub");
         }
@@ -341,6 +345,7 @@ public final class HubLink implements Closeable {
         status = new HubLinkStatus(State.CONNECTED, hub.getHostString() + ":" + hub.getPort(), outcome.hubId(), resolved,
                 outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
         log.info("Linked to hub {} at {} (seen from {})", outcome.hubId(), resolved, outcome.welcome().observedAddress());
+        events.hubLinkUp(status);
         relayLink.linked(s);
         names.bindAgain(s.hubId());
         learnHubs(s);
@@ -361,6 +366,7 @@ public final class HubLink implements Closeable {
             return;
         }
         log.warn("Lost the link to hub {} at {}: {}; failing over", s.hubId(), s.hubAddress(), why);
+        events.hubLinkLost(s.hubId(), s.hubAddress(), why);
         candidates.failed(hub);
         setStatus(State.CONNECTING, null, why);
         loop.schedule(this::startRound, backoff.next().toNanos(), TimeUnit.NANOSECONDS);

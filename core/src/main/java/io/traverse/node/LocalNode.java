@@ -1,6 +1,8 @@
 package io.traverse.node;
 
 import io.traverse.ConnectionInfo;
+import io.traverse.ConnectionStatistics;
+import io.traverse.TraverseListener;
 import io.traverse.HubDirectory;
 import io.traverse.HubLinkStatus;
 import io.traverse.SideChannel;
@@ -12,6 +14,7 @@ import io.traverse.connect.DirectConnector;
 import io.traverse.connect.HubModuleCache;
 import io.traverse.connect.ModuleCounters;
 import io.traverse.connect.ModuleRacer;
+import io.traverse.connect.PathUpgradeProbes;
 import io.traverse.connect.PlainConnector;
 import io.traverse.connect.StaggeredRace;
 import io.traverse.firewall.SimulatedFirewall;
@@ -36,7 +39,9 @@ import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.ConnectionModuleProvider;
 import io.traverse.spi.Deadline;
+import io.traverse.spi.MeasuredConnection;
 import io.traverse.spi.ModuleContext;
+import io.traverse.spi.ModuleEvents;
 import io.traverse.spi.RelayLink;
 import java.io.Closeable;
 import java.io.IOException;
@@ -55,6 +60,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.WeakHashMap;
@@ -99,6 +105,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final List<ConnectionModule> modules;
     private final ModuleRacer racer;
     private final Map<Socket, ConnectionInfo> connectionInfo = new WeakHashMap<>();
+    /** Sockets a module put in a backlog, by the module's name, until the application accepts them. */
+    private final Map<Socket, String> deliveredBy = new WeakHashMap<>();
+    private final NodeEvents events;
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
     private final HubLink hubLink;
     private volatile boolean closed;
@@ -116,8 +125,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         try {
             this.baseIdentity = buildIdentity(id, listener.port(), reachableInterfaces, config);
             this.identity = baseIdentity;
+            this.events = new NodeEvents(threadPrefix + "-events");
             // The hub link before the modules: they register side-channel services on it.
-            startedLink = HubLink.start(config, id, this::identityWithHub, hub -> identity = identityWithHub(hub));
+            startedLink = HubLink.start(config, id, this::identityWithHub, hub -> identity = identityWithHub(hub), events);
             this.hubLink = startedLink;
             this.attemptExecutor = new ThreadPoolExecutor(0, MAX_ATTEMPT_THREADS, 30, TimeUnit.SECONDS,
                     new SynchronousQueue<>(), daemonThreads(threadPrefix + "-connect"));
@@ -129,7 +139,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             this.plainConnector = new PlainConnector(stagger, attemptExecutor, scheduler);
             this.cache = new HubModuleCache(config.cacheTtl().toNanos());
             this.modules = loadModules();
-            this.racer = new ModuleRacer(modules, cache, counters, stagger, attemptExecutor, scheduler);
+            PathUpgradeProbes probes = new PathUpgradeProbes(cache, events, stagger, config.connectTimeout(), attemptExecutor,
+                    scheduler);
+            this.racer = new ModuleRacer(modules, cache, counters, stagger, attemptExecutor, scheduler, probes);
         } catch (IOException | RuntimeException e) {
             if (startedLink != null) {
                 startedLink.close();
@@ -230,6 +242,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             public RelayLink relayLink() {
                 return hubLink.relayLink();
             }
+
+            @Override
+            public ModuleEvents events() {
+                return events;
+            }
         };
         List<ConnectionModule> created = new ArrayList<>();
         for (String name : config.modules()) {
@@ -287,12 +304,60 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         }
     }
 
+    /** How {@code socket} was made, and its byte counts if a module measures them ({@link MeasuredConnection}). */
+    public Optional<ConnectionStatistics> connectionStatistics(Socket socket) {
+        return connectionInfo(socket).map(info -> {
+            if (socket instanceof MeasuredConnection measured) {
+                return new ConnectionStatistics(info, OptionalLong.of(measured.bytesIn()), OptionalLong.of(measured.bytesOut()));
+            }
+            return new ConnectionStatistics(info, OptionalLong.empty(), OptionalLong.empty());
+        });
+    }
+
+    private static int hubsOf(Socket socket) {
+        return socket instanceof MeasuredConnection measured ? measured.hubsTraversed() : 0;
+    }
+
+    public void addListener(TraverseListener listener) {
+        events.add(listener);
+    }
+
+    public void removeListener(TraverseListener listener) {
+        events.remove(listener);
+    }
+
+    /**
+     * The application accepted {@code socket} on {@code local}: remembers how it was made (by the
+     * module that delivered it, else by the listener's handshake: direct) and tells the listeners.
+     */
+    public void accepted(Socket socket, VirtualSocketAddress local) {
+        String module;
+        synchronized (deliveredBy) {
+            module = deliveredBy.remove(socket);
+        }
+        ConnectionInfo info = new ConnectionInfo(local, module != null ? module : "direct", Duration.ZERO, false, hubsOf(socket), true);
+        synchronized (connectionInfo) {
+            connectionInfo.put(socket, info);
+        }
+        events.connected(info);
+    }
+
     /**
      * Connects to any destination the socket factory accepts (see {@code TraverseSocketFactory}).
      *
      * @param timeoutMillis 0: the configured {@code traverse.connect.timeout}
      */
     public Socket connect(SocketAddress destination, int timeoutMillis, ConnectOptions options, Cancellation cancellation)
+            throws IOException {
+        try {
+            return connectOrFail(destination, timeoutMillis, options, cancellation);
+        } catch (IOException e) {
+            events.connectFailed(destination, e);
+            throw e;
+        }
+    }
+
+    private Socket connectOrFail(SocketAddress destination, int timeoutMillis, ConnectOptions options, Cancellation cancellation)
             throws IOException {
         ensureOpen();
         if (timeoutMillis < 0) {
@@ -384,10 +449,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         cancellation.onCancel(race::cancel);
         ModuleRacer.Outcome outcome = race.connect();
         ConnectionInfo info = new ConnectionInfo(target, outcome.module(), Duration.ofNanos(outcome.setupNanos()),
-                outcome.fromCache());
+                outcome.fromCache(), hubsOf(outcome.socket()), false);
         synchronized (connectionInfo) {
             connectionInfo.put(outcome.socket(), info);
         }
+        events.connected(info);
         return outcome.socket();
     }
 
@@ -438,7 +504,10 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
             return new PortSlot() {
                 @Override
-                public void deliver(Socket socket) {
+                public void deliver(Socket socket, String module) {
+                    synchronized (deliveredBy) {
+                        deliveredBy.put(socket, module);
+                    }
                     queue.deliver(socket);
                 }
 
@@ -510,6 +579,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 log.debug("Closing a server socket failed", e);
             }
         }
+        racer.close();
         hubLink.close();
         for (ConnectionModule m : modules) {
             try {
@@ -523,6 +593,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         } finally {
             attemptExecutor.shutdownNow();
             scheduler.shutdownNow();
+            events.close();
         }
         log.info("Traverse node {} closed", identity.id().orElseThrow());
     }

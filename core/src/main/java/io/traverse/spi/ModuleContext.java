@@ -34,4 +34,7 @@ public interface ModuleContext {
 
     /** The node's hub link now: its hub and the address the hub saw it come from (splice needs that echo). */
     HubLinkStatus hubLinkStatus();
+
+    /** Events for the node's listeners (peer unreachable). */
+    ModuleEvents events();
 }

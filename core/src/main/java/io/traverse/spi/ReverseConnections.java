@@ -51,8 +51,11 @@ public interface ReverseConnections {
 
     /** Room reserved in a virtual port's backlog: exactly one of deliver or release. */
     interface PortSlot {
-        /** Queues the connection for the server socket's {@code accept()}. */
-        void deliver(Socket socket);
+        /**
+         * Queues the connection for the server socket's {@code accept()}; {@code module} is the
+         * module that made it (what {@code Traverse.connectionInfo} reports for the accepted socket).
+         */
+        void deliver(Socket socket, String module);
 
         void release();
     }

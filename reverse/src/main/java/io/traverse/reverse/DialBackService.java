@@ -98,7 +98,7 @@ final class DialBackService implements SideChannelHandler {
             ReverseModule.closeQuietly(socket); // the dialler waits for this answer before it uses its end
             return new Answer(Status.TARGET_ANSWER, e.getMessage());
         }
-        slot.deliver(socket);
+        slot.deliver(socket, ReverseModuleProvider.NAME);
         log.debug("Dialled node {} back for virtual port {}", sender, request.virtualPort());
         return new Answer(Status.CONNECTED, "");
     }

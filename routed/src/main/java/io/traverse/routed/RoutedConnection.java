@@ -63,6 +63,8 @@ final class RoutedConnection {
     // Liveness, touched on the loop:
     private volatile long lastHeardNanos = System.nanoTime();
     private volatile long lastPingNanos = lastHeardNanos;
+    /** Hubs on the path, set from the OPEN or ACCEPT before the connection is handed out. */
+    private volatile int hubs;
 
     RoutedConnection(RoutedConnections table, RoutedConnections.Key key, NodeId acceptor, boolean local, int virtualPort, int window,
             long initialSendCredit) {
@@ -88,6 +90,33 @@ final class RoutedConnection {
 
     int virtualPort() {
         return virtualPort;
+    }
+
+    /**
+     * Learns the path length from a frame the other end sent with the full hop limit (OPEN or
+     * ACCEPT): every hub but the last takes one off when it forwards to the next hub.
+     */
+    void pathFrom(Relay frameFromPeer) {
+        hubs = hubsCrossed(frameFromPeer);
+    }
+
+    /** Hubs a frame crossed, if it left its sender with the full hop limit. */
+    static int hubsCrossed(Relay frame) {
+        return LinkLimits.DEFAULT_RELAY_HOPS - frame.hopsLeft() + 1;
+    }
+
+    int hubs() {
+        return hubs;
+    }
+
+    /** Whether this connection has been reset (by either end, a hub, or the link). */
+    boolean isReset() {
+        lock.lock();
+        try {
+            return resetReason != null;
+        } finally {
+            lock.unlock();
+        }
     }
 
     // ---- frames from the other end (hub link's event loop) ----------------------------------

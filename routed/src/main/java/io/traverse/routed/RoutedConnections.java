@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ModuleEvents;
 import io.traverse.spi.RelayLink;
 import io.traverse.spi.ReverseConnections;
 import io.traverse.wire.Relay;
@@ -31,6 +32,9 @@ import org.slf4j.LoggerFactory;
  * both ends with an {@link java.io.IOException}. The floor is there because PINGs queue behind
  * data on busy links: a hundred connections' windows take a while to drain. Losing the hub link
  * resets every connection at once.
+ *
+ * <p>A connection reset by the keepalive, or by a hub on the way that could not forward its
+ * frames, is reported to the node's listeners as an unreachable peer ({@link ModuleEvents}).
  */
 final class RoutedConnections implements RelayLink.Receiver {
     static final int DEAD_AFTER_PROBES = 3;
@@ -43,6 +47,7 @@ final class RoutedConnections implements RelayLink.Receiver {
 
     private final RelayLink link;
     private final ReverseConnections ports;
+    private final ModuleEvents events;
     private final int window;
     private final long probeNanos;
     private final AtomicLong nextId = new AtomicLong(ThreadLocalRandom.current().nextLong());
@@ -54,9 +59,10 @@ final class RoutedConnections implements RelayLink.Receiver {
     record Opening(RoutedConnection connection, CompletableFuture<RoutedConnection> answer) {
     }
 
-    RoutedConnections(RelayLink link, ReverseConnections ports, int window, long probeMillis) {
+    RoutedConnections(RelayLink link, ReverseConnections ports, ModuleEvents events, int window, long probeMillis) {
         this.link = link;
         this.ports = ports;
+        this.events = events;
         this.window = window;
         long probe = Math.max(MIN_PROBE_MILLIS, probeMillis);
         this.probeNanos = TimeUnit.MILLISECONDS.toNanos(probe);
@@ -149,7 +155,7 @@ final class RoutedConnections implements RelayLink.Receiver {
                     case DATA -> c.onData(frame.streamOffset(), frame.dataBytes().retain());
                     case CREDIT, PONG -> c.onCredit(frame.credit());
                     case FIN -> c.onFin(frame.streamOffset());
-                    case RESET -> c.onReset(frame.reason());
+                    case RESET -> reset(c, frame);
                     case PING -> c.pong(frame);
                     default -> unknown(frame);
                 }
@@ -175,9 +181,10 @@ final class RoutedConnections implements RelayLink.Receiver {
             return;
         }
         RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), window, open.credit());
+        c.pathFrom(open);
         connections.put(key, c);
         link.send(open.accept(window));
-        slot.deliver(new RoutedSocket(c, localId(), open.opener()));
+        slot.deliver(new RoutedSocket(c, localId(), open.opener()), RoutedModuleProvider.NAME);
     }
 
     private void answered(Key key, Relay answer) {
@@ -193,6 +200,7 @@ final class RoutedConnections implements RelayLink.Receiver {
             return;
         }
         RoutedConnection c = o.connection();
+        c.pathFrom(answer);
         c.onCredit(answer.credit());
         c.heard();
         connections.put(key, c);
@@ -214,6 +222,20 @@ final class RoutedConnections implements RelayLink.Receiver {
                     + " is overloaded (" + reason + ")");
         }
         return new AttemptFailedException(io.traverse.spi.FailureScope.PATH, "node " + refuse.acceptor() + " refused: " + reason);
+    }
+
+    /**
+     * A RESET for an open connection. One that crossed fewer hubs than the connection's frames do
+     * was made by a hub on the way that could not forward (the peer's path is broken, not the peer's
+     * choice): the listeners hear that the peer is unreachable. A hub next to the peer makes RESETs
+     * that look like the peer's own; those are not reported.
+     */
+    private void reset(RoutedConnection c, Relay frame) {
+        boolean wasOpen = !c.isReset();
+        c.onReset(frame.reason());
+        if (wasOpen && RoutedConnection.hubsCrossed(frame) < c.hubs()) {
+            events.peerUnreachable(RoutedModuleProvider.NAME, c.peer(), frame.reason());
+        }
     }
 
     /**
@@ -243,8 +265,13 @@ final class RoutedConnections implements RelayLink.Receiver {
             long silent = now - c.lastHeardNanos();
             if (silent > DEAD_AFTER_PROBES * probeNanos) {
                 log.debug("Resetting {}: nothing heard for {} ms", c, TimeUnit.NANOSECONDS.toMillis(silent));
-                c.reset("nothing heard from node " + c.peer() + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
-                        + " ms: a hub or link on the way is gone", true);
+                String reason = "nothing heard from node " + c.peer() + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
+                        + " ms: a hub or link on the way is gone";
+                boolean wasOpen = !c.isReset();
+                c.reset(reason, true);
+                if (wasOpen) {
+                    events.peerUnreachable(RoutedModuleProvider.NAME, c.peer(), reason);
+                }
             } else if (silent > probeNanos && now - c.lastPingNanos() > probeNanos) {
                 c.ping(now);
             }

@@ -32,7 +32,7 @@ final class RoutedModule implements ConnectionModule {
 
     RoutedModule(ModuleContext context) {
         this.context = context;
-        this.connections = new RoutedConnections(context.relayLink(), context.reverseConnections(), WINDOW,
+        this.connections = new RoutedConnections(context.relayLink(), context.reverseConnections(), context.events(), WINDOW,
                 context.config().hubKeepalive().toMillis());
     }
 

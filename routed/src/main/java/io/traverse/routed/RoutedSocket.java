@@ -3,6 +3,7 @@ package io.traverse.routed;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.spi.MeasuredConnection;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -27,9 +28,10 @@ import java.util.Set;
  * {@link VirtualSocketAddress}es, {@link #getInetAddress()} is the unspecified address 0.0.0.0
  * unless the peer's identity names an address. TCP options are accepted and kept but change
  * nothing (the hub links carry the bytes); {@link #getChannel()} is null, as for any socket not
- * made by a channel.
+ * made by a channel. As a {@link MeasuredConnection} it reports the bytes its application read and
+ * wrote and the hubs on its path, for {@code Traverse.connectionStatistics}.
  */
-final class RoutedSocket extends Socket {
+final class RoutedSocket extends Socket implements MeasuredConnection {
     private static final InetAddress UNSPECIFIED = unspecified();
 
     private final RoutedConnection connection;
@@ -399,13 +401,19 @@ final class RoutedSocket extends Socket {
         }
     }
 
-    /** Bytes the application read from and wrote to this connection. */
-    long bytesIn() {
+    @Override
+    public long bytesIn() {
         return connection.bytesIn();
     }
 
-    long bytesOut() {
+    @Override
+    public long bytesOut() {
         return connection.bytesOut();
+    }
+
+    @Override
+    public int hubsTraversed() {
+        return connection.hubs();
     }
 
     @Override
