@@ -27,7 +27,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * nothing but its own connection.
  */
 final class RoutedConnection {
-    /** Payloads smaller than this are copied out of the link's read buffer, so that many tiny frames cannot pin many large buffers. */
+    /**
+     * Payloads smaller than this are copied out of the link's read buffer, so that many tiny
+     * frames cannot pin many large buffers. Larger ones are kept as slices of the read buffer only
+     * while the reader keeps up (nothing else queued): a reader that falls behind gets copies, so
+     * what its queue pins is its own bytes, not the read buffers they shared with other connections.
+     */
     private static final int COPY_BELOW = 8 * 1024;
 
     private final RoutedConnections table;
@@ -157,7 +162,7 @@ final class RoutedConnection {
                 received += n;
                 discard = inputShut || closed;
                 if (!discard) {
-                    inbox.add(n < COPY_BELOW ? copyOf(payload) : payload);
+                    inbox.add(n < COPY_BELOW || !inbox.isEmpty() ? copyOf(payload) : payload);
                     readable.signal();
                 }
             }

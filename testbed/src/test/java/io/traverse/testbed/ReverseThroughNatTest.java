@@ -2,14 +2,8 @@ package io.traverse.testbed;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -47,25 +41,6 @@ class ReverseThroughNatTest {
         }
     }
 
-    /** Starts {@link HubAgent} on {@code host}; returns its HOST:PORT once it listens. */
-    private String startHub(Host host) throws Exception {
-        ProcessBuilder pb = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
-                HubAgent.class.getName(), host.address().getHostAddress(), Integer.toString(HUB_PORT), TOKEN);
-        pb.redirectError(ProcessBuilder.Redirect.INHERIT);
-        Process hub = host.namespace().start(pb);
-        BufferedReader out = new BufferedReader(new InputStreamReader(hub.getInputStream(), StandardCharsets.UTF_8));
-        String first = CompletableFuture.supplyAsync(() -> {
-            try {
-                return out.readLine();
-            } catch (java.io.IOException e) {
-                return null;
-            }
-        }).get(30, TimeUnit.SECONDS);
-        assertThat(first).as("the hub agent's first line").startsWith("hub ");
-        return first.substring("hub ".length());
-    }
-
     private static NodeSettings linked(String hub) {
         return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN).set("traverse.modules", "direct,reverse")
                 .set("traverse.discovery", "false");
@@ -78,7 +53,7 @@ class ReverseThroughNatTest {
         Site site = testbed.site("site", "10.0.0.0/24");
         site.router().firewall(Firewall.dropInbound());
         Host targetHost = site.host("t", "10.0.0.2");
-        String hub = startHub(hubHost);
+        String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
 
         CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(() -> RunningNode.start(targetHost,
                 linked(hub).bind(targetHost.address()).external(site.router().publicAddress(), 17777)));
