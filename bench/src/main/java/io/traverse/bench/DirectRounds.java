@@ -3,12 +3,11 @@ package io.traverse.bench;
 import io.traverse.bench.JmhRuns.Figure;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import org.openjdk.jmh.runner.RunnerException;
 
@@ -118,36 +117,18 @@ public final class DirectRounds {
     }
 
     public static void main(String[] args) throws Exception {
-        int rounds = 7;
-        int warmup = 4;
-        int iterations = 5;
-        int time = 1000;
-        boolean verbose = false;
-        Set<String> only = Set.of("setup", "throughput", "rtt");
-        Path csv = null;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--rounds" -> rounds = JmhRuns.atLeast(a, args, ++i, 1);
-                case "--warmup" -> warmup = JmhRuns.atLeast(a, args, ++i, 0);
-                case "--iterations" -> iterations = JmhRuns.atLeast(a, args, ++i, 1);
-                case "--time" -> time = JmhRuns.atLeast(a, args, ++i, 1);
-                case "--only" -> only = Set.of(JmhRuns.value(a, args, ++i).split(","));
-                case "--csv" -> csv = Path.of(JmhRuns.value(a, args, ++i));
-                case "--verbose" -> verbose = true;
-                case "-h", "--help" -> {
-                    System.out.println("usage: DirectRounds [--rounds N] [--warmup N] [--iterations N] [--time MS]"
-                            + " [--only setup,throughput,rtt,extra,diag] [--csv FILE] [--verbose]");
-                    return;
-                }
-                default -> throw new IllegalArgumentException("unknown option " + a + " (try --help)");
-            }
+        Optional<RoundOptions> parsed = RoundOptions.parse("DirectRounds", args, 7, 4, Set.of("setup", "throughput", "rtt"),
+                "setup,throughput,rtt,extra,diag");
+        if (parsed.isEmpty()) {
+            return;
         }
-        List<Metric> metrics = metrics(only);
+        RoundOptions o = parsed.get();
+        List<Metric> metrics = metrics(o.only());
         if (metrics.isEmpty()) {
             throw new IllegalArgumentException("--only names no known metric (setup, throughput, rtt, extra, diag)");
         }
-        new DirectRounds(rounds, warmup, iterations, time, verbose, metrics, csv).run();
+        JmhRuns.Settings s = o.settings();
+        new DirectRounds(o.rounds(), s.warmup(), s.iterations(), s.timeMillis(), s.verbose(), metrics, o.csv()).run();
     }
 
     private void run() throws IOException {
@@ -245,15 +226,7 @@ public final class DirectRounds {
     }
 
     private PrintWriter openCsv() throws IOException {
-        if (csv == null) {
-            return null;
-        }
-        if (csv.toAbsolutePath().getParent() != null) {
-            Files.createDirectories(csv.toAbsolutePath().getParent());
-        }
-        PrintWriter out = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8));
-        out.println("round,metric,contender,benchmark,unit,median,mean");
-        return out;
+        return JmhRuns.openCsv(csv, "round,metric,contender,benchmark,unit,median,mean");
     }
 
     private Figure runOnce(Run run) throws RunnerException {

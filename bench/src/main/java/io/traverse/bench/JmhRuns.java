@@ -1,5 +1,10 @@
 package io.traverse.bench;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.Arrays;
 import org.openjdk.jmh.results.Result;
 import org.openjdk.jmh.runner.Runner;
@@ -46,6 +51,19 @@ final class JmhRuns {
         Result<?> result = new Runner(opts.build()).runSingle().getPrimaryResult();
         // SampleTime: statistics over every sampled operation; Throughput/AverageTime: over the iterations.
         return new Figure(result.getStatistics().getPercentile(50.0) * scale, result.getScore() * scale);
+    }
+
+    /** A CSV file with its header line, or null when {@code csv} is null. */
+    static PrintWriter openCsv(Path csv, String header) throws IOException {
+        if (csv == null) {
+            return null;
+        }
+        if (csv.toAbsolutePath().getParent() != null) {
+            Files.createDirectories(csv.toAbsolutePath().getParent());
+        }
+        PrintWriter out = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8));
+        out.println(header);
+        return out;
     }
 
     /** The median of the values that are not NaN (failed runs); NaN if there are none. */

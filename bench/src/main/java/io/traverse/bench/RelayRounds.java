@@ -3,12 +3,11 @@ package io.traverse.bench;
 import io.traverse.bench.JmhRuns.Figure;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Optional;
 import java.util.Set;
 import org.openjdk.jmh.runner.RunnerException;
 
@@ -46,31 +45,12 @@ public final class RelayRounds {
     }
 
     public static void main(String[] args) throws Exception {
-        int rounds = 5;
-        int warmup = 12;
-        int iterations = 5;
-        int time = 1000;
-        boolean verbose = false;
-        Set<String> only = Set.of("throughput", "rtt");
-        Path csv = null;
-        for (int i = 0; i < args.length; i++) {
-            String a = args[i];
-            switch (a) {
-                case "--rounds" -> rounds = JmhRuns.atLeast(a, args, ++i, 1);
-                case "--warmup" -> warmup = JmhRuns.atLeast(a, args, ++i, 0);
-                case "--iterations" -> iterations = JmhRuns.atLeast(a, args, ++i, 1);
-                case "--time" -> time = JmhRuns.atLeast(a, args, ++i, 1);
-                case "--only" -> only = Set.of(JmhRuns.value(a, args, ++i).split(","));
-                case "--csv" -> csv = Path.of(JmhRuns.value(a, args, ++i));
-                case "--verbose" -> verbose = true;
-                case "-h", "--help" -> {
-                    System.out.println("usage: RelayRounds [--rounds N] [--warmup N] [--iterations N] [--time MS]"
-                            + " [--only throughput,rtt] [--csv FILE] [--verbose]");
-                    return;
-                }
-                default -> throw new IllegalArgumentException("unknown option " + a + " (try --help)");
-            }
+        Optional<RoundOptions> parsed = RoundOptions.parse("RelayRounds", args, 5, 12, Set.of("throughput", "rtt"), "throughput,rtt");
+        if (parsed.isEmpty()) {
+            return;
         }
+        RoundOptions o = parsed.get();
+        Set<String> only = o.only();
         List<Metric> metrics = new ArrayList<>();
         if (only.contains("throughput")) {
             metrics.add(new Metric("throughput", "Throughput.write64k", "MB/s", MBPS, List.of("plain", "socat", "routed-1")));
@@ -82,7 +62,7 @@ public final class RelayRounds {
         if (metrics.isEmpty()) {
             throw new IllegalArgumentException("--only names no known metric (throughput, rtt)");
         }
-        new RelayRounds(rounds, new JmhRuns.Settings(warmup, iterations, time, verbose), metrics, csv).run();
+        new RelayRounds(o.rounds(), o.settings(), metrics, o.csv()).run();
     }
 
     private void run() throws IOException {
@@ -179,14 +159,6 @@ public final class RelayRounds {
     }
 
     private PrintWriter openCsv() throws IOException {
-        if (csv == null) {
-            return null;
-        }
-        if (csv.toAbsolutePath().getParent() != null) {
-            Files.createDirectories(csv.toAbsolutePath().getParent());
-        }
-        PrintWriter out = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8));
-        out.println("round,metric,contender,unit,median,mean");
-        return out;
+        return JmhRuns.openCsv(csv, "round,metric,contender,unit,median,mean");
     }
 }

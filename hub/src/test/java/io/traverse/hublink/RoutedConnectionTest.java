@@ -340,28 +340,29 @@ class RoutedConnectionTest {
         return digest;
     }
 
-    /** A seeded pseudo-random stream, written in odd-sized pieces so frames do not line up with writes. */
-    private static void writeStream(OutputStream out, long seed, int bytes) throws IOException {
+    /** The pieces of a seeded pseudo-random stream, odd-sized so that frames do not line up with writes. */
+    private interface Piece {
+        void accept(byte[] chunk, int length) throws IOException;
+    }
+
+    private static void seededStream(long seed, int bytes, Piece piece) throws IOException {
         Random random = new Random(seed);
         byte[] chunk = new byte[100_003];
         for (int left = bytes; left > 0; ) {
             int n = Math.min(left, chunk.length);
             random.nextBytes(chunk);
-            out.write(chunk, 0, n);
+            piece.accept(chunk, n);
             left -= n;
         }
     }
 
+    private static void writeStream(OutputStream out, long seed, int bytes) throws IOException {
+        seededStream(seed, bytes, (chunk, n) -> out.write(chunk, 0, n));
+    }
+
     private static byte[] expectedDigest(long seed, int bytes) throws Exception {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        Random random = new Random(seed);
-        byte[] chunk = new byte[100_003];
-        for (int left = bytes; left > 0; ) {
-            int n = Math.min(left, chunk.length);
-            random.nextBytes(chunk);
-            sha.update(chunk, 0, n);
-            left -= n;
-        }
+        seededStream(seed, bytes, (chunk, n) -> sha.update(chunk, 0, n));
         return withLength(sha.digest(), bytes);
     }
 
