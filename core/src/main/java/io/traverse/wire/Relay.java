@@ -236,6 +236,16 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
         return new Relay(connectionId, opener, acceptor, direction, hopsLeft - 1, kind, content());
     }
 
+    /**
+     * This frame with a copy of its payload of its own, releasing this frame's reference: a small
+     * payload that waits in a queue then pins no larger buffer it was read into.
+     */
+    public Relay withOwnPayload() {
+        Relay copy = new Relay(connectionId, opener, acceptor, direction, hopsLeft, kind, content().copy());
+        release();
+        return copy;
+    }
+
     public long connectionId() {
         return connectionId;
     }

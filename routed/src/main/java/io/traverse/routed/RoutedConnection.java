@@ -59,7 +59,12 @@ final class RoutedConnection {
     private long sendLimit;
     private long sent;
     private boolean peerFinished;
+    /** No more writes: shutdownOutput or close was called (the FIN itself may still wait for a DATA in flight). */
     private boolean finSent;
+    /** DATA frames whose bytes were reserved but which are not handed to the link yet. */
+    private int sendsInFlight;
+    /** The FIN waits for {@link #sendsInFlight} to reach 0 (it must not overtake the last DATA). */
+    private boolean finWaiting;
     private boolean inputShut;
     private boolean closed;
     private String resetReason;
@@ -87,6 +92,11 @@ final class RoutedConnection {
 
     RoutedConnections.Key key() {
         return key;
+    }
+
+    /** True if {@code frame} is this connection's: the same acceptor (opener and id are the key) and travelling toward this end. */
+    boolean carries(Relay frame) {
+        return frame.acceptor().equals(acceptor) && frame.direction() != outbound;
     }
 
     NodeId peer() {
@@ -163,7 +173,7 @@ final class RoutedConnection {
                 discard = inputShut || closed;
                 if (!discard) {
                     inbox.add(n < COPY_BELOW || !inbox.isEmpty() ? copyOf(payload) : payload);
-                    readable.signal();
+                    readable.signalAll();
                 }
             }
         } finally {
@@ -321,11 +331,11 @@ final class RoutedConnection {
     }
 
     private void failIfUnreadable() throws SocketException {
-        if (resetReason != null) {
-            throw new SocketException("Connection reset: " + resetReason);
-        }
         if (closed) {
             throw new SocketException("Socket closed");
+        }
+        if (resetReason != null) {
+            throw new SocketException("Connection reset: " + resetReason);
         }
     }
 
@@ -373,11 +383,14 @@ final class RoutedConnection {
                 offset = sent;
                 sent += chunk;
                 bytesOut += chunk;
+                sendsInFlight++;
             } finally {
                 lock.unlock();
             }
             ByteBuf payload = table.allocator().directBuffer(Relay.DATA_OFFSET_LENGTH + chunk).writeLong(offset).writeBytes(b, off, chunk);
-            if (!table.send(Relay.dataFrame(key.id(), opener, acceptor, outbound, payload))) {
+            boolean sentOn = table.send(Relay.dataFrame(key.id(), opener, acceptor, outbound, payload));
+            sendFinIfDue(true);
+            if (!sentOn) {
                 reset("the hub link is gone", false);
                 failIfUnwritable();
             }
@@ -387,22 +400,24 @@ final class RoutedConnection {
     }
 
     private void failIfUnwritable() throws SocketException {
-        if (resetReason != null) {
-            throw new SocketException("Connection reset: " + resetReason);
-        }
         if (closed) {
             throw new SocketException("Socket closed");
+        }
+        if (resetReason != null) {
+            throw new SocketException("Connection reset: " + resetReason);
         }
         if (finSent) {
             throw new SocketException("Socket output is shutdown");
         }
     }
 
-    /** Half-close: the other end reads EOF after what was written, and may go on writing. */
+    /**
+     * Half-close: the other end reads EOF after what was written, and may go on writing. Does not
+     * wait for a writer blocked on credit (that write fails); a DATA frame already on its way to the
+     * link goes first.
+     */
     void shutdownOutput() throws SocketException {
         boolean done;
-        long length;
-        writing.lock();
         lock.lock();
         try {
             failIfUnreadable();
@@ -410,17 +425,35 @@ final class RoutedConnection {
                 return;
             }
             finSent = true;
-            length = sent;
+            finWaiting = true;
             writable.signalAll();
             done = peerFinished && inputShut;
         } finally {
             lock.unlock();
-            writing.unlock();
         }
-        table.send(Relay.fin(key.id(), opener, acceptor, outbound, length));
+        sendFinIfDue(false);
         if (done) {
             table.remove(this);
         }
+    }
+
+    /** Sends the waiting FIN once no DATA is between reserving its bytes and the link; {@code dataSent}: one just was. */
+    private void sendFinIfDue(boolean dataSent) {
+        long length;
+        lock.lock();
+        try {
+            if (dataSent) {
+                sendsInFlight--;
+            }
+            if (!finWaiting || sendsInFlight > 0 || resetReason != null) {
+                return;
+            }
+            finWaiting = false;
+            length = sent;
+        } finally {
+            lock.unlock();
+        }
+        table.send(Relay.fin(key.id(), opener, acceptor, outbound, length));
     }
 
     /** Reads from now on see EOF; what arrives is dropped (and credited, so the other end is not stalled). */
@@ -459,22 +492,24 @@ final class RoutedConnection {
      */
     void close() {
         boolean unread;
-        boolean sendFin;
         boolean done;
-        long length;
         lock.lock();
         try {
-            if (closed || resetReason != null) {
+            if (closed) {
                 return;
             }
             closed = true;
-            unread = !inbox.isEmpty();
-            sendFin = !finSent && !unread;
-            length = sent;
-            finSent = true;
-            done = peerFinished;
             readable.signalAll();
             writable.signalAll();
+            if (resetReason != null) {
+                return;
+            }
+            unread = !inbox.isEmpty();
+            if (!finSent && !unread) {
+                finWaiting = true;
+            }
+            finSent = true;
+            done = peerFinished;
         } finally {
             lock.unlock();
         }
@@ -482,13 +517,21 @@ final class RoutedConnection {
             reset("node " + table.localId() + " closed the connection with unread data", true);
             return;
         }
-        if (sendFin) {
-            // A writer still blocked in write() fails now; sent no longer changes.
-            table.send(Relay.fin(key.id(), opener, acceptor, outbound, length));
-        }
+        sendFinIfDue(false);
         if (done) {
             table.remove(this);
         }
+    }
+
+    /** Closes this end with a RESET, whatever was sent or read (SO_LINGER 0). */
+    void abort() {
+        lock.lock();
+        try {
+            closed = true;
+        } finally {
+            lock.unlock();
+        }
+        reset("node " + table.localId() + " aborted the connection", true);
     }
 
     /** Grants the other end {@code bytes} more (discarded input). */

@@ -10,20 +10,22 @@ import io.traverse.spi.ReverseConnections;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
+import java.security.SecureRandom;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * This node's relayed connections: opens them (OPEN, then ACCEPT or REFUSE), accepts them into a
  * virtual port's backlog, and hands every RELAY frame from the hub link to its connection. DATA,
- * FIN or PING for a connection this node does not have is answered with a RESET.
+ * FIN or PING for a connection this node does not have is answered with a RESET. A frame belongs
+ * to a connection only if it names the connection's opener, id and acceptor and travels toward
+ * this end: hubs vouch for a frame's sender alone, so a third node cannot reset, answer or feed
+ * another node's connection by naming its opener and id (which are random besides).
  *
  * <p>Liveness without state in the hubs: a connection that has heard nothing from the other end
  * for a probe interval (the hub keepalive, at least {@link #MIN_PROBE_MILLIS}) sends a PING every
@@ -50,7 +52,8 @@ final class RoutedConnections implements RelayLink.Receiver {
     private final ModuleEvents events;
     private final int window;
     private final long probeNanos;
-    private final AtomicLong nextId = new AtomicLong(ThreadLocalRandom.current().nextLong());
+    /** Connection ids are random, so that one connection's id tells nothing of the next. */
+    private final SecureRandom ids = new SecureRandom();
     private final Map<Key, RoutedConnection> connections = new ConcurrentHashMap<>();
     private final Map<Key, Opening> opening = new ConcurrentHashMap<>();
     private final ScheduledFuture<?> prober;
@@ -89,10 +92,14 @@ final class RoutedConnections implements RelayLink.Receiver {
 
     /** Sends an OPEN; the future completes when the acceptor answers (it fails with the REFUSE or RESET reason). */
     Opening open(NodeId target, int virtualPort) {
-        Key key = new Key(link.localId(), nextId.getAndIncrement());
-        RoutedConnection connection = new RoutedConnection(this, key, target, true, virtualPort, window, 0);
-        Opening o = new Opening(connection, new CompletableFuture<>());
-        opening.put(key, o);
+        Key key;
+        RoutedConnection connection;
+        Opening o;
+        do {
+            key = new Key(link.localId(), ids.nextLong());
+            connection = new RoutedConnection(this, key, target, true, virtualPort, window, 0);
+            o = new Opening(connection, new CompletableFuture<>());
+        } while (connections.containsKey(key) || opening.putIfAbsent(key, o) != null);
         if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, window))) {
             opening.remove(key);
             o.answer.completeExceptionally(new AttemptFailedException(io.traverse.spi.FailureScope.MODULE, "no hub link"));
@@ -138,9 +145,13 @@ final class RoutedConnections implements RelayLink.Receiver {
             case ACCEPT, REFUSE -> answered(key, frame);
             default -> {
                 RoutedConnection c = connections.get(key);
+                if (c != null && !c.carries(frame)) {
+                    // Another node's frame naming this connection: the hub vouches only for its sender.
+                    c = null;
+                }
                 if (c == null) {
                     Opening o = opening.get(key);
-                    if (o != null && frame.kind() == RelayKind.RESET) {
+                    if (o != null && frame.kind() == RelayKind.RESET && o.connection().carries(frame)) {
                         // A hub could not deliver the OPEN, or the acceptor gave up on it.
                         opening.remove(key);
                         o.answer().completeExceptionally(new AttemptFailedException(io.traverse.spi.FailureScope.MODULE,
@@ -188,7 +199,12 @@ final class RoutedConnections implements RelayLink.Receiver {
     }
 
     private void answered(Key key, Relay answer) {
-        Opening o = opening.remove(key);
+        Opening o = opening.get(key);
+        if (o != null && o.connection().carries(answer)) {
+            opening.remove(key, o);
+        } else {
+            o = null;
+        }
         if (o == null) {
             if (answer.kind() == RelayKind.ACCEPT) {
                 link.send(answer.resetToSender("node " + localId() + " gave up on this connection"));

@@ -167,9 +167,14 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
         connection.shutdownOutput();
     }
 
+    /** Closes as a kernel socket does: FIN, or RESET with unread data; with SO_LINGER 0 always RESET. */
     @Override
     public void close() {
-        connection.close();
+        if (linger == 0) {
+            connection.abort();
+        } else {
+            connection.close();
+        }
     }
 
     @Override
@@ -307,6 +312,7 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
 
     @Override
     public int getTrafficClass() throws SocketException {
+        checkOpen();
         return trafficClass;
     }
 

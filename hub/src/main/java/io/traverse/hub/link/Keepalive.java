@@ -5,6 +5,8 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.traverse.wire.Ping;
 import io.traverse.wire.Pong;
+import io.traverse.wire.Reject;
+import io.traverse.wire.RejectCode;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -18,7 +20,9 @@ import org.slf4j.LoggerFactory;
  * the silence is checked every quarter interval, so a hung peer's routes are gone within
  * 2.75 intervals plus the gossip's way through the network, inside the promised 3. Time this
  * hub's own loop spent unable to run the check (a tick that comes late) is not counted as the
- * peer's silence: an overloaded hub must not drop its links for its own slowness.
+ * peer's silence: an overloaded hub must not drop its links for its own slowness. Nor is time the
+ * hub held the link's reading (relay backpressure). The other way round, a link that stays
+ * unwritable — its peer takes nothing — for as long is closed with REJECT LIMIT.
  */
 final class Keepalive extends ChannelInboundHandlerAdapter {
     static final double SILENT_INTERVALS = 2.5;
@@ -27,9 +31,13 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
 
     private final long intervalNanos;
     private volatile long rttMicros = -1;
+    /** Set while the hub itself holds this link's reading (relay backpressure): that silence is ours, not the peer's. */
+    private volatile boolean readingHeld;
     private long lastReadNanos = System.nanoTime();
     private long lastPingNanos;
     private long lastTickNanos;
+    /** When the link last stopped being writable, or 0 while it is writable. */
+    private long unwritableSinceNanos;
     private long checkNanos;
     private ScheduledFuture<?> ticker;
 
@@ -72,8 +80,23 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
         // be waiting unread in the socket. That time is not the peer's silence.
         long late = lastTickNanos == 0 ? 0 : now - lastTickNanos - checkNanos;
         lastTickNanos = now;
-        if (late > checkNanos) {
-            lastReadNanos += late;
+        if (late > checkNanos || readingHeld) {
+            lastReadNanos = readingHeld ? now : lastReadNanos + late;
+        }
+        if (!ctx.channel().isWritable()) {
+            if (unwritableSinceNanos == 0) {
+                unwritableSinceNanos = now;
+            } else if (now - unwritableSinceNanos > SILENT_INTERVALS * intervalNanos) {
+                // The peer does not read what it is sent; links held back for it (relay backpressure)
+                // wait on this one, so it goes, not them.
+                log.info("Closing link to {}: it took nothing for {} ms (keepalive every {} ms)", ctx.channel().remoteAddress(),
+                        TimeUnit.NANOSECONDS.toMillis(now - unwritableSinceNanos), TimeUnit.NANOSECONDS.toMillis(intervalNanos));
+                stop();
+                LinkClosing.rejectAndClose(ctx.channel(), Reject.of(RejectCode.LIMIT, "the link does not read what it is sent"));
+                return;
+            }
+        } else {
+            unwritableSinceNanos = 0;
         }
         long silent = now - lastReadNanos;
         if (silent > SILENT_INTERVALS * intervalNanos) {
@@ -87,6 +110,11 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
             lastPingNanos = now;
             ctx.writeAndFlush(new Ping(now), ctx.voidPromise());
         }
+    }
+
+    /** The hub holds (true) or lets go of (false) this link's reading. Any thread. */
+    void readingHeld(boolean held) {
+        readingHeld = held;
     }
 
     /** A frame arrived that a handler before this one consumed. On the channel's loop. */

@@ -2,6 +2,7 @@ package io.traverse.hub.link;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
+import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.Hello;
 import io.traverse.wire.LinkMessage;
@@ -86,12 +87,13 @@ public final class Link {
     /**
      * Stops reading this link until {@code blocked} can take more (relay backpressure: a hub
      * stops reading what it cannot pass on rather than queueing it). Holds nest; reading resumes
-     * when the last is let go. Any thread.
+     * when the last is let go. Any thread. The hold is bounded: held time is not this link's
+     * silence to its keepalive, and a link that takes nothing for 2.5 keepalive intervals is
+     * closed as not reading ({@link Keepalive}), which lets every link held for it read again —
+     * the one that does not read goes, not those that wait for it.
      */
     public void holdReadingUntilWritable(Link blocked) {
-        if (readHolds.getAndIncrement() == 0) {
-            channel.config().setAutoRead(false);
-        }
+        holdReading();
         blocked.writableWaiters.add(this::releaseReadHold);
         if (blocked.channel.isWritable() || !blocked.channel.isActive()) {
             blocked.wakeWritableWaiters();
@@ -102,12 +104,18 @@ public final class Link {
     public void holdReading() {
         if (readHolds.getAndIncrement() == 0) {
             channel.config().setAutoRead(false);
+            if (keepalive != null) {
+                keepalive.readingHeld(true);
+            }
         }
     }
 
     /** Lets go of one {@link #holdReading()}. Any thread. */
     public void releaseReadHold() {
         if (readHolds.decrementAndGet() == 0) {
+            if (keepalive != null) {
+                keepalive.readingHeld(false);
+            }
             channel.config().setAutoRead(true);
         }
     }
@@ -159,6 +167,7 @@ public final class Link {
      */
     public void send(LinkMessage message) {
         if (!channel.isWritable() && channel.bytesBeforeWritable() > MAX_UNREAD_BYTES) {
+            ReferenceCountUtil.release(message);
             close(RejectCode.LIMIT, "the link does not read what it is sent");
             return;
         }

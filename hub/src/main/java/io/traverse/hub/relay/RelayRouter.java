@@ -31,11 +31,15 @@ import org.slf4j.LoggerFactory;
  * ({@link #forgetNextLinks()}). Frames are always sent on the I/O thread of the link they came
  * from, and skip the state loop only when no earlier frame of that link is still there, so they
  * leave in the order they came. A frame's payload is passed on as the slice of the bytes read,
- * never copied. When the next link cannot take more, the link the frame came from stops reading
- * until it can (backpressure rather than queueing). State-loop only, except {@link #relayAtOnce}
- * and the counters.
+ * never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
+ * queued for a slow link pins no large read buffer). When the next link cannot take more, the
+ * link the frame came from stops reading until it can (backpressure rather than queueing; bounded,
+ * see {@link Link#holdReadingUntilWritable}). State-loop only, except {@link #relayAtOnce} and the
+ * counters.
  */
 public final class RelayRouter {
+    /** Payloads smaller than this are copied before they are queued (CREDIT, FIN, small DATA); larger ones travel as slices. */
+    static final int OWN_COPY_BELOW = 8 * 1024;
     private static final Logger log = LoggerFactory.getLogger(RelayRouter.class);
 
     private final SideChannelNetwork network;
@@ -101,6 +105,10 @@ public final class RelayRouter {
 
     private void send(Relay frame, Link from, Link next) {
         int bytes = frame.payloadLength();
+        if (bytes > 0 && bytes < OWN_COPY_BELOW) {
+            // A slice of the read buffer would keep all of it alive while it waits on a slow link.
+            frame = frame.withOwnPayload();
+        }
         if (next.kind() == LinkKind.NODE) {
             next.send(frame);
             delivered.increment();
