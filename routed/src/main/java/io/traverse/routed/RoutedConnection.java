@@ -54,7 +54,8 @@ final class RoutedConnection {
     private long granted;
     /** Bytes of the other end's stream that arrived. */
     private long received;
-    private int consumedSinceGrant;
+    /** Bytes of the other end's stream read by the application or discarded (shutdownInput). */
+    private long consumed;
     /** The stream offset up to which this end may send, and how far it has sent. */
     private long sendLimit;
     private long sent;
@@ -76,8 +77,12 @@ final class RoutedConnection {
     /** Hubs on the path, set from the OPEN or ACCEPT before the connection is handed out. */
     private volatile int hubs;
 
+    /**
+     * @param initialGrant what the other end may send before this end's application reads (the
+     *        whole window for an opener; less for an accepted connection still in the backlog)
+     */
     RoutedConnection(RoutedConnections table, RoutedConnections.Key key, NodeId acceptor, boolean local, int virtualPort, int window,
-            long initialSendCredit) {
+            long initialGrant, long initialSendCredit) {
         this.table = table;
         this.key = key;
         this.opener = key.opener();
@@ -86,7 +91,7 @@ final class RoutedConnection {
         this.peer = local ? acceptor : opener;
         this.virtualPort = virtualPort;
         this.window = window;
-        this.granted = window;
+        this.granted = initialGrant;
         this.sendLimit = initialSendCredit;
     }
 
@@ -314,10 +319,12 @@ final class RoutedConnection {
                 }
             }
             bytesIn += n;
-            consumedSinceGrant += n;
-            if (consumedSinceGrant >= window / 4 || inbox.isEmpty() && consumedSinceGrant >= LinkLimits.MAX_RELAY_PAYLOAD) {
-                granted += consumedSinceGrant;
-                consumedSinceGrant = 0;
+            consumed += n;
+            // Keep the other end allowed a window beyond what was read; top up in quarters (or once
+            // everything queued is read), not for every read.
+            long target = consumed + window;
+            if (target - granted >= window / 4 || inbox.isEmpty() && target - granted >= LinkLimits.MAX_RELAY_PAYLOAD) {
+                granted = target;
                 grant = 1;
                 limit = granted;
             }
@@ -472,17 +479,14 @@ final class RoutedConnection {
                 b.release();
             }
             inbox.clear();
-            unread += consumedSinceGrant;
-            consumedSinceGrant = 0;
-            granted += unread;
+            consumed += unread;
+            granted = Math.max(granted, consumed + window);
             limit = granted;
             readable.signalAll();
         } finally {
             lock.unlock();
         }
-        if (unread > 0) {
-            table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
-        }
+        table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
     }
 
     /**
@@ -539,7 +543,8 @@ final class RoutedConnection {
         long limit;
         lock.lock();
         try {
-            granted += bytes;
+            consumed += bytes;
+            granted = Math.max(granted, consumed + window);
             limit = granted;
         } finally {
             lock.unlock();

@@ -41,6 +41,12 @@ import org.slf4j.LoggerFactory;
 final class RoutedConnections implements RelayLink.Receiver {
     static final int DEAD_AFTER_PROBES = 3;
     static final long MIN_PROBE_MILLIS = 1000;
+    /**
+     * What the opener of an accepted connection may send before the application reads from it:
+     * about what kernel socket buffers take before the server reads (a client may write a sizeable
+     * request before it reads), but not a whole window for every connection in a backlog.
+     */
+    static final int BACKLOG_CREDIT = 256 * 1024;
     private static final Logger log = LoggerFactory.getLogger(RoutedConnections.class);
 
     /** Names a connection: its opener and the id the opener chose. */
@@ -97,7 +103,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         Opening o;
         do {
             key = new Key(link.localId(), ids.nextLong());
-            connection = new RoutedConnection(this, key, target, true, virtualPort, window, 0);
+            connection = new RoutedConnection(this, key, target, true, virtualPort, window, window, 0);
             o = new Opening(connection, new CompletableFuture<>());
         } while (connections.containsKey(key) || opening.putIfAbsent(key, o) != null);
         if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, window))) {
@@ -191,10 +197,13 @@ final class RoutedConnections implements RelayLink.Receiver {
             link.send(open.refuse(IdentityHandshake.Answer.OVERLOAD.code, e.getMessage()));
             return;
         }
-        RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), window, open.credit());
+        // Until the application reads, the opener may send only a little: a backlog of connections
+        // nobody accepted yet must not hold a window each.
+        int initial = Math.min(window, BACKLOG_CREDIT);
+        RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), window, initial, open.credit());
         c.pathFrom(open);
         connections.put(key, c);
-        link.send(open.accept(window));
+        link.send(open.accept(initial));
         slot.deliver(new RoutedSocket(c, localId(), open.opener()), RoutedModuleProvider.NAME);
     }
 

@@ -5,10 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.traverse.identity.NodeId;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.FailureScope;
 import io.traverse.spi.RelayLink;
+import io.traverse.spi.ReverseConnections;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
+import java.net.Socket;
 import java.net.SocketException;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -62,7 +66,36 @@ class RoutedConnectionsTest {
             return ByteBufAllocator.DEFAULT;
         }
     };
-    private final RoutedConnections table = new RoutedConnections(link, null, (module, peer, reason) -> { }, 1 << 20, 60_000);
+    private final List<Socket> accepted = new CopyOnWriteArrayList<>();
+    /** Virtual port 80 listens; accepted connections are collected. */
+    private final ReverseConnections ports = new ReverseConnections() {
+        @Override
+        public Expectation expect(NodeId from) {
+            throw new UnsupportedOperationException();
+        }
+
+        @Override
+        public void checkListening(int virtualPort) throws AttemptFailedException {
+            if (virtualPort != 80) {
+                throw new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
+            }
+        }
+
+        @Override
+        public PortSlot reserve(int virtualPort) {
+            return new PortSlot() {
+                @Override
+                public void deliver(Socket socket, String module) {
+                    accepted.add(socket);
+                }
+
+                @Override
+                public void release() {
+                }
+            };
+        }
+    };
+    private final RoutedConnections table = new RoutedConnections(link, ports, (module, peer, reason) -> { }, 1 << 20, 60_000);
 
     @AfterEach
     void stop() {
@@ -136,6 +169,39 @@ class RoutedConnectionsTest {
         Relay last = mine.get(mine.size() - 1);
         assertThat(last.kind()).isEqualTo(RelayKind.FIN);
         assertThat(last.streamOffset()).isEqualTo(100_000);
+    }
+
+    @Test
+    void anAcceptedConnectionGrantsLittleUntilTheApplicationReadsThenAWindow() throws Exception {
+        table.frame(Relay.open(7, PEER, SELF, 80, 1 << 20));
+        Relay accept = sent.get(0);
+        assertThat(accept.kind()).isEqualTo(RelayKind.ACCEPT);
+        assertThat(accept.credit()).isEqualTo(RoutedConnections.BACKLOG_CREDIT);
+        assertThat(accepted).hasSize(1);
+        table.frame(Relay.data(7, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, 0, new byte[1000]));
+        assertThat(accepted.get(0).getInputStream().read(new byte[1000])).isEqualTo(1000);
+        Relay credit = sent.get(sent.size() - 1);
+        assertThat(credit.kind()).isEqualTo(RelayKind.CREDIT);
+        assertThat(credit.credit()).as("a window beyond what was read").isEqualTo(1000 + (1 << 20));
+        // Past the credit the opener was granted: that connection is reset, told why.
+        long offset = 1000;
+        for (int i = 0; i < 8; i++) {
+            table.frame(Relay.data(7, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, offset, new byte[Relay.MAX_DATA_BYTES]));
+            offset += Relay.MAX_DATA_BYTES;
+        }
+        assertThat(accepted.get(0).getInputStream().available()).as("a whole window queued, within credit").isEqualTo(1 << 20);
+        table.frame(Relay.data(7, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, offset, new byte[1]));
+        assertThatThrownBy(() -> accepted.get(0).getInputStream().read()).isInstanceOf(SocketException.class)
+                .hasMessageContaining("past the credit");
+    }
+
+    @Test
+    void anOpenToAPortNobodyListensOnIsRefusedWithThatAnswer() {
+        table.frame(Relay.open(8, PEER, SELF, 81, 1 << 20));
+        Relay refuse = sent.get(0);
+        assertThat(refuse.kind()).isEqualTo(RelayKind.REFUSE);
+        assertThat(refuse.answerCode()).isEqualTo(io.traverse.protocol.IdentityHandshake.Answer.PORT_NOT_FOUND.code);
+        assertThat(refuse.reason()).contains("virtual port 81");
     }
 
     @Test
