@@ -215,14 +215,7 @@ public final class DirectRounds {
                     ? m.name + ": NOT MEASURED (no round where both contenders ran)"
                     : m.target.verdict(ratio, diff)));
         }
-        if (!failures.isEmpty()) {
-            System.out.println();
-            System.out.println(failures.size() + " run(s) failed:");
-            failures.forEach(f -> System.out.println("  " + f));
-        }
-        if (csv != null) {
-            System.out.println("Per-run figures: " + csv);
-        }
+        JmhRuns.printFailuresAndCsv(failures, csv);
     }
 
     private PrintWriter openCsv() throws IOException {

@@ -66,6 +66,18 @@ final class JmhRuns {
         return out;
     }
 
+    /** The end of a runner's report: the runs that failed and where the per-run figures went. */
+    static void printFailuresAndCsv(java.util.List<String> failures, Path csv) {
+        if (!failures.isEmpty()) {
+            System.out.println();
+            System.out.println(failures.size() + " run(s) failed:");
+            failures.forEach(f -> System.out.println("  " + f));
+        }
+        if (csv != null) {
+            System.out.println("Per-run figures: " + csv);
+        }
+    }
+
     /** The median of the values that are not NaN (failed runs); NaN if there are none. */
     static double median(double[] values) {
         double[] v = Arrays.stream(values).filter(x -> !Double.isNaN(x)).sorted().toArray();

@@ -139,14 +139,7 @@ public final class RelayRounds {
         System.out.println();
         System.out.println("Targets (issue 4):");
         verdicts.forEach(v -> System.out.println("  " + v));
-        if (!failures.isEmpty()) {
-            System.out.println();
-            System.out.println(failures.size() + " run(s) failed:");
-            failures.forEach(f -> System.out.println("  " + f));
-        }
-        if (csv != null) {
-            System.out.println("Per-run figures: " + csv);
-        }
+        JmhRuns.printFailuresAndCsv(failures, csv);
     }
 
     /** Per round: a/b, or a-b with {@code difference}. */

@@ -1,5 +1,7 @@
 package io.traverse.hublink;
 
+import static org.awaitility.Awaitility.await;
+
 import io.traverse.Traverse;
 import io.traverse.TraverseConfig;
 import io.traverse.hub.Hub;
@@ -10,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 /**
  * Real hubs and nodes on loopback for the node-side integration tests; everything started here
@@ -45,6 +48,22 @@ final class LoopbackHubNetwork implements AutoCloseable {
         Hub hub = Hub.start(b.build());
         started.add(hub);
         return hub;
+    }
+
+    /** {@code count} hubs in a line, each dialling the one before: frames from the first to the last cross all of them. */
+    List<Hub> line(String prefix, int count) throws Exception {
+        List<Hub> line = new ArrayList<>();
+        for (int i = 0; i < count; i++) {
+            line.add(i == 0 ? lineHub(prefix + i) : lineHub(prefix + i, line.get(i - 1)));
+        }
+        return line;
+    }
+
+    /** Waits until the client's hub knows where the server's node is (gossip across the hubs). */
+    static void awaitRoute(Traverse client, Traverse server) {
+        NodeId serverId = server.identity().id().orElseThrow();
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+                .until(() -> client.hubDirectory().locateNode(serverId).get(5, TimeUnit.SECONDS).isPresent());
     }
 
     static InetSocketAddress address(Hub hub) {

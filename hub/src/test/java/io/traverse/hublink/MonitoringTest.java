@@ -22,14 +22,12 @@ import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,13 +55,6 @@ class MonitoringTest {
         GatedDirectModule.failuresLeft.set(0);
     }
 
-    private List<Hub> line(int hubs) throws Exception {
-        List<Hub> line = new ArrayList<>();
-        for (int i = 0; i < hubs; i++) {
-            line.add(i == 0 ? net.lineHub("monitor-" + i) : net.lineHub("monitor-" + i, line.get(i - 1)));
-        }
-        return line;
-    }
 
     private Traverse node(Hub hub, String... modules) throws Exception {
         Traverse node = net.node(LoopbackHubNetwork.config(hub).modules(modules).connectTimeout(Duration.ofSeconds(10)).build());
@@ -71,19 +62,14 @@ class MonitoringTest {
         return node;
     }
 
-    private static void awaitRoute(Traverse client, Traverse server) {
-        NodeId serverId = server.identity().id().orElseThrow();
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
-                .until(() -> client.hubDirectory().locateNode(serverId).get(5, TimeUnit.SECONDS).isPresent());
-    }
 
     @ParameterizedTest(name = "through {0} hub(s)")
     @ValueSource(ints = {1, 3})
     void aRoutedConnectionReportsItsHubsAndExactBytesOnBothEnds(int hubs) throws Exception {
-        List<Hub> line = line(hubs);
+        List<Hub> line = net.line("monitor-", hubs);
         Traverse server = node(line.get(hubs - 1), "routed");
         Traverse client = node(line.get(0), "routed");
-        awaitRoute(client, server);
+        LoopbackHubNetwork.awaitRoute(client, server);
         TraverseServerSocket listening = listen(server);
         int request = 100_003;
         int answer = 12_345;
@@ -176,10 +162,10 @@ class MonitoringTest {
 
     @Test
     void whenTheMiddleHubDiesBothEndsHearThatTheirPeerIsUnreachable() throws Exception {
-        List<Hub> line = line(3);
+        List<Hub> line = net.line("monitor-", 3);
         Traverse server = node(line.get(2), "routed");
         Traverse client = node(line.get(0), "routed");
-        awaitRoute(client, server);
+        LoopbackHubNetwork.awaitRoute(client, server);
         Events clientEvents = new Events();
         Events serverEvents = new Events();
         client.addListener(clientEvents);

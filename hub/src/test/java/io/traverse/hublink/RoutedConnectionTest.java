@@ -8,7 +8,6 @@ import io.traverse.Traverse;
 import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.hub.Hub;
-import io.traverse.identity.NodeId;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -51,14 +50,6 @@ class RoutedConnectionTest {
         net.close();
     }
 
-    /** Hubs in a line, each dialling the one before: frames from the first to the last cross all of them. */
-    private List<Hub> line(int hubs) throws Exception {
-        List<Hub> line = new ArrayList<>();
-        for (int i = 0; i < hubs; i++) {
-            line.add(i == 0 ? net.lineHub("routed-" + i) : net.lineHub("routed-" + i, line.get(i - 1)));
-        }
-        return line;
-    }
 
     private Traverse node(Hub hub) throws Exception {
         Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("routed").connectTimeout(Duration.ofSeconds(10)).build());
@@ -66,21 +57,15 @@ class RoutedConnectionTest {
         return node;
     }
 
-    /** Waits until the client's hub knows where the server's node is (gossip across the line). */
-    private static void awaitRoute(Traverse client, Traverse server) {
-        NodeId serverId = server.identity().id().orElseThrow();
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
-                .until(() -> client.hubDirectory().locateNode(serverId).get(5, TimeUnit.SECONDS).isPresent());
-    }
 
     @ParameterizedTest(name = "through {0} hub(s)")
     @ValueSource(ints = {1, 2, 3})
     void sixtyFourMebibytesCrossEachWayAtOnceThenBothHalfClose(int hubs) throws Exception {
         int bytes = 64 * 1024 * 1024;
-        List<Hub> line = line(hubs);
+        List<Hub> line = net.line("routed-", hubs);
         Traverse server = node(line.get(hubs - 1));
         Traverse client = node(line.get(0));
-        awaitRoute(client, server);
+        LoopbackHubNetwork.awaitRoute(client, server);
         TraverseServerSocket listening = listen(server);
 
         CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
@@ -267,10 +252,10 @@ class RoutedConnectionTest {
 
     @Test
     void whenTheHubInTheMiddleDiesBothEndsFailPromptly() throws Exception {
-        List<Hub> line = line(3);
+        List<Hub> line = net.line("routed-", 3);
         Traverse server = node(line.get(2));
         Traverse client = node(line.get(0));
-        awaitRoute(client, server);
+        LoopbackHubNetwork.awaitRoute(client, server);
         TraverseServerSocket listening = listen(server);
         Socket s = net.closeLater(connect(client, addressOf(listening)));
         Socket accepted = net.closeLater(listening.accept());

@@ -242,12 +242,12 @@ final class RoutedConnection {
         }
     }
 
-    /** The other end, a hub on the way or this node ended the connection. */
-    void onReset(String reason) {
+    /** The other end, a hub on the way or this node ended the connection; false if it was reset already. */
+    boolean onReset(String reason) {
         lock.lock();
         try {
             if (resetReason != null) {
-                return;
+                return false;
             }
             resetReason = reason;
             inbox.forEach(ByteBuf::release);
@@ -258,19 +258,12 @@ final class RoutedConnection {
             lock.unlock();
         }
         table.remove(this);
+        return true;
     }
 
     /** Resets this connection here, and tells the other end if {@code tellPeer}. */
     void reset(String reason, boolean tellPeer) {
-        boolean wasOpen;
-        lock.lock();
-        try {
-            wasOpen = resetReason == null;
-        } finally {
-            lock.unlock();
-        }
-        onReset(reason);
-        if (wasOpen && tellPeer) {
+        if (onReset(reason) && tellPeer) {
             table.send(Relay.reset(key.id(), opener, acceptor, outbound, reason));
         }
     }

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.FailureScope;
 import io.traverse.spi.ModuleEvents;
 import io.traverse.spi.RelayLink;
 import io.traverse.spi.ReverseConnections;
@@ -108,7 +109,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         } while (connections.containsKey(key) || opening.putIfAbsent(key, o) != null);
         if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, window))) {
             opening.remove(key);
-            o.answer.completeExceptionally(new AttemptFailedException(io.traverse.spi.FailureScope.MODULE, "no hub link"));
+            o.answer.completeExceptionally(new AttemptFailedException(FailureScope.MODULE, "no hub link"));
         }
         return o;
     }
@@ -160,7 +161,7 @@ final class RoutedConnections implements RelayLink.Receiver {
                     if (o != null && frame.kind() == RelayKind.RESET && o.connection().carries(frame)) {
                         // A hub could not deliver the OPEN, or the acceptor gave up on it.
                         opening.remove(key);
-                        o.answer().completeExceptionally(new AttemptFailedException(io.traverse.spi.FailureScope.MODULE,
+                        o.answer().completeExceptionally(new AttemptFailedException(FailureScope.MODULE,
                                 "relayed connection to node " + frame.acceptor() + " failed: " + frame.reason()));
                         return;
                     }
@@ -239,14 +240,14 @@ final class RoutedConnections implements RelayLink.Receiver {
         int code = refuse.answerCode();
         String reason = refuse.reason();
         if (code == IdentityHandshake.Answer.PORT_NOT_FOUND.code) {
-            return new AttemptFailedException(io.traverse.spi.FailureScope.TARGET, "Connection refused: node " + refuse.acceptor()
+            return new AttemptFailedException(FailureScope.TARGET, "Connection refused: node " + refuse.acceptor()
                     + " has no virtual port (" + reason + ")");
         }
         if (code == IdentityHandshake.Answer.OVERLOAD.code) {
-            return new AttemptFailedException(io.traverse.spi.FailureScope.TARGET, "Connection refused: node " + refuse.acceptor()
+            return new AttemptFailedException(FailureScope.TARGET, "Connection refused: node " + refuse.acceptor()
                     + " is overloaded (" + reason + ")");
         }
-        return new AttemptFailedException(io.traverse.spi.FailureScope.PATH, "node " + refuse.acceptor() + " refused: " + reason);
+        return new AttemptFailedException(FailureScope.PATH, "node " + refuse.acceptor() + " refused: " + reason);
     }
 
     /**
@@ -279,7 +280,7 @@ final class RoutedConnections implements RelayLink.Receiver {
             c.onReset(reason);
         }
         for (Opening o : opening.values()) {
-            o.answer().completeExceptionally(new AttemptFailedException(io.traverse.spi.FailureScope.MODULE, reason));
+            o.answer().completeExceptionally(new AttemptFailedException(FailureScope.MODULE, reason));
         }
         opening.clear();
     }
