@@ -45,6 +45,7 @@ public final class TraverseConfig {
     private final int discoveryPort;
     private final Duration hubKeepalive;
     private final Duration hubTimeout;
+    private final boolean hubDataLink;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -66,6 +67,7 @@ public final class TraverseConfig {
         discoveryPort = b.discoveryPort;
         hubKeepalive = b.hubKeepalive;
         hubTimeout = b.hubTimeout;
+        hubDataLink = b.hubDataLink;
     }
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
@@ -174,6 +176,11 @@ public final class TraverseConfig {
         return hubTimeout;
     }
 
+    /** True if relayed connections travel on a data link beside the hub link (docs/protocol.md, "Data links"). */
+    public boolean hubDataLink() {
+        return hubDataLink;
+    }
+
     @Override
     public String toString() {
         return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
@@ -182,7 +189,7 @@ public final class TraverseConfig {
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
                 + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery + ", discoveryPort=" + discoveryPort
-                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + "}";
+                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink + "}";
     }
 
     /** Builds a configuration; every setter validates. */
@@ -209,6 +216,7 @@ public final class TraverseConfig {
         private int discoveryPort;
         private Duration hubKeepalive;
         private Duration hubTimeout;
+        private boolean hubDataLink;
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -244,6 +252,7 @@ public final class TraverseConfig {
                     case DISCOVERY_PORT -> discoveryPort = port(v);
                     case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
                     case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
+                    case HUB_DATA_LINK -> hubDataLink = bool(v);
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -357,6 +366,11 @@ public final class TraverseConfig {
 
         public Builder hubKeepalive(Duration d) {
             hubKeepalive = positive(d);
+            return this;
+        }
+
+        public Builder hubDataLink(boolean on) {
+            hubDataLink = on;
             return this;
         }
 

@@ -35,7 +35,9 @@ public enum ConfigKey {
     HUB_KEEPALIVE("traverse.hub.keepalive", "2s",
             "a duration such as 2s: how often the node pings its hub; the link is dead after 3 intervals without a frame"),
     HUB_TIMEOUT("traverse.hub.timeout", "10s",
-            "a duration such as 10s: the limit for the link handshake with a hub, lookups, name binding and side-channel requests that give none");
+            "a duration such as 10s: the limit for the link handshake with a hub, lookups, name binding and side-channel requests that give none"),
+    HUB_DATA_LINK("traverse.hub.datalink", "true",
+            "true or false: relayed connections travel on a data link beside the hub link, read by the threads that wait for them (false: on the hub link itself)");
 
     private final String key;
     private final String defaultValue;

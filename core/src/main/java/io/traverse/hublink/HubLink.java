@@ -341,12 +341,61 @@ public final class HubLink implements Closeable {
         s.start();
         channel.closeFuture().addListener(f -> loop.execute(() -> linkDown(s, hub)));
         backoff.reset();
+        if (!config.hubDataLink()) {
+            linkUp(s, hub, resolved, outcome, null);
+            return;
+        }
+        relayLink.dataLinkPending(s);
+        String identityText = identityWithHub.apply(resolved).toText();
+        Thread opener = new Thread(() -> {
+            HubDataLink dataLink = null;
+            String why = null;
+            try {
+                dataLink = HubDataLink.open(resolved, nodeId, outcome.hubId(), identityText, authentication,
+                        config.hubTimeout().toMillis(), channel.alloc());
+            } catch (IOException | RuntimeException e) {
+                why = e.getMessage();
+            }
+            HubDataLink opened = dataLink;
+            String failure = why;
+            try {
+                loop.execute(() -> dataLinkOpened(s, hub, resolved, outcome, opened, failure));
+            } catch (RejectedExecutionException e) {
+                if (opened != null) {
+                    opened.close();
+                }
+            }
+        }, "traverse-datalink-open");
+        opener.setDaemon(true);
+        opener.start();
+    }
+
+    private void dataLinkOpened(LinkSession s, InetSocketAddress hub, InetSocketAddress resolved, NodeLinkHandshake.Outcome outcome,
+            HubDataLink dataLink, String failure) {
+        if (session != s || closed) {
+            if (dataLink != null) {
+                dataLink.close();
+            }
+            return;
+        }
+        if (dataLink == null) {
+            log.info("No data link to hub {} ({}): relayed connections travel on the hub link", outcome.hubId(), failure);
+        }
+        linkUp(s, hub, resolved, outcome, dataLink);
+    }
+
+    private void linkUp(LinkSession s, InetSocketAddress hub, InetSocketAddress resolved, NodeLinkHandshake.Outcome outcome,
+            HubDataLink dataLink) {
         onConnected.accept(resolved);
         status = new HubLinkStatus(State.CONNECTED, hub.getHostString() + ":" + hub.getPort(), outcome.hubId(), resolved,
                 outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
         log.info("Linked to hub {} at {} (seen from {})", outcome.hubId(), resolved, outcome.welcome().observedAddress());
         events.hubLinkUp(status);
-        relayLink.linked(s);
+        relayLink.linked(s, dataLink, why -> onLoop(() -> {
+            if (session == s) {
+                s.close(why);
+            }
+        }));
         names.bindAgain(s.hubId());
         learnHubs(s);
         up.complete(s);
@@ -380,7 +429,7 @@ public final class HubLink implements Closeable {
         } else if (message instanceof SideMessage m) {
             sideChannel.inbound(m);
         } else if (message instanceof Relay frame) {
-            relayLink.inbound(frame);
+            relayLink.inboundOnLink(frame);
         } else if (message instanceof Reject r) {
             s.close("hub ended the link: " + r.code() + (r.reason().isEmpty() ? "" : " (" + r.reason() + ")"));
         } else {

@@ -185,6 +185,9 @@ public final class LinkMessageCodec {
         if (role == LinkRole.NODE) {
             return new NodeHello(sender, nonce, r.text("identity text", LinkLimits.MAX_IDENTITY_TEXT));
         }
+        if (role != LinkRole.HUB) {
+            throw new ProtocolException("HELLO with role " + role + " (a HELLO names NODE or HUB)");
+        }
         String name = r.text("hub name", LinkLimits.MAX_HUB_NAME);
         List<String> addresses = textList(r, "link addresses", LinkLimits.MAX_LINK_ADDRESSES, LinkLimits.MAX_LINK_ADDRESS);
         return new HubHello(sender, nonce, name, addresses, r.u64("state number"));

@@ -23,15 +23,26 @@ public final class RelayEncoder extends MessageToMessageEncoder<Relay> {
     @Override
     protected void encode(ChannelHandlerContext ctx, Relay frame, List<Object> out) {
         ByteBuf payload = frame.payload();
-        ByteBuf header = ctx.alloc().buffer(96);
-        header.writeInt(0);
-        new WireWriter(header).u8(LinkMessageType.RELAY.code()).u64(frame.connectionId()).nodeId(frame.opener())
-                .nodeId(frame.acceptor()).u8(frame.direction().code()).u8(frame.hopsLeft()).u8(frame.kind().code())
-                .u32(payload.readableBytes());
-        header.setInt(0, header.readableBytes() - LinkFrameDecoder.LENGTH_FIELD + payload.readableBytes());
-        out.add(header);
+        out.add(header(frame, ctx.alloc().buffer(HEADER_CAPACITY)));
         if (payload.isReadable()) {
             out.add(payload.retain());
         }
+    }
+
+    /** Room enough for any RELAY frame's length prefix, type and header fields. */
+    public static final int HEADER_CAPACITY = 96;
+
+    /**
+     * Writes a RELAY frame's length prefix, type and header fields (everything before the payload
+     * bytes) to {@code out} and returns it.
+     */
+    public static ByteBuf header(Relay frame, ByteBuf out) {
+        int start = out.writerIndex();
+        out.writeInt(0);
+        new WireWriter(out).u8(LinkMessageType.RELAY.code()).u64(frame.connectionId()).nodeId(frame.opener())
+                .nodeId(frame.acceptor()).u8(frame.direction().code()).u8(frame.hopsLeft()).u8(frame.kind().code())
+                .u32(frame.payloadLength());
+        out.setInt(start, out.writerIndex() - start - LinkFrameDecoder.LENGTH_FIELD + frame.payloadLength());
+        return out;
     }
 }

@@ -42,6 +42,7 @@ import io.traverse.wire.Result;
 import io.traverse.wire.ResultStatus;
 import io.traverse.wire.Relay;
 import io.traverse.wire.SideMessage;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -131,7 +132,34 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (shuttingDown) {
             return new Reject(RejectCode.SHUTTING_DOWN, "hub " + name + " is shutting down");
         }
-        return link.kind() == LinkKind.NODE ? admitNode(link) : admitHub(link);
+        return switch (link.kind()) {
+            case NODE -> admitNode(link);
+            case NODE_DATA -> admitDataLink(link);
+            case HUB -> admitHub(link);
+        };
+    }
+
+    /**
+     * A node's data link is bound to its link: the node must be linked here, from the same IP
+     * address, without a data link yet. The two live and die together.
+     */
+    private Reject admitDataLink(Link link) {
+        ConnectedNode node = registry.get(link.peerId());
+        if (node == null) {
+            return Reject.of(RejectCode.PROTOCOL, "node " + link.peerId() + " has no link to hub " + name + " to bind a data link to");
+        }
+        InetSocketAddress control = node.link().remoteAddress();
+        InetSocketAddress data = link.remoteAddress();
+        if (control == null || data == null || !control.getAddress().equals(data.getAddress())) {
+            return Reject.of(RejectCode.PROTOCOL, "the data link of node " + link.peerId() + " comes from " + data
+                    + ", its link from " + control);
+        }
+        if (node.dataLink() != null && node.dataLink().isOpen()) {
+            return Reject.of(RejectCode.DUPLICATE_LINK, "node " + link.peerId() + " has a data link already");
+        }
+        node.dataLink(link);
+        relayRouter.forgetNextLinks();
+        return null;
     }
 
     private Reject admitNode(Link link) {
@@ -215,6 +243,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     @Override
     public void established(Link link) {
+        if (link.kind() == LinkKind.NODE_DATA) {
+            log.debug("Node {} opened its data link from {}", link.peerId(), link.remoteAddress());
+            return;
+        }
         if (link.kind() == LinkKind.NODE) {
             log.info("Node {} connected from {}", link.peerId(), link.remoteAddress());
             ownChanged();
@@ -247,9 +279,22 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     @Override
     public void closed(Link link) {
+        if (link.kind() == LinkKind.NODE_DATA) {
+            ConnectedNode node = registry.get(link.peerId());
+            if (node != null && node.dataLink() == link) {
+                // Bound together: the node links again, with a new data link.
+                node.dataLink(null);
+                relayRouter.forgetNextLinks();
+                node.link().close(RejectCode.PROTOCOL, "the data link of node " + node.id() + " is gone");
+            }
+            return;
+        }
         if (link.kind() == LinkKind.NODE) {
             ConnectedNode node = registry.remove(link);
             relayRouter.forgetNextLinks();
+            if (node != null && node.dataLink() != null) {
+                node.dataLink().close();
+            }
             if (node != null) {
                 descriptionBytes -= nodeBytes(node.id(), node.identityText());
                 for (String n : node.names().keySet()) {
@@ -273,7 +318,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     @Override
     public void received(Link link, LinkMessage message) {
-        if (link.kind() == LinkKind.NODE) {
+        if (link.kind() == LinkKind.NODE_DATA) {
+            ConnectedNode node = registry.get(link.peerId());
+            if (node != null && node.dataLink() == link) {
+                fromDataLink(node, link, message);
+                return;
+            }
+        } else if (link.kind() == LinkKind.NODE) {
             ConnectedNode node = registry.get(link.peerId());
             if (node != null && node.link() == link) {
                 fromNode(node, message);
@@ -292,6 +343,21 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     }
 
     // ---- node requests ----
+
+    private void fromDataLink(ConnectedNode node, Link link, LinkMessage message) {
+        if (message instanceof Relay relay) {
+            if (!relay.source().equals(node.id())) {
+                relay.release();
+                protocolError(link, "a relay frame " + relay.direction() + " from node " + relay.source()
+                        + " on the data link of node " + node.id());
+                return;
+            }
+            relayRouter.fromLocalNode(relay, link);
+        } else {
+            ReferenceCountUtil.release(message);
+            protocolError(link, message.type() + " on a data link (it carries RELAY frames only)");
+        }
+    }
 
     private void fromNode(ConnectedNode node, LinkMessage message) {
         if (message instanceof SideMessage side) {
@@ -732,6 +798,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     public Link localNodeLink(NodeId node) {
         ConnectedNode connected = registry.get(node);
         return connected == null ? null : connected.link();
+    }
+
+    @Override
+    public Link localNodeRelayLink(NodeId node) {
+        ConnectedNode connected = registry.get(node);
+        return connected == null ? null : connected.relayLink();
     }
 
     @Override

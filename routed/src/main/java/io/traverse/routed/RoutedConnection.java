@@ -2,6 +2,7 @@ package io.traverse.routed;
 
 import io.netty.buffer.ByteBuf;
 import io.traverse.identity.NodeId;
+import io.traverse.spi.RelayLink;
 import io.traverse.wire.LinkLimits;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
@@ -258,6 +259,7 @@ final class RoutedConnection {
             lock.unlock();
         }
         table.remove(this);
+        table.wakeWaiters();
         return true;
     }
 
@@ -286,20 +288,10 @@ final class RoutedConnection {
                 if (peerFinished || inputShut) {
                     return -1;
                 }
-                try {
-                    if (deadline == 0) {
-                        readable.await();
-                    } else {
-                        long left = deadline - System.nanoTime();
-                        if (left <= 0) {
-                            throw new SocketTimeoutException("Read timed out");
-                        }
-                        readable.awaitNanos(left);
-                    }
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new InterruptedIOException("interrupted while reading");
+                if (deadline != 0 && deadline - System.nanoTime() <= 0) {
+                    throw new SocketTimeoutException("Read timed out");
                 }
+                await(readable, this::readableNews, deadline, "reading");
             }
             failIfUnreadable();
             while (n < len && !inbox.isEmpty()) {
@@ -328,6 +320,56 @@ final class RoutedConnection {
             table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
         }
         return n;
+    }
+
+    /**
+     * Waits, holding {@link #lock}, until {@code condition} is signalled or the deadline (0: none)
+     * passes. Over a data link the thread reads the link meanwhile ({@link RelayLink#readWhileWaiting}),
+     * so the frame it waits for needs no other thread to wake it. Returns with the lock held; the
+     * caller checks its state again.
+     */
+    private void await(Condition condition, java.util.function.BooleanSupplier newsLocked, long deadline, String doing)
+            throws InterruptedIOException {
+        lock.unlock();
+        boolean lent;
+        try {
+            lent = table.readWhileWaiting(() -> {
+                lock.lock();
+                try {
+                    return newsLocked.getAsBoolean();
+                } finally {
+                    lock.unlock();
+                }
+            }, deadline);
+        } finally {
+            lock.lock();
+        }
+        if (lent || newsLocked.getAsBoolean()) {
+            return;
+        }
+        try {
+            if (deadline == 0) {
+                condition.await();
+            } else {
+                long left = deadline - System.nanoTime();
+                if (left > 0) {
+                    condition.awaitNanos(left);
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while " + doing);
+        }
+    }
+
+    /** Something a reader waits for happened (lock held). */
+    private boolean readableNews() {
+        return !inbox.isEmpty() || peerFinished || inputShut || closed || resetReason != null;
+    }
+
+    /** Something a writer waiting for credit waits for happened (lock held). */
+    private boolean writableNews() {
+        return sendLimit > sent || closed || resetReason != null || finSent;
     }
 
     private void failIfUnreadable() throws SocketException {
@@ -371,12 +413,7 @@ final class RoutedConnection {
             try {
                 while (sendLimit == sent) {
                     failIfUnwritable();
-                    try {
-                        writable.await();
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                        throw new InterruptedIOException("interrupted while waiting for the peer to read");
-                    }
+                    await(writable, this::writableNews, 0, "waiting for the peer to read");
                 }
                 failIfUnwritable();
                 chunk = (int) Math.min(Math.min(len, sendLimit - sent), Relay.MAX_DATA_BYTES);
@@ -431,6 +468,7 @@ final class RoutedConnection {
         } finally {
             lock.unlock();
         }
+        table.wakeWaiters();
         sendFinIfDue(false);
         if (done) {
             table.remove(this);
@@ -479,6 +517,7 @@ final class RoutedConnection {
         } finally {
             lock.unlock();
         }
+        table.wakeWaiters();
         table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
     }
 
@@ -488,6 +527,14 @@ final class RoutedConnection {
      * the other end finishes too, so that data it still sends gets a RESET.
      */
     void close() {
+        try {
+            closeThisEnd();
+        } finally {
+            table.wakeWaiters();
+        }
+    }
+
+    private void closeThisEnd() {
         boolean unread;
         boolean done;
         lock.lock();

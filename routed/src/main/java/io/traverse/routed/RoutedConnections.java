@@ -97,6 +97,16 @@ final class RoutedConnections implements RelayLink.Receiver {
         return link.isLinked();
     }
 
+    /** See {@link RelayLink#readWhileWaiting}. */
+    boolean readWhileWaiting(java.util.function.BooleanSupplier ready, long deadlineNanos) throws java.io.InterruptedIOException {
+        return link.readWhileWaiting(ready, deadlineNanos);
+    }
+
+    /** See {@link RelayLink#wakeWaiters}. */
+    void wakeWaiters() {
+        link.wakeWaiters();
+    }
+
     /** Sends an OPEN; the future completes when the acceptor answers (it fails with the REFUSE or RESET reason). */
     Opening open(NodeId target, int virtualPort) {
         Key key;

@@ -9,6 +9,7 @@ import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.ModuleContext;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.concurrent.CancellationException;
@@ -83,7 +84,9 @@ final class RoutedModule implements ConnectionModule {
                 connections.abandon(o, "the opener cancelled");
             }
             try {
-                RoutedConnection c = o.answer().get(request.deadline().remainingMillis() + DEADLINE_MARGIN_MILLIS, TimeUnit.MILLISECONDS);
+                long waitMillis = request.deadline().remainingMillis() + DEADLINE_MARGIN_MILLIS;
+                awaitAnswer(o, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
+                RoutedConnection c = o.answer().get(waitMillis, TimeUnit.MILLISECONDS);
                 VirtualSocketAddress local = new VirtualSocketAddress(context.localIdentity(), 0);
                 VirtualSocketAddress remote = new VirtualSocketAddress(request.target(), request.virtualPort());
                 return new RoutedSocket(c, local, remote);
@@ -99,6 +102,19 @@ final class RoutedModule implements ConnectionModule {
                 throw new AttemptFailedException(FailureScope.PATH, String.valueOf(e.getCause()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                connections.abandon(o, "the opener was interrupted");
+                throw new AttemptFailedException(FailureScope.PATH, "interrupted");
+            }
+        }
+
+        /** Over a data link, reads it while waiting for the answer (no thread woken in between). */
+        private void awaitAnswer(RoutedConnections.Opening o, long deadlineNanos) throws AttemptFailedException {
+            try {
+                while (!o.answer().isDone() && deadlineNanos - System.nanoTime() > 0
+                        && connections.readWhileWaiting(() -> o.answer().isDone(), deadlineNanos)) {
+                    // checked again
+                }
+            } catch (InterruptedIOException e) {
                 connections.abandon(o, "the opener was interrupted");
                 throw new AttemptFailedException(FailureScope.PATH, "interrupted");
             }

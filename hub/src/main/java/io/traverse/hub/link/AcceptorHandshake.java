@@ -103,8 +103,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
     }
 
     private void onHello(ChannelHandlerContext ctx, Object msg) {
-        if (!(msg instanceof Hello h) || h.role() != role) {
-            refuse(ctx, RejectCode.PROTOCOL, "expected a " + role + " HELLO, got " + describe(msg));
+        if (!(msg instanceof Hello h) || h.role() != role.helloRole()) {
+            refuse(ctx, RejectCode.PROTOCOL, "expected a " + role.helloRole() + " HELLO, got " + describe(msg));
             return;
         }
         hello = h;
@@ -128,7 +128,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         stage = Stage.ADMISSION;
         long keepaliveMillis = settings.keepaliveInterval().toMillis();
         Keepalive keepalive = new Keepalive(keepaliveMillis);
-        Link link = new Link(hello instanceof HubHello ? LinkKind.HUB : LinkKind.NODE, hello.senderId(), ctx.channel(), false,
+        LinkKind kind = hello instanceof HubHello ? LinkKind.HUB : role == LinkRole.NODE_DATA ? LinkKind.NODE_DATA : LinkKind.NODE;
+        Link link = new Link(kind, hello.senderId(), ctx.channel(), false,
                 hello, keepalive);
         byte[] proof = settings.authentication().acceptorProof(serverNonce, hello.clientNonce(), settings.hubId(), hello.senderId());
         stateLoop.execute(() -> {

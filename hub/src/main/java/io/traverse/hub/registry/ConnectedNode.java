@@ -15,6 +15,7 @@ public final class ConnectedNode {
     private final NodeId id;
     private final Link link;
     private String identityText;
+    private Link dataLink;
     private final Map<String, Integer> names = new LinkedHashMap<>();
 
     ConnectedNode(NodeId id, Link link, String identityText) {
@@ -29,6 +30,21 @@ public final class ConnectedNode {
 
     public Link link() {
         return link;
+    }
+
+    /** The node's data link, or null: where RELAY frames to the node go. */
+    public Link dataLink() {
+        return dataLink;
+    }
+
+    public void dataLink(Link link) {
+        this.dataLink = link;
+    }
+
+    /** The link RELAY frames to this node go out on: its data link while that is open, else its link. */
+    public Link relayLink() {
+        Link d = dataLink;
+        return d != null && d.isOpen() ? d : link;
     }
 
     public String identityText() {

@@ -90,7 +90,7 @@ public final class RelayRouter {
      */
     public boolean relayAtOnce(Relay frame, Link from) {
         Link next = nextLinks.get(frame.destination());
-        if (next == null || !next.isOpen() || (from.kind() == LinkKind.NODE && !frame.source().equals(from.peerId()))
+        if (next == null || !next.isOpen() || (from.kind() != LinkKind.HUB && !frame.source().equals(from.peerId()))
                 || (next.kind() == LinkKind.HUB && frame.hopsLeft() == 0)) {
             return false;
         }
@@ -109,7 +109,7 @@ public final class RelayRouter {
             // A slice of the read buffer would keep all of it alive while it waits on a slow link.
             frame = frame.withOwnPayload();
         }
-        if (next.kind() == LinkKind.NODE) {
+        if (next.kind() != LinkKind.HUB) {
             next.send(frame);
             delivered.increment();
             metrics.relayDelivered(bytes);
@@ -125,7 +125,7 @@ public final class RelayRouter {
 
     private void route(Relay frame, Link from) {
         NodeId destination = frame.destination();
-        Link local = network.localNodeLink(destination);
+        Link local = network.localNodeRelayLink(destination);
         if (local != null) {
             nextLinks.put(destination, local);
             sendInOrder(frame, from, local);

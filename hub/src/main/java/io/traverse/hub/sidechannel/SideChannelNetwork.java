@@ -11,6 +11,11 @@ public interface SideChannelNetwork {
     /** The link of a node connected to this hub, or null. */
     Link localNodeLink(NodeId node);
 
+    /** Where RELAY frames to a node connected here go: its data link if it has one, else its link; null if not here. */
+    default Link localNodeRelayLink(NodeId node) {
+        return localNodeLink(node);
+    }
+
     /** The hub a remote node is at, or null if no reachable hub lists it. */
     NodeId hubOf(NodeId node);
 

@@ -1,0 +1,457 @@
+package io.traverse.hublink;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.traverse.identity.NodeId;
+import io.traverse.protocol.ProtocolException;
+import io.traverse.wire.Auth;
+import io.traverse.wire.Challenge;
+import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkFrameDecoder;
+import io.traverse.wire.LinkLimits;
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.LinkMessageCodec;
+import io.traverse.wire.LinkPreamble;
+import io.traverse.wire.LinkRole;
+import io.traverse.wire.NodeHello;
+import io.traverse.wire.Ping;
+import io.traverse.wire.Reject;
+import io.traverse.wire.Relay;
+import io.traverse.wire.RelayEncoder;
+import io.traverse.wire.Welcome;
+import java.io.Closeable;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.SocketTimeoutException;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.SocketChannel;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * A node's data link to its hub: a second TCP connection beside the link, for RELAY frames only,
+ * read and written by the threads that wait for them rather than by the link's event loop. A
+ * relayed round trip then wakes one thread per hop, as a kernel-level relay does, instead of
+ * three (application, event loop, hub). It opens with the link's handshake — preamble role
+ * NODE_DATA, HELLO, the token's proof both ways — to the hub the link goes to, which binds it to
+ * the node's link (docs/protocol.md, "Data links").
+ *
+ * <p>Reads are for one thread at a time ({@link NodeRelayLink} elects it), writes are serialised
+ * by {@link #writeLock()}. The channel is non-blocking; each side waits on a selector of its own,
+ * so a reader that waits can be woken ({@link #wakeReader()}) and a deadline bounds its wait.
+ * Frames are decoded as slices of the buffers read into: short ones from greedy reads, long ones
+ * read straight into a buffer of their own once their length is known, so that relayed bytes are
+ * not copied in user space on their way to the connection that reads them.
+ */
+final class HubDataLink implements Closeable {
+    /** Greedy reads go into buffers of this size. */
+    private static final int CHUNK = 64 * 1024;
+    /** Frames at least this long are read into a buffer of their own. */
+    private static final int LONG_FRAME = 16 * 1024;
+
+    private final SocketChannel channel;
+    private final InetSocketAddress hub;
+    private final ByteBufAllocator alloc;
+    private final Selector readSelector;
+    private final Selector writeSelector;
+    private final SelectionKey writeKey;
+    private final ReentrantLock writeLock = new ReentrantLock();
+    private volatile boolean closed;
+    // The reading thread's (one at a time; hand-overs are ordered by NodeRelayLink's lock):
+    private ByteBuf chunk;
+    /** A long frame's body being read on its own (its length prefix is consumed). */
+    private ByteBuf body;
+    /** The last frame was long: at a frame boundary, read just the next length prefix. */
+    private boolean longFrames;
+
+    private HubDataLink(SocketChannel channel, InetSocketAddress hub, ByteBufAllocator alloc) throws IOException {
+        this.channel = channel;
+        this.hub = hub;
+        this.alloc = alloc;
+        Selector r = null;
+        Selector w = null;
+        try {
+            r = Selector.open();
+            w = Selector.open();
+            channel.register(r, SelectionKey.OP_READ);
+            this.writeKey = channel.register(w, SelectionKey.OP_CONNECT);
+        } catch (IOException | RuntimeException e) {
+            if (r != null) {
+                r.close();
+            }
+            if (w != null) {
+                w.close();
+            }
+            throw e;
+        }
+        this.readSelector = r;
+        this.writeSelector = w;
+    }
+
+    /**
+     * Connects to the hub and runs the handshake; blocks at most {@code timeoutMillis}.
+     *
+     * @throws IOException if the hub cannot be reached, refuses the data link (a hub that does
+     *         not know data links closes it), or is not the hub {@code hubId}
+     */
+    static HubDataLink open(InetSocketAddress hub, NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication,
+            long timeoutMillis, ByteBufAllocator alloc) throws IOException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        SocketChannel channel = SocketChannel.open();
+        HubDataLink link;
+        try {
+            channel.configureBlocking(false);
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            link = new HubDataLink(channel, hub, alloc);
+        } catch (IOException | RuntimeException e) {
+            channel.close();
+            throw e;
+        }
+        try {
+            link.handshake(nodeId, hubId, identityText, authentication, deadline, timeoutMillis);
+            return link;
+        } catch (IOException | RuntimeException e) {
+            link.close();
+            throw e;
+        }
+    }
+
+    private void handshake(NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication, long deadline,
+            long timeoutMillis) throws IOException {
+        if (!channel.connect(hub)) {
+            while (!channel.finishConnect()) {
+                awaitWritable(deadline, timeoutMillis);
+            }
+        }
+        writeKey.interestOps(SelectionKey.OP_WRITE);
+        byte[] clientNonce = LinkAuthentication.newNonce();
+        ByteBuf hello = alloc.directBuffer(256);
+        try {
+            LinkPreamble.current(LinkRole.NODE_DATA).encode(hello);
+            encodeFrame(new NodeHello(nodeId, clientNonce, identityText), hello);
+            writeFully(deadline, timeoutMillis, hello.nioBuffer());
+        } finally {
+            hello.release();
+        }
+        fill(LinkPreamble.LENGTH, deadline, timeoutMillis);
+        LinkPreamble preamble = LinkPreamble.decode(chunk);
+        if (preamble.role() != LinkRole.HUB) {
+            throw new ProtocolException("the peer at " + hub + " is not a hub (its preamble says " + preamble.role() + ")");
+        }
+        LinkMessage first = handshakeMessage(deadline, timeoutMillis);
+        if (!preamble.isSupported()) {
+            throw new ProtocolException("hub at " + hub + " speaks link protocol version " + preamble.version());
+        }
+        if (!(first instanceof Challenge challenge)) {
+            throw new ProtocolException("hub at " + hub + " sent " + first.type() + " instead of CHALLENGE");
+        }
+        if (!challenge.acceptorId().equals(hubId)) {
+            throw new ProtocolException("hub " + challenge.acceptorId() + " answered at " + hub + " instead of hub " + hubId);
+        }
+        ByteBuf auth = alloc.directBuffer(64);
+        try {
+            encodeFrame(new Auth(authentication.dialerProof(clientNonce, challenge.serverNonce(), nodeId, hubId)), auth);
+            writeFully(deadline, timeoutMillis, auth.nioBuffer());
+        } finally {
+            auth.release();
+        }
+        LinkMessage answer = handshakeMessage(deadline, timeoutMillis);
+        if (!(answer instanceof Welcome welcome)) {
+            throw new ProtocolException("hub at " + hub + " sent " + answer.type() + " instead of WELCOME");
+        }
+        if (!authentication.isValidAcceptorProof(welcome.mac(), challenge.serverNonce(), clientNonce, hubId, nodeId)) {
+            throw new ProtocolException("hub at " + hub + " could not prove it knows the network token");
+        }
+    }
+
+    /** The next frame of the handshake; a REJECT fails with its reason. */
+    private LinkMessage handshakeMessage(long deadline, long timeoutMillis) throws IOException {
+        fill(LinkFrameDecoder.LENGTH_FIELD, deadline, timeoutMillis);
+        long length = chunk.getUnsignedInt(chunk.readerIndex());
+        if (length < 1 || length > LinkLimits.MAX_FRAME_BEFORE_AUTH) {
+            throw new ProtocolException("handshake frame of " + length + " bytes from hub at " + hub);
+        }
+        fill(LinkFrameDecoder.LENGTH_FIELD + (int) length, deadline, timeoutMillis);
+        chunk.skipBytes(LinkFrameDecoder.LENGTH_FIELD);
+        ByteBuf frame = chunk.readSlice((int) length);
+        LinkMessage m = LinkMessageCodec.decode(frame);
+        if (m instanceof Reject r) {
+            throw new IOException("hub at " + hub + " refused the data link: " + r.code() + (r.reason().isEmpty() ? "" : " (" + r.reason() + ")"));
+        }
+        return m;
+    }
+
+    /** Reads until {@code bytes} are buffered in {@link #chunk}. */
+    private void fill(int bytes, long deadline, long timeoutMillis) throws IOException {
+        while (chunk == null || chunk.readableBytes() < bytes) {
+            if (readSome() > 0) {
+                continue;
+            }
+            long left = deadline - System.nanoTime();
+            if (left <= 0) {
+                throw new SocketTimeoutException("hub at " + hub + " did not complete the data link handshake within " + timeoutMillis + " ms");
+            }
+            select(readSelector, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+        }
+    }
+
+    private void awaitWritable(long deadline, long timeoutMillis) throws IOException {
+        long left = deadline - System.nanoTime();
+        if (left <= 0) {
+            throw new SocketTimeoutException("cannot reach hub at " + hub + " within " + timeoutMillis + " ms");
+        }
+        select(writeSelector, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+    }
+
+    /** Waits on a selector (0: until woken); a link closed meanwhile fails. */
+    private void select(Selector selector, long millis) throws IOException {
+        try {
+            selector.select(millis);
+            selector.selectedKeys().clear();
+        } catch (java.nio.channels.ClosedSelectorException e) {
+            closed = true;
+        }
+        if (closed) {
+            throw new IOException("the data link to hub at " + hub + " is closed");
+        }
+    }
+
+    private void writeFully(long deadline, long timeoutMillis, ByteBuffer buffer) throws IOException {
+        while (buffer.hasRemaining()) {
+            if (channel.write(buffer) == 0) {
+                awaitWritable(deadline, timeoutMillis);
+            }
+        }
+    }
+
+    private static void encodeFrame(LinkMessage message, ByteBuf out) {
+        int start = out.writerIndex();
+        out.writeInt(0);
+        LinkMessageCodec.encode(message, out);
+        out.setInt(start, out.writerIndex() - start - LinkFrameDecoder.LENGTH_FIELD);
+    }
+
+    // ---- reading (one thread at a time) -----------------------------------------------------
+
+    /**
+     * Reads what the hub sent and hands out every whole message (RELAY, PING or REJECT), waiting
+     * for bytes until the deadline (0: none) or {@link #wakeReader()}.
+     *
+     * @return the number of messages handed out; 0 if the wait ended without one
+     * @throws IOException if the link broke, the hub closed it or sent what a data link does not carry
+     */
+    int read(long deadlineNanos, Consumer<LinkMessage> sink) throws IOException {
+        boolean waited = false;
+        while (true) {
+            int handed = decode(sink);
+            if (handed > 0) {
+                return handed;
+            }
+            int n = readSome();
+            if (n > 0) {
+                continue;
+            }
+            if (n < 0) {
+                throw new EOFException("hub at " + hub + " closed the data link");
+            }
+            if (waited) {
+                return 0;
+            }
+            long waitMillis = 0;
+            if (deadlineNanos != 0) {
+                long left = deadlineNanos - System.nanoTime();
+                if (left <= 0) {
+                    return 0;
+                }
+                waitMillis = Math.max(1, (left + 999_999) / 1_000_000);
+            }
+            select(readSelector, waitMillis);
+            waited = true;
+        }
+    }
+
+    /** Hands out the whole messages buffered. */
+    private int decode(Consumer<LinkMessage> sink) throws ProtocolException {
+        int handed = 0;
+        if (body != null) {
+            if (body.isWritable()) {
+                return 0;
+            }
+            ByteBuf frame = body;
+            body = null;
+            longFrames = true;
+            handed += handOut(frame, sink);
+        }
+        while (chunk != null && chunk.readableBytes() >= LinkFrameDecoder.LENGTH_FIELD) {
+            int at = chunk.readerIndex();
+            long length = chunk.getUnsignedInt(at);
+            if (length < 1 || length > LinkLimits.MAX_FRAME_AFTER_AUTH) {
+                throw new ProtocolException("frame of " + length + " bytes on the data link (at most " + LinkLimits.MAX_FRAME_AFTER_AUTH + ")");
+            }
+            int whole = LinkFrameDecoder.LENGTH_FIELD + (int) length;
+            if (chunk.readableBytes() >= whole) {
+                ByteBuf frame = chunk.retainedSlice(at + LinkFrameDecoder.LENGTH_FIELD, (int) length);
+                chunk.skipBytes(whole);
+                longFrames = length >= LONG_FRAME;
+                handed += handOut(frame, sink);
+                continue;
+            }
+            if (length >= LONG_FRAME || chunk.capacity() - at < whole) {
+                // Read the rest straight into a buffer of its own (copying only what came with the last read).
+                chunk.skipBytes(LinkFrameDecoder.LENGTH_FIELD);
+                body = alloc.directBuffer((int) length, (int) length);
+                body.writeBytes(chunk);
+            }
+            break;
+        }
+        return handed;
+    }
+
+    private static int handOut(ByteBuf frame, Consumer<LinkMessage> sink) throws ProtocolException {
+        LinkMessage m;
+        try {
+            m = LinkMessageCodec.decode(frame);
+        } finally {
+            frame.release();
+        }
+        if (!(m instanceof Relay) && !(m instanceof Ping) && !(m instanceof Reject)) {
+            throw new ProtocolException(m.type() + " on a data link (it carries RELAY frames only)");
+        }
+        sink.accept(m);
+        return 1;
+    }
+
+    /** One non-blocking read into the buffer the next bytes belong in; -1 at the end of the stream. */
+    private int readSome() throws IOException {
+        ByteBuf target;
+        int max;
+        if (body != null) {
+            target = body;
+            max = body.writableBytes();
+        } else {
+            if (chunk == null || !chunk.isWritable()) {
+                ByteBuf next = alloc.directBuffer(CHUNK, CHUNK);
+                if (chunk != null) {
+                    next.writeBytes(chunk);
+                    chunk.release();
+                }
+                chunk = next;
+            }
+            target = chunk;
+            max = chunk.writableBytes();
+            if (longFrames && chunk.readableBytes() < LinkFrameDecoder.LENGTH_FIELD) {
+                max = Math.min(max, LinkFrameDecoder.LENGTH_FIELD - chunk.readableBytes());
+            }
+        }
+        int n = channel.read(target.internalNioBuffer(target.writerIndex(), max));
+        if (n > 0) {
+            target.writerIndex(target.writerIndex() + n);
+        }
+        return n;
+    }
+
+    /** Makes a reader waiting for bytes return. Any thread. */
+    void wakeReader() {
+        readSelector.wakeup();
+    }
+
+    // ---- writing (holding writeLock) --------------------------------------------------------
+
+    /** Held while a frame is written, so that frames are whole on the wire. */
+    ReentrantLock writeLock() {
+        return writeLock;
+    }
+
+    /** Writes a RELAY frame (header and payload in one gathering write) and releases it; blocks while the hub does not read. */
+    void write(Relay frame) throws IOException {
+        ByteBuf header = RelayEncoder.header(frame, alloc.directBuffer(RelayEncoder.HEADER_CAPACITY));
+        try {
+            ByteBuf payload = frame.payload();
+            if (payload.isReadable()) {
+                ByteBuffer[] parts = payload.nioBuffers();
+                ByteBuffer[] all = new ByteBuffer[parts.length + 1];
+                all[0] = header.nioBuffer();
+                System.arraycopy(parts, 0, all, 1, parts.length);
+                writeFully(all);
+            } else {
+                writeFully(new ByteBuffer[] {header.nioBuffer()});
+            }
+        } finally {
+            header.release();
+            frame.release();
+        }
+    }
+
+    /** Writes another message (a PONG). */
+    void write(LinkMessage message) throws IOException {
+        ByteBuf frame = alloc.directBuffer(64);
+        try {
+            encodeFrame(message, frame);
+            writeFully(new ByteBuffer[] {frame.nioBuffer()});
+        } finally {
+            frame.release();
+        }
+    }
+
+    private void writeFully(ByteBuffer[] buffers) throws IOException {
+        long left = 0;
+        for (ByteBuffer b : buffers) {
+            left += b.remaining();
+        }
+        while (left > 0) {
+            long n = channel.write(buffers);
+            left -= n;
+            if (n == 0) {
+                select(writeSelector, 0);
+            }
+        }
+    }
+
+    InetSocketAddress hub() {
+        return hub;
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    /** Closes the connection and wakes whoever waits on it. Buffers go when the reading thread is done with them. */
+    @Override
+    public void close() {
+        closed = true;
+        try {
+            channel.close();
+        } catch (IOException e) {
+            // Closing: nothing to do about it.
+        }
+        readSelector.wakeup();
+        writeSelector.wakeup();
+        try {
+            readSelector.close();
+        } catch (IOException e) {
+            // idem
+        }
+        try {
+            writeSelector.close();
+        } catch (IOException e) {
+            // idem
+        }
+    }
+
+    /** Frees the read buffers; by the reading thread, after the link is closed. */
+    void releaseBuffers() {
+        if (chunk != null) {
+            chunk.release();
+            chunk = null;
+        }
+        if (body != null) {
+            body.release();
+            body = null;
+        }
+    }
+}

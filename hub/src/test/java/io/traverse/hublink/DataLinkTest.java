@@ -1,0 +1,294 @@
+package io.traverse.hublink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import io.netty.buffer.PooledByteBufAllocator;
+import io.traverse.Traverse;
+import io.traverse.TraverseServerSocket;
+import io.traverse.VirtualSocketAddress;
+import io.traverse.hub.Hub;
+import io.traverse.identity.NodeId;
+import io.traverse.node.LocalNode;
+import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.Lookup;
+import io.traverse.wire.LookupKind;
+import io.traverse.wire.Reject;
+import io.traverse.wire.RejectCode;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/**
+ * Data links (docs/protocol.md, "Data links") on a real hub: relayed bytes of every size mix —
+ * 1-byte writes, odd sizes, writes longer than a frame — arrive intact with and without a data
+ * link at either end; the hub refuses data links it cannot bind; a data link that breaks takes its
+ * connections and the node's link with it, and the node links again with a new one.
+ */
+class DataLinkTest {
+    private static final int PORT = 4200;
+    private final LoopbackHubNetwork net = new LoopbackHubNetwork();
+    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "datalink-test");
+        t.setDaemon(true);
+        return t;
+    });
+
+    @AfterEach
+    void closeAll() throws Exception {
+        threads.shutdownNow();
+        net.close();
+    }
+
+    private Traverse node(Hub hub, boolean dataLink) throws Exception {
+        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("routed").hubDataLink(dataLink)
+                .connectTimeout(Duration.ofSeconds(10)).build());
+        assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        return node;
+    }
+
+    @ParameterizedTest(name = "data link at the client {0}, at the server {1}")
+    @CsvSource({"true, true", "false, false", "true, false", "false, true"})
+    void writesOfEverySizeCrossBothWaysIntact(boolean clientDataLink, boolean serverDataLink) throws Exception {
+        Hub hub = net.hub("datalink");
+        Traverse server = node(hub, serverDataLink);
+        Traverse client = node(hub, clientDataLink);
+        assertThat(relayLinkOf(client).dataLinkRelay() != null).isEqualTo(clientDataLink);
+        assertThat(relayLinkOf(server).dataLinkRelay() != null).isEqualTo(serverDataLink);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        int bytes = 24 * 1024 * 1024;
+
+        CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
+            try (Socket s = listening.accept()) {
+                return exchange(s, 11, bytes);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        }, threads);
+        byte[] clientGot;
+        try (Socket s = connect(client, (VirtualSocketAddress) listening.getLocalSocketAddress())) {
+            assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
+            clientGot = exchange(s, 10, bytes);
+        }
+        assertThat(clientGot).isEqualTo(expectedDigest(11, bytes));
+        assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(expectedDigest(10, bytes));
+    }
+
+    @Test
+    void aOneByteConversationGoesBackAndForth() throws Exception {
+        Hub hub = net.hub("datalink-chat");
+        Traverse server = node(hub, true);
+        Traverse client = node(hub, true);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        CompletableFuture<Integer> echoed = CompletableFuture.supplyAsync(() -> {
+            try (Socket s = listening.accept()) {
+                int n = 0;
+                for (int b; (b = s.getInputStream().read()) >= 0; n++) {
+                    s.getOutputStream().write(b + 1);
+                }
+                return n;
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }, threads);
+        try (Socket s = connect(client, (VirtualSocketAddress) listening.getLocalSocketAddress())) {
+            for (int i = 0; i < 2_000; i++) {
+                s.getOutputStream().write(i & 0x7F);
+                assertThat(s.getInputStream().read()).isEqualTo((i & 0x7F) + 1);
+            }
+            s.shutdownOutput();
+            assertThat(s.getInputStream().read()).isEqualTo(-1);
+        }
+        assertThat(echoed.get(20, TimeUnit.SECONDS)).isEqualTo(2_000);
+    }
+
+    @Test
+    void theHubRefusesDataLinksItCannotBind() throws Exception {
+        Hub hub = net.hub("datalink-refusals");
+        Traverse linked = node(hub, true);
+        LinkAuthentication token = new LinkAuthentication(LoopbackHubNetwork.TOKEN);
+        NodeId stranger = NodeId.random();
+        assertThatThrownBy(() -> open(hub, stranger, token).close())
+                .isInstanceOf(IOException.class).hasMessageContaining("has no link to hub");
+        NodeId linkedId = linked.identity().id().orElseThrow();
+        assertThatThrownBy(() -> open(hub, linkedId, token).close())
+                .isInstanceOf(IOException.class).hasMessageContaining("DUPLICATE_LINK").hasMessageContaining("has a data link already");
+        assertThatThrownBy(() -> open(hub, linkedId, new LinkAuthentication("another-token")).close())
+                .isInstanceOf(IOException.class).hasMessageContaining("AUTH");
+        // Nothing of that touched the node's own data link.
+        assertThat(relayLinkOf(linked).dataLinkRelay()).isNotNull();
+        assertThat(relayLinkOf(linked).isLinked()).isTrue();
+    }
+
+    @Test
+    void anythingButRelayFramesOnADataLinkClosesIt() throws Exception {
+        Hub hub = net.hub("datalink-protocol");
+        // A node without a data link of its own: a token holder on its host may bind one to it.
+        Traverse node = node(hub, false);
+        NodeId id = node.identity().id().orElseThrow();
+        try (HubDataLink fake = open(hub, id, new LinkAuthentication(LoopbackHubNetwork.TOKEN))) {
+            fake.writeLock().lock();
+            try {
+                fake.write(new Lookup(1, LookupKind.NODE, id.toString()));
+            } finally {
+                fake.writeLock().unlock();
+            }
+            List<LinkMessage> got = new ArrayList<>();
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+            assertThatThrownBy(() -> {
+                while (System.nanoTime() < deadline) {
+                    fake.read(deadline, got::add);
+                }
+            }).isInstanceOf(IOException.class).hasMessageContaining("closed the data link");
+            assertThat(got).anySatisfy(m -> assertThat(m).isInstanceOfSatisfying(Reject.class, r -> {
+                assertThat(r.code()).isEqualTo(RejectCode.PROTOCOL);
+                assertThat(r.reason()).contains("LOOKUP on a data link");
+            }));
+        }
+        // Bound together: the node's link went with it, and the node links again.
+        await().atMost(Duration.ofSeconds(10)).until(() -> relayLinkOf(node).isLinked());
+    }
+
+    @Test
+    void aBrokenDataLinkResetsItsConnectionsAndTheNodeLinksAgainWithANewOne() throws Exception {
+        Hub hub = net.hub("datalink-break");
+        Traverse server = node(hub, true);
+        Traverse client = node(hub, true);
+        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        VirtualSocketAddress address = (VirtualSocketAddress) listening.getLocalSocketAddress();
+        CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
+            try {
+                return listening.accept();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }, threads);
+        Socket s = net.closeLater(connect(client, address));
+        net.closeLater(accepted.get(10, TimeUnit.SECONDS));
+        DataLinkRelay broken = relayLinkOf(client).dataLinkRelay();
+
+        broken.link().close();
+
+        long started = System.nanoTime();
+        assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class).hasMessageContaining("data link");
+        assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5_000);
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            DataLinkRelay now = relayLinkOf(client).dataLinkRelay();
+            return now != null && now != broken && relayLinkOf(client).isLinked();
+        });
+        CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> {
+            try (Socket a = listening.accept()) {
+                return a.getInputStream().read();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }, threads);
+        LoopbackHubNetwork.awaitRoute(client, server);
+        try (Socket again = connect(client, address)) {
+            again.getOutputStream().write(42);
+        }
+        assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(42);
+    }
+
+    private static HubDataLink open(Hub hub, NodeId node, LinkAuthentication token) throws IOException {
+        return HubDataLink.open(LoopbackHubNetwork.address(hub), node, LoopbackHubNetwork.id(hub), "a node", token, 5_000,
+                PooledByteBufAllocator.DEFAULT);
+    }
+
+    /** The node's relay link (Traverse keeps its node to itself; tests look inside). */
+    static NodeRelayLink relayLinkOf(Traverse traverse) throws ReflectiveOperationException {
+        java.lang.reflect.Field field = Traverse.class.getDeclaredField("node");
+        field.setAccessible(true);
+        LocalNode node = (LocalNode) field.get(traverse);
+        return (NodeRelayLink) node.hubLink().relayLink();
+    }
+
+    private static Socket connect(Traverse from, VirtualSocketAddress to) throws IOException {
+        return from.socketFactory().createSocket(to.getHostString(), to.getPort());
+    }
+
+    /** Writes {@code bytes} of the seeded stream in writes of seeded sizes while reading the other end's to EOF. */
+    private byte[] exchange(Socket s, long seed, int bytes) throws Exception {
+        CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
+            try {
+                OutputStream out = s.getOutputStream();
+                seededWrites(seed, bytes, (chunk, n) -> out.write(chunk, 0, n));
+                s.shutdownOutput();
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        }, threads);
+        byte[] digest = digestToEof(s.getInputStream(), seed);
+        writing.get(120, TimeUnit.SECONDS);
+        return digest;
+    }
+
+    private interface Piece {
+        void accept(byte[] chunk, int length) throws IOException;
+    }
+
+    /**
+     * A seeded stream cut into writes of seeded sizes: runs of 1-byte writes, sizes around the
+     * 8 KiB copy threshold and the 16 KiB long-frame threshold, and writes longer than a frame.
+     */
+    private static void seededWrites(long seed, int bytes, Piece piece) throws IOException {
+        Random content = new Random(seed);
+        Random sizes = new Random(seed * 31 + 7);
+        int[] shapes = {1, 7, 8 * 1024 - 1, 8 * 1024 + 1, 16 * 1024 - 13, 16 * 1024 + 40, 100_003, 131_072 + 5, 300_000};
+        byte[] chunk = new byte[300_000];
+        for (int left = bytes; left > 0; ) {
+            int shape = shapes[sizes.nextInt(shapes.length)];
+            int runs = shape == 1 ? 1 + sizes.nextInt(64) : 1;
+            for (int r = 0; r < runs && left > 0; r++) {
+                int n = Math.min(left, shape == 1 ? 1 : 1 + sizes.nextInt(shape));
+                for (int i = 0; i < n; i++) {
+                    chunk[i] = (byte) content.nextInt();
+                }
+                piece.accept(chunk, n);
+                left -= n;
+            }
+        }
+    }
+
+    private static byte[] expectedDigest(long seed, int bytes) throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        seededWrites(seed, bytes, (chunk, n) -> sha.update(chunk, 0, n));
+        return withLength(sha.digest(), bytes);
+    }
+
+    /** SHA-256 and length of everything up to EOF, read in seeded sizes too. */
+    private static byte[] digestToEof(InputStream in, long seed) throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        Random sizes = new Random(seed ^ 0x5DEECE66DL);
+        byte[] buffer = new byte[200_000];
+        long total = 0;
+        for (int n; (n = in.read(buffer, 0, 1 + sizes.nextInt(sizes.nextBoolean() ? 16 : buffer.length))) > 0; ) {
+            sha.update(buffer, 0, n);
+            total += n;
+        }
+        return withLength(sha.digest(), total);
+    }
+
+    private static byte[] withLength(byte[] digest, long length) {
+        byte[] out = Arrays.copyOf(digest, 40);
+        java.nio.ByteBuffer.wrap(out, 32, 8).putLong(length);
+        return out;
+    }
+}
