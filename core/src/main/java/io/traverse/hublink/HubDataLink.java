@@ -68,6 +68,8 @@ final class HubDataLink implements Closeable {
     private ByteBuf body;
     /** The last frame was long: at a frame boundary, read just the next length prefix. */
     private boolean longFrames;
+    /** The last read took less than it could: wait for more before reading again (saves a read that finds nothing). */
+    private boolean drained;
 
     private HubDataLink(SocketChannel channel, InetSocketAddress hub, ByteBufAllocator alloc) throws IOException {
         this.channel = channel;
@@ -189,8 +191,13 @@ final class HubDataLink implements Closeable {
     /** Reads until {@code bytes} are buffered in {@link #chunk}. */
     private void fill(int bytes, long deadline, long timeoutMillis) throws IOException {
         while (chunk == null || chunk.readableBytes() < bytes) {
-            if (readSome() > 0) {
+            int n = readSome();
+            if (n > 0) {
                 continue;
+            }
+            if (n < 0) {
+                throw new EOFException("hub at " + hub + " closed the connection in the data link handshake"
+                        + " (a hub that does not know data links does so)");
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
@@ -252,12 +259,14 @@ final class HubDataLink implements Closeable {
             if (handed > 0) {
                 return handed;
             }
-            int n = readSome();
-            if (n > 0) {
-                continue;
-            }
-            if (n < 0) {
-                throw new EOFException("hub at " + hub + " closed the data link");
+            if (!drained) {
+                int n = readSome();
+                if (n > 0) {
+                    continue;
+                }
+                if (n < 0) {
+                    throw new EOFException("hub at " + hub + " closed the data link");
+                }
             }
             if (waited) {
                 return 0;
@@ -272,6 +281,7 @@ final class HubDataLink implements Closeable {
             }
             select(readSelector, waitMillis);
             waited = true;
+            drained = false;
         }
     }
 
@@ -352,6 +362,7 @@ final class HubDataLink implements Closeable {
         if (n > 0) {
             target.writerIndex(target.writerIndex() + n);
         }
+        drained = n < max;
         return n;
     }
 
