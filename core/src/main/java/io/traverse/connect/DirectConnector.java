@@ -60,7 +60,7 @@ public final class DirectConnector {
      * a REVERSE one with the target's token, and the request's virtual port is this node's own,
      * where the connection will be accepted.
      *
-     * @param reverseToken the token, or null for an ordinary CONNECT
+     * @param reverseToken the token, or null for an ordinary CONNECT (a PROBE for a probe request)
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
      */
     public ConnectionAttempt attempt(ConnectRequest request, byte[] reverseToken) throws AttemptFailedException {
@@ -70,7 +70,8 @@ public final class DirectConnector {
             throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " has no direct address");
         }
         byte[] handshake = IdentityHandshake.encode(new IdentityHandshake.Request(
-                reverseToken == null ? IdentityHandshake.Kind.CONNECT : IdentityHandshake.Kind.REVERSE,
+                reverseToken != null ? IdentityHandshake.Kind.REVERSE
+                        : request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT,
                 request.virtualPort(), target, localIdentity.get(), reverseToken));
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
         for (InetSocketAddress address : order) {

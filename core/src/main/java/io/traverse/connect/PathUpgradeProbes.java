@@ -30,9 +30,9 @@ import org.slf4j.LoggerFactory;
  * <p>Bounded: at most one probe per cache key at a time, at most one every {@link #INTERVAL} per
  * key, at most {@link #MAX_RUNNING} at once (beyond that a probe is skipped, and tried again by a
  * later connection), at most {@link #MAX_KEYS} keys remembered. Probes run on the node's attempt
- * threads and are cancelled (every socket closed) when the node closes. A probe that connects makes a real
- * connection to the target's virtual port, so the target's application may accept one connection
- * that ends at once.
+ * threads and are cancelled (every socket closed) when the node closes. Probe requests are marked
+ * as such ({@link ConnectRequest#probe()}): the target answers as it would but hands no connection
+ * to its application; modules that cannot probe without one (routed) are left out.
  */
 public final class PathUpgradeProbes {
     /** A cache key is probed at most this often. */
@@ -85,7 +85,7 @@ public final class PathUpgradeProbes {
             lastStarted.put(key, now);
             running.put(key, null);
         }
-        ConnectRequest probe = new ConnectRequest(request.target(), request.virtualPort(), Deadline.after(timeout), request.options());
+        ConnectRequest probe = new ConnectRequest(request.target(), request.virtualPort(), Deadline.after(timeout), request.options(), true);
         try {
             executor.execute(() -> probe(key, probe, earlier, winner));
         } catch (RejectedExecutionException e) {

@@ -15,6 +15,11 @@ public interface HandshakeJudge {
             return new Verdict(IdentityHandshake.Answer.ACCEPT, "", queue, false);
         }
 
+        /** ACCEPT to a PROBE: answered, then closed; no slot, nothing for the application. */
+        public static Verdict probed() {
+            return new Verdict(IdentityHandshake.Answer.ACCEPT, "", null, false);
+        }
+
         public static Verdict reject(IdentityHandshake.Answer answer, String reason) {
             return new Verdict(answer, reason, null, false);
         }

@@ -294,8 +294,8 @@ final class HandshakeLoop implements Runnable {
             return;
         }
         forget(p);
-        if (verdict.answer() != Answer.ACCEPT) {
-            log.debug("Answered {} to {}: {}", verdict.answer(), p.remote, verdict.reason());
+        if (verdict.answer() != Answer.ACCEPT || verdict.queue() == null) {
+            log.debug("Answered {} to {}{}: {}", verdict.answer(), p.remote, verdict.queue() == null ? " (a probe)" : "", verdict.reason());
             writeAndClose(p.channel,
                     IdentityHandshake.encode(new IdentityHandshake.Reply(verdict.answer(), identity.get(), verdict.reason())));
             return;

@@ -546,6 +546,10 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         if (queue == null) {
             return Verdict.reject(Answer.PORT_NOT_FOUND, "nothing listens on virtual port " + request.virtualPort());
         }
+        if (request.kind() == IdentityHandshake.Kind.PROBE) {
+            return queue.isClosed() ? Verdict.reject(Answer.PORT_NOT_FOUND, "virtual port " + request.virtualPort() + " is closing")
+                    : Verdict.probed();
+        }
         if (!queue.tryReserve()) {
             if (queue.isClosed()) {
                 return Verdict.reject(Answer.PORT_NOT_FOUND, "virtual port " + request.virtualPort() + " is closing");

@@ -41,7 +41,12 @@ public final class IdentityHandshake {
          * A connection the listener asked for (through the side channel) and waits for under a
          * token; the virtual port is the dialling node's own, where the connection is accepted.
          */
-        REVERSE(2);
+        REVERSE(2),
+        /**
+         * As CONNECT, but only to learn whether it would be accepted: the listener answers as it
+         * would (ACCEPT without taking a backlog slot) and closes; nothing reaches the application.
+         */
+        PROBE(3);
 
         public final int code;
 
@@ -103,7 +108,7 @@ public final class IdentityHandshake {
                 throw new IllegalArgumentException("virtual port " + virtualPort + " is not within 1-65535");
             }
             if ((kind == Kind.REVERSE) != (token != null) || (token != null && token.length != TOKEN_LENGTH)) {
-                throw new IllegalArgumentException("a REVERSE request carries a " + TOKEN_LENGTH + "-byte token, a CONNECT request none");
+                throw new IllegalArgumentException("a REVERSE request carries a " + TOKEN_LENGTH + "-byte token, CONNECT and PROBE none");
             }
         }
 

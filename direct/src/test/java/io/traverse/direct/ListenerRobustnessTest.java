@@ -94,6 +94,21 @@ class ListenerRobustnessTest {
     }
 
     @Test
+    void aProbeIsAnsweredAsAConnectWouldBeAndReachesNoApplication() throws Exception {
+        byte[] probe = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.PROBE, 80,
+                target.identity(), client.identity()));
+        try (Socket s = raw()) {
+            s.getOutputStream().write(probe);
+            assertThat(IdentityHandshake.readReply(s.getInputStream()).answer()).isEqualTo(Answer.ACCEPT);
+            assertThat(s.getInputStream().read()).as("closed after the answer, not handed to the server ('!')").isEqualTo(-1);
+        }
+        byte[] nowhere = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.PROBE, 81,
+                target.identity(), client.identity()));
+        assertThat(send(nowhere).answer()).isEqualTo(Answer.PORT_NOT_FOUND);
+        assertOthersAreServedPromptly();
+    }
+
+    @Test
     void wrongMagicIsAProtocolError() throws Exception {
         byte[] bytes = validRequest();
         bytes[0] = 'X';

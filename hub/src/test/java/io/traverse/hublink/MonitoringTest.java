@@ -223,6 +223,41 @@ class MonitoringTest {
     }
 
     @Test
+    void aReverseProbeDialsBackWithoutHandingTheTargetsApplicationAConnection() throws Exception {
+        Hub hub = net.hub("monitor-reverse-probe");
+        Traverse server = net.node(LoopbackHubNetwork.config(hub).modules("reverse", "routed").firewall(FirewallRule.deny("all"))
+                .connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse client = node(hub, GatedReverseModule.NAME, "routed");
+        assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        Events events = new Events();
+        client.addListener(events);
+        TraverseServerSocket listening = listen(server);
+        List<Socket> serverSide = new CopyOnWriteArrayList<>();
+        CompletableFuture.runAsync(() -> {
+            try {
+                while (true) {
+                    serverSide.add(net.closeLater(listening.accept()));
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        }, threads);
+        GatedReverseModule.failuresLeft.set(1);
+
+        try (Socket first = connect(client, addressOf(listening))) {
+            assertThat(client.connectionInfo(first).orElseThrow().module()).isEqualTo("routed");
+            await().atMost(Duration.ofSeconds(10)).until(() -> events.upgraded.size() == 1);
+            assertThat(events.upgraded.get(0)).endsWith(": routed -> " + GatedReverseModule.NAME);
+        }
+        try (Socket second = connect(client, addressOf(listening))) {
+            assertThat(client.connectionInfo(second).orElseThrow().module()).isEqualTo(GatedReverseModule.NAME);
+        }
+        await().atMost(Duration.ofSeconds(5)).until(() -> serverSide.size() == 2);
+        Thread.sleep(300);
+        assertThat(serverSide).as("the probe's dial-back is closed by the target, not accepted").hasSize(2);
+    }
+
+    @Test
     void whenAPathBeforeTheWinnerOpensTheProbeMovesTheHubsCacheEntryToIt() throws Exception {
         Hub hub = net.hub("monitor-upgrade");
         Traverse server = node(hub, "direct", "routed");
@@ -257,9 +292,10 @@ class MonitoringTest {
             assertThat(info.cachedModule()).isTrue();
             assertThat(info.hubsTraversed()).isZero();
         }
-        // The server accepted the routed connection, the probe's (closed at once by the client) and the second.
-        await().atMost(Duration.ofSeconds(5)).until(() -> serverSide.size() == 3);
-        assertThat(serverSide.get(1).getInputStream().read()).as("the probe connection ends at once").isEqualTo(-1);
+        // The server accepted the routed connection and the second; the probe reached no application.
+        await().atMost(Duration.ofSeconds(5)).until(() -> serverSide.size() == 2);
+        Thread.sleep(300);
+        assertThat(serverSide).as("the probe is answered, not accepted").hasSize(2);
     }
 
     /** What a listener heard, and on which threads. */

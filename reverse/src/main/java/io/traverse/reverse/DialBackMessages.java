@@ -7,7 +7,10 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The two side-channel messages of the reverse module (service {@value #SERVICE}).
+ * The two side-channel messages of the reverse module (service {@value #SERVICE}; the same
+ * messages under {@value #PROBE_SERVICE} ask for a dial-back that only proves the path: the
+ * target dials and completes the handshake, then closes instead of handing the connection to its
+ * application).
  *
  * <pre>
  * request: version u8 (1) | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
@@ -16,6 +19,7 @@ import java.nio.charset.StandardCharsets;
  */
 final class DialBackMessages {
     static final String SERVICE = "traverse.reverse";
+    static final String PROBE_SERVICE = "traverse.reverse.probe";
     static final int VERSION = 1;
 
     /** What the asked node did. */

@@ -35,10 +35,13 @@ final class DialBackService implements SideChannelHandler {
 
     private final ModuleContext context;
     private final Executor dialBacks;
+    /** Dial back only to prove the path: the connection is closed, not handed to the application. */
+    private final boolean probe;
 
-    DialBackService(ModuleContext context, Executor dialBacks) {
+    DialBackService(ModuleContext context, Executor dialBacks, boolean probe) {
         this.context = context;
         this.dialBacks = dialBacks;
+        this.probe = probe;
     }
 
     @Override
@@ -97,6 +100,12 @@ final class DialBackService implements SideChannelHandler {
         } catch (AttemptFailedException e) {
             ReverseModule.closeQuietly(socket); // the dialler waits for this answer before it uses its end
             return new Answer(Status.TARGET_ANSWER, e.getMessage());
+        }
+        if (probe) {
+            slot.release();
+            ReverseModule.closeQuietly(socket);
+            log.debug("Dialled node {} back for a probe of virtual port {}", sender, request.virtualPort());
+            return new Answer(Status.CONNECTED, "");
         }
         slot.deliver(socket, ReverseModuleProvider.NAME);
         log.debug("Dialled node {} back for virtual port {}", sender, request.virtualPort());

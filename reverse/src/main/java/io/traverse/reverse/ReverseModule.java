@@ -32,6 +32,7 @@ final class ReverseModule implements ConnectionModule {
     private final ModuleContext context;
     private final ThreadPoolExecutor dialBacks;
     private final SideChannel.Registration service;
+    private final SideChannel.Registration probeService;
 
     ReverseModule(ModuleContext context) {
         this.context = context;
@@ -40,7 +41,8 @@ final class ReverseModule implements ConnectionModule {
             t.setDaemon(true);
             return t;
         });
-        this.service = context.sideChannel().register(DialBackMessages.SERVICE, new DialBackService(context, dialBacks));
+        this.service = context.sideChannel().register(DialBackMessages.SERVICE, new DialBackService(context, dialBacks, false));
+        this.probeService = context.sideChannel().register(DialBackMessages.PROBE_SERVICE, new DialBackService(context, dialBacks, true));
     }
 
     @Override
@@ -65,6 +67,7 @@ final class ReverseModule implements ConnectionModule {
     @Override
     public void close() {
         service.close();
+        probeService.close();
         dialBacks.shutdownNow();
     }
 
@@ -105,7 +108,8 @@ final class ReverseModule implements ConnectionModule {
                 }
                 byte[] ask = DialBackMessages.encode(new DialBackMessages.Request(waiting.token(), request.virtualPort(), millis,
                         self.toText()));
-                CompletableFuture<byte[]> pending = context.sideChannel().request(target, DialBackMessages.SERVICE, ask,
+                CompletableFuture<byte[]> pending = context.sideChannel().request(target,
+                        request.probe() ? DialBackMessages.PROBE_SERVICE : DialBackMessages.SERVICE, ask,
                         Duration.ofMillis(millis));
                 answer = pending;
                 pending.whenComplete((bytes, failure) -> {

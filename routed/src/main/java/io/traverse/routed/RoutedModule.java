@@ -46,6 +46,10 @@ final class RoutedModule implements ConnectionModule {
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
         NodeId target = request.target().id().orElseThrow(() ->
                 new AttemptFailedException(FailureScope.MODULE, "the target names no node id for the hubs to route to"));
+        if (request.probe()) {
+            // An OPEN would put a connection in the target's backlog: no way to ask without one.
+            throw new AttemptFailedException(FailureScope.MODULE, "a relayed connection cannot be probed without making one");
+        }
         if (!connections.isLinked()) {
             throw new AttemptFailedException(FailureScope.MODULE, "no hub link to route a connection to node " + target);
         }
