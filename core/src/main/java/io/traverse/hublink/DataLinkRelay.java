@@ -109,7 +109,7 @@ final class DataLinkRelay {
     private boolean waitOrLead(Thread me, long seen, long deadlineNanos) throws InterruptedIOException {
         lock.lock();
         try {
-            if (failure != null) {
+            if (failure != null || changes != seen) {
                 return false;
             }
             if (leader == null) {
@@ -249,11 +249,16 @@ final class DataLinkRelay {
         }
         ReentrantLock w = link.writeLock();
         w.lock();
+        boolean handedOn = false;
         try {
             writeQueued();
+            handedOn = true;
             link.write(frame);
             return true;
         } catch (IOException e) {
+            if (!handedOn) {
+                frame.release();
+            }
             fail("the data link broke: " + e.getMessage());
             return false;
         } finally {

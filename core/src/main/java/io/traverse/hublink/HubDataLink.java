@@ -2,6 +2,7 @@ package io.traverse.hublink;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.wire.Auth;
@@ -102,7 +103,7 @@ final class HubDataLink implements Closeable {
      *         not know data links closes it), or is not the hub {@code hubId}
      */
     static HubDataLink open(InetSocketAddress hub, NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication,
-            long timeoutMillis, ByteBufAllocator alloc) throws IOException {
+            byte[] linkClientNonce, byte[] linkServerNonce, long timeoutMillis, ByteBufAllocator alloc) throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         SocketChannel channel = SocketChannel.open();
         HubDataLink link;
@@ -115,16 +116,16 @@ final class HubDataLink implements Closeable {
             throw e;
         }
         try {
-            link.handshake(nodeId, hubId, identityText, authentication, deadline, timeoutMillis);
+            link.handshake(nodeId, hubId, identityText, authentication, linkClientNonce, linkServerNonce, deadline, timeoutMillis);
             return link;
         } catch (IOException | RuntimeException e) {
-            link.close();
+            link.closeUnread();
             throw e;
         }
     }
 
-    private void handshake(NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication, long deadline,
-            long timeoutMillis) throws IOException {
+    private void handshake(NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication, byte[] linkClientNonce,
+            byte[] linkServerNonce, long deadline, long timeoutMillis) throws IOException {
         if (!channel.connect(hub)) {
             while (!channel.finishConnect()) {
                 awaitWritable(deadline, timeoutMillis);
@@ -157,7 +158,8 @@ final class HubDataLink implements Closeable {
         }
         ByteBuf auth = alloc.directBuffer(64);
         try {
-            encodeFrame(new Auth(authentication.dialerProof(clientNonce, challenge.serverNonce(), nodeId, hubId)), auth);
+            encodeFrame(new Auth(authentication.dataLinkProof(clientNonce, challenge.serverNonce(), nodeId, hubId, linkClientNonce,
+                    linkServerNonce)), auth);
             writeFully(deadline, timeoutMillis, auth.nioBuffer());
         } finally {
             auth.release();
@@ -298,6 +300,10 @@ final class HubDataLink implements Closeable {
             handed += handOut(frame, sink);
         }
         while (chunk != null && chunk.readableBytes() >= LinkFrameDecoder.LENGTH_FIELD) {
+            if (closed) {
+                // Ended while handing out (a REJECT): what follows is nobody's.
+                return handed;
+            }
             int at = chunk.readerIndex();
             long length = chunk.getUnsignedInt(at);
             if (length < 1 || length > LinkLimits.MAX_FRAME_AFTER_AUTH) {
@@ -330,6 +336,7 @@ final class HubDataLink implements Closeable {
             frame.release();
         }
         if (!(m instanceof Relay) && !(m instanceof Ping) && !(m instanceof Reject)) {
+            ReferenceCountUtil.release(m);
             throw new ProtocolException(m.type() + " on a data link (it carries RELAY frames only)");
         }
         sink.accept(m);
@@ -409,16 +416,30 @@ final class HubDataLink implements Closeable {
         }
     }
 
+    /**
+     * Writes everything, waiting while the hub does not read. An interrupt does not end the wait
+     * (as with a kernel socket's blocking write, and a frame half written would break the link);
+     * the thread's interrupt status is kept for afterwards.
+     */
     private void writeFully(ByteBuffer[] buffers) throws IOException {
         long left = 0;
         for (ByteBuffer b : buffers) {
             left += b.remaining();
         }
-        while (left > 0) {
-            long n = channel.write(buffers);
-            left -= n;
-            if (n == 0) {
-                select(writeSelector, 0);
+        boolean interrupted = false;
+        try {
+            while (left > 0) {
+                long n = channel.write(buffers);
+                left -= n;
+                if (n == 0) {
+                    // An interrupted thread's select returns at once: clear it, or this would spin.
+                    interrupted |= Thread.interrupted();
+                    select(writeSelector, 0);
+                }
+            }
+        } finally {
+            if (interrupted || Thread.interrupted()) {
+                Thread.currentThread().interrupt();
             }
         }
     }
@@ -452,6 +473,12 @@ final class HubDataLink implements Closeable {
         } catch (IOException e) {
             // idem
         }
+    }
+
+    /** Closes a link nobody reads (yet): the connection and the buffers the handshake read into. */
+    void closeUnread() {
+        close();
+        releaseBuffers();
     }
 
     /** Frees the read buffers; by the reading thread, after the link is closed. */

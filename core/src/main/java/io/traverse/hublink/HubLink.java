@@ -337,6 +337,7 @@ public final class HubLink implements Closeable {
         }
         LinkSession s = new LinkSession(channel, resolved, outcome.hubId(), outcome.welcome().observedAddress(),
                 Math.min(config.hubKeepalive().toMillis(), outcome.welcome().keepaliveMillis()), this::inbound);
+        s.handshakeNonces(outcome.clientNonce(), outcome.serverNonce());
         session = s;
         s.start();
         channel.closeFuture().addListener(f -> loop.execute(() -> linkDown(s, hub)));
@@ -351,8 +352,8 @@ public final class HubLink implements Closeable {
             HubDataLink dataLink = null;
             String why = null;
             try {
-                dataLink = HubDataLink.open(resolved, nodeId, outcome.hubId(), identityText, authentication,
-                        config.hubTimeout().toMillis(), channel.alloc());
+                dataLink = HubDataLink.open(resolved, nodeId, outcome.hubId(), identityText, authentication, outcome.clientNonce(),
+                        outcome.serverNonce(), config.hubTimeout().toMillis(), channel.alloc());
             } catch (IOException | RuntimeException e) {
                 why = e.getMessage();
             }
@@ -362,7 +363,7 @@ public final class HubLink implements Closeable {
                 loop.execute(() -> dataLinkOpened(s, hub, resolved, outcome, opened, failure));
             } catch (RejectedExecutionException e) {
                 if (opened != null) {
-                    opened.close();
+                    opened.closeUnread();
                 }
             }
         }, "traverse-datalink-open");
@@ -374,7 +375,7 @@ public final class HubLink implements Closeable {
             HubDataLink dataLink, String failure) {
         if (session != s || closed) {
             if (dataLink != null) {
-                dataLink.close();
+                dataLink.closeUnread();
             }
             return;
         }

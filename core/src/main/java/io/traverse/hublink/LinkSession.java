@@ -35,6 +35,8 @@ final class LinkSession extends ChannelInboundHandlerAdapter {
     private volatile long rttNanos = -1;
     private volatile String closeReason;
     private ScheduledFuture<?> keepalive;
+    private volatile byte[] clientNonce;
+    private volatile byte[] serverNonce;
 
     LinkSession(Channel channel, InetSocketAddress hubAddress, NodeId hubId, InetSocketAddress observedAddress, long keepaliveMillis,
             BiConsumer<LinkSession, LinkMessage> inbound) {
@@ -110,6 +112,20 @@ final class LinkSession extends ChannelInboundHandlerAdapter {
     /** Why the link closed, if this side closed it. */
     String closeReason() {
         return closeReason;
+    }
+
+    /** Remembers the handshake's nonces: a data link proves it belongs to this link with them. */
+    void handshakeNonces(byte[] client, byte[] server) {
+        this.clientNonce = client;
+        this.serverNonce = server;
+    }
+
+    byte[] clientNonce() {
+        return clientNonce;
+    }
+
+    byte[] serverNonce() {
+        return serverNonce;
     }
 
     Channel channel() {

@@ -28,7 +28,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
     /** What a finished handshake hands over. */
-    record Outcome(NodeId hubId, Welcome welcome) {
+    record Outcome(NodeId hubId, Welcome welcome, byte[] clientNonce, byte[] serverNonce) {
     }
 
     private final InetSocketAddress hub;
@@ -94,7 +94,7 @@ final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
             // this loop) must be in place first, and this handler gone.
             ChannelPipeline pipeline = ctx.pipeline();
             pipeline.remove(this);
-            result.complete(new Outcome(challenge.acceptorId(), w));
+            result.complete(new Outcome(challenge.acceptorId(), w, clientNonce, challenge.serverNonce()));
             if (ctx.channel().isOpen()) {
                 LinkPipeline.authenticated(pipeline);
             }

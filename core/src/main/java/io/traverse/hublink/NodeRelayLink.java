@@ -157,6 +157,11 @@ final class NodeRelayLink implements RelayLink {
         r.frame(frame);
     }
 
+    /** The current link session, or null (for tests). */
+    LinkSession session() {
+        return session;
+    }
+
     /** The data link's reading and writing, while there is one (for tests). */
     DataLinkRelay dataLinkRelay() {
         return data;

@@ -27,6 +27,7 @@ public final class LinkAuthentication {
     private static final String ALGORITHM = "HmacSHA256";
     private static final byte[] DIALER_LABEL = "traverse-link-1 dialer".getBytes(StandardCharsets.US_ASCII);
     private static final byte[] ACCEPTOR_LABEL = "traverse-link-1 acceptor".getBytes(StandardCharsets.US_ASCII);
+    private static final byte[] DATA_LINK_LABEL = "traverse-link-1 data link".getBytes(StandardCharsets.US_ASCII);
     /**
      * One DRBG per thread: the platform default (NativePRNG) reads /dev/urandom under one global
      * lock, and every link handshake on every event loop draws a nonce.
@@ -65,6 +66,27 @@ public final class LinkAuthentication {
         return mac(ACCEPTOR_LABEL, serverNonce, clientNonce, acceptorId, dialerId);
     }
 
+    /**
+     * The proof a node sends in the AUTH of its data link: the dialer proof of the data link's
+     * own handshake, bound to the handshake of the node's link ({@code linkClientNonce},
+     * {@code linkServerNonce}), so that only the node that made that link can bind a data link to it.
+     */
+    public byte[] dataLinkProof(byte[] clientNonce, byte[] serverNonce, NodeId nodeId, NodeId hubId, byte[] linkClientNonce,
+            byte[] linkServerNonce) {
+        FieldChecks.exactBytes("nonce", linkClientNonce, LinkLimits.NONCE_LENGTH);
+        FieldChecks.exactBytes("nonce", linkServerNonce, LinkLimits.NONCE_LENGTH);
+        byte[] bound = new byte[2 * LinkLimits.NONCE_LENGTH];
+        System.arraycopy(linkClientNonce, 0, bound, 0, LinkLimits.NONCE_LENGTH);
+        System.arraycopy(linkServerNonce, 0, bound, LinkLimits.NONCE_LENGTH, LinkLimits.NONCE_LENGTH);
+        return mac(DATA_LINK_LABEL, clientNonce, serverNonce, nodeId, hubId, bound);
+    }
+
+    /** The hub's check of a data link's AUTH proof against the node's link, in constant time. */
+    public boolean isValidDataLinkProof(byte[] proof, byte[] clientNonce, byte[] serverNonce, NodeId nodeId, NodeId hubId,
+            byte[] linkClientNonce, byte[] linkServerNonce) {
+        return MessageDigest.isEqual(proof, dataLinkProof(clientNonce, serverNonce, nodeId, hubId, linkClientNonce, linkServerNonce));
+    }
+
     /** The acceptor's check of an AUTH proof, in constant time. */
     public boolean isValidDialerProof(byte[] proof, byte[] clientNonce, byte[] serverNonce, NodeId dialerId, NodeId acceptorId) {
         return MessageDigest.isEqual(proof, dialerProof(clientNonce, serverNonce, dialerId, acceptorId));
@@ -76,6 +98,10 @@ public final class LinkAuthentication {
     }
 
     private byte[] mac(byte[] label, byte[] firstNonce, byte[] secondNonce, NodeId firstId, NodeId secondId) {
+        return mac(label, firstNonce, secondNonce, firstId, secondId, new byte[0]);
+    }
+
+    private byte[] mac(byte[] label, byte[] firstNonce, byte[] secondNonce, NodeId firstId, NodeId secondId, byte[] tail) {
         FieldChecks.exactBytes("nonce", firstNonce, LinkLimits.NONCE_LENGTH);
         FieldChecks.exactBytes("nonce", secondNonce, LinkLimits.NONCE_LENGTH);
         try {
@@ -86,6 +112,7 @@ public final class LinkAuthentication {
             mac.update(secondNonce);
             updateId(mac, firstId);
             updateId(mac, secondId);
+            mac.update(tail);
             return mac.doFinal();
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is part of every Java platform", e);

@@ -3,7 +3,11 @@ package io.traverse.hublink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.netty.buffer.AbstractByteBufAllocator;
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.wire.LinkAuthentication;
@@ -15,8 +19,11 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -25,13 +32,39 @@ import org.junit.jupiter.api.Test;
  */
 class HubDataLinkTest {
     private static final LinkAuthentication TOKEN = new LinkAuthentication("token");
+    private static final byte[] NONCE = LinkAuthentication.newNonce();
+    /** Direct buffers handed out, to check that a failed open keeps none. */
+    private final List<ByteBuf> direct = new CopyOnWriteArrayList<>();
+    private final ByteBufAllocator alloc = new AbstractByteBufAllocator(true) {
+        @Override
+        protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
+            return Unpooled.buffer(initialCapacity, maxCapacity);
+        }
+
+        @Override
+        protected ByteBuf newDirectBuffer(int initialCapacity, int maxCapacity) {
+            ByteBuf b = Unpooled.directBuffer(initialCapacity, maxCapacity);
+            direct.add(b);
+            return b;
+        }
+
+        @Override
+        public boolean isDirectBufferPooled() {
+            return false;
+        }
+    };
+
+    @AfterEach
+    void noBufferKept() {
+        assertThat(direct).allSatisfy(b -> assertThat(b.refCnt()).as("buffer of %d bytes", b.capacity()).isZero());
+    }
 
     /** A peer that reads the preamble, then does {@code then} with the connection. */
     private interface Peer {
         void serve(Socket s) throws IOException;
     }
 
-    private static IOException openAgainst(Peer peer, long timeoutMillis) throws Exception {
+    private IOException openAgainst(Peer peer, long timeoutMillis) throws Exception {
         try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
                 try (Socket s = server.accept()) {
@@ -43,7 +76,7 @@ class HubDataLinkTest {
             });
             InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
             try {
-                HubDataLink.open(at, NodeId.random(), NodeId.random(), "a node", TOKEN, timeoutMillis, PooledByteBufAllocator.DEFAULT).close();
+                HubDataLink.open(at, NodeId.random(), NodeId.random(), "a node", TOKEN, NONCE, NONCE, timeoutMillis, alloc).close();
                 throw new AssertionError("the data link opened");
             } catch (IOException e) {
                 served.get(5, TimeUnit.SECONDS);
@@ -58,6 +91,13 @@ class HubDataLinkTest {
         IOException e = openAgainst(s -> { }, 10_000);
         assertThat(e).isInstanceOf(EOFException.class).hasMessageContaining("closed the connection in the data link handshake");
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5_000);
+    }
+
+    @Test
+    void aHubThatSaysOneByteAndClosesLeavesNoBufferBehind() throws Exception {
+        IOException e = openAgainst(s -> s.getOutputStream().write('x'), 5_000);
+        assertThat(e).isInstanceOf(EOFException.class);
+        assertThat(direct).as("the handshake read into a buffer").isNotEmpty();
     }
 
     @Test
@@ -84,6 +124,6 @@ class HubDataLinkTest {
             port = s.getLocalPort();
         }
         assertThatThrownBy(() -> HubDataLink.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), NodeId.random(),
-                NodeId.random(), "a node", TOKEN, 2_000, PooledByteBufAllocator.DEFAULT)).isInstanceOf(IOException.class);
+                NodeId.random(), "a node", TOKEN, NONCE, NONCE, 2_000, PooledByteBufAllocator.DEFAULT)).isInstanceOf(IOException.class);
     }
 }

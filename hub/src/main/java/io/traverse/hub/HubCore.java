@@ -148,6 +148,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (node == null) {
             return Reject.of(RejectCode.PROTOCOL, "node " + link.peerId() + " has no link to hub " + name + " to bind a data link to");
         }
+        if (!link.isBoundTo(node.link())) {
+            log.warn("Refused a data link for node {} from {}: not bound to its link (wrong token, or another link's handshake)",
+                    link.peerId(), link.remoteAddress());
+            return Reject.of(RejectCode.AUTH, "this data link is not bound to the link of node " + link.peerId()
+                    + " (wrong network token, or another link's handshake)");
+        }
         InetSocketAddress control = node.link().remoteAddress();
         InetSocketAddress data = link.remoteAddress();
         if (control == null || data == null || !control.getAddress().equals(data.getAddress())) {

@@ -124,14 +124,17 @@ class DataLinkTest {
         Hub hub = net.hub("datalink-refusals");
         Traverse linked = node(hub, true);
         LinkAuthentication token = new LinkAuthentication(LoopbackHubNetwork.TOKEN);
-        NodeId stranger = NodeId.random();
-        assertThatThrownBy(() -> open(hub, stranger, token).close())
+        byte[][] otherNonces = {LinkAuthentication.newNonce(), LinkAuthentication.newNonce()};
+        assertThatThrownBy(() -> open(hub, NodeId.random(), token, otherNonces).close())
                 .isInstanceOf(IOException.class).hasMessageContaining("has no link to hub");
         NodeId linkedId = linked.identity().id().orElseThrow();
-        assertThatThrownBy(() -> open(hub, linkedId, token).close())
-                .isInstanceOf(IOException.class).hasMessageContaining("DUPLICATE_LINK").hasMessageContaining("has a data link already");
-        assertThatThrownBy(() -> open(hub, linkedId, new LinkAuthentication("another-token")).close())
+        // The token alone does not bind a data link to a node: the proof covers the handshake of the node's own link.
+        assertThatThrownBy(() -> open(hub, linkedId, token, otherNonces).close())
+                .isInstanceOf(IOException.class).hasMessageContaining("AUTH").hasMessageContaining("not bound to the link of node");
+        assertThatThrownBy(() -> open(hub, linkedId, new LinkAuthentication("another-token"), linkNonces(linked)).close())
                 .isInstanceOf(IOException.class).hasMessageContaining("AUTH");
+        assertThatThrownBy(() -> open(hub, linkedId, token, linkNonces(linked)).close())
+                .isInstanceOf(IOException.class).hasMessageContaining("DUPLICATE_LINK").hasMessageContaining("has a data link already");
         // Nothing of that touched the node's own data link.
         assertThat(relayLinkOf(linked).dataLinkRelay()).isNotNull();
         assertThat(relayLinkOf(linked).isLinked()).isTrue();
@@ -140,10 +143,10 @@ class DataLinkTest {
     @Test
     void anythingButRelayFramesOnADataLinkClosesIt() throws Exception {
         Hub hub = net.hub("datalink-protocol");
-        // A node without a data link of its own: a token holder on its host may bind one to it.
+        // A node without a data link of its own; the test binds one to it, knowing its link's handshake.
         Traverse node = node(hub, false);
         NodeId id = node.identity().id().orElseThrow();
-        try (HubDataLink fake = open(hub, id, new LinkAuthentication(LoopbackHubNetwork.TOKEN))) {
+        try (HubDataLink fake = boundDataLink(hub, node)) {
             fake.writeLock().lock();
             try {
                 fake.write(new Lookup(1, LookupKind.NODE, id.toString()));
@@ -207,9 +210,20 @@ class DataLinkTest {
         assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(42);
     }
 
-    private static HubDataLink open(Hub hub, NodeId node, LinkAuthentication token) throws IOException {
-        return HubDataLink.open(LoopbackHubNetwork.address(hub), node, LoopbackHubNetwork.id(hub), "a node", token, 5_000,
-                PooledByteBufAllocator.DEFAULT);
+    private static HubDataLink open(Hub hub, NodeId node, LinkAuthentication token, byte[][] linkNonces) throws IOException {
+        return HubDataLink.open(LoopbackHubNetwork.address(hub), node, LoopbackHubNetwork.id(hub), "a node", token, linkNonces[0],
+                linkNonces[1], 5_000, PooledByteBufAllocator.DEFAULT);
+    }
+
+    /** The nonces of the handshake of the node's current link. */
+    static byte[][] linkNonces(Traverse node) throws ReflectiveOperationException {
+        LinkSession session = relayLinkOf(node).session();
+        return new byte[][] {session.clientNonce(), session.serverNonce()};
+    }
+
+    /** A data link of the test's own, bound to the link of {@code node} (which must have none): the hub sends the node's relayed frames to it. */
+    static HubDataLink boundDataLink(Hub hub, Traverse node) throws Exception {
+        return open(hub, node.identity().id().orElseThrow(), new LinkAuthentication(LoopbackHubNetwork.TOKEN), linkNonces(node));
     }
 
     /** The node's relay link (Traverse keeps its node to itself; tests look inside). */

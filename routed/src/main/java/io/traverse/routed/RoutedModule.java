@@ -89,8 +89,10 @@ final class RoutedModule implements ConnectionModule {
             }
             try {
                 long waitMillis = request.deadline().remainingMillis() + DEADLINE_MARGIN_MILLIS;
-                awaitAnswer(o, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis));
-                RoutedConnection c = o.answer().get(waitMillis, TimeUnit.MILLISECONDS);
+                long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
+                o.answer().whenComplete((x, y) -> connections.wakeWaiters());
+                awaitAnswer(o, until);
+                RoutedConnection c = o.answer().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
                 VirtualSocketAddress local = new VirtualSocketAddress(context.localIdentity(), 0);
                 VirtualSocketAddress remote = new VirtualSocketAddress(request.target(), request.virtualPort());
                 return new RoutedSocket(c, local, remote);

@@ -118,8 +118,9 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
             refuse(ctx, RejectCode.PROTOCOL, "expected AUTH, got " + describe(msg));
             return;
         }
-        if (!settings.authentication().isValidDialerProof(auth.mac(), hello.clientNonce(), serverNonce, hello.senderId(),
-                settings.hubId())) {
+        // A data link's proof also binds it to the node's link: checked at admission, where that link is known.
+        if (role != LinkRole.NODE_DATA && !settings.authentication().isValidDialerProof(auth.mac(), hello.clientNonce(), serverNonce,
+                hello.senderId(), settings.hubId())) {
             log.warn("Refused {} {} from {}: wrong network token", role.toString().toLowerCase(java.util.Locale.ROOT),
                     hello.senderId(), ctx.channel().remoteAddress());
             refuse(ctx, RejectCode.AUTH, "wrong network token");
@@ -131,6 +132,14 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         LinkKind kind = hello instanceof HubHello ? LinkKind.HUB : role == LinkRole.NODE_DATA ? LinkKind.NODE_DATA : LinkKind.NODE;
         Link link = new Link(kind, hello.senderId(), ctx.channel(), false,
                 hello, keepalive);
+        byte[] clientNonce = hello.clientNonce();
+        byte[] ourNonce = serverNonce;
+        link.handshake(clientNonce, ourNonce);
+        if (kind == LinkKind.NODE_DATA) {
+            byte[] mac = auth.mac();
+            link.binding(nodeLink -> settings.authentication().isValidDataLinkProof(mac, clientNonce, ourNonce, hello.senderId(),
+                    settings.hubId(), nodeLink.clientNonce(), nodeLink.serverNonce()));
+        }
         byte[] proof = settings.authentication().acceptorProof(serverNonce, hello.clientNonce(), settings.hubId(), hello.senderId());
         stateLoop.execute(() -> {
             Reject refusal = events.admit(link);

@@ -36,6 +36,11 @@ public final class Link {
     /** RELAY frames read on this link and handed to the state loop, not yet sent on; confined to the link's event loop. */
     private int relayFramesPending;
     private final Queue<Runnable> writableWaiters = new ConcurrentLinkedQueue<>();
+    /** The nonces of an accepted link's handshake (a node's data link proves it knows them). */
+    private volatile byte[] clientNonce;
+    private volatile byte[] serverNonce;
+    /** For a data link: whether its AUTH proof binds it to a given node link. */
+    private volatile java.util.function.Predicate<Link> binding = other -> false;
 
     Link(LinkKind kind, NodeId peerId, Channel channel, boolean dialledByUs, Hello hello, Keepalive keepalive) {
         this.kind = kind;
@@ -45,6 +50,31 @@ public final class Link {
         this.dialledByUs = dialledByUs;
         this.hello = hello;
         this.keepalive = keepalive;
+    }
+
+    void handshake(byte[] client, byte[] server) {
+        this.clientNonce = client;
+        this.serverNonce = server;
+    }
+
+    void binding(java.util.function.Predicate<Link> check) {
+        this.binding = check;
+    }
+
+    byte[] clientNonce() {
+        return clientNonce;
+    }
+
+    byte[] serverNonce() {
+        return serverNonce;
+    }
+
+    /**
+     * For a data link: true if its AUTH proof was made with the network token and the nonces of
+     * {@code nodeLink}'s handshake, i.e. by the node that made that link (docs/protocol.md, "Data links").
+     */
+    public boolean isBoundTo(Link nodeLink) {
+        return kind == LinkKind.NODE_DATA && nodeLink.clientNonce != null && binding.test(nodeLink);
     }
 
     public LinkKind kind() {
