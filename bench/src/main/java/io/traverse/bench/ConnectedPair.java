@@ -108,12 +108,17 @@ final class ConnectedPair implements Closeable {
      * client's node links to the first, the server's to the last.
      */
     static ConnectedPair routed(int hubs) throws IOException {
+        return routed(hubs, true);
+    }
+
+    /** @param dataLink false: both nodes relay on their hub links, not on data links (the path before data links) */
+    static ConnectedPair routed(int hubs, boolean dataLink) throws IOException {
         HubLine line = HubLine.start(hubs);
         Traverse serverNode = null;
         Traverse clientNode = null;
         try {
-            serverNode = line.routedNode(hubs - 1);
-            clientNode = line.routedNode(0);
+            serverNode = line.routedNode(hubs - 1, dataLink);
+            clientNode = line.routedNode(0, dataLink);
             line.awaitRoute(clientNode, serverNode);
             TraverseServerSocket listener = serverNode.serverSocketFactory().createServerSocket(0);
             VirtualSocketAddress vaddr = listener.virtualAddress();
@@ -139,6 +144,7 @@ final class ConnectedPair implements Closeable {
             case "plain-channel" -> plainChannel();
             case "socat" -> socat();
             case "routed-1" -> routed(1);
+            case "routed-1-link" -> routed(1, false);
             case "routed-2" -> routed(2);
             case "routed-3" -> routed(3);
             default -> throw new IllegalArgumentException("unknown contender " + contender);

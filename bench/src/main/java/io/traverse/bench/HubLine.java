@@ -35,8 +35,14 @@ final class HubLine implements Closeable {
 
     /** A node on 127.0.0.1 that connects through the hubs only, linked to hub {@code index}. */
     Traverse routedNode(int index) throws IOException {
+        return routedNode(index, true);
+    }
+
+    /** @param dataLink false: relayed frames travel on the hub link itself ({@code traverse.hub.datalink=false}) */
+    Traverse routedNode(int index, boolean dataLink) throws IOException {
         Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
-                .hubs(List.of(new java.net.InetSocketAddress("127.0.0.1", hubs.get(index).port()))).modules("routed").build());
+                .hubs(List.of(new java.net.InetSocketAddress("127.0.0.1", hubs.get(index).port()))).modules("routed")
+                .hubDataLink(dataLink).build());
         try {
             if (!node.awaitHubLink(Duration.ofSeconds(20))) {
                 throw new IOException("node did not link to hub " + hubs.get(index).address());

@@ -13,7 +13,8 @@ import org.openjdk.jmh.runner.RunnerException;
 
 /**
  * Issue 4's relay targets, measured side by side: plain loopback TCP, a {@code socat} relay and
- * Traverse's routed module through one, two and three hubs (each hub a JVM of its own), for
+ * Traverse's routed module through one, two and three hubs (each hub a JVM of its own; through one
+ * hub also without data links, {@code routed-1-link}, the path before them), for
  * throughput ({@link Throughput}) and 1-byte round trips ({@link RoundTrip}). Every round runs
  * each contender once, in a fork of its own, in an order that rotates from round to round, so
  * drift of the machine hits all alike. Meant to run pinned to one core (the forks, hubs and socat
@@ -53,11 +54,11 @@ public final class RelayRounds {
         Set<String> only = o.only();
         List<Metric> metrics = new ArrayList<>();
         if (only.contains("throughput")) {
-            metrics.add(new Metric("throughput", "Throughput.write64k", "MB/s", MBPS, List.of("plain", "socat", "routed-1")));
+            metrics.add(new Metric("throughput", "Throughput.write64k", "MB/s", MBPS, List.of("plain", "socat", "routed-1", "routed-1-link")));
         }
         if (only.contains("rtt")) {
             metrics.add(new Metric("rtt", "RoundTrip.oneByte", "us", 1,
-                    List.of("plain", "socat", "routed-1", "routed-2", "routed-3")));
+                    List.of("plain", "socat", "routed-1", "routed-1-link", "routed-2", "routed-3")));
         }
         if (metrics.isEmpty()) {
             throw new IllegalArgumentException("--only names no known metric (throughput, rtt)");
@@ -117,18 +118,21 @@ public final class RelayRounds {
                 System.out.printf(Locale.ROOT, "  %-10s %-9s %10.2f %-5s (min %.2f, max %.2f)%n", m.name(), m.contenders().get(ci),
                         JmhRuns.median(f[ci]), m.unit(), JmhRuns.min(f[ci]), JmhRuns.max(f[ci]));
             }
+            int plain = m.contenders().indexOf("plain");
+            int socatAt = m.contenders().indexOf("socat");
+            int routed1 = m.contenders().indexOf("routed-1");
             if (m.name().equals("throughput")) {
-                double ofPlain = JmhRuns.median(perRound(f[2], f[0], false));
-                double ofSocat = JmhRuns.median(perRound(f[2], f[1], false));
+                double ofPlain = JmhRuns.median(perRound(f[routed1], f[plain], false));
+                double ofSocat = JmhRuns.median(perRound(f[routed1], f[socatAt], false));
                 verdicts.add(String.format(Locale.ROOT, "routed throughput through one hub >= 0.5x plain loopback: %.3fx -> %s",
                         ofPlain, ofPlain >= 0.5 ? "MET" : "NOT MET"));
                 verdicts.add(String.format(Locale.ROOT, "routed throughput through one hub >= 1.5x socat: %.3fx -> %s",
                         ofSocat, ofSocat >= 1.5 ? "MET" : "NOT MET"));
             } else {
-                double socat = JmhRuns.median(perRound(f[1], f[0], true));
+                double socat = JmhRuns.median(perRound(f[socatAt], f[plain], true));
                 System.out.printf(Locale.ROOT, "  (socat relay adds %+.2f us)%n", socat);
                 for (int hubs = 1; hubs <= 3; hubs++) {
-                    double added = JmhRuns.median(perRound(f[1 + hubs], f[0], true));
+                    double added = JmhRuns.median(perRound(f[m.contenders().indexOf("routed-" + hubs)], f[plain], true));
                     double allowed = 25 + 20 * (hubs - 1);
                     verdicts.add(String.format(Locale.ROOT, "routed 1-byte RTT through %d hub(s) <= plain + %.0f us: %+.2f us -> %s",
                             hubs, allowed, added, added <= allowed ? "MET" : "NOT MET"));

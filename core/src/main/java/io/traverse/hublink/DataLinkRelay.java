@@ -38,6 +38,12 @@ import org.slf4j.LoggerFactory;
 final class DataLinkRelay {
     /** How long after an application thread last read the link its own reader waits before reading. */
     static final long READER_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+    /**
+     * While application threads keep reading, the link's own reader looks again after the grace
+     * period, then after twice that, and so on up to this: a thread blocked in a long read costs
+     * the node 20 wake-ups a second, not 200, and a frame nobody waits for after it waits this long at most.
+     */
+    static final long READER_MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final Logger log = LoggerFactory.getLogger(DataLinkRelay.class);
 
     private final HubDataLink link;
@@ -191,9 +197,11 @@ final class DataLinkRelay {
         while (failure == null) {
             lock.lock();
             try {
+                long poll = READER_GRACE_NANOS;
                 while (failure == null && (leader != null || followers > 0
                         || System.nanoTime() - appReleasedNanos < READER_GRACE_NANOS)) {
-                    changed.awaitNanos(READER_GRACE_NANOS);
+                    changed.awaitNanos(poll);
+                    poll = Math.min(2 * poll, READER_MAX_POLL_NANOS);
                 }
                 if (failure != null) {
                     break;
