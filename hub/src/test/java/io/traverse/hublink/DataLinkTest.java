@@ -18,13 +18,9 @@ import io.traverse.wire.LookupKind;
 import io.traverse.wire.Reject;
 import io.traverse.wire.RejectCode;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.Socket;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -238,31 +234,21 @@ class DataLinkTest {
         return from.socketFactory().createSocket(to.getHostString(), to.getPort());
     }
 
-    /** Writes {@code bytes} of the seeded stream in writes of seeded sizes while reading the other end's to EOF. */
+    /** Writes {@code bytes} of the seeded stream in writes of seeded sizes while reading the other end's to EOF in reads of seeded sizes. */
     private byte[] exchange(Socket s, long seed, int bytes) throws Exception {
-        CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
-            try {
-                OutputStream out = s.getOutputStream();
-                seededWrites(seed, bytes, (chunk, n) -> out.write(chunk, 0, n));
-                s.shutdownOutput();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
-        byte[] digest = digestToEof(s.getInputStream(), seed);
-        writing.get(120, TimeUnit.SECONDS);
-        return digest;
+        Random sizes = new Random(seed ^ 0x5DEECE66DL);
+        return SeededStreams.exchange(s, threads, EVERY_SIZE, seed, bytes, () -> 1 + sizes.nextInt(sizes.nextBoolean() ? 16 : 200_000));
     }
 
-    private interface Piece {
-        void accept(byte[] chunk, int length) throws IOException;
+    private static byte[] expectedDigest(long seed, int bytes) throws Exception {
+        return SeededStreams.expectedDigest(EVERY_SIZE, seed, bytes);
     }
 
     /**
      * A seeded stream cut into writes of seeded sizes: runs of 1-byte writes, sizes around the
      * 8 KiB copy threshold and the 16 KiB long-frame threshold, and writes longer than a frame.
      */
-    private static void seededWrites(long seed, int bytes, Piece piece) throws IOException {
+    private static final SeededStreams.Shape EVERY_SIZE = (seed, bytes, piece) -> {
         Random content = new Random(seed);
         Random sizes = new Random(seed * 31 + 7);
         int[] shapes = {1, 7, 8 * 1024 - 1, 8 * 1024 + 1, 16 * 1024 - 13, 16 * 1024 + 40, 100_003, 131_072 + 5, 300_000};
@@ -279,30 +265,5 @@ class DataLinkTest {
                 left -= n;
             }
         }
-    }
-
-    private static byte[] expectedDigest(long seed, int bytes) throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        seededWrites(seed, bytes, (chunk, n) -> sha.update(chunk, 0, n));
-        return withLength(sha.digest(), bytes);
-    }
-
-    /** SHA-256 and length of everything up to EOF, read in seeded sizes too. */
-    private static byte[] digestToEof(InputStream in, long seed) throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        Random sizes = new Random(seed ^ 0x5DEECE66DL);
-        byte[] buffer = new byte[200_000];
-        long total = 0;
-        for (int n; (n = in.read(buffer, 0, 1 + sizes.nextInt(sizes.nextBoolean() ? 16 : buffer.length))) > 0; ) {
-            sha.update(buffer, 0, n);
-            total += n;
-        }
-        return withLength(sha.digest(), total);
-    }
-
-    private static byte[] withLength(byte[] digest, long length) {
-        byte[] out = Arrays.copyOf(digest, 40);
-        java.nio.ByteBuffer.wrap(out, 32, 8).putLong(length);
-        return out;
-    }
+    };
 }

@@ -222,6 +222,21 @@ class MonitoringTest {
         assertThat(events.upgraded).isEmpty();
     }
 
+    /** Accepts every connection until the test ends; the list grows as they come. */
+    private List<Socket> acceptEverything(TraverseServerSocket listening) {
+        List<Socket> accepted = new CopyOnWriteArrayList<>();
+        CompletableFuture.runAsync(() -> {
+            try {
+                while (true) {
+                    accepted.add(net.closeLater(listening.accept()));
+                }
+            } catch (IOException closed) {
+                // the test is over
+            }
+        }, threads);
+        return accepted;
+    }
+
     @Test
     void aReverseProbeDialsBackWithoutHandingTheTargetsApplicationAConnection() throws Exception {
         Hub hub = net.hub("monitor-reverse-probe");
@@ -232,16 +247,7 @@ class MonitoringTest {
         Events events = new Events();
         client.addListener(events);
         TraverseServerSocket listening = listen(server);
-        List<Socket> serverSide = new CopyOnWriteArrayList<>();
-        CompletableFuture.runAsync(() -> {
-            try {
-                while (true) {
-                    serverSide.add(net.closeLater(listening.accept()));
-                }
-            } catch (IOException closed) {
-                // the test is over
-            }
-        }, threads);
+        List<Socket> serverSide = acceptEverything(listening);
         GatedReverseModule.failuresLeft.set(1);
 
         try (Socket first = connect(client, addressOf(listening))) {
@@ -265,16 +271,7 @@ class MonitoringTest {
         Events events = new Events();
         client.addListener(events);
         TraverseServerSocket listening = listen(server);
-        List<Socket> serverSide = new CopyOnWriteArrayList<>();
-        CompletableFuture.runAsync(() -> {
-            try {
-                while (true) {
-                    serverSide.add(net.closeLater(listening.accept()));
-                }
-            } catch (IOException closed) {
-                // the test is over
-            }
-        }, threads);
+        List<Socket> serverSide = acceptEverything(listening);
         GatedDirectModule.failuresLeft.set(1); // the first attempt finds the path closed; the probe finds it open
 
         try (Socket first = connect(client, addressOf(listening))) {

@@ -15,12 +15,9 @@ import java.net.ConnectException;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
-import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -37,6 +34,8 @@ import org.junit.jupiter.params.provider.ValueSource;
  */
 class RoutedConnectionTest {
     private static final int PORT = 4100;
+    /** Reads of an odd size, as the writes are. */
+    private static final int READ_SIZE = 37 * 1024;
     private final LoopbackHubNetwork net = new LoopbackHubNetwork();
     private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "routed-test");
@@ -312,60 +311,18 @@ class RoutedConnectionTest {
 
     /** Writes {@code bytes} of the seeded stream while reading the other end's to EOF; half-closes; returns what was read's digest. */
     private byte[] exchange(Socket s, long seed, int bytes) throws Exception {
-        CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
-            try {
-                writeStream(s.getOutputStream(), seed, bytes);
-                s.shutdownOutput();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
-        byte[] digest = digestToEof(s.getInputStream());
-        writing.get(120, TimeUnit.SECONDS);
-        return digest;
-    }
-
-    /** The pieces of a seeded pseudo-random stream, odd-sized so that frames do not line up with writes. */
-    private interface Piece {
-        void accept(byte[] chunk, int length) throws IOException;
-    }
-
-    private static void seededStream(long seed, int bytes, Piece piece) throws IOException {
-        Random random = new Random(seed);
-        byte[] chunk = new byte[100_003];
-        for (int left = bytes; left > 0; ) {
-            int n = Math.min(left, chunk.length);
-            random.nextBytes(chunk);
-            piece.accept(chunk, n);
-            left -= n;
-        }
+        return SeededStreams.exchange(s, threads, SeededStreams.EVEN, seed, bytes, () -> READ_SIZE);
     }
 
     private static void writeStream(OutputStream out, long seed, int bytes) throws IOException {
-        seededStream(seed, bytes, (chunk, n) -> out.write(chunk, 0, n));
+        SeededStreams.write(SeededStreams.EVEN, out, seed, bytes);
     }
 
     private static byte[] expectedDigest(long seed, int bytes) throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        seededStream(seed, bytes, (chunk, n) -> sha.update(chunk, 0, n));
-        return withLength(sha.digest(), bytes);
+        return SeededStreams.expectedDigest(SeededStreams.EVEN, seed, bytes);
     }
 
-    /** SHA-256 and length of everything up to EOF. */
     private static byte[] digestToEof(InputStream in) throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        byte[] buffer = new byte[37 * 1024];
-        long total = 0;
-        for (int n; (n = in.read(buffer)) > 0; ) {
-            sha.update(buffer, 0, n);
-            total += n;
-        }
-        return withLength(sha.digest(), total);
-    }
-
-    private static byte[] withLength(byte[] digest, long length) {
-        byte[] out = Arrays.copyOf(digest, 40);
-        java.nio.ByteBuffer.wrap(out, 32, 8).putLong(length);
-        return out;
+        return SeededStreams.digestToEof(in, () -> READ_SIZE);
     }
 }
