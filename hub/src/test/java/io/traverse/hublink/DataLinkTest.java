@@ -25,7 +25,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -41,15 +40,10 @@ import org.junit.jupiter.params.provider.CsvSource;
 class DataLinkTest {
     private static final int PORT = 4200;
     private final LoopbackHubNetwork net = new LoopbackHubNetwork();
-    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "datalink-test");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService threads = net.threads();
 
     @AfterEach
     void closeAll() throws Exception {
-        threads.shutdownNow();
         net.close();
     }
 

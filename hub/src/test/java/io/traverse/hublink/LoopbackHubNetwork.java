@@ -21,6 +21,16 @@ import java.util.concurrent.TimeUnit;
 final class LoopbackHubNetwork implements AutoCloseable {
     static final String TOKEN = "integration-token";
     private final List<AutoCloseable> started = new ArrayList<>();
+    /** Daemon threads for a test's own work (serving, writing while reading); stopped by {@link #close()}. */
+    private final java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "hub-network-test");
+        t.setDaemon(true);
+        return t;
+    });
+
+    java.util.concurrent.ExecutorService threads() {
+        return threads;
+    }
 
     /** A hub on 127.0.0.1 with an ephemeral port, no HTTP, dialling the given peers. */
     Hub hub(String name, Hub... peers) throws Exception {
@@ -99,6 +109,7 @@ final class LoopbackHubNetwork implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
+        threads.shutdownNow();
         Exception first = null;
         for (int i = started.size() - 1; i >= 0; i--) {
             try {

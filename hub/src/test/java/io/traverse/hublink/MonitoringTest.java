@@ -27,7 +27,6 @@ import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -42,15 +41,10 @@ import org.junit.jupiter.params.provider.ValueSource;
 class MonitoringTest {
     private static final int PORT = 4200;
     private final LoopbackHubNetwork net = new LoopbackHubNetwork();
-    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "monitoring-test");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService threads = net.threads();
 
     @AfterEach
     void closeAll() throws Exception {
-        threads.shutdownNow();
         net.close();
         GatedDirectModule.failuresLeft.set(0);
     }

@@ -20,7 +20,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -37,15 +36,10 @@ class RoutedConnectionTest {
     /** Reads of an odd size, as the writes are. */
     private static final int READ_SIZE = 37 * 1024;
     private final LoopbackHubNetwork net = new LoopbackHubNetwork();
-    private final ExecutorService threads = Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "routed-test");
-        t.setDaemon(true);
-        return t;
-    });
+    private final ExecutorService threads = net.threads();
 
     @AfterEach
     void closeAll() throws Exception {
-        threads.shutdownNow();
         net.close();
     }
 
