@@ -55,7 +55,8 @@ final class DataLinkRelay {
     /** Guarded by lock: */
     private volatile Thread leader;
     private int followers;
-    private long changes;
+    /** Counts hand-outs, let-gos and wake-ups; written under lock, read without it for a waiter's first look. */
+    private volatile long changes;
     private long appReleasedNanos = System.nanoTime() - READER_GRACE_NANOS;
     private final Queue<Object> deferred = new ConcurrentLinkedQueue<>();
     private final Thread reader;
@@ -91,13 +92,7 @@ final class DataLinkRelay {
                 // As a read blocked on a condition would: the selector does not block an interrupted thread.
                 throw new InterruptedIOException("interrupted while waiting for the hub");
             }
-            long seen;
-            lock.lock();
-            try {
-                seen = changes;
-            } finally {
-                lock.unlock();
-            }
+            long seen = changes;
             if (ready.getAsBoolean() || failure != null || deadlineNanos != 0 && deadlineNanos - System.nanoTime() <= 0) {
                 return;
             }

@@ -2,6 +2,7 @@ package io.traverse.hublink;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.ProtocolException;
@@ -12,6 +13,7 @@ import io.traverse.wire.LinkFrameDecoder;
 import io.traverse.wire.LinkLimits;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.LinkMessageCodec;
+import io.traverse.wire.LinkMessageEncoder;
 import io.traverse.wire.LinkPreamble;
 import io.traverse.wire.LinkRole;
 import io.traverse.wire.NodeHello;
@@ -62,6 +64,11 @@ final class HubDataLink implements Closeable {
     private final Selector writeSelector;
     private final SelectionKey writeKey;
     private final ReentrantLock writeLock = new ReentrantLock();
+    /**
+     * Where the writer encodes RELAY headers (writeLock held): one buffer for the link's life
+     * rather than one per frame; its memory belongs to a JDK direct buffer, so nothing to release.
+     */
+    private final ByteBuf header = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(RelayEncoder.HEADER_CAPACITY));
     private volatile boolean closed;
     // The reading thread's (one at a time; hand-overs are ordered by NodeRelayLink's lock):
     private ByteBuf chunk;
@@ -133,12 +140,12 @@ final class HubDataLink implements Closeable {
         }
         writeKey.interestOps(SelectionKey.OP_WRITE);
         byte[] clientNonce = LinkAuthentication.newNonce();
-        ByteBuf hello = alloc.directBuffer(256);
+        ByteBuf ours = LinkPreamble.current(LinkRole.NODE_DATA).encode(alloc);
+        ByteBuf hello = LinkMessageEncoder.frame(new NodeHello(nodeId, clientNonce, identityText), alloc);
         try {
-            LinkPreamble.current(LinkRole.NODE_DATA).encode(hello);
-            encodeFrame(new NodeHello(nodeId, clientNonce, identityText), hello);
-            writeFully(deadline, timeoutMillis, hello.nioBuffer());
+            writeFully(deadline, timeoutMillis, ours.nioBuffer(), hello.nioBuffer());
         } finally {
+            ours.release();
             hello.release();
         }
         fill(LinkPreamble.LENGTH, deadline, timeoutMillis);
@@ -156,10 +163,9 @@ final class HubDataLink implements Closeable {
         if (!challenge.acceptorId().equals(hubId)) {
             throw new ProtocolException("hub " + challenge.acceptorId() + " answered at " + hub + " instead of hub " + hubId);
         }
-        ByteBuf auth = alloc.directBuffer(64);
+        ByteBuf auth = LinkMessageEncoder.frame(new Auth(authentication.dataLinkProof(clientNonce, challenge.serverNonce(), nodeId,
+                hubId, linkClientNonce, linkServerNonce)), alloc);
         try {
-            encodeFrame(new Auth(authentication.dataLinkProof(clientNonce, challenge.serverNonce(), nodeId, hubId, linkClientNonce,
-                    linkServerNonce)), auth);
             writeFully(deadline, timeoutMillis, auth.nioBuffer());
         } finally {
             auth.release();
@@ -230,19 +236,19 @@ final class HubDataLink implements Closeable {
         }
     }
 
-    private void writeFully(long deadline, long timeoutMillis, ByteBuffer buffer) throws IOException {
-        while (buffer.hasRemaining()) {
-            if (channel.write(buffer) == 0) {
+    /** Writes everything within the handshake's deadline. */
+    private void writeFully(long deadline, long timeoutMillis, ByteBuffer... buffers) throws IOException {
+        long left = 0;
+        for (ByteBuffer b : buffers) {
+            left += b.remaining();
+        }
+        while (left > 0) {
+            long n = channel.write(buffers);
+            left -= n;
+            if (n == 0) {
                 awaitWritable(deadline, timeoutMillis);
             }
         }
-    }
-
-    private static void encodeFrame(LinkMessage message, ByteBuf out) {
-        int start = out.writerIndex();
-        out.writeInt(0);
-        LinkMessageCodec.encode(message, out);
-        out.setInt(start, out.writerIndex() - start - LinkFrameDecoder.LENGTH_FIELD);
     }
 
     // ---- reading (one thread at a time) -----------------------------------------------------
@@ -387,7 +393,7 @@ final class HubDataLink implements Closeable {
 
     /** Writes a RELAY frame (header and payload in one gathering write) and releases it; blocks while the hub does not read. */
     void write(Relay frame) throws IOException {
-        ByteBuf header = RelayEncoder.header(frame, alloc.directBuffer(RelayEncoder.HEADER_CAPACITY));
+        ByteBuf header = RelayEncoder.header(frame, this.header.clear());
         try {
             ByteBuf payload = frame.payload();
             if (payload.isReadable()) {
@@ -400,16 +406,14 @@ final class HubDataLink implements Closeable {
                 writeFully(new ByteBuffer[] {header.nioBuffer()});
             }
         } finally {
-            header.release();
             frame.release();
         }
     }
 
     /** Writes another message (a PONG). */
     void write(LinkMessage message) throws IOException {
-        ByteBuf frame = alloc.directBuffer(64);
+        ByteBuf frame = LinkMessageEncoder.frame(message, alloc);
         try {
-            encodeFrame(message, frame);
             writeFully(new ByteBuffer[] {frame.nioBuffer()});
         } finally {
             frame.release();
