@@ -8,7 +8,9 @@
 #   CPU=1 bench/run-routed.sh                   # pin to another core
 #   REBUILD=1 bench/run-routed.sh               # rebuild first
 #
-# Needs socat (Debian package socat). Per-run figures go to bench/results/routed-rounds-<time>.csv.
+# Needs socat (Debian package socat). With gcc it also builds and measures the floor, minimal C
+# relays (bench/native/epoll-relay.c, contenders c-relay-1..3).
+# Per-run figures go to bench/results/routed-rounds-<time>.csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CPU="${CPU:-0}"
@@ -16,6 +18,11 @@ JAR=bench/target/benchmarks.jar
 command -v socat >/dev/null || { echo "run-routed: socat is missing (apt-get install socat)" >&2; exit 1; }
 if [[ ! -f "$JAR" || "${REBUILD:-0}" == 1 ]]; then
   mvn -q -B -DskipTests install -pl core,direct,routed,hub,bench -am
+fi
+if command -v gcc >/dev/null; then
+  gcc -O2 -Wall -o bench/target/epoll-relay bench/native/epoll-relay.c
+else
+  echo "run-routed: gcc is missing, so the C relay floor is not measured" >&2
 fi
 args=("$@")
 if [[ " ${args[*]-} " != *" --csv "* ]]; then

@@ -10,10 +10,12 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * One connected loopback socket pair: plain {@code java.net} sockets, plain sockets through a
- * {@code socat} relay, a direct Traverse connection between two nodes, or a routed one through
+ * {@code socat} relay or a line of minimal C relays, a direct Traverse connection between two nodes, or a routed one through
  * one to three hubs. Both ends get {@link Loopback#tune}.
  */
 final class ConnectedPair implements Closeable {
@@ -88,17 +90,40 @@ final class ConnectedPair implements Closeable {
      * benchmark's CPU pinning): the reference relay of issue 4.
      */
     static ConnectedPair socat() throws IOException {
+        return throughRelays(1, ChildRelay::socat);
+    }
+
+    /**
+     * A plain connection through {@code relays} minimal C relays in a line ({@link ChildRelay#epoll}):
+     * the least a relay process, or a line of them, can add on this machine.
+     */
+    static ConnectedPair epollRelays(int relays) throws IOException {
+        return throughRelays(relays, ChildRelay::epoll);
+    }
+
+    /** A relay that starts listening and relays one connection to a target port. */
+    private interface RelayStarter {
+        ChildRelay start(int targetPort) throws IOException;
+    }
+
+    private static ConnectedPair throughRelays(int count, RelayStarter starter) throws IOException {
         ServerSocket listener = Loopback.plainServer();
-        SocatRelay relay = null;
+        List<Closeable> resources = new ArrayList<>(List.of(listener));
         try {
-            relay = SocatRelay.start(listener.getLocalPort());
+            int next = listener.getLocalPort();
+            for (int i = 0; i < count; i++) {
+                ChildRelay relay = starter.start(next);
+                resources.add(relay);
+                next = relay.port();
+            }
             Socket client = Loopback.tune(new Socket());
-            client.connect(new InetSocketAddress(Loopback.LOOPBACK, relay.port()));
+            client.connect(new InetSocketAddress(Loopback.LOOPBACK, next));
             Socket server = Loopback.tune(listener.accept());
-            return new ConnectedPair(client, server, listener, relay);
+            return new ConnectedPair(client, server, resources.toArray(Closeable[]::new));
         } catch (IOException | RuntimeException e) {
-            Loopback.closeQuietly(relay);
-            listener.close();
+            for (Closeable c : resources) {
+                Loopback.closeQuietly(c);
+            }
             throw e;
         }
     }
@@ -143,6 +168,9 @@ final class ConnectedPair implements Closeable {
             case "traverse" -> traverse();
             case "plain-channel" -> plainChannel();
             case "socat" -> socat();
+            case "c-relay-1" -> epollRelays(1);
+            case "c-relay-2" -> epollRelays(2);
+            case "c-relay-3" -> epollRelays(3);
             case "routed-1" -> routed(1);
             case "routed-1-link" -> routed(1, false);
             case "routed-2" -> routed(2);

@@ -3,6 +3,7 @@ package io.traverse.bench;
 import io.traverse.bench.JmhRuns.Figure;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,7 +15,8 @@ import org.openjdk.jmh.runner.RunnerException;
 /**
  * Issue 4's relay targets, measured side by side: plain loopback TCP, a {@code socat} relay and
  * Traverse's routed module through one, two and three hubs (each hub a JVM of its own; through one
- * hub also without data links, {@code routed-1-link}, the path before them), for
+ * hub also without data links, {@code routed-1-link}, the path before them), and the floor: one to
+ * three minimal C relays in a line ({@code c-relay-N}, {@code bench/native/epoll-relay.c}), for
  * throughput ({@link Throughput}) and 1-byte round trips ({@link RoundTrip}). Every round runs
  * each contender once, in a fork of its own, in an order that rotates from round to round, so
  * drift of the machine hits all alike. Meant to run pinned to one core (the forks, hubs and socat
@@ -52,18 +54,33 @@ public final class RelayRounds {
         }
         RoundOptions o = parsed.get();
         Set<String> only = o.only();
+        boolean floor = Files.isExecutable(ChildRelay.EPOLL_RELAY);
+        if (!floor) {
+            System.out.println("note: " + ChildRelay.EPOLL_RELAY + " is missing, so the c-relay floor is not measured"
+                    + " (bench/run-routed.sh builds it when gcc is installed)");
+        }
         List<Metric> metrics = new ArrayList<>();
         if (only.contains("throughput")) {
-            metrics.add(new Metric("throughput", "Throughput.write64k", "MB/s", MBPS, List.of("plain", "socat", "routed-1", "routed-1-link")));
+            metrics.add(new Metric("throughput", "Throughput.write64k", "MB/s", MBPS,
+                    contenders(floor, List.of("plain", "socat", "routed-1", "routed-1-link"), List.of("c-relay-1"))));
         }
         if (only.contains("rtt")) {
             metrics.add(new Metric("rtt", "RoundTrip.oneByte", "us", 1,
-                    List.of("plain", "socat", "routed-1", "routed-1-link", "routed-2", "routed-3")));
+                    contenders(floor, List.of("plain", "socat", "routed-1", "routed-1-link", "routed-2", "routed-3"),
+                            List.of("c-relay-1", "c-relay-2", "c-relay-3"))));
         }
         if (metrics.isEmpty()) {
             throw new IllegalArgumentException("--only names no known metric (throughput, rtt)");
         }
         new RelayRounds(o.rounds(), o.settings(), metrics, o.csv()).run();
+    }
+
+    private static List<String> contenders(boolean floor, List<String> always, List<String> floorContenders) {
+        List<String> all = new ArrayList<>(always);
+        if (floor) {
+            all.addAll(floorContenders);
+        }
+        return all;
     }
 
     private void run() throws IOException {
@@ -131,6 +148,11 @@ public final class RelayRounds {
             } else {
                 double socat = JmhRuns.median(perRound(f[socatAt], f[plain], true));
                 System.out.printf(Locale.ROOT, "  (socat relay adds %+.2f us)%n", socat);
+                for (int relays = 1; relays <= 3 && m.contenders().contains("c-relay-" + relays); relays++) {
+                    double floorAdded = JmhRuns.median(perRound(f[m.contenders().indexOf("c-relay-" + relays)], f[plain], true));
+                    System.out.printf(Locale.ROOT, "  (floor: %d minimal C relay(s) add %+.2f us; the target for %d hub(s) allows %+.0f us)%n",
+                            relays, floorAdded, relays, 25 + 20.0 * (relays - 1));
+                }
                 for (int hubs = 1; hubs <= 3; hubs++) {
                     double added = JmhRuns.median(perRound(f[m.contenders().indexOf("routed-" + hubs)], f[plain], true));
                     double allowed = 25 + 20 * (hubs - 1);

@@ -11,7 +11,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A {@link StandaloneHub} in a child JVM on this JVM's class path (it inherits this process's CPU
- * affinity, so a pinned benchmark keeps its hubs on the same core).
+ * affinity, so a pinned benchmark keeps its hubs on the same core). Extra JVM options for the hubs
+ * may be given, separated by commas, in the system property {@code bench.hub.jvmArgs} (for JMH
+ * forks: {@code -jvmArgsAppend -Dbench.hub.jvmArgs=-XX:+UseTransparentHugePages,-Xss1m}).
  */
 public final class ChildHub implements AutoCloseable {
     private final Process process;
@@ -30,7 +32,12 @@ public final class ChildHub implements AutoCloseable {
     public ChildHub(String name, long keepaliveMillis, String token, List<String> peers, String maxHeap, boolean advertised)
             throws IOException {
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "-Xmx" + maxHeap, "-cp", System.getProperty("java.class.path"),
+                "-Xmx" + maxHeap));
+        String extra = System.getProperty("bench.hub.jvmArgs", "").trim();
+        if (!extra.isEmpty()) {
+            command.addAll(List.of(extra.split("[,\\s]+")));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", StandaloneHub.class.getName(), name,
                 Long.toString(keepaliveMillis), token, advertised ? StandaloneHub.ADVERTISED : StandaloneHub.DIAL_ONLY));
         command.addAll(peers);
