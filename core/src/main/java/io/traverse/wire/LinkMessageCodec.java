@@ -56,6 +56,8 @@ public final class LinkMessageCodec {
         } else if (message instanceof LookupResult r) {
             w.u32(r.requestId()).u8(r.status().code());
             textList(w, r.entries());
+        } else if (message instanceof DataLinkSwitch) {
+            // no fields
         } else if (message instanceof SideMessage m) {
             w.u64(m.messageId()).nodeId(m.from()).nodeId(m.to()).u8(m.hopsLeft()).u8(m.kind().code())
                     .text(m.service()).bytes(m.payload());
@@ -167,6 +169,7 @@ public final class LinkMessageCodec {
             case RESULT -> new Result(r.u32Bits("request id"), ResultStatus.ofCode(r.u8("status")), r.text("message", LinkLimits.MAX_REASON));
             case LOOKUP_RESULT -> new LookupResult(r.u32Bits("request id"), ResultStatus.ofCode(r.u8("status")),
                     textList(r, "entries", LinkLimits.MAX_LIST, LinkLimits.MAX_LOOKUP_ENTRY));
+            case DATA_LINK_SWITCH -> new DataLinkSwitch();
             case SIDE_MESSAGE -> new SideMessage(r.u64("message id"), r.nodeId("from"), r.nodeId("to"), r.u8("hops left"),
                     SideMessageKind.ofCode(r.u8("kind")), r.text("service", LinkLimits.MAX_SERVICE),
                     r.bytes("payload", LinkLimits.MAX_SIDE_PAYLOAD));

@@ -15,6 +15,7 @@ public enum LinkMessageType {
     LOOKUP(19),
     RESULT(20),
     LOOKUP_RESULT(21),
+    DATA_LINK_SWITCH(22),
     SIDE_MESSAGE(32),
     RELAY(34),
     GOSSIP(48),

@@ -25,7 +25,7 @@ final class RandomLinkMessages {
         return all;
     }
 
-    static final int KINDS = 18;
+    static final int KINDS = 19;
 
     static LinkMessage any(Random r) {
         return of(r.nextInt(KINDS), r);
@@ -51,6 +51,7 @@ final class RandomLinkMessages {
             case 14 -> sideMessage(r);
             case 15 -> new Gossip(description(r));
             case 16 -> relay(r);
+            case 17 -> new DataLinkSwitch();
             default -> new GossipDigest(list(r, 20, () -> new GossipDigest.Entry(id(r), r.nextLong())));
         };
     }
