@@ -77,9 +77,14 @@ final class DataLinkRelay {
         writer.setDaemon(true);
     }
 
-    void start() {
-        reader.start();
+    /** Starts the writer thread: frames may be sent from now on. */
+    void startWriting() {
         writer.start();
+    }
+
+    /** Starts the link's own reader: frames are read from now on (by it or by waiting threads). */
+    void startReading() {
+        reader.start();
     }
 
     // ---- reading ----------------------------------------------------------------------------

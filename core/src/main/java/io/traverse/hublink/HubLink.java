@@ -19,6 +19,7 @@ import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.spi.RelayLink;
+import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkMessage;
@@ -96,6 +97,8 @@ public final class HubLink implements Closeable {
     private volatile CompletableFuture<LinkSession> up = new CompletableFuture<>();
     // Confined to the loop:
     private LinkSession session;
+    /** Loop only: reports the link up once the hub has switched to the data link too (null when not waiting for that). */
+    private Runnable upWhenHubSwitches;
     private Round round;
     private CompletableFuture<List<DiscoveredHub>> discovery;
     private boolean closed;
@@ -342,11 +345,11 @@ public final class HubLink implements Closeable {
         s.start();
         channel.closeFuture().addListener(f -> loop.execute(() -> linkDown(s, hub)));
         backoff.reset();
+        relayLink.linkOpened(s);
         if (!config.hubDataLink()) {
-            linkUp(s, hub, resolved, outcome, null);
+            linkUp(s, hub, resolved, outcome);
             return;
         }
-        relayLink.dataLinkPending(s);
         String identityText = identityWithHub.apply(resolved).toText();
         Thread opener = new Thread(() -> {
             HubDataLink dataLink = null;
@@ -381,22 +384,46 @@ public final class HubLink implements Closeable {
         }
         if (dataLink == null) {
             log.info("No data link to hub {} ({}): relayed connections travel on the hub link", outcome.hubId(), failure);
+            linkUp(s, hub, resolved, outcome);
+            return;
         }
-        linkUp(s, hub, resolved, outcome, dataLink);
+        // The link counts as up once the hub has switched to the data link too, which it does at
+        // once; relayed connections work on the link meanwhile.
+        relayLink.linked(s, dataLink, dataLinkBroke(s));
+        upWhenHubSwitches = () -> linkUp(s, hub, resolved, outcome);
+        loop.schedule(() -> {
+            if (session == s && upWhenHubSwitches != null) {
+                s.close("hub " + outcome.hubId() + " did not switch to the data link within " + config.hubTimeout().toMillis() + " ms");
+            }
+        }, config.hubTimeout().toNanos(), TimeUnit.NANOSECONDS);
     }
 
-    private void linkUp(LinkSession s, InetSocketAddress hub, InetSocketAddress resolved, NodeLinkHandshake.Outcome outcome,
-            HubDataLink dataLink) {
+    private Consumer<String> dataLinkBroke(LinkSession s) {
+        return why -> onLoop(() -> {
+            if (session == s) {
+                s.close(why);
+            }
+        });
+    }
+
+    /** On the loop: the hub's DATA_LINK_SWITCH on link {@code s}. */
+    private void hubSwitched(LinkSession s) {
+        if (!relayLink.hubSwitched(s)) {
+            return;
+        }
+        Runnable reportUp = upWhenHubSwitches;
+        upWhenHubSwitches = null;
+        if (reportUp != null && session == s) {
+            reportUp.run();
+        }
+    }
+
+    private void linkUp(LinkSession s, InetSocketAddress hub, InetSocketAddress resolved, NodeLinkHandshake.Outcome outcome) {
         onConnected.accept(resolved);
         status = new HubLinkStatus(State.CONNECTED, hub.getHostString() + ":" + hub.getPort(), outcome.hubId(), resolved,
                 outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
         log.info("Linked to hub {} at {} (seen from {})", outcome.hubId(), resolved, outcome.welcome().observedAddress());
         events.hubLinkUp(status);
-        relayLink.linked(s, dataLink, why -> onLoop(() -> {
-            if (session == s) {
-                s.close(why);
-            }
-        }));
         names.bindAgain(s.hubId());
         learnHubs(s);
         up.complete(s);
@@ -407,6 +434,7 @@ public final class HubLink implements Closeable {
             return;
         }
         session = null;
+        upWhenHubSwitches = null;
         up = new CompletableFuture<>();
         String why = s.closeReason() != null ? s.closeReason() : "hub " + s.hubId() + " at " + s.hubAddress() + " closed the link";
         requests.failAll(() -> new SideChannelException(Failure.LINK_LOST, "the link to the hub broke: " + why));
@@ -431,6 +459,8 @@ public final class HubLink implements Closeable {
             sideChannel.inbound(m);
         } else if (message instanceof Relay frame) {
             relayLink.inboundOnLink(frame);
+        } else if (message instanceof DataLinkSwitch) {
+            hubSwitched(s);
         } else if (message instanceof Reject r) {
             s.close("hub ended the link: " + r.code() + (r.reason().isEmpty() ? "" : " (" + r.reason() + ")"));
         } else {

@@ -6,10 +6,12 @@ import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
 import io.traverse.spi.RelayLink;
+import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayKind;
 import java.io.InterruptedIOException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
@@ -17,10 +19,12 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The {@link RelayLink} of a node's {@link HubLink}: RELAY frames in and out of the current link
- * session — on its data link when the hub took one ({@link DataLinkRelay}), else on the link
- * itself. While the data link is being opened, relayed frames that arrive on the link are
- * refused with a RESET: the hub sends them on the data link once it has one, and a connection
- * whose frames came on both could see them out of order.
+ * session — on its data link once both ends have switched to it ({@link DataLinkRelay}), else on
+ * the link itself. Relayed connections work from the moment the link is up; the data link takes
+ * over when it is open, one direction at a time, without reordering a connection's frames: the
+ * node sends DATA_LINK_SWITCH on the link after every frame it sent there and then sends on the
+ * data link; the hub answers with its own DATA_LINK_SWITCH after every frame it sent on the link,
+ * and only then does the node read the data link (docs/protocol.md, "Data links").
  */
 final class NodeRelayLink implements RelayLink {
     private static final Logger log = LoggerFactory.getLogger(NodeRelayLink.class);
@@ -28,8 +32,15 @@ final class NodeRelayLink implements RelayLink {
     private final NodeId localId;
     private final EventLoop loop;
     private volatile LinkSession session;
-    private volatile boolean dataLinkPending;
+    /** The data link, once this node has switched its sending to it. */
+    private volatile DataLinkRelay sending;
+    /** The data link, once the hub has switched its sending to it too: from then on it is read. */
     private volatile DataLinkRelay data;
+    /**
+     * Senders on the link hold the read lock while they queue a frame; the switch takes the write
+     * lock, so DATA_LINK_SWITCH is queued after every frame given to the link before it.
+     */
+    private final ReentrantReadWriteLock switching = new ReentrantReadWriteLock();
     private volatile Receiver receiver;
 
     NodeRelayLink(NodeId localId, EventLoop loop) {
@@ -49,24 +60,33 @@ final class NodeRelayLink implements RelayLink {
 
     @Override
     public boolean send(Relay frame) {
-        DataLinkRelay d = data;
-        if (d != null) {
-            return d.send(frame, loop.inEventLoop());
+        DataLinkRelay d = sending;
+        if (d == null) {
+            ReentrantReadWriteLock.ReadLock onLink = switching.readLock();
+            onLink.lock();
+            try {
+                d = sending;
+                if (d == null) {
+                    LinkSession s = session;
+                    if (s == null || !s.channel().isActive()) {
+                        frame.release();
+                        return false;
+                    }
+                    s.channel().writeAndFlush(frame, s.channel().voidPromise());
+                    return true;
+                }
+            } finally {
+                onLink.unlock();
+            }
         }
-        LinkSession s = session;
-        if (s == null || dataLinkPending || !s.channel().isActive()) {
-            frame.release();
-            return false;
-        }
-        s.channel().writeAndFlush(frame, s.channel().voidPromise());
-        return true;
+        return d.send(frame, loop.inEventLoop());
     }
 
     @Override
     public boolean isLinked() {
         LinkSession s = session;
-        DataLinkRelay d = data;
-        return s != null && s.channel().isActive() && !dataLinkPending && (d == null || d.isUp());
+        DataLinkRelay d = sending;
+        return s != null && s.channel().isActive() && (d == null || d.isUp());
     }
 
     @Override
@@ -98,41 +118,68 @@ final class NodeRelayLink implements RelayLink {
         return s != null ? s.channel().alloc() : PooledByteBufAllocator.DEFAULT;
     }
 
-    /** On the loop: the link is up and its data link is being opened; relays wait for it. */
-    void dataLinkPending(LinkSession s) {
+    /** On the loop: the link is up; relayed frames travel on it until the data link takes over. */
+    void linkOpened(LinkSession s) {
         session = s;
-        dataLinkPending = true;
     }
 
     /**
-     * On the loop: the link is up, with its data link or (null) without one.
+     * On the loop: the link is up, with its data link or (null) without one. With one, this node
+     * switches its sending to the data link now and starts reading it when the hub has switched too.
      *
      * @param dataLinkBroke told when the data link breaks (the link must go too: the hub has bound the two together)
      */
     void linked(LinkSession s, HubDataLink dataLink, Consumer<String> dataLinkBroke) {
         session = s;
-        if (dataLink != null) {
-            DataLinkRelay d = new DataLinkRelay(dataLink, localId.toString(), this::inbound, why -> {
-                Receiver r = receiver;
-                if (r != null) {
-                    r.linkLost(why);
-                }
-                dataLinkBroke.accept(why);
-            });
-            data = d;
-            d.start();
+        if (dataLink == null) {
+            return;
         }
-        dataLinkPending = false;
+        DataLinkRelay d = new DataLinkRelay(dataLink, localId.toString(), this::inbound, why -> {
+            Receiver r = receiver;
+            if (r != null) {
+                r.linkLost(why);
+            }
+            dataLinkBroke.accept(why);
+        });
+        d.startWriting();
+        ReentrantReadWriteLock.WriteLock noSenders = switching.writeLock();
+        noSenders.lock();
+        try {
+            sending = d;
+            // Behind the frames other threads queued on the link's loop before the switch (even when this is that loop).
+            s.channel().eventLoop().execute(() -> s.channel().writeAndFlush(new DataLinkSwitch(), s.channel().voidPromise()));
+        } finally {
+            noSenders.unlock();
+        }
+    }
+
+    /**
+     * On the loop: the hub's DATA_LINK_SWITCH, after every frame it sent on the link. The data
+     * link is read from now on; a hub that switches a node that did not is broken, and the link goes.
+     *
+     * @return false if the switch was out of place (the link is closing)
+     */
+    boolean hubSwitched(LinkSession s) {
+        DataLinkRelay d = sending;
+        if (d == null || data != null || session != s) {
+            s.close("the hub sent DATA_LINK_SWITCH " + (data != null ? "twice" : "though this node has no data link to it"));
+            return false;
+        }
+        data = d;
+        d.startReading();
+        log.debug("Relayed frames to and from hub {} travel on the data link", s.hubId());
+        return true;
     }
 
     /** On the loop: a frame from the hub on the link itself. */
     void inboundOnLink(Relay frame) {
-        if (dataLinkPending || data != null) {
-            log.debug("Refusing {} on the hub link: relayed frames travel on the data link", frame);
+        if (data != null) {
+            // The hub switched: everything it sends after its DATA_LINK_SWITCH goes on the data link.
+            log.debug("Refusing {} on the hub link after the hub switched to the data link", frame);
             if (frame.kind() != RelayKind.RESET && frame.kind() != RelayKind.CREDIT && frame.kind() != RelayKind.PONG) {
                 LinkSession s = session;
                 if (s != null) {
-                    s.channel().writeAndFlush(frame.resetToSender("node " + localId + " is not ready for relayed connections yet"),
+                    s.channel().writeAndFlush(frame.resetToSender("node " + localId + " takes relayed frames on its data link only"),
                             s.channel().voidPromise());
                 }
             }
@@ -162,7 +209,7 @@ final class NodeRelayLink implements RelayLink {
         return session;
     }
 
-    /** The data link's reading and writing, while there is one (for tests). */
+    /** The data link's reading and writing, once both ends have switched to it (for tests). */
     DataLinkRelay dataLinkRelay() {
         return data;
     }
@@ -170,8 +217,8 @@ final class NodeRelayLink implements RelayLink {
     /** On the loop: the link is gone (and its data link with it). */
     void linkLost(String reason) {
         session = null;
-        dataLinkPending = false;
-        DataLinkRelay d = data;
+        DataLinkRelay d = sending;
+        sending = null;
         data = null;
         if (d != null) {
             d.close(reason);

@@ -9,6 +9,7 @@ import io.traverse.hub.gossip.StateNumber;
 import io.traverse.hub.link.Link;
 import io.traverse.hub.link.LinkEvents;
 import io.traverse.hub.link.LinkKind;
+import io.traverse.hub.link.LoopBarrier;
 import io.traverse.hub.link.PeerDialing;
 import io.traverse.hub.lookup.LookupAnswers;
 import io.traverse.hub.lookup.NetworkView;
@@ -24,6 +25,7 @@ import io.traverse.hub.relay.RelayRouter;
 import io.traverse.hub.sidechannel.SideChannelRouter;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.Gossip;
 import io.traverse.wire.GossipDigest;
 import io.traverse.wire.HubDescription;
@@ -164,7 +166,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return Reject.of(RejectCode.DUPLICATE_LINK, "node " + link.peerId() + " has a data link already");
         }
         node.dataLink(link);
-        relayRouter.forgetNextLinks();
+        // Not read until the node's DATA_LINK_SWITCH on its link: its frames before that come first.
+        link.holdReading();
         return null;
     }
 
@@ -351,7 +354,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     // ---- node requests ----
 
     private void fromDataLink(ConnectedNode node, Link link, LinkMessage message) {
-        if (message instanceof Relay relay) {
+        if (message instanceof Relay relay && !node.relaysOnDataLink()) {
+            relay.release();
+            protocolError(link, "a relay frame on the data link of node " + node.id() + " before its DATA_LINK_SWITCH");
+        } else if (message instanceof Relay relay) {
             if (!relay.source().equals(node.id())) {
                 relay.release();
                 protocolError(link, "a relay frame " + relay.direction() + " from node " + relay.source()
@@ -388,9 +394,33 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             node.link().send(release(node, release));
         } else if (message instanceof NodeUpdate update) {
             updateIdentity(node, update);
+        } else if (message instanceof DataLinkSwitch) {
+            switchToDataLink(node);
         } else {
             protocolError(node.link(), message.type() + " is not something a node sends");
         }
+    }
+
+    /**
+     * The node's DATA_LINK_SWITCH: it sends its RELAY frames on its data link from now on, and so
+     * does this hub, without reordering any connection's frames (docs/protocol.md, "Data links").
+     * Node to hub: the data link is read once the frames the node sent on its link before the
+     * switch have been sent on (their sending is queued on the link's loop, and so is this).
+     * Hub to node: the switch goes back on the link once every I/O loop has finished what it was
+     * doing, so every frame routed to the link before the change is queued there before it.
+     */
+    private void switchToDataLink(ConnectedNode node) {
+        Link control = node.link();
+        Link data = node.dataLink();
+        if (data == null || !data.isOpen() || node.relaysOnDataLink()) {
+            protocolError(control, "DATA_LINK_SWITCH from node " + node.id() + (node.relaysOnDataLink() ? " twice"
+                    : " without a data link"));
+            return;
+        }
+        node.relayOnDataLink();
+        relayRouter.forgetNextLinks();
+        control.execute(data::releaseReadHold);
+        LoopBarrier.thenRun(control.channel().eventLoop().parent(), () -> control.execute(() -> control.send(new DataLinkSwitch())));
     }
 
     private Result bind(ConnectedNode node, NameBind bind) {

@@ -131,6 +131,17 @@ class LinkSecurityTest {
     }
 
     @Test
+    void aDataLinkSwitchWithoutADataLinkClosesOnlyThatLink() throws Exception {
+        try (TestNodeClient rude = TestNodeClient.connect(hub, TestHubs.TOKEN, "switcher")) {
+            rude.send(new io.traverse.wire.DataLinkSwitch());
+            io.traverse.wire.Reject reject = rude.awaitClose();
+            assertThat(reject.code()).isEqualTo(RejectCode.PROTOCOL);
+            assertThat(reject.reason()).contains("DATA_LINK_SWITCH from node").contains("without a data link");
+        }
+        assertBystanderIsServed();
+    }
+
+    @Test
     void garbageAfterAuthenticationClosesOnlyThatLink() throws Exception {
         try (TestNodeClient rude = TestNodeClient.connect(hub, TestHubs.TOKEN, "rude")) {
             rude.sendRaw(new byte[] {0, 0, 0, 3, 99, 1, 2}); // unknown frame type 99

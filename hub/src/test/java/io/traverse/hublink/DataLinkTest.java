@@ -5,12 +5,16 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.traverse.Traverse;
 import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.hub.Hub;
 import io.traverse.identity.NodeId;
 import io.traverse.node.LocalNode;
+import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Lookup;
@@ -211,9 +215,30 @@ class DataLinkTest {
         return new byte[][] {session.clientNonce(), session.serverNonce()};
     }
 
-    /** A data link of the test's own, bound to the link of {@code node} (which must have none): the hub sends the node's relayed frames to it. */
+    /**
+     * A data link of the test's own, bound to the link of {@code node} (which must have none) and
+     * switched to: the test sends DATA_LINK_SWITCH on the node's link and takes the hub's answer
+     * there before the node sees it, so the hub reads this data link and sends the node's relayed
+     * frames to it while the node itself goes on as a node without a data link.
+     */
     static HubDataLink boundDataLink(Hub hub, Traverse node) throws Exception {
-        return open(hub, node.identity().id().orElseThrow(), new LinkAuthentication(LoopbackHubNetwork.TOKEN), linkNonces(node));
+        HubDataLink fake = open(hub, node.identity().id().orElseThrow(), new LinkAuthentication(LoopbackHubNetwork.TOKEN),
+                linkNonces(node));
+        Channel link = relayLinkOf(node).session().channel();
+        CompletableFuture<Void> hubSwitched = new CompletableFuture<>();
+        link.pipeline().addBefore("hub-session", "test-takes-the-hub-switch", new ChannelInboundHandlerAdapter() {
+            @Override
+            public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                if (msg instanceof DataLinkSwitch) {
+                    hubSwitched.complete(null);
+                } else {
+                    ctx.fireChannelRead(msg);
+                }
+            }
+        });
+        link.writeAndFlush(new DataLinkSwitch()).sync();
+        hubSwitched.get(10, TimeUnit.SECONDS);
+        return fake;
     }
 
     /** The node's relay link (Traverse keeps its node to itself; tests look inside). */

@@ -83,7 +83,7 @@ final class SeededStreams {
         return digest;
     }
 
-    private static byte[] withLength(byte[] digest, long length) {
+    static byte[] withLength(byte[] digest, long length) {
         byte[] out = Arrays.copyOf(digest, 40);
         ByteBuffer.wrap(out, 32, 8).putLong(length);
         return out;

@@ -16,6 +16,7 @@ public final class ConnectedNode {
     private final Link link;
     private String identityText;
     private Link dataLink;
+    private volatile boolean relaysOnDataLink;
     private final Map<String, Integer> names = new LinkedHashMap<>();
 
     ConnectedNode(NodeId id, Link link, String identityText) {
@@ -41,10 +42,20 @@ public final class ConnectedNode {
         this.dataLink = link;
     }
 
-    /** The link RELAY frames to this node go out on: its data link while that is open, else its link. */
+    /** True once the node switched to its data link (DATA_LINK_SWITCH on its link) and this hub did too. */
+    public boolean relaysOnDataLink() {
+        return relaysOnDataLink;
+    }
+
+    /** RELAY frames to the node go out on its data link from now on. */
+    public void relayOnDataLink() {
+        this.relaysOnDataLink = true;
+    }
+
+    /** The link RELAY frames to this node go out on: its data link once switched and while open, else its link. */
     public Link relayLink() {
         Link d = dataLink;
-        return d != null && d.isOpen() ? d : link;
+        return relaysOnDataLink && d != null && d.isOpen() ? d : link;
     }
 
     public String identityText() {
