@@ -161,7 +161,10 @@ final class NodeRelayLink implements RelayLink {
      */
     boolean hubSwitched(LinkSession s) {
         DataLinkRelay d = sending;
-        if (d == null || data != null || session != s) {
+        if (session != s) {
+            return false; // a link that is going already
+        }
+        if (d == null || data != null) {
             s.close("the hub sent DATA_LINK_SWITCH " + (data != null ? "twice" : "though this node has no data link to it"));
             return false;
         }
@@ -177,11 +180,8 @@ final class NodeRelayLink implements RelayLink {
             // The hub switched: everything it sends after its DATA_LINK_SWITCH goes on the data link.
             log.debug("Refusing {} on the hub link after the hub switched to the data link", frame);
             if (frame.kind() != RelayKind.RESET && frame.kind() != RelayKind.CREDIT && frame.kind() != RelayKind.PONG) {
-                LinkSession s = session;
-                if (s != null) {
-                    s.channel().writeAndFlush(frame.resetToSender("node " + localId + " takes relayed frames on its data link only"),
-                            s.channel().voidPromise());
-                }
+                // On the data link, like everything this node sends once it has switched.
+                send(frame.resetToSender("node " + localId + " takes relayed frames on its data link only"));
             }
             ReferenceCountUtil.release(frame);
             return;

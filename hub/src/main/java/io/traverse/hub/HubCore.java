@@ -167,7 +167,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         node.dataLink(link);
         // Not read until the node's DATA_LINK_SWITCH on its link: its frames before that come first.
-        link.holdReading();
+        // On the link's own loop, ahead of its WELCOME (queued after this): only there is the hold
+        // sure to stop a read that is already armed.
+        link.execute(link::holdReading);
         return null;
     }
 
@@ -354,7 +356,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     // ---- node requests ----
 
     private void fromDataLink(ConnectedNode node, Link link, LinkMessage message) {
-        if (message instanceof Relay relay && !node.relaysOnDataLink()) {
+        if (message instanceof Relay relay && !link.carriesRelays()) {
             relay.release();
             protocolError(link, "a relay frame on the data link of node " + node.id() + " before its DATA_LINK_SWITCH");
         } else if (message instanceof Relay relay) {
@@ -385,6 +387,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                         + " on the link of node " + node.id());
                 return;
             }
+            if (!node.link().carriesRelays()) {
+                relay.release();
+                protocolError(node.link(), "a relay frame on the link of node " + node.id() + " after its DATA_LINK_SWITCH"
+                        + " (relayed frames travel on its data link)");
+                return;
+            }
             relayRouter.fromLocalNode(relay, node.link());
         } else if (message instanceof Lookup lookup) {
             node.link().send(LookupAnswers.answer(lookup, view()));
@@ -412,14 +420,21 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private void switchToDataLink(ConnectedNode node) {
         Link control = node.link();
         Link data = node.dataLink();
-        if (data == null || !data.isOpen() || node.relaysOnDataLink()) {
+        if (node.relaysOnDataLink() || data == null) {
             protocolError(control, "DATA_LINK_SWITCH from node " + node.id() + (node.relaysOnDataLink() ? " twice"
                     : " without a data link"));
             return;
         }
+        if (!data.isOpen()) {
+            return; // closing: the node's link goes with it
+        }
         node.relayOnDataLink();
         relayRouter.forgetNextLinks();
-        control.execute(data::releaseReadHold);
+        control.carriesRelays(false);
+        control.execute(() -> {
+            data.carriesRelays(true);
+            data.releaseReadHold();
+        });
         LoopBarrier.thenRun(control.channel().eventLoop().parent(), () -> control.execute(() -> control.send(new DataLinkSwitch())));
     }
 

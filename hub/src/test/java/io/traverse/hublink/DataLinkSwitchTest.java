@@ -32,7 +32,10 @@ import org.junit.jupiter.api.Test;
  * A node's relayed connections work from the moment its link is up, before its data link is
  * open, and keep every byte in order, both ways, when the data link takes over mid-stream
  * (DATA_LINK_SWITCH; docs/protocol.md, "Data links"). The server's node reaches the hub through a
- * forwarder that holds its second connection — the data link — until the test lets it through.
+ * forwarder that holds its second connection — the data link — until the test lets it through,
+ * and then holds back what the node sends on its link for a while: the node's last frames there
+ * and its DATA_LINK_SWITCH reach the hub well after the frames it sends next on the data link,
+ * which the hub must not take before them.
  */
 class DataLinkSwitchTest {
     private static final int PORT = 4300;
@@ -74,7 +77,14 @@ class DataLinkSwitchTest {
         CompletableFuture<Void> release = CompletableFuture.runAsync(() -> {
             // Let the data link through once the stream is well under way on the link.
             await().atMost(Duration.ofSeconds(30)).until(() -> serverRead.get() >= 1024 * 1024);
+            forwarder.holdLinkUpstream(true);
             forwarder.release();
+            try {
+                Thread.sleep(300);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            forwarder.holdLinkUpstream(false);
         }, threads);
         byte[][] clientSide;
         try (Socket s = client.socketFactory().createSocket(((VirtualSocketAddress) listening.getLocalSocketAddress()).getHostString(),
@@ -144,8 +154,9 @@ class DataLinkSwitchTest {
 
     /**
      * A TCP forwarder on 127.0.0.1 to the hub: its first connection (the node's link) goes
-     * through at once, its second (the data link) is accepted but not forwarded until
-     * {@link #release()}, later ones at once.
+     * through at once (what the node sends on it can be held back, {@link #holdLinkUpstream}),
+     * its second (the data link) is accepted but not forwarded until {@link #release()}, later
+     * ones at once.
      */
     static final class HoldingForwarder implements AutoCloseable {
         private final ServerSocket listener;
@@ -155,6 +166,7 @@ class DataLinkSwitchTest {
         private final AtomicInteger accepted = new AtomicInteger();
         private final AtomicInteger held = new AtomicInteger();
         private final List<Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
+        private volatile CountDownLatch linkUpstream = new CountDownLatch(0);
 
         HoldingForwarder(InetSocketAddress target, ExecutorService threads) throws IOException {
             this.listener = new ServerSocket(0, 50, LOOPBACK);
@@ -175,22 +187,31 @@ class DataLinkSwitchTest {
             released.countDown();
         }
 
+        /** True: what the node sends on its link waits here; false: it goes on, in order. */
+        void holdLinkUpstream(boolean hold) {
+            if (hold) {
+                linkUpstream = new CountDownLatch(1);
+            } else {
+                linkUpstream.countDown();
+            }
+        }
+
         private void acceptLoop() {
             try {
                 while (true) {
                     Socket from = listener.accept();
                     sockets.add(from);
-                    boolean hold = accepted.incrementAndGet() == 2;
-                    threads.execute(() -> forward(from, hold));
+                    int n = accepted.incrementAndGet();
+                    threads.execute(() -> forward(from, n));
                 }
             } catch (IOException e) {
                 // closed
             }
         }
 
-        private void forward(Socket from, boolean hold) {
+        private void forward(Socket from, int n) {
             try {
-                if (hold) {
+                if (n == 2) {
                     held.incrementAndGet();
                     released.await();
                 }
@@ -198,24 +219,27 @@ class DataLinkSwitchTest {
                 sockets.add(to);
                 from.setTcpNoDelay(true);
                 to.setTcpNoDelay(true);
-                threads.execute(() -> pump(to, from));
-                pump(from, to);
+                threads.execute(() -> pump(to, from, false));
+                pump(from, to, n == 1);
             } catch (IOException | InterruptedException e) {
                 close(from);
             }
         }
 
         /** Copies until EOF, then passes the half-close on. */
-        private static void pump(Socket in, Socket out) {
+        private void pump(Socket in, Socket out, boolean linkUpstream) {
             byte[] buffer = new byte[64 * 1024];
             try {
                 InputStream from = in.getInputStream();
                 OutputStream to = out.getOutputStream();
                 for (int n; (n = from.read(buffer)) > 0; ) {
+                    if (linkUpstream) {
+                        this.linkUpstream.await();
+                    }
                     to.write(buffer, 0, n);
                 }
                 out.shutdownOutput();
-            } catch (IOException e) {
+            } catch (IOException | InterruptedException e) {
                 close(in);
                 close(out);
             }
@@ -232,6 +256,7 @@ class DataLinkSwitchTest {
         @Override
         public void close() throws IOException {
             released.countDown();
+            linkUpstream.countDown();
             listener.close();
             sockets.forEach(HoldingForwarder::close);
         }

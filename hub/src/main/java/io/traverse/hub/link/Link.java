@@ -39,6 +39,11 @@ public final class Link {
     /** The nonces of an accepted link's handshake (a node's data link proves it knows them). */
     private volatile byte[] clientNonce;
     private volatile byte[] serverNonce;
+    /**
+     * Whether RELAY frames read on this link may be relayed: not on a node's data link before
+     * the node's DATA_LINK_SWITCH, nor on its link after it (the state loop refuses them).
+     */
+    private volatile boolean carriesRelays;
     /** For a data link: whether its AUTH proof binds it to a given node link. */
     private volatile java.util.function.Predicate<Link> binding = other -> false;
 
@@ -50,6 +55,17 @@ public final class Link {
         this.dialledByUs = dialledByUs;
         this.hello = hello;
         this.keepalive = keepalive;
+        this.carriesRelays = kind != LinkKind.NODE_DATA;
+    }
+
+    /** False while RELAY frames read on this link must not be relayed (see {@link #carriesRelays(boolean)}). */
+    public boolean carriesRelays() {
+        return carriesRelays;
+    }
+
+    /** A node switched its RELAY frames from its link to its data link: false for the one, true for the other. */
+    public void carriesRelays(boolean carries) {
+        this.carriesRelays = carries;
     }
 
     void handshake(byte[] client, byte[] server) {

@@ -90,7 +90,8 @@ public final class RelayRouter {
      */
     public boolean relayAtOnce(Relay frame, Link from) {
         Link next = nextLinks.get(frame.destination());
-        if (next == null || !next.isOpen() || (from.kind() != LinkKind.HUB && !frame.source().equals(from.peerId()))
+        if (next == null || !next.isOpen() || !from.carriesRelays()
+                || (from.kind() != LinkKind.HUB && !frame.source().equals(from.peerId()))
                 || (next.kind() == LinkKind.HUB && frame.hopsLeft() == 0)) {
             return false;
         }
