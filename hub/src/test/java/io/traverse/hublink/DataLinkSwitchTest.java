@@ -109,7 +109,7 @@ class DataLinkSwitchTest {
     private byte[][] exchange(Socket s, long seed, BooleanSupplier switched, AtomicLong readCount) throws Exception {
         CompletableFuture<byte[]> reading = CompletableFuture.supplyAsync(() -> {
             try {
-                return digestToEof(s.getInputStream(), readCount);
+                return SeededStreams.digestToEof(s.getInputStream(), () -> 64 * 1024, readCount::set);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             }
@@ -138,18 +138,6 @@ class DataLinkSwitchTest {
         s.shutdownOutput();
         assertThat(switchedAt).as("bytes were written before the switch").isGreaterThan(0);
         return new byte[][] {SeededStreams.withLength(sha.digest(), written), reading.get(60, TimeUnit.SECONDS)};
-    }
-
-    private static byte[] digestToEof(InputStream in, AtomicLong count) throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        byte[] buffer = new byte[64 * 1024];
-        long total = 0;
-        for (int n; (n = in.read(buffer)) > 0; ) {
-            sha.update(buffer, 0, n);
-            total += n;
-            count.set(total);
-        }
-        return SeededStreams.withLength(sha.digest(), total);
     }
 
     /**

@@ -17,7 +17,6 @@ import java.net.ConnectException;
 import java.net.Socket;
 import java.security.MessageDigest;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -342,22 +341,10 @@ class ReverseConnectionTest {
 
     /** SHA-256 of a byte array followed by its length (8 bytes). */
     private static byte[] digestOf(byte[] data) throws Exception {
-        byte[] d = MessageDigest.getInstance("SHA-256").digest(data);
-        byte[] withLength = Arrays.copyOf(d, 40);
-        java.nio.ByteBuffer.wrap(withLength, 32, 8).putLong(data.length);
-        return withLength;
+        return SeededStreams.withLength(MessageDigest.getInstance("SHA-256").digest(data), data.length);
     }
 
     private static byte[] digestToEof(InputStream in) throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        byte[] buffer = new byte[64 * 1024];
-        long total = 0;
-        for (int n; (n = in.read(buffer)) > 0; ) {
-            sha.update(buffer, 0, n);
-            total += n;
-        }
-        byte[] withLength = Arrays.copyOf(sha.digest(), 40);
-        java.nio.ByteBuffer.wrap(withLength, 32, 8).putLong(total);
-        return withLength;
+        return SeededStreams.digestToEof(in, () -> 64 * 1024);
     }
 }

@@ -12,6 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
+import java.util.function.LongConsumer;
 
 /**
  * Seeded pseudo-random byte streams for end-to-end checks: written in pieces of a chosen shape,
@@ -55,12 +56,18 @@ final class SeededStreams {
 
     /** SHA-256 and length of everything up to EOF, read in reads of at most {@code readSizes} bytes each. */
     static byte[] digestToEof(InputStream in, IntSupplier readSizes) throws Exception {
+        return digestToEof(in, readSizes, total -> { });
+    }
+
+    /** The same, telling {@code progress} the bytes read so far after each read. */
+    static byte[] digestToEof(InputStream in, IntSupplier readSizes, LongConsumer progress) throws Exception {
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         byte[] buffer = new byte[256 * 1024];
         long total = 0;
         for (int n; (n = in.read(buffer, 0, Math.min(buffer.length, readSizes.getAsInt()))) > 0; ) {
             sha.update(buffer, 0, n);
             total += n;
+            progress.accept(total);
         }
         return withLength(sha.digest(), total);
     }
