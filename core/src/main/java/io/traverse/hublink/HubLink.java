@@ -389,7 +389,7 @@ public final class HubLink implements Closeable {
         }
         // The link counts as up once the hub has switched to the data link too, which it does at
         // once; relayed connections work on the link meanwhile.
-        relayLink.linked(s, dataLink, dataLinkBroke(s));
+        relayLink.switchToDataLink(s, dataLink, dataLinkBroke(s));
         upWhenHubSwitches = () -> linkUp(s, hub, resolved, outcome);
         loop.schedule(() -> {
             if (session == s && upWhenHubSwitches != null) {

@@ -124,16 +124,12 @@ final class NodeRelayLink implements RelayLink {
     }
 
     /**
-     * On the loop: the link is up, with its data link or (null) without one. With one, this node
-     * switches its sending to the data link now and starts reading it when the hub has switched too.
+     * On the loop: the data link of link {@code s} is open. This node switches its sending to it
+     * now, and starts reading it when the hub has switched too ({@link #hubSwitched}).
      *
      * @param dataLinkBroke told when the data link breaks (the link must go too: the hub has bound the two together)
      */
-    void linked(LinkSession s, HubDataLink dataLink, Consumer<String> dataLinkBroke) {
-        session = s;
-        if (dataLink == null) {
-            return;
-        }
+    void switchToDataLink(LinkSession s, HubDataLink dataLink, Consumer<String> dataLinkBroke) {
         DataLinkRelay d = new DataLinkRelay(dataLink, localId.toString(), this::inbound, why -> {
             Receiver r = receiver;
             if (r != null) {

@@ -430,7 +430,6 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         node.relayOnDataLink();
         relayRouter.forgetNextLinks();
-        control.carriesRelays(false);
         control.execute(() -> {
             data.carriesRelays(true);
             data.releaseReadHold();

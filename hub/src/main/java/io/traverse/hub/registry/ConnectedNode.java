@@ -16,7 +16,6 @@ public final class ConnectedNode {
     private final Link link;
     private String identityText;
     private Link dataLink;
-    private volatile boolean relaysOnDataLink;
     private final Map<String, Integer> names = new LinkedHashMap<>();
 
     ConnectedNode(NodeId id, Link link, String identityText) {
@@ -44,18 +43,18 @@ public final class ConnectedNode {
 
     /** True once the node switched to its data link (DATA_LINK_SWITCH on its link) and this hub did too. */
     public boolean relaysOnDataLink() {
-        return relaysOnDataLink;
+        return !link.carriesRelays();
     }
 
-    /** RELAY frames to the node go out on its data link from now on. */
+    /** RELAY frames to and from this node travel on its data link from now on, no longer on its link. */
     public void relayOnDataLink() {
-        this.relaysOnDataLink = true;
+        link.carriesRelays(false);
     }
 
     /** The link RELAY frames to this node go out on: its data link once switched and while open, else its link. */
     public Link relayLink() {
         Link d = dataLink;
-        return relaysOnDataLink && d != null && d.isOpen() ? d : link;
+        return d != null && !link.carriesRelays() && d.isOpen() ? d : link;
     }
 
     public String identityText() {
