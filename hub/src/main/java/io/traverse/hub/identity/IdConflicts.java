@@ -1,0 +1,87 @@
+package io.traverse.hub.identity;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The other hubs found using this hub's id, for the status: one entry per other hub and way it
+ * was seen, with when and how often. At most {@link #MAX_ENTRIES}, the least recently seen
+ * going first. Not thread-safe: the hub's state loop owns it.
+ */
+public final class IdConflicts {
+    /** Enough to name every culprit of a real mistake; a flood of them must not grow the status without bound. */
+    public static final int MAX_ENTRIES = 32;
+
+    /** How the other hub was seen. */
+    public enum Seen {
+        /** It dialled this hub, which refused its link. */
+        DIALLED_US,
+        /** This hub dialled it, and it refused the link. */
+        WE_DIALLED,
+        /** Its description reached this hub by gossip. */
+        GOSSIP
+    }
+
+    /**
+     * One other hub with this hub's id.
+     *
+     * @param otherName its name, when known (from its HELLO or description)
+     * @param otherAddress where it linked from, or the address this hub dialled; null for gossip
+     * @param otherAdvertised the addresses it advertises, when known
+     * @param detail what was seen, in words (a refusal's reason, the hub a description came through)
+     */
+    public record Conflict(Seen seen, String otherName, String otherAddress, List<String> otherAdvertised, String detail,
+            long firstSeenMillis, long lastSeenMillis, long times) {
+    }
+
+    private record Key(Seen seen, String otherName, String otherAddress) {
+    }
+
+    private final Map<Key, Conflict> entries = new LinkedHashMap<>();
+
+    /**
+     * Records a sighting.
+     *
+     * @return true the first time this other hub is seen this way (worth a warning), false for a repeat
+     */
+    public boolean record(Seen seen, String otherName, String otherAddress, List<String> otherAdvertised, String detail, long nowMillis) {
+        Key key = new Key(seen, otherName, seen == Seen.GOSSIP ? null : hostOf(otherAddress));
+        Conflict previous = entries.remove(key);
+        List<String> advertised = otherAdvertised == null ? List.of() : List.copyOf(otherAdvertised);
+        if (previous != null) {
+            entries.put(key, new Conflict(seen, otherName, otherAddress, advertised, detail, previous.firstSeenMillis(), nowMillis,
+                    previous.times() + 1));
+            return false;
+        }
+        if (entries.size() >= MAX_ENTRIES) {
+            entries.remove(entries.keySet().iterator().next());
+        }
+        entries.put(key, new Conflict(seen, otherName, otherAddress, advertised, detail, nowMillis, nowMillis, 1));
+        return true;
+    }
+
+    /** Every entry, most recently seen first. */
+    public List<Conflict> list() {
+        List<Conflict> out = new ArrayList<>(entries.values());
+        out.sort(Comparator.comparingLong(Conflict::lastSeenMillis).reversed());
+        return out;
+    }
+
+    public boolean isEmpty() {
+        return entries.isEmpty();
+    }
+
+    /** A hub that dials again does so from a new source port: one entry per host, not per connection. */
+    private static String hostOf(String address) {
+        if (address == null) {
+            return null;
+        }
+        int colon = address.lastIndexOf(':');
+        return colon > 0 && address.indexOf(':') == colon || address.startsWith("[") && colon > address.indexOf(']')
+                ? address.substring(0, colon) : Objects.toString(address);
+    }
+}
