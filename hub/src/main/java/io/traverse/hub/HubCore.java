@@ -275,8 +275,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 + " refused this hub's link: " + reason, System.currentTimeMillis());
         if (first) {
             log.warn("Hub id conflict: the hub at {} has this hub's id {} too (this hub is '{}', advertising {}, {}); it refused"
-                    + " the link with {}. Give one of the two hubs a new id (docs/operations.md, \"Hub ids\")", address, selfId, name,
-                    addresses(advertised), idSource, reason);
+                    + " the link: {} (docs/operations.md, \"Hub ids\")", address, selfId, name, addresses(advertised), idSource, reason);
         } else {
             log.debug("The hub at {} still has this hub's id {}", address, selfId);
         }

@@ -1,0 +1,151 @@
+package io.traverse.hub;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.traverse.hub.HubStatus.IdConflictStatus;
+import io.traverse.wire.LookupKind;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hub ids on one host: default ids kept in state files keep hubs apart and stable; two hubs with
+ * one id are refused and reported naming both; a hub dialling itself is still recognised as itself.
+ */
+class HubIdentityTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final TestHubs hubs = new TestHubs();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void closeHubs() {
+        hubs.close();
+    }
+
+    /** A hub with the default name (shown as host:port) and its id kept in {@code file}. */
+    private Hub defaultIdHub(Path file, Hub... peers) throws Exception {
+        return hubs.start(null, b -> b.idFile(file), peers);
+    }
+
+    @Test
+    void hubsWithDefaultIdsOnOneHostFormOneNetworkAndKeepTheirIdsAcrossRestarts() throws Exception {
+        Path fileA = dir.resolve("a/hub.id");
+        Path fileB = dir.resolve("b/hub.id");
+        Hub a = defaultIdHub(fileA);
+        Hub b = defaultIdHub(fileB, a);
+        assertThat(a.id()).isNotEqualTo(b.id());
+        assertThat(Files.readAllLines(fileA)).last().isEqualTo(a.id().toString());
+        assertThat(Files.readAllLines(fileB)).last().isEqualTo(b.id().toString());
+        // The display name stays the human-friendly default; it no longer decides the id.
+        assertThat(a.name()).endsWith(":" + a.linkAddress().getPort());
+        assertThat(a.status().idSource()).isEqualTo("id kept in " + fileA);
+        assertNodesBehindEachAreKnownToTheOther(a, b);
+
+        // b restarts with its file: same id, and the network takes it back.
+        var bId = b.id();
+        b.close();
+        Hub b2 = defaultIdHub(fileB, a);
+        assertThat(b2.id()).isEqualTo(bId);
+        assertNodesBehindEachAreKnownToTheOther(a, b2);
+        assertThat(a.status().idConflicts()).isEmpty();
+        assertThat(b2.status().idConflicts()).isEmpty();
+    }
+
+    private static void assertNodesBehindEachAreKnownToTheOther(Hub a, Hub b) throws Exception {
+        try (TestNodeClient atA = TestNodeClient.connect(a, TestHubs.TOKEN, "node-at-" + a.id().shortForm());
+                TestNodeClient atB = TestNodeClient.connect(b, TestHubs.TOKEN, "node-at-" + b.id().shortForm())) {
+            await().atMost(WAIT).untilAsserted(() -> {
+                // The node's hub first, then that hub's addresses.
+                assertThat(atA.lookup(LookupKind.NODE, "node-at-" + b.id().shortForm()).entries()).first().isEqualTo(b.id().toString());
+                assertThat(atB.lookup(LookupKind.NODE, "node-at-" + a.id().shortForm()).entries()).first().isEqualTo(a.id().toString());
+            });
+        }
+    }
+
+    @Test
+    void aClonedIdFileIsReportedByBothHubsNamingBoth() throws Exception {
+        // A cloned VM: the second installation carries the first one's id file.
+        Path original = dir.resolve("vm1/hub.id");
+        Hub first = defaultIdHub(original);
+        Path clone = Files.createDirectories(dir.resolve("vm2")).resolve("hub.id");
+        Files.copy(original, clone);
+        Hub second = defaultIdHub(clone, first);
+        assertThat(second.id()).isEqualTo(first.id());
+        assertThat(second.name()).isNotEqualTo(first.name());
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(first.status().idConflicts()).singleElement().satisfies(c -> {
+                assertThat(c.seen()).isEqualTo("dialled-us");
+                assertThat(c.otherName()).isEqualTo(second.name());
+                assertThat(c.otherAddress()).startsWith("127.0.0.1:");
+                assertThat(c.otherAdvertisedAddresses()).isEqualTo(second.advertisedAddresses());
+                assertNamesBoth(c, first, second);
+            });
+            assertThat(second.status().idConflicts()).singleElement().satisfies(c -> {
+                assertThat(c.seen()).isEqualTo("we-dialled");
+                assertThat(c.otherAddress()).isEqualTo("127.0.0.1:" + first.linkAddress().getPort());
+                // The refusal it got back names both hubs.
+                assertNamesBoth(c, first, second);
+            });
+        });
+        assertThat(first.status().hubLinks()).isEmpty();
+        assertThat(second.status().hubLinks()).isEmpty();
+        assertThat(first.metrics().scrape()).containsPattern("traverse_hub_id_conflicts_total\\{[^}]*} [1-9]");
+    }
+
+    private static void assertNamesBoth(IdConflictStatus conflict, Hub first, Hub second) {
+        assertThat(conflict.detail()).contains("two hubs have id " + first.id())
+                .contains("hub '" + first.name() + "' (advertising " + String.join(", ", first.advertisedAddresses()))
+                .contains("hub '" + second.name() + "' (advertising " + String.join(", ", second.advertisedAddresses()))
+                .contains("linking from 127.0.0.1:");
+    }
+
+    @Test
+    void twoHubsGivenTheSameNameAreRefusedAndTheConflictIsInTheStatus() throws Exception {
+        Hub first = hubs.advertised("same-name");
+        Hub second = hubs.advertised("same-name", first);
+        assertThat(second.id()).isEqualTo(first.id());
+        await().atMost(WAIT).untilAsserted(() -> {
+            List<IdConflictStatus> atFirst = first.status().idConflicts();
+            assertThat(atFirst).singleElement().satisfies(c -> {
+                assertThat(c.otherName()).isEqualTo("same-name");
+                assertThat(c.detail()).contains("its link was refused: two hubs have id " + first.id())
+                        .contains("(advertising " + first.advertisedAddresses().get(0) + ", id derived from the name 'same-name')")
+                        .contains("(advertising " + second.advertisedAddresses().get(0) + ") linking from 127.0.0.1:");
+            });
+            assertThat(second.status().idConflicts()).singleElement().satisfies(c ->
+                    assertThat(c.detail()).startsWith("the hub at 127.0.0.1:" + first.linkAddress().getPort()
+                            + " refused this hub's link: DUPLICATE_ID: two hubs have id " + first.id()));
+        });
+        // Redialled now and then (the operator may fix it), each time counted on the same entry.
+        assertThat(first.status().idConflicts()).hasSize(1);
+    }
+
+    @Test
+    void aHubGivenItsOwnAddressAsAPeerRecognisesItself() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        int ownPort = port;
+        Hub self = hubs.start("narcissus", ownPort, b -> b.peer("127.0.0.1:" + ownPort));
+        Hub other = hubs.dialOnly("echo", self);
+        await().atMost(WAIT).until(() -> self.status().hubLinks().size() == 1);
+        // It dialled itself (at once, at its first dial tick) and took it for itself: no conflict, no link to itself.
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+            HubStatus status = self.status();
+            assertThat(status.idConflicts()).isEmpty();
+            assertThat(status.hubLinks()).extracting(HubStatus.HubLinkStatus::peerId).containsExactly(other.id());
+        });
+    }
+}
