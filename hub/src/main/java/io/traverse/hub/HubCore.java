@@ -221,6 +221,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         Link existing = hubLinks.get(peer);
         if (existing != null) {
+            Reject twin = secondHubWithOneId(link, existing);
+            if (twin != null) {
+                return twin;
+            }
             if (!isPreferred(link, existing)) {
                 log.info("Closing duplicate link with hub {} ({}): keeping the one dialled by {}", peer, link,
                         dialler(existing));
@@ -257,7 +261,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", " + idSource
                 + ") and hub '" + (otherName == null ? "?" : otherName) + "' (advertising " + addresses(otherAdvertised)
                 + ") linking from " + from;
-        boolean first = idConflicts.record(IdConflicts.Seen.DIALLED_US, otherName, from, otherAdvertised,
+        boolean first = idConflicts.record(selfId, IdConflicts.Seen.DIALLED_US, otherName, from, otherAdvertised,
                 "its link was refused: " + both, System.currentTimeMillis());
         if (first) {
             log.warn("Hub id conflict: {}. Refused its link; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")", both);
@@ -268,10 +272,45 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         return Reject.of(RejectCode.DUPLICATE_ID, both + "; give one of them a new id");
     }
 
-    /** This hub dialled an address whose hub refused the link because it has this hub's id (its reason names it). */
+    /**
+     * Two hubs that dialled this one under one id, telling different names or addresses in their
+     * HELLOs: two hubs, not two links of one (those tell the same). The one linked first keeps the
+     * id here and the newcomer is refused, naming both; replacing one by the other would make the
+     * two take turns at every redial. A hub restarted with another name or addresses is refused
+     * too while its old link lingers (at most three keepalive intervals), and gets in at a redial.
+     * Links this hub dialled carry no HELLO: for them, the usual choice between two links stands.
+     */
+    private Reject secondHubWithOneId(Link newcomer, Link existing) {
+        if (!(newcomer.hello() instanceof HubHello arriving) || !(existing.hello() instanceof HubHello held) || !existing.isOpen()) {
+            return null;
+        }
+        if (arriving.hubName().equals(held.hubName()) && Set.copyOf(arriving.linkAddresses()).equals(Set.copyOf(held.linkAddresses()))) {
+            return null;
+        }
+        NodeId id = newcomer.peerId();
+        String from = newcomer.remoteAddress() == null ? "(unknown)" : LinkAddress.format(newcomer.remoteAddress());
+        String heldFrom = existing.remoteAddress() == null ? "(unknown)" : LinkAddress.format(existing.remoteAddress());
+        String both = "two hubs have id " + id + ": hub '" + held.hubName() + "' (advertising " + addresses(held.linkAddresses())
+                + ") linked to hub '" + name + "' from " + heldFrom + ", and hub '" + arriving.hubName() + "' (advertising "
+                + addresses(arriving.linkAddresses()) + ") linking from " + from;
+        boolean first = idConflicts.record(id, IdConflicts.Seen.BOTH_LINKED_HERE, arriving.hubName(), from, arriving.linkAddresses(),
+                "the second was refused: " + both, System.currentTimeMillis());
+        if (first) {
+            log.warn("Hub id conflict: {}. Refused the second; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")",
+                    both);
+        }
+        metrics.idConflict();
+        return Reject.of(RejectCode.DUPLICATE_ID, both + "; give one of them a new id");
+    }
+
+    /**
+     * This hub dialled an address whose hub refused the link because a hub with this hub's id is
+     * that hub itself or linked with it (its reason names it).
+     */
     void dialledHubHasOurId(String address, LinkRefusedException refusal) {
         String reason = refusal.getMessage();
-        boolean first = idConflicts.record(IdConflicts.Seen.WE_DIALLED, null, address, List.of(), "the hub at " + address
+        IdConflicts.Seen seen = selfId.equals(refusal.peerId()) ? IdConflicts.Seen.WE_DIALLED : IdConflicts.Seen.REPORTED;
+        boolean first = idConflicts.record(selfId, seen, null, address, List.of(), "the hub at " + address
                 + " refused this hub's link: " + reason, System.currentTimeMillis());
         if (first) {
             log.warn("Hub id conflict: the hub at {} has this hub's id {} too (this hub is '{}', advertising {}, {}); it refused"
@@ -288,7 +327,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", " + idSource
                 + ") and hub '" + description.name() + "' (advertising " + addresses(description.linkAddresses())
                 + "), whose description came through hub " + via;
-        boolean first = idConflicts.record(IdConflicts.Seen.GOSSIP, description.name(), null, description.linkAddresses(), both,
+        boolean first = idConflicts.record(selfId, IdConflicts.Seen.GOSSIP, description.name(), null, description.linkAddresses(), both,
                 System.currentTimeMillis());
         if (first) {
             log.warn("Hub id conflict: {}. Give one of the two hubs a new id (docs/operations.md, \"Hub ids\")", both);
@@ -978,7 +1017,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         router.errors().forEach((k, v) -> errors.put(k.name(), v));
         List<HubStatus.IdConflictStatus> conflicts = new ArrayList<>();
         for (IdConflicts.Conflict c : idConflicts.list()) {
-            conflicts.add(new HubStatus.IdConflictStatus(c.seen().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+            conflicts.add(new HubStatus.IdConflictStatus(c.hubId(), c.seen().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
                     c.otherName(), c.otherAddress(), c.otherAdvertised(), c.detail(), c.firstSeenMillis(), c.lastSeenMillis(), c.times()));
         }
         return new HubStatus(selfId, name, state.current(), advertised, links, routeStatus, known, nodes, names, router.delivered(),

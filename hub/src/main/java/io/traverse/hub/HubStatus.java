@@ -24,18 +24,23 @@ public record HubStatus(NodeId hubId, String name, long stateNumber, List<String
         List<IdConflictStatus> idConflicts) {
 
     /**
-     * Another hub that uses this hub's id. Two hubs with one id cannot both be part of a network:
-     * one of them needs a new id (docs/operations.md, "Hub ids").
+     * A hub that uses another's id: mostly this hub's id, also the id of another hub linked here.
+     * Two hubs with one id cannot both be part of a network: one of them needs a new id
+     * (docs/operations.md, "Hub ids").
      *
+     * @param hubId the id two hubs have
      * @param seen how: {@code dialled-us} (it dialled this hub, refused), {@code we-dialled} (this
-     *        hub dialled it, refused), {@code gossip} (its description reached this hub)
+     *        hub dialled it, refused), {@code gossip} (its description reached this hub),
+     *        {@code reported} (a third hub refused this hub's link: another hub with this hub's id
+     *        is linked there), {@code both-linked-here} (it dialled this hub while another hub with
+     *        its id was linked here, refused)
      * @param otherName its name, when known
      * @param otherAddress where it linked from, or the address dialled; null when seen by gossip
      * @param otherAdvertisedAddresses the addresses it advertises, when known
      * @param detail what was seen, in words
      * @param times how often it was seen, between the first and the last time (epoch milliseconds)
      */
-    public record IdConflictStatus(String seen, String otherName, String otherAddress, List<String> otherAdvertisedAddresses, String detail,
+    public record IdConflictStatus(NodeId hubId, String seen, String otherName, String otherAddress, List<String> otherAdvertisedAddresses, String detail,
             long firstSeenMillis, long lastSeenMillis, long times) {
     }
 

@@ -4,9 +4,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.traverse.hub.HubStatus.IdConflictStatus;
+import io.traverse.identity.NodeId;
+import io.traverse.wire.Auth;
+import io.traverse.wire.Challenge;
+import io.traverse.wire.Gossip;
+import io.traverse.wire.HubDescription;
+import io.traverse.wire.HubHello;
+import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.LinkMessageCodec;
+import io.traverse.wire.LinkPreamble;
+import io.traverse.wire.LinkRole;
 import io.traverse.wire.LookupKind;
+import io.traverse.wire.Welcome;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -129,6 +146,108 @@ class HubIdentityTest {
         });
         // Redialled now and then (the operator may fix it), each time counted on the same entry.
         assertThat(first.status().idConflicts()).hasSize(1);
+    }
+
+    @Test
+    void aSecondHubWithTheIdOfAHubLinkedHereIsRefusedByTheThirdHubNamingBoth() throws Exception {
+        // a and b share an id (a cloned file) and both dial c; neither advertises, so a and b never meet.
+        Hub c = hubs.dialOnly("middle");
+        Path original = dir.resolve("a/hub.id");
+        Hub a = hubs.start(null, x -> x.idFile(original).advertisedAddresses(List.of()), c);
+        await().atMost(WAIT).until(() -> c.status().hubLinks().size() == 1);
+        String aLink = c.status().hubLinks().get(0).remoteAddress();
+        Path clone = Files.createDirectories(dir.resolve("b")).resolve("hub.id");
+        Files.copy(original, clone);
+        Hub b = hubs.start(null, x -> x.idFile(clone).advertisedAddresses(List.of()), c);
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(c.status().idConflicts()).singleElement().satisfies(conflict -> {
+                assertThat(conflict.hubId()).isEqualTo(a.id());
+                assertThat(conflict.seen()).isEqualTo("both-linked-here");
+                assertThat(conflict.otherName()).isEqualTo(b.name());
+                assertThat(conflict.detail()).contains("two hubs have id " + a.id() + ": hub '" + a.name() + "' (advertising no address)"
+                        + " linked to hub 'middle' from " + aLink + ", and hub '" + b.name() + "' (advertising no address) linking from");
+            });
+            assertThat(b.status().idConflicts()).singleElement().satisfies(conflict -> {
+                assertThat(conflict.seen()).isEqualTo("reported");
+                assertThat(conflict.detail()).contains("refused this hub's link: DUPLICATE_ID: two hubs have id " + a.id());
+            });
+        });
+        // The hub linked first keeps its link: the two do not take turns at every redial.
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).untilAsserted(() ->
+                assertThat(c.status().hubLinks()).extracting(HubStatus.HubLinkStatus::remoteAddress).containsExactly(aLink));
+        assertThat(a.status().idConflicts()).isEmpty();
+    }
+
+    @Test
+    void aDescriptionOfAnotherHubWithThisHubsIdIsReportedAnEarlierLifeIsNot() throws Exception {
+        Hub a = hubs.advertised("gossiped");
+        try (RawHubLink impostor = RawHubLink.connect(a, "raw-neighbour")) {
+            // This hub's own description, ahead of it (an earlier life whose clock was ahead): moved past, no conflict.
+            long ahead = a.status().stateNumber() + 1_000_000;
+            impostor.send(new Gossip(new HubDescription(a.id(), ahead, a.name(), a.advertisedAddresses(), List.of(), List.of(),
+                    List.of())));
+            await().atMost(WAIT).until(() -> a.status().stateNumber() > ahead);
+            assertThat(a.status().idConflicts()).isEmpty();
+            // Another name and address under this hub's id: another hub.
+            impostor.send(new Gossip(new HubDescription(a.id(), 5, "elsewhere:17000", List.of("192.0.2.7:17000"), List.of(), List.of(),
+                    List.of())));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(a.status().idConflicts()).singleElement().satisfies(conflict -> {
+                assertThat(conflict.seen()).isEqualTo("gossip");
+                assertThat(conflict.otherName()).isEqualTo("elsewhere:17000");
+                assertThat(conflict.otherAdvertisedAddresses()).containsExactly("192.0.2.7:17000");
+                assertThat(conflict.detail()).contains("two hubs have id " + a.id() + ": hub 'gossiped' (advertising "
+                        + a.advertisedAddresses().get(0)).contains("hub 'elsewhere:17000' (advertising 192.0.2.7:17000), whose"
+                        + " description came through hub " + NodeId.of("raw-neighbour"));
+            }));
+        }
+    }
+
+    /** A hub link spoken by hand: handshake as a hub, then whatever the test sends. */
+    private static final class RawHubLink implements AutoCloseable {
+        private final Socket socket;
+        private final DataOutputStream out;
+
+        private RawHubLink(Socket socket) throws IOException {
+            this.socket = socket;
+            this.out = new DataOutputStream(socket.getOutputStream());
+        }
+
+        static RawHubLink connect(Hub hub, String id) throws IOException {
+            Socket socket = new Socket(InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
+            socket.setSoTimeout(10_000);
+            RawHubLink link = new RawHubLink(socket);
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            NodeId self = NodeId.of(id);
+            LinkAuthentication auth = new LinkAuthentication(TestHubs.TOKEN);
+            link.out.write(ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC).putShort((short) LinkPreamble.VERSION)
+                    .putShort((short) LinkRole.HUB.code()).array());
+            byte[] nonce = LinkAuthentication.newNonce();
+            link.send(new HubHello(self, nonce, id, List.of(), 1));
+            in.readFully(new byte[LinkPreamble.LENGTH]);
+            Challenge challenge = (Challenge) read(in);
+            link.send(new Auth(auth.dialerProof(nonce, challenge.serverNonce(), self, challenge.acceptorId())));
+            assertThat(read(in)).isInstanceOf(Welcome.class);
+            return link;
+        }
+
+        private static LinkMessage read(DataInputStream in) throws IOException {
+            byte[] frame = new byte[in.readInt()];
+            in.readFully(frame);
+            return LinkMessageCodec.decode(frame);
+        }
+
+        synchronized void send(LinkMessage message) throws IOException {
+            byte[] body = LinkMessageCodec.encodeToBytes(message);
+            out.writeInt(body.length);
+            out.write(body);
+            out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
     }
 
     @Test

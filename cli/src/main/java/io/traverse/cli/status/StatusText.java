@@ -37,22 +37,22 @@ final class StatusText {
                 status.idSource() == null ? "" : ", " + status.idSource(), status.stateNumber(),
                 status.advertisedAddresses().isEmpty() ? "dials out only" : "links on " + String.join(", ", status.advertisedAddresses())));
         List<IdConflictStatus> conflicts = status.idConflicts() == null ? List.of() : status.idConflicts();
-        if (!conflicts.isEmpty()) {
-            // First, before anything else: while two hubs share an id, the rest of the picture is unreliable.
+        // First, before anything else: while two hubs share an id, the rest of the picture is unreliable.
+        List<IdConflictStatus> own = conflicts.stream().filter(c -> status.hubId().equals(c.hubId())).toList();
+        List<IdConflictStatus> others = conflicts.stream().filter(c -> !status.hubId().equals(c.hubId())).toList();
+        if (!own.isEmpty()) {
             out.append(String.format(Locale.ROOT, "%nID CONFLICT: %d other %s this hub's id %s; give one of them a new id"
-                    + " (docs/operations.md, \"Hub ids\")%n", conflicts.size(), conflicts.size() == 1 ? "hub uses" : "hubs use",
-                    status.hubId()));
-            TextColumns table = new TextColumns("other hub", "seen", "address", "advertises", "times", "last seen");
-            for (IdConflictStatus c : conflicts) {
-                table.add(c.otherName() == null ? "(name unknown)" : c.otherName(), seen(c.seen()), c.otherAddress(),
-                        c.otherAdvertisedAddresses() == null || c.otherAdvertisedAddresses().isEmpty() ? null
-                                : String.join(", ", c.otherAdvertisedAddresses()),
-                        c.times(), Instant.ofEpochMilli(c.lastSeenMillis()).truncatedTo(ChronoUnit.SECONDS));
-            }
-            out.append(table.render("  "));
-            for (IdConflictStatus c : conflicts) {
-                out.append("  ").append(c.detail()).append('\n');
-            }
+                    + " (docs/operations.md, \"Hub ids\")%n", own.size(), own.size() == 1 ? "hub uses" : "hubs use", status.hubId()));
+            conflicts(out, own, false);
+        }
+        if (!others.isEmpty()) {
+            out.append(String.format(Locale.ROOT, "%nID CONFLICT between other hubs: %d %s the id of a hub linked here already;"
+                    + " give one of each pair a new id (docs/operations.md, \"Hub ids\")%n", others.size(),
+                    others.size() == 1 ? "hub has" : "hubs have"));
+            conflicts(out, others, true);
+        }
+        if (!conflicts.isEmpty()) {
+            out.append('\n');
         }
         out.append(String.format(Locale.ROOT, "%d other %s known, %d reachable; %d %s here; %d %s in the network%n%n",
                 status.knownHubs().size(), plural(status.knownHubs().size(), "hub"), reachable, status.nodes().size(),
@@ -94,11 +94,33 @@ final class StatusText {
         return out.toString();
     }
 
+    private static void conflicts(StringBuilder out, List<IdConflictStatus> conflicts, boolean withId) {
+        TextColumns table = withId ? new TextColumns("id", "hub", "seen", "address", "advertises", "times", "last seen")
+                : new TextColumns("other hub", "seen", "address", "advertises", "times", "last seen");
+        for (IdConflictStatus c : conflicts) {
+            List<Object> row = new ArrayList<>();
+            if (withId) {
+                row.add(c.hubId());
+            }
+            row.addAll(java.util.Arrays.asList(c.otherName() == null ? "(name unknown)" : c.otherName(), seen(c.seen()),
+                    c.otherAddress(), c.otherAdvertisedAddresses() == null || c.otherAdvertisedAddresses().isEmpty() ? null
+                            : String.join(", ", c.otherAdvertisedAddresses()),
+                    c.times(), Instant.ofEpochMilli(c.lastSeenMillis()).truncatedTo(ChronoUnit.SECONDS)));
+            table.add(row.toArray());
+        }
+        out.append(table.render("  "));
+        for (IdConflictStatus c : conflicts) {
+            out.append("  ").append(c.detail()).append('\n');
+        }
+    }
+
     private static String seen(String how) {
         return switch (how) {
             case "dialled-us" -> "it dialled this hub";
             case "we-dialled" -> "this hub dialled it";
             case "gossip" -> "by gossip";
+            case "reported" -> "a third hub refused us";
+            case "both-linked-here" -> "it dialled this hub";
             default -> how;
         };
     }

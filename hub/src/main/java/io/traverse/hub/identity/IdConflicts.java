@@ -1,5 +1,6 @@
 package io.traverse.hub.identity;
 
+import io.traverse.identity.NodeId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -8,8 +9,9 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The other hubs found using this hub's id, for the status: one entry per other hub and way it
- * was seen, with when and how often. At most {@link #MAX_ENTRIES}, the least recently seen
+ * Hubs found sharing an id, for the status: mostly another hub with this hub's id, also two
+ * other hubs with one id that both linked here. One entry per hub and way it was seen, with
+ * when and how often. At most {@link #MAX_ENTRIES}, the least recently seen
  * going first. Not thread-safe: the hub's state loop owns it.
  */
 public final class IdConflicts {
@@ -23,22 +25,27 @@ public final class IdConflicts {
         /** This hub dialled it, and it refused the link. */
         WE_DIALLED,
         /** Its description reached this hub by gossip. */
-        GOSSIP
+        GOSSIP,
+        /** This hub dialled a third hub, which refused the link: a hub with this hub's id is linked there. */
+        REPORTED,
+        /** Two other hubs with one id linked here: the second was refused. */
+        BOTH_LINKED_HERE
     }
 
     /**
-     * One other hub with this hub's id.
+     * One hub with another's id.
      *
+     * @param hubId the id two hubs have
      * @param otherName its name, when known (from its HELLO or description)
      * @param otherAddress where it linked from, or the address this hub dialled; null for gossip
      * @param otherAdvertised the addresses it advertises, when known
      * @param detail what was seen, in words (a refusal's reason, the hub a description came through)
      */
-    public record Conflict(Seen seen, String otherName, String otherAddress, List<String> otherAdvertised, String detail,
+    public record Conflict(NodeId hubId, Seen seen, String otherName, String otherAddress, List<String> otherAdvertised, String detail,
             long firstSeenMillis, long lastSeenMillis, long times) {
     }
 
-    private record Key(Seen seen, String otherName, String otherAddress) {
+    private record Key(NodeId hubId, Seen seen, String otherName, String otherAddress) {
     }
 
     private final Map<Key, Conflict> entries = new LinkedHashMap<>();
@@ -48,19 +55,20 @@ public final class IdConflicts {
      *
      * @return true the first time this other hub is seen this way (worth a warning), false for a repeat
      */
-    public boolean record(Seen seen, String otherName, String otherAddress, List<String> otherAdvertised, String detail, long nowMillis) {
-        Key key = new Key(seen, otherName, seen == Seen.GOSSIP ? null : hostOf(otherAddress));
+    public boolean record(NodeId hubId, Seen seen, String otherName, String otherAddress, List<String> otherAdvertised, String detail,
+            long nowMillis) {
+        Key key = new Key(hubId, seen, otherName, seen == Seen.GOSSIP ? null : hostOf(otherAddress));
         Conflict previous = entries.remove(key);
         List<String> advertised = otherAdvertised == null ? List.of() : List.copyOf(otherAdvertised);
         if (previous != null) {
-            entries.put(key, new Conflict(seen, otherName, otherAddress, advertised, detail, previous.firstSeenMillis(), nowMillis,
+            entries.put(key, new Conflict(hubId, seen, otherName, otherAddress, advertised, detail, previous.firstSeenMillis(), nowMillis,
                     previous.times() + 1));
             return false;
         }
         if (entries.size() >= MAX_ENTRIES) {
             entries.remove(entries.keySet().iterator().next());
         }
-        entries.put(key, new Conflict(seen, otherName, otherAddress, advertised, detail, nowMillis, nowMillis, 1));
+        entries.put(key, new Conflict(hubId, seen, otherName, otherAddress, advertised, detail, nowMillis, nowMillis, 1));
         return true;
     }
 

@@ -162,11 +162,13 @@ public final class PeerDialing {
                 return;
             }
             if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_ID) {
-                // Another hub has this hub's id (or a hub says so): reported; tried again now and then, as its
-                // operator may give one of them a new id.
-                target.nextAttemptNanos = now + redialMax.toNanos();
                 idConflicts.accept(target.text, refused);
-                return;
+                if (selfId.equals(refused.peerId())) {
+                    // The hub there has this hub's id: tried again now and then, as an operator may give one of them a new id.
+                    target.nextAttemptNanos = now + redialMax.toNanos();
+                    return;
+                }
+                // A third hub holds a hub with this hub's id: that may be this hub's earlier life, about to go. Usual backoff.
             }
             if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_LINK) {
                 log.debug("Hub at {} is linked with this one already", target.text);
