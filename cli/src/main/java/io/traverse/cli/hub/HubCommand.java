@@ -19,6 +19,9 @@ import picocli.CommandLine.Option;
                 "Options override the --config file. The token comes from --token, --token-file,",
                 "the file, or the TRAVERSE_TOKEN environment variable, in that order."})
 public final class HubCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--bind", paramLabel = "ADDRESS", description = "address to listen on (default: 0.0.0.0, every interface)")
     String bind;
 
@@ -131,6 +134,11 @@ public final class HubCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(closer);
         try {
             started.set(Hub.start(hubConfig));
+        } catch (java.io.IOException e) {
+            // The message says it all (a port in use, an id file to fix): one line, no stack trace.
+            spec.commandLine().getErr().println("traverse hub: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
         } finally {
             ready.countDown();
         }
