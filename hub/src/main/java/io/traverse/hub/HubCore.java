@@ -331,8 +331,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 System.currentTimeMillis());
         if (first) {
             log.warn("Hub id conflict: {}. Give one of the two hubs a new id (docs/operations.md, \"Hub ids\")", both);
-            metrics.idConflict();
         }
+        metrics.idConflict();
     }
 
     private String describeName(NodeId hub) {
