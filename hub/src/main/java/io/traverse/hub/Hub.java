@@ -53,6 +53,10 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
+ * A hub configured without a name keeps a random id in a state file ({@link HubConfig#idSource()}),
+ * generated at its first start: give tests and throwaway hubs a name, port 0 or
+ * {@link HubConfig.Builder#ephemeralId()} so that they write nothing.
+ *
  * Threads: a few Netty I/O event loops (epoll when available) shared by all links, one state
  * loop that owns every decision, and one worker thread for what may take a while and so must
  * stay off the event loops: resolving peers' host names, rendering metrics and status.
