@@ -78,9 +78,41 @@ class HubIdentityTest {
         assertThat(b2.status().idConflicts()).isEmpty();
     }
 
+    @Test
+    void twoHubsWithOneHostNameAndPortAreTwoHubs() throws Exception {
+        // The case that used to split networks: the same <hostname>:<port> (containers, cloned VMs, namespaces),
+        // here two loopback addresses of one host with one port. Their names are equal, their ids are not.
+        for (int attempt = 0; ; attempt++) {
+            int port;
+            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+                port = probe.getLocalPort();
+            }
+            Hub a = null;
+            try {
+                a = hubs.start(null, port, x -> x.idFile(dir.resolve("one/hub.id")).advertisedAddresses(List.of("127.0.0.1:" + port)));
+                Hub b = hubs.start(null, port, x -> x.bindAddress("127.0.0.2").idFile(dir.resolve("two/hub.id"))
+                        .advertisedAddresses(List.of("127.0.0.2:" + port)), a);
+                assertThat(b.name()).isEqualTo(a.name());
+                assertThat(b.id()).isNotEqualTo(a.id());
+                assertNodesBehindEachAreKnownToTheOther(a, b);
+                assertThat(a.status().knownHubs().get(b.id()).name()).isEqualTo(a.name());
+                assertThat(a.status().idConflicts()).isEmpty();
+                assertThat(b.status().idConflicts()).isEmpty();
+                return;
+            } catch (java.io.IOException portTaken) {
+                // the port was free on 127.0.0.1 but not on 127.0.0.2 (or taken meanwhile): another one
+                if (a != null) {
+                    a.close();
+                }
+                assertThat(attempt).as("free ports: " + portTaken.getMessage()).isLessThan(5);
+            }
+        }
+    }
+
     private static void assertNodesBehindEachAreKnownToTheOther(Hub a, Hub b) throws Exception {
-        try (TestNodeClient atA = TestNodeClient.connect(a, TestHubs.TOKEN, "node-at-" + a.id().shortForm());
-                TestNodeClient atB = TestNodeClient.connect(b, TestHubs.TOKEN, "node-at-" + b.id().shortForm())) {
+        // At each hub's own bound address: the hubs may share a port on two loopback addresses.
+        try (TestNodeClient atA = TestNodeClient.connect(a.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + a.id().shortForm()));
+                TestNodeClient atB = TestNodeClient.connect(b.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + b.id().shortForm()))) {
             await().atMost(WAIT).untilAsserted(() -> {
                 // The node's hub first, then that hub's addresses.
                 assertThat(atA.lookup(LookupKind.NODE, "node-at-" + b.id().shortForm()).entries()).first().isEqualTo(b.id().toString());
