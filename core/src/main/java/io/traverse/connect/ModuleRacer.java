@@ -203,21 +203,35 @@ public final class ModuleRacer {
         }
 
         @Override
-        public Outcome run() throws IOException {
+        public void prepare() throws IOException {
             started = true;
             counters.attempted(module);
+            try {
+                attempt.prepare();
+            } catch (IOException e) {
+                failed(e);
+                throw e;
+            }
+        }
+
+        @Override
+        public Outcome run() throws IOException {
             try {
                 Socket socket = attempt.connect();
                 long setup = System.nanoTime() - raceStart;
                 counters.succeeded(module, setup);
                 return new Outcome(socket, module, setup, fromCache);
             } catch (IOException e) {
-                if (!cancelled) { // losing a race is not a failure of the module
-                    failure = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-                    counters.failed(module);
-                    cache.forget(cacheKey, module);
-                }
+                failed(e);
                 throw e;
+            }
+        }
+
+        private void failed(IOException e) {
+            if (!cancelled) { // losing a race is not a failure of the module
+                failure = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                counters.failed(module);
+                cache.forget(cacheKey, module);
             }
         }
 

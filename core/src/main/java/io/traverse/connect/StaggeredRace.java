@@ -37,6 +37,14 @@ public final class StaggeredRace<T> {
         /** Makes a running {@link #run()} return soon (e.g. by closing its socket). */
         void cancel();
 
+        /**
+         * Waits for what the attempt needs before it can begin (a module's hub link), before
+         * {@link #run()}; the stagger to the next attempt counts from its end, so an attempt that
+         * had to wait still gets its head start over the ones after it. Throws as {@code run} does.
+         */
+        default void prepare() throws IOException {
+        }
+
         /** What is tried, for the message when the deadline passes while this still runs. */
         default String describe() {
             return toString();
@@ -61,6 +69,8 @@ public final class StaggeredRace<T> {
     private IOException ending;
     private final List<IOException> failures = new ArrayList<>();
     private final boolean[] running;
+    /** Running and still in {@link Attempt#prepare()}: the next launch waits until it is under way. */
+    private final boolean[] preparing;
     private ScheduledFuture<?> nextLaunch;
 
     /**
@@ -81,6 +91,7 @@ public final class StaggeredRace<T> {
         this.endsRace = endsRace;
         this.discard = discard;
         this.running = new boolean[attempts.size()];
+        this.preparing = new boolean[attempts.size()];
     }
 
     /** Runs the race on the calling thread and returns the winner, or throws the reason nothing won. */
@@ -91,7 +102,7 @@ public final class StaggeredRace<T> {
             }
             started = 1;
             running[0] = true;
-            scheduleNextLaunch();
+            preparing[0] = true;
         }
         runAttempt(0);
         return awaitOutcome();
@@ -116,7 +127,15 @@ public final class StaggeredRace<T> {
         T result = null;
         IOException failure = null;
         try {
-            result = attempts.get(index).run();
+            Attempt<T> attempt = attempts.get(index);
+            attempt.prepare();
+            synchronized (this) {
+                preparing[index] = false;
+                if (!done && !anyPreparing()) { // under way: the next one's turn comes after the stagger
+                    scheduleNextLaunch();
+                }
+            }
+            result = attempt.run();
         } catch (IOException e) {
             failure = e;
         } catch (RuntimeException e) {
@@ -131,6 +150,7 @@ public final class StaggeredRace<T> {
         synchronized (this) {
             finished++;
             running[index] = false;
+            preparing[index] = false;
             if (result != null) {
                 if (done) {
                     unwanted = result;
@@ -148,7 +168,9 @@ public final class StaggeredRace<T> {
                     toCancel = runningExcept(index);
                     notifyAll();
                 } else if (started < attempts.size()) {
-                    launchNext();
+                    if (!anyPreparing()) { // else the one preparing launches the next a stagger after it is under way
+                        launchNext();
+                    }
                 } else if (finished == started) {
                     done = true;
                     notifyAll();
@@ -169,11 +191,13 @@ public final class StaggeredRace<T> {
         }
         int index = started++;
         running[index] = true;
+        preparing[index] = true;
         try {
             executor.execute(() -> runAttempt(index));
         } catch (RejectedExecutionException e) {
             // The node is closing or too many attempts run at once: count this one as failed.
             running[index] = false;
+            preparing[index] = false;
             finished++;
             failures.add(new SocketException("cannot start another attempt: " + e.getMessage()));
             // As after any failure: on to the next attempt at once, or end when nothing is left.
@@ -185,7 +209,6 @@ public final class StaggeredRace<T> {
             }
             return;
         }
-        scheduleNextLaunch();
     }
 
     /** Caller holds the lock. */
@@ -252,6 +275,16 @@ public final class StaggeredRace<T> {
             nextLaunch.cancel(false);
             nextLaunch = null;
         }
+    }
+
+    /** Caller holds the lock. */
+    private boolean anyPreparing() {
+        for (boolean p : preparing) {
+            if (p) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private List<Attempt<T>> runningExcept(int index) {

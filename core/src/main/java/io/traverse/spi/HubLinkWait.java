@@ -20,7 +20,7 @@ import java.util.concurrent.TimeoutException;
  *
  * <pre>{@code
  * plan:     if (!HubLinkWait.expected(context)) throw new AttemptFailedException(MODULE, "no hub link ...");
- * connect:  link.await(request.deadline(), "to ask node X to dial back");   // link = HubLinkWait.of(context)
+ * prepare:  link.await(request.deadline(), "to ask node X to dial back");   // link = HubLinkWait.of(context)
  * cancel:   link.cancel();
  * progress: return link.progress();
  * }</pre>

@@ -75,9 +75,9 @@ class FirstConnectionTest {
         CompletableFuture<Void> serving = serveDigests(listening, 5);
         try (ServerSocket silent = silentHub(); ServerSocket silent2 = silentHub()) {
             for (int i = 0; i < 5; i++) {
+                // The whole chain: routed waits for the link too, but reverse, first in the chain, keeps its head start.
                 Traverse client = net.node(LoopbackHubNetwork.config().hubs(List.of(address(silent), address(silent2),
-                        LoopbackHubNetwork.address(hub)))
-                        .modules("direct", "reverse").connectTimeout(Duration.ofSeconds(20)).build());
+                        LoopbackHubNetwork.address(hub))).connectTimeout(Duration.ofSeconds(20)).build());
                 assertThat(client.hubLinkStatus().isConnected()).as("linked before it connects").isFalse();
                 try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
                     assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("reverse");
@@ -122,8 +122,8 @@ class FirstConnectionTest {
 
             assertThat(thrown).isInstanceOf(SocketTimeoutException.class);
             assertThat(thrown.getMessage()).contains("direct: ").contains("reverse: ").contains("routed: ")
-                    .contains("waiting for a hub link to ask node").contains("waiting for a hub link to route a connection")
-                    .contains("(hub link connecting");
+                    .contains("waiting for a hub link to ask node") // said by the attempt, or of it by the racer.contains("(hub link connecting")
+                    .contains("routed: not started");
         }
     }
 

@@ -96,8 +96,12 @@ final class ReverseModule implements ConnectionModule {
         }
 
         @Override
-        public Socket connect() throws IOException {
+        public void prepare() throws IOException {
             link.await(request.deadline(), "to ask node " + target + " to dial back");
+        }
+
+        @Override
+        public Socket connect() throws IOException {
             // Read after the link is up: the identity then names the hub it came through.
             NodeIdentity self = context.localIdentity();
             ReverseConnections.Expectation waiting = context.reverseConnections().expect(target);

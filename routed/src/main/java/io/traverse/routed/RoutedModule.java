@@ -87,8 +87,13 @@ final class RoutedModule implements ConnectionModule {
         }
 
         @Override
-        public Socket connect() throws IOException {
+        public void prepare() throws IOException {
             awaitLink();
+        }
+
+        @Override
+        public Socket connect() throws IOException {
+            awaitLink(); // again: the link may have gone since
             RoutedConnections.Opening o = connections.open(target, request.virtualPort());
             opening = o;
             if (cancelled) {
