@@ -81,7 +81,7 @@ public final class DirectConnector {
         long stagger = request.options().localAddress() != null && request.options().localAddress().getPort() != 0
                 ? Long.MAX_VALUE // one fixed local port: one attempt at a time
                 : staggerNanos;
-        StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor, scheduler,
+        StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor,
                 failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly);
         return new ConnectionAttempt() {
             @Override

@@ -48,7 +48,7 @@ public final class PlainConnector {
             });
         }
         boolean fixedLocalPort = options.localAddress() != null && options.localAddress().getPort() != 0;
-        return new StaggeredRace<>(attempts, fixedLocalPort ? Long.MAX_VALUE : staggerNanos, deadline, executor, scheduler,
+        return new StaggeredRace<>(attempts, fixedLocalPort ? Long.MAX_VALUE : staggerNanos, deadline, executor,
                 failure -> false, SocketAttempt::closeQuietly);
     }
 }
