@@ -70,9 +70,14 @@ public final class DropInSetupRounds {
             }
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        Process server = new ProcessBuilder(java, "-Xms256m", "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
-                "-cp", System.getProperty("java.class.path"), DropInServer.class.getName())
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        List<String> command = new ArrayList<>(List.of(java, "-Xms256m", "-Xmx256m",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        String serverOptions = System.getProperty("dropin.server.options", "").trim(); // e.g. a JFR recording
+        if (!serverOptions.isEmpty()) {
+            command.addAll(List.of(serverOptions.split("\\s+")));
+        }
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), DropInServer.class.getName()));
+        Process server = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
             Map<String, Endpoint> endpoints = readEndpoints(server);
             run(rounds, warmup, connects, names, endpoints);
@@ -91,7 +96,9 @@ public final class DropInSetupRounds {
         Map<String, Endpoint> out = new HashMap<>();
         for (String line = in.readLine(); line != null && !line.equals("ready"); line = in.readLine()) {
             String[] f = line.trim().split(" ");
-            out.put(f[0], new Endpoint(f[1], Integer.parseInt(f[2])));
+            if (f.length == 3 && List.of("plain", "default", "single").contains(f[0])) { // not the JVM's own messages
+                out.put(f[0], new Endpoint(f[1], Integer.parseInt(f[2])));
+            }
         }
         if (out.size() != 3) {
             throw new IOException("the server process did not report its three listeners: " + out);
