@@ -137,7 +137,7 @@ class AddressOrderingTest {
         NodeIdentity neighbour = keyed("thisstack", "fd00::2", "10.0.0.2", "::1", "127.0.0.1");
         c = AddressOrdering.candidates(neighbour, here, here, "thisstack");
         assertThat(c.order()).extracting(a -> IpLiterals.format(a.getAddress()))
-                .containsExactly("::1", "127.0.0.1", "fd00::2", "10.0.0.2");
+                .containsExactly("127.0.0.1", "::1", "fd00::2", "10.0.0.2");
         assertThat(c.skipped()).isEmpty();
         // A key on one side only: the address rule decides.
         assertThat(AddressOrdering.isOnThisHost(twin, here, null)).isTrue();
@@ -241,17 +241,17 @@ class AddressOrderingTest {
     private static int modelRank(InetSocketAddress a, LocalInterfaces here, boolean sameHost) {
         InetAddress ip = a.getAddress();
         if (ip.isLoopbackAddress()) {
-            return sameHost ? 0 : 5;
+            return sameHost ? (ip instanceof java.net.Inet6Address ? 1 : 0) : 5;
         }
         if (ip.isLinkLocalAddress()) {
             return 6;
         }
         for (LocalAddress l : here.addresses()) {
             if (!l.address().isLoopbackAddress() && Subnet.of(l.address(), l.prefixLength()).contains(ip)) {
-                return 1;
+                return 2;
             }
         }
-        return AddressClass.of(ip).isSiteScoped() ? 3 : 2;
+        return AddressClass.of(ip).isSiteScoped() ? 4 : 3;
     }
 
     /** Without host keys: every interface address besides loopback is ours (an identity of externals only: no). */
