@@ -14,5 +14,10 @@
  * buffers) and the same thread structure (the JMH thread is the client, one server thread).
  * {@link io.traverse.bench.DirectRounds} runs plain and Traverse alternately, round by round, and
  * reports medians; {@code bench/run-direct.sh} runs it pinned to one core.
+ *
+ * <p>{@link io.traverse.bench.DropInSetupRounds} ({@code bench/run-dropin.sh}) measures setup as a
+ * user of the drop-in factories gets it: default configuration on every interface, the server in
+ * a process of its own ({@link io.traverse.bench.DropInServer}), connect plus first byte for both
+ * contenders.
  */
 package io.traverse.bench;

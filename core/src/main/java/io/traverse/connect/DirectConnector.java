@@ -10,11 +10,14 @@ import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
+import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
@@ -23,27 +26,54 @@ import java.util.function.Supplier;
  * Direct connection setup (paper §3.2.2): the target's addresses in heuristic order, tried as
  * staggered parallel TCP connects, each followed by the identity handshake. The winner is the
  * kernel {@link Socket} itself. Shared by every module whose result is a direct socket.
+ *
+ * <p>Which addresses to try, in which order, is worked out once per target identity
+ * ({@link AddressOrdering}; identities are immutable and the interfaces fixed for the node's life)
+ * and kept in a bounded cache: a connection to a known node does no address arithmetic.
  */
 public final class DirectConnector {
+    /** Target identities whose candidates are kept; the cache starts over when it is full. */
+    static final int MAX_PLANNED_TARGETS = 1024;
+
     private final Supplier<NodeIdentity> localIdentity;
     private final LocalInterfaces localInterfaces;
+    private final LocalInterfaces hostInterfaces;
     private final InetAddress sourceAddress;
     private final long staggerNanos;
     private final Executor executor;
     private final WorkingAddresses workingAddresses = new WorkingAddresses();
-    private final ScheduledExecutorService scheduler;
+    private final ConcurrentHashMap<NodeIdentity, AddressOrdering.Candidates> candidates = new ConcurrentHashMap<>();
 
     /**
-     * @param bindAddress the address the node listens on when it listens on one only (null: all)
+     * @param localInterfaces the interfaces this node listens on (all, or those of its bind address)
+     * @param hostInterfaces  every interface of this host: addresses that reach this host, not a remote target
+     * @param bindAddress     the address the node listens on when it listens on one only (null: all)
+     * @param scheduler       not used any more (the stagger is timed by the {@link DeadlineWatchdog})
      */
     public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces,
-            InetAddress bindAddress, long staggerNanos, Executor executor, ScheduledExecutorService scheduler) {
+            LocalInterfaces hostInterfaces, InetAddress bindAddress, long staggerNanos, Executor executor,
+            ScheduledExecutorService scheduler) {
         this.localIdentity = localIdentity;
         this.localInterfaces = localInterfaces;
+        this.hostInterfaces = hostInterfaces;
         this.sourceAddress = needsExplicitSource(bindAddress) ? bindAddress : null;
         this.staggerNanos = staggerNanos;
         this.executor = executor;
-        this.scheduler = scheduler;
+    }
+
+    /** Which of the target's addresses to dial, in order, and which not (with why); cached per identity. */
+    AddressOrdering.Candidates candidatesFor(NodeIdentity target) {
+        AddressOrdering.Candidates known = candidates.get(target);
+        if (known != null) {
+            return known;
+        }
+        AddressOrdering.Candidates planned = AddressOrdering.candidates(target, localInterfaces, hostInterfaces,
+                localIdentity.get().hostKey().orElse(null));
+        if (candidates.size() >= MAX_PLANNED_TARGETS) {
+            candidates.clear();
+        }
+        candidates.put(target, planned);
+        return planned;
     }
 
     /**
@@ -65,9 +95,11 @@ public final class DirectConnector {
      */
     public ConnectionAttempt attempt(ConnectRequest request, byte[] reverseToken) throws AttemptFailedException {
         NodeIdentity target = request.target();
-        List<InetSocketAddress> order = workingAddresses.first(target, AddressOrdering.order(target, localInterfaces));
+        AddressOrdering.Candidates planned = candidatesFor(target);
+        List<InetSocketAddress> order = workingAddresses.first(target, planned.order());
         if (order.isEmpty()) {
-            throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " has no direct address");
+            throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " has no direct address"
+                    + (planned.skipped().isEmpty() ? "" : " that can lead to it from this host" + skippedNote(planned)));
         }
         byte[] handshake = IdentityHandshake.encode(new IdentityHandshake.Request(
                 reverseToken != null ? IdentityHandshake.Kind.REVERSE
@@ -81,12 +113,16 @@ public final class DirectConnector {
         long stagger = request.options().localAddress() != null && request.options().localAddress().getPort() != 0
                 ? Long.MAX_VALUE // one fixed local port: one attempt at a time
                 : staggerNanos;
-        StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor, scheduler,
+        StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor,
                 failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly);
         return new ConnectionAttempt() {
             @Override
             public Socket connect() throws IOException {
-                return race.run();
+                try {
+                    return race.run();
+                } catch (IOException e) {
+                    throw withSkipped(e, planned);
+                }
             }
 
             @Override
@@ -94,6 +130,33 @@ public final class DirectConnector {
                 race.cancel();
             }
         };
+    }
+
+    private static String skippedNote(AddressOrdering.Candidates planned) {
+        return " (skipped " + String.join(", ", planned.skipped()) + ")";
+    }
+
+    /** The failure with the addresses left out named in its message; same type and scope. */
+    static IOException withSkipped(IOException failure, AddressOrdering.Candidates planned) {
+        if (planned.skipped().isEmpty()) {
+            return failure;
+        }
+        String message = failure.getMessage() + skippedNote(planned);
+        IOException described;
+        if (failure instanceof AttemptFailedException a) {
+            described = new AttemptFailedException(a.scope(), message);
+        } else if (failure instanceof SocketTimeoutException) {
+            described = new SocketTimeoutException(message);
+        } else if (failure instanceof ConnectException) {
+            described = new ConnectException(message);
+        } else {
+            return failure; // e.g. "Socket closed" after a cancel: nothing to add
+        }
+        described.initCause(failure);
+        for (Throwable t : failure.getSuppressed()) {
+            described.addSuppressed(t);
+        }
+        return described;
     }
 
     /**

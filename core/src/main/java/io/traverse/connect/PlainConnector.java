@@ -19,12 +19,11 @@ import java.util.concurrent.ScheduledExecutorService;
 public final class PlainConnector {
     private final long staggerNanos;
     private final Executor executor;
-    private final ScheduledExecutorService scheduler;
 
+    /** @param scheduler not used any more (the stagger is timed by the {@link DeadlineWatchdog}) */
     public PlainConnector(long staggerNanos, Executor executor, ScheduledExecutorService scheduler) {
         this.staggerNanos = staggerNanos;
         this.executor = executor;
-        this.scheduler = scheduler;
     }
 
     /** Resolves (if needed) and connects; returns a race that can be cancelled from another thread. */
@@ -48,7 +47,7 @@ public final class PlainConnector {
             });
         }
         boolean fixedLocalPort = options.localAddress() != null && options.localAddress().getPort() != 0;
-        return new StaggeredRace<>(attempts, fixedLocalPort ? Long.MAX_VALUE : staggerNanos, deadline, executor, scheduler,
+        return new StaggeredRace<>(attempts, fixedLocalPort ? Long.MAX_VALUE : staggerNanos, deadline, executor,
                 failure -> false, SocketAttempt::closeQuietly);
     }
 }

@@ -6,54 +6,97 @@ import java.util.Comparator;
 import java.util.List;
 
 /**
- * The order in which to try a target's direct addresses (paper §3.2.2, made sharper with real
- * netmasks): addresses on one of our links first, then public ones, then private ones of other
- * networks, which only work inside routed sites. Loopback goes first when the target is on this
- * host and last otherwise; link-local goes last. Within a rank the target's own order is kept.
+ * Which of a target's direct addresses to try, and in which order (paper §3.2.2, made sharper with
+ * real netmasks): addresses on one of our links first, then public ones, then private ones of
+ * other networks, which only work inside routed sites; link-local last. Within a rank the
+ * target's own order is kept.
  *
- * <p>This saves time, never correctness: the identity handshake rejects the wrong machine at any
- * address, and staggered attempts bound the cost of a dead one.
+ * <p>Some addresses are left out because they cannot lead to the target: when the target does not
+ * run on this host, its loopback addresses and any interface address of its that is also one of
+ * ours (a private range reused at another site) would only reach this host. Whether the target
+ * runs here is told by its {@link HostKey}; a target without one (or a caller without one) is on
+ * this host if every address it has besides loopback is one of ours. On this host, loopback goes
+ * first, IPv4 before IPv6.
+ *
+ * <p>The order saves time, never correctness: the identity handshake rejects the wrong machine at
+ * any address, and staggered attempts bound the cost of a dead one.
  */
 public final class AddressOrdering {
+    /** The addresses to dial, best first, and the ones left out with the reason, for messages. */
+    public record Candidates(List<InetSocketAddress> order, List<String> skipped) {
+        public Candidates {
+            order = List.copyOf(order);
+            skipped = List.copyOf(skipped);
+        }
+    }
+
     private AddressOrdering() {
     }
 
+    /** The order alone, for a caller that knows only its reachable interfaces and has no host key. */
     public static List<InetSocketAddress> order(NodeIdentity target, LocalInterfaces local) {
-        List<InetSocketAddress> candidates = target.directAddresses();
-        boolean sameHost = isOnThisHost(candidates, local);
-        List<InetSocketAddress> ordered = new ArrayList<>(candidates);
-        ordered.sort(Comparator.comparingInt(a -> rank(a, local, sameHost)));
-        return ordered;
+        return candidates(target, local, local, null).order();
+    }
+
+    /**
+     * @param reachable the interfaces the caller's node uses (its bind address, or all)
+     * @param host      every interface of this host: an address among them reaches this host
+     * @param hostKey   this host's {@link HostKey}, or null if unknown
+     */
+    public static Candidates candidates(NodeIdentity target, LocalInterfaces reachable, LocalInterfaces host, String hostKey) {
+        boolean sameHost = isOnThisHost(target, host, hostKey);
+        List<InetSocketAddress> kept = new ArrayList<>();
+        List<String> skipped = new ArrayList<>();
+        for (InetSocketAddress a : target.directAddresses()) {
+            // Externals are forwarders the target named (a NAT, a tunnel on this very host): always tried.
+            boolean interfaceAddress = !target.externals().contains(a);
+            if (!sameHost && interfaceAddress) {
+                if (a.getAddress().isLoopbackAddress()) {
+                    skipped.add(IpLiterals.formatEndpoint(a.getAddress(), a.getPort()) + " (loopback of another host)");
+                    continue;
+                }
+                if (host.owns(a.getAddress())) {
+                    skipped.add(IpLiterals.formatEndpoint(a.getAddress(), a.getPort())
+                            + " (an address of this host; the target runs elsewhere)");
+                    continue;
+                }
+            }
+            kept.add(a);
+        }
+        kept.sort(Comparator.comparingInt(a -> rank(a, reachable, sameHost)));
+        return new Candidates(kept, skipped);
     }
 
     static int rank(InetSocketAddress address, LocalInterfaces local, boolean sameHost) {
         AddressClass cls = AddressClass.of(address.getAddress());
         if (cls == AddressClass.LOOPBACK) {
-            return sameHost ? 0 : 5;
+            // On this host IPv4 loopback first: the kernel's shorter path, and the one plain clients use.
+            return sameHost ? (address.getAddress() instanceof java.net.Inet6Address ? 1 : 0) : 5;
         }
         if (cls == AddressClass.LINK_LOCAL) {
             return 6;
         }
         if (local.isOnLink(address.getAddress())) {
-            return 1;
+            return 2;
         }
-        return cls == AddressClass.PUBLIC ? 2 : 3;
+        return cls == AddressClass.PUBLIC ? 3 : 4;
     }
 
     /**
-     * A target is on this host if it shares one of our non-loopback addresses, or if loopback is
-     * all it offers (then trying it is the only option anyway).
+     * True if the target runs in this host's network stack: the same host key when both are known;
+     * otherwise if every interface address it has besides loopback is one of ours (loopback alone
+     * counts too: then trying it is the only option anyway). One shared address is not enough: a
+     * private range reused at another site shares addresses by chance.
      */
-    static boolean isOnThisHost(List<InetSocketAddress> candidates, LocalInterfaces local) {
-        boolean onlyLoopback = true;
-        for (InetSocketAddress a : candidates) {
-            if (!a.getAddress().isLoopbackAddress()) {
-                onlyLoopback = false;
-                if (local.owns(a.getAddress())) {
-                    return true;
-                }
+    public static boolean isOnThisHost(NodeIdentity target, LocalInterfaces host, String hostKey) {
+        if (hostKey != null && target.hostKey().isPresent()) {
+            return hostKey.equals(target.hostKey().get());
+        }
+        for (InetSocketAddress a : target.addresses()) {
+            if (!a.getAddress().isLoopbackAddress() && !host.owns(a.getAddress())) {
+                return false;
             }
         }
-        return onlyLoopback;
+        return !target.addresses().isEmpty() || target.externals().isEmpty();
     }
 }

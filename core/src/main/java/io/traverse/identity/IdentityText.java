@@ -11,13 +11,15 @@ import java.util.concurrent.ConcurrentHashMap;
  * wherever a host name goes (URLs, JDBC strings, {@code InetSocketAddress.createUnresolved}).
  *
  * <pre>
- *   tv1[-ID] ( .aENDPOINT | .xENDPOINT | .hENDPOINT )*
+ *   tv1[-ID] [ .kHOSTKEY ] ( .aENDPOINT | .xENDPOINT | .hENDPOINT )*
+ *   HOSTKEY  = 1-32 of a-z 0-9 (see HostKey)
  *   ENDPOINT = IPV4 'p' PORT | IPV6 'p' PORT
  *   IPV4     = dotted quad with '-' for '.'            198.18.0.1   -> 198-18-0-1
  *   IPV6     = RFC 5952 text with 'z' for '::' and '-' for ':'   fd00::1 -> fd00z1
  * </pre>
- * {@code a} = interface address, {@code x} = external address, {@code h} = hub hint. Every label
- * starts with a letter, as the last label of a URL host must.
+ * {@code k} = host key, {@code a} = interface address, {@code x} = external address, {@code h} = hub
+ * hint. Every label starts with a letter, as the last label of a URL host must. Texts without a
+ * host key (written before it existed, or by a node that cannot know its own) parse as before.
  */
 final class IdentityText {
     static final String MARKER = "tv1";
@@ -37,6 +39,7 @@ final class IdentityText {
     static String format(NodeIdentity identity) {
         StringBuilder sb = new StringBuilder(MARKER);
         identity.id().ifPresent(id -> sb.append('-').append(id));
+        identity.hostKey().ifPresent(key -> sb.append(".k").append(key));
         identity.addresses().forEach(a -> sb.append(".a").append(endpoint(a)));
         identity.externals().forEach(a -> sb.append(".x").append(endpoint(a)));
         identity.hubs().forEach(a -> sb.append(".h").append(endpoint(a)));
@@ -101,14 +104,27 @@ final class IdentityText {
                 throw problem(text, first, e.getMessage());
             }
         }
+        boolean hostKeySeen = false;
         for (int i = 1; i < labels.length; i++) {
             String label = labels[i];
             if (label.isEmpty()) {
                 throw problem(text, label, "empty part (two dots in a row, or a dot at the end)");
             }
             char kind = label.charAt(0);
+            if (kind == 'k') {
+                if (hostKeySeen) {
+                    throw problem(text, label, "a second host key");
+                }
+                hostKeySeen = true;
+                try {
+                    builder.hostKey(label.substring(1));
+                } catch (IllegalArgumentException e) {
+                    throw problem(text, label, e.getMessage());
+                }
+                continue;
+            }
             if (kind != 'a' && kind != 'x' && kind != 'h') {
-                throw problem(text, label, "unknown kind '" + kind + "' (a = address, x = external, h = hub)");
+                throw problem(text, label, "unknown kind '" + kind + "' (a = address, x = external, h = hub, k = host key)");
             }
             try {
                 // The builder refuses addresses no node can have (multicast, wildcard, link-local IPv6).

@@ -15,24 +15,29 @@ import java.util.Optional;
  * as a user-supplied {@code host:port} does, and matches every node that has all those addresses
  * (paper §3.2.2).
  *
+ * <p>A complete identity may also carry a {@link HostKey}: which kernel and network namespace the
+ * node runs in, so that callers know whether its loopback and interface addresses are theirs.
+ *
  * <p>The text form is made of hostname labels, so it can stand where a host name stands, even in
- * a URL: {@code tv1-<id>.a10-0-0-2p5000.afd00z1p5000.x203-0-113-7p6000.h198-18-0-1p17000}.
+ * a URL: {@code tv1-<id>.k<hostkey>.a10-0-0-2p5000.afd00z1p5000.x203-0-113-7p6000.h198-18-0-1p17000}.
  * See {@link IdentityText}.
  */
 public final class NodeIdentity {
     private final NodeId id;
+    private final String hostKey;
     private final List<InetSocketAddress> addresses;
     private final List<InetSocketAddress> externals;
     private final List<InetSocketAddress> hubs;
     /** Formatted once: every handshake sends it. */
     private final String text;
 
-    private NodeIdentity(NodeId id, List<InetSocketAddress> addresses, List<InetSocketAddress> externals,
+    private NodeIdentity(NodeId id, String hostKey, List<InetSocketAddress> addresses, List<InetSocketAddress> externals,
             List<InetSocketAddress> hubs) {
         if (id == null && addresses.isEmpty() && externals.isEmpty()) {
             throw new IllegalArgumentException("a node identity needs an id or at least one address");
         }
         this.id = id;
+        this.hostKey = hostKey;
         this.addresses = List.copyOf(addresses);
         this.externals = List.copyOf(externals);
         this.hubs = List.copyOf(hubs);
@@ -59,6 +64,11 @@ public final class NodeIdentity {
 
     public boolean isPartial() {
         return id == null;
+    }
+
+    /** The network stack the node runs in (see {@link HostKey}); empty if it did not say. */
+    public Optional<String> hostKey() {
+        return Optional.ofNullable(hostKey);
     }
 
     /** Addresses of the node's own interfaces, each with the node's listening port. */
@@ -98,7 +108,7 @@ public final class NodeIdentity {
 
     /** The same node seen with other hub hints. */
     public NodeIdentity withHubs(List<InetSocketAddress> newHubs) {
-        return new NodeIdentity(id, addresses, externals, newHubs);
+        return new NodeIdentity(id, hostKey, addresses, externals, newHubs);
     }
 
     /** The text form; {@link #parse} turns it back into an equal identity. */
@@ -125,6 +135,7 @@ public final class NodeIdentity {
     /** Collects the parts of an identity; addresses must be IP literals with ports (no DNS). */
     public static final class Builder {
         private NodeId id;
+        private String hostKey;
         private final List<InetSocketAddress> addresses = new ArrayList<>();
         private final List<InetSocketAddress> externals = new ArrayList<>();
         private final List<InetSocketAddress> hubs = new ArrayList<>();
@@ -134,6 +145,19 @@ public final class NodeIdentity {
 
         public Builder id(NodeId nodeId) {
             this.id = nodeId;
+            return this;
+        }
+
+        /**
+         * @param key a {@link HostKey}, or null for none
+         * @throws IllegalArgumentException unless it is 1–32 of a-z and 0-9
+         */
+        public Builder hostKey(String key) {
+            if (key != null && !HostKey.isWellFormed(key)) {
+                throw new IllegalArgumentException("host key '" + key + "' must be 1-" + HostKey.MAX_LENGTH
+                        + " letters a-z or digits");
+            }
+            this.hostKey = key;
             return this;
         }
 
@@ -168,7 +192,7 @@ public final class NodeIdentity {
         }
 
         public NodeIdentity build() {
-            return new NodeIdentity(id, addresses, externals, hubs);
+            return new NodeIdentity(id, hostKey, addresses, externals, hubs);
         }
 
         private static InetSocketAddress checked(InetSocketAddress address) {

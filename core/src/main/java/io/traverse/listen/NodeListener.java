@@ -17,8 +17,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one real listening port of a node (paper §3.2.2). An acceptor thread only accepts and hands
- * each connection to the {@link HandshakeLoop} thread; nothing a client does can stall it.
+ * The one real listening port of a node (paper §3.2.2). An acceptor thread accepts, answers a
+ * handshake whose request has already arrived in full, and hands every other connection to the
+ * {@link HandshakeLoop} thread; it never waits for a client, so nothing a client does can stall it.
  */
 public final class NodeListener implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(NodeListener.class);

@@ -19,6 +19,7 @@ import io.traverse.connect.PlainConnector;
 import io.traverse.connect.StaggeredRace;
 import io.traverse.firewall.SimulatedFirewall;
 import io.traverse.identity.AddressClass;
+import io.traverse.identity.HostKey;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
@@ -134,8 +135,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads(threadPrefix + "-timer"));
             scheduler.setRemoveOnCancelPolicy(true);
             long stagger = config.connectStagger().toNanos();
-            this.directConnector = new DirectConnector(() -> identity, reachableInterfaces, bind, stagger, attemptExecutor,
-                    scheduler);
+            this.directConnector = new DirectConnector(() -> identity, reachableInterfaces, all, bind, stagger,
+                    attemptExecutor, scheduler);
             this.plainConnector = new PlainConnector(stagger, attemptExecutor, scheduler);
             this.cache = new HubModuleCache(config.cacheTtl().toNanos());
             this.modules = loadModules();
@@ -159,7 +160,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     }
 
     private static NodeIdentity buildIdentity(NodeId id, int port, LocalInterfaces interfaces, TraverseConfig config) {
-        NodeIdentity.Builder b = NodeIdentity.builder().id(id);
+        NodeIdentity.Builder b = NodeIdentity.builder().id(id).hostKey(HostKey.local().orElse(null));
         List<InetAddress> advertised = new ArrayList<>(interfaces.advertisable());
         // Loopback last: it only helps callers on this host, and reads worst in the text form.
         advertised.sort(Comparator.comparing(a -> AddressClass.of(a) == AddressClass.LOOPBACK));

@@ -83,8 +83,7 @@ class AddressOrderingTest {
                 "192.168.7.99", // shares our 192.168.7.0/24
                 "203.0.113.9", "2001:db8::9", // public, in the target's order
                 "172.16.0.9", "10.9.0.1", // private networks of another site
-                "127.0.0.1", // loopback: the target is not on this host
-                "169.254.0.9"); // link-local last
+                "169.254.0.9"); // link-local last; its 127.0.0.1 is left out: the target is not on this host
     }
 
     @Test
@@ -95,11 +94,79 @@ class AddressOrderingTest {
                 .containsExactly("127.0.0.1", "198.18.0.5", "192.168.7.3");
         // Loopback is all it offers: it can only be here.
         assertThat(order(target("127.0.0.1", "::1"), here)).containsExactly("127.0.0.1", "::1");
-        // Another machine that also lists loopback: its 127.0.0.1 is not the target, so it goes last.
-        assertThat(order(target("127.0.0.1", "198.18.0.6", "10.3.3.3"), here))
-                .containsExactly("198.18.0.6", "10.3.3.3", "127.0.0.1");
-        assertThat(AddressOrdering.isOnThisHost(target("127.0.0.1", "198.18.0.6").directAddresses(), here)).isFalse();
-        assertThat(AddressOrdering.isOnThisHost(target("::1").directAddresses(), here)).isTrue();
+        // Another machine that also lists loopback: its 127.0.0.1 would reach this host, not the target.
+        assertThat(order(target("127.0.0.1", "198.18.0.6", "10.3.3.3"), here)).containsExactly("198.18.0.6", "10.3.3.3");
+        assertThat(AddressOrdering.isOnThisHost(target("127.0.0.1", "198.18.0.6"), here, null)).isFalse();
+        assertThat(AddressOrdering.isOnThisHost(target("::1"), here, null)).isTrue();
+    }
+
+    @Test
+    void oneSharedPrivateAddressDoesNotMakeTheSameHost() {
+        // Another site reusing our private range: one address in common proves nothing.
+        LocalInterfaces here = local("127.0.0.1/8", "10.0.0.2/24", "198.18.0.5/24");
+        NodeIdentity elsewhere = target("10.0.0.2", "198.18.9.9", "127.0.0.1");
+        assertThat(AddressOrdering.isOnThisHost(elsewhere, here, null)).isFalse();
+        AddressOrdering.Candidates c = AddressOrdering.candidates(elsewhere, here, here, null);
+        assertThat(c.order()).containsExactly(endpoint("198.18.9.9", PORT));
+        assertThat(c.skipped()).containsExactly(
+                "10.0.0.2:" + PORT + " (an address of this host; the target runs elsewhere)",
+                "127.0.0.1:" + PORT + " (loopback of another host)");
+        // Every address besides loopback ours: without host keys, that is this host.
+        assertThat(AddressOrdering.isOnThisHost(target("10.0.0.2", "198.18.0.5", "127.0.0.1"), here, null)).isTrue();
+    }
+
+    private static NodeIdentity keyed(String hostKey, String... addresses) {
+        NodeIdentity.Builder b = NodeIdentity.builder().id(NodeId.of("target")).hostKey(hostKey);
+        for (String a : addresses) {
+            b.address(endpoint(a, PORT));
+        }
+        return b.build();
+    }
+
+    @Test
+    void hostKeysDecideWhereAddressesWouldGuess() {
+        LocalInterfaces here = local("127.0.0.1/8", "10.0.0.2/24", "fd00::2/64");
+        // Another network namespace of the same kernel with the very same addresses (the testbed's
+        // overlapping sites): every address matches ours, yet none of them leads there.
+        NodeIdentity twin = keyed("otherstack", "10.0.0.2", "fd00::2", "127.0.0.1");
+        assertThat(AddressOrdering.isOnThisHost(twin, here, "thisstack")).isFalse();
+        AddressOrdering.Candidates c = AddressOrdering.candidates(twin, here, here, "thisstack");
+        assertThat(c.order()).isEmpty();
+        assertThat(c.skipped()).hasSize(3);
+        // The same key: loopback first, then the rest in rank order, nothing skipped.
+        NodeIdentity neighbour = keyed("thisstack", "fd00::2", "10.0.0.2", "::1", "127.0.0.1");
+        c = AddressOrdering.candidates(neighbour, here, here, "thisstack");
+        assertThat(c.order()).extracting(a -> IpLiterals.format(a.getAddress()))
+                .containsExactly("127.0.0.1", "::1", "fd00::2", "10.0.0.2");
+        assertThat(c.skipped()).isEmpty();
+        // A key on one side only: the address rule decides.
+        assertThat(AddressOrdering.isOnThisHost(twin, here, null)).isTrue();
+        assertThat(AddressOrdering.isOnThisHost(target("10.0.0.2", "127.0.0.1"), here, "thisstack")).isTrue();
+    }
+
+    @Test
+    void externalsAreTriedEvenWhenTheyAreOurs() {
+        // A port forward on this very host (an SSH tunnel, the router namespace's own address) to a target elsewhere.
+        LocalInterfaces here = local("127.0.0.1/8", "198.18.0.5/24");
+        NodeIdentity forwarded = NodeIdentity.builder().id(NodeId.of("far")).hostKey("farstack")
+                .address(endpoint("10.0.0.2", PORT))
+                .external(endpoint("127.0.0.1", 2222))
+                .external(endpoint("198.18.0.5", 6000))
+                .build();
+        AddressOrdering.Candidates c = AddressOrdering.candidates(forwarded, here, here, "thisstack");
+        assertThat(c.order()).containsExactly(endpoint("198.18.0.5", 6000), endpoint("10.0.0.2", PORT),
+                endpoint("127.0.0.1", 2222));
+        assertThat(c.skipped()).isEmpty();
+    }
+
+    @Test
+    void theOwnAddressCheckUsesEveryInterfaceOfTheHost() {
+        // A node bound to 127.0.0.1 knows only that interface as its own; 10.0.0.2 is still this host's.
+        LocalInterfaces bound = local("127.0.0.1/8");
+        LocalInterfaces host = local("127.0.0.1/8", "10.0.0.2/24");
+        AddressOrdering.Candidates c = AddressOrdering.candidates(keyed("farstack", "10.0.0.2", "198.18.9.9"), bound,
+                host, "thisstack");
+        assertThat(c.order()).containsExactly(endpoint("198.18.9.9", PORT));
     }
 
     @Test
@@ -148,13 +215,16 @@ class AddressOrderingTest {
                 }
             }
             NodeIdentity target = b.build();
-            List<InetSocketAddress> candidates = target.directAddresses();
+            boolean sameHost = modelOnThisHost(target, here);
+            List<InetSocketAddress> candidates = target.directAddresses().stream()
+                    .filter(a -> sameHost || target.externals().contains(a)
+                            || !(a.getAddress().isLoopbackAddress() || here.owns(a.getAddress())))
+                    .toList();
             List<InetSocketAddress> ordered = AddressOrdering.order(target, here);
             String where = RandomIdentities.describe(n) + ", local " + here + ", target " + target + ", ordered "
                     + ordered;
 
             assertThat(ordered).as(where).containsExactlyInAnyOrderElementsOf(candidates);
-            boolean sameHost = modelOnThisHost(candidates, here);
             for (int i = 1; i < ordered.size(); i++) {
                 int before = modelRank(ordered.get(i - 1), here, sameHost);
                 int after = modelRank(ordered.get(i), here, sameHost);
@@ -171,23 +241,26 @@ class AddressOrderingTest {
     private static int modelRank(InetSocketAddress a, LocalInterfaces here, boolean sameHost) {
         InetAddress ip = a.getAddress();
         if (ip.isLoopbackAddress()) {
-            return sameHost ? 0 : 5;
+            return sameHost ? (ip instanceof java.net.Inet6Address ? 1 : 0) : 5;
         }
         if (ip.isLinkLocalAddress()) {
             return 6;
         }
         for (LocalAddress l : here.addresses()) {
             if (!l.address().isLoopbackAddress() && Subnet.of(l.address(), l.prefixLength()).contains(ip)) {
-                return 1;
+                return 2;
             }
         }
-        return AddressClass.of(ip).isSiteScoped() ? 3 : 2;
+        return AddressClass.of(ip).isSiteScoped() ? 4 : 3;
     }
 
-    private static boolean modelOnThisHost(List<InetSocketAddress> candidates, LocalInterfaces here) {
-        List<InetSocketAddress> notLoopback = candidates.stream().filter(a -> !a.getAddress().isLoopbackAddress()).toList();
-        return notLoopback.isEmpty()
-                || notLoopback.stream().anyMatch(a -> here.addresses().stream().anyMatch(l -> l.address().equals(a.getAddress())));
+    /** Without host keys: every interface address besides loopback is ours (an identity of externals only: no). */
+    private static boolean modelOnThisHost(NodeIdentity target, LocalInterfaces here) {
+        if (target.addresses().isEmpty()) {
+            return target.externals().isEmpty();
+        }
+        return target.addresses().stream().allMatch(a -> a.getAddress().isLoopbackAddress()
+                || here.addresses().stream().anyMatch(l -> l.address().equals(a.getAddress())));
     }
 
     @Test

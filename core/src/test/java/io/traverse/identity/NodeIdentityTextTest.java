@@ -114,6 +114,35 @@ class NodeIdentityTextTest {
     }
 
     @Test
+    void hostKeyRoundTripsAndTextsWithoutOneParseAsBefore() {
+        NodeIdentity keyed = NodeIdentity.builder().id(NodeId.of("n1")).hostKey("abc234")
+                .address(endpoint("10.0.0.2", 5000)).build();
+        assertThat(keyed.toText()).isEqualTo("tv1-n1.kabc234.a10-0-0-2p5000");
+        assertThat(NodeIdentity.parse("tv1-n1.kabc234.a10-0-0-2p5000")).isEqualTo(keyed);
+        assertThat(NodeIdentity.parse("TV1-N1.KABC234.A10-0-0-2P5000").hostKey()).contains("abc234");
+        // The key may stand anywhere among the labels; the canonical text puts it first.
+        assertThat(NodeIdentity.parse("tv1-n1.a10-0-0-2p5000.kabc234")).isEqualTo(keyed);
+        // A text written before host keys existed.
+        NodeIdentity old = NodeIdentity.parse("tv1-n1.a10-0-0-2p5000");
+        assertThat(old.hostKey()).isEmpty();
+        assertThat(old).isNotEqualTo(keyed);
+        assertThat(keyed.satisfies(old)).as("the same node id, with or without a key").isTrue();
+        assertThat(keyed.withHubs(List.of(endpoint("198.18.0.1", 17000))).hostKey()).contains("abc234");
+    }
+
+    @Test
+    void badHostKeysAreNamed() {
+        assertThatThrownBy(() -> NodeIdentity.parse("tv1-n1.k.a10-0-0-2p5000"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("part 'k'").hasMessageContaining("host key");
+        assertThatThrownBy(() -> NodeIdentity.parse("tv1-n1.kab-c.a10-0-0-2p5000"))
+                .hasMessageContaining("part 'kab-c'").hasMessageContaining("host key");
+        assertThatThrownBy(() -> NodeIdentity.parse("tv1-n1.k" + "a".repeat(33)))
+                .hasMessageContaining("host key");
+        assertThatThrownBy(() -> NodeIdentity.parse("tv1-n1.kaaa.kbbb.a10-0-0-2p5000"))
+                .hasMessageContaining("part 'kbbb'").hasMessageContaining("a second host key");
+    }
+
+    @Test
     void unknownKindLetterIsNamed() {
         assertThatThrownBy(() -> NodeIdentity.parse("tv1-abc.q10-0-0-1p5000"))
                 .isInstanceOf(IllegalArgumentException.class)

@@ -142,6 +142,9 @@ public final class RandomIdentities {
         for (int i = 0; i < hubs; i++) {
             b.hub(endpoint(r));
         }
+        if (r.nextInt(3) == 0) {
+            b.hostKey(HostKey.of("boot-" + r.nextInt(1000), "net:[" + r.nextInt(1000) + "]"));
+        }
         return b.build();
     }
 

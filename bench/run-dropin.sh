@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Issue 12 §4: connection setup as a user of the drop-in factories gets it. Connect + first byte,
+# plain `new Socket(host, port)` against `new TraverseSocketFactory().createSocket(host, port)` to a
+# default-configuration server in another process (every interface), and against nodes bound to
+# 127.0.0.1 only; rounds interleaved, client and server process pinned to one core.
+#
+#   bench/run-dropin.sh                       # 7 rounds x 2,000 connects per contender, after 4,000 warm-up
+#   bench/run-dropin.sh --rounds 3 --only plain,default
+#   CPU=1 bench/run-dropin.sh                 # pin to another core
+#   REBUILD=1 bench/run-dropin.sh             # rebuild core, direct and bench first
+#   JAVA_OPTS='-XX:StartFlightRecording=filename=/tmp/dropin.jfr' bench/run-dropin.sh   # profile the client
+set -euo pipefail
+cd "$(dirname "$0")/.."
+CPU="${CPU:-0}"
+JAR=bench/target/benchmarks.jar
+if [[ ! -f "$JAR" || "${REBUILD:-0}" == 1 ]]; then
+  mvn -q -B -o -DskipTests package -pl bench -am
+fi
+echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); pinned to CPU $CPU"
+echo "# $(java -version 2>&1 | sed -n 1p)"
+echo "# interfaces: $(ip -br addr | awk '$2 != "DOWN" {$2=""; print}' | tr -s ' ' | paste -sd ';')"
+echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+# shellcheck disable=SC2086
+exec taskset -c "$CPU" java -Xms512m -Xmx512m ${JAVA_OPTS:-} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+  -cp "$JAR" io.traverse.bench.DropInSetupRounds "$@"
