@@ -22,6 +22,7 @@ import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -47,6 +48,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code plain-connect <HOST:PORT> <BYTES> <TIMEOUT-MS>} and {@code plain-rtt <HOST:PORT>
  *       <ROUNDS> <TIMEOUT-MS>} — the same with a plain {@code java.net.Socket} to a plain
  *       verification or echo port (module {@code plain});</li>
+ *   <li>{@code await-network <NODES> <HUBS> <TIMEOUT-MS>} — waits until its hub knows at least
+ *       NODES nodes and HUBS hubs (gossip has settled); answers {@code network ok nodes=N hubs=M}
+ *       or {@code network incomplete nodes=N hubs=M};</li>
  *   <li>{@code status} — {@code status accepted=N served=M} for the verification service;</li>
  *   <li>{@code quit} (or end of stdin) — closes the node and exits.</li>
  * </ul>
@@ -254,6 +258,14 @@ public final class NodeAgent {
                             : plainConnect(target, Long.parseLong(words[2]), Integer.parseInt(words[3])).line());
                 }
             }
+            case "await-network" -> {
+                if (words.length != 4) {
+                    replies.println("error usage: await-network <NODES> <HUBS> <TIMEOUT-MS>");
+                } else {
+                    replies.println(awaitNetwork(Integer.parseInt(words[1]), Integer.parseInt(words[2]),
+                            Long.parseLong(words[3])));
+                }
+            }
             case "status" -> replies.println("status accepted=" + accepted.get() + " served=" + served.get());
             case "quit" -> {
                 replies.println("bye");
@@ -294,6 +306,35 @@ public final class NodeAgent {
         } catch (Exception e) {
             return TransferResult.failed(elapsedMillis(start), e);
         }
+    }
+
+    /** Asks the hub network how many nodes and hubs it knows until there are enough or time is up. */
+    private String awaitNetwork(int nodes, int hubs, long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        int knownNodes = -1;
+        int knownHubs = -1;
+        while (true) {
+            try {
+                knownNodes = node.hubDirectory().nodes().get(5, TimeUnit.SECONDS).size();
+                knownHubs = node.hubDirectory().hubs().get(5, TimeUnit.SECONDS).size();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (Exception e) {
+                log().debug("Asking the hub network failed: {}", e.toString());
+            }
+            if ((knownNodes >= nodes && knownHubs >= hubs) || System.nanoTime() > deadline) {
+                break;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return "network " + (knownNodes >= nodes && knownHubs >= hubs ? "ok" : "incomplete") + " nodes=" + knownNodes
+                + " hubs=" + knownHubs;
     }
 
     /** Connects with a plain {@code java.net.Socket}, sends, verifies; never throws. */

@@ -215,6 +215,19 @@ public final class RunningNode implements AutoCloseable {
         return address.getAddress().getHostAddress() + ":" + address.getPort();
     }
 
+    /**
+     * Waits until this node's hub knows at least {@code nodes} nodes and {@code hubs} hubs; returns
+     * the agent's answer ({@code network ok nodes=N hubs=M} or {@code network incomplete ...}).
+     */
+    public synchronized String awaitNetwork(int nodes, int hubs, Duration timeout) {
+        String reply = command("await-network " + nodes + " " + hubs + " " + timeout.toMillis(), timeout.plusSeconds(15),
+                "the hub network's size");
+        if (!reply.startsWith("network ")) {
+            throw failure("answered '" + reply + "' to await-network");
+        }
+        return reply;
+    }
+
     /** How many verification connections this node's service has completed. */
     public synchronized long servedConnections() {
         String reply = command("status", Duration.ofSeconds(10), "its status");
