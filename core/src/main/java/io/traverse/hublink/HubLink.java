@@ -598,8 +598,16 @@ public final class HubLink implements Closeable {
 
     /** True if there is or may soon be a hub link (names are worth asking the hub about). */
     public boolean expectsHub() {
-        State s = status.state();
-        return s == State.CONNECTED || s == State.CONNECTING || s == State.DISCOVERING;
+        return status.isExpected();
+    }
+
+    /**
+     * Completes when the link is up (at once if it is); fails at once, or as soon as it is known,
+     * when there is no hub to link to or the node closes. A future of the caller's own: cancelling
+     * it stops nobody else's wait.
+     */
+    public CompletableFuture<Void> whenUp() {
+        return session().thenApply(s -> null);
     }
 
     EventLoop loop() {

@@ -7,6 +7,7 @@ import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.FailureScope;
+import io.traverse.spi.HubLinkWait;
 import io.traverse.spi.ModuleContext;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -50,8 +51,9 @@ final class RoutedModule implements ConnectionModule {
             // An OPEN would put a connection in the target's backlog: no way to ask without one.
             throw new AttemptFailedException(FailureScope.MODULE, "a relayed connection cannot be probed without making one");
         }
-        if (!connections.isLinked()) {
-            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to route a connection to node " + target);
+        if (!connections.isLinked() && !HubLinkWait.expected(context)) {
+            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to route a connection to node " + target
+                    + " (hub link " + context.hubLinkStatus() + ")");
         }
         if (target.equals(connections.localId())) {
             throw new AttemptFailedException(FailureScope.MODULE, "a node does not route connections to itself");
@@ -72,16 +74,24 @@ final class RoutedModule implements ConnectionModule {
     private final class RoutedAttempt implements ConnectionAttempt {
         private final ConnectRequest request;
         private final NodeId target;
+        private final HubLinkWait link;
         private volatile RoutedConnections.Opening opening;
         private volatile boolean cancelled;
 
         RoutedAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
             this.target = target;
+            this.link = HubLinkWait.begin(context);
         }
 
         @Override
         public Socket connect() throws IOException {
+            if (!connections.isLinked()) {
+                link.await(request.deadline(), "to route a connection to node " + target);
+                if (cancelled) {
+                    throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+                }
+            }
             RoutedConnections.Opening o = connections.open(target, request.virtualPort());
             opening = o;
             if (cancelled) {
@@ -129,6 +139,7 @@ final class RoutedModule implements ConnectionModule {
         @Override
         public void cancel() {
             cancelled = true;
+            link.cancel();
             RoutedConnections.Opening o = opening;
             if (o != null) {
                 connections.abandon(o, "the opener cancelled");
