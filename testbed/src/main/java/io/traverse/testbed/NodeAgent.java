@@ -363,12 +363,14 @@ public final class NodeAgent {
             Socket socket;
             String module;
             long setupMicros;
+            int hubs = 0;
             if (virtual != null) {
                 socket = node.socketFactory().createSocket();
                 socket.connect(VirtualSocketAddress.parse(virtual), timeoutMillis);
                 Optional<ConnectionInfo> info = node.connectionInfo(socket);
                 module = info.map(ConnectionInfo::module).orElse("?");
                 setupMicros = info.map(i -> i.setupTime().toNanos() / 1000).orElse(-1L);
+                hubs = info.map(ConnectionInfo::hubsTraversed).orElse(0);
             } else {
                 socket = new Socket();
                 socket.connect(plain, timeoutMillis);
@@ -398,7 +400,7 @@ public final class NodeAgent {
                     throw new IOException("the echo sent more than it was sent");
                 }
                 Arrays.sort(times);
-                return new RoundTripResult(true, module, setupMicros, rounds, times[rounds / 2], times[0], "");
+                return new RoundTripResult(true, module, setupMicros, hubs, rounds, times[rounds / 2], times[0], "");
             }
         } catch (Exception e) {
             return RoundTripResult.failed(e);

@@ -7,24 +7,25 @@ import java.util.Map;
  * The outcome of one {@code rtt} or {@code plain-rtt} command of a {@link NodeAgent}: one-byte
  * round trips over one connection, as one line of text:
  * <pre>
- * rtt ok module=routed setup-us=2210 rounds=200 median-ns=91000 min-ns=70500
+ * rtt ok module=routed setup-us=2210 hubs=2 rounds=200 median-ns=91000 min-ns=70500
  * rtt failed error=java.net.ConnectException: Connection refused
  * </pre>
  *
  * @param ok          true if the connection was made and every byte came back
  * @param module      the module that made the connection ({@code plain} for a plain socket), or empty
  * @param setupMicros connection setup time, or -1
+ * @param hubs        hubs the connection runs through (0 for a kernel socket)
  * @param rounds      round trips measured (after as many again to warm up)
  * @param medianNanos median round-trip time
  * @param minNanos    shortest round-trip time
  * @param error       exception type and message when failed, else empty
  */
-public record RoundTripResult(boolean ok, String module, long setupMicros, int rounds, long medianNanos, long minNanos,
+public record RoundTripResult(boolean ok, String module, long setupMicros, int hubs, int rounds, long medianNanos, long minNanos,
         String error) {
 
     static RoundTripResult failed(Throwable error) {
         String text = error.getClass().getName() + (error.getMessage() == null ? "" : ": " + error.getMessage());
-        return new RoundTripResult(false, "", -1, 0, -1, -1, text.replaceAll("[\\r\\n]+", " "));
+        return new RoundTripResult(false, "", -1, 0, 0, -1, -1, text.replaceAll("[\\r\\n]+", " "));
     }
 
     /** The median round trip in microseconds. */
@@ -34,7 +35,7 @@ public record RoundTripResult(boolean ok, String module, long setupMicros, int r
 
     String line() {
         if (ok) {
-            return "rtt ok module=" + module + " setup-us=" + setupMicros + " rounds=" + rounds + " median-ns="
+            return "rtt ok module=" + module + " setup-us=" + setupMicros + " hubs=" + hubs + " rounds=" + rounds + " median-ns="
                     + medianNanos + " min-ns=" + minNanos;
         }
         return "rtt failed error=" + error;
@@ -63,7 +64,8 @@ public record RoundTripResult(boolean ok, String module, long setupMicros, int r
         }
         try {
             return new RoundTripResult(head[1].equals("ok"), fields.getOrDefault("module", ""),
-                    Long.parseLong(fields.getOrDefault("setup-us", "-1")), Integer.parseInt(fields.getOrDefault("rounds", "0")),
+                    Long.parseLong(fields.getOrDefault("setup-us", "-1")), Integer.parseInt(fields.getOrDefault("hubs", "0")),
+                    Integer.parseInt(fields.getOrDefault("rounds", "0")),
                     Long.parseLong(fields.getOrDefault("median-ns", "-1")), Long.parseLong(fields.getOrDefault("min-ns", "-1")),
                     fields.getOrDefault("error", ""));
         } catch (NumberFormatException e) {

@@ -12,6 +12,7 @@ import java.util.Optional;
  * --check-bytes N    bytes of every other verified connection (65536)
  * --cold-bytes N     bytes of the cold connection (1048576)
  * --rounds N         one-byte round trips per pair, after as many to warm up (1000)
+ * --repeats N        cached connections per pair; the median setup is reported (5)
  * --timeout-ms N     Traverse connect timeout (10000)
  * --plain-timeout-ms N  plain socket connect timeout (5000)
  * --cold-parallel N  cold JVMs started at once (1: one after the other, for clean timings)
@@ -20,11 +21,11 @@ import java.util.Optional;
  * --json FILE        also write the results as JSON
  * </pre>
  */
-public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rounds, Duration timeout, Duration plainTimeout,
+public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rounds, int repeats, Duration timeout, Duration plainTimeout,
         int coldParallel, boolean cold, List<String> sites, Optional<Path> json) {
 
     public MatrixOptions {
-        if (bytes < 1 || checkBytes < 0 || coldBytes < 0 || rounds < 1 || coldParallel < 1) {
+        if (bytes < 1 || checkBytes < 0 || coldBytes < 0 || rounds < 1 || repeats < 1 || coldParallel < 1) {
             throw new IllegalArgumentException("sizes, rounds and parallelism must be positive");
         }
         sites = List.copyOf(sites);
@@ -32,56 +33,59 @@ public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rou
 
     /** The full run recorded in docs/benchmarks.md. */
     public static MatrixOptions full() {
-        return new MatrixOptions(16L << 20, 64 << 10, 1 << 20, 1000, Duration.ofSeconds(10), Duration.ofSeconds(5), 1, true,
+        return new MatrixOptions(16L << 20, 64 << 10, 1 << 20, 1000, 5, Duration.ofSeconds(10), Duration.ofSeconds(5), 1, true,
                 List.of(), Optional.empty());
     }
 
     public static MatrixOptions parse(String[] args) {
-        MatrixOptions o = full();
+        MatrixOptions d = full();
+        long bytes = d.bytes;
+        long checkBytes = d.checkBytes;
+        long coldBytes = d.coldBytes;
+        int rounds = d.rounds;
+        int repeats = d.repeats;
+        Duration timeout = d.timeout;
+        Duration plainTimeout = d.plainTimeout;
+        int coldParallel = d.coldParallel;
+        boolean cold = true;
+        List<String> sites = List.of();
+        Optional<Path> json = Optional.empty();
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--no-cold")) {
-                o = new MatrixOptions(o.bytes, o.checkBytes, o.coldBytes, o.rounds, o.timeout, o.plainTimeout, o.coldParallel,
-                        false, o.sites, o.json);
+                cold = false;
                 continue;
             }
             if (i + 1 >= args.length) {
                 throw new IllegalArgumentException("option " + arg + " needs a value");
             }
             String v = args[++i];
-            o = switch (arg) {
-                case "--bytes" -> new MatrixOptions(Long.parseLong(v), o.checkBytes, o.coldBytes, o.rounds, o.timeout,
-                        o.plainTimeout, o.coldParallel, o.cold, o.sites, o.json);
-                case "--check-bytes" -> new MatrixOptions(o.bytes, Long.parseLong(v), o.coldBytes, o.rounds, o.timeout,
-                        o.plainTimeout, o.coldParallel, o.cold, o.sites, o.json);
-                case "--cold-bytes" -> new MatrixOptions(o.bytes, o.checkBytes, Long.parseLong(v), o.rounds, o.timeout,
-                        o.plainTimeout, o.coldParallel, o.cold, o.sites, o.json);
-                case "--rounds" -> new MatrixOptions(o.bytes, o.checkBytes, o.coldBytes, Integer.parseInt(v), o.timeout,
-                        o.plainTimeout, o.coldParallel, o.cold, o.sites, o.json);
-                case "--timeout-ms" -> new MatrixOptions(o.bytes, o.checkBytes, o.coldBytes, o.rounds,
-                        Duration.ofMillis(Long.parseLong(v)), o.plainTimeout, o.coldParallel, o.cold, o.sites, o.json);
-                case "--plain-timeout-ms" -> new MatrixOptions(o.bytes, o.checkBytes, o.coldBytes, o.rounds, o.timeout,
-                        Duration.ofMillis(Long.parseLong(v)), o.coldParallel, o.cold, o.sites, o.json);
-                case "--cold-parallel" -> new MatrixOptions(o.bytes, o.checkBytes, o.coldBytes, o.rounds, o.timeout,
-                        o.plainTimeout, Integer.parseInt(v), o.cold, o.sites, o.json);
-                case "--sites" -> new MatrixOptions(o.bytes, o.checkBytes, o.coldBytes, o.rounds, o.timeout, o.plainTimeout,
-                        o.coldParallel, o.cold, List.of(v.split(",")), o.json);
-                case "--json" -> new MatrixOptions(o.bytes, o.checkBytes, o.coldBytes, o.rounds, o.timeout, o.plainTimeout,
-                        o.coldParallel, o.cold, o.sites, Optional.of(Path.of(v)));
+            switch (arg) {
+                case "--bytes" -> bytes = Long.parseLong(v);
+                case "--check-bytes" -> checkBytes = Long.parseLong(v);
+                case "--cold-bytes" -> coldBytes = Long.parseLong(v);
+                case "--rounds" -> rounds = Integer.parseInt(v);
+                case "--repeats" -> repeats = Integer.parseInt(v);
+                case "--timeout-ms" -> timeout = Duration.ofMillis(Long.parseLong(v));
+                case "--plain-timeout-ms" -> plainTimeout = Duration.ofMillis(Long.parseLong(v));
+                case "--cold-parallel" -> coldParallel = Integer.parseInt(v);
+                case "--sites" -> sites = List.of(v.split(","));
+                case "--json" -> json = Optional.of(Path.of(v));
                 default -> throw new IllegalArgumentException("unknown option " + arg);
-            };
+            }
         }
-        return o;
+        return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, repeats, timeout, plainTimeout, coldParallel, cold,
+                sites, json);
     }
 
     /** The same with other sizes: for scaled-down runs. */
-    public MatrixOptions scaled(long newBytes, long newColdBytes, int newRounds, int newColdParallel) {
-        return new MatrixOptions(newBytes, checkBytes, newColdBytes, newRounds, timeout, plainTimeout, newColdParallel, cold,
+    public MatrixOptions scaled(long newBytes, long newColdBytes, int newRounds, int newRepeats, int newColdParallel) {
+        return new MatrixOptions(newBytes, checkBytes, newColdBytes, newRounds, newRepeats, timeout, plainTimeout, newColdParallel, cold,
                 sites, json);
     }
 
     /** The same with another plain connect timeout. */
     public MatrixOptions plainTimeout(Duration newTimeout) {
-        return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, timeout, newTimeout, coldParallel, cold, sites, json);
+        return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, repeats, timeout, newTimeout, coldParallel, cold, sites, json);
     }
 }

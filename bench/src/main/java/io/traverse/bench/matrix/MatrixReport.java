@@ -31,14 +31,15 @@ public final class MatrixReport {
             md.append(" ").append(rule.module()).append(" if ").append(rule.when()).append(";");
         }
         md.append(" a plain socket works where direct is predicted.\n");
-        table(md, result, "Connection setup, cached module (ms; plain socket in brackets)", p -> cell(p.cached(),
+        table(md, result, "Connection setup, cached module, median of " + o.repeats() + " (ms; plain socket in brackets)", p -> cell(p.cached(),
                 r -> ms(r.setupMillis())) + (p.plainWorked() ? " (" + ms(p.plain().setupMillis()) + ")" : ""));
         table(md, result, "Connection setup, first connection of a settled node (ms)", p -> cell(p.first(), r -> ms(r.setupMillis())));
         if (o.cold()) {
             table(md, result, "Connection setup, cold JVM connecting at start (ms)",
                     p -> p.cold().map(c -> cell(c, r -> ms(r.setupMillis()))).orElse("-"));
         }
-        table(md, result, "Round trip, median of " + o.rounds() + " one-byte round trips (us; plain socket in brackets)",
+        table(md, result, "Round trip, median of " + o.rounds() + " one-byte round trips (us; v2 = routed through 2 hubs;"
+                        + " plain socket in brackets)",
                 p -> rttCell(p.rtt()) + p.plainRtt().map(r -> " (" + (r.ok() ? us(r.medianMicros()) : "failed") + ")").orElse(""));
         table(md, result, "Throughput, " + bytes(o.bytes()) + " with SHA-256 at both ends (MB/s; plain socket in brackets)",
                 p -> cell(p.throughput(), r -> mbps(r)) + p.plainThroughput().map(r -> " (" + mbps(r) + ")").orElse(""));
@@ -81,7 +82,7 @@ public final class MatrixReport {
     }
 
     private static String rttCell(RoundTripResult r) {
-        return r.ok() ? us(r.medianMicros()) + " " + letter(r.module()) : "failed";
+        return r.ok() ? us(r.medianMicros()) + " " + letter(r.module()) + (r.hubs() > 0 ? r.hubs() : "") : "failed";
     }
 
     private static String got(TransferResult r, PairResult p) {
@@ -124,7 +125,7 @@ public final class MatrixReport {
         MatrixOptions o = result.options();
         StringBuilder j = new StringBuilder("{\n  \"options\": {");
         j.append("\"bytes\": ").append(o.bytes()).append(", \"checkBytes\": ").append(o.checkBytes())
-                .append(", \"coldBytes\": ").append(o.coldBytes()).append(", \"rounds\": ").append(o.rounds())
+                .append(", \"coldBytes\": ").append(o.coldBytes()).append(", \"rounds\": ").append(o.rounds()).append(", \"repeats\": ").append(o.repeats())
                 .append(", \"timeoutMs\": ").append(o.timeout().toMillis()).append(", \"plainTimeoutMs\": ")
                 .append(o.plainTimeout().toMillis()).append(", \"coldParallel\": ").append(o.coldParallel()).append("},\n");
         j.append("  \"sites\": [");
@@ -173,7 +174,7 @@ public final class MatrixReport {
             return "null";
         }
         RoundTripResult r = result.get();
-        return "{\"ok\": " + r.ok() + ", \"module\": " + str(r.module()) + ", \"rounds\": " + r.rounds() + ", \"medianUs\": "
+        return "{\"ok\": " + r.ok() + ", \"module\": " + str(r.module()) + ", \"hubs\": " + r.hubs() + ", \"rounds\": " + r.rounds() + ", \"medianUs\": "
                 + String.format(Locale.ROOT, "%.1f", r.medianMicros()) + ", \"minUs\": "
                 + String.format(Locale.ROOT, "%.1f", r.minNanos() / 1000.0) + ", \"error\": " + str(r.error()) + "}";
     }

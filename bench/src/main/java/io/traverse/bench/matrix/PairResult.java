@@ -18,7 +18,7 @@ import java.util.Optional;
  * @param plain           a plain {@code java.net.Socket} to the target's plain port
  * @param cold            a fresh JVM's first connection, made the moment its node is up (empty if skipped)
  * @param first           the settled source node's first connection to the target (nothing cached)
- * @param cached          its second one (module cache filled)
+ * @param cached          its later ones (module cache filled): the first failure, or the one with the median setup
  * @param rtt             round trips over a Traverse connection
  * @param plainRtt        round trips over a plain socket, if plain sockets get through
  * @param throughput      the large transfer over Traverse

@@ -41,7 +41,7 @@ class SixSiteMatrixTest {
         testbed = Testbed.create();
         MultiSiteNetwork network = MultiSiteNetwork.build(testbed, PaperSites.TABLE_2, "matrix-test-token");
         network.startNodes(Duration.ofSeconds(90));
-        MatrixOptions options = MatrixOptions.full().scaled(1 << 20, 1 << 20, 50, 3).plainTimeout(Duration.ofSeconds(2));
+        MatrixOptions options = MatrixOptions.full().scaled(1 << 20, 1 << 20, 50, 3, 3).plainTimeout(Duration.ofSeconds(2));
         result = ConnectionMatrix.run(network, options);
         report = MatrixReport.markdown(result);
         log.info("Six-site matrix:\n{}", report);
