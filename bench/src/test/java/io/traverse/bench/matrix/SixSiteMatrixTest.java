@@ -21,7 +21,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The paper's six sites on real namespaces, NAT and firewalls, scaled down for CI: one matrix
  * run (cold JVMs and settled nodes, 1 MiB transfers) shared by the assertions below, and every
- * namespace and process gone afterwards, also when something failed.
+ * namespace (with its interfaces and nft tables) and every process gone afterwards, also when
+ * something failed.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class SixSiteMatrixTest {
@@ -59,6 +60,8 @@ class SixSiteMatrixTest {
         for (NetworkNamespace ns : made) {
             assertThat(existing).as("namespaces after the testbed closed").noneMatch(line -> line.startsWith(ns.name()));
         }
+        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).map(ph -> ph.info().commandLine()
+                .orElse("pid " + ph.pid())).toList()).as("hub and node JVMs after the testbed closed").isEmpty();
     }
 
     private static List<String> namespacesNow() {
