@@ -6,6 +6,7 @@ import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
@@ -114,7 +115,7 @@ public final class ModuleRacer {
          */
         private IOException explained(IOException failure, List<ModuleAttempt> attempts, Map<String, String> notTried) {
             boolean timedOut = failure instanceof SocketTimeoutException; // an InterruptedIOException, but no interrupt
-            if (cancelled || FailureScope.of(failure) == FailureScope.TARGET || !(timedOut || failure instanceof AttemptFailedException)) {
+            if (cancelled || FailureScope.of(failure) == FailureScope.TARGET || (failure instanceof InterruptedIOException && !timedOut)) {
                 return failure;
             }
             String reasons = reasons(attempts, notTried);
@@ -135,13 +136,18 @@ public final class ModuleRacer {
         private String reasons(List<ModuleAttempt> attempts, Map<String, String> notTried) {
             StringBuilder sb = new StringBuilder();
             for (ConnectionModule m : modules) {
-                String why = notTried.containsKey(m.name()) ? "not tried (" + notTried.get(m.name()) + ")"
-                        : attempts.stream().filter(a -> a.module.equals(m.name())).findFirst().map(ModuleAttempt::result)
-                                .orElse("not tried");
+                String why;
+                if (notTried.containsKey(m.name())) {
+                    why = "not tried (" + notTried.get(m.name()) + ")";
+                } else {
+                    why = attempts.stream().filter(a -> a.module.equals(m.name())).findFirst().map(ModuleAttempt::result)
+                            .orElse("not tried");
+                    why = why.contains("; ") ? "(" + why + ")" : why; // one module's several addresses, kept together
+                }
                 if (sb.length() > 0) {
                     sb.append("; ");
                 }
-                sb.append(m.name()).append(": ").append(why.contains("; ") ? "(" + why + ")" : why);
+                sb.append(m.name()).append(": ").append(why);
             }
             return sb.toString();
         }
@@ -226,7 +232,11 @@ public final class ModuleRacer {
             if (why != null) {
                 return why;
             }
-            return started ? "no answer before the deadline" : "not started before the race ended";
+            if (!started) {
+                return "not started before the race ended";
+            }
+            String doing = attempt.progress();
+            return "no answer before the deadline" + (doing == null ? "" : ": " + doing);
         }
 
         @Override

@@ -16,4 +16,13 @@ public interface ConnectionAttempt {
 
     /** Stops a running {@link #connect()} from another thread; it then throws and leaves nothing open. */
     void cancel();
+
+    /**
+     * What a {@link #connect()} that has not finished was last doing, if there is more to tell
+     * than that it gave no answer (e.g. "waiting for a hub link …"): said when the deadline passes
+     * with this attempt still under way, also after {@link #cancel()}. Null: nothing to add.
+     */
+    default String progress() {
+        return null;
+    }
 }

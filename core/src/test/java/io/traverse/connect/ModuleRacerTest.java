@@ -89,6 +89,46 @@ class ModuleRacerTest {
     }
 
     @Test
+    void aModuleStillWaitingAtTheDeadlineSaysWhatItWaitedFor() {
+        CountDownLatch never = new CountDownLatch(1);
+        ConnectionModule waiting = module("routed", () -> {
+            try {
+                never.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+        }, "waiting for a hub link to route a connection (hub link connecting)");
+        ModuleRacer racer = racer(failing("direct", "10.0.0.1:80: Connection refused"), waiting);
+
+        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofMillis(300))).connect());
+
+        assertThat(thrown).isInstanceOf(SocketTimeoutException.class).hasMessage("Connect timed out (direct: 10.0.0.1:80: Connection refused; "
+                + "routed: no answer before the deadline: waiting for a hub link to route a connection (hub link connecting))");
+    }
+
+    @Test
+    void aPlainConnectExceptionOfTheOnlyModuleTriedIsToldWithTheOthers() {
+        ModuleRacer racer = racer(module("direct", () -> {
+            throw new java.net.ConnectException("Connection refused");
+        }), notPlanned("reverse", "no hub link"));
+
+        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
+
+        assertThat(thrown).isInstanceOf(java.net.ConnectException.class)
+                .hasMessage("direct: Connection refused; reverse: not tried (no hub link)");
+    }
+
+    @Test
+    void severalReasonsOfAModuleThatWasNotTriedGetNoSecondBrackets() {
+        ModuleRacer racer = racer(failing("direct", "refused"), notPlanned("routed", "no hub link; and none coming"));
+
+        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
+
+        assertThat(thrown).hasMessage("direct: refused; routed: not tried (no hub link; and none coming)");
+    }
+
+    @Test
     void aDefinitiveAnswerFromTheTargetIsPassedOnAsItIs() {
         ModuleRacer racer = racer(target("direct", "nothing listens on virtual port 80"), failing("routed", "unused"));
 
@@ -139,6 +179,10 @@ class ModuleRacerTest {
     }
 
     private static ConnectionModule module(String name, Connect connect) {
+        return module(name, connect, null);
+    }
+
+    private static ConnectionModule module(String name, Connect connect, String progress) {
         return new ConnectionModule() {
             @Override
             public String name() {
@@ -155,6 +199,11 @@ class ModuleRacerTest {
 
                     @Override
                     public void cancel() {
+                    }
+
+                    @Override
+                    public String progress() {
+                        return progress;
                     }
                 };
             }

@@ -48,10 +48,11 @@ class FirstConnectionTest {
         TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(0);
         VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
         CompletableFuture<Void> serving = serveDigests(listening, 10);
-        try (ServerSocket silent = silentHub()) {
+        try (ServerSocket silent = silentHub(); ServerSocket silent2 = silentHub()) {
             for (int i = 0; i < 10; i++) {
-                // The silent hub first: the real one is dialled 500 ms later, so the link is surely not up yet.
-                Traverse client = net.node(LoopbackHubNetwork.config().hubs(List.of(address(silent), LoopbackHubNetwork.address(hub)))
+                // Two silent hubs first: the real one is dialled 1 s later, so the link is surely not up yet.
+                Traverse client = net.node(LoopbackHubNetwork.config().hubs(List.of(address(silent), address(silent2),
+                        LoopbackHubNetwork.address(hub)))
                         .firewall(FirewallRule.deny("all")).connectTimeout(Duration.ofSeconds(20)).build());
                 assertThat(client.hubLinkStatus().isConnected()).as("linked before it connects").isFalse();
                 try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
@@ -72,9 +73,10 @@ class FirstConnectionTest {
         TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(0);
         VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
         CompletableFuture<Void> serving = serveDigests(listening, 5);
-        try (ServerSocket silent = silentHub()) {
+        try (ServerSocket silent = silentHub(); ServerSocket silent2 = silentHub()) {
             for (int i = 0; i < 5; i++) {
-                Traverse client = net.node(LoopbackHubNetwork.config().hubs(List.of(address(silent), LoopbackHubNetwork.address(hub)))
+                Traverse client = net.node(LoopbackHubNetwork.config().hubs(List.of(address(silent), address(silent2),
+                        LoopbackHubNetwork.address(hub)))
                         .modules("direct", "reverse").connectTimeout(Duration.ofSeconds(20)).build());
                 assertThat(client.hubLinkStatus().isConnected()).as("linked before it connects").isFalse();
                 try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
@@ -120,7 +122,8 @@ class FirstConnectionTest {
 
             assertThat(thrown).isInstanceOf(SocketTimeoutException.class);
             assertThat(thrown.getMessage()).contains("direct: ").contains("reverse: ").contains("routed: ")
-                    .containsIgnoringCase("hub link");
+                    .contains("waiting for a hub link to ask node").contains("waiting for a hub link to route a connection")
+                    .contains("(hub link connecting");
         }
     }
 

@@ -92,7 +92,7 @@ final class ReverseModule implements ConnectionModule {
         DialBackAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
             this.target = target;
-            this.link = HubLinkWait.begin(context);
+            this.link = HubLinkWait.of(context);
         }
 
         @Override
@@ -201,6 +201,11 @@ final class ReverseModule implements ConnectionModule {
                 return new AttemptFailedException(FailureScope.PATH, "node " + target + " did not answer the dial-back request: " + why);
             }
             return new AttemptFailedException(FailureScope.MODULE, "could not ask node " + target + " to dial back: " + why);
+        }
+
+        @Override
+        public String progress() {
+            return link.progress();
         }
 
         @Override

@@ -28,6 +28,8 @@ final class RoutedModule implements ConnectionModule {
     static final int WINDOW = 1024 * 1024;
     /** How long past the connect deadline to wait, so that the racer's deadline, not this one, decides. */
     private static final long DEADLINE_MARGIN_MILLIS = 20;
+    /** How long to let a link that is going down be noticed before waiting for the next one. */
+    private static final long LINK_SETTLE_MILLIS = 5;
 
     private final ModuleContext context;
     private final RoutedConnections connections;
@@ -81,17 +83,12 @@ final class RoutedModule implements ConnectionModule {
         RoutedAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
             this.target = target;
-            this.link = HubLinkWait.begin(context);
+            this.link = HubLinkWait.of(context);
         }
 
         @Override
         public Socket connect() throws IOException {
-            if (!connections.isLinked()) {
-                link.await(request.deadline(), "to route a connection to node " + target);
-                if (cancelled) {
-                    throw new AttemptFailedException(FailureScope.PATH, "cancelled");
-                }
-            }
+            awaitLink();
             RoutedConnections.Opening o = connections.open(target, request.virtualPort());
             opening = o;
             if (cancelled) {
@@ -123,6 +120,32 @@ final class RoutedModule implements ConnectionModule {
             }
         }
 
+        /**
+         * Until the relay link is up, within the deadline. The link may be going down just as
+         * the wait finds it up (its loop has not yet noticed the broken channel): then a moment
+         * later the wait is for the next link.
+         */
+        private void awaitLink() throws IOException {
+            while (!connections.isLinked()) {
+                link.await(request.deadline(), "to route a connection to node " + target);
+                if (cancelled) {
+                    throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+                }
+                if (!connections.isLinked()) {
+                    if (request.deadline().isExpired()) {
+                        throw new SocketTimeoutException("connect timed out waiting for a hub link to route a connection to node "
+                                + target);
+                    }
+                    try {
+                        Thread.sleep(LINK_SETTLE_MILLIS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new InterruptedIOException("interrupted waiting for a hub link to route a connection to node " + target);
+                    }
+                }
+            }
+        }
+
         /** Over a data link, reads it while waiting for the answer (no thread woken in between). */
         private void awaitAnswer(RoutedConnections.Opening o, long deadlineNanos) throws AttemptFailedException {
             try {
@@ -134,6 +157,11 @@ final class RoutedModule implements ConnectionModule {
                 connections.abandon(o, "the opener was interrupted");
                 throw new AttemptFailedException(FailureScope.PATH, "interrupted");
             }
+        }
+
+        @Override
+        public String progress() {
+            return link.progress();
         }
 
         @Override
