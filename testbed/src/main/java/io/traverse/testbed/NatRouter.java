@@ -45,14 +45,19 @@ public final class NatRouter {
         return router;
     }
 
-    /** Plugs a host namespace into the site's bridge as interface {@code ifName}, with its address and default route. */
-    synchronized void connect(NetworkNamespace host, String ifName, String addressWithPrefix) {
+    /**
+     * Plugs a host namespace into the site's bridge as interface {@code ifName}, with its address
+     * and, if {@code routed}, a default route through this router.
+     */
+    synchronized void connect(NetworkNamespace host, String ifName, String addressWithPrefix, boolean routed) {
         String port = "h" + (++lanPorts);
         host.ip("link", "add", ifName, "type", "veth", "peer", "name", port, "netns", namespace.name());
         namespace.ip("link", "set", port, "master", LAN, "up");
         host.addAddress(ifName, addressWithPrefix);
         host.setUp(ifName);
-        host.addRoute("default", lanAddress);
+        if (routed) {
+            host.addRoute("default", lanAddress);
+        }
     }
 
     public NetworkNamespace namespace() {

@@ -13,10 +13,16 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
 import java.net.Socket;
+import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -28,12 +34,23 @@ import org.slf4j.LoggerFactory;
  *
  * <p>It configures its node like any application ({@code -Dtraverse.*} system properties,
  * {@code TRAVERSE_*} environment, then {@code key=value} arguments, which win), opens the
- * {@link DigestEcho} verification service on a virtual port, prints {@code address
- * <VIRTUAL-ADDRESS>} on stdout and then obeys commands on stdin, one reply line each:
+ * {@link DigestEcho} verification service on a virtual port and a one-byte echo on another
+ * (optionally both also on plain TCP ports, for comparing with plain sockets on the same hosts),
+ * prints {@code address <VIRTUAL-ADDRESS>} on stdout and then obeys commands on stdin, one reply
+ * line each:
  * <ul>
  *   <li>{@code connect <VIRTUAL-ADDRESS> <BYTES> <TIMEOUT-MS>} — connects through the node's
  *       {@code TraverseSocketFactory}, sends BYTES random bytes, half-closes, checks the reply's
  *       length, SHA-256 and node id; answers a {@link TransferResult} line;</li>
+ *   <li>{@code rtt <VIRTUAL-ADDRESS> <ROUNDS> <TIMEOUT-MS>} — connects to an echo service,
+ *       times ROUNDS one-byte round trips after as many to warm up; answers a
+ *       {@link RoundTripResult} line;</li>
+ *   <li>{@code plain-connect <HOST:PORT> <BYTES> <TIMEOUT-MS>} and {@code plain-rtt <HOST:PORT>
+ *       <ROUNDS> <TIMEOUT-MS>} — the same with a plain {@code java.net.Socket} to a plain
+ *       verification or echo port (module {@code plain});</li>
+ *   <li>{@code await-network <NODES> <HUBS> <TIMEOUT-MS>} — waits until its hub knows at least
+ *       NODES nodes and HUBS hubs (gossip has settled); answers {@code network ok nodes=N hubs=M}
+ *       or {@code network incomplete nodes=N hubs=M};</li>
  *   <li>{@code status} — {@code status accepted=N served=M} for the verification service;</li>
  *   <li>{@code quit} (or end of stdin) — closes the node and exits.</li>
  * </ul>
@@ -42,11 +59,11 @@ import org.slf4j.LoggerFactory;
  * application's first connection in a fresh JVM does — prints the {@link TransferResult} line,
  * closes the node and exits (0 if the transfer was verified, 1 if not).
  * Stdout carries nothing else; logs go to stderr. Usage:
- * {@code NodeAgent [--service-port N | --connect-at-start ADDRESS BYTES TIMEOUT-MS] [traverse.KEY=VALUE ...]}.
+ * {@code NodeAgent [--service-port N] [--echo-port N] [--plain-ports DIGEST-PORT ECHO-PORT]
+ * [--connect-at-start ADDRESS BYTES TIMEOUT-MS] [traverse.KEY=VALUE ...]}.
  */
 public final class NodeAgent {
     private final Traverse node;
-    private final TraverseServerSocket server;
     private final PrintStream replies;
     private final String nodeId;
     private final AtomicLong accepted = new AtomicLong();
@@ -57,9 +74,8 @@ public final class NodeAgent {
         return t;
     });
 
-    private NodeAgent(Traverse node, TraverseServerSocket server, PrintStream replies) {
+    private NodeAgent(Traverse node, PrintStream replies) {
         this.node = node;
-        this.server = server;
         this.replies = replies;
         this.nodeId = node.identity().id().map(Object::toString).orElse("-");
     }
@@ -85,12 +101,20 @@ public final class NodeAgent {
 
     private static int run(String[] args, PrintStream replies) throws IOException, InterruptedException {
         int servicePort = 7;
+        int echoPort = 8;
+        int plainServicePort = -1;
+        int plainEchoPort = -1;
         String[] coldConnect = null;
         TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect());
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--service-port") && i + 1 < args.length) {
                 servicePort = Integer.parseInt(args[++i]);
+            } else if (arg.equals("--echo-port") && i + 1 < args.length) {
+                echoPort = Integer.parseInt(args[++i]);
+            } else if (arg.equals("--plain-ports") && i + 2 < args.length) {
+                plainServicePort = Integer.parseInt(args[++i]);
+                plainEchoPort = Integer.parseInt(args[++i]);
             } else if (arg.equals("--connect-at-start") && i + 3 < args.length) {
                 coldConnect = new String[] {args[i + 1], args[i + 2], args[i + 3]};
                 i += 3;
@@ -100,8 +124,8 @@ public final class NodeAgent {
                 config.set(k, arg.substring(arg.indexOf('=') + 1), "argument");
             } else {
                 throw new IllegalArgumentException("unexpected argument '" + arg
-                        + "'; usage: NodeAgent [--service-port N | --connect-at-start ADDRESS BYTES TIMEOUT-MS]"
-                        + " [traverse.KEY=VALUE ...]");
+                        + "'; usage: NodeAgent [--service-port N] [--echo-port N] [--plain-ports DIGEST-PORT ECHO-PORT]"
+                        + " [--connect-at-start ADDRESS BYTES TIMEOUT-MS] [traverse.KEY=VALUE ...]");
             }
         }
         if (coldConnect != null) {
@@ -109,9 +133,17 @@ public final class NodeAgent {
                     Integer.parseInt(coldConnect[2]), replies);
         }
         try (Traverse node = Traverse.start(config.build());
-                TraverseServerSocket server = node.serverSocketFactory().createServerSocket(servicePort)) {
-            NodeAgent agent = new NodeAgent(node, server, replies);
-            agent.serve();
+                TraverseServerSocket server = node.serverSocketFactory().createServerSocket(servicePort);
+                TraverseServerSocket echo = node.serverSocketFactory().createServerSocket(echoPort);
+                ServerSocket plainService = plainServicePort < 0 ? null : new ServerSocket(plainServicePort);
+                ServerSocket plainEcho = plainEchoPort < 0 ? null : new ServerSocket(plainEchoPort)) {
+            NodeAgent agent = new NodeAgent(node, replies);
+            agent.serve(server, agent::verify, true);
+            agent.serve(echo, NodeAgent::echo, false);
+            if (plainService != null) {
+                agent.serve(plainService, agent::verify, false);
+                agent.serve(plainEcho, NodeAgent::echo, false);
+            }
             if (!node.config().hubs().isEmpty() && !node.awaitHubLink(node.config().hubTimeout())) {
                 // Said here rather than found out at the first connect: the test's setup is wrong.
                 replies.println("no hub link within " + node.config().hubTimeout().toMillis() + " ms: " + node.hubLinkStatus());
@@ -134,30 +166,59 @@ public final class NodeAgent {
         }
     }
 
-    /** Accepts verification connections until the server socket closes. */
-    private void serve() {
+    /** What a service does with one accepted connection. */
+    private interface Service {
+        void handle(Socket socket) throws IOException;
+    }
+
+    /** Accepts connections until {@code listener} closes, each handled on its own thread; counted if {@code counted}. */
+    private void serve(ServerSocket listener, Service service, boolean counted) {
         Thread acceptor = new Thread(() -> {
-            while (!server.isClosed()) {
+            while (!listener.isClosed()) {
                 Socket socket;
                 try {
-                    socket = server.accept();
+                    socket = listener.accept();
                 } catch (IOException e) {
                     return; // closed
                 }
-                accepted.incrementAndGet();
+                if (counted) {
+                    accepted.incrementAndGet();
+                }
                 connections.execute(() -> {
                     try {
                         socket.setSoTimeout(60_000);
-                        DigestEcho.serve(socket, nodeId);
-                        served.incrementAndGet();
+                        service.handle(socket);
+                        if (counted) {
+                            served.incrementAndGet();
+                        }
                     } catch (IOException e) {
-                        log().warn("Verification connection from {} failed: {}", socket.getRemoteSocketAddress(), e.toString());
+                        log().warn("Connection from {} to {} failed: {}", socket.getRemoteSocketAddress(),
+                                listener.getLocalSocketAddress(), e.toString());
                     }
                 });
             }
-        }, "agent-accept");
+        }, "agent-accept-" + listener.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
+    }
+
+    private void verify(Socket socket) throws IOException {
+        DigestEcho.serve(socket, nodeId);
+    }
+
+    /** Sends back every byte until EOF. */
+    private static void echo(Socket socket) throws IOException {
+        try (socket) {
+            socket.setTcpNoDelay(true);
+            InputStream in = socket.getInputStream();
+            OutputStream out = socket.getOutputStream();
+            byte[] buffer = new byte[8192];
+            int n;
+            while ((n = in.read(buffer)) >= 0) {
+                out.write(buffer, 0, n);
+                out.flush();
+            }
+        }
     }
 
     private void obeyCommands() throws IOException {
@@ -183,6 +244,26 @@ public final class NodeAgent {
                     replies.println("error usage: connect <VIRTUAL-ADDRESS> <BYTES> <TIMEOUT-MS>");
                 } else {
                     replies.println(connect(node, words[1], Long.parseLong(words[2]), Integer.parseInt(words[3])).line());
+                }
+            }
+            case "rtt", "plain-rtt", "plain-connect" -> {
+                if (words.length != 4) {
+                    replies.println("error usage: " + words[0] + " <ADDRESS> <ROUNDS-OR-BYTES> <TIMEOUT-MS>");
+                } else if (words[0].equals("rtt")) {
+                    replies.println(roundTrips(words[1], null, Integer.parseInt(words[2]), Integer.parseInt(words[3])).line());
+                } else {
+                    InetSocketAddress target = plainAddress(words[1]);
+                    replies.println(words[0].equals("plain-rtt")
+                            ? roundTrips(null, target, Integer.parseInt(words[2]), Integer.parseInt(words[3])).line()
+                            : plainConnect(target, Long.parseLong(words[2]), Integer.parseInt(words[3])).line());
+                }
+            }
+            case "await-network" -> {
+                if (words.length != 4) {
+                    replies.println("error usage: await-network <NODES> <HUBS> <TIMEOUT-MS>");
+                } else {
+                    replies.println(awaitNetwork(Integer.parseInt(words[1]), Integer.parseInt(words[2]),
+                            Long.parseLong(words[3])));
                 }
             }
             case "status" -> replies.println("status accepted=" + accepted.get() + " served=" + served.get());
@@ -225,6 +306,113 @@ public final class NodeAgent {
         } catch (Exception e) {
             return TransferResult.failed(elapsedMillis(start), e);
         }
+    }
+
+    /** Asks the hub network how many nodes and hubs it knows until there are enough or time is up. */
+    private String awaitNetwork(int nodes, int hubs, long timeoutMillis) {
+        long deadline = System.nanoTime() + timeoutMillis * 1_000_000;
+        int knownNodes = -1;
+        int knownHubs = -1;
+        while (true) {
+            try {
+                knownNodes = node.hubDirectory().nodes().get(5, TimeUnit.SECONDS).size();
+                knownHubs = node.hubDirectory().hubs().get(5, TimeUnit.SECONDS).size();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            } catch (Exception e) {
+                log().debug("Asking the hub network failed: {}", e.toString());
+            }
+            if ((knownNodes >= nodes && knownHubs >= hubs) || System.nanoTime() > deadline) {
+                break;
+            }
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        return "network " + (knownNodes >= nodes && knownHubs >= hubs ? "ok" : "incomplete") + " nodes=" + knownNodes
+                + " hubs=" + knownHubs;
+    }
+
+    /** Connects with a plain {@code java.net.Socket}, sends, verifies; never throws. */
+    private static TransferResult plainConnect(InetSocketAddress target, long bytes, int timeoutMillis) {
+        long start = System.nanoTime();
+        try (Socket socket = new Socket()) {
+            socket.connect(target, timeoutMillis);
+            long setupMicros = (System.nanoTime() - start) / 1000;
+            socket.setSoTimeout(60_000);
+            DigestEcho.Digest sent = DigestEcho.sendAndHalfClose(socket, bytes, System.nanoTime());
+            DigestEcho.Reply reply = DigestEcho.readReply(socket);
+            if (!reply.matches(sent)) {
+                throw new IOException("verification failed: sent " + sent.length() + " bytes with SHA-256 "
+                        + sent.sha256() + ", the far end read " + reply.length() + " bytes with SHA-256 " + reply.sha256());
+            }
+            return TransferResult.succeeded("plain", setupMicros, elapsedMillis(start), bytes, reply.servedBy(), reply.peer());
+        } catch (Exception e) {
+            return TransferResult.failed(elapsedMillis(start), e);
+        }
+    }
+
+    /** Times one-byte round trips over a Traverse connection ({@code virtual}) or a plain one ({@code plain}); never throws. */
+    private RoundTripResult roundTrips(String virtual, InetSocketAddress plain, int rounds, int timeoutMillis) {
+        try {
+            long start = System.nanoTime();
+            Socket socket;
+            String module;
+            long setupMicros;
+            int hubs = 0;
+            if (virtual != null) {
+                socket = node.socketFactory().createSocket();
+                socket.connect(VirtualSocketAddress.parse(virtual), timeoutMillis);
+                Optional<ConnectionInfo> info = node.connectionInfo(socket);
+                module = info.map(ConnectionInfo::module).orElse("?");
+                setupMicros = info.map(i -> i.setupTime().toNanos() / 1000).orElse(-1L);
+                hubs = info.map(ConnectionInfo::hubsTraversed).orElse(0);
+            } else {
+                socket = new Socket();
+                socket.connect(plain, timeoutMillis);
+                module = "plain";
+                setupMicros = (System.nanoTime() - start) / 1000;
+            }
+            try (socket) {
+                socket.setSoTimeout(10_000);
+                socket.setTcpNoDelay(true);
+                InputStream in = socket.getInputStream();
+                OutputStream out = socket.getOutputStream();
+                long[] times = new long[rounds];
+                for (int i = -rounds; i < rounds; i++) { // the first half warms up
+                    long t0 = System.nanoTime();
+                    out.write(i & 0x7f);
+                    out.flush();
+                    int b = in.read();
+                    if (b != (i & 0x7f)) {
+                        throw new IOException("echo answered " + b + " to " + (i & 0x7f));
+                    }
+                    if (i >= 0) {
+                        times[i] = System.nanoTime() - t0;
+                    }
+                }
+                socket.shutdownOutput();
+                if (in.read() >= 0) {
+                    throw new IOException("the echo sent more than it was sent");
+                }
+                Arrays.sort(times);
+                return new RoundTripResult(true, module, setupMicros, hubs, rounds, times[rounds / 2], times[0], "");
+            }
+        } catch (Exception e) {
+            return RoundTripResult.failed(e);
+        }
+    }
+
+    private static InetSocketAddress plainAddress(String hostPort) {
+        int colon = hostPort.lastIndexOf(':');
+        if (colon < 0) {
+            throw new IllegalArgumentException("'" + hostPort + "' is not HOST:PORT");
+        }
+        return new InetSocketAddress(hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
     }
 
     /** Looked up late: the logger must not start before main has pointed it at stderr. */

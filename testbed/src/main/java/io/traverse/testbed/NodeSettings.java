@@ -22,6 +22,9 @@ public final class NodeSettings {
     private final Map<String, String> traverse = new LinkedHashMap<>();
     private final List<String> jvmOptions = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xmx256m", "-XX:-UsePerfData"));
     private int servicePort = 7;
+    private int echoPort = 8;
+    private int plainServicePort = -1;
+    private int plainEchoPort = -1;
     private String logLevel = "info";
     private Duration startTimeout = Duration.ofSeconds(30);
     private String classPath = System.getProperty("java.class.path");
@@ -72,6 +75,33 @@ public final class NodeSettings {
         return this;
     }
 
+    /** The virtual port of the one-byte echo for round trips (default 8). */
+    public NodeSettings echoPort(int port) {
+        if (port < 1 || port > 65535) {
+            throw new IllegalArgumentException("virtual port " + port + " is not within 1-65535");
+        }
+        echoPort = port;
+        return this;
+    }
+
+    /**
+     * Also serve the verification service and the echo on plain TCP ports of every address
+     * (default: not), so plain sockets can be compared with Traverse on the same hosts.
+     */
+    public NodeSettings plainPorts(int servicePort, int echoPort) {
+        for (int port : new int[] {servicePort, echoPort}) {
+            if (port < 1 || port > 65535) {
+                throw new IllegalArgumentException("TCP port " + port + " is not within 1-65535");
+            }
+        }
+        if (servicePort == echoPort) {
+            throw new IllegalArgumentException("the plain service and echo need two ports, not " + servicePort + " twice");
+        }
+        plainServicePort = servicePort;
+        plainEchoPort = echoPort;
+        return this;
+    }
+
     /** An extra JVM option, e.g. {@code -Xmx512m}. */
     public NodeSettings jvmOption(String option) {
         if (!option.startsWith("-")) {
@@ -112,6 +142,20 @@ public final class NodeSettings {
 
     int servicePort() {
         return servicePort;
+    }
+
+    int echoPort() {
+        return echoPort;
+    }
+
+    /** The plain verification port, or -1 for none. */
+    int plainServicePort() {
+        return plainServicePort;
+    }
+
+    /** The plain echo port, or -1 for none. */
+    int plainEchoPort() {
+        return plainEchoPort;
     }
 
     String logLevel() {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.OutputStreamWriter;
 import java.io.Writer;
+import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -39,6 +40,7 @@ public final class RunningNode implements AutoCloseable {
 
     private final Host host;
     private final Process process;
+    private final int echoPort;
     private final Writer commands;
     private final BlockingQueue<String> replies = new LinkedBlockingQueue<>();
     private final Deque<String> logTail = new ArrayDeque<>();
@@ -47,9 +49,10 @@ public final class RunningNode implements AutoCloseable {
     private boolean broken;
     private final AtomicBoolean closed = new AtomicBoolean();
 
-    private RunningNode(Host host, Process process) {
+    private RunningNode(Host host, Process process, int echoPort) {
         this.host = host;
         this.process = process;
+        this.echoPort = echoPort;
         this.commands = new OutputStreamWriter(process.getOutputStream(), StandardCharsets.UTF_8);
     }
 
@@ -62,8 +65,15 @@ public final class RunningNode implements AutoCloseable {
         List<String> argv = agentCommand(settings);
         argv.add("--service-port");
         argv.add(Integer.toString(settings.servicePort()));
+        argv.add("--echo-port");
+        argv.add(Integer.toString(settings.echoPort()));
+        if (settings.plainServicePort() > 0) {
+            argv.add("--plain-ports");
+            argv.add(Integer.toString(settings.plainServicePort()));
+            argv.add(Integer.toString(settings.plainEchoPort()));
+        }
         Process process = host.namespace().start(new ProcessBuilder(argv));
-        RunningNode node = new RunningNode(host, process);
+        RunningNode node = new RunningNode(host, process, settings.echoPort());
         host.namespace().testbed().track(node);
         node.startReaders();
         try {
@@ -96,7 +106,7 @@ public final class RunningNode implements AutoCloseable {
         argv.add(Long.toString(bytes));
         argv.add(Long.toString(timeout.toMillis()));
         Process process = host.namespace().start(new ProcessBuilder(argv));
-        RunningNode node = new RunningNode(host, process);
+        RunningNode node = new RunningNode(host, process, settings.echoPort());
         host.namespace().testbed().track(node);
         node.startReaders();
         try {
@@ -139,6 +149,11 @@ public final class RunningNode implements AutoCloseable {
         return address;
     }
 
+    /** The agent's one-byte echo: connect here to time round trips to this node. */
+    public VirtualSocketAddress echoAddress() {
+        return new VirtualSocketAddress(address.node(), echoPort);
+    }
+
     /** The node id, as the verification service reports it in {@link TransferResult#servedBy()}. */
     public String nodeId() {
         return address.node().id().map(Object::toString).orElseThrow();
@@ -157,6 +172,60 @@ public final class RunningNode implements AutoCloseable {
             throw failure("answered '" + reply + "' to connect");
         }
         return TransferResult.parse(reply);
+    }
+
+    /**
+     * Connects from this node to the echo at {@code target} and times {@code rounds} one-byte round
+     * trips (after as many to warm up). A failure is a result with {@code ok == false}.
+     */
+    public synchronized RoundTripResult roundTrips(VirtualSocketAddress target, int rounds, Duration timeout) {
+        return roundTripCommand("rtt " + target, rounds, timeout);
+    }
+
+    /** Like {@link #roundTrips}, over a plain {@code java.net.Socket} to a plain echo port ({@link NodeSettings#plainPorts}). */
+    public synchronized RoundTripResult plainRoundTrips(InetSocketAddress target, int rounds, Duration timeout) {
+        return roundTripCommand("plain-rtt " + hostPort(target), rounds, timeout);
+    }
+
+    /**
+     * Like {@link #connect}, over a plain {@code java.net.Socket} to a plain verification port
+     * ({@link NodeSettings#plainPorts}); the result's module is {@code plain}.
+     */
+    public synchronized TransferResult plainConnect(InetSocketAddress target, long bytes, Duration timeout) {
+        Duration wait = timeout.plusSeconds(10 + bytes / (1 << 20));
+        String reply = command("plain-connect " + hostPort(target) + " " + bytes + " " + timeout.toMillis(), wait,
+                "the result of a plain connect");
+        if (!reply.startsWith("result ")) {
+            throw failure("answered '" + reply + "' to plain-connect");
+        }
+        return TransferResult.parse(reply);
+    }
+
+    private RoundTripResult roundTripCommand(String commandAndTarget, int rounds, Duration timeout) {
+        // Connect timeout, plus a generous 10 ms for each of the 2 x rounds trips.
+        Duration wait = timeout.plusSeconds(10).plusMillis(20L * rounds);
+        String reply = command(commandAndTarget + " " + rounds + " " + timeout.toMillis(), wait, "the result of round trips");
+        if (!reply.startsWith("rtt ")) {
+            throw failure("answered '" + reply + "' to " + commandAndTarget);
+        }
+        return RoundTripResult.parse(reply);
+    }
+
+    private static String hostPort(InetSocketAddress address) {
+        return address.getAddress().getHostAddress() + ":" + address.getPort();
+    }
+
+    /**
+     * Waits until this node's hub knows at least {@code nodes} nodes and {@code hubs} hubs; returns
+     * the agent's answer ({@code network ok nodes=N hubs=M} or {@code network incomplete ...}).
+     */
+    public synchronized String awaitNetwork(int nodes, int hubs, Duration timeout) {
+        String reply = command("await-network " + nodes + " " + hubs + " " + timeout.toMillis(), timeout.plusSeconds(15),
+                "the hub network's size");
+        if (!reply.startsWith("network ")) {
+            throw failure("answered '" + reply + "' to await-network");
+        }
+        return reply;
     }
 
     /** How many verification connections this node's service has completed. */

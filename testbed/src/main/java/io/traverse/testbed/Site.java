@@ -37,18 +37,26 @@ public final class Site {
 
     /** A new host with the next free address of the site's network. */
     public Host host(String hostLabel) {
-        return plug(hostLabel, null);
+        return plug(hostLabel, null, true);
+    }
+
+    /**
+     * A new host with the next free address of the site's network and no route beyond it: it
+     * reaches the site's machines only, like a non-routed cluster node (paper §2.2).
+     */
+    public Host nonRoutedHost(String hostLabel) {
+        return plug(hostLabel, null, false);
     }
 
     /** A new host with a chosen address of the site's network. */
     public Host host(String hostLabel, String address) {
-        return plug(hostLabel, address);
+        return plug(hostLabel, address, true);
     }
 
-    private Host plug(String hostLabel, String address) {
+    private Host plug(String hostLabel, String address, boolean routed) {
         Inet4Address ip = address == null ? lan.next() : lan.claim(address);
         NetworkNamespace ns = router.namespace().testbed().namespace(label + "-" + hostLabel);
-        router.connect(ns, "eth0", lan.withPrefix(ip));
+        router.connect(ns, "eth0", lan.withPrefix(ip), routed);
         return new Host(hostLabel, ns, ip, "eth0");
     }
 

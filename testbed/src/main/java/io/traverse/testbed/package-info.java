@@ -20,7 +20,16 @@
  *       proves that connections reached a machine;</li>
  *   <li>{@link io.traverse.testbed.NodeAgent} is a Traverse node in a child JVM inside a namespace,
  *       driven by {@link io.traverse.testbed.RunningNode}; transfers are verified end to end by
- *       {@link io.traverse.testbed.DigestEcho} and reported as {@link io.traverse.testbed.TransferResult}s.</li>
+ *       {@link io.traverse.testbed.DigestEcho} and reported as {@link io.traverse.testbed.TransferResult}s;
+ *       {@link io.traverse.testbed.RunningNode#coldConnect} starts a fresh agent JVM that connects at
+ *       once (a first connection before the hub link is up); agents also time round trips
+ *       ({@link io.traverse.testbed.RoundTripResult}) and dial plain sockets for comparison;
+ *       {@link io.traverse.testbed.HubAgent} runs a hub in a namespace;</li>
+ *   <li>{@link io.traverse.testbed.MultiSiteNetwork} builds a network of sites from one
+ *       {@link io.traverse.testbed.SiteLine} each (paper §4, Table 2: how frontend and nodes are
+ *       connected, a {@link io.traverse.testbed.Reach}), with a hub on every frontend, and
+ *       {@link io.traverse.testbed.ExpectedPath} derives from the lines which module should win
+ *       each pair and where plain sockets get through.</li>
  * </ul>
  *
  * <pre>{@code

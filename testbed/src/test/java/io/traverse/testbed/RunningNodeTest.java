@@ -3,6 +3,7 @@ package io.traverse.testbed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,6 +46,34 @@ class RunningNodeTest {
         assertThat(r.peer()).startsWith(x.address().getHostAddress() + ":");
         assertThat(r.setupMicros()).isPositive();
         assertThat(nodeY.servedConnections()).isEqualTo(1);
+    }
+
+    @Test
+    void roundTripsAndPlainSocketsReachTheSameNode() {
+        Host x = site.host("x");
+        Host y = site.host("y");
+        RunningNode nodeX = RunningNode.start(x, NodeSettings.create().bind(x.address()));
+        RunningNode nodeY = RunningNode.start(y, NodeSettings.create().bind(y.address()).plainPorts(7100, 7101));
+
+        RoundTripResult rtt = nodeX.roundTrips(nodeY.echoAddress(), 50, Duration.ofSeconds(5));
+        assertThat(rtt.ok()).as(rtt::toString).isTrue();
+        assertThat(rtt.module()).isEqualTo("direct");
+        assertThat(rtt.rounds()).isEqualTo(50);
+        assertThat(rtt.minNanos()).isPositive().isLessThanOrEqualTo(rtt.medianNanos());
+
+        TransferResult plain = nodeX.plainConnect(new InetSocketAddress(y.address(), 7100), 1 << 20, Duration.ofSeconds(5));
+        assertThat(plain.ok()).as(plain::toString).isTrue();
+        assertThat(plain.module()).isEqualTo("plain");
+        assertThat(plain.servedBy()).isEqualTo(nodeY.nodeId());
+        assertThat(plain.peer()).startsWith(x.address().getHostAddress() + ":");
+
+        RoundTripResult plainRtt = nodeX.plainRoundTrips(new InetSocketAddress(y.address(), 7101), 50, Duration.ofSeconds(5));
+        assertThat(plainRtt.ok()).as(plainRtt::toString).isTrue();
+        assertThat(plainRtt.module()).isEqualTo("plain");
+
+        TransferResult nobody = nodeX.plainConnect(new InetSocketAddress(y.address(), 7102), 1 << 20, Duration.ofSeconds(5));
+        assertThat(nobody.ok()).isFalse();
+        assertThat(nobody.error()).contains("ConnectException");
     }
 
     @Test

@@ -1,0 +1,149 @@
+package io.traverse.bench.matrix;
+
+import io.traverse.testbed.ExpectedPath;
+import io.traverse.testbed.MultiSiteNetwork;
+import io.traverse.testbed.RoundTripResult;
+import io.traverse.testbed.RunningNode;
+import io.traverse.testbed.SiteLine;
+import io.traverse.testbed.Testbed;
+import io.traverse.testbed.TransferResult;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+/**
+ * The paper's connection matrix (§4, Tables 3-5) on the namespace testbed: every ordered pair of
+ * the sites' compute nodes, plain {@code java.net.Socket} against Traverse — the module that won,
+ * a cold JVM's first connection, a settled node's first and cached setup, round trips and a large
+ * transfer checked with SHA-256 — each beside what the topology predicts ({@link ExpectedPath}).
+ * Prints Markdown in the paper's layout (target rows, source columns) and optionally writes JSON;
+ * exits 1 if any pair differs from the prediction. Run it with {@code bench/run-matrix.sh}.
+ */
+public final class ConnectionMatrix {
+    private static final String TOKEN = "bench-matrix-token";
+    /** Long enough for six hub JVMs and six node JVMs on two cores to start and gossip. */
+    private static final Duration SETTLE = Duration.ofSeconds(60);
+
+    private ConnectionMatrix() {
+    }
+
+    public static void main(String[] args) throws Exception {
+        MatrixOptions options = MatrixOptions.parse(args);
+        List<SiteLine> sites = options.sites().isEmpty() ? PaperSites.TABLE_2
+                : PaperSites.TABLE_2.stream().filter(s -> options.sites().contains(s.name())).toList();
+        long start = System.nanoTime();
+        MatrixResult result;
+        try (Testbed testbed = Testbed.create()) {
+            MultiSiteNetwork network = MultiSiteNetwork.build(testbed, sites, TOKEN);
+            network.startNodes(SETTLE);
+            long settled = System.nanoTime();
+            System.err.printf("network of %d sites up in %.1f s%n", sites.size(), (settled - start) / 1e9);
+            result = run(network, options);
+        }
+        System.out.println(MatrixReport.markdown(result));
+        if (options.json().isPresent()) {
+            Files.writeString(options.json().get(), MatrixReport.json(result), StandardCharsets.UTF_8);
+        }
+        System.err.printf("matrix done in %.1f s%n", (System.nanoTime() - start) / 1e9);
+        System.exit(result.problems().isEmpty() ? 0 : 1);
+    }
+
+    /** Measures every ordered pair of {@code network}'s sites (its nodes must be running). */
+    public static MatrixResult run(MultiSiteNetwork network, MatrixOptions options) throws Exception {
+        List<SiteLine> lines = network.sites().stream().map(MultiSiteNetwork.SiteMachines::line).toList();
+        List<SiteLine[]> pairs = new ArrayList<>();
+        for (SiteLine source : lines) {
+            for (SiteLine target : lines) {
+                if (source != target) {
+                    pairs.add(new SiteLine[] {source, target});
+                }
+            }
+        }
+        Map<String, TransferResult> cold = options.cold() ? coldConnects(network, pairs, options) : Map.of();
+        List<PairResult> results = new ArrayList<>();
+        for (SiteLine[] pair : pairs) {
+            results.add(measure(network, pair[0], pair[1], options, Optional.ofNullable(cold.get(key(pair[0], pair[1])))));
+        }
+        return new MatrixResult(lines, options, results);
+    }
+
+    /** Fresh JVMs, each connecting the moment its node is up; {@code coldParallel} at a time. */
+    private static Map<String, TransferResult> coldConnects(MultiSiteNetwork network, List<SiteLine[]> pairs,
+            MatrixOptions options) throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(options.coldParallel());
+        try {
+            Map<String, Future<TransferResult>> futures = new LinkedHashMap<>();
+            for (SiteLine[] pair : pairs) {
+                MultiSiteNetwork.SiteMachines source = network.site(pair[0].name());
+                RunningNode target = network.node(pair[1].name());
+                futures.put(key(pair[0], pair[1]), threads.submit(() -> RunningNode.coldConnect(source.node(),
+                        network.nodeSettings(source.name()), target.address(), options.coldBytes(), options.timeout())));
+            }
+            Map<String, TransferResult> results = new LinkedHashMap<>();
+            for (Map.Entry<String, Future<TransferResult>> e : futures.entrySet()) {
+                results.put(e.getKey(), e.getValue().get());
+            }
+            return results;
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
+    private static PairResult measure(MultiSiteNetwork network, SiteLine sourceLine, SiteLine targetLine,
+            MatrixOptions options, Optional<TransferResult> cold) {
+        RunningNode source = network.node(sourceLine.name());
+        RunningNode target = network.node(targetLine.name());
+        ExpectedPath.ModuleRule expected = ExpectedPath.expected(sourceLine, targetLine);
+        TransferResult plain = source.plainConnect(network.plainService(targetLine.name()), options.checkBytes(),
+                options.plainTimeout());
+        boolean plainWorked = plain.ok() && plain.servedBy().equals(target.nodeId());
+        TransferResult first = source.connect(target.address(), options.checkBytes(), options.timeout());
+        TransferResult cached = medianCached(source, target, options);
+        RoundTripResult rtt = source.roundTrips(target.echoAddress(), options.rounds(), options.timeout());
+        Optional<RoundTripResult> plainRtt = plainWorked
+                ? Optional.of(source.plainRoundTrips(network.plainEcho(targetLine.name()), options.rounds(), options.plainTimeout()))
+                : Optional.empty();
+        TransferResult throughput = source.connect(target.address(), options.bytes(), options.timeout());
+        Optional<TransferResult> plainThroughput = plainWorked
+                ? Optional.of(source.plainConnect(network.plainService(targetLine.name()), options.bytes(), options.plainTimeout()))
+                : Optional.empty();
+        PairResult result = new PairResult(sourceLine.name(), targetLine.name(), target.nodeId(), expected.module(),
+                expected.when(), ExpectedPath.plainSocketWorks(sourceLine, targetLine), plain, cold, first, cached, rtt,
+                plainRtt, throughput, plainThroughput);
+        System.err.printf("%-9s -> %-9s expected %-7s cold %-7s first %-7s cached %-7s plain %s%s%n", result.source(),
+                result.target(), result.expectedModule(), cold.map(ConnectionMatrix::moduleOrFailed).orElse("-"),
+                moduleOrFailed(first), moduleOrFailed(cached), result.plainWorked() ? "works" : "fails",
+                result.problems().isEmpty() ? "" : "  PROBLEMS " + result.problems());
+        return result;
+    }
+
+    /** {@code repeats} cached connections: the first failure, or the one with the median setup time. */
+    private static TransferResult medianCached(RunningNode source, RunningNode target, MatrixOptions options) {
+        List<TransferResult> results = new ArrayList<>();
+        for (int i = 0; i < options.repeats(); i++) {
+            TransferResult r = source.connect(target.address(), options.checkBytes(), options.timeout());
+            if (!r.ok()) {
+                return r;
+            }
+            results.add(r);
+        }
+        results.sort(java.util.Comparator.comparingLong(TransferResult::setupMicros));
+        return results.get(results.size() / 2);
+    }
+
+    private static String moduleOrFailed(TransferResult r) {
+        return r.ok() ? r.module() : "FAILED";
+    }
+
+    private static String key(SiteLine source, SiteLine target) {
+        return source.name() + ">" + target.name();
+    }
+}

@@ -1,0 +1,61 @@
+package io.traverse.bench.matrix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.traverse.testbed.ExpectedPath;
+import io.traverse.testbed.SiteLine;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import org.junit.jupiter.api.Test;
+
+/** The expectation rule, applied to the six site lines, chooses what the paper's Table 3 shows. */
+class PaperSitesTest {
+    /** Table 3's annotations, "source>target": the 6 direct and 4 reverse pairs; the other 20 are routed. */
+    private static final Map<String, String> PAPER = Map.of(
+            "das3-v>das3-d", "direct", "das3-d>das3-v", "direct",
+            "rockstar>das3-v", "direct", "rockstar>das3-d", "direct",
+            "desktop>das3-v", "direct", "desktop>das3-d", "direct",
+            "das3-v>rockstar", "reverse", "das3-d>rockstar", "reverse",
+            "das3-v>desktop", "reverse", "das3-d>desktop", "reverse");
+
+    @Test
+    void theRuleChoosesThePapersModulesForEveryPair() {
+        Map<String, String> derived = new TreeMap<>();
+        int routed = 0;
+        for (SiteLine source : PaperSites.TABLE_2) {
+            for (SiteLine target : PaperSites.TABLE_2) {
+                if (source == target) {
+                    continue;
+                }
+                String module = ExpectedPath.expected(source, target).module();
+                if (module.equals("routed")) {
+                    routed++;
+                } else {
+                    derived.put(source.name() + ">" + target.name(), module);
+                }
+            }
+        }
+        assertThat(derived).isEqualTo(new TreeMap<>(PAPER));
+        assertThat(routed).isEqualTo(20);
+    }
+
+    @Test
+    void plainSocketsGetThroughExactlyWhereThePaperHadThem() {
+        TreeSet<String> plain = new TreeSet<>();
+        for (SiteLine source : PaperSites.TABLE_2) {
+            for (SiteLine target : PaperSites.TABLE_2) {
+                if (source != target && ExpectedPath.plainSocketWorks(source, target)) {
+                    plain.add(source.name() + ">" + target.name());
+                }
+            }
+        }
+        TreeSet<String> direct = new TreeSet<>();
+        PAPER.forEach((pair, module) -> {
+            if (module.equals("direct")) {
+                direct.add(pair);
+            }
+        });
+        assertThat(plain).isEqualTo(direct).hasSize(6);
+    }
+}

@@ -1,0 +1,115 @@
+package io.traverse.bench.matrix;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.traverse.testbed.HostCapabilities;
+import io.traverse.testbed.MultiSiteNetwork;
+import io.traverse.testbed.NetworkNamespace;
+import io.traverse.testbed.Testbed;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The paper's six sites on real namespaces, NAT and firewalls, scaled down for CI: one matrix
+ * run (cold JVMs and settled nodes, 1 MiB transfers) shared by the assertions below, and every
+ * namespace (with its interfaces and nft tables) and every process gone afterwards, also when
+ * something failed.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class SixSiteMatrixTest {
+    private static final Logger log = LoggerFactory.getLogger(SixSiteMatrixTest.class);
+
+    private Testbed testbed;
+    private MatrixResult result;
+    private String report;
+
+    @BeforeAll
+    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    void runTheMatrix() throws Exception {
+        HostCapabilities host = HostCapabilities.probe();
+        Assumptions.assumeTrue(host.isRoot(), () -> "Skipped: " + host.problem().orElse("not root")
+                + " (CI runs these tests as root)");
+        assertThat(host.missingTools()).as("tools the namespace testbed needs").isEmpty();
+        testbed = Testbed.create();
+        MultiSiteNetwork network = MultiSiteNetwork.build(testbed, PaperSites.TABLE_2, "matrix-test-token");
+        network.startNodes(Duration.ofSeconds(90));
+        MatrixOptions options = MatrixOptions.full().scaled(1 << 20, 1 << 20, 50, 3, 3).plainTimeout(Duration.ofSeconds(2));
+        result = ConnectionMatrix.run(network, options);
+        report = MatrixReport.markdown(result);
+        log.info("Six-site matrix:\n{}", report);
+    }
+
+    @AfterAll
+    void removeEverything() {
+        if (testbed == null) {
+            return;
+        }
+        List<NetworkNamespace> made = testbed.namespaces();
+        testbed.close();
+        List<String> existing = namespacesNow();
+        assertThat(made).as("namespaces of the matrix").isNotEmpty();
+        for (NetworkNamespace ns : made) {
+            assertThat(existing).as("namespaces after the testbed closed").noneMatch(line -> line.startsWith(ns.name()));
+        }
+        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).map(ph -> ph.info().commandLine()
+                .orElse("pid " + ph.pid())).toList()).as("hub and node JVMs after the testbed closed").isEmpty();
+    }
+
+    private static List<String> namespacesNow() {
+        try {
+            Process p = new ProcessBuilder(HostCapabilities.probe().tool("ip"), "netns", "list").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+            assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
+            return out.lines().toList();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Test
+    void everyPairConnectsColdAndSettledWithItsDataVerified() {
+        assertThat(result.pairs()).hasSize(30);
+        for (PairResult p : result.pairs()) {
+            assertThat(p.cold()).as("cold connection %s -> %s", p.source(), p.target()).isPresent();
+            assertThat(List.of(p.cold().get(), p.first(), p.cached(), p.throughput()))
+                    .as(() -> p.source() + " -> " + p.target() + " connects cold and settled\n" + report)
+                    .allSatisfy(r -> {
+                        assertThat(r.ok()).as(r::toString).isTrue();
+                        assertThat(r.servedBy()).isEqualTo(p.targetNode());
+                    });
+            assertThat(p.rtt().ok()).as(() -> p.rtt() + "\n" + report).isTrue();
+        }
+    }
+
+    @Test
+    void plainSocketsFailExactlyWhereTheTopologyForbids() {
+        for (PairResult p : result.pairs()) {
+            assertThat(p.plainWorked()).as(() -> "plain socket " + p.source() + " -> " + p.target() + ": "
+                    + (p.plainWorked() ? "worked" : p.plainFailure()) + "\n" + report).isEqualTo(p.plainExpected());
+        }
+        assertThat(result.pairs()).filteredOn(PairResult::plainWorked).hasSize(6);
+    }
+
+    @Test
+    void eachPairIsWonByTheModuleTheTopologyPredicts() {
+        for (PairResult p : result.pairs()) {
+            String pair = p.source() + " -> " + p.target() + " (" + p.expectedBecause() + ")\n" + report;
+            assertThat(p.first().module()).as("first connection " + pair).isEqualTo(p.expectedModule());
+            assertThat(p.cached().module()).as("cached connection " + pair).isEqualTo(p.expectedModule());
+            assertThat(p.rtt().module()).as("round trips " + pair).isEqualTo(p.expectedModule());
+            assertThat(p.throughput().module()).as("large transfer " + pair).isEqualTo(p.expectedModule());
+        }
+    }
+}

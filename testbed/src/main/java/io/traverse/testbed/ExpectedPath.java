@@ -1,0 +1,46 @@
+package io.traverse.testbed;
+
+import java.util.List;
+import java.util.function.BiPredicate;
+
+/**
+ * What a multi-site network should do for a connection from one site's node to another's, derived
+ * from the two {@link SiteLine}s alone: whether a plain socket gets through, and which module
+ * should win. The module rules are one line each, tried in order, the first that holds wins —
+ * the order the modules race in (paper §3.3: direct, reverse, splice, routed). A module that
+ * learns a new way through adds its line here.
+ */
+public final class ExpectedPath {
+    /** One module and when it should win. */
+    public record ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds) {
+    }
+
+    /** The rules, in racing order; the last one always holds. */
+    public static final List<ModuleRule> MODULE_RULES = List.of(
+            new ModuleRule("direct", "the source can dial the target", (source, target) -> canDial(source, target)),
+            new ModuleRule("reverse", "the target can dial the source", (source, target) -> canDial(target, source)),
+            new ModuleRule("routed", "both reach their hubs", (source, target) -> true));
+
+    private ExpectedPath() {
+    }
+
+    /** True if a machine connected as {@code from} can open a TCP connection to the listening address of one connected as {@code to}, at another site. */
+    public static boolean canDial(Reach from, Reach to) {
+        return from.dialsOut() && to.acceptsFromOutside();
+    }
+
+    /** True if a plain {@code java.net.Socket} from {@code source}'s node reaches {@code target}'s node. */
+    public static boolean plainSocketWorks(SiteLine source, SiteLine target) {
+        return canDial(source.node(), target.node());
+    }
+
+    /** The rule that should win from {@code source}'s node to {@code target}'s. */
+    public static ModuleRule expected(SiteLine source, SiteLine target) {
+        for (ModuleRule rule : MODULE_RULES) {
+            if (rule.holds().test(source.node(), target.node())) {
+                return rule;
+            }
+        }
+        throw new IllegalStateException("the last module rule must always hold");
+    }
+}

@@ -1,0 +1,239 @@
+package io.traverse.testbed;
+
+import java.net.Inet4Address;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * A network of sites built from {@link SiteLine}s, as in the paper's evaluation (§4): every site
+ * has a frontend running a hub and one compute node; every hub is given the public addresses of
+ * all other hubs and forms its links by itself (a hub without a public address, or behind a
+ * firewall, only dials out). Nodes are linked to their own site's hub, with discovery off.
+ *
+ * <p>How a {@link Reach} is built: a site is a {@link Site} (its router masquerades; for
+ * {@link Reach#NAT_FIREWALLED} its firewall drops inbound connections, otherwise the router resets
+ * them). A multi-homed machine also gets a public address on the {@link Internet} (interface
+ * {@value #PUBLIC_INTERFACE}), through which it reaches other public addresses directly; a
+ * {@link Reach#FIREWALLED} one loads a dropping {@link Firewall} on that interface. A
+ * {@link Reach#NON_ROUTED} node has no route beyond its site's network.
+ *
+ * <p>Each node agent serves the plain TCP verification and echo ports
+ * {@value #PLAIN_SERVICE_PORT} and {@value #PLAIN_ECHO_PORT} on every address, so plain sockets can
+ * be compared on the same machines ({@link #plainService}: the node's public address if it has
+ * one, else its private one, as an application would be given).
+ */
+public final class MultiSiteNetwork {
+    /** The hubs' port on every frontend. */
+    public static final int HUB_PORT = 17000;
+    /** The plain verification port of every node. */
+    public static final int PLAIN_SERVICE_PORT = 17007;
+    /** The plain echo port of every node. */
+    public static final int PLAIN_ECHO_PORT = 17008;
+    /** The interface of a multi-homed machine on the internet. */
+    public static final String PUBLIC_INTERFACE = "pub0";
+
+    /**
+     * The machines of one site.
+     *
+     * @param line           what the site was built from
+     * @param site           its private network and router
+     * @param frontend       the machine running the hub (private address)
+     * @param frontendPublic the frontend's public address, if it has one
+     * @param node           the compute node's machine (the frontend itself for {@link Reach#ON_FRONTEND})
+     * @param nodePublic     the node's public address, if it has one
+     * @param hub            the hub's address as the site's node dials it
+     */
+    public record SiteMachines(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
+            Optional<Inet4Address> nodePublic, String hub) {
+        public String name() {
+            return line.name();
+        }
+    }
+
+    private final Testbed testbed;
+    private final String token;
+    private final Map<String, SiteMachines> sites;
+    private final Map<String, RunningNode> nodes = new LinkedHashMap<>();
+
+    private MultiSiteNetwork(Testbed testbed, String token, Map<String, SiteMachines> sites) {
+        this.testbed = testbed;
+        this.token = token;
+        this.sites = sites;
+    }
+
+    /** Builds the sites' namespaces and starts their hubs (in parallel); nodes start with {@link #startNodes}. */
+    public static MultiSiteNetwork build(Testbed testbed, List<SiteLine> lines, String token) {
+        List<SiteLine> checked = List.copyOf(lines);
+        if (checked.stream().map(SiteLine::name).distinct().count() != checked.size()) {
+            throw new IllegalArgumentException("site names must differ: " + checked);
+        }
+        Map<String, Built> built = new LinkedHashMap<>();
+        for (SiteLine line : checked) {
+            built.put(line.name(), buildSite(testbed, line));
+        }
+        List<String> publicHubs = new ArrayList<>();
+        for (Built b : built.values()) {
+            b.frontendPublic.ifPresent(a -> publicHubs.add(a.getHostAddress() + ":" + HUB_PORT));
+        }
+        Map<String, Supplier<String>> hubStarts = new LinkedHashMap<>();
+        for (Built b : built.values()) {
+            List<String> advertised = b.frontendPublic.map(a -> List.of(a.getHostAddress() + ":" + HUB_PORT)).orElse(List.of());
+            List<String> peers = publicHubs.stream().filter(p -> !advertised.contains(p)).toList();
+            hubStarts.put(b.line.name(), () -> {
+                try {
+                    return HubAgent.startOn(b.frontend, HUB_PORT, token, b.line.name(), advertised, peers);
+                } catch (Exception e) {
+                    throw new TestbedException("hub of site " + b.line.name() + ": " + e.getMessage(), e);
+                }
+            });
+        }
+        Map<String, String> hubs = inParallel(hubStarts);
+        Map<String, SiteMachines> sites = new LinkedHashMap<>();
+        for (Built b : built.values()) {
+            sites.put(b.line.name(), new SiteMachines(b.line, b.site, b.frontend, b.frontendPublic, b.node, b.nodePublic,
+                    hubs.get(b.line.name())));
+        }
+        return new MultiSiteNetwork(testbed, token, sites);
+    }
+
+    private record Built(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
+            Optional<Inet4Address> nodePublic) {
+    }
+
+    private static Built buildSite(Testbed testbed, SiteLine line) {
+        if ((line.frontend() == Reach.NAT && line.nodes() == Reach.NAT_FIREWALLED)
+                || (line.frontend() == Reach.NAT_FIREWALLED && line.nodes() == Reach.NAT)) {
+            throw new IllegalArgumentException("site " + line.name() + " has one router: it cannot both reset and drop");
+        }
+        Site site = testbed.site(line.name(), line.privateRange());
+        if (line.frontend() == Reach.NAT_FIREWALLED || line.nodes() == Reach.NAT_FIREWALLED) {
+            site.router().firewall(Firewall.dropInbound());
+        }
+        Host frontend = site.host("fe");
+        Optional<Inet4Address> frontendPublic = equip(testbed, frontend, line.frontend());
+        if (line.nodeOnFrontend()) {
+            return new Built(line, site, frontend, frontendPublic, frontend, frontendPublic);
+        }
+        Host node = line.nodes() == Reach.NON_ROUTED ? site.nonRoutedHost("node") : site.host("node");
+        return new Built(line, site, frontend, frontendPublic, node, equip(testbed, node, line.nodes()));
+    }
+
+    /** Gives a multi-homed machine its public address (and firewall); returns the address. */
+    private static Optional<Inet4Address> equip(Testbed testbed, Host host, Reach reach) {
+        if (!reach.hasPublicAddress()) {
+            return Optional.empty();
+        }
+        Inet4Address address = testbed.internet().attach(host.namespace(), PUBLIC_INTERFACE);
+        if (!reach.acceptsFromOutside()) {
+            host.namespace().load(Firewall.dropInbound().table(PUBLIC_INTERFACE, false));
+        }
+        return Optional.of(address);
+    }
+
+    public List<SiteMachines> sites() {
+        return List.copyOf(sites.values());
+    }
+
+    public SiteMachines site(String name) {
+        SiteMachines site = sites.get(name);
+        if (site == null) {
+            throw new IllegalArgumentException("no site " + name + "; the sites are " + sites.keySet());
+        }
+        return site;
+    }
+
+    /** How a node of {@code site} is configured: linked to its site's hub, the network's token, no discovery. */
+    public NodeSettings nodeSettings(String site) {
+        return NodeSettings.create().set("traverse.hubs", site(site).hub()).set("traverse.token", token)
+                .set("traverse.discovery", "false");
+    }
+
+    /**
+     * Starts every site's node (in parallel, each with its plain ports) and waits until each one's
+     * hub knows every node and every hub of the network.
+     *
+     * @throws TestbedException if a node does not start or the network does not settle in {@code settle}
+     */
+    public void startNodes(Duration settle) {
+        Map<String, Supplier<RunningNode>> starts = new LinkedHashMap<>();
+        for (SiteMachines site : sites.values()) {
+            starts.put(site.name(), () -> RunningNode.start(site.node(),
+                    nodeSettings(site.name()).plainPorts(PLAIN_SERVICE_PORT, PLAIN_ECHO_PORT)));
+        }
+        nodes.putAll(inParallel(starts));
+        for (Map.Entry<String, RunningNode> e : nodes.entrySet()) {
+            String answer = e.getValue().awaitNetwork(sites.size(), sites.size(), settle);
+            if (!answer.startsWith("network ok")) {
+                throw new TestbedException("the hub network did not settle within " + settle.toMillis() + " ms as seen from "
+                        + e.getKey() + ": " + answer + " (want " + sites.size() + " nodes and hubs)");
+            }
+        }
+    }
+
+    /** The running node of {@code site} (after {@link #startNodes}). */
+    public RunningNode node(String site) {
+        RunningNode node = nodes.get(site);
+        if (node == null) {
+            throw new IllegalStateException("the node of site " + site + " is not running");
+        }
+        return node;
+    }
+
+    /** Where a plain socket would dial {@code site}'s node: its public address if it has one, else its private one. */
+    public InetSocketAddress plainService(String site) {
+        return new InetSocketAddress(plainAddress(site(site)), PLAIN_SERVICE_PORT);
+    }
+
+    /** Like {@link #plainService}, for the plain echo. */
+    public InetSocketAddress plainEcho(String site) {
+        return new InetSocketAddress(plainAddress(site(site)), PLAIN_ECHO_PORT);
+    }
+
+    private static Inet4Address plainAddress(SiteMachines site) {
+        return site.nodePublic().orElse(site.node().address());
+    }
+
+    public Testbed testbed() {
+        return testbed;
+    }
+
+    /** Runs the tasks at once, each on its own thread; the first failure is thrown after all have ended. */
+    static <T> Map<String, T> inParallel(Map<String, Supplier<T>> tasks) {
+        ExecutorService threads = Executors.newFixedThreadPool(Math.max(1, tasks.size()));
+        try {
+            Map<String, CompletableFuture<T>> futures = new LinkedHashMap<>();
+            tasks.forEach((name, task) -> futures.put(name, CompletableFuture.supplyAsync(task, threads)));
+            Map<String, T> results = new LinkedHashMap<>();
+            RuntimeException failure = null;
+            for (Map.Entry<String, CompletableFuture<T>> e : futures.entrySet()) {
+                try {
+                    results.put(e.getKey(), e.getValue().join());
+                } catch (CompletionException ce) {
+                    RuntimeException cause = ce.getCause() instanceof RuntimeException r ? r
+                            : new TestbedException(e.getKey() + ": " + ce.getCause(), ce.getCause());
+                    if (failure == null) {
+                        failure = cause;
+                    } else {
+                        failure.addSuppressed(cause);
+                    }
+                }
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            return results;
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+}

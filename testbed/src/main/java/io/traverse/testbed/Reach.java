@@ -1,0 +1,47 @@
+package io.traverse.testbed;
+
+/**
+ * How one machine of a {@link SiteLine} is connected (paper Table 2): what addresses it has, whether
+ * connections from outside its site reach it, and whether it can open connections to the
+ * internet. {@link ExpectedPath} derives every expectation of a multi-site network from these
+ * three facts, and {@link MultiSiteNetwork} builds the machines to match them.
+ */
+public enum Reach {
+    /** Multi-homed (MH): a public address that accepts connections, and a private site address. */
+    OPEN(true, true, true),
+    /** Multi-homed behind a firewall (MH, FW): its public interface silently drops new inbound connections. */
+    FIREWALLED(true, false, true),
+    /** A private address behind a masquerading router (NAT), which resets connections from outside. */
+    NAT(false, false, true),
+    /** A private address behind a masquerading router whose firewall drops connections from outside (FW, NAT). */
+    NAT_FIREWALLED(false, false, true),
+    /** Non-routed (NR): a private address only, no route beyond its site; it reaches its frontend and nothing else. */
+    NON_ROUTED(false, false, false),
+    /** For nodes only: the site has no separate nodes, the node runs on the frontend (the paper's desktop). */
+    ON_FRONTEND(false, false, false);
+
+    private final boolean publicAddress;
+    private final boolean acceptsFromOutside;
+    private final boolean dialsOut;
+
+    Reach(boolean publicAddress, boolean acceptsFromOutside, boolean dialsOut) {
+        this.publicAddress = publicAddress;
+        this.acceptsFromOutside = acceptsFromOutside;
+        this.dialsOut = dialsOut;
+    }
+
+    /** True if the machine has an address on the internet of its own (besides its private one). */
+    public boolean hasPublicAddress() {
+        return publicAddress;
+    }
+
+    /** True if a connection from another site to the machine's listening address gets through. */
+    public boolean acceptsFromOutside() {
+        return acceptsFromOutside;
+    }
+
+    /** True if the machine can open connections to public addresses. */
+    public boolean dialsOut() {
+        return dialsOut;
+    }
+}
