@@ -106,6 +106,8 @@ class SixSiteMatrixTest {
     void eachPairIsWonByTheModuleTheTopologyPredicts() {
         for (PairResult p : result.pairs()) {
             String pair = p.source() + " -> " + p.target() + " (" + p.expectedBecause() + ")\n" + report;
+            assertThat(p.cold().orElseThrow().module()).as("cold connection (a fresh JVM connecting at once) " + pair)
+                    .isEqualTo(p.expectedModule());
             assertThat(p.first().module()).as("first connection " + pair).isEqualTo(p.expectedModule());
             assertThat(p.cached().module()).as("cached connection " + pair).isEqualTo(p.expectedModule());
             assertThat(p.rtt().module()).as("round trips " + pair).isEqualTo(p.expectedModule());
