@@ -39,9 +39,10 @@ final class DataLinkRelay {
     /** How long after an application thread last read the link its own reader waits before reading. */
     static final long READER_GRACE_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     /**
-     * While application threads keep reading, the link's own reader looks again after the grace
-     * period, then after twice that, and so on up to this: a thread blocked in a long read costs
-     * the node 20 wake-ups a second, not 200, and a frame nobody waits for after it waits this long at most.
+     * While one application thread keeps the lead (a long blocking read), the link's own reader
+     * looks again after the grace period, then after twice that, and so on up to this: a thread
+     * blocked in a long read costs the node 20 wake-ups a second, not 200. When that thread lets
+     * go, the reader is woken, so a frame nobody waits for waits the grace period, not this.
      */
     static final long READER_MAX_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
     private static final Logger log = LoggerFactory.getLogger(DataLinkRelay.class);
@@ -58,6 +59,8 @@ final class DataLinkRelay {
     /** Counts hand-outs, let-gos and wake-ups; written under lock, read without it for a waiter's first look. */
     private volatile long changes;
     private long appReleasedNanos = System.nanoTime() - READER_GRACE_NANOS;
+    /** When the link's own reader, waiting, looks next (guarded by lock; MAX_VALUE while it is not waiting). */
+    private long readerWakeNanos = Long.MAX_VALUE;
     private final Queue<Object> deferred = new ConcurrentLinkedQueue<>();
     private final Thread reader;
     private final Thread writer;
@@ -158,10 +161,16 @@ final class DataLinkRelay {
         try {
             leader = null;
             changes++;
+            boolean wakeReader = false;
             if (me != reader) {
-                appReleasedNanos = System.nanoTime();
+                long now = System.nanoTime();
+                appReleasedNanos = now;
+                // The last reader lets go while the link's reader sleeps past the grace period (it backed
+                // off during a long read): woken, it takes over when the grace ends, not up to 50 ms later,
+                // so a frame nobody waits for yet (a relayed connection's OPEN) is not held up.
+                wakeReader = followers == 0 && readerWakeNanos != Long.MAX_VALUE && readerWakeNanos - now > READER_GRACE_NANOS;
             }
-            if (followers > 0) {
+            if (followers > 0 || wakeReader) {
                 changed.signalAll();
             }
             if (failure != null) {
@@ -198,11 +207,27 @@ final class DataLinkRelay {
             lock.lock();
             try {
                 long poll = READER_GRACE_NANOS;
-                while (failure == null && (leader != null || followers > 0
-                        || System.nanoTime() - appReleasedNanos < READER_GRACE_NANOS)) {
+                long seen = changes;
+                while (failure == null) {
+                    long now = System.nanoTime();
+                    if (leader == null && followers == 0) {
+                        long idle = now - appReleasedNanos;
+                        if (idle >= READER_GRACE_NANOS) {
+                            break; // nobody has read for the grace period: this thread reads
+                        }
+                        readerWakeNanos = appReleasedNanos + READER_GRACE_NANOS;
+                        changed.awaitNanos(READER_GRACE_NANOS - idle);
+                        continue;
+                    }
+                    // Backs off only while one thread keeps the lead (a long read); while leads
+                    // change hands (a stream being read) it looks every grace period, so that it
+                    // takes over soon after the reading stops.
+                    poll = changes != seen ? READER_GRACE_NANOS : Math.min(2 * poll, READER_MAX_POLL_NANOS);
+                    seen = changes;
+                    readerWakeNanos = now + poll;
                     changed.awaitNanos(poll);
-                    poll = Math.min(2 * poll, READER_MAX_POLL_NANOS);
                 }
+                readerWakeNanos = Long.MAX_VALUE;
                 if (failure != null) {
                     break;
                 }
