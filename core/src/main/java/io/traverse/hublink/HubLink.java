@@ -77,6 +77,7 @@ public final class HubLink implements Closeable {
     static final Duration RELEARN = Duration.ofSeconds(30);
     /** Requests (name binding, lookups) waiting for the hub's answer, at most. */
     static final int MAX_PENDING_REQUESTS = 256;
+    private static final String NO_HUB_CONFIGURED = "traverse.hubs is empty and traverse.discovery is off";
     private static final Logger log = LoggerFactory.getLogger(HubLink.class);
 
     private final TraverseConfig config;
@@ -120,7 +121,10 @@ public final class HubLink implements Closeable {
         this.directory = new NodeHubDirectory(this, config.hubTimeout());
         this.names = new HubNames(this, config.hubTimeout());
         this.relayLink = new NodeRelayLink(nodeId, loop);
-        this.status = new HubLinkStatus(State.CONNECTING, null, null, null, null, Instant.now(), null);
+        // Known before the loop first runs: a node with nowhere to link must not look as if it were connecting.
+        State initial = !config.hubs().isEmpty() ? State.CONNECTING : config.discovery() ? State.DISCOVERING : State.NO_HUB;
+        this.status = new HubLinkStatus(initial, null, null, null, null, Instant.now(),
+                initial == State.NO_HUB ? NO_HUB_CONFIGURED : null);
     }
 
     /**
@@ -148,7 +152,7 @@ public final class HubLink implements Closeable {
         } else if (config.discovery()) {
             discover();
         } else {
-            noHub("traverse.hubs is empty and traverse.discovery is off");
+            noHub(NO_HUB_CONFIGURED);
         }
     }
 

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowable;
 
 import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
 import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.firewall.FirewallRule;
@@ -17,6 +18,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.UnaryOperator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -42,48 +44,38 @@ class FirstConnectionTest {
     /** A server only the hubs can bring a connection to: it drops direct SYNs and its clients refuse its dial-backs. */
     @Test
     void aNodeThatConnectsRightAfterStartIsRoutedWithoutWaitingForItsLinkFirst() throws Exception {
-        Hub hub = net.hub("first-routed");
-        Traverse server = net.node(LoopbackHubNetwork.config(hub).firewall(FirewallRule.drop("all")).build());
-        assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
-        TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(0);
-        VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
-        CompletableFuture<Void> serving = serveDigests(listening, 10);
-        try (ServerSocket silent = silentHub(); ServerSocket silent2 = silentHub()) {
-            for (int i = 0; i < 10; i++) {
-                // Two silent hubs first: the real one is dialled 1 s later, so the link is surely not up yet.
-                Traverse client = net.node(LoopbackHubNetwork.config().hubs(List.of(address(silent), address(silent2),
-                        LoopbackHubNetwork.address(hub)))
-                        .firewall(FirewallRule.deny("all")).connectTimeout(Duration.ofSeconds(20)).build());
-                assertThat(client.hubLinkStatus().isConnected()).as("linked before it connects").isFalse();
-                try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
-                    assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
-                    assertEchoedDigest(s, i);
-                }
-                client.close();
-            }
-        }
-        serving.get(30, TimeUnit.SECONDS);
+        connectRightAfterStart("first-routed", 10, client -> client.firewall(FirewallRule.deny("all")), "routed");
     }
 
+    /** The whole chain: routed waits for the link too, but reverse, before it in the chain, keeps its head start. */
     @Test
     void aNodeThatConnectsRightAfterStartIsDialledBackByAFirewalledTarget() throws Exception {
-        Hub hub = net.hub("first-reverse");
+        connectRightAfterStart("first-reverse", 5, client -> client, "reverse");
+    }
+
+    /**
+     * {@code count} fresh nodes, each connecting the moment it has started to a server behind a
+     * dropping firewall; each must be made by {@code module} and carry its data intact.
+     */
+    private void connectRightAfterStart(String hubName, int count, UnaryOperator<TraverseConfig.Builder> client, String module)
+            throws Exception {
+        Hub hub = net.hub(hubName);
         Traverse server = net.node(LoopbackHubNetwork.config(hub).firewall(FirewallRule.drop("all")).build());
         assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(0);
         VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
-        CompletableFuture<Void> serving = serveDigests(listening, 5);
+        CompletableFuture<Void> serving = serveDigests(listening, count);
         try (ServerSocket silent = silentHub(); ServerSocket silent2 = silentHub()) {
-            for (int i = 0; i < 5; i++) {
-                // The whole chain: routed waits for the link too, but reverse, first in the chain, keeps its head start.
-                Traverse client = net.node(LoopbackHubNetwork.config().hubs(List.of(address(silent), address(silent2),
-                        LoopbackHubNetwork.address(hub))).connectTimeout(Duration.ofSeconds(20)).build());
-                assertThat(client.hubLinkStatus().isConnected()).as("linked before it connects").isFalse();
-                try (Socket s = client.socketFactory().createSocket(target.getHostString(), target.getPort())) {
-                    assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("reverse");
+            for (int i = 0; i < count; i++) {
+                // Two silent hubs first: the real one is dialled 1 s later, so the link is surely not up yet.
+                Traverse node = net.node(client.apply(LoopbackHubNetwork.config().hubs(List.of(address(silent), address(silent2),
+                        LoopbackHubNetwork.address(hub)))).connectTimeout(Duration.ofSeconds(20)).build());
+                assertThat(node.hubLinkStatus().isConnected()).as("linked before it connects").isFalse();
+                try (Socket s = node.socketFactory().createSocket(target.getHostString(), target.getPort())) {
+                    assertThat(node.connectionInfo(s).orElseThrow().module()).isEqualTo(module);
                     assertEchoedDigest(s, i);
                 }
-                client.close();
+                node.close();
             }
         }
         serving.get(30, TimeUnit.SECONDS);

@@ -88,6 +88,20 @@ public final class DigestEcho {
         return new Digest(length, HexFormat.of().formatHex(sha.digest()));
     }
 
+    /**
+     * Client side: sends {@code length} bytes of {@code seed}'s stream, half-closes, and reads the reply; throws
+     * unless the far end read exactly what was sent (length and SHA-256).
+     */
+    public static Reply exchangeVerified(Socket socket, long length, long seed) throws IOException {
+        Digest sent = sendAndHalfClose(socket, length, seed);
+        Reply reply = readReply(socket);
+        if (!reply.matches(sent)) {
+            throw new IOException("verification failed: sent " + sent.length() + " bytes with SHA-256 " + sent.sha256()
+                    + ", the far end read " + reply.length() + " bytes with SHA-256 " + reply.sha256());
+        }
+        return reply;
+    }
+
     /** Client side: reads the server's answer line and expects EOF after it. */
     public static Reply readReply(Socket socket) throws IOException {
         InputStream in = socket.getInputStream();

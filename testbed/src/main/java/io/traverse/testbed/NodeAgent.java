@@ -288,12 +288,7 @@ public final class NodeAgent {
                 socket.connect(target, timeoutMillis);
                 Optional<ConnectionInfo> info = node.connectionInfo(socket);
                 socket.setSoTimeout(60_000);
-                DigestEcho.Digest sent = DigestEcho.sendAndHalfClose(socket, bytes, System.nanoTime());
-                DigestEcho.Reply reply = DigestEcho.readReply(socket);
-                if (!reply.matches(sent)) {
-                    throw new IOException("verification failed: sent " + sent.length() + " bytes with SHA-256 "
-                            + sent.sha256() + ", the far end read " + reply.length() + " bytes with SHA-256 " + reply.sha256());
-                }
+                DigestEcho.Reply reply = DigestEcho.exchangeVerified(socket, bytes, System.nanoTime());
                 Optional<String> expected = target.node().id().map(Object::toString);
                 if (expected.isPresent() && !expected.get().equals(reply.servedBy())) {
                     throw new IOException("verification failed: connected to node " + reply.servedBy()
@@ -344,12 +339,7 @@ public final class NodeAgent {
             socket.connect(target, timeoutMillis);
             long setupMicros = (System.nanoTime() - start) / 1000;
             socket.setSoTimeout(60_000);
-            DigestEcho.Digest sent = DigestEcho.sendAndHalfClose(socket, bytes, System.nanoTime());
-            DigestEcho.Reply reply = DigestEcho.readReply(socket);
-            if (!reply.matches(sent)) {
-                throw new IOException("verification failed: sent " + sent.length() + " bytes with SHA-256 "
-                        + sent.sha256() + ", the far end read " + reply.length() + " bytes with SHA-256 " + reply.sha256());
-            }
+            DigestEcho.Reply reply = DigestEcho.exchangeVerified(socket, bytes, System.nanoTime());
             return TransferResult.succeeded("plain", setupMicros, elapsedMillis(start), bytes, reply.servedBy(), reply.peer());
         } catch (Exception e) {
             return TransferResult.failed(elapsedMillis(start), e);

@@ -1,8 +1,5 @@
 package io.traverse.testbed;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /**
  * The outcome of one {@code rtt} or {@code plain-rtt} command of a {@link NodeAgent}: one-byte
  * round trips over one connection, as one line of text:
@@ -42,32 +39,10 @@ public record RoundTripResult(boolean ok, String module, long setupMicros, int h
     }
 
     static RoundTripResult parse(String line) {
-        String[] head = line.split(" ", 3);
-        if (head.length < 3 || !head[0].equals("rtt") || !(head[1].equals("ok") || head[1].equals("failed"))) {
-            throw new TestbedException("unexpected round-trip line from node agent: '" + line + "'");
-        }
-        Map<String, String> fields = new LinkedHashMap<>();
-        String rest = head[2];
-        while (!rest.isEmpty()) {
-            int eq = rest.indexOf('=');
-            if (eq < 0) {
-                throw new TestbedException("unexpected round-trip line from node agent: '" + line + "'");
-            }
-            String key = rest.substring(0, eq);
-            if (key.equals("error")) {
-                fields.put(key, rest.substring(eq + 1));
-                break;
-            }
-            int space = rest.indexOf(' ', eq);
-            fields.put(key, space < 0 ? rest.substring(eq + 1) : rest.substring(eq + 1, space));
-            rest = space < 0 ? "" : rest.substring(space + 1);
-        }
+        AgentReplyLine reply = AgentReplyLine.parse(line, "rtt", "round-trip");
         try {
-            return new RoundTripResult(head[1].equals("ok"), fields.getOrDefault("module", ""),
-                    Long.parseLong(fields.getOrDefault("setup-us", "-1")), Integer.parseInt(fields.getOrDefault("hubs", "0")),
-                    Integer.parseInt(fields.getOrDefault("rounds", "0")),
-                    Long.parseLong(fields.getOrDefault("median-ns", "-1")), Long.parseLong(fields.getOrDefault("min-ns", "-1")),
-                    fields.getOrDefault("error", ""));
+            return new RoundTripResult(reply.ok(), reply.text("module", ""), reply.number("setup-us", -1), (int) reply.number("hubs", 0),
+                    (int) reply.number("rounds", 0), reply.number("median-ns", -1), reply.number("min-ns", -1), reply.text("error", ""));
         } catch (NumberFormatException e) {
             throw new TestbedException("unexpected number in round-trip line from node agent: '" + line + "'");
         }

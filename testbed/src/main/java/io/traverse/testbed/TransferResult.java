@@ -1,8 +1,5 @@
 package io.traverse.testbed;
 
-import java.util.LinkedHashMap;
-import java.util.Map;
-
 /**
  * The outcome of one {@code connect} command of a {@link NodeAgent}, as one line of text:
  * <pre>
@@ -47,31 +44,10 @@ public record TransferResult(boolean ok, String module, long setupMicros, long e
     }
 
     static TransferResult parse(String line) {
-        String[] head = line.split(" ", 3);
-        if (head.length < 3 || !head[0].equals("result") || !(head[1].equals("ok") || head[1].equals("failed"))) {
-            throw new TestbedException("unexpected result line from node agent: '" + line + "'");
-        }
-        Map<String, String> fields = new LinkedHashMap<>();
-        String rest = head[2];
-        while (!rest.isEmpty()) {
-            int eq = rest.indexOf('=');
-            if (eq < 0) {
-                throw new TestbedException("unexpected result line from node agent: '" + line + "'");
-            }
-            String key = rest.substring(0, eq);
-            if (key.equals("error")) {
-                fields.put(key, rest.substring(eq + 1));
-                break;
-            }
-            int space = rest.indexOf(' ', eq);
-            fields.put(key, space < 0 ? rest.substring(eq + 1) : rest.substring(eq + 1, space));
-            rest = space < 0 ? "" : rest.substring(space + 1);
-        }
+        AgentReplyLine reply = AgentReplyLine.parse(line, "result", "result");
         try {
-            return new TransferResult(head[1].equals("ok"), fields.getOrDefault("module", ""),
-                    Long.parseLong(fields.getOrDefault("setup-us", "-1")), Long.parseLong(fields.getOrDefault("elapsed-ms", "-1")),
-                    Long.parseLong(fields.getOrDefault("bytes", "0")), fields.getOrDefault("served-by", ""),
-                    fields.getOrDefault("peer", ""), fields.getOrDefault("error", ""));
+            return new TransferResult(reply.ok(), reply.text("module", ""), reply.number("setup-us", -1), reply.number("elapsed-ms", -1),
+                    reply.number("bytes", 0), reply.text("served-by", ""), reply.text("peer", ""), reply.text("error", ""));
         } catch (NumberFormatException e) {
             throw new TestbedException("unexpected number in result line from node agent: '" + line + "'");
         }
