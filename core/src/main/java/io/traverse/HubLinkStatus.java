@@ -39,6 +39,15 @@ public record HubLinkStatus(State state, String hubName, NodeId hubId, InetSocke
         return state == State.CONNECTED;
     }
 
+    /**
+     * True while the node is linked or is getting a link (connecting, or looking for hubs by
+     * discovery): what needs the hub network is worth waiting for. False when the node has no
+     * hub to link to, or is closed.
+     */
+    public boolean isExpected() {
+        return state == State.CONNECTED || state == State.CONNECTING || state == State.DISCOVERING;
+    }
+
     public Optional<InetSocketAddress> observed() {
         return Optional.ofNullable(observedAddress);
     }

@@ -6,9 +6,13 @@ import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.net.Socket;
+import java.net.SocketTimeoutException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
@@ -68,8 +72,8 @@ public final class ModuleRacer {
                 order.remove(m);
                 order.add(0, m);
             });
-            List<StaggeredRace.Attempt<Outcome>> attempts = new ArrayList<>();
-            List<String> notApplicable = new ArrayList<>();
+            List<ModuleAttempt> attempts = new ArrayList<>();
+            Map<String, String> notTried = new HashMap<>();
             for (ConnectionModule module : order) {
                 try {
                     ConnectionAttempt attempt = module.plan(request);
@@ -80,13 +84,13 @@ public final class ModuleRacer {
                     if (e.scope() == FailureScope.TARGET) {
                         throw e;
                     }
-                    notApplicable.add(module.name() + ": " + e.getMessage());
+                    notTried.put(module.name(), e.getMessage());
                 }
             }
             if (attempts.isEmpty()) {
                 throw new AttemptFailedException(FailureScope.MODULE, modules.isEmpty()
                         ? "no connection module is available (none of traverse.modules is on the class path)"
-                        : "no module can reach " + request.target() + " (" + String.join("; ", notApplicable) + ")");
+                        : "no module can reach " + request.target() + " (" + reasons(attempts, notTried) + ")");
             }
             StaggeredRace<Outcome> r = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor, scheduler,
                     failure -> FailureScope.of(failure) == FailureScope.TARGET, outcome -> SocketAttempt.closeQuietly(outcome.socket()));
@@ -94,10 +98,58 @@ public final class ModuleRacer {
             if (cancelled) {
                 r.cancel();
             }
-            Outcome outcome = r.run();
+            Outcome outcome;
+            try {
+                outcome = r.run();
+            } catch (IOException e) {
+                throw explained(e, attempts, notTried);
+            }
             cache.remember(key, outcome.module());
             probes.consider(key, request, modulesBefore(outcome.module()), outcome.module());
             return outcome;
+        }
+
+        /**
+         * The race's failure retold with every module's reason in chain order, and why the others
+         * were not tried; a definitive answer from the target, a cancel and an interrupt stay as they are.
+         */
+        private IOException explained(IOException failure, List<ModuleAttempt> attempts, Map<String, String> notTried) {
+            boolean timedOut = failure instanceof SocketTimeoutException; // an InterruptedIOException, but no interrupt
+            if (cancelled || FailureScope.of(failure) == FailureScope.TARGET || (failure instanceof InterruptedIOException && !timedOut)) {
+                return failure;
+            }
+            String reasons = reasons(attempts, notTried);
+            IOException told = timedOut
+                    ? new SocketTimeoutException("Connect timed out (" + reasons + ")")
+                    : new AttemptFailedException(FailureScope.of(failure), reasons);
+            Throwable[] parts = failure.getSuppressed();
+            if (parts.length == 0) {
+                told.addSuppressed(failure);
+            }
+            for (Throwable part : parts) {
+                told.addSuppressed(part);
+            }
+            return told;
+        }
+
+        /** "direct: …; reverse: …; routed: not tried (…)", in configured order. */
+        private String reasons(List<ModuleAttempt> attempts, Map<String, String> notTried) {
+            StringBuilder sb = new StringBuilder();
+            for (ConnectionModule m : modules) {
+                String why;
+                if (notTried.containsKey(m.name())) {
+                    why = "not tried (" + notTried.get(m.name()) + ")";
+                } else {
+                    why = attempts.stream().filter(a -> a.module.equals(m.name())).findFirst().map(ModuleAttempt::result)
+                            .orElse("not tried");
+                    why = why.contains("; ") ? "(" + why + ")" : why; // one module's several addresses, kept together
+                }
+                if (sb.length() > 0) {
+                    sb.append("; ");
+                }
+                sb.append(m.name()).append(": ").append(why);
+            }
+            return sb.toString();
         }
 
         public void cancel() {
@@ -138,6 +190,9 @@ public final class ModuleRacer {
         private final boolean fromCache;
         private final String cacheKey;
         private volatile boolean cancelled;
+        private volatile boolean started;
+        /** Why it failed, once it has; null while it runs or if it won. */
+        private volatile String failure;
 
         ModuleAttempt(String module, ConnectionAttempt attempt, long raceStart, boolean fromCache, String cacheKey) {
             this.module = module;
@@ -148,25 +203,54 @@ public final class ModuleRacer {
         }
 
         @Override
-        public Outcome run() throws IOException {
+        public void prepare() throws IOException {
+            started = true;
             counters.attempted(module);
+            try {
+                attempt.prepare();
+            } catch (IOException e) {
+                failed(e);
+                throw e;
+            }
+        }
+
+        @Override
+        public Outcome run() throws IOException {
             try {
                 Socket socket = attempt.connect();
                 long setup = System.nanoTime() - raceStart;
                 counters.succeeded(module, setup);
                 return new Outcome(socket, module, setup, fromCache);
             } catch (IOException e) {
-                if (!cancelled) { // losing a race is not a failure of the module
-                    counters.failed(module);
-                    cache.forget(cacheKey, module);
-                }
+                failed(e);
                 throw e;
+            }
+        }
+
+        private void failed(IOException e) {
+            if (!cancelled) { // losing a race is not a failure of the module
+                failure = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                counters.failed(module);
+                cache.forget(cacheKey, module);
             }
         }
 
         @Override
         public String describe() {
             return "module " + module;
+        }
+
+        /** What became of it, for the message when nothing won. */
+        String result() {
+            String why = failure;
+            if (why != null) {
+                return why;
+            }
+            if (!started) {
+                return "not started before the race ended";
+            }
+            String doing = attempt.progress();
+            return "no answer before the deadline" + (doing == null ? "" : ": " + doing);
         }
 
         @Override

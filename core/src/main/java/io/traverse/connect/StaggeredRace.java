@@ -40,6 +40,14 @@ public final class StaggeredRace<T> {
         /** Makes a running {@link #run()} return soon (e.g. by closing its socket). */
         void cancel();
 
+        /**
+         * Waits for what the attempt needs before it can begin (a module's hub link), before
+         * {@link #run()}; the stagger to the next attempt counts from its end, so an attempt that
+         * had to wait still gets its head start over the ones after it. Throws as {@code run} does.
+         */
+        default void prepare() throws IOException {
+        }
+
         /** What is tried, for the message when the deadline passes while this still runs. */
         default String describe() {
             return toString();
@@ -63,6 +71,8 @@ public final class StaggeredRace<T> {
     private IOException ending;
     private final List<IOException> failures = new ArrayList<>();
     private final boolean[] running;
+    /** Running and still in {@link Attempt#prepare()}: the next launch waits until it is under way. */
+    private final boolean[] preparing;
     private DeadlineWatchdog.Watch nextLaunch;
 
     /**
@@ -82,6 +92,7 @@ public final class StaggeredRace<T> {
         this.endsRace = endsRace;
         this.discard = discard;
         this.running = new boolean[attempts.size()];
+        this.preparing = new boolean[attempts.size()];
     }
 
     /**
@@ -102,7 +113,7 @@ public final class StaggeredRace<T> {
             }
             started = 1;
             running[0] = true;
-            scheduleNextLaunch();
+            preparing[0] = true;
         }
         runAttempt(0);
         return awaitOutcome();
@@ -127,7 +138,15 @@ public final class StaggeredRace<T> {
         T result = null;
         IOException failure = null;
         try {
-            result = attempts.get(index).run();
+            Attempt<T> attempt = attempts.get(index);
+            attempt.prepare();
+            synchronized (this) {
+                preparing[index] = false;
+                if (!done && !anyPreparing()) { // under way: the next one's turn comes after the stagger
+                    scheduleNextLaunch();
+                }
+            }
+            result = attempt.run();
         } catch (IOException e) {
             failure = e;
         } catch (RuntimeException e) {
@@ -142,6 +161,7 @@ public final class StaggeredRace<T> {
         synchronized (this) {
             finished++;
             running[index] = false;
+            preparing[index] = false;
             if (result != null) {
                 if (done) {
                     unwanted = result;
@@ -159,7 +179,9 @@ public final class StaggeredRace<T> {
                     toCancel = runningExcept(index);
                     notifyAll();
                 } else if (started < attempts.size()) {
-                    launchNext();
+                    if (!anyPreparing()) { // else the one preparing launches the next a stagger after it is under way
+                        launchNext();
+                    }
                 } else if (finished == started) {
                     done = true;
                     notifyAll();
@@ -177,11 +199,13 @@ public final class StaggeredRace<T> {
         cancelScheduled();
         int index = started++;
         running[index] = true;
+        preparing[index] = true;
         try {
             executor.execute(() -> runAttempt(index));
         } catch (RejectedExecutionException e) {
             // The node is closing or too many attempts run at once: count this one as failed.
             running[index] = false;
+            preparing[index] = false;
             finished++;
             failures.add(new SocketException("cannot start another attempt: " + e.getMessage()));
             // As after any failure: on to the next attempt at once, or end when nothing is left.
@@ -193,7 +217,6 @@ public final class StaggeredRace<T> {
             }
             return;
         }
-        scheduleNextLaunch();
     }
 
     /** Caller holds the lock. */
@@ -202,7 +225,7 @@ public final class StaggeredRace<T> {
             return;
         }
         if (staggerNanos <= 0) {
-            launchNext(); // no stagger: all at once (this recurses once per attempt left)
+            launchNext(); // no stagger: each launches the next as soon as it is under way
             return;
         }
         nextLaunch = DeadlineWatchdog.shared().watch(System.nanoTime() + staggerNanos, () -> {
@@ -260,6 +283,16 @@ public final class StaggeredRace<T> {
             nextLaunch.close();
             nextLaunch = null;
         }
+    }
+
+    /** Caller holds the lock. */
+    private boolean anyPreparing() {
+        for (boolean p : preparing) {
+            if (p) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private List<Attempt<T>> runningExcept(int index) {

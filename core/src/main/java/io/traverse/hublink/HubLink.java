@@ -39,7 +39,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -95,6 +97,8 @@ public final class HubLink implements Closeable {
     private volatile HubLinkStatus status;
     /** Completes with the session when the link is up; replaced by a fresh one when it goes down. */
     private volatile CompletableFuture<LinkSession> up = new CompletableFuture<>();
+    /** Waits for the link from {@link #whenUp()}: woken by link up, no hub and close; each leaves the set when done. */
+    private final Set<CompletableFuture<Void>> upWaiters = ConcurrentHashMap.newKeySet();
     // Confined to the loop:
     private LinkSession session;
     /** Loop only: reports the link up once the hub has switched to the data link too (null when not waiting for that). */
@@ -190,7 +194,9 @@ public final class HubLink implements Closeable {
         setStatus(State.NO_HUB, null, why);
         CompletableFuture<LinkSession> waiting = up;
         up = new CompletableFuture<>();
-        waiting.completeExceptionally(new SideChannelException(Failure.NO_HUB, "this node has no hub: " + why));
+        SideChannelException noHub = new SideChannelException(Failure.NO_HUB, "this node has no hub: " + why);
+        waiting.completeExceptionally(noHub);
+        releaseUpWaiters(noHub);
     }
 
     // ---- connecting -----------------------------------------------------------------------
@@ -427,6 +433,7 @@ public final class HubLink implements Closeable {
         names.bindAgain(s.hubId());
         learnHubs(s);
         up.complete(s);
+        releaseUpWaiters(null);
     }
 
     private void linkDown(LinkSession s, InetSocketAddress hub) {
@@ -472,6 +479,7 @@ public final class HubLink implements Closeable {
 
     /** The session once the link is up; fails at once with {@code NO_HUB} when there is no hub to wait for. */
     CompletableFuture<LinkSession> session() {
+        CompletableFuture<LinkSession> u = up; // before the status: noHub writes the status before it swaps the future
         if (closed) {
             return CompletableFuture.failedFuture(new SideChannelException(Failure.CLOSED, "the node is closed"));
         }
@@ -479,7 +487,7 @@ public final class HubLink implements Closeable {
             return CompletableFuture.failedFuture(new SideChannelException(Failure.NO_HUB, "this node has no hub: "
                     + status.lastFailure()));
         }
-        return up;
+        return u;
     }
 
     /**
@@ -598,8 +606,51 @@ public final class HubLink implements Closeable {
 
     /** True if there is or may soon be a hub link (names are worth asking the hub about). */
     public boolean expectsHub() {
-        State s = status.state();
-        return s == State.CONNECTED || s == State.CONNECTING || s == State.DISCOVERING;
+        return status.isExpected();
+    }
+
+    /**
+     * Completes when the link is up (at once if it is); fails at once, or as soon as it is known,
+     * when there is no hub to link to or the node closes. A future of the caller's own: cancelling
+     * it stops nobody else's wait.
+     */
+    public CompletableFuture<Void> whenUp() {
+        CompletableFuture<LinkSession> u = up; // before the status: noHub writes the status before it swaps the future
+        if (u.isDone() && !u.isCompletedExceptionally()) {
+            return CompletableFuture.completedFuture(null);
+        }
+        // A waiter of its own in a set, not a dependent of the shared future: a wait that is cancelled
+        // or times out leaves nothing behind, however many connects come while the hub is down.
+        CompletableFuture<Void> waiter = new CompletableFuture<>();
+        upWaiters.add(waiter);
+        waiter.whenComplete((x, y) -> upWaiters.remove(waiter));
+        // Looked at again after joining the set, so that a change just before it is not missed.
+        HubLinkStatus st = status;
+        CompletableFuture<LinkSession> now = up;
+        if (st.state() == State.CLOSED) {
+            waiter.completeExceptionally(new SideChannelException(Failure.CLOSED, "the node is closed"));
+        } else if (st.state() == State.NO_HUB) {
+            waiter.completeExceptionally(new SideChannelException(Failure.NO_HUB, "this node has no hub: " + st.lastFailure()));
+        } else if (now.isDone() && !now.isCompletedExceptionally()) {
+            waiter.complete(null);
+        }
+        return waiter;
+    }
+
+    /** Waits from {@link #whenUp()} still pending (for tests: a wait that ended must leave nothing behind). */
+    int pendingUpWaiters() {
+        return upWaiters.size();
+    }
+
+    /** On the loop: wakes every {@link #whenUp()} waiter, with {@code failure} or (null) because the link is up. */
+    private void releaseUpWaiters(Throwable failure) {
+        for (CompletableFuture<Void> waiter : List.copyOf(upWaiters)) {
+            if (failure == null) {
+                waiter.complete(null);
+            } else {
+                waiter.completeExceptionally(failure);
+            }
+        }
     }
 
     EventLoop loop() {
@@ -655,6 +706,7 @@ public final class HubLink implements Closeable {
                     requests.failAll(() -> closedFailure);
                     sideChannel.close();
                     status = new HubLinkStatus(State.CLOSED, null, null, null, null, Instant.now(), null);
+                    releaseUpWaiters(closedFailure);
                 }
                 done.complete(null);
         };

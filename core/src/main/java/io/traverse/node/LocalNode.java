@@ -235,6 +235,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
 
             @Override
+            public CompletableFuture<Void> hubLinkUp() {
+                return hubLink.whenUp();
+            }
+
+            @Override
             public ReverseConnections reverseConnections() {
                 return reverseConnections;
             }

@@ -14,6 +14,25 @@ public interface ConnectionAttempt {
      */
     Socket connect() throws IOException;
 
+    /**
+     * Waits, within the request's deadline, for what the attempt needs before it can begin — the
+     * hub link, for modules that ask through the hubs ({@link HubLinkWait}) — and is called before
+     * {@link #connect()}. The racer starts the next module a stagger after this returns, so a
+     * module that had to wait keeps its head start over the ones after it. Cancelled like
+     * {@code connect}. Most attempts need nothing.
+     */
+    default void prepare() throws IOException {
+    }
+
     /** Stops a running {@link #connect()} from another thread; it then throws and leaves nothing open. */
     void cancel();
+
+    /**
+     * What a {@link #connect()} that has not finished was last doing, if there is more to tell
+     * than that it gave no answer (e.g. "waiting for a hub link …"): said when the deadline passes
+     * with this attempt still under way, also after {@link #cancel()}. Null: nothing to add.
+     */
+    default String progress() {
+        return null;
+    }
 }

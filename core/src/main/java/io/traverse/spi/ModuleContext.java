@@ -35,6 +35,15 @@ public interface ModuleContext {
     /** The node's hub link now: its hub and the address the hub saw it come from (splice needs that echo). */
     HubLinkStatus hubLinkStatus();
 
+    /**
+     * Completes when the hub link is up: at once while it is, later while it is being set up
+     * (node start, failover); fails as soon as the node has no hub to wait for (none configured,
+     * discovery found none) or closes. Each call returns a future of its own, so cancelling it
+     * (a lost race) stops no other wait. Modules that ask through the hubs wait on it within
+     * their deadline ({@link HubLinkWait}) instead of giving up while the link is coming up.
+     */
+    java.util.concurrent.CompletableFuture<Void> hubLinkUp();
+
     /** Events for the node's listeners (peer unreachable). */
     ModuleEvents events();
 }

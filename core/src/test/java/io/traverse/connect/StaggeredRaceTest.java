@@ -54,7 +54,7 @@ class StaggeredRaceTest {
     private final List<FakeAttempt> created = new CopyOnWriteArrayList<>();
 
     /** An attempt that blocks until the test (or a cancel) decides how it ends. */
-    private final class FakeAttempt implements StaggeredRace.Attempt<String> {
+    private class FakeAttempt implements StaggeredRace.Attempt<String> {
         final String name;
         final CompletableFuture<Object> outcome = new CompletableFuture<>();
         final CountDownLatch started = new CountDownLatch(1);
@@ -162,6 +162,38 @@ class StaggeredRaceTest {
         Thread.sleep(100);
         assertThat(b.hasStarted()).as("no second attempt when the first works").isFalse();
         assertThat(discarded).isEmpty();
+    }
+
+    @Test
+    void theStaggerToTheNextAttemptCountsFromTheEndOfThisOnesPreparation() throws Exception {
+        CountDownLatch linkUp = new CountDownLatch(1);
+        FakeAttempt first = new FakeAttempt("first");
+        FakeAttempt waiting = new FakeAttempt("waiting") {
+            @Override
+            public void prepare() throws IOException {
+                try {
+                    linkUp.await(); // a module waiting for its hub link
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new java.io.InterruptedIOException();
+                }
+            }
+        };
+        FakeAttempt after = new FakeAttempt("after");
+        CompletableFuture<String> result = runElsewhere(race(List.of(first, waiting, after), Duration.ofMillis(30)));
+        await().atMost(WITHIN).until(first::hasStarted);
+        first.fail(new ConnectException("refused")); // the next is launched at once, and prepares
+        Thread.sleep(300);
+        assertThat(waiting.hasStarted()).isFalse();
+        assertThat(after.hasStarted()).as("not launched while the one before it is still preparing").isFalse();
+        long released = System.nanoTime();
+        linkUp.countDown();
+        await().atMost(WITHIN).until(() -> waiting.hasStarted() && after.hasStarted());
+        assertThat(after.startedAt - waiting.startedAt).as("a stagger after the preparation ended")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(25));
+        assertThat(after.startedAt).isGreaterThan(released);
+        waiting.succeed();
+        assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("waiting");
     }
 
     @Test

@@ -281,6 +281,49 @@ class HubLinkTest {
                 .matches(e -> ((SideChannelException) e).failure() == failure, "failure " + failure);
     }
 
+    @Test
+    void waitsForALinkThatDoesNotComeLeaveNothingBehindAndAWaitEndsWhenTheLinkComes() throws Exception {
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            FakeHub hub = hub(new FakeHub(TOKEN));
+            // The silent "hub" first: the real one is dialled 500 ms later.
+            HubLink link = link(config(TOKEN, new InetSocketAddress("127.0.0.1", silent.getLocalPort()), hub.address()).build());
+            java.util.concurrent.CompletableFuture<Void> kept = link.whenUp();
+            for (int i = 0; i < 10_000; i++) {
+                link.whenUp().cancel(false); // connects whose race was decided while the hub was not there yet
+            }
+            assertThat(link.pendingUpWaiters()).as("cancelled waits are gone").isLessThanOrEqualTo(1);
+            kept.get(10, TimeUnit.SECONDS);
+            assertThat(link.status().isConnected()).isTrue();
+            assertThat(link.pendingUpWaiters()).isZero();
+            assertThat(link.whenUp()).as("linked: done at once").isDone();
+        }
+    }
+
+    @Test
+    void aWaitForALinkFailsAtOnceWithoutAHubAndWhenTheNodeCloses() throws Exception {
+        HubLink none = link(config(TOKEN).build());
+        await().atMost(Duration.ofSeconds(5)).until(() -> none.status().state() == HubLinkStatus.State.NO_HUB);
+        assertThat(none.whenUp()).isCompletedExceptionally();
+
+        try (java.net.ServerSocket silent = new java.net.ServerSocket(0, 50, java.net.InetAddress.getLoopbackAddress())) {
+            HubLink connecting = link(config(TOKEN, new InetSocketAddress("127.0.0.1", silent.getLocalPort())).build());
+            java.util.concurrent.CompletableFuture<Void> waiting = connecting.whenUp();
+            assertThat(waiting).isNotDone();
+            connecting.close();
+            assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(SideChannelException.class)
+                    .hasMessageContaining("closed");
+            assertThat(connecting.pendingUpWaiters()).isZero();
+        }
+    }
+
+    private HubLink link(TraverseConfig config) {
+        NodeId id = NodeId.random();
+        HubLink link = HubLink.start(config, id, hub -> io.traverse.identity.NodeIdentity.builder().id(id).hub(hub).build(), hub -> { },
+                new io.traverse.TraverseListener() { });
+        toClose.add(link);
+        return link;
+    }
+
     private FakeHub hub(FakeHub hub) {
         toClose.add(hub);
         return hub;

@@ -9,10 +9,12 @@ import io.traverse.hub.gossip.StateNumber;
 import io.traverse.hub.discovery.DiscoveryResponder;
 import io.traverse.hub.http.HubHttpEndpoint;
 import io.traverse.hub.http.StatusSource;
+import io.traverse.hub.identity.HubIdSource;
 import io.traverse.hub.link.HubDialer;
 import io.traverse.hub.link.LinkListener;
 import io.traverse.hub.link.LinkSettings;
 import io.traverse.hub.link.NettyTransport;
+import io.traverse.hub.link.OwnChallenges;
 import io.traverse.hub.link.PeerDialing;
 import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.identity.AddressClass;
@@ -26,11 +28,7 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketException;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ArrayBlockingQueue;
@@ -54,6 +52,10 @@ import org.slf4j.LoggerFactory;
  *     ...
  * }
  * }</pre>
+ *
+ * A hub configured without a name keeps a random id in a state file ({@link HubConfig#idSource()}),
+ * generated at its first start: give tests and throwaway hubs a name, port 0 or
+ * {@link HubConfig.Builder#ephemeralId()} so that they write nothing.
  *
  * Threads: a few Netty I/O event loops (epoll when available) shared by all links, one state
  * loop that owns every decision, and one worker thread for what may take a while and so must
@@ -88,7 +90,10 @@ public final class Hub implements AutoCloseable {
         this.listener = listener;
         this.linkAddress = listener.localAddress();
         this.name = config.name().orElseGet(() -> defaultName(linkAddress.getPort()));
-        this.id = idForName(name);
+        HubIdSource idSource = config.idSource();
+        HubIdSource.Loaded loadedId = idSource.load();
+        this.id = loadedId.id();
+        log.info("Hub {}: {}", name, loadedId.report());
         this.advertised = advertisedAddresses(config, linkAddress);
         StateNumber state = new StateNumber(System.currentTimeMillis());
         LinkAuthentication authentication = new LinkAuthentication(config.token());
@@ -97,10 +102,11 @@ public final class Hub implements AutoCloseable {
         }
         this.metrics = new HubMetrics(name);
         LinkSettings settings = new LinkSettings(id, name, advertised, state::current, authentication, config.handshakeTimeout(),
-                config.keepaliveInterval(), config.maxQueuedMessagesPerLink(), metrics::refused);
-        this.core = new HubCore(config, id, name, advertised, state, stateLoop, metrics);
+                config.keepaliveInterval(), config.maxQueuedMessagesPerLink(), metrics::refused, new OwnChallenges());
+        this.core = new HubCore(config, id, name, "id " + idSource, advertised, state, stateLoop, metrics);
         HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, worker);
-        PeerDialing dialing = new PeerDialing(id, dialer, stateLoop, config.redialMin(), config.redialMax(), peer -> core.hubLink(peer) != null);
+        PeerDialing dialing = new PeerDialing(id, dialer, stateLoop, config.redialMin(), config.redialMax(), peer -> core.hubLink(peer) != null,
+                core::dialledHubHasOurId);
         config.peers().forEach(dialing::addConfiguredPeer);
         core.dialing(dialing);
         timers.add(stateLoop.scheduleAtFixedRate(core::dialTick, 0, DIAL_TICK_MILLIS, TimeUnit.MILLISECONDS));
@@ -180,12 +186,7 @@ public final class Hub implements AutoCloseable {
      * restarted under the same name keeps its id.
      */
     public static NodeId idForName(String hubName) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(("traverse-hub:" + hubName).getBytes(StandardCharsets.UTF_8));
-            return NodeId.fromBytes(Arrays.copyOf(digest, 16));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
-        }
+        return HubIdSource.idForName(hubName);
     }
 
     private static String defaultName(int port) {

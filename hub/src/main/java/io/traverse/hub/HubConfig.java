@@ -1,10 +1,13 @@
 package io.traverse.hub;
 
+import io.traverse.hub.identity.HubIdSource;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -23,6 +26,9 @@ public final class HubConfig {
     private final String bindAddress;
     private final int port;
     private final String name;
+    private final Path stateDirectory;
+    private final Path idFile;
+    private final boolean ephemeralId;
     private final List<String> peers;
     private final List<String> advertisedAddresses;
     private final String token;
@@ -46,6 +52,9 @@ public final class HubConfig {
         this.bindAddress = b.bindAddress;
         this.port = b.port;
         this.name = b.name;
+        this.stateDirectory = b.stateDirectory.toAbsolutePath().normalize();
+        this.idFile = b.idFile == null ? null : b.idFile.toAbsolutePath().normalize();
+        this.ephemeralId = b.ephemeralId;
         this.peers = List.copyOf(b.peers);
         this.advertisedAddresses = b.advertisedAddresses == null ? null : List.copyOf(b.advertisedAddresses);
         this.token = b.token;
@@ -80,9 +89,61 @@ public final class HubConfig {
         return port;
     }
 
-    /** The hub's name, from which its id derives; empty means {@code <hostname>:<port>}. */
+    /**
+     * The hub's name as the operator chose it; its id then derives from it. Empty: the hub is
+     * shown as {@code <hostname>:<port>} and its id comes from {@link #idSource()}.
+     */
     public Optional<String> name() {
         return Optional.ofNullable(name);
+    }
+
+    /**
+     * Where a hub without a {@link #name()} keeps its id ({@code hub-<port>.id} in it): by default
+     * {@code $XDG_STATE_HOME/traverse}, or {@code ~/.local/state/traverse}.
+     */
+    public Path stateDirectory() {
+        return stateDirectory;
+    }
+
+    /** The file that holds the id of a hub without a name, when set explicitly (else one in {@link #stateDirectory()}). */
+    public Optional<Path> idFile() {
+        return Optional.ofNullable(idFile);
+    }
+
+    /**
+     * Where the hub's id comes from: derived from the {@link #name()} when there is one; else the
+     * {@link #idFile()}; else a new id at every start when asked for ({@link Builder#ephemeralId()}) or
+     * when the port is 0 (the hub's address is new at every start too); else {@code hub-<port>.id}
+     * in the {@link #stateDirectory()}, generated at the first start.
+     */
+    public HubIdSource idSource() {
+        if (name != null) {
+            return HubIdSource.derivedFrom(name);
+        }
+        if (idFile != null) {
+            return HubIdSource.file(idFile);
+        }
+        if (ephemeralId || port == 0) {
+            return HubIdSource.ephemeral();
+        }
+        return HubIdSource.file(stateDirectory.resolve("hub-" + port + ".id"));
+    }
+
+    /**
+     * The default state directory: {@code $XDG_STATE_HOME/traverse} when that is set to an
+     * absolute path (the XDG base directory rule for data kept across restarts), else
+     * {@code <home>/.local/state/traverse}, else (no usable home) {@code traverse-state} in the
+     * working directory.
+     */
+    public static Path defaultStateDirectory(Map<String, String> environment, String userHome) {
+        String xdg = environment.get("XDG_STATE_HOME");
+        if (xdg != null && !xdg.isBlank() && Path.of(xdg).isAbsolute()) {
+            return Path.of(xdg, "traverse");
+        }
+        if (userHome != null && !userHome.isBlank() && Path.of(userHome).isAbsolute()) {
+            return Path.of(userHome, ".local", "state", "traverse");
+        }
+        return Path.of("traverse-state").toAbsolutePath();
     }
 
     /** Hubs to dial ({@code host:port}, port defaulting to 17000). */
@@ -171,7 +232,8 @@ public final class HubConfig {
 
     @Override
     public String toString() {
-        return "HubConfig[bind " + bindAddress + ":" + port + ", name " + (name == null ? "(default)" : name) + ", peers " + peers
+        return "HubConfig[bind " + bindAddress + ":" + port + ", name " + (name == null ? "(default)" : name) + ", id " + idSource()
+                + ", peers " + peers
                 + ", advertised " + (advertisedAddresses == null ? "(interfaces)" : advertisedAddresses) + ", token "
                 + (token.isEmpty() ? "(none)" : "(set)") + ", http " + httpPort + ", keepalive " + keepaliveInterval.toMillis() + " ms]";
     }
@@ -184,6 +246,9 @@ public final class HubConfig {
         private String bindAddress = "0.0.0.0";
         private int port = DEFAULT_PORT;
         private String name;
+        private Path stateDirectory = defaultStateDirectory(System.getenv(), System.getProperty("user.home"));
+        private Path idFile;
+        private boolean ephemeralId;
         private final List<String> peers = new ArrayList<>();
         private List<String> advertisedAddresses;
         private String token = "";
@@ -218,6 +283,24 @@ public final class HubConfig {
 
         public Builder name(String name) {
             this.name = name;
+            return this;
+        }
+
+        /** Where a hub without a name keeps its id file ({@code hub-<port>.id}); see {@link HubConfig#stateDirectory()}. */
+        public Builder stateDirectory(Path directory) {
+            this.stateDirectory = Objects.requireNonNull(directory, "state directory");
+            return this;
+        }
+
+        /** The exact file that holds the id of a hub without a name (instead of one in the state directory). */
+        public Builder idFile(Path file) {
+            this.idFile = file;
+            return this;
+        }
+
+        /** A hub without a name gets a new id at every start and writes nothing: for tests and throwaway hubs. */
+        public Builder ephemeralId() {
+            this.ephemeralId = true;
             return this;
         }
 
@@ -327,6 +410,12 @@ public final class HubConfig {
                     throw new IllegalArgumentException("hub name '" + name + "' must be 1-" + LinkLimits.MAX_HUB_NAME
                             + " letters, digits or . _ : [ ] -");
                 }
+            }
+            if (ephemeralId && idFile != null) {
+                throw new IllegalArgumentException("an id file and an ephemeral id exclude each other: choose one");
+            }
+            if (idFile != null && (idFile.getFileName() == null || java.nio.file.Files.isDirectory(idFile))) {
+                throw new IllegalArgumentException("id file " + idFile + " is a directory, not a file");
             }
             for (String peer : peers) {
                 try {

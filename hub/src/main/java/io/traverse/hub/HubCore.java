@@ -6,9 +6,11 @@ import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.traverse.hub.gossip.HubDirectory;
 import io.traverse.hub.gossip.StateNumber;
+import io.traverse.hub.identity.IdConflicts;
 import io.traverse.hub.link.Link;
 import io.traverse.hub.link.LinkEvents;
 import io.traverse.hub.link.LinkKind;
+import io.traverse.hub.link.LinkRefusedException;
 import io.traverse.hub.link.LoopBarrier;
 import io.traverse.hub.link.PeerDialing;
 import io.traverse.hub.lookup.LookupAnswers;
@@ -29,6 +31,7 @@ import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.Gossip;
 import io.traverse.wire.GossipDigest;
 import io.traverse.wire.HubDescription;
+import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;
 import io.traverse.wire.LinkMessageEncoder;
@@ -73,6 +76,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private final NodeId selfId;
     private final String name;
     private final List<String> advertised;
+    private final String idSource;
+    private final IdConflicts idConflicts = new IdConflicts();
     private final StateNumber state;
     private final EventExecutor stateLoop;
     private final NodeRegistry registry;
@@ -106,12 +111,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private long routesChangedNanos = System.nanoTime();
     private long descriptionBytes;
 
-    HubCore(HubConfig config, NodeId selfId, String name, List<String> advertised, StateNumber state, EventExecutor stateLoop,
-            HubMetrics metrics) {
+    HubCore(HubConfig config, NodeId selfId, String name, String idSource, List<String> advertised, StateNumber state,
+            EventExecutor stateLoop, HubMetrics metrics) {
         this.metrics = metrics;
         this.config = config;
         this.selfId = selfId;
         this.name = name;
+        this.idSource = idSource;
         this.advertised = List.copyOf(advertised);
         this.state = state;
         this.stateLoop = stateLoop;
@@ -210,10 +216,15 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private Reject admitHub(Link link) {
         NodeId peer = link.peerId();
         if (peer.equals(selfId)) {
-            return Reject.of(RejectCode.DUPLICATE_ID, "hub id " + peer + " is this hub's own (the same hub name '" + name + "'?)");
+            // Not this hub dialling itself: that dial stops at our CHALLENGE (OwnChallenges). Another hub has our id.
+            return otherHubWithOurId(link);
         }
         Link existing = hubLinks.get(peer);
         if (existing != null) {
+            Reject twin = secondHubWithOneId(link, existing);
+            if (twin != null) {
+                return twin;
+            }
             if (!isPreferred(link, existing)) {
                 log.info("Closing duplicate link with hub {} ({}): keeping the one dialled by {}", peer, link,
                         dialler(existing));
@@ -232,6 +243,105 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         relayRouter.forgetNextLinks();
         linksChangedNanos = System.nanoTime();
         return null;
+    }
+
+    /**
+     * A hub with this hub's id linked here: refused, with both hubs named in the refusal, the log
+     * and the status. Neither can join the other's network under one id; the operator must give
+     * one of them a new id.
+     */
+    private Reject otherHubWithOurId(Link link) {
+        String from = link.remoteAddress() == null ? "(unknown)" : LinkAddress.format(link.remoteAddress());
+        String otherName = null;
+        List<String> otherAdvertised = List.of();
+        if (link.hello() instanceof HubHello hello) {
+            otherName = hello.hubName();
+            otherAdvertised = hello.linkAddresses();
+        }
+        String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", " + idSource
+                + ") and hub '" + (otherName == null ? "?" : otherName) + "' (advertising " + addresses(otherAdvertised)
+                + ") linking from " + from;
+        boolean first = idConflicts.record(selfId, IdConflicts.Seen.DIALLED_US, otherName, from, otherAdvertised,
+                "its link was refused: " + both, System.currentTimeMillis());
+        if (first) {
+            log.warn("Hub id conflict: {}. Refused its link; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")", both);
+        } else {
+            log.debug("Refused the link of hub '{}' from {}: it has this hub's id {}", otherName, from, selfId);
+        }
+        metrics.idConflict();
+        return Reject.of(RejectCode.DUPLICATE_ID, both + "; give one of them a new id");
+    }
+
+    /**
+     * Two hubs that dialled this one under one id, telling different names or addresses in their
+     * HELLOs: two hubs, not two links of one (those tell the same). The one linked first keeps the
+     * id here and the newcomer is refused, naming both; replacing one by the other would make the
+     * two take turns at every redial. A hub restarted with another name or addresses is refused
+     * too while its old link lingers (at most three keepalive intervals), and gets in at a redial.
+     * Links this hub dialled carry no HELLO: for them, the usual choice between two links stands.
+     */
+    private Reject secondHubWithOneId(Link newcomer, Link existing) {
+        if (!(newcomer.hello() instanceof HubHello arriving) || !(existing.hello() instanceof HubHello held) || !existing.isOpen()) {
+            return null;
+        }
+        if (arriving.hubName().equals(held.hubName()) && Set.copyOf(arriving.linkAddresses()).equals(Set.copyOf(held.linkAddresses()))) {
+            return null;
+        }
+        NodeId id = newcomer.peerId();
+        String from = newcomer.remoteAddress() == null ? "(unknown)" : LinkAddress.format(newcomer.remoteAddress());
+        String heldFrom = existing.remoteAddress() == null ? "(unknown)" : LinkAddress.format(existing.remoteAddress());
+        String both = "two hubs have id " + id + ": hub '" + held.hubName() + "' (advertising " + addresses(held.linkAddresses())
+                + ") linked to hub '" + name + "' from " + heldFrom + ", and hub '" + arriving.hubName() + "' (advertising "
+                + addresses(arriving.linkAddresses()) + ") linking from " + from;
+        boolean first = idConflicts.record(id, IdConflicts.Seen.BOTH_LINKED_HERE, arriving.hubName(), from, arriving.linkAddresses(),
+                "the second was refused: " + both, System.currentTimeMillis());
+        if (first) {
+            log.warn("Hub id conflict: {}. Refused the second; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")",
+                    both);
+        }
+        metrics.idConflict();
+        return Reject.of(RejectCode.DUPLICATE_ID, both + "; give one of them a new id");
+    }
+
+    /**
+     * This hub dialled an address whose hub refused the link because a hub with this hub's id is
+     * that hub itself or linked with it (its reason names it).
+     */
+    void dialledHubHasOurId(String address, LinkRefusedException refusal) {
+        String reason = refusal.getMessage();
+        IdConflicts.Seen seen = selfId.equals(refusal.peerId()) ? IdConflicts.Seen.WE_DIALLED : IdConflicts.Seen.REPORTED;
+        boolean first = idConflicts.record(selfId, seen, null, address, List.of(), "the hub at " + address
+                + " refused this hub's link: " + reason, System.currentTimeMillis());
+        if (first) {
+            log.warn("Hub id conflict: the hub at {} has this hub's id {} too (this hub is '{}', advertising {}, {}); it refused"
+                    + " the link: {} (docs/operations.md, \"Hub ids\")", address, selfId, name, addresses(advertised), idSource, reason);
+        } else {
+            log.debug("The hub at {} still has this hub's id {}", address, selfId);
+        }
+        metrics.idConflict();
+    }
+
+    /** A description of a hub with this hub's id whose name or addresses are not this hub's: another hub has the id. */
+    private void gossipWithOurId(Link from, HubDescription description) {
+        String via = from.peerId() + describeName(from.peerId());
+        String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", " + idSource
+                + ") and hub '" + description.name() + "' (advertising " + addresses(description.linkAddresses())
+                + "), whose description came through hub " + via;
+        boolean first = idConflicts.record(selfId, IdConflicts.Seen.GOSSIP, description.name(), null, description.linkAddresses(), both,
+                System.currentTimeMillis());
+        if (first) {
+            log.warn("Hub id conflict: {}. Give one of the two hubs a new id (docs/operations.md, \"Hub ids\")", both);
+        }
+        metrics.idConflict();
+    }
+
+    private String describeName(NodeId hub) {
+        HubDescription d = directory.get(hub);
+        return d == null ? "" : " ('" + d.name() + "')";
+    }
+
+    private static String addresses(List<String> list) {
+        return list.isEmpty() ? "no address" : String.join(", ", list);
     }
 
     /**
@@ -539,6 +649,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     private void onGossip(Link from, HubDescription description) {
         if (description.hubId().equals(selfId)) {
+            if (!description.name().equals(name) || !Set.copyOf(description.linkAddresses()).equals(Set.copyOf(advertised))) {
+                // Not ours, in any life that shares our name and addresses. (A life before a change of name or addresses
+                // would be reported too; its descriptions come back only while ahead of ours, which a clock rarely allows.)
+                gossipWithOurId(from, description);
+                return;
+            }
             // Our own gossip comes back through neighbours at or below our state; above it is an earlier life of this hub.
             if (Long.compareUnsigned(description.stateNumber(), state.current()) > 0) {
                 log.info("Hub network holds state {} of this hub, ahead of ours: moving past it", description.stateNumber());
@@ -899,8 +1015,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         view().index().names().forEach((n, h) -> names.put(n, new HubStatus.NameStatus(h.nodeId(), h.hubId(), h.virtualPort())));
         Map<String, Long> errors = new TreeMap<>();
         router.errors().forEach((k, v) -> errors.put(k.name(), v));
+        List<HubStatus.IdConflictStatus> conflicts = new ArrayList<>();
+        for (IdConflicts.Conflict c : idConflicts.list()) {
+            conflicts.add(new HubStatus.IdConflictStatus(c.hubId(), c.seen().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+                    c.otherName(), c.otherAddress(), c.otherAdvertised(), c.detail(), c.firstSeenMillis(), c.lastSeenMillis(), c.times()));
+        }
         return new HubStatus(selfId, name, state.current(), advertised, links, routeStatus, known, nodes, names, router.delivered(),
-                router.forwarded(), errors);
+                router.forwarded(), errors, idSource, conflicts);
     }
 
     private static long nodeBytes(NodeId id, String identityText) {

@@ -13,10 +13,36 @@ import java.util.Map;
  * @param knownHubs every hub description held, reachable or not (not this one)
  * @param nodes nodes connected to this hub
  * @param names every name of the reachable network, by canonical name
+ * @param idSource where this hub's id comes from ("kept in FILE", "derived from the name 'N'", ...);
+ *        null from a hub older than this field
+ * @param idConflicts other hubs found using this hub's id, most recently seen first (empty: none);
+ *        null from a hub older than this field
  */
 public record HubStatus(NodeId hubId, String name, long stateNumber, List<String> advertisedAddresses, List<HubLinkStatus> hubLinks,
         Map<NodeId, RouteStatus> routes, Map<NodeId, KnownHubStatus> knownHubs, List<NodeStatus> nodes, Map<String, NameStatus> names,
-        long sideMessagesDelivered, long sideMessagesForwarded, Map<String, Long> sideMessageErrors) {
+        long sideMessagesDelivered, long sideMessagesForwarded, Map<String, Long> sideMessageErrors, String idSource,
+        List<IdConflictStatus> idConflicts) {
+
+    /**
+     * A hub that uses another's id: mostly this hub's id, also the id of another hub linked here.
+     * Two hubs with one id cannot both be part of a network: one of them needs a new id
+     * (docs/operations.md, "Hub ids").
+     *
+     * @param hubId the id two hubs have
+     * @param seen how: {@code dialled-us} (it dialled this hub, refused), {@code we-dialled} (this
+     *        hub dialled it, refused), {@code gossip} (its description reached this hub),
+     *        {@code reported} (a third hub refused this hub's link: another hub with this hub's id
+     *        is linked there), {@code both-linked-here} (it dialled this hub while another hub with
+     *        its id was linked here, refused)
+     * @param otherName its name, when known
+     * @param otherAddress where it linked from, or the address dialled; null when seen by gossip
+     * @param otherAdvertisedAddresses the addresses it advertises, when known
+     * @param detail what was seen, in words
+     * @param times how often it was seen, between the first and the last time (epoch milliseconds)
+     */
+    public record IdConflictStatus(NodeId hubId, String seen, String otherName, String otherAddress, List<String> otherAdvertisedAddresses, String detail,
+            long firstSeenMillis, long lastSeenMillis, long times) {
+    }
 
     /** A live link to another hub. */
     public record HubLinkStatus(NodeId peerId, boolean dialledByUs, String remoteAddress, long rttMicros) {

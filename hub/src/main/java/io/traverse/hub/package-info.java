@@ -4,6 +4,6 @@
  * keep a link to a hub; hubs link to each other, gossip their descriptions, route side messages
  * over shortest paths and keep the name registry. Every decision is made on one state loop
  * ({@code HubCore}); the sub-packages hold the parts: links, gossip, routing, registry, side
- * channel, lookups.
+ * channel, lookups, the hub's id.
  */
 package io.traverse.hub;

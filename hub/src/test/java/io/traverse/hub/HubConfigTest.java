@@ -3,8 +3,10 @@ package io.traverse.hub;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class HubConfigTest {
@@ -26,6 +28,33 @@ class HubConfigTest {
     void theHubIdFollowsTheName() {
         assertThat(Hub.idForName("site-a:17000")).isEqualTo(Hub.idForName("site-a:17000")).isNotEqualTo(Hub.idForName("site-b:17000"));
         assertThat(Hub.idForName("x").toString()).hasSize(26);
+    }
+
+    @Test
+    void theIdComesFromTheNameElseTheIdFileElseTheStateDirectory() {
+        Path state = Path.of("/srv/traverse-state");
+        assertThat(HubConfig.builder().name("site-a").stateDirectory(state).build().idSource())
+                .hasToString("derived from the name 'site-a'");
+        assertThat(HubConfig.builder().port(17001).stateDirectory(state).build().idSource())
+                .hasToString("kept in /srv/traverse-state/hub-17001.id");
+        assertThat(HubConfig.builder().stateDirectory(state).idFile(Path.of("/etc/hub.id")).build().idSource())
+                .hasToString("kept in /etc/hub.id");
+        assertThat(HubConfig.builder().port(0).stateDirectory(state).build().idSource()).hasToString("new at every start");
+        assertThat(HubConfig.builder().ephemeralId().build().idSource()).hasToString("new at every start");
+        assertThatThrownBy(() -> HubConfig.builder().ephemeralId().idFile(Path.of("/etc/hub.id")).build())
+                .hasMessageContaining("exclude each other");
+        assertThatThrownBy(() -> HubConfig.builder().idFile(Path.of("/tmp")).build()).hasMessageContaining("is a directory");
+    }
+
+    @Test
+    void theDefaultStateDirectoryFollowsXdgThenTheHome() {
+        assertThat(HubConfig.defaultStateDirectory(Map.of("XDG_STATE_HOME", "/var/state"), "/home/op"))
+                .isEqualTo(Path.of("/var/state/traverse"));
+        assertThat(HubConfig.defaultStateDirectory(Map.of("XDG_STATE_HOME", "not/absolute"), "/home/op"))
+                .isEqualTo(Path.of("/home/op/.local/state/traverse"));
+        assertThat(HubConfig.defaultStateDirectory(Map.of(), "/home/op")).isEqualTo(Path.of("/home/op/.local/state/traverse"));
+        // A user without a home (some containers give "?"): the working directory.
+        assertThat(HubConfig.defaultStateDirectory(Map.of(), "?")).isEqualTo(Path.of("traverse-state").toAbsolutePath());
     }
 
     @Test

@@ -10,6 +10,7 @@ import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.FailureScope;
+import io.traverse.spi.HubLinkWait;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ReverseConnections;
 import java.io.IOException;
@@ -54,14 +55,14 @@ final class ReverseModule implements ConnectionModule {
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
         NodeId target = request.target().id().orElseThrow(() ->
                 new AttemptFailedException(FailureScope.MODULE, "the target names no node id to ask through the hubs"));
-        if (!context.hubLinkStatus().isConnected()) {
-            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to ask node " + target + " to dial back");
+        if (!HubLinkWait.expected(context)) {
+            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to ask node " + target + " to dial back (hub link "
+                    + context.hubLinkStatus() + ")");
         }
-        NodeIdentity self = context.localIdentity();
-        if (self.directAddresses().isEmpty()) {
+        if (context.localIdentity().directAddresses().isEmpty()) {
             throw new AttemptFailedException(FailureScope.MODULE, "this node has no address node " + target + " could dial back");
         }
-        return new DialBackAttempt(request, target, self);
+        return new DialBackAttempt(request, target);
     }
 
     @Override
@@ -82,20 +83,27 @@ final class ReverseModule implements ConnectionModule {
     private final class DialBackAttempt implements ConnectionAttempt {
         private final ConnectRequest request;
         private final NodeId target;
-        private final NodeIdentity self;
+        private final HubLinkWait link;
         private final AtomicReference<AttemptFailedException> refusal = new AtomicReference<>();
         private volatile ReverseConnections.Expectation expectation;
         private volatile CompletableFuture<byte[]> answer;
         private volatile boolean cancelled;
 
-        DialBackAttempt(ConnectRequest request, NodeId target, NodeIdentity self) {
+        DialBackAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
             this.target = target;
-            this.self = self;
+            this.link = HubLinkWait.of(context);
+        }
+
+        @Override
+        public void prepare() throws IOException {
+            link.await(request.deadline(), "to ask node " + target + " to dial back");
         }
 
         @Override
         public Socket connect() throws IOException {
+            // Read after the link is up: the identity then names the hub it came through.
+            NodeIdentity self = context.localIdentity();
             ReverseConnections.Expectation waiting = context.reverseConnections().expect(target);
             expectation = waiting;
             try {
@@ -200,8 +208,14 @@ final class ReverseModule implements ConnectionModule {
         }
 
         @Override
+        public String progress() {
+            return link.progress();
+        }
+
+        @Override
         public void cancel() {
             cancelled = true;
+            link.cancel();
             CompletableFuture<byte[]> pending = answer;
             if (pending != null) {
                 pending.cancel(false);

@@ -7,6 +7,7 @@ import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.FailureScope;
+import io.traverse.spi.HubLinkWait;
 import io.traverse.spi.ModuleContext;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -27,6 +28,8 @@ final class RoutedModule implements ConnectionModule {
     static final int WINDOW = 1024 * 1024;
     /** How long past the connect deadline to wait, so that the racer's deadline, not this one, decides. */
     private static final long DEADLINE_MARGIN_MILLIS = 20;
+    /** How long to let a link that is going down be noticed before waiting for the next one. */
+    private static final long LINK_SETTLE_MILLIS = 5;
 
     private final ModuleContext context;
     private final RoutedConnections connections;
@@ -50,8 +53,9 @@ final class RoutedModule implements ConnectionModule {
             // An OPEN would put a connection in the target's backlog: no way to ask without one.
             throw new AttemptFailedException(FailureScope.MODULE, "a relayed connection cannot be probed without making one");
         }
-        if (!connections.isLinked()) {
-            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to route a connection to node " + target);
+        if (!connections.isLinked() && !HubLinkWait.expected(context)) {
+            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to route a connection to node " + target
+                    + " (hub link " + context.hubLinkStatus() + ")");
         }
         if (target.equals(connections.localId())) {
             throw new AttemptFailedException(FailureScope.MODULE, "a node does not route connections to itself");
@@ -72,16 +76,24 @@ final class RoutedModule implements ConnectionModule {
     private final class RoutedAttempt implements ConnectionAttempt {
         private final ConnectRequest request;
         private final NodeId target;
+        private final HubLinkWait link;
         private volatile RoutedConnections.Opening opening;
         private volatile boolean cancelled;
 
         RoutedAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
             this.target = target;
+            this.link = HubLinkWait.of(context);
+        }
+
+        @Override
+        public void prepare() throws IOException {
+            awaitLink();
         }
 
         @Override
         public Socket connect() throws IOException {
+            awaitLink(); // again: the link may have gone since
             RoutedConnections.Opening o = connections.open(target, request.virtualPort());
             opening = o;
             if (cancelled) {
@@ -113,6 +125,32 @@ final class RoutedModule implements ConnectionModule {
             }
         }
 
+        /**
+         * Until the relay link is up, within the deadline. The link may be going down just as
+         * the wait finds it up (its loop has not yet noticed the broken channel): then a moment
+         * later the wait is for the next link.
+         */
+        private void awaitLink() throws IOException {
+            while (!connections.isLinked()) {
+                link.await(request.deadline(), "to route a connection to node " + target);
+                if (cancelled) {
+                    throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+                }
+                if (!connections.isLinked()) {
+                    if (request.deadline().isExpired()) {
+                        throw new SocketTimeoutException("connect timed out waiting for a hub link to route a connection to node "
+                                + target);
+                    }
+                    try {
+                        Thread.sleep(LINK_SETTLE_MILLIS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new InterruptedIOException("interrupted waiting for a hub link to route a connection to node " + target);
+                    }
+                }
+            }
+        }
+
         /** Over a data link, reads it while waiting for the answer (no thread woken in between). */
         private void awaitAnswer(RoutedConnections.Opening o, long deadlineNanos) throws AttemptFailedException {
             try {
@@ -127,8 +165,14 @@ final class RoutedModule implements ConnectionModule {
         }
 
         @Override
+        public String progress() {
+            return link.progress();
+        }
+
+        @Override
         public void cancel() {
             cancelled = true;
+            link.cancel();
             RoutedConnections.Opening o = opening;
             if (o != null) {
                 connections.abandon(o, "the opener cancelled");

@@ -37,8 +37,12 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code status} — {@code status accepted=N served=M} for the verification service;</li>
  *   <li>{@code quit} (or end of stdin) — closes the node and exits.</li>
  * </ul>
+ * With {@code --connect-at-start <VIRTUAL-ADDRESS> <BYTES> <TIMEOUT-MS>} it is a one-shot cold
+ * client instead: it starts its node, connects at once — without waiting for its hub link, as an
+ * application's first connection in a fresh JVM does — prints the {@link TransferResult} line,
+ * closes the node and exits (0 if the transfer was verified, 1 if not).
  * Stdout carries nothing else; logs go to stderr. Usage:
- * {@code NodeAgent [--service-port N] [traverse.KEY=VALUE ...]}.
+ * {@code NodeAgent [--service-port N | --connect-at-start ADDRESS BYTES TIMEOUT-MS] [traverse.KEY=VALUE ...]}.
  */
 public final class NodeAgent {
     private final Traverse node;
@@ -81,19 +85,28 @@ public final class NodeAgent {
 
     private static int run(String[] args, PrintStream replies) throws IOException, InterruptedException {
         int servicePort = 7;
+        String[] coldConnect = null;
         TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect());
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--service-port") && i + 1 < args.length) {
                 servicePort = Integer.parseInt(args[++i]);
+            } else if (arg.equals("--connect-at-start") && i + 3 < args.length) {
+                coldConnect = new String[] {args[i + 1], args[i + 2], args[i + 3]};
+                i += 3;
             } else if (arg.startsWith("traverse.") && arg.contains("=")) {
                 String key = arg.substring(0, arg.indexOf('='));
                 ConfigKey k = ConfigKey.byKey(key).orElseThrow(() -> new IllegalArgumentException("unknown key " + key));
                 config.set(k, arg.substring(arg.indexOf('=') + 1), "argument");
             } else {
                 throw new IllegalArgumentException("unexpected argument '" + arg
-                        + "'; usage: NodeAgent [--service-port N] [traverse.KEY=VALUE ...]");
+                        + "'; usage: NodeAgent [--service-port N | --connect-at-start ADDRESS BYTES TIMEOUT-MS]"
+                        + " [traverse.KEY=VALUE ...]");
             }
+        }
+        if (coldConnect != null) {
+            return connectAtStart(config.build(), coldConnect[0], Long.parseLong(coldConnect[1]),
+                    Integer.parseInt(coldConnect[2]), replies);
         }
         try (Traverse node = Traverse.start(config.build());
                 TraverseServerSocket server = node.serverSocketFactory().createServerSocket(servicePort)) {
@@ -109,6 +122,16 @@ public final class NodeAgent {
             agent.connections.shutdownNow();
         }
         return 0;
+    }
+
+    /** The one-shot cold client: start, connect at once, report, stop. */
+    private static int connectAtStart(TraverseConfig config, String address, long bytes, int timeoutMillis,
+            PrintStream replies) throws IOException {
+        try (Traverse node = Traverse.start(config)) {
+            TransferResult result = connect(node, address, bytes, timeoutMillis);
+            replies.println(result.line());
+            return result.ok() ? 0 : 1;
+        }
     }
 
     /** Accepts verification connections until the server socket closes. */
@@ -159,7 +182,7 @@ public final class NodeAgent {
                 if (words.length != 4) {
                     replies.println("error usage: connect <VIRTUAL-ADDRESS> <BYTES> <TIMEOUT-MS>");
                 } else {
-                    replies.println(connect(words[1], Long.parseLong(words[2]), Integer.parseInt(words[3])).line());
+                    replies.println(connect(node, words[1], Long.parseLong(words[2]), Integer.parseInt(words[3])).line());
                 }
             }
             case "status" -> replies.println("status accepted=" + accepted.get() + " served=" + served.get());
@@ -176,7 +199,7 @@ public final class NodeAgent {
     }
 
     /** Connects, sends, verifies; never throws. */
-    private TransferResult connect(String address, long bytes, int timeoutMillis) {
+    private static TransferResult connect(Traverse node, String address, long bytes, int timeoutMillis) {
         long start = System.nanoTime();
         try {
             VirtualSocketAddress target = VirtualSocketAddress.parse(address);

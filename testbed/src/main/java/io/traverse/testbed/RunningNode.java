@@ -59,19 +59,7 @@ public final class RunningNode implements AutoCloseable {
      * @throws TestbedException if the agent exits or stays silent; the message ends with its log
      */
     public static RunningNode start(Host host, NodeSettings settings) {
-        List<String> argv = new ArrayList<>();
-        argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        argv.addAll(settings.jvmOptions());
-        for (Map.Entry<String, String> e : settings.traverseSettings().entrySet()) {
-            argv.add("-D" + e.getKey() + "=" + e.getValue());
-        }
-        argv.add("-Dorg.slf4j.simpleLogger.logFile=System.err");
-        argv.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=" + settings.logLevel());
-        argv.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
-        argv.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
-        argv.add("-cp");
-        argv.add(settings.classPath());
-        argv.add(NodeAgent.class.getName());
+        List<String> argv = agentCommand(settings);
         argv.add("--service-port");
         argv.add(Integer.toString(settings.servicePort()));
         Process process = host.namespace().start(new ProcessBuilder(argv));
@@ -91,6 +79,55 @@ public final class RunningNode implements AutoCloseable {
             node.close();
             throw e;
         }
+    }
+
+    /**
+     * A first connection from a cold JVM: starts a fresh node agent on {@code host} that connects to
+     * {@code target} the moment its node is up (without waiting for its hub link), sends {@code bytes}
+     * random bytes, half-closes, verifies the reply and exits. Failures to connect or verify are a
+     * {@link TransferResult} with {@code ok == false}; only an agent that gives no result throws.
+     * The result's times are the node's own; JVM start-up comes before them.
+     */
+    public static TransferResult coldConnect(Host host, NodeSettings settings, VirtualSocketAddress target, long bytes,
+            Duration timeout) {
+        List<String> argv = agentCommand(settings);
+        argv.add("--connect-at-start");
+        argv.add(target.toString());
+        argv.add(Long.toString(bytes));
+        argv.add(Long.toString(timeout.toMillis()));
+        Process process = host.namespace().start(new ProcessBuilder(argv));
+        RunningNode node = new RunningNode(host, process);
+        host.namespace().testbed().track(node);
+        node.startReaders();
+        try {
+            Duration wait = settings.startTimeout().plus(timeout).plusSeconds(10 + bytes / (1 << 20));
+            String reply = node.awaitReply(wait, "the result of its connect");
+            if (!reply.startsWith("result ")) {
+                node.awaitExit();
+                throw node.failure("answered '" + reply + "' instead of the result of its connect");
+            }
+            return TransferResult.parse(reply);
+        } finally {
+            node.close();
+        }
+    }
+
+    /** The command line of a node agent with {@code settings}, without its mode arguments. */
+    private static List<String> agentCommand(NodeSettings settings) {
+        List<String> argv = new ArrayList<>();
+        argv.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        argv.addAll(settings.jvmOptions());
+        for (Map.Entry<String, String> e : settings.traverseSettings().entrySet()) {
+            argv.add("-D" + e.getKey() + "=" + e.getValue());
+        }
+        argv.add("-Dorg.slf4j.simpleLogger.logFile=System.err");
+        argv.add("-Dorg.slf4j.simpleLogger.defaultLogLevel=" + settings.logLevel());
+        argv.add("-Dorg.slf4j.simpleLogger.showDateTime=true");
+        argv.add("-Dorg.slf4j.simpleLogger.dateTimeFormat=HH:mm:ss.SSS");
+        argv.add("-cp");
+        argv.add(settings.classPath());
+        argv.add(NodeAgent.class.getName());
+        return argv;
     }
 
     public Host host() {

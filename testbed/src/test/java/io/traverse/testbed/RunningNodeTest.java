@@ -48,6 +48,35 @@ class RunningNodeTest {
     }
 
     @Test
+    void aColdJvmConnectsAtStartAndVerifiesTheData() {
+        Host x = site.host("x");
+        Host y = site.host("y");
+        RunningNode nodeY = RunningNode.start(y, NodeSettings.create().bind(y.address()));
+
+        TransferResult r = RunningNode.coldConnect(x, NodeSettings.create().bind(x.address()), nodeY.address(), 1 << 20,
+                Duration.ofSeconds(5));
+        assertThat(r.ok()).as(r::toString).isTrue();
+        assertThat(r.module()).isEqualTo("direct");
+        assertThat(r.bytes()).isEqualTo(1 << 20);
+        assertThat(r.servedBy()).isEqualTo(nodeY.nodeId());
+        assertThat(r.peer()).startsWith(x.address().getHostAddress() + ":");
+        assertThat(nodeY.servedConnections()).isEqualTo(1);
+    }
+
+    @Test
+    void aColdConnectThatFailsIsAResultWithItsReason() {
+        Host x = site.host("x");
+        Host y = site.host("y");
+        RunningNode nodeY = RunningNode.start(y, NodeSettings.create().bind(y.address()));
+        nodeY.close(); // its address now leads nowhere: connections are refused
+
+        TransferResult r = RunningNode.coldConnect(x, NodeSettings.create().bind(x.address()), nodeY.address(), 1 << 20,
+                Duration.ofSeconds(5));
+        assertThat(r.ok()).isFalse();
+        assertThat(r.error()).isNotEmpty();
+    }
+
+    @Test
     void anAgentThatCannotStartFailsWithItsReason() {
         Host x = site.host("x");
         RunningNode.start(x, NodeSettings.create().bind(x.address()).portRange("7000"));

@@ -19,6 +19,9 @@ import picocli.CommandLine.Option;
                 "Options override the --config file. The token comes from --token, --token-file,",
                 "the file, or the TRAVERSE_TOKEN environment variable, in that order."})
 public final class HubCommand implements Callable<Integer> {
+    @CommandLine.Spec
+    CommandLine.Model.CommandSpec spec;
+
     @Option(names = "--bind", paramLabel = "ADDRESS", description = "address to listen on (default: 0.0.0.0, every interface)")
     String bind;
 
@@ -26,8 +29,19 @@ public final class HubCommand implements Callable<Integer> {
     Integer port;
 
     @Option(names = "--name", paramLabel = "NAME",
-            description = "hub name; the hub id derives from it, so keep it across restarts (default: <hostname>:<port>)")
+            description = "hub name; the hub id then derives from it, so keep it across restarts and unique in the network"
+                    + " (default: shown as <hostname>:<port>, with an id generated once and kept in --state-dir)")
     String name;
+
+    @Option(names = "--state-dir", paramLabel = "DIR",
+            description = "where a hub without --name keeps its id, in hub-<port>.id (default: $XDG_STATE_HOME/traverse,"
+                    + " else ~/.local/state/traverse)")
+    Path stateDir;
+
+    @Option(names = "--id-file", paramLabel = "FILE",
+            description = "the file that keeps the id of a hub without --name (default: hub-<port>.id in --state-dir);"
+                    + " created with a new random id if absent")
+    Path idFile;
 
     @Option(names = "--peer", paramLabel = "HOST:PORT", description = "a hub to dial (repeatable; port default 17000)")
     List<String> peers = List.of();
@@ -60,7 +74,8 @@ public final class HubCommand implements Callable<Integer> {
     HubConfig hubConfig(Map<String, String> environment) throws Exception {
         HubSettings file = config == null ? HubSettings.none() : HubSettings.read(config);
         // The daemon answers discovery unless told otherwise; the library's builder does not.
-        HubConfig.Builder builder = HubConfig.builder().discoveryPort(HubConfig.DEFAULT_DISCOVERY_PORT);
+        HubConfig.Builder builder = HubConfig.builder().discoveryPort(HubConfig.DEFAULT_DISCOVERY_PORT)
+                .stateDirectory(HubConfig.defaultStateDirectory(environment, System.getProperty("user.home")));
         file.applyTo(builder);
         if (bind != null) {
             builder.bindAddress(bind);
@@ -70,6 +85,12 @@ public final class HubCommand implements Callable<Integer> {
         }
         if (name != null) {
             builder.name(name);
+        }
+        if (stateDir != null) {
+            builder.stateDirectory(stateDir);
+        }
+        if (idFile != null) {
+            builder.idFile(idFile);
         }
         builder.peers(peers);
         if (advertise != null) {
@@ -113,6 +134,11 @@ public final class HubCommand implements Callable<Integer> {
         Runtime.getRuntime().addShutdownHook(closer);
         try {
             started.set(Hub.start(hubConfig));
+        } catch (java.io.IOException e) {
+            // The message says it all (a port in use, an id file to fix): one line, no stack trace.
+            spec.commandLine().getErr().println("traverse hub: " + e.getMessage());
+            spec.commandLine().getErr().flush();
+            return 1;
         } finally {
             ready.countDown();
         }

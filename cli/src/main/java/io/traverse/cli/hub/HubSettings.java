@@ -27,6 +27,8 @@ final class HubSettings {
     static final String BIND = "traverse.hub.bind";
     static final String PORT = "traverse.hub.port";
     static final String NAME = "traverse.hub.name";
+    static final String STATE_DIR = "traverse.hub.state.dir";
+    static final String ID_FILE = "traverse.hub.id.file";
     static final String PEERS = "traverse.hub.peers";
     static final String ADVERTISE = "traverse.hub.advertise";
     static final String HTTP_PORT = "traverse.hub.http.port";
@@ -40,7 +42,7 @@ final class HubSettings {
     static final String MAX_NAMES = "traverse.hub.max.names.per.node";
     static final String MAX_PENDING = "traverse.hub.max.pending.per.node";
     static final String IO_THREADS = "traverse.hub.io.threads";
-    static final Set<String> KEYS = Set.of(BIND, PORT, NAME, PEERS, ADVERTISE, HTTP_PORT, DISCOVERY_PORT, TOKEN, TOKEN_FILE, KEEPALIVE, GOSSIP_REFRESH,
+    static final Set<String> KEYS = Set.of(BIND, PORT, NAME, STATE_DIR, ID_FILE, PEERS, ADVERTISE, HTTP_PORT, DISCOVERY_PORT, TOKEN, TOKEN_FILE, KEEPALIVE, GOSSIP_REFRESH,
             EXPIRY, MAX_NODES, MAX_NAMES, MAX_PENDING, IO_THREADS);
     /** The value of {@code traverse.hub.advertise} (or {@code --advertise}) for a hub that only dials out. */
     static final String ADVERTISE_NONE = "none";
@@ -111,6 +113,12 @@ final class HubSettings {
         }
         if (get(NAME) != null) {
             builder.name(get(NAME));
+        }
+        if (get(STATE_DIR) != null) {
+            builder.stateDirectory(Path.of(get(STATE_DIR)));
+        }
+        if (get(ID_FILE) != null) {
+            builder.idFile(Path.of(get(ID_FILE)));
         }
         builder.peers(list(get(PEERS)));
         if (get(ADVERTISE) != null) {

@@ -2,11 +2,14 @@ package io.traverse.cli.status;
 
 import io.traverse.cli.TextColumns;
 import io.traverse.hub.HubStatus;
+import io.traverse.hub.HubStatus.IdConflictStatus;
 import io.traverse.hub.HubStatus.KnownHubStatus;
 import io.traverse.hub.HubStatus.NameStatus;
 import io.traverse.hub.HubStatus.NodeStatus;
 import io.traverse.hub.HubStatus.RouteStatus;
 import io.traverse.identity.NodeId;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -17,7 +20,7 @@ import java.util.Map;
 /**
  * A hub's status document as a person reads it: a summary, the hubs with the route to each,
  * this hub's links with their RTT, its nodes, and the names of the network. Hubs are shown by
- * name wherever gossip told the name.
+ * name wherever gossip told the name. Other hubs found using this hub's id come first of all.
  */
 final class StatusText {
     private StatusText() {
@@ -30,9 +33,27 @@ final class StatusText {
         long reachable = status.knownHubs().values().stream().filter(KnownHubStatus::reachable).count();
 
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "hub %s (%s), state %d, %s%n", status.name(), status.hubId(),
-                status.stateNumber(), status.advertisedAddresses().isEmpty() ? "dials out only"
-                        : "links on " + String.join(", ", status.advertisedAddresses())));
+        out.append(String.format(Locale.ROOT, "hub %s (%s%s), state %d, %s%n", status.name(), status.hubId(),
+                status.idSource() == null ? "" : ", " + status.idSource(), status.stateNumber(),
+                status.advertisedAddresses().isEmpty() ? "dials out only" : "links on " + String.join(", ", status.advertisedAddresses())));
+        List<IdConflictStatus> conflicts = status.idConflicts() == null ? List.of() : status.idConflicts();
+        // First, before anything else: while two hubs share an id, the rest of the picture is unreliable.
+        List<IdConflictStatus> own = conflicts.stream().filter(c -> status.hubId().equals(c.hubId())).toList();
+        List<IdConflictStatus> others = conflicts.stream().filter(c -> !status.hubId().equals(c.hubId())).toList();
+        if (!own.isEmpty()) {
+            out.append(String.format(Locale.ROOT, "%nID CONFLICT: %d other %s this hub's id %s; give one of them a new id"
+                    + " (docs/operations.md, \"Hub ids\")%n", own.size(), own.size() == 1 ? "hub uses" : "hubs use", status.hubId()));
+            conflicts(out, own, false);
+        }
+        if (!others.isEmpty()) {
+            out.append(String.format(Locale.ROOT, "%nID CONFLICT between other hubs: %d %s the id of a hub linked here already;"
+                    + " give one of each pair a new id (docs/operations.md, \"Hub ids\")%n", others.size(),
+                    others.size() == 1 ? "hub has" : "hubs have"));
+            conflicts(out, others, true);
+        }
+        if (!conflicts.isEmpty()) {
+            out.append('\n');
+        }
         out.append(String.format(Locale.ROOT, "%d other %s known, %d reachable; %d %s here; %d %s in the network%n%n",
                 status.knownHubs().size(), plural(status.knownHubs().size(), "hub"), reachable, status.nodes().size(),
                 plural(status.nodes().size(), "node"), status.names().size(), plural(status.names().size(), "name")));
@@ -71,6 +92,37 @@ final class StatusText {
         });
         out.append("names\n").append(names.size() == 0 ? "  (none)\n" : names.render("  "));
         return out.toString();
+    }
+
+    private static void conflicts(StringBuilder out, List<IdConflictStatus> conflicts, boolean withId) {
+        TextColumns table = withId ? new TextColumns("id", "hub", "seen", "address", "advertises", "times", "last seen")
+                : new TextColumns("other hub", "seen", "address", "advertises", "times", "last seen");
+        for (IdConflictStatus c : conflicts) {
+            List<Object> row = new ArrayList<>();
+            if (withId) {
+                row.add(c.hubId());
+            }
+            row.addAll(java.util.Arrays.asList(c.otherName() == null ? "(name unknown)" : c.otherName(), seen(c.seen()),
+                    c.otherAddress(), c.otherAdvertisedAddresses() == null || c.otherAdvertisedAddresses().isEmpty() ? null
+                            : String.join(", ", c.otherAdvertisedAddresses()),
+                    c.times(), Instant.ofEpochMilli(c.lastSeenMillis()).truncatedTo(ChronoUnit.SECONDS)));
+            table.add(row.toArray());
+        }
+        out.append(table.render("  "));
+        for (IdConflictStatus c : conflicts) {
+            out.append("  ").append(c.detail()).append('\n');
+        }
+    }
+
+    private static String seen(String how) {
+        return switch (how) {
+            case "dialled-us" -> "it dialled this hub";
+            case "we-dialled" -> "this hub dialled it";
+            case "gossip" -> "by gossip";
+            case "reported" -> "a third hub refused us";
+            case "both-linked-here" -> "it dialled this hub";
+            default -> how;
+        };
     }
 
     private static int hops(HubStatus status, NodeId hub) {

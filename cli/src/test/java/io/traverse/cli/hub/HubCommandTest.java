@@ -36,6 +36,8 @@ class HubCommandTest {
         assertThat(config.httpPort()).isEqualTo(17080);
         assertThat(config.token()).isEmpty();
         assertThat(config.name()).isEmpty();
+        assertThat(config.stateDirectory()).isEqualTo(Path.of(System.getProperty("user.home"), ".local/state/traverse"));
+        assertThat(config.idSource()).hasToString("kept in " + config.stateDirectory().resolve("hub-17000.id"));
         assertThat(config.advertisedAddresses()).isEmpty();
         assertThat(config.keepaliveInterval()).isEqualTo(Duration.ofSeconds(2));
     }
@@ -56,6 +58,27 @@ class HubCommandTest {
         assertThat(config.advertisedAddresses()).contains(List.of());
         assertThat(config.httpPort()).isEqualTo(-1);
         assertThat(config.token()).isEqualTo("from-file");
+    }
+
+    @Test
+    void theIdOfAHubWithoutANameIsKeptInTheStateDirectoryOrTheIdFile() throws Exception {
+        assertThat(parse(Map.of("XDG_STATE_HOME", "/var/state")).idSource())
+                .hasToString("kept in /var/state/traverse/hub-17000.id");
+        assertThat(parse(Map.of("XDG_STATE_HOME", "relative/ignored")).stateDirectory())
+                .isEqualTo(Path.of(System.getProperty("user.home"), ".local/state/traverse"));
+        assertThat(parse(Map.of(), "--state-dir", dir.toString(), "--port", "17100").idSource())
+                .hasToString("kept in " + dir.resolve("hub-17100.id"));
+        assertThat(parse(Map.of(), "--id-file", dir.resolve("my.id").toString()).idSource()).hasToString("kept in " + dir.resolve("my.id"));
+        Path file = dir.resolve("hub.properties");
+        Files.writeString(file, "traverse.hub.state.dir = " + dir.resolve("from-file") + "\n");
+        assertThat(parse(Map.of(), "--config", file.toString()).idSource())
+                .hasToString("kept in " + dir.resolve("from-file/hub-17000.id"));
+        Files.writeString(file, "traverse.hub.id.file = " + dir.resolve("file.id") + "\n");
+        assertThat(parse(Map.of(), "--config", file.toString()).idSource()).hasToString("kept in " + dir.resolve("file.id"));
+        // A name decides the id; port 0 (a new address at every start) gets a new id at every start.
+        assertThat(parse(Map.of(), "--name", "site-a", "--state-dir", dir.toString()).idSource())
+                .hasToString("derived from the name 'site-a'");
+        assertThat(parse(Map.of(), "--port", "0").idSource()).hasToString("new at every start");
     }
 
     @Test
@@ -81,11 +104,39 @@ class HubCommandTest {
 
     @Test
     void theDaemonStartsAndStopsCleanlyOnSigterm() throws Exception {
+        List<String> lines = runUntilListening("--name", "sigterm-test");
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub sigterm-test").contains("listening on /127.0.0.1:"));
+        assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub sigterm-test stopped"));
+    }
+
+    @Test
+    void theDaemonLogsWhichIdItUsesAndWhichFileHoldsIt() throws Exception {
+        Path idFile = dir.resolve("state/hub.id");
+        List<String> first = runUntilListening("--id-file", idFile.toString());
+        String id = Files.readAllLines(idFile).get(Files.readAllLines(idFile).size() - 1);
+        assertThat(first).anySatisfy(l -> assertThat(l).contains("INFO").endsWith(": generated new hub id " + id + " in " + idFile));
+        List<String> second = runUntilListening("--id-file", idFile.toString());
+        assertThat(second).anySatisfy(l -> assertThat(l).contains("INFO").endsWith(": hub id " + id + " from " + idFile));
+        assertThat(second).anySatisfy(l -> assertThat(l).contains("(id " + id + ") listening on"));
+
+        Files.writeString(idFile, "garbage!\n");
+        List<String> corrupt = runUntilListening("--id-file", idFile.toString());
+        // One clear line naming the file, no stack trace, no hub under a new id, and the file left as it was.
+        assertThat(corrupt).containsExactly("traverse hub: the hub id file " + idFile + " does not hold a hub id: node id 'garbage!'"
+                + " must be 1-40 letters, digits or '-', not starting or ending with '-'; correct it, or delete it to give this hub a new"
+                + " id (other hubs then see a new hub)");
+        assertThat(Files.readString(idFile)).isEqualTo("garbage!\n");
+    }
+
+    /** Runs {@code traverse hub} in its own JVM until it is listening (then SIGTERM) or exits; its output lines. */
+    private static List<String> runUntilListening(String... extra) throws Exception {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process process = new ProcessBuilder(java.toString(), "-cp", classPath, "io.traverse.cli.TraverseCommand", "hub",
-                "--bind", "127.0.0.1", "--port", "0", "--name", "sigterm-test", "--advertise", "none", "--token", "t",
-                "--http-port", "-1").redirectErrorStream(true).start();
+        List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", classPath, "io.traverse.cli.TraverseCommand", "hub",
+                "--bind", "127.0.0.1", "--port", "0", "--advertise", "none", "--token", "t", "--http-port", "-1",
+                "--discovery-port", "-1"));
+        command.addAll(List.of(extra));
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
         try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
@@ -99,7 +150,6 @@ class HubCommandTest {
         } finally {
             process.destroyForcibly();
         }
-        assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub sigterm-test").contains("listening on /127.0.0.1:"));
-        assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub sigterm-test stopped"));
+        return lines;
     }
 }

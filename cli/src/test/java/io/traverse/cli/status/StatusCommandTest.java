@@ -50,8 +50,9 @@ class StatusCommandTest {
             assertThat(run.exitCode()).as(run.err()).isZero();
             String out = run.out();
             assertThat(out.lines().findFirst().orElseThrow())
-                    .startsWith("hub alpha (" + alpha.id() + "), state ")
+                    .startsWith("hub alpha (" + alpha.id() + ", id derived from the name 'alpha'), state ")
                     .endsWith("links on " + String.join(", ", alpha.advertisedAddresses()));
+            assertThat(out).doesNotContain("ID CONFLICT");
             assertThat(out).contains("2 other hubs known, 2 reachable; 0 nodes here; 0 names in the network")
                     .containsPattern("alpha +" + alpha.id() + " +this hub")
                     .containsPattern("beta +" + beta.id() + " +1 +beta ")
@@ -61,6 +62,28 @@ class StatusCommandTest {
             Run json = run("status", "--json", "http://127.0.0.1:" + http);
             assertThat(json.exitCode()).isZero();
             assertThat(StatusJson.read(json.out()).hubId()).isEqualTo(alpha.id());
+        }
+    }
+
+    @Test
+    void anotherHubWithThisHubsIdComesFirstNamingBoth() throws Exception {
+        try (Hub first = Hub.start(hub("twin").build());
+                Hub second = Hub.start(hub("twin").httpPort(-1).peer("127.0.0.1:" + first.linkAddress().getPort()).build())) {
+            await().atMost(Duration.ofSeconds(20)).until(() -> !first.status().idConflicts().isEmpty());
+            Run run = run("status", "127.0.0.1:" + first.httpAddress().orElseThrow().getPort());
+            assertThat(run.exitCode()).as(run.err()).isZero();
+            String[] lines = run.out().split("\n");
+            assertThat(lines[2]).isEqualTo("ID CONFLICT: 1 other hub uses this hub's id " + first.id()
+                    + "; give one of them a new id (docs/operations.md, \"Hub ids\")");
+            assertThat(lines[3]).containsPattern("other hub +seen +address +advertises +times +last seen");
+            assertThat(lines[4]).containsPattern("twin +it dialled this hub +127\\.0\\.0\\.1:\\d+ +"
+                    + second.advertisedAddresses().get(0).replace(".", "\\.") + " +\\d+ +\\d{4}-\\d\\d-\\d\\dT");
+            assertThat(lines[5]).contains("its link was refused: two hubs have id " + first.id() + ": hub 'twin' (advertising "
+                    + first.advertisedAddresses().get(0));
+
+            Run json = run("status", "--json", "127.0.0.1:" + first.httpAddress().orElseThrow().getPort());
+            assertThat(StatusJson.read(json.out()).idConflicts()).singleElement()
+                    .satisfies(c -> assertThat(c.otherAdvertisedAddresses()).isEqualTo(second.advertisedAddresses()));
         }
     }
 

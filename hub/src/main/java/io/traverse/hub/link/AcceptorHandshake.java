@@ -37,6 +37,7 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
     private LinkRole role;
     private Hello hello;
     private byte[] serverNonce;
+    private boolean ownIdChallenge;
     private ScheduledFuture<?> timeout;
     private final Runnable onFinished;
 
@@ -52,6 +53,9 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
     public void handlerRemoved(ChannelHandlerContext ctx) {
         // Removed after success, or torn down with the closed channel.
         timeout.cancel(false);
+        if (ownIdChallenge) {
+            settings.ownChallenges().forget(serverNonce);
+        }
         onFinished.run();
     }
 
@@ -109,6 +113,11 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         }
         hello = h;
         serverNonce = LinkAuthentication.newNonce();
+        if (h instanceof HubHello && h.senderId().equals(settings.hubId())) {
+            // This hub dialling itself, or another hub with its id: recorded before the CHALLENGE leaves, so the dialling side can tell.
+            settings.ownChallenges().issued(serverNonce);
+            ownIdChallenge = true;
+        }
         ctx.writeAndFlush(new Challenge(settings.hubId(), serverNonce));
         stage = Stage.AUTH;
     }

@@ -83,10 +83,12 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
                         fail(ctx, new IOException("expected CHALLENGE, got " + msg));
                         return;
                     }
-                    if (c.acceptorId().equals(settings.hubId())) {
-                        fail(ctx, new LinkRefusedException(RejectCode.DUPLICATE_ID, "this address leads back to this hub", c.acceptorId()));
+                    if (c.acceptorId().equals(settings.hubId()) && settings.ownChallenges().isOurs(c.serverNonce())) {
+                        fail(ctx, LinkRefusedException.leadsBackHere(c.acceptorId()));
                         return;
                     }
+                    // The acceptor may have this hub's id without being this hub: carry on, so that it can
+                    // refuse the link at admission with both hubs named (the REJECT comes back here).
                     challenge = c;
                     ctx.writeAndFlush(new Auth(settings.authentication().dialerProof(clientNonce, c.serverNonce(), settings.hubId(),
                             c.acceptorId())));

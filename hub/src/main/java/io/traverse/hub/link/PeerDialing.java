@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import java.util.function.Predicate;
 import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
@@ -20,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * Which hub addresses to dial and when (paper §3.3.1: a hub connects to its configured peers and
  * to every hub it learns of). Each address is dialled while the hub behind it has no live link,
  * with {@link RedialBackoff} between failures; an address that turns out to lead back to this
- * hub is never dialled again. State-loop only: {@link #tick} runs there periodically.
+ * hub is never dialled again, one whose hub has this hub's id only every {@code redialMax}. State-loop only: {@link #tick} runs there periodically.
  */
 public final class PeerDialing {
     private static final Logger log = LoggerFactory.getLogger(PeerDialing.class);
@@ -60,9 +61,16 @@ public final class PeerDialing {
 
     private final NodeId selfId;
 
+    private final BiConsumer<String, LinkRefusedException> idConflicts;
+
+    /**
+     * @param idConflicts told of an address whose hub refused the link because another hub has
+     *        this hub's id (the refusal says which), with the address as dialled
+     */
     public PeerDialing(NodeId selfId, HubDialer dialer, EventExecutor stateLoop, Duration redialMin, Duration redialMax,
-            Predicate<NodeId> linked) {
+            Predicate<NodeId> linked, BiConsumer<String, LinkRefusedException> idConflicts) {
         this.selfId = selfId;
+        this.idConflicts = idConflicts;
         this.dialer = dialer;
         this.stateLoop = stateLoop;
         this.redialMin = redialMin;
@@ -147,11 +155,20 @@ public final class PeerDialing {
                 // Now we know whom this address leads to: no redial while that hub is linked another way.
                 target.hubId = refused.peerId();
             }
-            if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_ID) {
-                // This hub itself, or another hub with this hub's name (and so its id): dialling again cannot help.
+            if (cause instanceof LinkRefusedException refused && refused.leadsBackHere()) {
+                // This hub itself: dialling again cannot help.
                 target.leadsHere = true;
-                log.warn("Not dialling {} any more: {}", target.text, cause.getMessage());
+                log.warn("Not dialling {} any more: it leads back to this hub", target.text);
                 return;
+            }
+            if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_ID) {
+                idConflicts.accept(target.text, refused);
+                if (selfId.equals(refused.peerId())) {
+                    // The hub there has this hub's id: tried again now and then, as an operator may give one of them a new id.
+                    target.nextAttemptNanos = now + redialMax.toNanos();
+                    return;
+                }
+                // A third hub holds a hub with this hub's id: that may be this hub's earlier life, about to go. Usual backoff.
             }
             if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_LINK) {
                 log.debug("Hub at {} is linked with this one already", target.text);

@@ -35,6 +35,7 @@ public final class HubMetrics {
     private final Map<RejectCode, Counter> refusals = new EnumMap<>(RejectCode.class);
     private final Counter gossipReceived;
     private final Counter gossipAccepted;
+    private final Counter idConflicts;
 
     public HubMetrics(String hubName) {
         registry.config().commonTags("hub", hubName);
@@ -71,6 +72,8 @@ public final class HubMetrics {
         gossipReceived = Counter.builder("traverse.hub.gossip.received").description("hub descriptions received").register(registry);
         gossipAccepted = Counter.builder("traverse.hub.gossip.accepted").description("hub descriptions that were news")
                 .register(registry);
+        idConflicts = Counter.builder("traverse.hub.id.conflicts")
+                .description("times another hub was found using this hub's id (any increase needs an operator)").register(registry);
     }
 
     public void nodes(int count) {
@@ -121,6 +124,10 @@ public final class HubMetrics {
 
     public void refused(RejectCode code) {
         refusals.get(code).increment();
+    }
+
+    public void idConflict() {
+        idConflicts.increment();
     }
 
     public void gossip(boolean accepted) {

@@ -1,0 +1,302 @@
+package io.traverse.hub;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.traverse.hub.HubStatus.IdConflictStatus;
+import io.traverse.identity.NodeId;
+import io.traverse.wire.Auth;
+import io.traverse.wire.Challenge;
+import io.traverse.wire.Gossip;
+import io.traverse.wire.HubDescription;
+import io.traverse.wire.HubHello;
+import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.LinkMessageCodec;
+import io.traverse.wire.LinkPreamble;
+import io.traverse.wire.LinkRole;
+import io.traverse.wire.LookupKind;
+import io.traverse.wire.Welcome;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Hub ids on one host: default ids kept in state files keep hubs apart and stable; two hubs with
+ * one id are refused and reported naming both; a hub dialling itself is still recognised as itself.
+ */
+class HubIdentityTest {
+    private static final Duration WAIT = Duration.ofSeconds(10);
+
+    private final TestHubs hubs = new TestHubs();
+
+    @TempDir
+    Path dir;
+
+    @AfterEach
+    void closeHubs() {
+        hubs.close();
+    }
+
+    /** A hub with the default name (shown as host:port) and its id kept in {@code file}. */
+    private Hub defaultIdHub(Path file, Hub... peers) throws Exception {
+        return hubs.start(null, b -> b.idFile(file), peers);
+    }
+
+    @Test
+    void hubsWithDefaultIdsOnOneHostFormOneNetworkAndKeepTheirIdsAcrossRestarts() throws Exception {
+        Path fileA = dir.resolve("a/hub.id");
+        Path fileB = dir.resolve("b/hub.id");
+        Hub a = defaultIdHub(fileA);
+        Hub b = defaultIdHub(fileB, a);
+        assertThat(a.id()).isNotEqualTo(b.id());
+        assertThat(Files.readAllLines(fileA)).last().isEqualTo(a.id().toString());
+        assertThat(Files.readAllLines(fileB)).last().isEqualTo(b.id().toString());
+        // The display name stays the human-friendly default; it no longer decides the id.
+        assertThat(a.name()).endsWith(":" + a.linkAddress().getPort());
+        assertThat(a.status().idSource()).isEqualTo("id kept in " + fileA);
+        assertNodesBehindEachAreKnownToTheOther(a, b);
+
+        // b restarts with its file: same id, and the network takes it back.
+        var bId = b.id();
+        b.close();
+        Hub b2 = defaultIdHub(fileB, a);
+        assertThat(b2.id()).isEqualTo(bId);
+        assertNodesBehindEachAreKnownToTheOther(a, b2);
+        assertThat(a.status().idConflicts()).isEmpty();
+        assertThat(b2.status().idConflicts()).isEmpty();
+    }
+
+    @Test
+    void twoHubsWithOneHostNameAndPortAreTwoHubs() throws Exception {
+        // The case that used to split networks: the same <hostname>:<port> (containers, cloned VMs, namespaces),
+        // here two loopback addresses of one host with one port. Their names are equal, their ids are not.
+        for (int attempt = 0; ; attempt++) {
+            int port;
+            try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
+                port = probe.getLocalPort();
+            }
+            Hub a = null;
+            try {
+                a = hubs.start(null, port, x -> x.idFile(dir.resolve("one/hub.id")).advertisedAddresses(List.of("127.0.0.1:" + port)));
+                Hub b = hubs.start(null, port, x -> x.bindAddress("127.0.0.2").idFile(dir.resolve("two/hub.id"))
+                        .advertisedAddresses(List.of("127.0.0.2:" + port)), a);
+                assertThat(b.name()).isEqualTo(a.name());
+                assertThat(b.id()).isNotEqualTo(a.id());
+                assertNodesBehindEachAreKnownToTheOther(a, b);
+                assertThat(a.status().knownHubs().get(b.id()).name()).isEqualTo(a.name());
+                assertThat(a.status().idConflicts()).isEmpty();
+                assertThat(b.status().idConflicts()).isEmpty();
+                return;
+            } catch (java.io.IOException portTaken) {
+                // the port was free on 127.0.0.1 but not on 127.0.0.2 (or taken meanwhile): another one
+                if (a != null) {
+                    a.close();
+                }
+                assertThat(attempt).as("free ports: " + portTaken.getMessage()).isLessThan(5);
+            }
+        }
+    }
+
+    private static void assertNodesBehindEachAreKnownToTheOther(Hub a, Hub b) throws Exception {
+        // At each hub's own bound address: the hubs may share a port on two loopback addresses.
+        try (TestNodeClient atA = TestNodeClient.connect(a.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + a.id().shortForm()));
+                TestNodeClient atB = TestNodeClient.connect(b.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + b.id().shortForm()))) {
+            await().atMost(WAIT).untilAsserted(() -> {
+                // The node's hub first, then that hub's addresses.
+                assertThat(atA.lookup(LookupKind.NODE, "node-at-" + b.id().shortForm()).entries()).first().isEqualTo(b.id().toString());
+                assertThat(atB.lookup(LookupKind.NODE, "node-at-" + a.id().shortForm()).entries()).first().isEqualTo(a.id().toString());
+            });
+        }
+    }
+
+    @Test
+    void aClonedIdFileIsReportedByBothHubsNamingBoth() throws Exception {
+        // A cloned VM: the second installation carries the first one's id file.
+        Path original = dir.resolve("vm1/hub.id");
+        Hub first = defaultIdHub(original);
+        Path clone = Files.createDirectories(dir.resolve("vm2")).resolve("hub.id");
+        Files.copy(original, clone);
+        Hub second = defaultIdHub(clone, first);
+        assertThat(second.id()).isEqualTo(first.id());
+        assertThat(second.name()).isNotEqualTo(first.name());
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(first.status().idConflicts()).singleElement().satisfies(c -> {
+                assertThat(c.seen()).isEqualTo("dialled-us");
+                assertThat(c.otherName()).isEqualTo(second.name());
+                assertThat(c.otherAddress()).startsWith("127.0.0.1:");
+                assertThat(c.otherAdvertisedAddresses()).isEqualTo(second.advertisedAddresses());
+                assertNamesBoth(c, first, second);
+            });
+            assertThat(second.status().idConflicts()).singleElement().satisfies(c -> {
+                assertThat(c.seen()).isEqualTo("we-dialled");
+                assertThat(c.otherAddress()).isEqualTo("127.0.0.1:" + first.linkAddress().getPort());
+                // The refusal it got back names both hubs.
+                assertNamesBoth(c, first, second);
+            });
+        });
+        assertThat(first.status().hubLinks()).isEmpty();
+        assertThat(second.status().hubLinks()).isEmpty();
+        assertThat(first.metrics().scrape()).containsPattern("traverse_hub_id_conflicts_total\\{[^}]*} [1-9]");
+    }
+
+    private static void assertNamesBoth(IdConflictStatus conflict, Hub first, Hub second) {
+        assertThat(conflict.detail()).contains("two hubs have id " + first.id())
+                .contains("hub '" + first.name() + "' (advertising " + String.join(", ", first.advertisedAddresses()))
+                .contains("hub '" + second.name() + "' (advertising " + String.join(", ", second.advertisedAddresses()))
+                .contains("linking from 127.0.0.1:");
+    }
+
+    @Test
+    void twoHubsGivenTheSameNameAreRefusedAndTheConflictIsInTheStatus() throws Exception {
+        Hub first = hubs.advertised("same-name");
+        Hub second = hubs.advertised("same-name", first);
+        assertThat(second.id()).isEqualTo(first.id());
+        await().atMost(WAIT).untilAsserted(() -> {
+            List<IdConflictStatus> atFirst = first.status().idConflicts();
+            assertThat(atFirst).singleElement().satisfies(c -> {
+                assertThat(c.otherName()).isEqualTo("same-name");
+                assertThat(c.detail()).contains("its link was refused: two hubs have id " + first.id())
+                        .contains("(advertising " + first.advertisedAddresses().get(0) + ", id derived from the name 'same-name')")
+                        .contains("(advertising " + second.advertisedAddresses().get(0) + ") linking from 127.0.0.1:");
+            });
+            assertThat(second.status().idConflicts()).singleElement().satisfies(c ->
+                    assertThat(c.detail()).startsWith("the hub at 127.0.0.1:" + first.linkAddress().getPort()
+                            + " refused this hub's link: DUPLICATE_ID: two hubs have id " + first.id()));
+        });
+        // Redialled now and then (the operator may fix it), each time counted on the same entry.
+        assertThat(first.status().idConflicts()).hasSize(1);
+    }
+
+    @Test
+    void aSecondHubWithTheIdOfAHubLinkedHereIsRefusedByTheThirdHubNamingBoth() throws Exception {
+        // a and b share an id (a cloned file) and both dial c; neither advertises, so a and b never meet.
+        Hub c = hubs.dialOnly("middle");
+        Path original = dir.resolve("a/hub.id");
+        Hub a = hubs.start(null, x -> x.idFile(original).advertisedAddresses(List.of()), c);
+        await().atMost(WAIT).until(() -> c.status().hubLinks().size() == 1);
+        String aLink = c.status().hubLinks().get(0).remoteAddress();
+        Path clone = Files.createDirectories(dir.resolve("b")).resolve("hub.id");
+        Files.copy(original, clone);
+        Hub b = hubs.start(null, x -> x.idFile(clone).advertisedAddresses(List.of()), c);
+
+        await().atMost(WAIT).untilAsserted(() -> {
+            assertThat(c.status().idConflicts()).singleElement().satisfies(conflict -> {
+                assertThat(conflict.hubId()).isEqualTo(a.id());
+                assertThat(conflict.seen()).isEqualTo("both-linked-here");
+                assertThat(conflict.otherName()).isEqualTo(b.name());
+                assertThat(conflict.detail()).contains("two hubs have id " + a.id() + ": hub '" + a.name() + "' (advertising no address)"
+                        + " linked to hub 'middle' from " + aLink + ", and hub '" + b.name() + "' (advertising no address) linking from");
+            });
+            assertThat(b.status().idConflicts()).singleElement().satisfies(conflict -> {
+                assertThat(conflict.seen()).isEqualTo("reported");
+                assertThat(conflict.detail()).contains("refused this hub's link: DUPLICATE_ID: two hubs have id " + a.id());
+            });
+        });
+        // The hub linked first keeps its link: the two do not take turns at every redial.
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).untilAsserted(() ->
+                assertThat(c.status().hubLinks()).extracting(HubStatus.HubLinkStatus::remoteAddress).containsExactly(aLink));
+        assertThat(a.status().idConflicts()).isEmpty();
+    }
+
+    @Test
+    void aDescriptionOfAnotherHubWithThisHubsIdIsReportedAnEarlierLifeIsNot() throws Exception {
+        Hub a = hubs.advertised("gossiped");
+        try (RawHubLink impostor = RawHubLink.connect(a, "raw-neighbour")) {
+            // This hub's own description, ahead of it (an earlier life whose clock was ahead): moved past, no conflict.
+            long ahead = a.status().stateNumber() + 1_000_000;
+            impostor.send(new Gossip(new HubDescription(a.id(), ahead, a.name(), a.advertisedAddresses(), List.of(), List.of(),
+                    List.of())));
+            await().atMost(WAIT).until(() -> a.status().stateNumber() > ahead);
+            assertThat(a.status().idConflicts()).isEmpty();
+            // Another name and address under this hub's id: another hub.
+            impostor.send(new Gossip(new HubDescription(a.id(), 5, "elsewhere:17000", List.of("192.0.2.7:17000"), List.of(), List.of(),
+                    List.of())));
+            await().atMost(WAIT).untilAsserted(() -> assertThat(a.status().idConflicts()).singleElement().satisfies(conflict -> {
+                assertThat(conflict.seen()).isEqualTo("gossip");
+                assertThat(conflict.otherName()).isEqualTo("elsewhere:17000");
+                assertThat(conflict.otherAdvertisedAddresses()).containsExactly("192.0.2.7:17000");
+                assertThat(conflict.detail()).contains("two hubs have id " + a.id() + ": hub 'gossiped' (advertising "
+                        + a.advertisedAddresses().get(0)).contains("hub 'elsewhere:17000' (advertising 192.0.2.7:17000), whose"
+                        + " description came through hub " + NodeId.of("raw-neighbour"));
+            }));
+        }
+    }
+
+    /** A hub link spoken by hand: handshake as a hub, then whatever the test sends. */
+    private static final class RawHubLink implements AutoCloseable {
+        private final Socket socket;
+        private final DataOutputStream out;
+
+        private RawHubLink(Socket socket) throws IOException {
+            this.socket = socket;
+            this.out = new DataOutputStream(socket.getOutputStream());
+        }
+
+        static RawHubLink connect(Hub hub, String id) throws IOException {
+            Socket socket = new Socket(InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
+            socket.setSoTimeout(10_000);
+            RawHubLink link = new RawHubLink(socket);
+            DataInputStream in = new DataInputStream(socket.getInputStream());
+            NodeId self = NodeId.of(id);
+            LinkAuthentication auth = new LinkAuthentication(TestHubs.TOKEN);
+            link.out.write(ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC).putShort((short) LinkPreamble.VERSION)
+                    .putShort((short) LinkRole.HUB.code()).array());
+            byte[] nonce = LinkAuthentication.newNonce();
+            link.send(new HubHello(self, nonce, id, List.of(), 1));
+            in.readFully(new byte[LinkPreamble.LENGTH]);
+            Challenge challenge = (Challenge) read(in);
+            link.send(new Auth(auth.dialerProof(nonce, challenge.serverNonce(), self, challenge.acceptorId())));
+            assertThat(read(in)).isInstanceOf(Welcome.class);
+            return link;
+        }
+
+        private static LinkMessage read(DataInputStream in) throws IOException {
+            byte[] frame = new byte[in.readInt()];
+            in.readFully(frame);
+            return LinkMessageCodec.decode(frame);
+        }
+
+        synchronized void send(LinkMessage message) throws IOException {
+            byte[] body = LinkMessageCodec.encodeToBytes(message);
+            out.writeInt(body.length);
+            out.write(body);
+            out.flush();
+        }
+
+        @Override
+        public void close() throws IOException {
+            socket.close();
+        }
+    }
+
+    @Test
+    void aHubGivenItsOwnAddressAsAPeerRecognisesItself() throws Exception {
+        int port;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = probe.getLocalPort();
+        }
+        int ownPort = port;
+        Hub self = hubs.start("narcissus", ownPort, b -> b.peer("127.0.0.1:" + ownPort));
+        Hub other = hubs.dialOnly("echo", self);
+        await().atMost(WAIT).until(() -> self.status().hubLinks().size() == 1);
+        // It dialled itself (at once, at its first dial tick) and took it for itself: no conflict, no link to itself.
+        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
+            HubStatus status = self.status();
+            assertThat(status.idConflicts()).isEmpty();
+            assertThat(status.hubLinks()).extracting(HubStatus.HubLinkStatus::peerId).containsExactly(other.id());
+        });
+    }
+}
