@@ -468,6 +468,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         ensureOpen();
         int bound = ports.bind(port, queue);
         queue.onRoom(listener::roomFreed);
+        listener.attach(queue);
         return bound;
     }
 
