@@ -225,7 +225,7 @@ public final class StaggeredRace<T> {
             return;
         }
         if (staggerNanos <= 0) {
-            launchNext(); // no stagger: all at once (this recurses once per attempt left)
+            launchNext(); // no stagger: each launches the next as soon as it is under way
             return;
         }
         nextLaunch = DeadlineWatchdog.shared().watch(System.nanoTime() + staggerNanos, () -> {

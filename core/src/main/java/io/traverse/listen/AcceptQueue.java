@@ -25,6 +25,9 @@ public final class AcceptQueue {
     private boolean closed;
     private final java.util.concurrent.atomic.AtomicInteger waiters = new java.util.concurrent.atomic.AtomicInteger();
     private volatile Runnable roomListener;
+    private volatile ListenerLead lead;
+    /** Threads waiting in {@link #take} while another leads; guarded by lock. */
+    private int followers;
 
     public AcceptQueue(int capacity) {
         if (capacity < 1) {
@@ -74,18 +77,26 @@ public final class AcceptQueue {
 
     /** Hands over a connection for a reserved slot; if the queue closed meanwhile, the connection is closed. */
     public void deliver(Socket socket) {
+        boolean queued;
         lock.lock();
         try {
             reserved--;
-            if (!closed) {
+            queued = !closed;
+            if (queued) {
                 ready.addLast(socket);
                 notEmpty.signal();
-                return;
             }
         } finally {
             lock.unlock();
         }
-        closeQuietly(socket);
+        if (!queued) {
+            closeQuietly(socket);
+            return;
+        }
+        ListenerLead l = lead;
+        if (l != null) {
+            l.queueChanged(this); // a thread of this port may be leading, waiting on the listening socket
+        }
     }
 
     /** Gives a reserved slot back unused. */
@@ -100,44 +111,88 @@ public final class AcceptQueue {
     }
 
     /**
-     * Waits for the next connection like {@code ServerSocket.accept()}.
+     * Waits for the next connection like {@code ServerSocket.accept()}. On a node's virtual port
+     * the waiting thread may lead: take connections from the node's listening socket itself
+     * ({@link ListenerLead}), which saves the hand-off from the acceptor thread.
      *
      * @param timeoutMillis 0 waits forever
      * @throws SocketTimeoutException when the timeout passes ("Accept timed out", as the JDK says)
      * @throws SocketException "Socket closed" when the queue is or gets closed
      */
     public Socket take(int timeoutMillis) throws IOException {
-        long remaining = TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        try {
-            lock.lockInterruptibly();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("accept interrupted");
-        }
-        Socket next;
-        try {
-            while (ready.isEmpty()) {
-                if (closed) {
-                    throw new SocketException("Socket closed");
-                }
-                if (timeoutMillis == 0) {
-                    notEmpty.await();
-                } else {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        ListenerLead l = lead;
+        while (true) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new java.io.InterruptedIOException("accept interrupted");
+            }
+            long remaining = timeoutMillis == 0 ? Long.MAX_VALUE : deadline - System.nanoTime();
+            Socket next;
+            lock.lock();
+            try {
+                next = ready.pollFirst();
+                if (next == null) {
+                    if (closed) {
+                        throw new SocketException("Socket closed");
+                    }
                     if (remaining <= 0) {
                         throw new SocketTimeoutException("Accept timed out");
                     }
-                    remaining = notEmpty.awaitNanos(remaining);
+                    if (l == null || !l.tryLead(this)) {
+                        followers++;
+                        try {
+                            if (timeoutMillis == 0) {
+                                notEmpty.await();
+                            } else {
+                                notEmpty.awaitNanos(remaining);
+                            }
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new java.io.InterruptedIOException("accept interrupted");
+                        } finally {
+                            followers--;
+                        }
+                        continue;
+                    }
                 }
+            } finally {
+                lock.unlock();
             }
-            next = ready.removeFirst();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("accept interrupted");
+            if (next != null) {
+                roomFreed();
+                return next;
+            }
+            l.serve(this, remaining); // leads until something arrives or the wait ends, then leaves the lead
+        }
+    }
+
+    /** Whether a connection waits to be taken. */
+    boolean hasReady() {
+        lock.lock();
+        try {
+            return !ready.isEmpty();
         } finally {
             lock.unlock();
         }
-        roomFreed();
-        return next;
+    }
+
+    /** Called by the {@link ListenerLead} leaving the lead: wakes one thread waiting here to lead; false if none waits. */
+    boolean promoteFollower() {
+        lock.lock();
+        try {
+            if (followers == 0) {
+                return false;
+            }
+            notEmpty.signal();
+            return true;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Lets threads waiting on this backlog lead the node's listening socket (done when the port is bound). */
+    void ledBy(ListenerLead lead) {
+        this.lead = lead;
     }
 
     /** Wakes every waiting {@link #take} with "Socket closed" and closes connections not yet accepted. */
@@ -153,6 +208,10 @@ public final class AcceptQueue {
             lock.unlock();
         }
         orphans.forEach(AcceptQueue::closeQuietly);
+        ListenerLead l = lead;
+        if (l != null) {
+            l.queueChanged(this);
+        }
         roomFreed(); // waiting handshakes learn that the port is gone
     }
 

@@ -3,7 +3,11 @@ package io.traverse.listen;
 import io.traverse.protocol.IdentityHandshake;
 import java.net.InetSocketAddress;
 
-/** Decides what a complete, well-formed handshake request gets. Called on the handshake thread: must not block. */
+/**
+ * Decides what a complete, well-formed handshake request gets. Called on whichever thread answers
+ * the handshake (an application thread waiting in {@code accept()}, the acceptor or the handshake
+ * thread): must not block.
+ */
 public interface HandshakeJudge {
     /**
      * The answer and its reason; for ACCEPT the backlog in which a slot has been reserved; with

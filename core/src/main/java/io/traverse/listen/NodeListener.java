@@ -8,16 +8,15 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
 import java.time.Duration;
 import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one real listening port of a node (paper §3.2.2). An acceptor thread accepts, answers a
+ * The one real listening port of a node (paper §3.2.2). Whoever leads ({@link ListenerLead}: an
+ * application thread waiting in {@code accept()}, else the acceptor thread) accepts, answers a
  * handshake whose request has already arrived in full, and hands every other connection to the
  * {@link HandshakeLoop} thread; it never waits for a client, so nothing a client does can stall it.
  */
@@ -26,14 +25,16 @@ public final class NodeListener implements Closeable {
 
     private final ServerSocketChannel server;
     private final HandshakeLoop handshakes;
+    private final ListenerLead lead;
     private final Thread acceptorThread;
     private final Thread handshakeThread;
     private volatile boolean closed;
 
-    private NodeListener(ServerSocketChannel server, HandshakeLoop handshakes, String threadPrefix) {
+    private NodeListener(ServerSocketChannel server, HandshakeLoop handshakes, String threadPrefix) throws IOException {
         this.server = server;
         this.handshakes = handshakes;
-        this.acceptorThread = new Thread(this::acceptLoop, threadPrefix + "-acceptor");
+        this.lead = new ListenerLead(server, handshakes);
+        this.acceptorThread = new Thread(lead::runAcceptor, threadPrefix + "-acceptor");
         this.handshakeThread = new Thread(handshakes, threadPrefix + "-handshakes");
         acceptorThread.setDaemon(true);
         handshakeThread.setDaemon(true);
@@ -95,6 +96,11 @@ public final class NodeListener implements Closeable {
         acceptorThread.start();
     }
 
+    /** Lets the application threads waiting on {@code queue} take connections from this listener themselves. */
+    public void attach(AcceptQueue queue) {
+        queue.ledBy(lead);
+    }
+
     /** Some backlog has room again (or closed): handshakes waiting for it are looked at. */
     public void roomFreed() {
         handshakes.roomFreed();
@@ -108,32 +114,10 @@ public final class NodeListener implements Closeable {
         return server.socket().getLocalPort();
     }
 
-    private void acceptLoop() {
-        while (!closed) {
-            try {
-                SocketChannel channel = server.accept();
-                handshakes.submit(channel);
-            } catch (ClosedChannelException e) {
-                return;
-            } catch (IOException e) {
-                if (closed) {
-                    return;
-                }
-                // Typically "Too many open files": back off instead of spinning.
-                log.warn("Accepting a connection failed: {}; retrying in 100 ms", e.getMessage());
-                try {
-                    Thread.sleep(100);
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
-                    return;
-                }
-            }
-        }
-    }
-
     @Override
     public void close() throws IOException {
         closed = true;
+        lead.close();
         try {
             server.close();
         } finally {
@@ -141,6 +125,7 @@ public final class NodeListener implements Closeable {
         }
         join(acceptorThread);
         join(handshakeThread);
+        lead.closeSelector(); // deregisters the closed listening socket: only now is its port free
     }
 
     private static void join(Thread thread) {

@@ -64,7 +64,6 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.ServiceLoader;
 import java.util.Set;
-import java.util.WeakHashMap;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -105,9 +104,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final HubModuleCache cache;
     private final List<ConnectionModule> modules;
     private final ModuleRacer racer;
-    private final Map<Socket, ConnectionInfo> connectionInfo = new WeakHashMap<>();
+    private final SocketRecords<ConnectionInfo> connectionInfo = new SocketRecords<>();
     /** Sockets a module put in a backlog, by the module's name, until the application accepts them. */
-    private final Map<Socket, String> deliveredBy = new WeakHashMap<>();
+    private final SocketRecords<String> deliveredBy = new SocketRecords<>();
     private final NodeEvents events;
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
     private final HubLink hubLink;
@@ -305,9 +304,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     }
 
     public Optional<ConnectionInfo> connectionInfo(Socket socket) {
-        synchronized (connectionInfo) {
-            return Optional.ofNullable(connectionInfo.get(socket));
-        }
+        return Optional.ofNullable(connectionInfo.get(socket));
     }
 
     /** How {@code socket} was made, and its byte counts if a module measures them ({@link MeasuredConnection}). */
@@ -337,14 +334,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
      * module that delivered it, else by the listener's handshake: direct) and tells the listeners.
      */
     public void accepted(Socket socket, VirtualSocketAddress local) {
-        String module;
-        synchronized (deliveredBy) {
-            module = deliveredBy.remove(socket);
-        }
+        String module = deliveredBy.remove(socket);
         ConnectionInfo info = new ConnectionInfo(local, module != null ? module : "direct", Duration.ZERO, false, hubsOf(socket), true);
-        synchronized (connectionInfo) {
-            connectionInfo.put(socket, info);
-        }
+        connectionInfo.put(socket, info);
         events.connected(info);
     }
 
@@ -456,9 +448,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         ModuleRacer.Outcome outcome = race.connect();
         ConnectionInfo info = new ConnectionInfo(target, outcome.module(), Duration.ofNanos(outcome.setupNanos()),
                 outcome.fromCache(), hubsOf(outcome.socket()), false);
-        synchronized (connectionInfo) {
-            connectionInfo.put(outcome.socket(), info);
-        }
+        connectionInfo.put(outcome.socket(), info);
         events.connected(info);
         return outcome.socket();
     }
@@ -468,6 +458,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         ensureOpen();
         int bound = ports.bind(port, queue);
         queue.onRoom(listener::roomFreed);
+        listener.attach(queue);
         return bound;
     }
 
@@ -511,9 +502,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             return new PortSlot() {
                 @Override
                 public void deliver(Socket socket, String module) {
-                    synchronized (deliveredBy) {
-                        deliveredBy.put(socket, module);
-                    }
+                    deliveredBy.put(socket, module);
                     queue.deliver(socket);
                 }
 

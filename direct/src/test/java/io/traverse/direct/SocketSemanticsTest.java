@@ -143,6 +143,93 @@ class SocketSemanticsTest {
         assertThatThrownBy(ss::accept).isInstanceOf(SocketException.class);
     }
 
+    /** Sends a megabyte and expects the server to echo its length and digest after EOF. */
+    private void exchangeThrough(TraverseServerSocket ss, Future<Socket> acceptedLater, long seed) throws Exception {
+        try (Socket s = connect(ss.virtualAddress())) {
+            Future<Transfers.Digest> received = pool.submit(() -> {
+                try (Socket accepted = acceptedLater.get(10, TimeUnit.SECONDS)) {
+                    return Transfers.readToEof(accepted);
+                }
+            });
+            Transfers.Digest sent = Transfers.sendAndHalfClose(s, 1_000_000, seed);
+            assertThat(received.get(10, TimeUnit.SECONDS)).isEqualTo(sent);
+        }
+    }
+
+    @Test
+    void interruptingAThreadWaitingInAcceptLeavesTheNodesListeningSocketWorking() throws Exception {
+        // A thread waiting in accept() takes connections from the node's listening socket itself:
+        // its interrupt must end only its own accept(), never close that shared socket.
+        try (TraverseServerSocket ss = server.serverSocketFactory().createServerSocket(0)) {
+            CompletableFuture<Thread> acceptor = new CompletableFuture<>();
+            Future<Socket> interrupted = pool.submit(() -> {
+                acceptor.complete(Thread.currentThread());
+                return ss.accept();
+            });
+            Thread.sleep(200);
+            acceptor.get(5, TimeUnit.SECONDS).interrupt();
+            assertThatThrownBy(() -> interrupted.get(5, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(java.io.InterruptedIOException.class);
+            exchangeThrough(ss, pool.submit(ss::accept), 11);
+        }
+    }
+
+    @Test
+    void aPortNobodyAcceptsOnIsAnsweredWhileAnotherPortsThreadWaitsAndWhenNoneDoes() throws Exception {
+        try (TraverseServerSocket waiting = server.serverSocketFactory().createServerSocket(0);
+                TraverseServerSocket idle = server.serverSocketFactory().createServerSocket(0)) {
+            Future<Socket> waitingAccept = pool.submit(waiting::accept);
+            Thread.sleep(100); // that thread now waits on the node's listening socket
+            // connect() returns once the handshake is answered, before anyone accepts on the idle port.
+            connectWriteThenAccept(idle, 42);
+            exchangeThrough(waiting, waitingAccept, 13);
+            // No thread waits in accept() now: the node's own acceptor thread answers.
+            connectWriteThenAccept(idle, 43);
+        }
+    }
+
+    private void connectWriteThenAccept(TraverseServerSocket ss, int value) throws Exception {
+        try (Socket s = connect(ss.virtualAddress())) {
+            s.getOutputStream().write(value);
+            try (Socket accepted = ss.accept()) {
+                assertThat(accepted.getInputStream().read()).isEqualTo(value);
+            }
+        }
+    }
+
+    @Test
+    void severalThreadsAcceptingOnOnePortShareItsConnections() throws Exception {
+        int threads = 4;
+        int connections = 40;
+        try (TraverseServerSocket ss = server.serverSocketFactory().createServerSocket(0)) {
+            java.util.List<Future<Integer>> acceptors = new java.util.ArrayList<>();
+            java.util.concurrent.atomic.AtomicInteger left = new java.util.concurrent.atomic.AtomicInteger(connections);
+            for (int i = 0; i < threads; i++) {
+                acceptors.add(pool.submit(() -> {
+                    int served = 0;
+                    while (left.getAndDecrement() > 0) {
+                        try (Socket s = ss.accept()) {
+                            s.getOutputStream().write(s.getInputStream().read() + 1);
+                            served++;
+                        }
+                    }
+                    return served;
+                }));
+            }
+            for (int i = 0; i < connections; i++) {
+                try (Socket s = connect(ss.virtualAddress())) {
+                    s.getOutputStream().write(i);
+                    assertThat(s.getInputStream().read()).isEqualTo(i + 1);
+                }
+            }
+            int total = 0;
+            for (Future<Integer> f : acceptors) {
+                total += f.get(10, TimeUnit.SECONDS);
+            }
+            assertThat(total).isEqualTo(connections);
+        }
+    }
+
     @Test
     void serverSocketReportsItsVirtualAddress() throws Exception {
         try (TraverseServerSocket ss = server.serverSocketFactory().createServerSocket(6543)) {

@@ -54,13 +54,13 @@ final class ReverseModule implements ConnectionModule {
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
         NodeId target = request.target().id().orElseThrow(() ->
-                new AttemptFailedException(FailureScope.MODULE, "the target names no node id to ask through the hubs"));
+                AttemptFailedException.notApplicable(FailureScope.MODULE, "the target names no node id to ask through the hubs"));
         if (!HubLinkWait.expected(context)) {
-            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to ask node " + target + " to dial back (hub link "
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link to ask node " + target + " to dial back (hub link "
                     + context.hubLinkStatus() + ")");
         }
         if (context.localIdentity().directAddresses().isEmpty()) {
-            throw new AttemptFailedException(FailureScope.MODULE, "this node has no address node " + target + " could dial back");
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node has no address node " + target + " could dial back");
         }
         return new DialBackAttempt(request, target);
     }

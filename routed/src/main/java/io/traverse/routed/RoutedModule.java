@@ -48,17 +48,17 @@ final class RoutedModule implements ConnectionModule {
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
         NodeId target = request.target().id().orElseThrow(() ->
-                new AttemptFailedException(FailureScope.MODULE, "the target names no node id for the hubs to route to"));
+                AttemptFailedException.notApplicable(FailureScope.MODULE, "the target names no node id for the hubs to route to"));
         if (request.probe()) {
             // An OPEN would put a connection in the target's backlog: no way to ask without one.
-            throw new AttemptFailedException(FailureScope.MODULE, "a relayed connection cannot be probed without making one");
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "a relayed connection cannot be probed without making one");
         }
         if (!connections.isLinked() && !HubLinkWait.expected(context)) {
-            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to route a connection to node " + target
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link to route a connection to node " + target
                     + " (hub link " + context.hubLinkStatus() + ")");
         }
         if (target.equals(connections.localId())) {
-            throw new AttemptFailedException(FailureScope.MODULE, "a node does not route connections to itself");
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "a node does not route connections to itself");
         }
         return new RoutedAttempt(request, target);
     }
