@@ -10,10 +10,7 @@ import java.io.InterruptedIOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.Executor;
 import java.util.concurrent.ScheduledExecutorService;
 
@@ -64,33 +61,23 @@ public final class ModuleRacer {
         }
 
         public Outcome connect() throws IOException {
+            if (modules.isEmpty()) {
+                throw new AttemptFailedException(FailureScope.MODULE,
+                        "no connection module is available (none of traverse.modules is on the class path)");
+            }
             long start = System.nanoTime();
             String key = HubModuleCache.keyOf(request.target());
-            Optional<String> cached = cache.lookup(key);
-            List<ConnectionModule> order = new ArrayList<>(modules);
-            cached.flatMap(name -> order.stream().filter(m -> m.name().equals(name)).findFirst()).ifPresent(m -> {
-                order.remove(m);
-                order.add(0, m);
-            });
-            List<ModuleAttempt> attempts = new ArrayList<>();
-            Map<String, String> notTried = new HashMap<>();
-            for (ConnectionModule module : order) {
-                try {
-                    ConnectionAttempt attempt = module.plan(request);
-                    boolean first = attempts.isEmpty();
-                    attempts.add(new ModuleAttempt(module.name(), attempt, start, first && cached.isPresent()
-                            && cached.get().equals(module.name()), key));
-                } catch (AttemptFailedException e) {
-                    if (e.scope() == FailureScope.TARGET) {
-                        throw e;
-                    }
-                    notTried.put(module.name(), e.getMessage());
+            String cached = cache.lookup(key).orElse(null);
+            // Modules plan when the race launches them: when the first one wins, as it mostly does,
+            // the others cost nothing, not even working out that they would not apply.
+            List<ModuleAttempt> attempts = new ArrayList<>(modules.size());
+            for (ConnectionModule module : modules) {
+                ModuleAttempt a = new ModuleAttempt(module, request, start, module.name().equals(cached), key);
+                if (a.fromCache) {
+                    attempts.add(0, a);
+                } else {
+                    attempts.add(a);
                 }
-            }
-            if (attempts.isEmpty()) {
-                throw new AttemptFailedException(FailureScope.MODULE, modules.isEmpty()
-                        ? "no connection module is available (none of traverse.modules is on the class path)"
-                        : "no module can reach " + request.target() + " (" + reasons(attempts, notTried) + ")");
             }
             StaggeredRace<Outcome> r = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor, scheduler,
                     failure -> FailureScope.of(failure) == FailureScope.TARGET, outcome -> SocketAttempt.closeQuietly(outcome.socket()));
@@ -102,7 +89,7 @@ public final class ModuleRacer {
             try {
                 outcome = r.run();
             } catch (IOException e) {
-                throw explained(e, attempts, notTried);
+                throw explained(e, attempts);
             }
             cache.remember(key, outcome.module());
             probes.consider(key, request, modulesBefore(outcome.module()), outcome.module());
@@ -113,15 +100,20 @@ public final class ModuleRacer {
          * The race's failure retold with every module's reason in chain order, and why the others
          * were not tried; a definitive answer from the target, a cancel and an interrupt stay as they are.
          */
-        private IOException explained(IOException failure, List<ModuleAttempt> attempts, Map<String, String> notTried) {
+        private IOException explained(IOException failure, List<ModuleAttempt> attempts) {
             boolean timedOut = failure instanceof SocketTimeoutException; // an InterruptedIOException, but no interrupt
             if (cancelled || FailureScope.of(failure) == FailureScope.TARGET || (failure instanceof InterruptedIOException && !timedOut)) {
                 return failure;
             }
-            String reasons = reasons(attempts, notTried);
-            IOException told = timedOut
-                    ? new SocketTimeoutException("Connect timed out (" + reasons + ")")
-                    : new AttemptFailedException(FailureScope.of(failure), reasons);
+            String reasons = reasons(attempts);
+            IOException told;
+            if (timedOut) {
+                told = new SocketTimeoutException("Connect timed out (" + reasons + ")");
+            } else if (attempts.stream().allMatch(a -> a.notApplicable != null)) {
+                told = new AttemptFailedException(FailureScope.MODULE, "no module can reach " + request.target() + " (" + reasons + ")");
+            } else {
+                told = new AttemptFailedException(FailureScope.of(failure), reasons);
+            }
             Throwable[] parts = failure.getSuppressed();
             if (parts.length == 0) {
                 told.addSuppressed(failure);
@@ -133,16 +125,15 @@ public final class ModuleRacer {
         }
 
         /** "direct: …; reverse: …; routed: not tried (…)", in configured order. */
-        private String reasons(List<ModuleAttempt> attempts, Map<String, String> notTried) {
+        private String reasons(List<ModuleAttempt> attempts) {
             StringBuilder sb = new StringBuilder();
             for (ConnectionModule m : modules) {
-                String why;
-                if (notTried.containsKey(m.name())) {
-                    why = "not tried (" + notTried.get(m.name()) + ")";
-                } else {
-                    why = attempts.stream().filter(a -> a.module.equals(m.name())).findFirst().map(ModuleAttempt::result)
-                            .orElse("not tried");
-                    why = why.contains("; ") ? "(" + why + ")" : why; // one module's several addresses, kept together
+                String why = "not tried";
+                for (ModuleAttempt a : attempts) {
+                    if (a.module == m) {
+                        why = a.result();
+                        break;
+                    }
                 }
                 if (sb.length() > 0) {
                     sb.append("; ");
@@ -182,21 +173,24 @@ public final class ModuleRacer {
         probes.close();
     }
 
-    /** Wraps a module's attempt with statistics and cache upkeep. */
+    /** Plans a module's attempt when the race launches it, and wraps it with statistics and cache upkeep. */
     private final class ModuleAttempt implements StaggeredRace.Attempt<Outcome> {
-        private final String module;
-        private final ConnectionAttempt attempt;
+        private final ConnectionModule module;
+        private final ConnectRequest request;
         private final long raceStart;
         private final boolean fromCache;
         private final String cacheKey;
+        private volatile ConnectionAttempt attempt;
         private volatile boolean cancelled;
         private volatile boolean started;
+        /** Why the module did not plan an attempt (it does not apply here), or null. */
+        private volatile String notApplicable;
         /** Why it failed, once it has; null while it runs or if it won. */
         private volatile String failure;
 
-        ModuleAttempt(String module, ConnectionAttempt attempt, long raceStart, boolean fromCache, String cacheKey) {
+        ModuleAttempt(ConnectionModule module, ConnectRequest request, long raceStart, boolean fromCache, String cacheKey) {
             this.module = module;
-            this.attempt = attempt;
+            this.request = request;
             this.raceStart = raceStart;
             this.fromCache = fromCache;
             this.cacheKey = cacheKey;
@@ -205,9 +199,21 @@ public final class ModuleRacer {
         @Override
         public void prepare() throws IOException {
             started = true;
-            counters.attempted(module);
+            ConnectionAttempt planned;
             try {
-                attempt.prepare();
+                planned = module.plan(request);
+            } catch (AttemptFailedException e) {
+                notApplicable = e.getMessage(); // a TARGET answer ends the race; the others only rule this module out
+                throw e;
+            }
+            attempt = planned;
+            if (cancelled) {
+                planned.cancel();
+                throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+            }
+            counters.attempted(module.name());
+            try {
+                planned.prepare();
             } catch (IOException e) {
                 failed(e);
                 throw e;
@@ -219,8 +225,8 @@ public final class ModuleRacer {
             try {
                 Socket socket = attempt.connect();
                 long setup = System.nanoTime() - raceStart;
-                counters.succeeded(module, setup);
-                return new Outcome(socket, module, setup, fromCache);
+                counters.succeeded(module.name(), setup);
+                return new Outcome(socket, module.name(), setup, fromCache);
             } catch (IOException e) {
                 failed(e);
                 throw e;
@@ -230,33 +236,41 @@ public final class ModuleRacer {
         private void failed(IOException e) {
             if (!cancelled) { // losing a race is not a failure of the module
                 failure = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-                counters.failed(module);
-                cache.forget(cacheKey, module);
+                counters.failed(module.name());
+                cache.forget(cacheKey, module.name());
             }
         }
 
         @Override
         public String describe() {
-            return "module " + module;
+            return "module " + module.name();
         }
 
         /** What became of it, for the message when nothing won. */
         String result() {
-            String why = failure;
+            String why = notApplicable;
             if (why != null) {
-                return why;
+                return "not tried (" + why + ")";
+            }
+            why = failure;
+            if (why != null) {
+                return why.contains("; ") ? "(" + why + ")" : why; // one module's several addresses, kept together
             }
             if (!started) {
                 return "not started before the race ended";
             }
-            String doing = attempt.progress();
+            ConnectionAttempt a = attempt;
+            String doing = a == null ? null : a.progress();
             return "no answer before the deadline" + (doing == null ? "" : ": " + doing);
         }
 
         @Override
         public void cancel() {
             cancelled = true;
-            attempt.cancel();
+            ConnectionAttempt a = attempt;
+            if (a != null) {
+                a.cancel();
+            }
         }
     }
 }

@@ -179,7 +179,9 @@ public final class StaggeredRace<T> {
                     toCancel = runningExcept(index);
                     notifyAll();
                 } else if (started < attempts.size()) {
-                    if (!anyPreparing()) { // else the one preparing launches the next a stagger after it is under way
+                    // Not while one prepares (it launches the next a stagger after it is under way), and not
+                    // past the deadline (an attempt's own timeout may come a moment before the race's).
+                    if (!anyPreparing() && !deadline.isExpired()) {
                         launchNext();
                     }
                 } else if (finished == started) {

@@ -63,7 +63,7 @@ class ModuleRacerTest {
         assertThat(thrown.getMessage()).isEqualTo("direct: (10.0.0.1:80: Connection refused; 10.0.0.2:80: Network is unreachable); "
                 + "reverse: not tried (no hub link to ask the node to dial back); routed: the hubs know no route to the node");
         assertThat(((AttemptFailedException) thrown).scope()).isEqualTo(FailureScope.MODULE);
-        assertThat(thrown.getSuppressed()).hasSize(2);
+        assertThat(thrown.getSuppressed()).as("every module's own exception").hasSize(3);
     }
 
     @Test
@@ -126,6 +126,38 @@ class ModuleRacerTest {
         Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
 
         assertThat(thrown).hasMessage("direct: refused; routed: not tried (no hub link; and none coming)");
+    }
+
+    @Test
+    void modulesAfterTheWinnerAreNotEvenPlanned() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger plans = new java.util.concurrent.atomic.AtomicInteger();
+        ConnectionModule counted = new ConnectionModule() {
+            @Override
+            public String name() {
+                return "routed";
+            }
+
+            @Override
+            public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
+                plans.incrementAndGet();
+                throw new AttemptFailedException(FailureScope.MODULE, "no hub link");
+            }
+        };
+        Socket won = new Socket();
+        ModuleRacer racer = racer(module("direct", () -> won), counted);
+
+        assertThat(racer.prepare(request(Duration.ofSeconds(5))).connect().socket()).isSameAs(won);
+        assertThat(plans).as("a module the race never launched").hasValue(0);
+    }
+
+    @Test
+    void whenNoModuleAppliesTheMessageSaysSo() {
+        ModuleRacer racer = racer(notPlanned("direct", "the target has no address"), notPlanned("routed", "no hub link"));
+
+        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
+
+        assertThat(thrown).isInstanceOf(AttemptFailedException.class).hasMessageStartingWith("no module can reach ")
+                .hasMessageEndingWith("(direct: not tried (the target has no address); routed: not tried (no hub link))");
     }
 
     @Test
