@@ -43,6 +43,7 @@ public final class DirectConnector {
     private final Executor executor;
     private final WorkingAddresses workingAddresses = new WorkingAddresses();
     private final ConcurrentHashMap<NodeIdentity, AddressOrdering.Candidates> candidates = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<NodeIdentity, EncodedConnect> encodedConnects = new ConcurrentHashMap<>();
 
     /**
      * @param localInterfaces the interfaces this node listens on (all, or those of its bind address)
@@ -101,10 +102,7 @@ public final class DirectConnector {
             throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " has no direct address"
                     + (planned.skipped().isEmpty() ? "" : " that can lead to it from this host" + skippedNote(planned)));
         }
-        byte[] handshake = IdentityHandshake.encode(new IdentityHandshake.Request(
-                reverseToken != null ? IdentityHandshake.Kind.REVERSE
-                        : request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT,
-                request.virtualPort(), target, localIdentity.get(), reverseToken));
+        byte[] handshake = handshakeFor(request, reverseToken);
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
         for (InetSocketAddress address : order) {
             attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
@@ -130,6 +128,36 @@ public final class DirectConnector {
                 race.cancel();
             }
         };
+    }
+
+    /**
+     * The encoded handshake request. An ordinary CONNECT to a target is the same bytes every time
+     * while this node's identity stays the same, so those are kept per target (with the rest of
+     * what is planned once per target) instead of being encoded again for every connection.
+     */
+    private byte[] handshakeFor(ConnectRequest request, byte[] reverseToken) {
+        IdentityHandshake.Kind kind = reverseToken != null ? IdentityHandshake.Kind.REVERSE
+                : request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
+        NodeIdentity self = localIdentity.get();
+        if (kind != IdentityHandshake.Kind.CONNECT) {
+            return IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self,
+                    reverseToken));
+        }
+        EncodedConnect known = encodedConnects.get(request.target());
+        if (known != null && known.port() == request.virtualPort() && known.source() == self) {
+            return known.bytes();
+        }
+        byte[] bytes = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self,
+                null));
+        if (encodedConnects.size() >= MAX_PLANNED_TARGETS) {
+            encodedConnects.clear();
+        }
+        encodedConnects.put(request.target(), new EncodedConnect(request.virtualPort(), self, bytes));
+        return bytes;
+    }
+
+    /** A CONNECT request to one virtual port, as sent by this node with identity {@code source}; never written to. */
+    private record EncodedConnect(int port, NodeIdentity source, byte[] bytes) {
     }
 
     private static String skippedNote(AddressOrdering.Candidates planned) {
