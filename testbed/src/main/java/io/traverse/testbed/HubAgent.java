@@ -3,8 +3,11 @@ package io.traverse.testbed;
 import io.traverse.hub.Hub;
 import io.traverse.hub.HubConfig;
 import java.io.BufferedReader;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -86,9 +89,10 @@ public final class HubAgent {
         if (args.length > 5) {
             config.advertisedAddresses(dashOrList(args[4])).peers(dashOrList(args[5]));
         }
+        // Standard output is the channel to the test that started us (as for NodeAgent): the one line it waits for.
+        PrintStream channel = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);
         try (Hub hub = Hub.start(config.build())) {
-            System.out.println("hub " + args[0] + ":" + hub.linkAddress().getPort());
-            System.out.flush();
+            channel.println("hub " + args[0] + ":" + hub.linkAddress().getPort());
             while (System.in.read() >= 0) {
                 // until the test closes our input (or the testbed stops us)
             }
