@@ -103,6 +103,15 @@ final class HandshakeLoop implements Runnable {
         selector.wakeup();
     }
 
+    /** Releases the selector of a loop that never ran (its listener could not be set up). */
+    void closeUnstarted() {
+        try {
+            selector.close();
+        } catch (IOException ignored) {
+            // nothing more to do
+        }
+    }
+
     @Override
     public void run() {
         loopThread = Thread.currentThread();
@@ -180,7 +189,8 @@ final class HandshakeLoop implements Runnable {
     }
 
     /**
-     * The common case, taken while the channel is still in blocking mode: a client sends its
+     * The common case, taken while the channel is still in blocking mode (non-blocking when an
+     * application thread leads, which reads only what has arrived just the same): a client sends its
      * request right after connecting, so it has usually arrived in full by now. Then it is read,
      * decided and answered at once — no mode switches, no selector registration. Reads cannot
      * block because the bytes are there ({@code available()}), and the reply fits the empty send

@@ -119,6 +119,9 @@ final class ListenerLead {
                 selector.select(Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos + 999_999)));
             }
             selector.selectedKeys().clear();
+            if (own != null && Thread.currentThread().isInterrupted()) {
+                return; // the interrupt is for this thread's accept(): the next leader takes what has arrived
+            }
             acceptAvailable(own);
         } catch (ClosedSelectorException | ClosedChannelException e) {
             // the node is closing; its server sockets close too
@@ -126,10 +129,12 @@ final class ListenerLead {
             if (closed) {
                 return;
             }
-            // Typically "Too many open files": back off instead of spinning.
-            log.warn("Accepting a connection failed: {}; retrying in 100 ms", e.getMessage());
+            // Typically "Too many open files": back off instead of spinning, but not past the
+            // application's accept timeout.
+            long backOffMillis = Math.min(100, Math.max(1, TimeUnit.NANOSECONDS.toMillis(timeoutNanos)));
+            log.warn("Accepting a connection failed: {}; retrying in {} ms", e.getMessage(), backOffMillis);
             try {
-                Thread.sleep(100);
+                Thread.sleep(backOffMillis);
             } catch (InterruptedException ie) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("accept interrupted");
@@ -148,6 +153,13 @@ final class ListenerLead {
             SocketChannel channel = server.accept();
             if (channel == null) {
                 return;
+            }
+            if (own != null) {
+                // An application thread may be interrupted at any moment, and an interrupt during a
+                // blocking read or write closes the channel: another client's connection. Non-blocking
+                // I/O is not interruptible (two mode switches; the acceptor thread, which nobody
+                // interrupts, keeps the blocking fast path).
+                channel.configureBlocking(false);
             }
             handshakes.submit(channel);
             if (own != null && own.hasReady()) {

@@ -50,10 +50,14 @@ public final class NodeListener implements Closeable {
             SimulatedFirewall firewall, Supplier<NodeIdentity> identity, Duration handshakeTimeout, int maxPending,
             String threadPrefix) throws IOException {
         ServerSocketChannel server = bindInRange(bindAddress, range);
+        HandshakeLoop loop = null;
         try {
-            HandshakeLoop loop = new HandshakeLoop(judge, firewall, identity, handshakeTimeout.toNanos(), maxPending);
+            loop = new HandshakeLoop(judge, firewall, identity, handshakeTimeout.toNanos(), maxPending);
             return new NodeListener(server, loop, threadPrefix);
         } catch (IOException | RuntimeException e) {
+            if (loop != null) {
+                loop.closeUnstarted();
+            }
             server.close();
             throw e;
         }

@@ -8,6 +8,7 @@ import io.traverse.TraverseServerSocket;
 import io.traverse.TraverseSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.firewall.FirewallRule;
+import java.io.IOException;
 import java.io.InputStream;
 import java.net.BindException;
 import java.net.ConnectException;
@@ -18,6 +19,8 @@ import java.net.SocketException;
 import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -171,6 +174,68 @@ class SocketSemanticsTest {
             assertThatThrownBy(() -> interrupted.get(5, TimeUnit.SECONDS))
                     .hasCauseInstanceOf(java.io.InterruptedIOException.class);
             exchangeThrough(ss, pool.submit(ss::accept), 11);
+        }
+    }
+
+    @Test
+    void interruptingALeadingAcceptLosesNoConnectionOfAnotherPort() throws Exception {
+        // A thread in accept() that leads the listening socket handshakes other ports' connections
+        // too; interrupts aimed at its accept() (cancelled tasks, pool shutdowns) must not reset them.
+        try (TraverseServerSocket mine = server.serverSocketFactory().createServerSocket(0);
+                TraverseServerSocket other = server.serverSocketFactory().createServerSocket(0)) {
+            java.util.concurrent.atomic.AtomicBoolean running = new java.util.concurrent.atomic.AtomicBoolean(true);
+            CompletableFuture<Thread> interruptible = new CompletableFuture<>();
+            Future<?> acceptingMine = pool.submit(() -> {
+                interruptible.complete(Thread.currentThread());
+                while (running.get()) {
+                    try {
+                        mine.accept().close();
+                    } catch (java.io.InterruptedIOException e) {
+                        Thread.interrupted(); // and accept again, as a loop whose task was cancelled would not
+                    } catch (IOException e) {
+                        return null;
+                    }
+                }
+                return null;
+            });
+            Thread target = interruptible.get(5, TimeUnit.SECONDS);
+            Future<?> interrupting = pool.submit(() -> {
+                while (running.get()) {
+                    target.interrupt();
+                    java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+                }
+            });
+            Future<?> acceptingOther = pool.submit(() -> {
+                for (int i = 0; i < 200; i++) {
+                    try (Socket s = other.accept()) {
+                        s.getOutputStream().write(s.getInputStream().read());
+                    }
+                }
+                return null;
+            });
+            List<Future<Integer>> clients = new ArrayList<>();
+            ExecutorService connecting = Executors.newFixedThreadPool(8);
+            try {
+                for (int i = 0; i < 200; i++) {
+                    int value = i & 0x7f;
+                    clients.add(connecting.submit(() -> {
+                        try (Socket s = connect(other.virtualAddress())) {
+                            s.getOutputStream().write(value);
+                            return s.getInputStream().read();
+                        }
+                    }));
+                }
+                for (int i = 0; i < clients.size(); i++) {
+                    assertThat(clients.get(i).get(20, TimeUnit.SECONDS)).as("connection %d", i).isEqualTo(i & 0x7f);
+                }
+                acceptingOther.get(20, TimeUnit.SECONDS);
+            } finally {
+                running.set(false);
+                connecting.shutdownNow();
+                interrupting.get(5, TimeUnit.SECONDS);
+                mine.close();
+                acceptingMine.get(5, TimeUnit.SECONDS);
+            }
         }
     }
 
