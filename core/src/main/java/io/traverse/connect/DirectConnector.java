@@ -19,7 +19,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.function.Supplier;
 
 /**
@@ -49,11 +48,9 @@ public final class DirectConnector {
      * @param localInterfaces the interfaces this node listens on (all, or those of its bind address)
      * @param hostInterfaces  every interface of this host: addresses that reach this host, not a remote target
      * @param bindAddress     the address the node listens on when it listens on one only (null: all)
-     * @param scheduler       not used any more (the stagger is timed by the {@link DeadlineWatchdog})
      */
     public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces,
-            LocalInterfaces hostInterfaces, InetAddress bindAddress, long staggerNanos, Executor executor,
-            ScheduledExecutorService scheduler) {
+            LocalInterfaces hostInterfaces, InetAddress bindAddress, long staggerNanos, Executor executor) {
         this.localIdentity = localIdentity;
         this.localInterfaces = localInterfaces;
         this.hostInterfaces = hostInterfaces;

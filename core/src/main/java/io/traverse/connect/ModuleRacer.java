@@ -12,7 +12,6 @@ import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * The module chain (paper §3.3.3–3.3.4, raced instead of tried in turn): modules in configured
@@ -32,18 +31,16 @@ public final class ModuleRacer {
     private final ModuleCounters counters;
     private final long staggerNanos;
     private final Executor executor;
-    private final ScheduledExecutorService scheduler;
     private final PathUpgradeProbes probes;
 
     public ModuleRacer(List<ConnectionModule> modules, HubModuleCache cache, ModuleCounters counters, long staggerNanos,
-            Executor executor, ScheduledExecutorService scheduler, PathUpgradeProbes probes) {
+            Executor executor, PathUpgradeProbes probes) {
         this.probes = probes;
         this.modules = List.copyOf(modules);
         this.cache = cache;
         this.counters = counters;
         this.staggerNanos = staggerNanos;
         this.executor = executor;
-        this.scheduler = scheduler;
     }
 
     public List<String> moduleNames() {
@@ -79,7 +76,7 @@ public final class ModuleRacer {
                     attempts.add(a);
                 }
             }
-            StaggeredRace<Outcome> r = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor, scheduler,
+            StaggeredRace<Outcome> r = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor,
                     failure -> FailureScope.of(failure) == FailureScope.TARGET, outcome -> SocketAttempt.closeQuietly(outcome.socket()));
             race = r;
             if (cancelled) {

@@ -16,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,7 +46,6 @@ public final class PathUpgradeProbes {
     private final long staggerNanos;
     private final Duration timeout;
     private final Executor executor;
-    private final ScheduledExecutorService scheduler;
     // Guarded by this:
     private final Map<String, Long> lastStarted = new HashMap<>();
     private final Map<String, StaggeredRace<String>> running = new HashMap<>();
@@ -56,14 +54,12 @@ public final class PathUpgradeProbes {
     /**
      * @param timeout how long one probe may take
      */
-    public PathUpgradeProbes(HubModuleCache cache, TraverseListener events, long staggerNanos, Duration timeout, Executor executor,
-            ScheduledExecutorService scheduler) {
+    public PathUpgradeProbes(HubModuleCache cache, TraverseListener events, long staggerNanos, Duration timeout, Executor executor) {
         this.cache = cache;
         this.events = events;
         this.staggerNanos = staggerNanos;
         this.timeout = timeout;
         this.executor = executor;
-        this.scheduler = scheduler;
     }
 
     /**
@@ -125,7 +121,7 @@ public final class PathUpgradeProbes {
             if (attempts.isEmpty()) {
                 return;
             }
-            StaggeredRace<String> race = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor, scheduler,
+            StaggeredRace<String> race = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor,
                     failure -> FailureScope.of(failure) == FailureScope.TARGET, module -> { });
             synchronized (this) {
                 if (closed) {

@@ -9,7 +9,6 @@ import java.net.Socket;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
-import java.util.concurrent.ScheduledExecutorService;
 
 /**
  * Plain TCP for legacy destinations (an {@code InetSocketAddress} that names no node): no
@@ -20,8 +19,7 @@ public final class PlainConnector {
     private final long staggerNanos;
     private final Executor executor;
 
-    /** @param scheduler not used any more (the stagger is timed by the {@link DeadlineWatchdog}) */
-    public PlainConnector(long staggerNanos, Executor executor, ScheduledExecutorService scheduler) {
+    public PlainConnector(long staggerNanos, Executor executor) {
         this.staggerNanos = staggerNanos;
         this.executor = executor;
     }

@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
@@ -95,15 +94,6 @@ public final class StaggeredRace<T> {
         this.preparing = new boolean[attempts.size()];
     }
 
-    /**
-     * As {@link #StaggeredRace(List, long, Deadline, Executor, Predicate, Consumer)}; the scheduler
-     * is not used any more (the stagger rides on the {@link DeadlineWatchdog}), the parameter stays
-     * for callers that still pass one.
-     */
-    public StaggeredRace(List<? extends Attempt<T>> attempts, long stagger, Deadline deadline, Executor executor,
-            ScheduledExecutorService scheduler, Predicate<IOException> endsRace, Consumer<T> discard) {
-        this(attempts, stagger, deadline, executor, endsRace, discard);
-    }
 
     /** Runs the race on the calling thread and returns the winner, or throws the reason nothing won. */
     public T run() throws IOException {

@@ -70,7 +70,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadPoolExecutor;
@@ -97,7 +96,6 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final VirtualPortTable ports = new VirtualPortTable();
     private final ReverseRendezvous rendezvous = new ReverseRendezvous();
     private final ExecutorService attemptExecutor;
-    private final ScheduledThreadPoolExecutor scheduler;
     private final DirectConnector directConnector;
     private final PlainConnector plainConnector;
     private final ModuleCounters counters = new ModuleCounters();
@@ -131,17 +129,14 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             this.hubLink = startedLink;
             this.attemptExecutor = new ThreadPoolExecutor(0, MAX_ATTEMPT_THREADS, 30, TimeUnit.SECONDS,
                     new SynchronousQueue<>(), daemonThreads(threadPrefix + "-connect"));
-            this.scheduler = new ScheduledThreadPoolExecutor(1, daemonThreads(threadPrefix + "-timer"));
-            scheduler.setRemoveOnCancelPolicy(true);
             long stagger = config.connectStagger().toNanos();
             this.directConnector = new DirectConnector(() -> identity, reachableInterfaces, all, bind, stagger,
-                    attemptExecutor, scheduler);
-            this.plainConnector = new PlainConnector(stagger, attemptExecutor, scheduler);
+                    attemptExecutor);
+            this.plainConnector = new PlainConnector(stagger, attemptExecutor);
             this.cache = new HubModuleCache(config.cacheTtl().toNanos());
             this.modules = loadModules();
-            PathUpgradeProbes probes = new PathUpgradeProbes(cache, events, stagger, config.connectTimeout(), attemptExecutor,
-                    scheduler);
-            this.racer = new ModuleRacer(modules, cache, counters, stagger, attemptExecutor, scheduler, probes);
+            PathUpgradeProbes probes = new PathUpgradeProbes(cache, events, stagger, config.connectTimeout(), attemptExecutor);
+            this.racer = new ModuleRacer(modules, cache, counters, stagger, attemptExecutor, probes);
         } catch (IOException | RuntimeException e) {
             if (startedLink != null) {
                 startedLink.close();
@@ -591,7 +586,6 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             listener.close();
         } finally {
             attemptExecutor.shutdownNow();
-            scheduler.shutdownNow();
             events.close();
         }
         log.info("Traverse node {} closed", identity.id().orElseThrow());

@@ -21,7 +21,6 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -29,21 +28,19 @@ import org.junit.jupiter.api.Test;
 /** What the module chain tells the application when nothing got through. */
 class ModuleRacerTest {
     private final ExecutorService executor = Executors.newCachedThreadPool();
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     private final HubModuleCache cache = new HubModuleCache(TimeUnit.MINUTES.toNanos(5));
     private final NodeIdentity target = NodeIdentity.builder().id(NodeId.random()).build();
 
     @AfterEach
     void stop() {
         executor.shutdownNow();
-        scheduler.shutdownNow();
     }
 
     private ModuleRacer racer(ConnectionModule... modules) {
         PathUpgradeProbes probes = new PathUpgradeProbes(cache, new TraverseListener() { }, TimeUnit.MILLISECONDS.toNanos(20),
-                Duration.ofSeconds(1), executor, scheduler);
+                Duration.ofSeconds(1), executor);
         return new ModuleRacer(List.of(modules), cache, new ModuleCounters(), TimeUnit.MILLISECONDS.toNanos(20), executor,
-                scheduler, probes);
+                probes);
     }
 
     private ConnectRequest request(Duration timeout) {

@@ -20,7 +20,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
@@ -28,7 +27,6 @@ import org.junit.jupiter.api.Test;
 
 class PathUpgradeProbesTest {
     private final ExecutorService executor = Executors.newCachedThreadPool();
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     private final HubModuleCache cache = new HubModuleCache(TimeUnit.MINUTES.toNanos(5));
     private final List<String> upgrades = new CopyOnWriteArrayList<>();
     private final TraverseListener events = new TraverseListener() {
@@ -38,7 +36,7 @@ class PathUpgradeProbesTest {
         }
     };
     private final PathUpgradeProbes probes = new PathUpgradeProbes(cache, events, TimeUnit.MILLISECONDS.toNanos(100),
-            Duration.ofSeconds(5), executor, scheduler);
+            Duration.ofSeconds(5), executor);
     private final ConnectRequest request = new ConnectRequest(NodeIdentity.builder().id(NodeId.random()).build(), 80,
             Deadline.after(Duration.ofSeconds(5)), ConnectOptions.NONE);
 
@@ -46,7 +44,6 @@ class PathUpgradeProbesTest {
     void stop() {
         probes.close();
         executor.shutdownNow();
-        scheduler.shutdownNow();
     }
 
     @Test

@@ -21,7 +21,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
@@ -36,7 +35,6 @@ class StaggeredRaceTest {
     private static final Predicate<IOException> NEVER_ENDS = e -> false;
 
     private final ExecutorService executor = Executors.newCachedThreadPool();
-    private final ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor();
     private final ExecutorService caller = Executors.newSingleThreadExecutor();
     private final List<String> discarded = new CopyOnWriteArrayList<>();
 
@@ -46,7 +44,6 @@ class StaggeredRaceTest {
             a.release(); // nothing stays blocked after a failed assertion
         }
         executor.shutdownNow();
-        scheduler.shutdownNow();
         caller.shutdownNow();
         assertThat(executor.awaitTermination(5, TimeUnit.SECONDS)).isTrue();
     }
@@ -120,7 +117,7 @@ class StaggeredRaceTest {
 
     private StaggeredRace<String> race(List<FakeAttempt> attempts, Duration stagger, Duration deadline,
             Predicate<IOException> endsRace) {
-        return new StaggeredRace<>(attempts, stagger.toNanos(), Deadline.after(deadline), executor, scheduler, endsRace,
+        return new StaggeredRace<>(attempts, stagger.toNanos(), Deadline.after(deadline), executor, endsRace,
                 discarded::add);
     }
 
@@ -266,7 +263,7 @@ class StaggeredRaceTest {
         FakeAttempt a = new FakeAttempt("a");
         FakeAttempt b = new FakeAttempt("b").succeedsAtOnce();
         StaggeredRace<String> race = new StaggeredRace<>(List.of(a, b), Long.MAX_VALUE, Deadline.after(Duration.ofSeconds(20)),
-                executor, scheduler, NEVER_ENDS, discarded::add);
+                executor, NEVER_ENDS, discarded::add);
         CompletableFuture<String> result = runElsewhere(race);
         await().atMost(WITHIN).until(a::hasStarted);
         Thread.sleep(300);
@@ -401,7 +398,7 @@ class StaggeredRaceTest {
         List<FakeAttempt> attempts = List.of(new FakeAttempt("a").failsAtOnce(new ConnectException("a refused")),
                 new FakeAttempt("b").succeedsAtOnce(), new FakeAttempt("c").succeedsAtOnce());
         StaggeredRace<String> race = new StaggeredRace<>(attempts, Duration.ofSeconds(20).toNanos(),
-                Deadline.after(Duration.ofSeconds(20)), refusing, scheduler, NEVER_ENDS, discarded::add);
+                Deadline.after(Duration.ofSeconds(20)), refusing, NEVER_ENDS, discarded::add);
         long start = System.nanoTime();
         assertThatThrownBy(race::run).isInstanceOf(AttemptFailedException.class)
                 .hasMessageContaining("a refused").hasMessageContaining("attempt pool is full");
