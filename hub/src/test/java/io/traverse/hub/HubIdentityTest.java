@@ -12,7 +12,6 @@ import io.traverse.wire.HubDescription;
 import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkMessage;
-import io.traverse.wire.LinkMessageCodec;
 import io.traverse.wire.LinkPreamble;
 import io.traverse.wire.LinkRole;
 import io.traverse.wire.LookupKind;
@@ -23,7 +22,6 @@ import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
-import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -252,28 +250,18 @@ class HubIdentityTest {
             DataInputStream in = new DataInputStream(socket.getInputStream());
             NodeId self = NodeId.of(id);
             LinkAuthentication auth = new LinkAuthentication(TestHubs.TOKEN);
-            link.out.write(ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC).putShort((short) LinkPreamble.VERSION)
-                    .putShort((short) LinkRole.HUB.code()).array());
+            link.out.write(TestNodeClient.preamble(LinkRole.HUB));
             byte[] nonce = LinkAuthentication.newNonce();
             link.send(new HubHello(self, nonce, id, List.of(), 1));
             in.readFully(new byte[LinkPreamble.LENGTH]);
-            Challenge challenge = (Challenge) read(in);
+            Challenge challenge = (Challenge) TestNodeClient.readFrame(in);
             link.send(new Auth(auth.dialerProof(nonce, challenge.serverNonce(), self, challenge.acceptorId())));
-            assertThat(read(in)).isInstanceOf(Welcome.class);
+            assertThat(TestNodeClient.readFrame(in)).isInstanceOf(Welcome.class);
             return link;
         }
 
-        private static LinkMessage read(DataInputStream in) throws IOException {
-            byte[] frame = new byte[in.readInt()];
-            in.readFully(frame);
-            return LinkMessageCodec.decode(frame);
-        }
-
         synchronized void send(LinkMessage message) throws IOException {
-            byte[] body = LinkMessageCodec.encodeToBytes(message);
-            out.writeInt(body.length);
-            out.write(body);
-            out.flush();
+            TestNodeClient.writeFrame(out, message);
         }
 
         @Override

@@ -98,9 +98,7 @@ final class TestNodeClient implements AutoCloseable {
 
     private void handshake(String token) throws IOException {
         LinkAuthentication auth = new LinkAuthentication(token);
-        ByteBuffer preamble = ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC).putShort((short) LinkPreamble.VERSION)
-                .putShort((short) LinkRole.NODE.code());
-        out.write(preamble.array());
+        out.write(preamble(LinkRole.NODE));
         out.flush();
         byte[] clientNonce = LinkAuthentication.newNonce();
         send(new NodeHello(id, clientNonce, identityText));
@@ -147,6 +145,17 @@ final class TestNodeClient implements AutoCloseable {
     }
 
     LinkMessage readFrame() throws IOException {
+        return readFrame(in);
+    }
+
+    /** The link preamble a peer in {@code role} sends first. */
+    static byte[] preamble(LinkRole role) {
+        return ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC).putShort((short) LinkPreamble.VERSION)
+                .putShort((short) role.code()).array();
+    }
+
+    /** One length-prefixed frame from a link, decoded; lengths outside the link's bounds are refused. */
+    static LinkMessage readFrame(DataInputStream in) throws IOException {
         int length = in.readInt();
         if (length < 1 || length > LinkLimits.MAX_FRAME_AFTER_AUTH) {
             throw new ProtocolException("bad frame length " + length);
@@ -157,6 +166,11 @@ final class TestNodeClient implements AutoCloseable {
     }
 
     synchronized void send(LinkMessage message) throws IOException {
+        writeFrame(out, message);
+    }
+
+    /** One message as a length-prefixed frame, flushed. */
+    static void writeFrame(DataOutputStream out, LinkMessage message) throws IOException {
         byte[] body = LinkMessageCodec.encodeToBytes(message);
         out.writeInt(body.length);
         out.write(body);
