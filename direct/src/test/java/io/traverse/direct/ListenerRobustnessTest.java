@@ -10,11 +10,13 @@ import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -105,6 +107,36 @@ class ListenerRobustnessTest {
         byte[] nowhere = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.PROBE, 81,
                 target.identity(), client.identity()));
         assertThat(send(nowhere).answer()).isEqualTo(Answer.PORT_NOT_FOUND);
+        assertOthersAreServedPromptly();
+    }
+
+    @Test
+    void aRequestArrivingInPiecesIsAcceptedAsAWholeOne() throws Exception {
+        byte[] request = validRequest();
+        try (Socket s = raw()) {
+            OutputStream out = s.getOutputStream();
+            int[] cuts = {3, IdentityHandshake.HEADER_LENGTH, IdentityHandshake.HEADER_LENGTH + 5, request.length};
+            int from = 0;
+            for (int cut : cuts) {
+                out.write(request, from, cut - from);
+                out.flush();
+                from = cut;
+                Thread.sleep(30); // each piece arrives on its own
+            }
+            assertThat(IdentityHandshake.readReply(s.getInputStream()).answer()).isEqualTo(Answer.ACCEPT);
+            assertThat(s.getInputStream().read()).as("the application's byte after the reply").isEqualTo('!');
+        }
+    }
+
+    @Test
+    void bytesSentAfterTheRequestBeforeTheReplyAreAProtocolError() throws Exception {
+        byte[] request = validRequest();
+        byte[] withMore = Arrays.copyOf(request, request.length + 5); // one write: one segment, read together
+        for (int round = 0; round < 20; round++) {
+            IdentityHandshake.Reply reply = send(withMore);
+            assertThat(reply.answer()).as("round %d", round).isEqualTo(Answer.PROTOCOL_ERROR);
+            assertThat(reply.reason()).contains("after the request");
+        }
         assertOthersAreServedPromptly();
     }
 
