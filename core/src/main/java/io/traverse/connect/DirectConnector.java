@@ -246,10 +246,10 @@ public final class DirectConnector {
             String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
             switch (reply.answer()) {
                 case ACCEPT -> {
-                    if (reply.responder() == null || !reply.responder().satisfies(target)) {
-                        throw new AttemptFailedException(FailureScope.PATH, where() + ": accepted by "
-                                + (reply.responder() == null ? "an anonymous node" : "node " + describe(reply.responder()))
-                                + ", which is not the node asked for");
+                    // No responder: the listener checked that it is the node asked for (encodeAccept).
+                    if (reply.responder() != null && !reply.responder().satisfies(target)) {
+                        throw new AttemptFailedException(FailureScope.PATH, where() + ": accepted by node "
+                                + describe(reply.responder()) + ", which is not the node asked for");
                     }
                 }
                 case WRONG_NODE -> throw new AttemptFailedException(FailureScope.PATH, where() + ": reached node "

@@ -47,6 +47,7 @@ final class HandshakeLoop implements Runnable {
      * read takes it; a larger one is completed by the loop.
      */
     private static final int FIRST_READ = 1024;
+    private static final byte[] ACCEPT_REPLY = IdentityHandshake.encodeAccept();
 
     private final Selector selector;
     private final HandshakeJudge judge;
@@ -63,8 +64,6 @@ final class HandshakeLoop implements Runnable {
     private final Set<Pending> pending = new LinkedHashSet<>();
     private volatile boolean running = true;
     private long evictions;
-    /** Written by both threads; any of the equal encodings will do. */
-    private volatile byte[] acceptReply;
     private volatile Thread loopThread;
 
     HandshakeLoop(HandshakeJudge judge, SimulatedFirewall firewall, Supplier<NodeIdentity> identity, long timeoutNanos,
@@ -374,7 +373,7 @@ final class HandshakeLoop implements Runnable {
     /** Sends ACCEPT for a reserved slot and hands the connection over. */
     private void admit(Pending p) {
         try {
-            ByteBuffer out = ByteBuffer.wrap(acceptReply());
+            ByteBuffer out = ByteBuffer.wrap(ACCEPT_REPLY);
             p.channel.write(out);
             if (out.hasRemaining()) {
                 throw new IOException("send buffer of a new connection is full");
@@ -467,16 +466,6 @@ final class HandshakeLoop implements Runnable {
             pending.remove(p);
             p.key.cancel();
         }
-    }
-
-    /** The ACCEPT reply is the same for every connection of a node: encoded once. */
-    private byte[] acceptReply() {
-        byte[] reply = acceptReply;
-        if (reply == null) {
-            reply = IdentityHandshake.encode(new IdentityHandshake.Reply(Answer.ACCEPT, identity.get(), ""));
-            acceptReply = reply;
-        }
-        return reply;
     }
 
     private void deliver(Pending p) {

@@ -20,7 +20,11 @@ import java.nio.charset.StandardCharsets;
  *                 [REVERSE only: token, 16 bytes]
  * reply:   magic u32 "TRAV" | version u8 | answer u8   | body length u16 | body
  *          body = responder: u16 length + text | reason: u16 length + UTF-8
+ *          ACCEPT of a connection: no body (length 0)
  * </pre>
+ * The ACCEPT that hands a connection over has no body: the listener has checked that it is the
+ * node asked for (it answers WRONG_NODE otherwise), so its identity would tell the client nothing,
+ * and a fixed eight bytes are read in one system call.
  * All integers are big-endian; identities are in their text form (ASCII). Every length is checked
  * against {@link #MAX_BODY_LENGTH} before anything is allocated for it. Documented in docs/protocol.md.
  */
@@ -117,7 +121,10 @@ public final class IdentityHandshake {
         }
     }
 
-    /** A listener's reply; {@code responder} is null only when the listener could not parse the request. */
+    /**
+     * A listener's reply; {@code responder} is null when the listener could not parse the request,
+     * and in the ACCEPT that hands a connection over ({@link #encodeAccept()}).
+     */
     public record Reply(Answer answer, NodeIdentity responder, String reason) {
     }
 
@@ -134,6 +141,11 @@ public final class IdentityHandshake {
         putBytes(body, source);
         body.put(token);
         return frame(request.kind().code, body.array());
+    }
+
+    /** The ACCEPT that hands a connection over: a header without a body. */
+    public static byte[] encodeAccept() {
+        return frame(Answer.ACCEPT.code, new byte[0]);
     }
 
     public static byte[] encode(Reply reply) {
@@ -200,6 +212,9 @@ public final class IdentityHandshake {
 
     public static Reply decodeReply(int answerCode, ByteBuffer body) throws ProtocolException {
         Answer answer = Answer.fromCode(answerCode);
+        if (answer == Answer.ACCEPT && !body.hasRemaining()) {
+            return new Reply(answer, null, ""); // encodeAccept()
+        }
         try {
             NodeIdentity responder = identity(body, "responder");
             int reasonLength = body.getShort() & 0xffff;

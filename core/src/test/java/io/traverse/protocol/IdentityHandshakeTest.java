@@ -122,6 +122,29 @@ class IdentityHandshakeTest {
     }
 
     @Test
+    void theAcceptThatHandsOverIsAHeaderAloneAndReadWithoutTouchingWhatFollows() throws Exception {
+        byte[] accept = IdentityHandshake.encodeAccept();
+        assertThat(accept).hasSize(IdentityHandshake.HEADER_LENGTH);
+        byte[] application = "first bytes of the application".getBytes(StandardCharsets.US_ASCII);
+        ByteArrayOutputStream wire = new ByteArrayOutputStream();
+        wire.write(accept);
+        wire.write(application);
+        InputStream in = new ByteArrayInputStream(wire.toByteArray());
+        Reply reply = IdentityHandshake.readReply(in);
+        assertThat(reply.answer()).isEqualTo(Answer.ACCEPT);
+        assertThat(reply.responder()).isNull();
+        assertThat(reply.reason()).isEmpty();
+        assertThat(in.readAllBytes()).isEqualTo(application);
+        // Only ACCEPT may come without a body: any other answer still says who answered and why.
+        for (Answer other : Answer.values()) {
+            if (other != Answer.ACCEPT) {
+                assertThatThrownBy(() -> IdentityHandshake.decodeReply(other.code, ByteBuffer.allocate(0)))
+                        .as("%s without a body", other).isInstanceOf(ProtocolException.class);
+            }
+        }
+    }
+
+    @Test
     void truncatedBodiesAreRefused() {
         byte[] request = IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, SOURCE));
         byte[] reply = IdentityHandshake.encode(new Reply(Answer.WRONG_NODE, TARGET, "not me"));
