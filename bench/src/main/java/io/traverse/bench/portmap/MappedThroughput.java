@@ -55,12 +55,15 @@ public final class MappedThroughput {
             gateway.reachableFrom(peerHost);
             RunningNode node = RunningNode.start(nodeHost, NodeSettings.create().set("traverse.portmap", "true")
                     .set("traverse.portmap.protocols", protocol).set("traverse.modules", "direct").set("traverse.discovery", "false")
-                    .logLevel("warn"));
+                    .logLevel("info"));
             RunningNode peer = RunningNode.start(peerHost, NodeSettings.create().set("traverse.modules", "direct")
                     .set("traverse.discovery", "false").plainPorts(PLAIN_SERVICE, PLAIN_ECHO).logLevel("warn"));
             NodeIdentity mappedIdentity = awaitMapping(node);
             VirtualSocketAddress mapped = new VirtualSocketAddress(mappedIdentity, node.address().getPort());
             InetSocketAddress peerPlain = new InetSocketAddress(peerHost.address(), PLAIN_SERVICE);
+            String made = node.recentLog().lines().filter(l -> l.contains("Port mapping made in")).findFirst().orElse("?");
+            System.out.println("node: " + made.substring(Math.max(0, made.indexOf("Port mapping made"))));
+            System.out.println();
             System.err.printf("mapped %s; %d rounds of %d bytes%n", mappedIdentity.externals(), rounds, bytes);
             Duration timeout = Duration.ofSeconds(10);
             // One of each to warm the JVMs up, not counted.
