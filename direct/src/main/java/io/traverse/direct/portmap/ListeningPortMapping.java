@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * the hub) and renewed at half its granted lease. A failed renewal withdraws the address and
  * starts over; when no protocol maps, it tries again later with a growing pause. {@link #close()}
  * (and a JVM shutdown hook, for a JVM ended by SIGTERM) deletes the mapping at the router and
- * withdraws the address.
+ * withdraws the address, waiting a few seconds at most: a router that does not answer keeps the
+ * mapping until its lease ends.
  */
 public final class ListeningPortMapping implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(ListeningPortMapping.class);
@@ -36,23 +37,30 @@ public final class ListeningPortMapping implements Closeable {
     private static final Duration MIN_RENEWAL = Duration.ofSeconds(30);
     /** Permanent UPnP mappings are still re-added now and then, in case the router restarted. */
     private static final Duration PERMANENT_RECHECK = Duration.ofMinutes(30);
-    private static final Duration CLOSE_WAIT = Duration.ofSeconds(10);
+    /** How long close() waits for work in progress, and for the deletion at the router: close must not hang on a dead router. */
+    private static final Duration CLOSE_WAIT = Duration.ofSeconds(3);
 
     private final ModuleContext context;
     private final List<PortMapper> mappers;
     private final Duration lease;
     private final ScheduledExecutorService worker;
     private final Thread shutdownHook;
-    private Duration retry = FIRST_RETRY;
+    /** Shortest pause before a renewal and first pause before mapping again (constants; shorter in tests). */
+    private final Duration minRenewal;
+    private final Duration firstRetry;
+    private Duration retry;
     // Written by the worker, read by close() once the worker has stopped.
     private volatile PortMapper mapper;
     private volatile MappedPort mapped;
     private volatile AdvertisedExternal advertised;
     private volatile boolean closed;
 
-    private ListeningPortMapping(ModuleContext context, List<PortMapper> mappers) {
+    private ListeningPortMapping(ModuleContext context, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
         this.context = context;
         this.mappers = mappers;
+        this.minRenewal = minRenewal;
+        this.firstRetry = firstRetry;
+        this.retry = firstRetry;
         this.lease = context.config().portmapLease();
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "traverse-portmap");
@@ -79,7 +87,12 @@ public final class ListeningPortMapping implements Closeable {
         if (gateway.isEmpty() && !config.portmapProtocols().stream().allMatch(UpnpIgdMapper.NAME::equals)) {
             log.info("Port mapping: no default gateway found (set traverse.portmap.gateway); PCP and NAT-PMP are skipped");
         }
-        ListeningPortMapping mapping = new ListeningPortMapping(context, List.copyOf(mappers));
+        return start(context, mappers, MIN_RENEWAL, FIRST_RETRY);
+    }
+
+    /** Starts with the given protocols and pauses (tests use short ones). */
+    static ListeningPortMapping start(ModuleContext context, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
+        ListeningPortMapping mapping = new ListeningPortMapping(context, List.copyOf(mappers), minRenewal, firstRetry);
         Runtime.getRuntime().addShutdownHook(mapping.shutdownHook);
         mapping.worker.execute(mapping::establish);
         return mapping;
@@ -101,10 +114,15 @@ public final class ListeningPortMapping implements Closeable {
             try {
                 long started = System.nanoTime();
                 MappedPort made = m.map(port, lease);
+                if (closed) {
+                    // close() gave up waiting for this thread: the mapping it no longer knows of goes now.
+                    m.unmap(made);
+                    return;
+                }
                 mapper = m;
                 mapped = made;
                 advertised = context.advertiseExternal(made.external());
-                retry = FIRST_RETRY;
+                retry = firstRetry;
                 log.info("Port mapping made in {} ms: {}", (System.nanoTime() - started) / 1_000_000, made);
                 scheduleRenewal(made);
                 return;
@@ -121,7 +139,7 @@ public final class ListeningPortMapping implements Closeable {
 
     private void scheduleRenewal(MappedPort m) {
         Duration half = m.lease().isZero() ? PERMANENT_RECHECK : m.lease().dividedBy(2);
-        schedule(this::renew, half.compareTo(MIN_RENEWAL) < 0 ? MIN_RENEWAL : half);
+        schedule(this::renew, half.compareTo(minRenewal) < 0 ? minRenewal : half);
     }
 
     /** Worker: renews the mapping; a lost one is withdrawn and made again. */
@@ -156,7 +174,7 @@ public final class ListeningPortMapping implements Closeable {
         }
     }
 
-    /** Deletes the mapping at the router and withdraws the address; waits at most ~10 s for work in progress. */
+    /** Deletes the mapping at the router and withdraws the address; waits at most ~6 s (work in progress, then the deletion). */
     @Override
     public void close() {
         if (!stop()) {
@@ -171,6 +189,29 @@ public final class ListeningPortMapping implements Closeable {
 
     private void closeAtExit() {
         stop();
+    }
+
+    /** Deletes {@code m} at the router on a thread of its own, waiting at most {@code wait} (an HTTP call may hang). */
+    private static void unmapWithin(PortMapper by, MappedPort m, Duration wait) {
+        Thread deleting = new Thread(() -> {
+            try {
+                by.unmap(m);
+                log.info("Port mapping removed: {}", m);
+            } catch (IOException | RuntimeException e) {
+                log.warn("Removing port mapping {} failed: {} (it expires with its lease)", m, e.getMessage());
+            }
+        }, "traverse-portmap-delete");
+        deleting.setDaemon(true);
+        deleting.start();
+        try {
+            deleting.join(wait.toMillis());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        if (deleting.isAlive()) {
+            log.warn("Removing port mapping {} takes longer than {} s; leaving it to finish (or to expire with its lease)", m,
+                    wait.toSeconds());
+        }
     }
 
     /** Returns false if already stopped. */
@@ -189,12 +230,7 @@ public final class ListeningPortMapping implements Closeable {
         }
         MappedPort m = mapped;
         if (m != null) {
-            try {
-                mapper.unmap(m);
-                log.info("Port mapping removed: {}", m);
-            } catch (IOException | RuntimeException e) {
-                log.warn("Removing port mapping {} failed: {} (it expires with its lease)", m, e.getMessage());
-            }
+            unmapWithin(mapper, m, CLOSE_WAIT);
             mapped = null;
         }
         AdvertisedExternal a = advertised;
