@@ -85,8 +85,15 @@ final class UpnpIgdMapper implements PortMapper {
     @Override
     public MappedPort renew(MappedPort mapping, Duration lease) throws IOException {
         GatewayDevice g = gateway();
-        Duration granted = add(g, mapping.external().getPort(), mapping.internal().getPort(), mapping.internal().getAddress(), lease);
-        InetAddress external = externalAddress(g);
+        Duration granted;
+        InetAddress external;
+        try {
+            granted = add(g, mapping.external().getPort(), mapping.internal().getPort(), mapping.internal().getAddress(), lease);
+            external = externalAddress(g);
+        } catch (IOException e) {
+            gateway = null; // the router may have restarted elsewhere: discover it again next time
+            throw e;
+        }
         return new MappedPort(NAME, new InetSocketAddress(external, mapping.external().getPort()), mapping.internal(), granted,
                 mapping.nonce());
     }
