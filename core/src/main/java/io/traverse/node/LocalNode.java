@@ -109,6 +109,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final NodeEvents events;
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
     private final HubLink hubLink;
+    /** Guards changes of {@link #identity} after start (hub link up, advertised externals). */
+    private final Object identityLock = new Object();
     /** External addresses modules advertise at run time (mapped NAT ports), in the order they came. */
     private final Set<InetSocketAddress> advertisedExternals = new java.util.LinkedHashSet<>();
     /** The hub the link is up to (null before the first link): the identity's first hub hint. */
@@ -177,28 +179,32 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         return b.build();
     }
 
-    private synchronized void linkedTo(InetSocketAddress hub) {
-        linkedHub = hub;
-        identity = identityWithHub(hub);
+    private void linkedTo(InetSocketAddress hub) {
+        synchronized (identityLock) {
+            linkedHub = hub;
+            identity = identityWithHub(hub);
+        }
     }
 
     /** The identity at start plus the external addresses modules advertise now. */
-    private synchronized NodeIdentity currentBase() {
-        if (advertisedExternals.isEmpty()) {
-            return baseIdentity;
-        }
-        List<InetSocketAddress> externals = new ArrayList<>(baseIdentity.externals());
-        for (InetSocketAddress a : advertisedExternals) {
-            if (!externals.contains(a)) {
-                externals.add(a);
+    private NodeIdentity currentBase() {
+        synchronized (identityLock) {
+            if (advertisedExternals.isEmpty()) {
+                return baseIdentity;
             }
+            List<InetSocketAddress> externals = new ArrayList<>(baseIdentity.externals());
+            for (InetSocketAddress a : advertisedExternals) {
+                if (!externals.contains(a)) {
+                    externals.add(a);
+                }
+            }
+            return baseIdentity.withExternals(externals);
         }
-        return baseIdentity.withExternals(externals);
     }
 
     /** Adds or removes an advertised external address, then tells the hub (see {@link ModuleContext#advertiseExternal}). */
     private void changeAdvertised(InetSocketAddress external, boolean add) {
-        synchronized (this) {
+        synchronized (identityLock) {
             boolean changed = add ? advertisedExternals.add(external) : advertisedExternals.remove(external);
             if (!changed) {
                 return;
