@@ -46,6 +46,10 @@ public final class TraverseConfig {
     private final Duration hubKeepalive;
     private final Duration hubTimeout;
     private final boolean hubDataLink;
+    private final boolean portmap;
+    private final List<String> portmapProtocols;
+    private final Duration portmapLease;
+    private final InetAddress portmapGateway;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -68,6 +72,10 @@ public final class TraverseConfig {
         hubKeepalive = b.hubKeepalive;
         hubTimeout = b.hubTimeout;
         hubDataLink = b.hubDataLink;
+        portmap = b.portmap;
+        portmapProtocols = List.copyOf(b.portmapProtocols);
+        portmapLease = b.portmapLease;
+        portmapGateway = b.portmapGateway;
     }
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
@@ -181,6 +189,26 @@ public final class TraverseConfig {
         return hubDataLink;
     }
 
+    /** True if the node asks its NAT router to map its listening port ({@code traverse.portmap}). */
+    public boolean portmap() {
+        return portmap;
+    }
+
+    /** Port-mapping protocols ({@code upnp}, {@code pcp}, {@code natpmp}) in the order to try them. */
+    public List<String> portmapProtocols() {
+        return portmapProtocols;
+    }
+
+    /** The lease asked for each port mapping. */
+    public Duration portmapLease() {
+        return portmapLease;
+    }
+
+    /** The router PCP and NAT-PMP ask; empty: the default gateway. */
+    public Optional<InetAddress> portmapGateway() {
+        return Optional.ofNullable(portmapGateway);
+    }
+
     @Override
     public String toString() {
         return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
@@ -189,7 +217,9 @@ public final class TraverseConfig {
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
                 + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery + ", discoveryPort=" + discoveryPort
-                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink + "}";
+                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
+                + ", portmap=" + portmap + ", portmapProtocols=" + portmapProtocols + ", portmapLease=" + portmapLease
+                + ", portmapGateway=" + (portmapGateway == null ? "default" : portmapGateway.getHostAddress()) + "}";
     }
 
     /** Builds a configuration; every setter validates. */
@@ -217,6 +247,10 @@ public final class TraverseConfig {
         private Duration hubKeepalive;
         private Duration hubTimeout;
         private boolean hubDataLink;
+        private boolean portmap;
+        private List<String> portmapProtocols;
+        private Duration portmapLease;
+        private InetAddress portmapGateway;
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -253,6 +287,10 @@ public final class TraverseConfig {
                     case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
                     case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
                     case HUB_DATA_LINK -> hubDataLink = bool(v);
+                    case PORTMAP -> portmap = bool(v);
+                    case PORTMAP_PROTOCOLS -> portmapProtocols = portmapProtocols(v);
+                    case PORTMAP_LEASE -> portmapLease = portmapLease(duration(v));
+                    case PORTMAP_GATEWAY -> portmapGateway = v.isEmpty() ? null : IpLiterals.parse(v);
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -379,8 +417,35 @@ public final class TraverseConfig {
             return this;
         }
 
+        public Builder portmap(boolean on) {
+            portmap = on;
+            return this;
+        }
+
         public TraverseConfig build() {
             return new TraverseConfig(this);
+        }
+
+        private static final List<String> PORTMAP_PROTOCOL_NAMES = List.of("upnp", "pcp", "natpmp");
+
+        private static List<String> portmapProtocols(String v) {
+            List<String> out = names(v);
+            for (String name : out) {
+                if (!PORTMAP_PROTOCOL_NAMES.contains(name)) {
+                    throw new IllegalArgumentException("'" + name + "' is not a port-mapping protocol");
+                }
+            }
+            if (out.isEmpty()) {
+                throw new IllegalArgumentException("the protocol list is empty");
+            }
+            return out;
+        }
+
+        private static Duration portmapLease(Duration d) {
+            if (d.compareTo(Duration.ofMinutes(1)) < 0 || d.compareTo(Duration.ofHours(24)) > 0) {
+                throw new IllegalArgumentException("the lease must be from 1m to 24h");
+            }
+            return d;
         }
 
         private static List<String> names(String v) {

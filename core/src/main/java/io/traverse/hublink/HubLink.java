@@ -25,6 +25,7 @@ import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.LinkPipeline;
 import io.traverse.wire.LookupResult;
+import io.traverse.wire.NodeUpdate;
 import io.traverse.wire.Reject;
 import io.traverse.wire.Relay;
 import io.traverse.wire.Result;
@@ -95,6 +96,8 @@ public final class HubLink implements Closeable {
     private final NodeHubDirectory directory;
     private final NodeRelayLink relayLink;
     private final AtomicBoolean released = new AtomicBoolean();
+    /** Set once the node's addresses changed at run time: each link then re-announces them when it comes up. */
+    private volatile boolean identityChanges;
     private volatile HubLinkStatus status;
     /** Completes with the session when the link is up; replaced by a fresh one when it goes down. */
     private volatile CompletableFuture<LinkSession> up = new CompletableFuture<>();
@@ -430,6 +433,10 @@ public final class HubLink implements Closeable {
 
     private void linkUp(LinkSession s, InetSocketAddress hub, InetSocketAddress resolved, NodeLinkHandshake.Outcome outcome) {
         onConnected.accept(resolved);
+        if (identityChanges) {
+            // The HELLO carried the identity of when the dial began; it may have changed since.
+            announceOn(s);
+        }
         status = new HubLinkStatus(State.CONNECTED, hub.getHostString() + ":" + hub.getPort(), outcome.hubId(), resolved,
                 outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
         log.info("Linked to hub {} at {} (seen from {})", outcome.hubId(), resolved, outcome.welcome().observedAddress());
@@ -477,6 +484,30 @@ public final class HubLink implements Closeable {
         } else {
             log.debug("Ignoring {} from hub {}", message.type(), s.hubId());
         }
+    }
+
+    /**
+     * The node's identity changed (an external address came or went): sends it to the hub in a
+     * NODE_UPDATE if the link is up; a link that comes up later sends it anyway. Never blocks.
+     */
+    public void announceIdentityChange() {
+        identityChanges = true;
+        try {
+            onLoop(() -> {
+                if (session != null && !closed) {
+                    announceOn(session);
+                }
+            });
+        } catch (RejectedExecutionException e) {
+            log.debug("Identity change not announced: the link's event loop is shut down");
+        }
+    }
+
+    /** Loop only. */
+    private void announceOn(LinkSession s) {
+        String text = identityWithHub.apply(s.hubAddress()).toText();
+        s.send(new NodeUpdate(text));
+        log.debug("Announced identity {} to hub {}", text, s.hubId());
     }
 
     // ---- requests to the hub --------------------------------------------------------------

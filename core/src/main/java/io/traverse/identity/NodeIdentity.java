@@ -111,6 +111,11 @@ public final class NodeIdentity {
         return new NodeIdentity(id, hostKey, addresses, externals, newHubs);
     }
 
+    /** The same node with other external addresses (e.g. ports mapped on its NAT come and go). */
+    public NodeIdentity withExternals(List<InetSocketAddress> newExternals) {
+        return new Builder().id(id).hostKey(hostKey).addresses(addresses).externals(newExternals).hubs(hubs).build();
+    }
+
     /** The text form; {@link #parse} turns it back into an equal identity. */
     public String toText() {
         return text;

@@ -29,6 +29,7 @@ import io.traverse.listen.AcceptQueue;
 import io.traverse.listen.HandshakeJudge;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.AdvertisedExternal;
 import io.traverse.spi.ReverseConnections;
 import io.traverse.listen.ReverseRendezvous;
 import io.traverse.listen.NodeListener;
@@ -108,6 +109,12 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final NodeEvents events;
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
     private final HubLink hubLink;
+    /** Guards changes of {@link #identity} after start (hub link up, advertised externals). */
+    private final Object identityLock = new Object();
+    /** External addresses modules advertise at run time (mapped NAT ports), in the order they came. */
+    private final Set<InetSocketAddress> advertisedExternals = new java.util.LinkedHashSet<>();
+    /** The hub the link is up to (null before the first link): the identity's first hub hint. */
+    private volatile InetSocketAddress linkedHub;
     private volatile boolean closed;
 
     private LocalNode(TraverseConfig config) throws IOException {
@@ -125,7 +132,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             this.identity = baseIdentity;
             this.events = new NodeEvents(threadPrefix + "-events");
             // The hub link before the modules: they register side-channel services on it.
-            startedLink = HubLink.start(config, id, this::identityWithHub, hub -> identity = identityWithHub(hub), events);
+            startedLink = HubLink.start(config, id, this::identityWithHub, this::linkedTo, events);
             this.hubLink = startedLink;
             this.attemptExecutor = new ThreadPoolExecutor(0, MAX_ATTEMPT_THREADS, 30, TimeUnit.SECONDS,
                     new SynchronousQueue<>(), daemonThreads(threadPrefix + "-connect"));
@@ -172,16 +179,74 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         return b.build();
     }
 
+    private void linkedTo(InetSocketAddress hub) {
+        synchronized (identityLock) {
+            linkedHub = hub;
+            identity = identityWithHub(hub);
+        }
+    }
+
+    /** The identity at start plus the external addresses modules advertise now. */
+    private NodeIdentity currentBase() {
+        synchronized (identityLock) {
+            if (advertisedExternals.isEmpty()) {
+                return baseIdentity;
+            }
+            List<InetSocketAddress> externals = new ArrayList<>(baseIdentity.externals());
+            for (InetSocketAddress a : advertisedExternals) {
+                if (!externals.contains(a)) {
+                    externals.add(a);
+                }
+            }
+            return baseIdentity.withExternals(externals);
+        }
+    }
+
+    /** Adds or removes an advertised external address, then tells the hub (see {@link ModuleContext#advertiseExternal}). */
+    private void changeAdvertised(InetSocketAddress external, boolean add) {
+        synchronized (identityLock) {
+            boolean changed = add ? advertisedExternals.add(external) : advertisedExternals.remove(external);
+            if (!changed) {
+                return;
+            }
+            InetSocketAddress hub = linkedHub;
+            identity = hub == null ? currentBase() : identityWithHub(hub);
+        }
+        log.info("{} external address {}", add ? "Advertising" : "No longer advertising", external);
+        hubLink.announceIdentityChange();
+    }
+
+    private AdvertisedExternal advertise(InetSocketAddress external) {
+        // Checked and normalised as every identity address is (IP literal, port 1-65535).
+        InetSocketAddress checked = NodeIdentity.builder().external(external).build().externals().get(0);
+        changeAdvertised(checked, true);
+        java.util.concurrent.atomic.AtomicBoolean withdrawn = new java.util.concurrent.atomic.AtomicBoolean();
+        return new AdvertisedExternal() {
+            @Override
+            public InetSocketAddress address() {
+                return checked;
+            }
+
+            @Override
+            public void withdraw() {
+                if (withdrawn.compareAndSet(false, true)) {
+                    changeAdvertised(checked, false);
+                }
+            }
+        };
+    }
+
     /** This node's identity with {@code hub} as its first hub hint (the hub it is linked to). */
     private NodeIdentity identityWithHub(InetSocketAddress hub) {
+        NodeIdentity base = currentBase();
         List<InetSocketAddress> hints = new ArrayList<>();
         hints.add(hub);
-        for (InetSocketAddress h : baseIdentity.hubs()) {
+        for (InetSocketAddress h : base.hubs()) {
             if (!h.equals(hub)) {
                 hints.add(h);
             }
         }
-        return baseIdentity.withHubs(hints);
+        return base.withHubs(hints);
     }
 
     private List<ConnectionModule> loadModules() throws IOException {
@@ -246,6 +311,16 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             @Override
             public ModuleEvents events() {
                 return events;
+            }
+
+            @Override
+            public int listeningPort() {
+                return listener.port();
+            }
+
+            @Override
+            public AdvertisedExternal advertiseExternal(InetSocketAddress external) {
+                return advertise(external);
             }
         };
         List<ConnectionModule> created = new ArrayList<>();

@@ -46,4 +46,14 @@ public interface ModuleContext {
 
     /** Events for the node's listeners (peer unreachable). */
     ModuleEvents events();
+
+    /** The node's TCP listening port: the port of every one of its interface addresses. */
+    int listeningPort();
+
+    /**
+     * Adds {@code external} (a NAT's public address:port that forwards to {@link #listeningPort()})
+     * to this node's identity and re-announces the identity to the hub, until the returned handle
+     * is withdrawn. Never blocks on the network.
+     */
+    AdvertisedExternal advertiseExternal(java.net.InetSocketAddress external);
 }

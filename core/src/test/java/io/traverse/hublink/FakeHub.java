@@ -60,6 +60,11 @@ final class FakeHub implements AutoCloseable {
     }
 
     FakeHub(String token, boolean proveWrongly, int keepaliveMillis) throws InterruptedException {
+        this(token, proveWrongly, keepaliveMillis, 0);
+    }
+
+    /** A hub on loopback {@code port} (0: any free one). */
+    FakeHub(String token, boolean proveWrongly, int keepaliveMillis, int port) throws InterruptedException {
         this.authentication = new LinkAuthentication(token);
         this.proveWrongly = proveWrongly;
         this.keepaliveMillis = keepaliveMillis;
@@ -69,7 +74,7 @@ final class FakeHub implements AutoCloseable {
                 LinkPipeline.installCodec(ch.pipeline());
                 ch.pipeline().addLast(new Acceptor());
             }
-        }).bind(InetAddress.getLoopbackAddress(), 0).sync().channel();
+        }).bind(InetAddress.getLoopbackAddress(), port).sync().channel();
     }
 
     InetSocketAddress address() {
@@ -133,6 +138,8 @@ final class FakeHub implements AutoCloseable {
                 LinkPipeline.authenticated(ch.pipeline());
             } else if (!authenticated) {
                 ch.close();
+            } else if (msg instanceof io.traverse.wire.NodeUpdate u) {
+                identities.put(hello.senderId(), u.identityText());
             } else if (msg instanceof io.traverse.wire.Ping p) {
                 ch.writeAndFlush(new io.traverse.wire.Pong(p.token()));
             } else if (msg instanceof NameBind b) {

@@ -1,5 +1,6 @@
 package io.traverse.direct;
 
+import io.traverse.direct.portmap.ListeningPortMapping;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
@@ -14,9 +15,12 @@ import io.traverse.spi.ModuleContext;
  */
 final class DirectModule implements ConnectionModule {
     private final ModuleContext context;
+    /** The listening port mapped on the NAT router (traverse.portmap), or null. */
+    private final ListeningPortMapping portMapping;
 
     DirectModule(ModuleContext context) {
         this.context = context;
+        this.portMapping = context.config().portmap() ? ListeningPortMapping.start(context) : null;
     }
 
     @Override
@@ -27,5 +31,12 @@ final class DirectModule implements ConnectionModule {
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
         return context.directConnector().attempt(request);
+    }
+
+    @Override
+    public void close() {
+        if (portMapping != null) {
+            portMapping.close();
+        }
     }
 }

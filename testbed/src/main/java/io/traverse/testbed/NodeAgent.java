@@ -267,6 +267,7 @@ public final class NodeAgent {
                 }
             }
             case "status" -> replies.println("status accepted=" + accepted.get() + " served=" + served.get());
+            case "identity" -> replies.println("identity " + node.identity());
             case "quit" -> {
                 replies.println("bye");
                 return false;

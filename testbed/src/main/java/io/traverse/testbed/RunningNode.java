@@ -228,6 +228,37 @@ public final class RunningNode implements AutoCloseable {
         return reply;
     }
 
+    /** The node's identity now (it changes when, e.g., a mapped port is advertised). */
+    public synchronized io.traverse.identity.NodeIdentity identity() {
+        String reply = command("identity", Duration.ofSeconds(10), "its identity");
+        if (!reply.startsWith("identity ")) {
+            throw failure("answered '" + reply + "' to identity");
+        }
+        return io.traverse.identity.NodeIdentity.parse(reply.substring("identity ".length()));
+    }
+
+    /**
+     * Ends the node's JVM with SIGTERM, as a service manager stops it (its shutdown hooks run),
+     * and waits for it to exit; returns its exit code.
+     */
+    public int terminate(Duration wait) {
+        if (!closed.compareAndSet(false, true)) {
+            throw new TestbedException("node on " + host + " is closed already");
+        }
+        process.destroy(); // SIGTERM; `ip netns exec` has exec'd the JVM, so the signal reaches it
+        try {
+            if (!process.waitFor(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                NetworkNamespace.stop(process);
+                throw failure("did not exit within " + wait.toMillis() + " ms of SIGTERM");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            NetworkNamespace.stop(process);
+            throw new TestbedException("interrupted while waiting for the node on " + host + " to exit", e);
+        }
+        return process.exitValue();
+    }
+
     /** How many verification connections this node's service has completed. */
     public synchronized long servedConnections() {
         String reply = command("status", Duration.ofSeconds(10), "its status");

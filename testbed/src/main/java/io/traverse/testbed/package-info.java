@@ -25,6 +25,8 @@
  *       once (a first connection before the hub link is up); agents also time round trips
  *       ({@link io.traverse.testbed.RoundTripResult}) and dial plain sockets for comparison;
  *       {@link io.traverse.testbed.HubAgent} runs a hub in a namespace;</li>
+ *   <li>{@link io.traverse.testbed.PortMappingGateway} runs miniupnpd (UPnP IGD, PCP, NAT-PMP) on
+ *       a site's router, with a testbed-only public-looking address it is willing to map on;</li>
  *   <li>{@link io.traverse.testbed.MultiSiteNetwork} builds a network of sites from one
  *       {@link io.traverse.testbed.SiteLine} each (paper §4, Table 2: how frontend and nodes are
  *       connected, a {@link io.traverse.testbed.Reach}), with a hub on every frontend, and

@@ -1,0 +1,75 @@
+package io.traverse.hublink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
+import io.traverse.spi.AdvertisedExternal;
+import io.traverse.spi.ModuleContext;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The hook port mapping uses: an external address a module advertises joins the node's identity
+ * and reaches the hub in a NODE_UPDATE; withdrawn, it leaves both again. A node that advertises
+ * before its link is up sends the address in its HELLO or right after.
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class AdvertisedExternalTest {
+    private static final String TOKEN = "s3cret";
+    private static final InetSocketAddress MAPPED = new InetSocketAddress("198.51.100.7", 40000);
+    private static final String MAPPED_TEXT = ".x198-51-100-7p40000";
+
+    @Test
+    void anAdvertisedAddressJoinsTheIdentityAndTheHubAndLeavesBoth() throws Exception {
+        try (FakeHub hub = new FakeHub(TOKEN); Traverse node = Traverse.start(config(hub))) {
+            assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+            ModuleContext context = AdvertisingModuleProvider.CONTEXTS.get(node.identity().id().orElseThrow().toString());
+            assertThat(context.listeningPort()).isEqualTo(node.listeningPort());
+
+            AdvertisedExternal advertised = context.advertiseExternal(MAPPED);
+            assertThat(node.identity().externals()).containsExactly(MAPPED);
+            assertThat(node.identity().hubs()).first().isEqualTo(hub.address());
+            assertThat(context.localIdentity()).isEqualTo(node.identity());
+            Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                    assertThat(hub.identities.get(node.identity().id().orElseThrow())).isEqualTo(node.identity().toText()));
+
+            advertised.withdraw();
+            advertised.withdraw(); // a second withdrawal does nothing
+            assertThat(node.identity().externals()).isEmpty();
+            Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                    assertThat(hub.identities.get(node.identity().id().orElseThrow())).doesNotContain(MAPPED_TEXT)
+                            .isEqualTo(node.identity().toText()));
+        }
+    }
+
+    @Test
+    void anAddressAdvertisedBeforeTheLinkIsUpReachesTheHub() throws Exception {
+        FakeHub gone = new FakeHub(TOKEN);
+        InetSocketAddress hubAddress = gone.address();
+        gone.close(); // nothing listens there yet: the node keeps retrying
+        try (Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).hubs(List.of(hubAddress))
+                .discovery(false).modules(AdvertisingModuleProvider.NAME).build())) {
+            ModuleContext context = AdvertisingModuleProvider.CONTEXTS.get(node.identity().id().orElseThrow().toString());
+            context.advertiseExternal(MAPPED);
+            assertThat(node.identity().externals()).containsExactly(MAPPED);
+            assertThat(node.hubLinkStatus().isConnected()).isFalse();
+            try (FakeHub hub = new FakeHub(TOKEN, false, 2000, hubAddress.getPort())) {
+                assertThat(node.awaitHubLink(Duration.ofSeconds(15))).isTrue();
+                Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                        assertThat(hub.identities.get(node.identity().id().orElseThrow())).contains(MAPPED_TEXT)
+                                .isEqualTo(node.identity().toText()));
+            }
+        }
+    }
+
+    private static TraverseConfig config(FakeHub hub) {
+        return TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).hubs(List.of(hub.address())).discovery(false)
+                .hubTimeout(Duration.ofSeconds(5)).modules(AdvertisingModuleProvider.NAME).build();
+    }
+}
