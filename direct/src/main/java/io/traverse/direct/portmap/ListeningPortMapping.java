@@ -49,11 +49,16 @@ public final class ListeningPortMapping implements Closeable {
     private final Duration minRenewal;
     private final Duration firstRetry;
     private Duration retry;
-    // Written by the worker, read by close() once the worker has stopped.
+    // Written by the worker, taken by close() once the worker has stopped or close() gave up
+    // waiting for it; changes after start hold the handoff lock, so a worker that outlives the
+    // wait either hands its mapping to close() or, once close() has taken over, deletes it itself.
+    private final Object handoff = new Object();
     private volatile PortMapper mapper;
     private volatile MappedPort mapped;
     private volatile AdvertisedExternal advertised;
     private volatile boolean closed;
+    /** close() has taken the mapping to delete: anything the worker holds after that is its own to delete (guarded by handoff). */
+    private boolean handedOff;
 
     private ListeningPortMapping(ModuleContext context, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
         this.context = context;
@@ -114,14 +119,15 @@ public final class ListeningPortMapping implements Closeable {
             try {
                 long started = System.nanoTime();
                 MappedPort made = m.map(port, lease);
-                if (closed) {
-                    // close() gave up waiting for this thread: the mapping it no longer knows of goes now.
-                    m.unmap(made);
-                    return;
+                synchronized (handoff) {
+                    if (closed) {
+                        keepForClose(m, made);
+                        return;
+                    }
+                    mapper = m;
+                    mapped = made;
+                    advertised = context.advertiseExternal(made.external());
                 }
-                mapper = m;
-                mapped = made;
-                advertised = context.advertiseExternal(made.external());
                 retry = firstRetry;
                 log.info("Port mapping made in {} ms: {}", (System.nanoTime() - started) / 1_000_000, made);
                 scheduleRenewal(made);
@@ -148,8 +154,28 @@ public final class ListeningPortMapping implements Closeable {
         if (closed || old == null) {
             return;
         }
+        PortMapper by = mapper;
+        MappedPort renewed;
         try {
-            MappedPort renewed = mapper.renew(old, lease);
+            renewed = by.renew(old, lease);
+        } catch (IOException | RuntimeException e) {
+            synchronized (handoff) {
+                if (closed) {
+                    return; // close() interrupted the renewal (or it failed as close came): close() deletes the mapping it holds
+                }
+                log.warn("Renewing port mapping {} failed ({}); withdrawing it and mapping again", old, e.getMessage());
+                advertised.withdraw();
+                advertised = null;
+                mapped = null;
+            }
+            establish();
+            return;
+        }
+        synchronized (handoff) {
+            if (closed) {
+                keepForClose(by, renewed);
+                return;
+            }
             mapped = renewed;
             if (!renewed.external().equals(old.external())) {
                 log.info("Port mapping moved: {} (was {})", renewed, old.external());
@@ -158,13 +184,26 @@ public final class ListeningPortMapping implements Closeable {
             } else {
                 log.debug("Port mapping renewed: {}", renewed);
             }
-            scheduleRenewal(renewed);
+        }
+        scheduleRenewal(renewed);
+    }
+
+    /**
+     * Worker, holding the handoff lock, once closed: a mapping made or renewed while close() waits
+     * is left for close() to delete (unadvertised); after close() gave up waiting it is deleted here,
+     * since a late renewal may have made the mapping again after close() deleted it.
+     */
+    private void keepForClose(PortMapper by, MappedPort m) {
+        if (!handedOff) {
+            mapper = by;
+            mapped = m;
+            return;
+        }
+        try {
+            by.unmap(m);
+            log.info("Port mapping made while closing removed: {}", m);
         } catch (IOException | RuntimeException e) {
-            log.warn("Renewing port mapping {} failed ({}); withdrawing it and mapping again", old, e.getMessage());
-            advertised.withdraw();
-            advertised = null;
-            mapped = null;
-            establish();
+            log.warn("Removing port mapping {} made while closing failed: {} (it expires with its lease)", m, e.getMessage());
         }
     }
 
@@ -228,15 +267,22 @@ public final class ListeningPortMapping implements Closeable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        MappedPort m = mapped;
-        if (m != null) {
-            unmapWithin(mapper, m, CLOSE_WAIT);
+        MappedPort m;
+        PortMapper by;
+        AdvertisedExternal a;
+        synchronized (handoff) {
+            handedOff = true;
+            m = mapped;
+            by = mapper;
+            a = advertised;
             mapped = null;
+            advertised = null;
         }
-        AdvertisedExternal a = advertised;
+        if (m != null) {
+            unmapWithin(by, m, CLOSE_WAIT);
+        }
         if (a != null) {
             a.withdraw();
-            advertised = null;
         }
         return true;
     }

@@ -116,6 +116,59 @@ class ListeningPortMappingTest {
         assertThat(context.advertised).isEmpty();
     }
 
+    @Test
+    void closeDuringARenewalThatFailsOnInterruptStillDeletesTheMapping() throws Exception {
+        CountDownLatch renewing = new CountDownLatch(1);
+        ScriptedMapper mapper = new ScriptedMapper("pcp", n -> mapping("pcp", 40000));
+        mapper.duringRenewal = () -> {
+            renewing.countDown();
+            try {
+                new CountDownLatch(1).await(); // until close() interrupts, as an interruptible socket would
+            } catch (InterruptedException e) {
+                throw new java.io.InterruptedIOException("interrupted");
+            }
+        };
+        ListeningPortMapping portMapping = ListeningPortMapping.start(context, List.of(mapper), SHORT, SHORT);
+        renewing.await();
+        portMapping.close();
+        assertThat(mapper.unmapped).as("the mapping held when close() came is deleted at the router")
+                .extracting(MappedPort::external).containsExactly(external(40000));
+        assertThat(context.advertised).isEmpty();
+        assertThat(mapper.maps.get()).as("no new mapping once closed").isEqualTo(1);
+    }
+
+    @Test
+    void aRenewalFinishingAfterCloseGaveUpAdvertisesNothingAndIsDeleted() throws Exception {
+        CountDownLatch renewing = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        ScriptedMapper mapper = new ScriptedMapper("upnp", n -> mapping("upnp", 40000));
+        mapper.renewTo = 45000;
+        mapper.duringRenewal = () -> {
+            renewing.countDown();
+            boolean interrupted = false;
+            while (true) { // a blocking HTTP call: interrupts are ignored
+                try {
+                    release.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        };
+        ListeningPortMapping portMapping = ListeningPortMapping.start(context, List.of(mapper), SHORT, SHORT);
+        renewing.await();
+        portMapping.close();
+        release.countDown();
+        Awaitility.await().atMost(Duration.ofSeconds(5))
+                .until(() -> mapper.unmapped.stream().anyMatch(m -> m.external().equals(external(45000))));
+        Thread.sleep(200);
+        assertThat(context.advertised).as("nothing stays advertised after close").isEmpty();
+        assertThat(context.history).doesNotContain("+" + external(45000));
+    }
+
     private static InetSocketAddress external(int port) {
         return new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
     }
@@ -123,6 +176,11 @@ class ListeningPortMappingTest {
     private static MappedPort mapping(String protocol, int externalPort) {
         return new MappedPort(protocol, external(externalPort), new InetSocketAddress(InetAddress.getLoopbackAddress(), PORT), LEASE,
                 new byte[0]);
+    }
+
+    /** Runs inside a renewal (to hold it while close() comes). */
+    private interface RenewalStep {
+        void run() throws IOException;
     }
 
     /** A protocol whose n-th map (from 1) gives {@code maps.apply(n)}; null: fails. */
@@ -134,6 +192,7 @@ class ListeningPortMappingTest {
         final List<MappedPort> unmapped = new CopyOnWriteArrayList<>();
         volatile boolean failRenewal;
         volatile int renewTo;
+        volatile RenewalStep duringRenewal;
 
         ScriptedMapper(String name, IntFunction<MappedPort> script) {
             this.name = name;
@@ -158,6 +217,10 @@ class ListeningPortMappingTest {
         @Override
         public MappedPort renew(MappedPort mapping, Duration lease) throws IOException {
             renewals.incrementAndGet();
+            RenewalStep step = duringRenewal;
+            if (step != null) {
+                step.run();
+            }
             if (failRenewal) {
                 throw new PortMappingException(name + ": mapping lost");
             }
