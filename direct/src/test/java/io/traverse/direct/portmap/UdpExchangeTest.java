@@ -110,6 +110,39 @@ class UdpExchangeTest {
     }
 
     @Test
+    void repliesFromAnyOtherAddressOrPortAreIgnored() throws Exception {
+        // Before the router answers, other hosts (another port on this address, another loopback
+        // address) send the client a refusal and a reply naming another port: neither counts.
+        byte[] spoofedRefusal = NatPmpCodecTest.mapReply(0, 130, 2, 6000, 0, 0, 16);
+        byte[] spoofedMapping = NatPmpCodecTest.mapReply(0, 130, 0, 6000, 7777, 3600, 16);
+        try (DatagramSocket otherPort = new DatagramSocket(0, InetAddress.getLoopbackAddress());
+                DatagramSocket otherHost = new DatagramSocket(0, InetAddress.getByName("127.0.0.2"))) {
+            server = new DatagramSocket(0, InetAddress.getLoopbackAddress());
+            InetSocketAddress at = (InetSocketAddress) server.getLocalSocketAddress();
+            Thread router = new Thread(() -> {
+                try {
+                    DatagramPacket p = new DatagramPacket(new byte[1200], 1200);
+                    server.receive(p);
+                    for (DatagramSocket spoofer : List.of(otherPort, otherHost)) {
+                        spoofer.send(new DatagramPacket(spoofedRefusal, spoofedRefusal.length, p.getSocketAddress()));
+                        spoofer.send(new DatagramPacket(spoofedMapping, spoofedMapping.length, p.getSocketAddress()));
+                    }
+                    Thread.sleep(100);
+                    server.send(new DatagramPacket(GOOD, GOOD.length, p.getSocketAddress()));
+                } catch (java.io.IOException | InterruptedException e) {
+                    // the exchange then fails, and the assertion with it
+                }
+            });
+            router.setDaemon(true);
+            router.start();
+            UdpExchange exchange = new UdpExchange(at, Duration.ofMillis(1000), 1);
+            NatPmpCodec.MapReply r = exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map");
+            assertThat(r.externalPort()).isEqualTo(6000);
+            assertThat(r.lifetimeSeconds()).isEqualTo(3600);
+        }
+    }
+
+    @Test
     void noServerIsReportedFromTheIcmpError() throws Exception {
         int closedPort;
         try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
