@@ -75,20 +75,25 @@ final class PcpCodec {
         long lifetime = Integer.toUnsignedLong(b.getInt());
         long epoch = Integer.toUnsignedLong(b.getInt());
         b.position(HEADER_LENGTH);
+        boolean hasPayload = length >= HEADER_LENGTH + MAP_LENGTH;
+        if (hasPayload) {
+            // Matched to our request before the result counts (§11.5): an error response for
+            // another nonce is a stray or off-path forgery, not the router's answer to us.
+            byte[] echoed = new byte[NONCE_LENGTH];
+            b.get(echoed);
+            if (!Arrays.equals(echoed, nonce)) {
+                throw new PortMappingException("PCP MAP response carries another mapping's nonce");
+            }
+            int protocol = Byte.toUnsignedInt(b.get());
+            if (protocol != TCP) {
+                throw new PortMappingException("PCP MAP response is for protocol " + protocol + ", not TCP");
+            }
+        }
         if (result != 0) {
             throw PortMappingException.refusal("PCP router refused: " + resultText(result) + " (result code " + result + ")");
         }
-        if (length < HEADER_LENGTH + MAP_LENGTH) {
+        if (!hasPayload) {
             throw new PortMappingException("PCP MAP response of " + length + " bytes has no room for the MAP payload");
-        }
-        byte[] echoed = new byte[NONCE_LENGTH];
-        b.get(echoed);
-        if (!Arrays.equals(echoed, nonce)) {
-            throw new PortMappingException("PCP MAP response carries another mapping's nonce");
-        }
-        int protocol = Byte.toUnsignedInt(b.get());
-        if (protocol != TCP) {
-            throw new PortMappingException("PCP MAP response is for protocol " + protocol + ", not TCP");
         }
         b.position(b.position() + 3);
         int internal = Short.toUnsignedInt(b.getShort());

@@ -89,6 +89,21 @@ class PcpCodecTest {
     }
 
     @Test
+    void anErrorResponseForAnotherMappingIsNotTheRoutersAnswer() {
+        // RFC 6887 §11.5: a response is matched to the request by its nonce (and protocol) before its
+        // result counts; an error naming another nonce is a stray or forged datagram and must not end
+        // the exchange as a refusal would.
+        byte[] otherNonce = response(2, 0x81, 2, 0, new byte[12], 6, 6000, 0, "0.0.0.0", 60);
+        assertThatThrownBy(() -> PcpCodec.parseMapResponse(otherNonce, 60, NONCE))
+                .isInstanceOfSatisfying(PortMappingException.class, e -> assertThat(e.isRefusal()).isFalse())
+                .hasMessageContaining("nonce");
+        byte[] otherProtocol = response(2, 0x81, 2, 0, NONCE, 17, 6000, 0, "0.0.0.0", 60);
+        assertThatThrownBy(() -> PcpCodec.parseMapResponse(otherProtocol, 60, NONCE))
+                .isInstanceOfSatisfying(PortMappingException.class, e -> assertThat(e.isRefusal()).isFalse())
+                .hasMessageContaining("protocol 17");
+    }
+
+    @Test
     void addressesRoundTripThroughTheirIpv6Form() throws Exception {
         for (String ip : new String[] {"11.200.0.1", "2001:db8::7"}) {
             InetAddress a = InetAddress.getByName(ip);
