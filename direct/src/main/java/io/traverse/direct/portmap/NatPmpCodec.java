@@ -51,6 +51,10 @@ final class NatPmpCodec {
         long epoch = Integer.toUnsignedLong(b.getInt());
         byte[] ip = new byte[4];
         b.get(ip);
+        if (ip[0] == 0 && ip[1] == 0 && ip[2] == 0 && ip[3] == 0) {
+            // The router's answer (it has no public address yet), not a damaged datagram.
+            throw PortMappingException.refusal("NAT-PMP router has no external address (0.0.0.0)");
+        }
         try {
             return new ExternalAddressReply(epoch, (Inet4Address) InetAddress.getByAddress(ip));
         } catch (UnknownHostException e) {

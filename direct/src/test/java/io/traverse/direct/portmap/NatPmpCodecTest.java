@@ -37,6 +37,16 @@ class NatPmpCodecTest {
     }
 
     @Test
+    void aRouterWithoutAnExternalAddressMapsNothingUsable() {
+        // 0.0.0.0: the router has no public address yet; advertising 0.0.0.0:port would help nobody.
+        byte[] reply = ByteBuffer.allocate(12).put((byte) 0).put((byte) 128).putShort((short) 0).putInt(4242)
+                .put(new byte[4]).array();
+        assertThatThrownBy(() -> NatPmpCodec.parseExternalAddressReply(reply, reply.length))
+                .isInstanceOfSatisfying(PortMappingException.class, e -> assertThat(e.isRefusal()).isTrue())
+                .hasMessageContaining("no external address");
+    }
+
+    @Test
     void parsesAMapReplyWithUnsignedFields() throws Exception {
         byte[] reply = mapReply(0, 130, 0, 60000, 65535, 0xFFFF_FFFFL, 16);
         NatPmpCodec.MapReply r = NatPmpCodec.parseMapReply(reply, reply.length);
