@@ -335,7 +335,13 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 log.debug("Module {} is not on the class path; skipping it", name);
                 continue;
             }
-            created.add(provider.create(context));
+            try {
+                created.add(provider.create(context));
+            } catch (RuntimeException e) {
+                // Those already made may hold threads, shutdown hooks, router mappings: the node is not starting.
+                created.forEach(ConnectionModule::close);
+                throw e;
+            }
         }
         if (created.isEmpty()) {
             log.warn("No connection module is available (traverse.modules={}, on the class path: {}); "

@@ -68,6 +68,20 @@ class AdvertisedExternalTest {
         }
     }
 
+    @Test
+    void modulesAlreadyCreatedAreClosedWhenALaterOneFailsToStart() {
+        // A module that advertises (port mapping) holds a thread, a shutdown hook and a router mapping:
+        // a node that fails to start must close it, or all three outlive the failed start.
+        java.util.Set<String> before = java.util.Set.copyOf(AdvertisingModuleProvider.CONTEXTS.keySet());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Traverse.start(TraverseConfig.builder().bind("127.0.0.1")
+                .discovery(false).modules(AdvertisingModuleProvider.NAME, FailingModuleProvider.NAME).build()))
+                .hasMessageContaining("a module that cannot start");
+        java.util.Set<String> created = new java.util.HashSet<>(AdvertisingModuleProvider.CONTEXTS.keySet());
+        created.removeAll(before);
+        assertThat(created).hasSize(1);
+        assertThat(AdvertisingModuleProvider.CLOSED).containsAll(created);
+    }
+
     private static TraverseConfig config(FakeHub hub) {
         return TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).hubs(List.of(hub.address())).discovery(false)
                 .hubTimeout(Duration.ofSeconds(5)).modules(AdvertisingModuleProvider.NAME).build();

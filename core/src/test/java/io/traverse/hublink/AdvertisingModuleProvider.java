@@ -14,6 +14,8 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class AdvertisingModuleProvider implements ConnectionModuleProvider {
     static final String NAME = "test-advertiser";
     static final Map<String, ModuleContext> CONTEXTS = new ConcurrentHashMap<>();
+    /** Node ids whose module was closed (a module that advertises must get the chance to withdraw). */
+    static final java.util.Set<String> CLOSED = ConcurrentHashMap.newKeySet();
 
     @Override
     public String name() {
@@ -22,11 +24,17 @@ public final class AdvertisingModuleProvider implements ConnectionModuleProvider
 
     @Override
     public ConnectionModule create(ModuleContext context) {
-        CONTEXTS.put(context.localIdentity().id().orElseThrow().toString(), context);
+        String id = context.localIdentity().id().orElseThrow().toString();
+        CONTEXTS.put(id, context);
         return new ConnectionModule() {
             @Override
             public String name() {
                 return NAME;
+            }
+
+            @Override
+            public void close() {
+                CLOSED.add(id);
             }
 
             @Override
