@@ -69,6 +69,24 @@ class AdvertisedExternalTest {
     }
 
     @Test
+    void anAddressAdvertisedAfterTheHelloWasSentReachesTheHubOnceTheLinkIsUp() throws Exception {
+        // The HELLO already left without the address: the link must send it in a NODE_UPDATE when it comes up.
+        try (FakeHub hub = new FakeHub(TOKEN)) {
+            hub.answerHello = new java.util.concurrent.CountDownLatch(1);
+            try (Traverse node = Traverse.start(config(hub))) {
+                assertThat(hub.helloSeen.await(10, TimeUnit.SECONDS)).isTrue();
+                ModuleContext context = AdvertisingModuleProvider.CONTEXTS.get(node.identity().id().orElseThrow().toString());
+                context.advertiseExternal(MAPPED);
+                hub.answerHello.countDown();
+                assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+                Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
+                        assertThat(hub.identities.get(node.identity().id().orElseThrow())).contains(MAPPED_TEXT)
+                                .isEqualTo(node.identity().toText()));
+            }
+        }
+    }
+
+    @Test
     void modulesAlreadyCreatedAreClosedWhenALaterOneFailsToStart() {
         // A module that advertises (port mapping) holds a thread, a shutdown hook and a router mapping:
         // a node that fails to start must close it, or all three outlive the failed start.

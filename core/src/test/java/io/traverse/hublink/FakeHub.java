@@ -45,6 +45,10 @@ final class FakeHub implements AutoCloseable {
     final NodeId id = NodeId.random();
     final Map<NodeId, Channel> nodes = new ConcurrentHashMap<>();
     final Map<NodeId, String> identities = new ConcurrentHashMap<>();
+    /** Counted down at each HELLO received. */
+    final java.util.concurrent.CountDownLatch helloSeen = new java.util.concurrent.CountDownLatch(1);
+    /** When set, a HELLO is answered only once this opens (a hub slow to answer). */
+    volatile java.util.concurrent.CountDownLatch answerHello;
     final Map<String, Object[]> names = new ConcurrentHashMap<>();
     /** Answers to LOOKUPs other than NAME (default for HUBS: this hub). */
     final Map<LookupKind, List<String>> listings = new ConcurrentHashMap<>();
@@ -112,7 +116,23 @@ final class FakeHub implements AutoCloseable {
             } else if (msg instanceof NodeHello h) {
                 hello = h;
                 serverNonce = LinkAuthentication.newNonce();
-                ch.writeAndFlush(new Challenge(id, serverNonce));
+                helloSeen.countDown();
+                Challenge challenge = new Challenge(id, serverNonce);
+                java.util.concurrent.CountDownLatch gate = answerHello;
+                if (gate == null) {
+                    ch.writeAndFlush(challenge);
+                } else {
+                    Thread held = new Thread(() -> {
+                        try {
+                            gate.await();
+                            ch.eventLoop().execute(() -> ch.writeAndFlush(challenge));
+                        } catch (InterruptedException e) {
+                            ch.close();
+                        }
+                    });
+                    held.setDaemon(true);
+                    held.start();
+                }
             } else if (msg instanceof Auth a) {
                 if (!authentication.isValidDialerProof(a.mac(), hello.clientNonce(), serverNonce, hello.senderId(), id)) {
                     ch.writeAndFlush(Reject.of(RejectCode.AUTH, "wrong token")).addListener(f -> ch.close());
