@@ -5,10 +5,13 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * PCP (RFC 6887) MAP requests for TCP: a fresh random nonce per mapping, repeated when renewing
- * (suggesting the external address and port already held) and when deleting (lifetime 0).
+ * PCP (RFC 6887) MAP requests for TCP: a random nonce per port, repeated when renewing
+ * (suggesting the external address and port already held), when mapping again and when deleting
+ * (lifetime 0).
  * Retransmission starts at the RFC's IRT of 3 s and doubles, but stops after {@value #TRIES} tries.
  */
 final class PcpMapper implements PortMapper {
@@ -18,10 +21,16 @@ final class PcpMapper implements PortMapper {
     private final UdpExchange server;
     /** Deletion runs at close and JVM exit: quicker retransmission, fewer tries (at most 1.75 s). */
     private final UdpExchange deletion;
+    private final Map<Integer, byte[]> nonces = new ConcurrentHashMap<>();
 
     PcpMapper(InetAddress gateway) {
-        this.server = new UdpExchange(gateway, Duration.ofSeconds(3), TRIES);
-        this.deletion = new UdpExchange(gateway, Duration.ofMillis(250), 3);
+        this(new InetSocketAddress(gateway, UdpExchange.SERVER_PORT));
+    }
+
+    /** A PCP server at {@code server} (tests: a scripted one on loopback). */
+    PcpMapper(InetSocketAddress server) {
+        this.server = new UdpExchange(server, Duration.ofSeconds(3), TRIES);
+        this.deletion = new UdpExchange(server, Duration.ofMillis(250), 3);
     }
 
     @Override
@@ -31,8 +40,14 @@ final class PcpMapper implements PortMapper {
 
     @Override
     public MappedPort map(int internalPort, Duration lease) throws IOException {
-        byte[] nonce = new byte[PcpCodec.NONCE_LENGTH];
-        RANDOM.nextBytes(nonce);
+        // One nonce per port for this mapper's life: mapping again after a renewal that got no
+        // answer must repeat it, since the router refuses a request for a port it still maps under
+        // another nonce (NOT_AUTHORIZED, RFC 6887 §11.3) until that mapping's lease ends.
+        byte[] nonce = nonces.computeIfAbsent(internalPort, p -> {
+            byte[] fresh = new byte[PcpCodec.NONCE_LENGTH];
+            RANDOM.nextBytes(fresh);
+            return fresh;
+        });
         return request(nonce, internalPort, internalPort, null, lease);
     }
 
