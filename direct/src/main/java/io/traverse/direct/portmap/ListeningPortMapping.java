@@ -23,8 +23,8 @@ import org.slf4j.LoggerFactory;
  * <p>All network work runs on one background thread, so node start and connects never wait for
  * it: the protocols of {@code traverse.portmap.protocols} are tried in order, the first mapping
  * made is advertised ({@link ModuleContext#advertiseExternal}, which re-announces the identity to
- * the hub) and renewed at half its granted lease. A failed renewal withdraws the address and
- * starts over; when no protocol maps, it tries again later with a growing pause. {@link #close()}
+ * the hub) and renewed at half its granted lease. A failed renewal withdraws the address, deletes
+ * the mapping (best effort) and starts over; when no protocol maps, it tries again later with a growing pause. {@link #close()}
  * (and a JVM shutdown hook, for a JVM ended by SIGTERM) deletes the mapping at the router and
  * withdraws the address, waiting a few seconds at most: a router that does not answer keeps the
  * mapping until its lease ends.
@@ -167,6 +167,13 @@ public final class ListeningPortMapping implements Closeable {
                 advertised.withdraw();
                 advertised = null;
                 mapped = null;
+            }
+            // The router may still hold it (a lost reply), and the next mapping may land on another
+            // port or protocol: delete it first, or it outlives close() until its lease ends.
+            try {
+                by.unmap(old);
+            } catch (IOException | RuntimeException gone) {
+                log.debug("Deleting port mapping {} after its failed renewal failed too: {}", old, gone.getMessage());
             }
             establish();
             return;
