@@ -2,6 +2,7 @@ package io.traverse;
 
 import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
+import io.traverse.config.HttpProxy;
 import io.traverse.config.PortRange;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -46,6 +48,7 @@ public final class TraverseConfig {
     private final Duration hubKeepalive;
     private final Duration hubTimeout;
     private final boolean hubDataLink;
+    private final HttpProxy httpProxy;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -68,11 +71,12 @@ public final class TraverseConfig {
         hubKeepalive = b.hubKeepalive;
         hubTimeout = b.hubTimeout;
         hubDataLink = b.hubDataLink;
+        httpProxy = b.httpProxy();
     }
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
     public static TraverseConfig load() {
-        return builderFrom(ConfigSources.collect()).build();
+        return builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties()).build();
     }
 
     /** Defaults only. */
@@ -181,6 +185,11 @@ public final class TraverseConfig {
         return hubDataLink;
     }
 
+    /** The HTTP proxy hubs are reached through (issue 14), if any. */
+    public Optional<HttpProxy> httpProxy() {
+        return Optional.ofNullable(httpProxy);
+    }
+
     @Override
     public String toString() {
         return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
@@ -189,7 +198,8 @@ public final class TraverseConfig {
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
                 + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery + ", discoveryPort=" + discoveryPort
-                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink + "}";
+                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
+                + (httpProxy == null ? "" : ", httpProxy=" + httpProxy) + "}";
     }
 
     /** Builds a configuration; every setter validates. */
@@ -217,6 +227,10 @@ public final class TraverseConfig {
         private Duration hubKeepalive;
         private Duration hubTimeout;
         private boolean hubDataLink;
+        private String httpProxyText = "";
+        private String httpProxyOrigin = "default";
+        private String nonProxyHostsText = "";
+        private Properties jdkProxyProperties = new Properties();
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -253,10 +267,17 @@ public final class TraverseConfig {
                     case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
                     case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
                     case HUB_DATA_LINK -> hubDataLink = bool(v);
+                    case HTTP_PROXY -> {
+                        HttpProxy.parse(v.isEmpty() ? "none" : v, HttpProxy.JDK_NON_PROXY_HOSTS, origin); // validates now
+                        httpProxyText = v;
+                        httpProxyOrigin = origin;
+                    }
+                    case HTTP_NON_PROXY_HOSTS -> nonProxyHostsText = v;
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
-                throw new TraverseConfigException(key.key() + " = '" + value + "' (from " + origin + ") is invalid: "
+                String shown = key == ConfigKey.HTTP_PROXY ? HttpProxy.withoutPassword(value) : value;
+                throw new TraverseConfigException(key.key() + " = '" + shown + "' (from " + origin + ") is invalid: "
                         + e.getMessage() + "; expected " + key.form(), e);
             }
             return this;
@@ -377,6 +398,46 @@ public final class TraverseConfig {
         public Builder hubTimeout(Duration d) {
             hubTimeout = positive(d);
             return this;
+        }
+
+        /** Reach hubs through this HTTP proxy ({@code traverse.http.proxy} form), or {@code none}. */
+        public Builder httpProxy(String proxy) {
+            return set(ConfigKey.HTTP_PROXY, proxy, "code");
+        }
+
+        /** Hosts reached without the proxy ({@code http.nonProxyHosts} form). */
+        public Builder nonProxyHosts(String hosts) {
+            return set(ConfigKey.HTTP_NON_PROXY_HOSTS, hosts, "code");
+        }
+
+        /**
+         * The JDK proxy properties ({@code https.proxyHost}, {@code http.proxyHost}, their ports, users
+         * and passwords, {@code http.nonProxyHosts}) to fall back on when traverse.http.proxy is not set.
+         */
+        public Builder jdkProxyProperties(Properties properties) {
+            Properties copy = new Properties();
+            for (String name : properties.stringPropertyNames()) {
+                if (name.startsWith("http.") || name.startsWith("https.")) {
+                    copy.setProperty(name, properties.getProperty(name));
+                }
+            }
+            jdkProxyProperties = copy;
+            return this;
+        }
+
+        private HttpProxy httpProxy() {
+            String nonProxy = !nonProxyHostsText.isEmpty() ? nonProxyHostsText
+                    : jdkProxyProperties.getProperty("http.nonProxyHosts", HttpProxy.JDK_NON_PROXY_HOSTS);
+            try {
+                if (!httpProxyText.isEmpty()) {
+                    return HttpProxy.parse(httpProxyText, nonProxy, httpProxyOrigin).orElse(null);
+                }
+                return HttpProxy.fromJdkProperties(jdkProxyProperties, nonProxy).orElse(null);
+            } catch (IllegalArgumentException e) {
+                ConfigKey key = httpProxyText.isEmpty() ? null : ConfigKey.HTTP_PROXY;
+                throw new TraverseConfigException((key == null ? "the JDK proxy properties are invalid: " + e.getMessage()
+                        : key.key() + " (from " + httpProxyOrigin + ") is invalid: " + e.getMessage() + "; expected " + key.form()), e);
+            }
         }
 
         public TraverseConfig build() {

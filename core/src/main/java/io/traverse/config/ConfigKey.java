@@ -37,7 +37,13 @@ public enum ConfigKey {
     HUB_TIMEOUT("traverse.hub.timeout", "10s",
             "a duration such as 10s: the limit for the link handshake with a hub, lookups, name binding and side-channel requests that give none"),
     HUB_DATA_LINK("traverse.hub.datalink", "true",
-            "true or false: relayed connections travel on a data link beside the hub link, read by the threads that wait for them (false: on the hub link itself)");
+            "true or false: relayed connections travel on a data link beside the hub link, read by the threads that wait for them (false: on the hub link itself)"),
+    HTTP_PROXY("traverse.http.proxy", "",
+            "host:port, user:password@host:port, file:PATH (a file holding one of those) or none: the HTTP proxy to reach hubs through"
+                    + " with CONNECT (empty: the JDK's https.proxyHost/http.proxyHost, else none)"),
+    HTTP_NON_PROXY_HOSTS("traverse.http.nonproxyhosts", "",
+            "hosts reached without the proxy, '|'-separated, '*' a wildcard, e.g. localhost|127.*|*.example.org"
+                    + " (empty: the JDK's http.nonProxyHosts, else localhost|127.*|[::1])");
 
     private final String key;
     private final String defaultValue;
