@@ -13,6 +13,7 @@ import io.traverse.SideChannelException;
 import io.traverse.SideChannelException.Failure;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseListener;
+import io.traverse.config.HttpProxy;
 import io.traverse.discovery.DiscoveredHub;
 import io.traverse.discovery.HubFinder;
 import io.traverse.identity.IpLiterals;
@@ -39,6 +40,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -96,6 +98,8 @@ public final class HubLink implements Closeable {
     private final NodeRelayLink relayLink;
     private final AtomicBoolean released = new AtomicBoolean();
     private volatile HubLinkStatus status;
+    /** What the HTTP proxy last answered a CONNECT to a hub (null: no proxy asked yet). */
+    private volatile String proxyAnswer;
     /** Completes with the session when the link is up; replaced by a fresh one when it goes down. */
     private volatile CompletableFuture<LinkSession> up = new CompletableFuture<>();
     /** Waits for the link from {@link #whenUp()}: woken by link up, no hub and close; each leaves the set when done. */
@@ -237,14 +241,22 @@ public final class HubLink implements Closeable {
         }
         InetSocketAddress hub = r.order.get(r.next++);
         r.running++;
-        resolve(hub).whenComplete((resolved, failure) -> loop.execute(() -> {
+        HttpProxy proxy = proxyFor(hub);
+        CompletableFuture<InetSocketAddress> proxyAddress = proxy == null ? CompletableFuture.completedFuture(null)
+                : resolve(InetSocketAddress.createUnresolved(proxy.host(), proxy.port()));
+        resolve(hub).thenCombine(proxyAddress, (resolved, viaProxy) -> new Object[] {resolved, viaProxy})
+                .whenComplete((both, failure) -> loop.execute(() -> {
             if (r != round) {
                 return;
             }
             if (failure != null) {
-                attemptFailed(r, hub, "cannot resolve hub " + hub.getHostString() + ": " + failure.getMessage());
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+                attemptFailed(r, hub, proxyAddress.isCompletedExceptionally()
+                        ? "cannot resolve HTTP proxy " + proxy.authority() + " (" + proxy.origin() + "): " + cause.getMessage()
+                        : "cannot resolve hub " + hub.getHostString() + ": " + cause.getMessage());
             } else {
-                dial(r, hub, resolved);
+                InetSocketAddress resolved = (InetSocketAddress) both[0];
+                dial(r, hub, resolved, proxy == null ? null : new ProxyRoute(proxy, (InetSocketAddress) both[1]));
             }
         }));
         if (r.next < r.order.size()) {
@@ -274,7 +286,13 @@ public final class HubLink implements Closeable {
         }
     }
 
-    private void dial(Round r, InetSocketAddress hub, InetSocketAddress resolved) {
+    /** The proxy to reach {@code hub} through, or null when none is set or the hub is one of the non-proxy hosts. */
+    private HttpProxy proxyFor(InetSocketAddress hub) {
+        HttpProxy proxy = config.httpProxy().orElse(null);
+        return proxy != null && proxy.appliesTo(hub.getHostString()) ? proxy : null;
+    }
+
+    private void dial(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
         CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
         long timeoutMillis = config.hubTimeout().toMillis();
         String identityText = identityWithHub.apply(resolved).toText();
@@ -284,6 +302,9 @@ public final class HubLink implements Closeable {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        if (proxy != null) {
+                            ProxyTunnel.install(ch.pipeline(), proxy, resolved, timeoutMillis, handshake, answer -> proxyAnswer = answer);
+                        }
                         LinkPipeline.installCodec(ch.pipeline());
                         ch.pipeline().addLast("handshake", new NodeLinkHandshake(resolved, nodeId, identityText, authentication,
                                 timeoutMillis, handshake));
@@ -294,7 +315,8 @@ public final class HubLink implements Closeable {
         r.channels.add(channel);
         connect.addListener(f -> {
             if (!f.isSuccess()) {
-                handshake.completeExceptionally(new HubLinkException("cannot reach hub at " + resolved + ": "
+                handshake.completeExceptionally(new HubLinkException((proxy == null ? "cannot reach hub at " + resolved
+                        : "cannot reach " + proxy + " (" + proxy.proxy().origin() + ") for hub " + resolved) + ": "
                         + f.cause().getMessage(), f.cause()));
             }
         });
@@ -305,7 +327,7 @@ public final class HubLink implements Closeable {
                 channel.close();
                 attemptFailed(r, hub, failure.getMessage());
             } else {
-                attemptSucceeded(r, hub, resolved, channel, outcome);
+                attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
             }
         }));
     }
@@ -336,7 +358,7 @@ public final class HubLink implements Closeable {
         }
     }
 
-    private void attemptSucceeded(Round r, InetSocketAddress hub, InetSocketAddress resolved, Channel channel,
+    private void attemptSucceeded(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy, Channel channel,
             NodeLinkHandshake.Outcome outcome) {
         if (r != round || closed || session != null) {
             channel.close();
@@ -365,7 +387,7 @@ public final class HubLink implements Closeable {
             HubDataLink dataLink = null;
             String why = null;
             try {
-                dataLink = HubDataLink.open(resolved, nodeId, outcome.hubId(), identityText, authentication, outcome.clientNonce(),
+                dataLink = HubDataLink.open(resolved, proxy, nodeId, outcome.hubId(), identityText, authentication, outcome.clientNonce(),
                         outcome.serverNonce(), config.hubTimeout().toMillis(), channel.alloc());
             } catch (IOException | RuntimeException e) {
                 why = e.getMessage();
@@ -560,6 +582,15 @@ public final class HubLink implements Closeable {
     }
 
     // ---- status ---------------------------------------------------------------------------
+
+    /**
+     * What the HTTP proxy answered the last CONNECT to a hub, naming the proxy (for example
+     * {@code HTTP proxy 10.0.0.1:3128 (system property traverse.http.proxy) answered 'HTTP/1.0 200 Connection established'});
+     * empty when the node has no proxy or has not asked it yet.
+     */
+    public Optional<String> proxyAnswer() {
+        return Optional.ofNullable(proxyAnswer);
+    }
 
     public HubLinkStatus status() {
         return status;
