@@ -347,7 +347,8 @@ public final class HubLink implements Closeable {
             candidates.failed(hub);
             Duration delay = backoff.next();
             String all = String.join("; ", r.failures);
-            if (r.failures.stream().anyMatch(f -> f.contains("refused the link"))) {
+            // A refusal (by the hub or by the HTTP proxy) is a setting to fix, not weather: say it loudly.
+            if (r.failures.stream().anyMatch(f -> f.contains("refused the link") || f.contains("refused CONNECT"))) {
                 log.warn("No hub link: {}; retrying in {} ms", all, delay.toMillis());
             } else {
                 log.info("No hub link: {}; retrying in {} ms", all, delay.toMillis());
