@@ -93,6 +93,14 @@ class ProxyOnlySiteTest {
         assertThat(in.servedBy()).isEqualTo(p.nodeId());
         assertThat(in.setupMillis()).as("direct to the dropping site would wait for its timeout").isLessThan(5_000);
         assertThat(p.servedConnections()).isEqualTo(1);
+
+        // Its way out is the proxy alone: a connect that cannot succeed fails fast, saying why direct was not tried.
+        o.close();
+        TransferResult gone = p.connect(o.address(), 1024, Duration.ofSeconds(30));
+        log.info("From the proxy-only site to a node that is gone: {}", gone);
+        assertThat(gone.ok()).isFalse();
+        assertThat(gone.elapsedMillis()).as(gone.error()).isLessThan(5_000);
+        assertThat(gone.error()).contains("direct: not tried").contains("cannot be reached directly").contains("HTTP proxy " + proxy.authority());
     }
 
     @Test
