@@ -151,6 +151,14 @@ public final class Traverse implements Closeable {
     }
 
     /**
+     * What the HTTP proxy ({@code traverse.http.proxy}) answered this node's last CONNECT to a hub,
+     * naming the proxy; empty without a proxy or before the first attempt.
+     */
+    public Optional<String> hubProxyAnswer() {
+        return node.hubLink().proxyAnswer();
+    }
+
+    /**
      * Waits until this node is linked to a hub (linking runs in the background from start).
      *
      * @return true if linked; false if the timeout passed or there is no hub to link to

@@ -2,6 +2,7 @@ package io.traverse;
 
 import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
+import io.traverse.config.HttpProxy;
 import io.traverse.config.PortRange;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
@@ -14,6 +15,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Properties;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -50,6 +52,7 @@ public final class TraverseConfig {
     private final List<String> portmapProtocols;
     private final Duration portmapLease;
     private final InetAddress portmapGateway;
+    private final HttpProxy httpProxy;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -76,11 +79,12 @@ public final class TraverseConfig {
         portmapProtocols = List.copyOf(b.portmapProtocols);
         portmapLease = b.portmapLease;
         portmapGateway = b.portmapGateway;
+        httpProxy = b.httpProxy();
     }
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
     public static TraverseConfig load() {
-        return builderFrom(ConfigSources.collect()).build();
+        return builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties()).build();
     }
 
     /** Defaults only. */
@@ -209,6 +213,11 @@ public final class TraverseConfig {
         return Optional.ofNullable(portmapGateway);
     }
 
+    /** The HTTP proxy hubs are reached through (issue 14), if any. */
+    public Optional<HttpProxy> httpProxy() {
+        return Optional.ofNullable(httpProxy);
+    }
+
     @Override
     public String toString() {
         return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
@@ -219,7 +228,8 @@ public final class TraverseConfig {
                 + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery + ", discoveryPort=" + discoveryPort
                 + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
                 + ", portmap=" + portmap + ", portmapProtocols=" + portmapProtocols + ", portmapLease=" + portmapLease
-                + ", portmapGateway=" + (portmapGateway == null ? "default" : portmapGateway.getHostAddress()) + "}";
+                + ", portmapGateway=" + (portmapGateway == null ? "default" : portmapGateway.getHostAddress())
+                + (httpProxy == null ? "" : ", httpProxy=" + httpProxy) + "}";
     }
 
     /** Builds a configuration; every setter validates. */
@@ -251,6 +261,10 @@ public final class TraverseConfig {
         private List<String> portmapProtocols;
         private Duration portmapLease;
         private InetAddress portmapGateway;
+        private String httpProxyText = "";
+        private String httpProxyOrigin = "default";
+        private String nonProxyHostsText = "";
+        private Properties jdkProxyProperties = new Properties();
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -291,10 +305,17 @@ public final class TraverseConfig {
                     case PORTMAP_PROTOCOLS -> portmapProtocols = portmapProtocols(v);
                     case PORTMAP_LEASE -> portmapLease = portmapLease(duration(v));
                     case PORTMAP_GATEWAY -> portmapGateway = v.isEmpty() ? null : IpLiterals.parse(v);
+                    case HTTP_PROXY -> {
+                        HttpProxy.parse(v.isEmpty() ? "none" : v, HttpProxy.JDK_NON_PROXY_HOSTS, origin); // validates now
+                        httpProxyText = v;
+                        httpProxyOrigin = origin;
+                    }
+                    case HTTP_NON_PROXY_HOSTS -> nonProxyHostsText = v;
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
-                throw new TraverseConfigException(key.key() + " = '" + value + "' (from " + origin + ") is invalid: "
+                String shown = key == ConfigKey.HTTP_PROXY ? HttpProxy.withoutPassword(value) : value;
+                throw new TraverseConfigException(key.key() + " = '" + shown + "' (from " + origin + ") is invalid: "
                         + e.getMessage() + "; expected " + key.form(), e);
             }
             return this;
@@ -420,6 +441,46 @@ public final class TraverseConfig {
         public Builder portmap(boolean on) {
             portmap = on;
             return this;
+        }
+
+        /** Reach hubs through this HTTP proxy ({@code traverse.http.proxy} form), or {@code none}. */
+        public Builder httpProxy(String proxy) {
+            return set(ConfigKey.HTTP_PROXY, proxy, "code");
+        }
+
+        /** Hosts reached without the proxy ({@code http.nonProxyHosts} form). */
+        public Builder nonProxyHosts(String hosts) {
+            return set(ConfigKey.HTTP_NON_PROXY_HOSTS, hosts, "code");
+        }
+
+        /**
+         * The JDK proxy properties ({@code https.proxyHost}, {@code http.proxyHost}, their ports, users
+         * and passwords, {@code http.nonProxyHosts}) to fall back on when traverse.http.proxy is not set.
+         */
+        public Builder jdkProxyProperties(Properties properties) {
+            Properties copy = new Properties();
+            for (String name : properties.stringPropertyNames()) {
+                if (name.startsWith("http.") || name.startsWith("https.")) {
+                    copy.setProperty(name, properties.getProperty(name));
+                }
+            }
+            jdkProxyProperties = copy;
+            return this;
+        }
+
+        private HttpProxy httpProxy() {
+            String nonProxy = !nonProxyHostsText.isEmpty() ? nonProxyHostsText
+                    : jdkProxyProperties.getProperty("http.nonProxyHosts", HttpProxy.JDK_NON_PROXY_HOSTS);
+            try {
+                if (!httpProxyText.isEmpty()) {
+                    return HttpProxy.parse(httpProxyText, nonProxy, httpProxyOrigin).orElse(null);
+                }
+                return HttpProxy.fromJdkProperties(jdkProxyProperties, nonProxy).orElse(null);
+            } catch (IllegalArgumentException e) {
+                ConfigKey key = httpProxyText.isEmpty() ? null : ConfigKey.HTTP_PROXY;
+                throw new TraverseConfigException((key == null ? "the JDK proxy properties are invalid: " + e.getMessage()
+                        : key.key() + " (from " + httpProxyOrigin + ") is invalid: " + e.getMessage() + "; expected " + key.form()), e);
+            }
         }
 
         public TraverseConfig build() {

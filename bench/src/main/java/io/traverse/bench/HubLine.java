@@ -15,6 +15,8 @@ import java.util.concurrent.TimeUnit;
 final class HubLine implements Closeable {
     private static final String TOKEN = "bench-routed";
     private final List<ChildHub> hubs = new ArrayList<>();
+    /** Closed before the hubs (an HTTP proxy a node links through). */
+    private final List<Closeable> others = new ArrayList<>();
 
     private HubLine() {
     }
@@ -40,9 +42,18 @@ final class HubLine implements Closeable {
 
     /** @param dataLink false: relayed frames travel on the hub link itself ({@code traverse.hub.datalink=false}) */
     Traverse routedNode(int index, boolean dataLink) throws IOException {
-        Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
+        return routedNode(index, dataLink, null);
+    }
+
+    /** @param httpProxy the node's hub link and data link go through this HTTP proxy ({@code traverse.http.proxy}); null: none */
+    Traverse routedNode(int index, boolean dataLink, String httpProxy) throws IOException {
+        TraverseConfig.Builder config = TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
                 .hubs(List.of(new java.net.InetSocketAddress("127.0.0.1", hubs.get(index).port()))).modules("routed")
-                .hubDataLink(dataLink).build());
+                .hubDataLink(dataLink);
+        if (httpProxy != null) {
+            config.httpProxy(httpProxy).nonProxyHosts("nothing.invalid"); // loopback is a non-proxy host by default
+        }
+        Traverse node = Traverse.start(config.build());
         try {
             if (!node.awaitHubLink(Duration.ofSeconds(20))) {
                 throw new IOException("node did not link to hub " + hubs.get(index).address());
@@ -78,8 +89,16 @@ final class HubLine implements Closeable {
         throw new IOException("the client's hub never learned where node " + target + " is");
     }
 
+    /** Closes {@code resource} with the line, before the hubs. */
+    void closeLater(Closeable resource) {
+        others.add(resource);
+    }
+
     @Override
     public void close() {
+        for (Closeable c : others) {
+            Loopback.closeQuietly(c);
+        }
         for (int i = hubs.size() - 1; i >= 0; i--) {
             try {
                 hubs.get(i).close();

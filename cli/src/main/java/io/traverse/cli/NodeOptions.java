@@ -32,7 +32,7 @@ public final class NodeOptions {
 
     /** The node's configuration with these options applied, to build on. */
     public TraverseConfig.Builder configBuilder() throws IOException {
-        TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect());
+        TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties());
         if (!hubs.isEmpty()) {
             config.set("traverse.hubs", String.join(",", hubs));
         }

@@ -45,7 +45,13 @@ public enum ConfigKey {
     PORTMAP_LEASE("traverse.portmap.lease", "1h",
             "a duration from 1m to 24h such as 1h: the lease asked for each mapping; it is renewed at half of what the router granted"),
     PORTMAP_GATEWAY("traverse.portmap.gateway", "",
-            "an IP address: the router asked by PCP and NAT-PMP (empty: the default gateway of the routing table)");
+            "an IP address: the router asked by PCP and NAT-PMP (empty: the default gateway of the routing table)"),
+    HTTP_PROXY("traverse.http.proxy", "",
+            "host:port, user:password@host:port, file:PATH (a file holding one of those) or none: the HTTP proxy to reach hubs through"
+                    + " with CONNECT (empty: the JDK's https.proxyHost/http.proxyHost, else none)"),
+    HTTP_NON_PROXY_HOSTS("traverse.http.nonproxyhosts", "",
+            "hosts reached without the proxy, '|'-separated, '*' a wildcard, e.g. localhost|127.*|*.example.org"
+                    + " (empty: the JDK's http.nonProxyHosts, else localhost|127.*|[::1])");
 
     private final String key;
     private final String defaultValue;

@@ -1,5 +1,6 @@
 package io.traverse.connect;
 
+import io.traverse.config.HttpProxy;
 import io.traverse.identity.AddressOrdering;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
@@ -37,6 +38,7 @@ public final class DirectConnector {
     private final Supplier<NodeIdentity> localIdentity;
     private final LocalInterfaces localInterfaces;
     private final LocalInterfaces hostInterfaces;
+    private final HttpProxy httpProxy;
     private final InetAddress sourceAddress;
     private final long staggerNanos;
     private final Executor executor;
@@ -51,6 +53,17 @@ public final class DirectConnector {
      */
     public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces,
             LocalInterfaces hostInterfaces, InetAddress bindAddress, long staggerNanos, Executor executor) {
+        this(localIdentity, localInterfaces, hostInterfaces, bindAddress, staggerNanos, executor, null);
+    }
+
+    /**
+     * @param httpProxy the HTTP proxy that is this node's way out (issue 14), or null: addresses it
+     *        applies to that are not on one of this host's own networks are not dialled, since only
+     *        the proxy could reach them and it carries the hub link alone
+     */
+    public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces,
+            LocalInterfaces hostInterfaces, InetAddress bindAddress, long staggerNanos, Executor executor, HttpProxy httpProxy) {
+        this.httpProxy = httpProxy;
         this.localIdentity = localIdentity;
         this.localInterfaces = localInterfaces;
         this.hostInterfaces = hostInterfaces;
@@ -95,6 +108,15 @@ public final class DirectConnector {
         NodeIdentity target = request.target();
         AddressOrdering.Candidates planned = candidatesFor(target);
         List<InetSocketAddress> order = workingAddresses.first(target, planned.order());
+        if (httpProxy != null && !order.isEmpty()) {
+            List<InetSocketAddress> outside = order.stream().filter(a -> !withoutProxy(a)).toList();
+            if (outside.size() == order.size()) {
+                throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " cannot be reached directly from here: this node's way out"
+                        + " is HTTP proxy " + httpProxy.authority() + " (" + httpProxy.origin() + "), which tunnels its hub link only;"
+                        + " none of " + order + " is on this host's networks or in the non-proxy hosts '" + httpProxy.nonProxyHosts() + "'");
+            }
+            order = order.stream().filter(this::withoutProxy).toList();
+        }
         if (order.isEmpty()) {
             throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " has no direct address"
                     + (planned.skipped().isEmpty() ? "" : " that can lead to it from this host" + skippedNote(planned)));
@@ -125,6 +147,12 @@ public final class DirectConnector {
                 race.cancel();
             }
         };
+    }
+
+    /** True if {@code address} is reached without the HTTP proxy: on one of this host's networks, or a non-proxy host. */
+    private boolean withoutProxy(InetSocketAddress address) {
+        InetAddress ip = address.getAddress();
+        return ip == null || ip.isLoopbackAddress() || hostInterfaces.isOnLink(ip) || !httpProxy.appliesTo(ip.getHostAddress());
     }
 
     /**

@@ -29,6 +29,7 @@ import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
@@ -111,6 +112,16 @@ final class HubDataLink implements Closeable {
      */
     static HubDataLink open(InetSocketAddress hub, NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication,
             byte[] linkClientNonce, byte[] linkServerNonce, long timeoutMillis, ByteBufAllocator alloc) throws IOException {
+        return open(hub, null, nodeId, hubId, identityText, authentication, linkClientNonce, linkServerNonce, timeoutMillis, alloc);
+    }
+
+    /**
+     * As {@link #open(InetSocketAddress, NodeId, NodeId, String, LinkAuthentication, byte[], byte[], long, ByteBufAllocator)},
+     * through an HTTP proxy's CONNECT tunnel when {@code proxy} is not null (the way the hub link went).
+     */
+    static HubDataLink open(InetSocketAddress hub, ProxyRoute proxy, NodeId nodeId, NodeId hubId, String identityText,
+            LinkAuthentication authentication, byte[] linkClientNonce, byte[] linkServerNonce, long timeoutMillis, ByteBufAllocator alloc)
+            throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         SocketChannel channel = SocketChannel.open();
         HubDataLink link;
@@ -123,7 +134,7 @@ final class HubDataLink implements Closeable {
             throw e;
         }
         try {
-            link.handshake(nodeId, hubId, identityText, authentication, linkClientNonce, linkServerNonce, deadline, timeoutMillis);
+            link.handshake(proxy, nodeId, hubId, identityText, authentication, linkClientNonce, linkServerNonce, deadline, timeoutMillis);
             return link;
         } catch (IOException | RuntimeException e) {
             link.closeUnread();
@@ -131,14 +142,24 @@ final class HubDataLink implements Closeable {
         }
     }
 
-    private void handshake(NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication, byte[] linkClientNonce,
-            byte[] linkServerNonce, long deadline, long timeoutMillis) throws IOException {
-        if (!channel.connect(hub)) {
-            while (!channel.finishConnect()) {
-                awaitWritable(deadline, timeoutMillis);
+    private void handshake(ProxyRoute proxy, NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication,
+            byte[] linkClientNonce, byte[] linkServerNonce, long deadline, long timeoutMillis) throws IOException {
+        try {
+            if (!channel.connect(proxy == null ? hub : proxy.address())) {
+                while (!channel.finishConnect()) {
+                    awaitWritable(deadline, timeoutMillis);
+                }
             }
+        } catch (IOException e) {
+            if (proxy == null) {
+                throw e;
+            }
+            throw new IOException("cannot reach " + proxy + " (for hub " + hub + "): " + e.getMessage(), e);
         }
         writeKey.interestOps(SelectionKey.OP_WRITE);
+        if (proxy != null) {
+            tunnel(proxy, deadline, timeoutMillis);
+        }
         byte[] clientNonce = LinkAuthentication.newNonce();
         ByteBuf ours = LinkPreamble.current(LinkRole.NODE_DATA).encode(alloc);
         ByteBuf hello = LinkMessageEncoder.frame(new NodeHello(nodeId, clientNonce, identityText), alloc);
@@ -177,6 +198,46 @@ final class HubDataLink implements Closeable {
         if (!authentication.isValidAcceptorProof(welcome.mac(), challenge.serverNonce(), clientNonce, hubId, nodeId)) {
             throw new ProtocolException("hub at " + hub + " could not prove it knows the network token");
         }
+    }
+
+    /**
+     * Asks the proxy for a tunnel to the hub and reads its answer up to the blank line; bytes after
+     * it (the hub may speak first) stay in {@link #chunk} for the handshake.
+     */
+    private void tunnel(ProxyRoute proxy, long deadline, long timeoutMillis) throws IOException {
+        writeFully(deadline, timeoutMillis, ByteBuffer.wrap(proxy.connectRequest(hub)));
+        int end;
+        while (true) {
+            try {
+                fill(chunk == null ? 1 : chunk.readableBytes() + 1, deadline, timeoutMillis);
+            } catch (IOException e) {
+                throw new IOException(proxy + " did not open a tunnel to hub " + hub + ": " + e.getMessage(), e);
+            }
+            end = headerEnd(chunk);
+            if (end >= 0) {
+                break;
+            }
+            if (chunk.readableBytes() > ProxyRoute.MAX_ANSWER) {
+                throw new IOException(proxy + " answered CONNECT with more than " + ProxyRoute.MAX_ANSWER + " bytes of headers");
+            }
+        }
+        String answer = chunk.toString(chunk.readerIndex(), end - chunk.readerIndex(), StandardCharsets.ISO_8859_1);
+        chunk.readerIndex(end + 4);
+        String statusLine = answer.lines().findFirst().orElse("").trim();
+        String[] parts = statusLine.split(" ", 3);
+        if (parts.length < 2 || !parts[0].startsWith("HTTP/") || !parts[1].startsWith("2")) {
+            throw new IOException(proxy.refusal(hub, statusLine));
+        }
+    }
+
+    /** The absolute index of the first CR LF CR LF in {@code b}'s readable bytes, or -1. */
+    private static int headerEnd(ByteBuf b) {
+        for (int i = b.readerIndex(); i + 3 < b.writerIndex(); i++) {
+            if (b.getByte(i) == '\r' && b.getByte(i + 1) == '\n' && b.getByte(i + 2) == '\r' && b.getByte(i + 3) == '\n') {
+                return i;
+            }
+        }
+        return -1;
     }
 
     /** The next frame of the handshake; a REJECT fails with its reason. */

@@ -13,6 +13,7 @@ import io.traverse.SideChannelException;
 import io.traverse.SideChannelException.Failure;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseListener;
+import io.traverse.config.HttpProxy;
 import io.traverse.discovery.DiscoveredHub;
 import io.traverse.discovery.HubFinder;
 import io.traverse.identity.IpLiterals;
@@ -40,6 +41,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -99,6 +101,8 @@ public final class HubLink implements Closeable {
     /** Set once the node's addresses changed at run time: each link then re-announces them when it comes up. */
     private volatile boolean identityChanges;
     private volatile HubLinkStatus status;
+    /** What the HTTP proxy last answered a CONNECT to a hub (null: no proxy asked yet). */
+    private volatile String proxyAnswer;
     /** Completes with the session when the link is up; replaced by a fresh one when it goes down. */
     private volatile CompletableFuture<LinkSession> up = new CompletableFuture<>();
     /** Waits for the link from {@link #whenUp()}: woken by link up, no hub and close; each leaves the set when done. */
@@ -240,14 +244,22 @@ public final class HubLink implements Closeable {
         }
         InetSocketAddress hub = r.order.get(r.next++);
         r.running++;
-        resolve(hub).whenComplete((resolved, failure) -> loop.execute(() -> {
+        HttpProxy proxy = proxyFor(hub);
+        CompletableFuture<InetSocketAddress> proxyAddress = proxy == null ? CompletableFuture.completedFuture(null)
+                : resolve(InetSocketAddress.createUnresolved(proxy.host(), proxy.port()));
+        resolve(hub).thenCombine(proxyAddress, (resolved, viaProxy) -> new Object[] {resolved, viaProxy})
+                .whenComplete((both, failure) -> loop.execute(() -> {
             if (r != round) {
                 return;
             }
             if (failure != null) {
-                attemptFailed(r, hub, "cannot resolve hub " + hub.getHostString() + ": " + failure.getMessage());
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+                attemptFailed(r, hub, proxyAddress.isCompletedExceptionally()
+                        ? "cannot resolve HTTP proxy " + proxy.authority() + " (" + proxy.origin() + "): " + cause.getMessage()
+                        : "cannot resolve hub " + hub.getHostString() + ": " + cause.getMessage());
             } else {
-                dial(r, hub, resolved);
+                InetSocketAddress resolved = (InetSocketAddress) both[0];
+                dial(r, hub, resolved, proxy == null ? null : new ProxyRoute(proxy, (InetSocketAddress) both[1]));
             }
         }));
         if (r.next < r.order.size()) {
@@ -277,7 +289,13 @@ public final class HubLink implements Closeable {
         }
     }
 
-    private void dial(Round r, InetSocketAddress hub, InetSocketAddress resolved) {
+    /** The proxy to reach {@code hub} through, or null when none is set or the hub is one of the non-proxy hosts. */
+    private HttpProxy proxyFor(InetSocketAddress hub) {
+        HttpProxy proxy = config.httpProxy().orElse(null);
+        return proxy != null && proxy.appliesTo(hub.getHostString()) ? proxy : null;
+    }
+
+    private void dial(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
         CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
         long timeoutMillis = config.hubTimeout().toMillis();
         String identityText = identityWithHub.apply(resolved).toText();
@@ -287,6 +305,9 @@ public final class HubLink implements Closeable {
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
+                        if (proxy != null) {
+                            ProxyTunnel.install(ch.pipeline(), proxy, resolved, timeoutMillis, handshake, answer -> proxyAnswer = answer);
+                        }
                         LinkPipeline.installCodec(ch.pipeline());
                         ch.pipeline().addLast("handshake", new NodeLinkHandshake(resolved, nodeId, identityText, authentication,
                                 timeoutMillis, handshake));
@@ -297,7 +318,8 @@ public final class HubLink implements Closeable {
         r.channels.add(channel);
         connect.addListener(f -> {
             if (!f.isSuccess()) {
-                handshake.completeExceptionally(new HubLinkException("cannot reach hub at " + resolved + ": "
+                handshake.completeExceptionally(new HubLinkException((proxy == null ? "cannot reach hub at " + resolved
+                        : "cannot reach " + proxy + " (" + proxy.proxy().origin() + ") for hub " + resolved) + ": "
                         + f.cause().getMessage(), f.cause()));
             }
         });
@@ -308,7 +330,7 @@ public final class HubLink implements Closeable {
                 channel.close();
                 attemptFailed(r, hub, failure.getMessage());
             } else {
-                attemptSucceeded(r, hub, resolved, channel, outcome);
+                attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
             }
         }));
     }
@@ -328,7 +350,8 @@ public final class HubLink implements Closeable {
             candidates.failed(hub);
             Duration delay = backoff.next();
             String all = String.join("; ", r.failures);
-            if (r.failures.stream().anyMatch(f -> f.contains("refused the link"))) {
+            // A refusal (by the hub or by the HTTP proxy) is a setting to fix, not weather: say it loudly.
+            if (r.failures.stream().anyMatch(f -> f.contains("refused the link") || f.contains("refused CONNECT"))) {
                 log.warn("No hub link: {}; retrying in {} ms", all, delay.toMillis());
             } else {
                 log.info("No hub link: {}; retrying in {} ms", all, delay.toMillis());
@@ -339,7 +362,7 @@ public final class HubLink implements Closeable {
         }
     }
 
-    private void attemptSucceeded(Round r, InetSocketAddress hub, InetSocketAddress resolved, Channel channel,
+    private void attemptSucceeded(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy, Channel channel,
             NodeLinkHandshake.Outcome outcome) {
         if (r != round || closed || session != null) {
             channel.close();
@@ -368,7 +391,7 @@ public final class HubLink implements Closeable {
             HubDataLink dataLink = null;
             String why = null;
             try {
-                dataLink = HubDataLink.open(resolved, nodeId, outcome.hubId(), identityText, authentication, outcome.clientNonce(),
+                dataLink = HubDataLink.open(resolved, proxy, nodeId, outcome.hubId(), identityText, authentication, outcome.clientNonce(),
                         outcome.serverNonce(), config.hubTimeout().toMillis(), channel.alloc());
             } catch (IOException | RuntimeException e) {
                 why = e.getMessage();
@@ -591,6 +614,15 @@ public final class HubLink implements Closeable {
     }
 
     // ---- status ---------------------------------------------------------------------------
+
+    /**
+     * What the HTTP proxy answered the last CONNECT to a hub, naming the proxy (for example
+     * {@code HTTP proxy 10.0.0.1:3128 (system property traverse.http.proxy) answered 'HTTP/1.0 200 Connection established'});
+     * empty when the node has no proxy or has not asked it yet.
+     */
+    public Optional<String> proxyAnswer() {
+        return Optional.ofNullable(proxyAnswer);
+    }
 
     public HubLinkStatus status() {
         return status;

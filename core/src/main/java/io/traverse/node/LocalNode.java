@@ -138,7 +138,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                     new SynchronousQueue<>(), daemonThreads(threadPrefix + "-connect"));
             long stagger = config.connectStagger().toNanos();
             this.directConnector = new DirectConnector(() -> identity, reachableInterfaces, all, bind, stagger,
-                    attemptExecutor);
+                    attemptExecutor, httpOnlyWayOut(config));
             this.plainConnector = new PlainConnector(stagger, attemptExecutor);
             this.cache = new HubModuleCache(config.cacheTtl().toNanos());
             this.modules = loadModules();
@@ -158,6 +158,14 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     /** Binds the listening port, scans interfaces, loads modules, and starts serving. */
     public static LocalNode start(TraverseConfig config) throws IOException {
         return new LocalNode(config);
+    }
+
+    /**
+     * The HTTP proxy that is this node's only way out (issue 14): set, and the hub link goes through
+     * it. Direct dials to addresses it applies to then cannot work and are not tried.
+     */
+    private static io.traverse.config.HttpProxy httpOnlyWayOut(TraverseConfig config) {
+        return config.httpProxy().filter(p -> config.hubs().stream().anyMatch(h -> p.appliesTo(h.getHostString()))).orElse(null);
     }
 
     private static NodeIdentity buildIdentity(NodeId id, int port, LocalInterfaces interfaces, TraverseConfig config) {

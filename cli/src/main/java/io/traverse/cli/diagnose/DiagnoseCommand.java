@@ -66,7 +66,11 @@ public final class DiagnoseCommand implements Callable<Integer> {
             boolean linked = probe.awaitHubLink(probe.config().hubTimeout());
             out.println("this node: " + probe.identity().id().map(Object::toString).orElse("?") + ", modules " + modules
                     + ", hub link " + (linked ? probe.hubLinkStatus().hubName() + " " + probe.hubLinkStatus().hubAddress() : "none ("
-                    + probe.hubLinkStatus().state() + ")"));
+                    + probe.hubLinkStatus().state() + (probe.hubLinkStatus().lastFailure() == null ? ""
+                    : ": " + probe.hubLinkStatus().lastFailure()) + ")"));
+            out.println("http proxy: " + probe.config().httpProxy().map(p -> p + "; " + probe.hubProxyAnswer()
+                    .orElse("not used for the hub link (the hub is a non-proxy host)"))
+                    .orElse("none (traverse.http.proxy, https.proxyHost and http.proxyHost are not set)"));
             if (!host.startsWith("tv1-") && linked) {
                 Optional<VirtualSocketAddress> resolved = probe.hubDirectory().resolveName(host).get(10, TimeUnit.SECONDS);
                 out.println("name " + host + ": " + resolved.map(a -> "node " + a.node().id().map(Object::toString).orElse("?")

@@ -1,0 +1,151 @@
+package io.traverse.testbed;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.Inet4Address;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * Makes a {@link Site} one whose only way out is a real HTTP proxy (issue 14): Debian's tinyproxy
+ * runs in the site router's namespace with a private configuration, listening on the router's
+ * site address, and a table {@code inet tvb-proxy-only} in the router drops everything the
+ * site's hosts send towards the internet. The proxy itself, running on the router, still reaches
+ * the internet, so CONNECT through it is the one way out. Inbound is whatever the router's
+ * {@link Firewall} says (a proxy-only site usually drops it too).
+ *
+ * <p>The testbed stops the proxy when it closes; {@link #close()} stops it earlier.
+ */
+public final class SiteHttpProxy implements AutoCloseable {
+    /** The port tinyproxy listens on at the router's site address. */
+    public static final int PORT = 3128;
+    private static final String TABLE = "tvb-proxy-only";
+    private static final List<Path> BINARIES = List.of(Path.of("/usr/bin/tinyproxy"), Path.of("/usr/sbin/tinyproxy"));
+
+    private final NatRouter router;
+    private final Process process;
+    private final Path directory;
+
+    private SiteHttpProxy(NatRouter router, Process process, Path directory) {
+        this.router = router;
+        this.process = process;
+        this.directory = directory;
+    }
+
+    /**
+     * Closes {@code site}'s way out except through a tinyproxy on its router, started with the given
+     * extra configuration lines (for example {@code ConnectPort 443}, which refuses CONNECT to every
+     * other port; without ConnectPort lines tinyproxy allows CONNECT to any port).
+     */
+    public static SiteHttpProxy start(Site site, String... extraLines) {
+        Path binary = BINARIES.stream().filter(Files::isExecutable).findFirst()
+                .orElseThrow(() -> new TestbedException("tinyproxy is not installed (Debian package tinyproxy-bin)"));
+        NatRouter router = site.router();
+        NetworkNamespace ns = router.namespace();
+        ns.load(new NftTable("inet", TABLE, "  chain forward {\n"
+                + "    type filter hook forward priority filter - 10; policy accept;\n"
+                + "    iifname \"" + NatRouter.LAN + "\" oifname != \"" + NatRouter.LAN + "\" drop\n"
+                + "  }\n"));
+        Path directory;
+        try {
+            directory = Files.createTempDirectory("tvb-tinyproxy");
+            StringBuilder conf = new StringBuilder()
+                    .append("Port ").append(PORT).append('\n')
+                    .append("Listen ").append(router.lanAddress().getHostAddress()).append('\n')
+                    .append("Timeout 600\nMaxClients 200\nLogLevel Connect\n")
+                    .append("LogFile \"").append(directory.resolve("tinyproxy.log")).append("\"\n");
+            for (String line : extraLines) {
+                conf.append(line).append('\n');
+            }
+            Files.writeString(directory.resolve("tinyproxy.conf"), conf);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot write tinyproxy's configuration", e);
+        }
+        Process process = ns.start(new ProcessBuilder(binary.toString(), "-d", "-c", directory.resolve("tinyproxy.conf").toString())
+                .redirectErrorStream(true).redirectOutput(directory.resolve("tinyproxy.out").toFile()));
+        SiteHttpProxy proxy = new SiteHttpProxy(router, process, directory);
+        ns.testbed().track(proxy);
+        proxy.awaitListening();
+        return proxy;
+    }
+
+    private void awaitListening() {
+        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) {
+                throw new TestbedException("tinyproxy exited at once: " + output());
+            }
+            String listening = router.namespace().execAllowingFailure(Duration.ofSeconds(5), null,
+                    List.of("ss", "-Hltn", "sport = :" + PORT)).stdout();
+            if (!listening.isBlank()) {
+                return;
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TestbedException("interrupted waiting for tinyproxy", e);
+            }
+        }
+        throw new TestbedException("tinyproxy does not listen on port " + PORT + " after 5 s: " + output());
+    }
+
+    /** Where the site's hosts find the proxy: {@code traverse.http.proxy} for a node there. */
+    public String authority() {
+        return address().getHostAddress() + ":" + PORT;
+    }
+
+    public Inet4Address address() {
+        return router.lanAddress();
+    }
+
+    /** The CONNECT requests the proxy logged so far. */
+    public long connectRequests() {
+        return log().lines().filter(l -> l.contains(": CONNECT ")).count();
+    }
+
+    /** The proxy's log. */
+    public String log() {
+        try {
+            Path log = directory.resolve("tinyproxy.log");
+            return Files.exists(log) ? Files.readString(log) : "";
+        } catch (IOException e) {
+            return "(cannot read tinyproxy's log: " + e + ")";
+        }
+    }
+
+    private String output() {
+        try {
+            return Files.readString(directory.resolve("tinyproxy.out")) + log();
+        } catch (IOException e) {
+            return e.toString();
+        }
+    }
+
+    @Override
+    public void close() {
+        process.destroy();
+        try {
+            if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try (var files = Files.list(directory)) {
+            for (Path p : files.toList()) {
+                Files.deleteIfExists(p);
+            }
+            Files.deleteIfExists(directory);
+        } catch (IOException e) {
+            // A temporary directory left behind is not worth failing a test for.
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SiteHttpProxy[tinyproxy at " + authority() + "]";
+    }
+}

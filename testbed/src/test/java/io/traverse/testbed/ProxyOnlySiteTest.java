@@ -1,0 +1,123 @@
+package io.traverse.testbed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A site whose only way out is a real HTTP proxy (issue 14): tinyproxy in the site router's
+ * namespace, everything else the site sends out dropped, inbound dropped. Its node links to a hub
+ * on the internet through a CONNECT tunnel, accepts from and connects to a node at another site
+ * (16 MiB each way, length and SHA-256 checked after a half-close); with a proxy that allows
+ * CONNECT only to port 443 the node says which proxy refused and what it answered.
+ */
+@Timeout(90)
+class ProxyOnlySiteTest {
+    private static final Logger log = LoggerFactory.getLogger(ProxyOnlySiteTest.class);
+    private static final String TOKEN = "testbed-proxy-token";
+    private static final int HUB_PORT = 17000;
+    private static final long SIXTEEN_MIB = 16L << 20;
+
+    private Testbed testbed;
+
+    @BeforeEach
+    void build() {
+        TestbedPrerequisites.require();
+        testbed = Testbed.create();
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (testbed != null) {
+            testbed.close();
+            TestbedPrerequisites.assertRemoved(testbed);
+        }
+    }
+
+    private static NodeSettings linked(String hub) {
+        return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN)
+                .set("traverse.modules", "direct,reverse,routed").set("traverse.discovery", "false");
+    }
+
+    /** True if a plain TCP connect from {@code host} to {@code hostPort} succeeds within 2 s. */
+    private static boolean plainConnectWorks(Host host, String ip, int port) {
+        return host.namespace().execAllowingFailure(Duration.ofSeconds(5), null,
+                List.of("timeout", "2", "bash", "-c", "exec 3<>/dev/tcp/" + ip + "/" + port)).succeeded();
+    }
+
+    @Test
+    void aNodeBehindAConnectProxyLinksAcceptsAndConnects() throws Exception {
+        Host hubHost = testbed.internet().host("hub");
+        Site proxied = testbed.site("site-p", "10.0.3.0/24");
+        Site other = testbed.site("site-o", "10.0.4.0/24");
+        proxied.router().firewall(Firewall.dropInbound());
+        other.router().firewall(Firewall.dropInbound());
+        SiteHttpProxy proxy = SiteHttpProxy.start(proxied);
+        Host pHost = proxied.host("p", "10.0.3.2");
+        Host oHost = other.host("o", "10.0.4.2");
+        String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
+        assertThat(plainConnectWorks(pHost, hubHost.address().getHostAddress(), HUB_PORT))
+                .as("the proxy-only site cannot reach the hub without its proxy").isFalse();
+        assertThat(plainConnectWorks(oHost, hubHost.address().getHostAddress(), HUB_PORT)).as("the other site can").isTrue();
+
+        CompletableFuture<RunningNode> behindProxy = CompletableFuture.supplyAsync(() -> RunningNode.start(pHost,
+                linked(hub).bind(pHost.address()).set("traverse.http.proxy", proxy.authority())));
+        CompletableFuture<RunningNode> outside = CompletableFuture.supplyAsync(() -> RunningNode.start(oHost,
+                linked(hub).bind(oHost.address()).external(other.router().publicAddress(), 17779)));
+        RunningNode p = behindProxy.join();
+        RunningNode o = outside.join();
+        assertThat(proxy.connectRequests()).as("the hub link and its data link asked the proxy:\n%s", proxy.log())
+                .isGreaterThanOrEqualTo(2);
+
+        TransferResult out = p.connect(o.address(), SIXTEEN_MIB, Duration.ofSeconds(10));
+        log.info("From the proxy-only site out: {}", out);
+        assertThat(out.ok()).as(() -> out + "\nP's log:\n" + p.recentLog() + "\nO's log:\n" + o.recentLog()).isTrue();
+        assertThat(out.module()).isEqualTo("routed");
+        assertThat(out.bytes()).isEqualTo(SIXTEEN_MIB);
+        assertThat(out.servedBy()).isEqualTo(o.nodeId());
+
+        TransferResult in = o.connect(p.address(), SIXTEEN_MIB, Duration.ofSeconds(10));
+        log.info("Into the proxy-only site: {}", in);
+        assertThat(in.ok()).as(() -> in + "\nP's log:\n" + p.recentLog() + "\nO's log:\n" + o.recentLog()).isTrue();
+        assertThat(in.module()).isEqualTo("routed");
+        assertThat(in.bytes()).isEqualTo(SIXTEEN_MIB);
+        assertThat(in.servedBy()).isEqualTo(p.nodeId());
+        assertThat(in.setupMillis()).as("direct to the dropping site would wait for its timeout").isLessThan(5_000);
+        assertThat(p.servedConnections()).isEqualTo(1);
+
+        // Its way out is the proxy alone: a connect that cannot succeed fails fast, saying why direct was not tried.
+        o.close();
+        TransferResult gone = p.connect(o.address(), 1024, Duration.ofSeconds(30));
+        log.info("From the proxy-only site to a node that is gone: {}", gone);
+        assertThat(gone.ok()).isFalse();
+        assertThat(gone.elapsedMillis()).as(gone.error()).isLessThan(5_000);
+        assertThat(gone.error()).contains("direct: not tried").contains("cannot be reached directly").contains("HTTP proxy " + proxy.authority());
+    }
+
+    @Test
+    void aProxyThatRefusesConnectIsNamedWithItsStatusLine() throws Exception {
+        Host hubHost = testbed.internet().host("hub");
+        Site proxied = testbed.site("site-p", "10.0.3.0/24");
+        proxied.router().firewall(Firewall.dropInbound());
+        SiteHttpProxy proxy = SiteHttpProxy.start(proxied, "ConnectPort 443");
+        Host pHost = proxied.host("p", "10.0.3.2");
+        String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
+
+        assertThatThrownBy(() -> RunningNode.start(pHost, linked(hub).bind(pHost.address())
+                .set("traverse.http.proxy", proxy.authority()).set("traverse.hub.timeout", "3s")))
+                .isInstanceOf(TestbedException.class)
+                .hasMessageContaining("HTTP proxy " + proxy.authority())
+                .hasMessageContaining("refused CONNECT to hub " + hub)
+                .hasMessageContaining("403 Access violation");
+        assertThat(proxy.connectRequests()).isGreaterThanOrEqualTo(1);
+    }
+}
