@@ -37,6 +37,8 @@ public final class TraverseConfig {
     private final List<FirewallRule> firewall;
     private final Duration connectTimeout;
     private final Duration connectStagger;
+    private final String splicePrediction;
+    private final int splicePorts;
     private final Duration handshakeTimeout;
     private final int maxPendingHandshakes;
     private final int acceptBacklog;
@@ -59,6 +61,8 @@ public final class TraverseConfig {
         firewall = List.copyOf(b.firewall);
         connectTimeout = b.connectTimeout;
         connectStagger = b.connectStagger;
+        splicePrediction = b.splicePrediction;
+        splicePorts = b.splicePorts;
         handshakeTimeout = b.handshakeTimeout;
         maxPendingHandshakes = b.maxPendingHandshakes;
         acceptBacklog = b.acceptBacklog;
@@ -140,6 +144,16 @@ public final class TraverseConfig {
         return connectStagger;
     }
 
+    /** How the splice module predicts ports: "preserve" or "sequential" ({@code traverse.splice.prediction}). */
+    public String splicePrediction() {
+        return splicePrediction;
+    }
+
+    /** How many consecutive ports from the predicted one the splice module tries ({@code traverse.splice.ports}). */
+    public int splicePorts() {
+        return splicePorts;
+    }
+
     public Duration handshakeTimeout() {
         return handshakeTimeout;
     }
@@ -208,6 +222,8 @@ public final class TraverseConfig {
         private List<FirewallRule> firewall = List.of();
         private Duration connectTimeout;
         private Duration connectStagger;
+        private String splicePrediction;
+        private int splicePorts;
         private Duration handshakeTimeout;
         private int maxPendingHandshakes;
         private int acceptBacklog;
@@ -253,6 +269,8 @@ public final class TraverseConfig {
                     case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
                     case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
                     case HUB_DATA_LINK -> hubDataLink = bool(v);
+                    case SPLICE_PREDICTION -> splicePrediction = oneOf(v, "preserve", "sequential");
+                    case SPLICE_PORTS -> splicePorts = between(v, 1, 16);
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -377,6 +395,29 @@ public final class TraverseConfig {
         public Builder hubTimeout(Duration d) {
             hubTimeout = positive(d);
             return this;
+        }
+
+        private static String oneOf(String v, String... allowed) {
+            String lower = v.toLowerCase(Locale.ROOT);
+            for (String a : allowed) {
+                if (a.equals(lower)) {
+                    return a;
+                }
+            }
+            throw new IllegalArgumentException("'" + v + "' is none of " + String.join(", ", allowed));
+        }
+
+        private static int between(String v, int min, int max) {
+            int n;
+            try {
+                n = Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + v + "' is not a whole number");
+            }
+            if (n < min || n > max) {
+                throw new IllegalArgumentException(n + " is not within " + min + "-" + max);
+            }
+            return n;
         }
 
         public TraverseConfig build() {

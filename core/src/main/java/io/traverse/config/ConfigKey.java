@@ -37,7 +37,11 @@ public enum ConfigKey {
     HUB_TIMEOUT("traverse.hub.timeout", "10s",
             "a duration such as 10s: the limit for the link handshake with a hub, lookups, name binding and side-channel requests that give none"),
     HUB_DATA_LINK("traverse.hub.datalink", "true",
-            "true or false: relayed connections travel on a data link beside the hub link, read by the threads that wait for them (false: on the hub link itself)");
+            "true or false: relayed connections travel on a data link beside the hub link, read by the threads that wait for them (false: on the hub link itself)"),
+    SPLICE_PREDICTION("traverse.splice.prediction", "preserve",
+            "preserve or sequential: which NATs the splice module predicts ports for (preserve: only NATs that keep the mapped port; sequential: also NATs that hand out the next ports)"),
+    SPLICE_PORTS("traverse.splice.ports", "1",
+            "a whole number from 1 to 16: how many consecutive ports from the predicted one the splice module tries");
 
     private final String key;
     private final String defaultValue;
