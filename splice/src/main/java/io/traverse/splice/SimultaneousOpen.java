@@ -130,6 +130,9 @@ final class SimultaneousOpen {
                     open.remove(socket);
                     closeQuietly(socket);
                     lastFailure.set(e);
+                    if (!isRetryable(e)) {
+                        return; // no route, address not available: another try fails the same way
+                    }
                     fireAt = System.nanoTime() + RETRY_MIN_NANOS + ThreadLocalRandom.current().nextLong(RETRY_SPREAD_NANOS);
                 }
             }
@@ -140,6 +143,18 @@ final class SimultaneousOpen {
                 winner.completeExceptionally(new SocketTimeoutException(describeFailure()));
             }
         }
+    }
+
+    /**
+     * True for what an early SYN meets (an RST: refused or reset) and for a local port still held
+     * a moment by the try before; false for no route and the like, which the next try meets again.
+     */
+    static boolean isRetryable(IOException e) {
+        if (e instanceof java.net.NoRouteToHostException || e instanceof SocketTimeoutException) {
+            return false;
+        }
+        String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        return message.contains("refused") || message.contains("reset") || message.contains("already in use");
     }
 
     private String describeFailure() {

@@ -81,6 +81,9 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
+            if (role == LinkRole.ECHO) {
+                return; // answered and closing: bytes already read past the preamble are ignored
+            }
             switch (stage) {
                 case PREAMBLE -> onPreamble(ctx, msg);
                 case HELLO -> onHello(ctx, msg);
@@ -105,7 +108,9 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         }
         if (preamble.role() == LinkRole.ECHO) {
             // Endpoint discovery for splicing: where this connection comes from, then nothing more.
+            role = LinkRole.ECHO;
             stage = Stage.DONE;
+            ctx.channel().config().setAutoRead(false); // whatever else the caller sends is not read
             ctx.writeAndFlush(ctx.alloc().buffer(EndpointEcho.MAX_LENGTH)
                     .writeBytes(EndpointEcho.encode((InetSocketAddress) ctx.channel().remoteAddress())))
                     .addListener(ChannelFutureListener.CLOSE);
