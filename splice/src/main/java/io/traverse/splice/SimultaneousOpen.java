@@ -17,23 +17,33 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
 
 /**
- * TCP simultaneous open (paper §3.3.3 "Splicing"): from one bound local port (SO_REUSEADDR),
- * a connect to each predicted public endpoint of the peer, first at the agreed instant, then
- * again whenever one is refused. A SYN that reaches the peer's router before the peer's own SYN
- * left meets an RST where that router rejects; the peer's SYN has then left, so the next try a
- * few milliseconds later (spread at random, so two rejecting sides fall out of step) finds its
- * conntrack entry and crosses. A SYN dropped on the way stays with the kernel, which completes the
- * connection when the peer's SYN arrives. The first connection wins; the others are closed.
+ * TCP simultaneous open (paper §3.3.3 "Splicing"): in each round ({@link SpliceSchedule}), from
+ * the round's own local port (SO_REUSEADDR), a connect to each predicted public endpoint of the
+ * peer at the round's instant. A SYN that meets a dropping router stays with the kernel, which
+ * completes the connection when the peer's SYN arrives; one that meets a rejecting router ends
+ * that round's try. The last round fires again whenever refused (a few milliseconds later, spread
+ * at random, so that two rejecting sides may still cross) until the window ends. The first
+ * connection wins; the others are closed.
  */
 final class SimultaneousOpen {
     static final long RETRY_MIN_NANOS = 1_000_000;
     static final long RETRY_SPREAD_NANOS = 4_000_000;
 
-    private final InetSocketAddress local;
-    private final List<InetSocketAddress> remotes;
-    private final long firstFireNanos;
+    /** One round: a local port, the peer's endpoints for it, and when to fire (on {@link System#nanoTime()}). */
+    record Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos) {
+        Round {
+            remotes = List.copyOf(remotes);
+            if (remotes.isEmpty()) {
+                throw new IllegalArgumentException("no endpoint to splice with");
+            }
+        }
+    }
+
+    private final List<Round> rounds;
     private final long endNanos;
     private final Executor executor;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
@@ -42,30 +52,39 @@ final class SimultaneousOpen {
     private final AtomicInteger tries = new AtomicInteger();
     private final AtomicReference<IOException> lastFailure = new AtomicReference<>();
     private volatile boolean stopped;
+    private volatile Consumer<Socket> lateConnections = SimultaneousOpen::closeQuietly;
 
-    /**
-     * @param firstFireNanos the agreed instant, on {@link System#nanoTime()}
-     * @param endNanos       when to give up, on {@link System#nanoTime()}
-     */
-    SimultaneousOpen(InetSocketAddress local, List<InetSocketAddress> remotes, long firstFireNanos, long endNanos, Executor executor) {
-        if (remotes.isEmpty()) {
-            throw new IllegalArgumentException("no endpoint to splice with");
+    /** @param endNanos when to give up, on {@link System#nanoTime()} */
+    SimultaneousOpen(List<Round> rounds, long endNanos, Executor executor) {
+        if (rounds.isEmpty()) {
+            throw new IllegalArgumentException("no round to fire");
         }
-        this.local = local;
-        this.remotes = List.copyOf(remotes);
-        this.firstFireNanos = firstFireNanos;
+        this.rounds = List.copyOf(rounds);
         this.endNanos = endNanos;
         this.executor = executor;
     }
 
+    /** One round from one local port, retried until the window ends. */
+    SimultaneousOpen(InetSocketAddress local, List<InetSocketAddress> remotes, long firstFireNanos, long endNanos, Executor executor) {
+        this(List.of(new Round(local, remotes, firstFireNanos)), endNanos, executor);
+    }
+
     /** The connected socket; the rest are closed. */
     Socket run() throws IOException {
-        running.set(remotes.size());
-        for (int i = 1; i < remotes.size(); i++) {
-            InetSocketAddress remote = remotes.get(i);
-            executor.execute(() -> fire(remote));
+        int tasks = rounds.stream().mapToInt(r -> r.remotes().size()).sum();
+        running.set(tasks);
+        for (int i = 0; i < rounds.size(); i++) {
+            Round round = rounds.get(i);
+            boolean retry = i == rounds.size() - 1;
+            for (InetSocketAddress remote : round.remotes()) {
+                try {
+                    executor.execute(() -> fire(round.local(), remote, round.fireAtNanos(), retry));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    lastFailure.set(new IOException("no thread to fire from: " + e.getMessage()));
+                    finished();
+                }
+            }
         }
-        fire(remotes.get(0));
         try {
             return winner.get(Math.max(0, endNanos - System.nanoTime()) + 50_000_000L, TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
@@ -82,6 +101,15 @@ final class SimultaneousOpen {
         } finally {
             stop();
         }
+    }
+
+    /**
+     * Where connections that complete after the first go (default: closed). The target hands
+     * them to the identity handshake too: the source may have taken one of them, and it sends
+     * its handshake on the connection it took and closes the others.
+     */
+    void onLateConnection(Consumer<Socket> handler) {
+        lateConnections = handler;
     }
 
     /** How many SYN rounds were fired in all (for the logs and the bench). */
@@ -102,16 +130,13 @@ final class SimultaneousOpen {
         }
     }
 
-    private void fire(InetSocketAddress remote) {
+    private void fire(InetSocketAddress local, InetSocketAddress remote, long firstFireNanos, boolean retry) {
         long fireAt = firstFireNanos;
         try {
             while (!stopped && !winner.isDone()) {
-                long wait = fireAt - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                }
+                waitUntil(fireAt);
                 long left = endNanos - System.nanoTime();
-                if (left <= 0 || stopped) {
+                if (left <= 0 || stopped || winner.isDone()) {
                     return;
                 }
                 Socket socket = new Socket();
@@ -123,25 +148,38 @@ final class SimultaneousOpen {
                     socket.connect(remote, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                     open.remove(socket);
                     if (!winner.complete(socket)) {
-                        closeQuietly(socket);
+                        lateConnections.accept(socket);
                     }
                     return;
                 } catch (IOException e) {
                     open.remove(socket);
                     closeQuietly(socket);
                     lastFailure.set(e);
-                    if (!isRetryable(e)) {
-                        return; // no route, address not available: another try fails the same way
+                    if (!retry || !isRetryable(e)) {
+                        return; // a later round has fresh ports; no route: another try fails the same way
                     }
                     fireAt = System.nanoTime() + RETRY_MIN_NANOS + ThreadLocalRandom.current().nextLong(RETRY_SPREAD_NANOS);
                 }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
         } finally {
-            if (running.decrementAndGet() == 0) {
-                winner.completeExceptionally(new SocketTimeoutException(describeFailure()));
-            }
+            finished();
+        }
+    }
+
+    /**
+     * Sleeps until {@code nanoTime}, to within tens of microseconds: {@code Thread.sleep} rounds
+     * to whole milliseconds, which is more than the lead between the two sides' SYNs.
+     */
+    private void waitUntil(long nanoTime) {
+        long wait;
+        while (!stopped && (wait = nanoTime - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(wait);
+        }
+    }
+
+    private void finished() {
+        if (running.decrementAndGet() == 0) {
+            winner.completeExceptionally(new SocketTimeoutException(describeFailure()));
         }
     }
 
@@ -159,7 +197,9 @@ final class SimultaneousOpen {
 
     private String describeFailure() {
         IOException last = lastFailure.get();
-        return "no SYNs crossed with " + remotes + " from local port " + local.getPort() + " in " + tries.get() + " tries"
+        return "no SYNs crossed in " + rounds.size() + " round(s) from local port(s) "
+                + rounds.stream().map(r -> String.valueOf(r.local().getPort())).toList() + " to " + rounds.get(rounds.size() - 1).remotes()
+                + " in " + tries.get() + " tries"
                 + (last == null ? "" : " (last: " + last.getMessage() + ")");
     }
 

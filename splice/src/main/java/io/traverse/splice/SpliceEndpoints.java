@@ -26,8 +26,15 @@ import java.util.function.Supplier;
 final class SpliceEndpoints {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SpliceEndpoints.class);
 
-    /** A local port and its predicted public side. */
-    record Endpoint(int localPort, InetAddress publicAddress, List<Integer> publicPorts, long hubRttNanos) {
+    /**
+     * One local port per round and its predicted public side: the first of {@code candidates}
+     * consecutive public ports per round.
+     */
+    record Endpoint(List<Integer> localPorts, InetAddress publicAddress, List<Integer> publicFirstPorts, int candidates,
+            long hubRttNanos) {
+        SpliceMessages.PublicEndpoint toMessage() {
+            return new SpliceMessages.PublicEndpoint(publicAddress, publicFirstPorts, candidates);
+        }
     }
 
     private final Supplier<HubLinkStatus> link;
@@ -76,10 +83,19 @@ final class SpliceEndpoints {
         if (known.behaviour() == PortPrediction.Behaviour.SEQUENTIAL && fresh == null) {
             fresh = HubEcho.ask(hub, bindAddress, 0, deadline.remainingMillis()); // the mapping moves on: echo right before
         }
-        int localPort = fresh != null ? fresh.localPort() : freePort();
-        int echoed = fresh != null ? fresh.seen().getPort() : localPort;
-        return new Endpoint(localPort, known.publicAddress(), PortPrediction.candidates(known.behaviour(), echoed, ports),
-                known.hubRttNanos());
+        if (known.behaviour() == PortPrediction.Behaviour.SEQUENTIAL) {
+            // One round: the next mapping is the echoed one's successor, not tied to a port of ours.
+            List<Integer> predicted = PortPrediction.candidates(known.behaviour(), fresh.seen().getPort(), ports);
+            if (predicted.isEmpty()) {
+                throw new AttemptFailedException(FailureScope.MODULE, "no public port left after " + fresh.seen().getPort() + " to predict");
+            }
+            return new Endpoint(List.of(fresh.localPort()), known.publicAddress(), List.of(predicted.get(0)), predicted.size(),
+                    known.hubRttNanos());
+        }
+        // A NAT that keeps ports: every round its own fresh port, the same on the public side.
+        List<Integer> local = freePorts(SpliceSchedule.ROUNDS, fresh != null ? fresh.localPort() : 0);
+        int candidates = Math.min(ports, 65535 - local.stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
+        return new Endpoint(local, known.publicAddress(), local, Math.max(1, candidates), known.hubRttNanos());
     }
 
     /** Forgets the NAT's behaviour (a splice that failed may mean it changed). */
@@ -141,12 +157,28 @@ final class SpliceEndpoints {
         return new AttemptFailedException(FailureScope.MODULE, "hub " + hub + " gave no endpoint echo: " + e.getMessage());
     }
 
-    /** A local port free now, for a NAT known to keep ports. */
-    private int freePort() throws IOException {
-        try (Socket probe = new Socket()) {
-            probe.setReuseAddress(true);
-            probe.bind(new InetSocketAddress(bindAddress, 0));
-            return probe.getLocalPort();
+    /** {@code count} different local ports free now (starting with {@code first} unless 0), for a NAT known to keep ports. */
+    private List<Integer> freePorts(int count, int first) throws IOException {
+        List<Socket> held = new java.util.ArrayList<>(count);
+        List<Integer> found = new java.util.ArrayList<>(count);
+        if (first != 0) {
+            found.add(first);
+        }
+        try {
+            while (found.size() < count) {
+                Socket probe = new Socket();
+                held.add(probe); // held until all are chosen, so no port comes twice
+                probe.setReuseAddress(true);
+                probe.bind(new InetSocketAddress(bindAddress, 0));
+                if (!found.contains(probe.getLocalPort())) {
+                    found.add(probe.getLocalPort());
+                }
+            }
+            return found;
+        } finally {
+            for (Socket s : held) {
+                s.close();
+            }
         }
     }
 }

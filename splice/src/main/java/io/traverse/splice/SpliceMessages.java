@@ -14,18 +14,21 @@ import java.util.List;
  *
  * <pre>
  * request: version u8 (1) | flags u8 (bit 0: probe) | virtual port u16 | time left ms u32
- *          | source hub round trip µs u32 | endpoint
- * answer:  status u8 | READY: fire delay µs u32 | endpoint
+ *          | source round trip µs u32 (its last splice request's, else its hub's) | endpoint
+ * answer:  status u8 | READY: fire delay µs u32 | processing µs u32 | endpoint
  *                    | otherwise: reason, rest, UTF-8
- * endpoint: family u8 (4|6) | address 4|16 bytes | first port u16 | port count u8 (1-16)
+ * endpoint: family u8 (4|6) | address 4|16 bytes | candidates u8 (1-16) | rounds u8 (1-8)
+ *           | first port u16, one per round
  * </pre>
- * The source fires its first SYN when the READY answer arrives; the target fires the fire delay
- * after sending it, the time the answer takes to reach the source.
+ * The target starts its rounds the fire delay after sending READY; the source starts its own at
+ * the same moment on its clock: the answer's arrival, less half the round trip it measured (less
+ * the target's processing time, which the answer reports), plus the fire delay ({@link SpliceSchedule}).
  */
 final class SpliceMessages {
     static final String SERVICE = "traverse.splice";
     static final int VERSION = 1;
     static final int MAX_PORTS = 16;
+    static final int MAX_ROUNDS = 8;
     private static final int MAX_REASON_BYTES = 1024;
 
     /** What the asked node did. */
@@ -47,18 +50,31 @@ final class SpliceMessages {
         }
     }
 
-    /** A public address and the consecutive ports SYNs may come from. */
-    record PublicEndpoint(InetAddress address, int firstPort, int count) {
+    /**
+     * A public address and, for each round, the first of {@code candidates} consecutive ports the
+     * round's SYNs may come from.
+     */
+    record PublicEndpoint(InetAddress address, List<Integer> roundPorts, int candidates) {
         PublicEndpoint {
-            if (count < 1 || count > MAX_PORTS || firstPort < 1 || firstPort + count - 1 > 65535) {
-                throw new IllegalArgumentException("ports " + firstPort + " (" + count + ") are not within 1-65535, 1-" + MAX_PORTS + " of them");
+            roundPorts = List.copyOf(roundPorts);
+            if (candidates < 1 || candidates > MAX_PORTS) {
+                throw new IllegalArgumentException(candidates + " candidate ports are not 1-" + MAX_PORTS);
+            }
+            if (roundPorts.isEmpty() || roundPorts.size() > MAX_ROUNDS) {
+                throw new IllegalArgumentException(roundPorts.size() + " rounds are not 1-" + MAX_ROUNDS);
+            }
+            for (int first : roundPorts) {
+                if (first < 1 || first + candidates - 1 > 65535) {
+                    throw new IllegalArgumentException("ports " + first + " (" + candidates + ") are not within 1-65535");
+                }
             }
         }
 
-        List<Integer> ports() {
-            List<Integer> ports = new ArrayList<>(count);
-            for (int i = 0; i < count; i++) {
-                ports.add(firstPort + i);
+        /** The ports of one round. */
+        List<Integer> ports(int round) {
+            List<Integer> ports = new ArrayList<>(candidates);
+            for (int i = 0; i < candidates; i++) {
+                ports.add(roundPorts.get(round) + i);
             }
             return ports;
         }
@@ -67,13 +83,13 @@ final class SpliceMessages {
     record Request(boolean probe, int virtualPort, long millisLeft, long hubRttMicros, PublicEndpoint endpoint) {
     }
 
-    record Answer(Status status, long fireDelayMicros, PublicEndpoint endpoint, String reason) {
-        static Answer ready(long fireDelayMicros, PublicEndpoint endpoint) {
-            return new Answer(Status.READY, fireDelayMicros, endpoint, "");
+    record Answer(Status status, long fireDelayMicros, long processingMicros, PublicEndpoint endpoint, String reason) {
+        static Answer ready(long fireDelayMicros, long processingMicros, PublicEndpoint endpoint) {
+            return new Answer(Status.READY, fireDelayMicros, processingMicros, endpoint, "");
         }
 
         static Answer refused(Status status, String reason) {
-            return new Answer(status, 0, null, reason);
+            return new Answer(status, 0, 0, null, reason);
         }
     }
 
@@ -115,8 +131,8 @@ final class SpliceMessages {
 
     static byte[] encode(Answer a) {
         if (a.status() == Status.READY) {
-            ByteBuffer out = ByteBuffer.allocate(1 + 4 + endpointLength(a.endpoint()));
-            out.put((byte) Status.READY.ordinal()).putInt((int) clampU32(a.fireDelayMicros()));
+            ByteBuffer out = ByteBuffer.allocate(1 + 4 + 4 + endpointLength(a.endpoint()));
+            out.put((byte) Status.READY.ordinal()).putInt((int) clampU32(a.fireDelayMicros())).putInt((int) clampU32(a.processingMicros()));
             putEndpoint(out, a.endpoint());
             return out.array();
         }
@@ -136,21 +152,25 @@ final class SpliceMessages {
         try {
             ByteBuffer in = ByteBuffer.wrap(bytes, 1, bytes.length - 1);
             long delay = in.getInt() & 0xFFFF_FFFFL;
+            long processing = in.getInt() & 0xFFFF_FFFFL;
             PublicEndpoint endpoint = endpoint(in);
             requireConsumed(in, "answer");
-            return Answer.ready(delay, endpoint);
+            return Answer.ready(delay, processing, endpoint);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("splice answer of " + bytes.length + " bytes is truncated");
         }
     }
 
     private static int endpointLength(PublicEndpoint e) {
-        return 1 + e.address().getAddress().length + 2 + 1;
+        return 1 + e.address().getAddress().length + 1 + 1 + 2 * e.roundPorts().size();
     }
 
     private static void putEndpoint(ByteBuffer out, PublicEndpoint e) {
         byte[] address = e.address().getAddress();
-        out.put((byte) (address.length == 4 ? 4 : 6)).put(address).putShort((short) e.firstPort()).put((byte) e.count());
+        out.put((byte) (address.length == 4 ? 4 : 6)).put(address).put((byte) e.candidates()).put((byte) e.roundPorts().size());
+        for (int port : e.roundPorts()) {
+            out.putShort((short) port);
+        }
     }
 
     private static PublicEndpoint endpoint(ByteBuffer in) throws ProtocolException {
@@ -161,10 +181,17 @@ final class SpliceMessages {
             default -> throw new ProtocolException("endpoint address family " + family + " (4 or 6)");
         };
         in.get(address);
-        int first = in.getShort() & 0xffff;
-        int count = in.get() & 0xff;
+        int candidates = in.get() & 0xff;
+        int rounds = in.get() & 0xff;
+        if (rounds > MAX_ROUNDS) {
+            throw new ProtocolException("endpoint: " + rounds + " rounds (at most " + MAX_ROUNDS + ")");
+        }
+        List<Integer> firsts = new ArrayList<>(rounds);
+        for (int i = 0; i < rounds; i++) {
+            firsts.add(in.getShort() & 0xffff);
+        }
         try {
-            return new PublicEndpoint(InetAddress.getByAddress(address), first, count);
+            return new PublicEndpoint(InetAddress.getByAddress(address), firsts, candidates);
         } catch (IllegalArgumentException | UnknownHostException e) {
             throw new ProtocolException("endpoint: " + e.getMessage());
         }

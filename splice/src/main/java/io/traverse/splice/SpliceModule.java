@@ -16,12 +16,9 @@ import io.traverse.spi.ModuleContext;
 import io.traverse.splice.SpliceMessages.Answer;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -37,7 +34,7 @@ final class SpliceModule implements ConnectionModule {
     private static final Logger log = LoggerFactory.getLogger(SpliceModule.class);
 
     /** Splices (either side) and their extra SYN threads at once at most; beyond, a splice is refused. */
-    static final int MAX_THREADS = 64;
+    static final int MAX_THREADS = 256;
     /** How long SYNs are fired at most: long enough for many retries, short enough to free the port soon. */
     static final long SYN_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
 
@@ -45,6 +42,11 @@ final class SpliceModule implements ConnectionModule {
     private final ThreadPoolExecutor splices;
     private final SpliceEndpoints endpoints;
     private final SideChannel.Registration service;
+    /**
+     * The last splice request's round trip through the side channel (less the target's
+     * processing), 0 before the first: what the target's fire delay must cover.
+     */
+    private volatile long lastSideChannelRttNanos;
 
     SpliceModule(ModuleContext context) {
         this.context = context;
@@ -120,9 +122,10 @@ final class SpliceModule implements ConnectionModule {
                 throw new SocketTimeoutException("connect timed out before asking node " + target + " to splice");
             }
             byte[] ask = SpliceMessages.encode(new SpliceMessages.Request(request.probe(), request.virtualPort(), millis,
-                    TimeUnit.NANOSECONDS.toMicros(mine.hubRttNanos()),
-                    new SpliceMessages.PublicEndpoint(mine.publicAddress(), mine.publicPorts().get(0), mine.publicPorts().size())));
+                    TimeUnit.NANOSECONDS.toMicros(lastSideChannelRttNanos > 0 ? lastSideChannelRttNanos : mine.hubRttNanos()),
+                    mine.toMessage()));
             stage = "waiting for node " + target + " to answer the splice request";
+            long asked = System.nanoTime();
             CompletableFuture<byte[]> pending = context.sideChannel().request(target, SpliceMessages.SERVICE, ask, Duration.ofMillis(millis));
             answer = pending;
             if (cancelled) {
@@ -130,16 +133,15 @@ final class SpliceModule implements ConnectionModule {
             }
             Answer ready = awaitAnswer(pending);
             long now = System.nanoTime();
-            List<InetSocketAddress> remotes = new ArrayList<>();
-            for (int port : ready.endpoint().ports()) {
-                remotes.add(new InetSocketAddress(ready.endpoint().address(), port));
-            }
+            lastSideChannelRttNanos = Math.max(0, now - asked - TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()));
+            long start = SpliceSchedule.sourceStartNanos(asked, now, TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()),
+                    TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros()));
             long end = now + Math.min(request.deadline().remainingNanos(), SYN_WINDOW_NANOS);
-            SimultaneousOpen syns = new SimultaneousOpen(new InetSocketAddress(endpoints.bindAddress(), mine.localPort()), remotes, now, end,
-                    splices);
+            SimultaneousOpen syns = new SimultaneousOpen(SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), ready.endpoint(),
+                    start, true), end, splices);
             open = syns;
             checkNotCancelled();
-            stage = "firing SYNs at " + remotes + " from local port " + mine.localPort();
+            stage = "firing SYNs at " + ready.endpoint() + " from local ports " + mine.localPorts();
             Socket socket;
             try {
                 socket = syns.run();
@@ -149,7 +151,8 @@ final class SpliceModule implements ConnectionModule {
                 }
                 throw new AttemptFailedException(FailureScope.PATH, e.getMessage());
             }
-            boolean done = false;
+            long connected = System.nanoTime();
+            boolean finished = false;
             try {
                 stage = "waiting for node " + target + " to answer the handshake on the spliced connection";
                 socket.setTcpNoDelay(true);
@@ -158,12 +161,14 @@ final class SpliceModule implements ConnectionModule {
                         request.virtualPort(), request.target(), context.localIdentity());
                 socket.setSoTimeout(0);
                 socket.setTcpNoDelay(false);
-                done = true;
-                log.debug("Spliced with node {} from local port {} to {} ({} SYN tries)", target, mine.localPort(),
-                        socket.getRemoteSocketAddress(), syns.tries());
+                finished = true;
+                long done = System.nanoTime();
+                log.debug("Spliced with node {} from local port {} to {} ({} SYN tries; answer after {} us, start {} us later, "
+                        + "connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(), socket.getRemoteSocketAddress(),
+                        syns.tries(), (now - asked) / 1000, (start - now) / 1000, (connected - now) / 1000, (done - connected) / 1000);
                 return socket;
             } finally {
-                if (!done) {
+                if (!finished) {
                     SimultaneousOpen.closeQuietly(socket);
                 }
             }

@@ -12,11 +12,8 @@ import io.traverse.spi.ReverseConnections;
 import io.traverse.splice.SpliceMessages.Answer;
 import io.traverse.splice.SpliceMessages.Status;
 import java.io.IOException;
-import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -62,7 +59,7 @@ final class SpliceService implements SideChannelHandler {
             return answered(Answer.refused(Status.TARGET_ANSWER, e.getMessage()));
         }
         try {
-            return CompletableFuture.supplyAsync(() -> prepare(sender, request), splices).thenApply(SpliceMessages::encode);
+            return CompletableFuture.supplyAsync(() -> prepare(sender, request, System.nanoTime()), splices).thenApply(SpliceMessages::encode);
         } catch (RejectedExecutionException e) {
             return answered(Answer.refused(Status.UNSPLICEABLE, "node " + self() + " is splicing as many connections as it will at once"));
         }
@@ -73,7 +70,7 @@ final class SpliceService implements SideChannelHandler {
     }
 
     /** Learns the endpoint, and starts the SYNs for the moment the answer reaches the source. */
-    private Answer prepare(NodeId sender, SpliceMessages.Request request) {
+    private Answer prepare(NodeId sender, SpliceMessages.Request request, long received) {
         long millis = Math.max(1, Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
         Deadline deadline = Deadline.after(Duration.ofMillis(millis));
         SpliceEndpoints.Endpoint mine;
@@ -83,26 +80,31 @@ final class SpliceService implements SideChannelHandler {
             log.debug("Cannot splice with node {}: {}", sender, e.getMessage());
             return Answer.refused(Status.UNSPLICEABLE, "node " + self() + " cannot splice: " + e.getMessage());
         }
-        long delayNanos = PortPrediction.fireDelayNanos(TimeUnit.MICROSECONDS.toNanos(request.hubRttMicros()), mine.hubRttNanos());
+        long delayNanos = SpliceSchedule.fireDelayNanos(TimeUnit.MICROSECONDS.toNanos(request.hubRttMicros()), mine.hubRttNanos());
         long now = System.nanoTime();
         long fireAt = now + delayNanos;
+        log.debug("Splice request from node {}: answering READY {} us after it arrived, firing in {} us", sender,
+                (now - received) / 1000, delayNanos / 1000);
         long end = now + Math.min(TimeUnit.MILLISECONDS.toNanos(millis), SpliceModule.SYN_WINDOW_NANOS);
-        List<InetSocketAddress> remotes = new ArrayList<>();
-        for (int port : request.endpoint().ports()) {
-            remotes.add(new InetSocketAddress(request.endpoint().address(), port));
-        }
-        SimultaneousOpen open = new SimultaneousOpen(new InetSocketAddress(endpoints.bindAddress(), mine.localPort()), remotes, fireAt,
-                end, splices);
+        SimultaneousOpen open = new SimultaneousOpen(SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), request.endpoint(),
+                fireAt, false), end, splices);
         try {
             splices.execute(() -> spliceAndServe(sender, request, open));
         } catch (RejectedExecutionException e) {
             return Answer.refused(Status.UNSPLICEABLE, "node " + self() + " is splicing as many connections as it will at once");
         }
-        return Answer.ready(TimeUnit.NANOSECONDS.toMicros(delayNanos),
-                new SpliceMessages.PublicEndpoint(mine.publicAddress(), mine.publicPorts().get(0), mine.publicPorts().size()));
+        return Answer.ready(TimeUnit.NANOSECONDS.toMicros(delayNanos), TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - received),
+                mine.toMessage());
     }
 
     private void spliceAndServe(NodeId sender, SpliceMessages.Request request, SimultaneousOpen open) {
+        open.onLateConnection(late -> {
+            try {
+                splices.execute(() -> serve(sender, request, late, open));
+            } catch (RejectedExecutionException e) {
+                SimultaneousOpen.closeQuietly(late);
+            }
+        });
         Socket socket;
         try {
             socket = open.run();
@@ -110,6 +112,14 @@ final class SpliceService implements SideChannelHandler {
             log.debug("Splice with node {} failed: {}", sender, e.getMessage());
             return;
         }
+        serve(sender, request, socket, open);
+    }
+
+    /**
+     * Answers the handshake on one spliced connection. Two rounds may both connect; the source
+     * sends its handshake on the one it took and closes the other, which ends here at EOF.
+     */
+    private void serve(NodeId sender, SpliceMessages.Request request, Socket socket, SimultaneousOpen open) {
         boolean delivered = false;
         try {
             socket.setTcpNoDelay(true);
