@@ -163,9 +163,10 @@ final class SpliceModule implements ConnectionModule {
                 socket.setTcpNoDelay(false);
                 finished = true;
                 long done = System.nanoTime();
-                log.debug("Spliced with node {} from local port {} to {} ({} SYN tries; answer after {} us, start {} us later, "
-                        + "connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(), socket.getRemoteSocketAddress(),
-                        syns.tries(), (now - asked) / 1000, (start - now) / 1000, (connected - now) / 1000, (done - connected) / 1000);
+                log.debug("Spliced with node {} from local port {} to {} ({} SYN tries; answer after {} us, side-channel round trip {} us, "
+                        + "start {} us later, connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(),
+                        socket.getRemoteSocketAddress(), syns.tries(), (now - asked) / 1000, lastSideChannelRttNanos / 1000,
+                        (start - now) / 1000, (connected - now) / 1000, (done - connected) / 1000);
                 return socket;
             } finally {
                 if (!finished) {

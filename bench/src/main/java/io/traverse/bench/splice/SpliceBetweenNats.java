@@ -26,20 +26,24 @@ import java.util.concurrent.CompletableFuture;
  * relayed connections from the side-channel probe node P (routed only), at site R.
  * <ul>
  * <li>success rate and setup of N connects S to T (each with its data checked, SHA-256 and
- *     half-close), the setup in side-channel round trips: the median round trip of a connection
- *     relayed through the hub from R to T, the path a side-channel message takes;</li>
+ *     half-close), the setup in side-channel round trips: the median round trip of the splice
+ *     requests themselves (the source logs it at debug, less the target's processing), beside
+ *     the round trip of a connection relayed through the hub from R to T;</li>
  * <li>how long a splice from and to the port-randomising NAT takes to fail;</li>
  * <li>throughput of a spliced connection against a plain TCP connection between the same two
  *     hosts through the same two NATs (T's router forwards a port to T's plain service).</li>
  * </ul>
  *
- * <pre>options: --attempts N (100)  --bytes B per attempt (65536)  --big B for throughput (268435456)  --random N (20)</pre>
+ * <pre>options: --attempts N (100)  --bytes B per attempt (65536)  --big B for throughput (268435456)  --random N (20)
+ *          --log LEVEL of the nodes' splice logger (debug; trace also prints the logs' tails)</pre>
  */
 public final class SpliceBetweenNats {
     private static final String TOKEN = "bench-splice-token";
     private static final int HUB_PORT = 17000;
     private static final int PLAIN_SERVICE = 7001;
     private static final int PLAIN_ECHO = 7002;
+    /** What the splice module logs at debug per splice: the request's round trip less the target's processing. */
+    private static final java.util.regex.Pattern SIDE_CHANNEL_RTT = java.util.regex.Pattern.compile("side-channel round trip (\\d+) us");
 
     private SpliceBetweenNats() {
     }
@@ -49,7 +53,7 @@ public final class SpliceBetweenNats {
         long bytes = 64 << 10;
         long big = 256L << 20;
         int randomRounds = 20;
-        String logLevel = "info";
+        String logLevel = "debug";
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--attempts" -> attempts = Integer.parseInt(args[++i]);
@@ -103,7 +107,7 @@ public final class SpliceBetweenNats {
             }
             Attempts there = attempts(s, t, attempts, bytes);
             Attempts back = attempts(t, s, attempts, bytes);
-            if (!nodeLogLevel.equals("info")) {
+            if (nodeLogLevel.equals("trace")) {
                 System.out.println("--- S's log (tail) ---\n" + s.recentLog() + "\n--- T's log (tail) ---\n" + t.recentLog());
             }
 
@@ -153,14 +157,16 @@ public final class SpliceBetweenNats {
     }
 
     /** N connects from one node to another, each with its data checked. */
-    private record Attempts(int attempts, int ok, double[] setupMicros, List<String> failures) {
-        void print(String what, long bytes, double rttMicros) {
+    private record Attempts(int attempts, int ok, double[] setupMicros, double[] sideChannelMicros, List<String> failures) {
+        void print(String what, long bytes, double relayedRttMicros) {
+            double rttMicros = sideChannelMicros.length > 0 ? sideChannelMicros[sideChannelMicros.length / 2] : relayedRttMicros;
             System.out.printf(Locale.ROOT, "splice %s: %d/%d succeeded (%.1f %%), %d bytes each checked%n", what, ok, attempts,
                     100.0 * ok / attempts, bytes);
             if (setupMicros.length > 0) {
                 double median = setupMicros[setupMicros.length / 2];
-                System.out.printf(Locale.ROOT, "  setup: median %.0f us = %.2f side-channel round trips, p90 %.0f us, max %.0f us%n", median,
-                        median / rttMicros, setupMicros[setupMicros.length * 9 / 10], setupMicros[setupMicros.length - 1]);
+                System.out.printf(Locale.ROOT, "  setup: median %.0f us = %.2f side-channel round trips (median splice request round trip "
+                        + "%.0f us, %d samples), p90 %.0f us, max %.0f us%n", median, median / rttMicros, rttMicros, sideChannelMicros.length,
+                        setupMicros[setupMicros.length * 9 / 10], setupMicros[setupMicros.length - 1]);
             }
             if (!failures.isEmpty()) {
                 System.out.printf(Locale.ROOT, "  failures: %s%n", failures.subList(0, Math.min(3, failures.size())));
@@ -172,8 +178,17 @@ public final class SpliceBetweenNats {
         int ok = 0;
         List<Double> setups = new ArrayList<>();
         List<String> failures = new ArrayList<>();
+        List<Double> sideChannel = new ArrayList<>();
         for (int i = 0; i < attempts; i++) {
             TransferResult result = from.connect(to.address(), bytes, Duration.ofSeconds(5));
+            java.util.regex.Matcher m = SIDE_CHANNEL_RTT.matcher(from.recentLog());
+            String last = null;
+            while (m.find()) {
+                last = m.group(1);
+            }
+            if (last != null) {
+                sideChannel.add(Double.parseDouble(last));
+            }
             if (result.ok() && result.module().equals("splice") && result.bytes() == bytes) {
                 ok++;
                 setups.add((double) result.setupMicros());
@@ -181,7 +196,8 @@ public final class SpliceBetweenNats {
                 failures.add(result.ok() ? "won by " + result.module() : result.error());
             }
         }
-        return new Attempts(attempts, ok, setups.stream().mapToDouble(Double::doubleValue).sorted().toArray(), failures);
+        return new Attempts(attempts, ok, setups.stream().mapToDouble(Double::doubleValue).sorted().toArray(),
+                sideChannel.stream().mapToDouble(Double::doubleValue).sorted().toArray(), failures);
     }
 
     private static NodeSettings node(String hub, String modules) {
