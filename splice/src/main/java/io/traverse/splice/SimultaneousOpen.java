@@ -174,6 +174,9 @@ final class SimultaneousOpen {
         long wait;
         while (!stopped && (wait = nanoTime - System.nanoTime()) > 0) {
             LockSupport.parkNanos(wait);
+            if (Thread.currentThread().isInterrupted()) {
+                stopped = true; // the module is closing
+            }
         }
     }
 

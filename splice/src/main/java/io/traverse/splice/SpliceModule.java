@@ -98,6 +98,8 @@ final class SpliceModule implements ConnectionModule {
         private final HubLinkWait link;
         private volatile CompletableFuture<byte[]> answer;
         private volatile SimultaneousOpen open;
+        /** The spliced connection while its handshake runs: closed by a cancel, so the target never queues it. */
+        private volatile Socket handshaking;
         private volatile boolean cancelled;
         private volatile String stage = null;
 
@@ -153,7 +155,9 @@ final class SpliceModule implements ConnectionModule {
             }
             long connected = System.nanoTime();
             boolean finished = false;
+            handshaking = socket;
             try {
+                checkNotCancelled(); // lost the race meanwhile: close before the target queues it for its application
                 stage = "waiting for node " + target + " to answer the handshake on the spliced connection";
                 socket.setTcpNoDelay(true);
                 socket.setSoTimeout(Math.max(1, request.deadline().remainingMillis()));
@@ -168,7 +172,10 @@ final class SpliceModule implements ConnectionModule {
                         socket.getRemoteSocketAddress(), syns.tries(), (now - asked) / 1000, lastSideChannelRttNanos / 1000,
                         (start - now) / 1000, (connected - now) / 1000, (done - connected) / 1000);
                 return socket;
+            } catch (IOException e) {
+                throw cancelled ? new AttemptFailedException(FailureScope.PATH, "cancelled") : e;
             } finally {
+                handshaking = null;
                 if (!finished) {
                     SimultaneousOpen.closeQuietly(socket);
                 }
@@ -230,6 +237,10 @@ final class SpliceModule implements ConnectionModule {
             SimultaneousOpen syns = open;
             if (syns != null) {
                 syns.cancel();
+            }
+            Socket spliced = handshaking;
+            if (spliced != null) {
+                SimultaneousOpen.closeQuietly(spliced);
             }
         }
     }
