@@ -80,6 +80,12 @@ final class SpliceEndpoints {
                     .toLowerCase(java.util.Locale.ROOT) + " (traverse.splice.prediction=" + strategy.name().toLowerCase(java.util.Locale.ROOT)
                     + "): its public port cannot be predicted");
         }
+        InetAddress seen = known.publicAddress();
+        if (seen.isSiteLocalAddress() || seen.isLoopbackAddress() || seen.isLinkLocalAddress() || seen.isAnyLocalAddress()) {
+            // The hub is on this node's own network: a peer elsewhere cannot send to what it saw.
+            throw new AttemptFailedException(FailureScope.MODULE, "hub " + hub + " sees this node at " + seen.getHostAddress()
+                    + ", a private address: no public endpoint to splice with");
+        }
         if (known.behaviour() == PortPrediction.Behaviour.SEQUENTIAL && fresh == null) {
             fresh = HubEcho.ask(hub, bindAddress, 0, deadline.remainingMillis()); // the mapping moves on: echo right before
         }
