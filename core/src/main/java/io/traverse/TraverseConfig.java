@@ -39,6 +39,8 @@ public final class TraverseConfig {
     private final List<FirewallRule> firewall;
     private final Duration connectTimeout;
     private final Duration connectStagger;
+    private final String splicePrediction;
+    private final int splicePorts;
     private final Duration handshakeTimeout;
     private final int maxPendingHandshakes;
     private final int acceptBacklog;
@@ -66,6 +68,8 @@ public final class TraverseConfig {
         firewall = List.copyOf(b.firewall);
         connectTimeout = b.connectTimeout;
         connectStagger = b.connectStagger;
+        splicePrediction = b.splicePrediction;
+        splicePorts = b.splicePorts;
         handshakeTimeout = b.handshakeTimeout;
         maxPendingHandshakes = b.maxPendingHandshakes;
         acceptBacklog = b.acceptBacklog;
@@ -150,6 +154,16 @@ public final class TraverseConfig {
 
     public Duration connectStagger() {
         return connectStagger;
+    }
+
+    /** How the splice module predicts ports: "preserve" or "sequential" ({@code traverse.splice.prediction}). */
+    public String splicePrediction() {
+        return splicePrediction;
+    }
+
+    /** How many consecutive ports from the predicted one the splice module tries ({@code traverse.splice.ports}). */
+    public int splicePorts() {
+        return splicePorts;
     }
 
     public Duration handshakeTimeout() {
@@ -248,6 +262,8 @@ public final class TraverseConfig {
         private List<FirewallRule> firewall = List.of();
         private Duration connectTimeout;
         private Duration connectStagger;
+        private String splicePrediction;
+        private int splicePorts;
         private Duration handshakeTimeout;
         private int maxPendingHandshakes;
         private int acceptBacklog;
@@ -311,6 +327,8 @@ public final class TraverseConfig {
                         httpProxyOrigin = origin;
                     }
                     case HTTP_NON_PROXY_HOSTS -> nonProxyHostsText = v;
+                    case SPLICE_PREDICTION -> splicePrediction = oneOf(v, "preserve", "sequential");
+                    case SPLICE_PORTS -> splicePorts = between(v, 1, 16);
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -481,6 +499,29 @@ public final class TraverseConfig {
                 throw new TraverseConfigException((key == null ? "the JDK proxy properties are invalid: " + e.getMessage()
                         : key.key() + " (from " + httpProxyOrigin + ") is invalid: " + e.getMessage() + "; expected " + key.form()), e);
             }
+        }
+
+        private static String oneOf(String v, String... allowed) {
+            String lower = v.toLowerCase(Locale.ROOT);
+            for (String a : allowed) {
+                if (a.equals(lower)) {
+                    return a;
+                }
+            }
+            throw new IllegalArgumentException("'" + v + "' is none of " + String.join(", ", allowed));
+        }
+
+        private static int between(String v, int min, int max) {
+            int n;
+            try {
+                n = Integer.parseInt(v);
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + v + "' is not a whole number");
+            }
+            if (n < min || n > max) {
+                throw new IllegalArgumentException(n + " is not within " + min + "-" + max);
+            }
+            return n;
         }
 
         public TraverseConfig build() {

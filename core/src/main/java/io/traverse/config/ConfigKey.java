@@ -51,7 +51,11 @@ public enum ConfigKey {
                     + " with CONNECT (empty: the JDK's https.proxyHost/http.proxyHost, else none)"),
     HTTP_NON_PROXY_HOSTS("traverse.http.nonproxyhosts", "",
             "hosts reached without the proxy, '|'-separated, '*' a wildcard, e.g. localhost|127.*|*.example.org"
-                    + " (empty: the JDK's http.nonProxyHosts, else localhost|127.*|[::1])");
+                    + " (empty: the JDK's http.nonProxyHosts, else localhost|127.*|[::1])"),
+    SPLICE_PREDICTION("traverse.splice.prediction", "preserve",
+            "preserve or sequential: which NATs the splice module predicts ports for (preserve: only NATs that keep the mapped port; sequential: also NATs that hand out the next ports)"),
+    SPLICE_PORTS("traverse.splice.ports", "1",
+            "a whole number from 1 to 16: how many consecutive ports from the predicted one the splice module tries");
 
     private final String key;
     private final String defaultValue;

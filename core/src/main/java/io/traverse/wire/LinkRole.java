@@ -7,7 +7,8 @@ package io.traverse.wire;
 public enum LinkRole {
     NODE(1),
     HUB(2),
-    NODE_DATA(3);
+    NODE_DATA(3),
+    ECHO(4);
 
     private final int code;
 

@@ -1,6 +1,9 @@
 /**
- * The {@code splice} connection module (paper §3.3.3 "Splicing"): TCP simultaneous open with the
- * external endpoint echoed by the hub and port prediction. Not built yet: it needs the hub side
- * channel, so this artifact registers no module and the chain skips it.
+ * The {@code splice} connection module (paper §3.2.3 and §3.3.3 "Splicing"): TCP simultaneous
+ * open between two nodes that both sit behind NAT or firewalls. Each side learns its public
+ * endpoint from the hub's endpoint echo (and, from two echoes, whether its NAT keeps, steps or
+ * randomises ports), the two exchange endpoints through the side channel, and both fire SYNs from
+ * a bound port at agreed instants so that they cross; the result is a kernel socket checked by
+ * the identity handshake. A NAT that randomises ports is refused at once, so the chain moves on.
  */
 package io.traverse.splice;

@@ -21,8 +21,10 @@ import org.slf4j.LoggerFactory;
  * router starts its node and connects at once (as a connection pool at start-up or a command-line
  * tool does), before its hub link is up, to a target that only the hubs can reach — both sites'
  * routers drop new inbound connections, so neither direct nor a dial-back can get through. The
- * routed attempt waits for the link within the connect's deadline; every one of 50 fresh JVMs
- * must get through, with the data checked end to end.
+ * splice and routed attempts wait for the link within the connect's deadline; every one of 50
+ * fresh JVMs must get through, with the data checked end to end. Both NATs keep ports, so splice
+ * mostly wins (its head start over routed is kept while it waits for the link); a cold JVM whose
+ * splice is slower than the stagger gets routed, which is as good an answer for a first connection.
  */
 @Timeout(300)
 class ColdStartThroughNatTest {
@@ -84,12 +86,14 @@ class ColdStartThroughNatTest {
                     setups.length > 0 ? setups[setups.length - 1] : -1);
             assertThat(failed).as(() -> "failed first connections:\n" + failed + "\ntarget's log:\n" + target.recentLog()).isEmpty();
             assertThat(results).hasSize(FRESH_JVMS).allSatisfy(r -> {
-                assertThat(r.module()).isEqualTo("routed");
+                assertThat(r.module()).isIn("splice", "routed");
                 assertThat(r.bytes()).isEqualTo(BYTES);
                 assertThat(r.servedBy()).isEqualTo(target.nodeId());
             });
+            // Two modules that both end at the target (splice and routed) may both get there for a cold
+            // JVM; the loser is closed by the source, and the target's service sees an empty connection.
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
-                    .untilAsserted(() -> assertThat(target.servedConnections()).isEqualTo(FRESH_JVMS));
+                    .untilAsserted(() -> assertThat(target.servedConnections()).isGreaterThanOrEqualTo(FRESH_JVMS));
         } finally {
             jvms.shutdownNow();
         }

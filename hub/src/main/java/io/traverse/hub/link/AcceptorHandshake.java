@@ -1,5 +1,6 @@
 package io.traverse.hub.link;
 
+import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -7,6 +8,7 @@ import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.traverse.wire.Auth;
 import io.traverse.wire.Challenge;
+import io.traverse.wire.EndpointEcho;
 import io.traverse.wire.Hello;
 import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAuthentication;
@@ -79,6 +81,9 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
     @Override
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
+            if (role == LinkRole.ECHO) {
+                return; // answered and closing: bytes already read past the preamble are ignored
+            }
             switch (stage) {
                 case PREAMBLE -> onPreamble(ctx, msg);
                 case HELLO -> onHello(ctx, msg);
@@ -99,6 +104,16 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         if (!preamble.isSupported()) {
             refuse(ctx, RejectCode.VERSION, "unsupported link protocol version " + preamble.version() + " (this hub speaks "
                     + LinkPreamble.VERSION + ")");
+            return;
+        }
+        if (preamble.role() == LinkRole.ECHO) {
+            // Endpoint discovery for splicing: where this connection comes from, then nothing more.
+            role = LinkRole.ECHO;
+            stage = Stage.DONE;
+            ctx.channel().config().setAutoRead(false); // whatever else the caller sends is not read
+            ctx.writeAndFlush(ctx.alloc().buffer(EndpointEcho.MAX_LENGTH)
+                    .writeBytes(EndpointEcho.encode((InetSocketAddress) ctx.channel().remoteAddress())))
+                    .addListener(ChannelFutureListener.CLOSE);
             return;
         }
         ctx.flush();

@@ -1,0 +1,216 @@
+package io.traverse.splice;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.net.SocketException;
+import java.net.SocketTimeoutException;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Consumer;
+
+/**
+ * TCP simultaneous open (paper §3.3.3 "Splicing"): in each round ({@link SpliceSchedule}), from
+ * the round's own local port (SO_REUSEADDR), a connect to each predicted public endpoint of the
+ * peer at the round's instant. A SYN that meets a dropping router stays with the kernel, which
+ * completes the connection when the peer's SYN arrives; one that meets a rejecting router ends
+ * that round's try. The last round fires again whenever refused (a few milliseconds later, spread
+ * at random, so that two rejecting sides may still cross) until the window ends. The first
+ * connection wins; the others are closed.
+ */
+final class SimultaneousOpen {
+    static final long RETRY_MIN_NANOS = 1_000_000;
+    static final long RETRY_SPREAD_NANOS = 4_000_000;
+
+    /** One round: a local port, the peer's endpoints for it, and when to fire (on {@link System#nanoTime()}). */
+    record Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos) {
+        Round {
+            remotes = List.copyOf(remotes);
+            if (remotes.isEmpty()) {
+                throw new IllegalArgumentException("no endpoint to splice with");
+            }
+        }
+    }
+
+    private final List<Round> rounds;
+    private final long endNanos;
+    private final Executor executor;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final CompletableFuture<Socket> winner = new CompletableFuture<>();
+    private final AtomicInteger running = new AtomicInteger();
+    private final AtomicInteger tries = new AtomicInteger();
+    private final AtomicReference<IOException> lastFailure = new AtomicReference<>();
+    private volatile boolean stopped;
+    private volatile Consumer<Socket> lateConnections = SimultaneousOpen::closeQuietly;
+
+    /** @param endNanos when to give up, on {@link System#nanoTime()} */
+    SimultaneousOpen(List<Round> rounds, long endNanos, Executor executor) {
+        if (rounds.isEmpty()) {
+            throw new IllegalArgumentException("no round to fire");
+        }
+        this.rounds = List.copyOf(rounds);
+        this.endNanos = endNanos;
+        this.executor = executor;
+    }
+
+    /** One round from one local port, retried until the window ends. */
+    SimultaneousOpen(InetSocketAddress local, List<InetSocketAddress> remotes, long firstFireNanos, long endNanos, Executor executor) {
+        this(List.of(new Round(local, remotes, firstFireNanos)), endNanos, executor);
+    }
+
+    /** The connected socket; the rest are closed. */
+    Socket run() throws IOException {
+        int tasks = rounds.stream().mapToInt(r -> r.remotes().size()).sum();
+        running.set(tasks);
+        for (int i = 0; i < rounds.size(); i++) {
+            Round round = rounds.get(i);
+            boolean retry = i == rounds.size() - 1;
+            for (InetSocketAddress remote : round.remotes()) {
+                try {
+                    executor.execute(() -> fire(round.local(), remote, round.fireAtNanos(), retry));
+                } catch (java.util.concurrent.RejectedExecutionException e) {
+                    lastFailure.set(new IOException("no thread to fire from: " + e.getMessage()));
+                    finished();
+                }
+            }
+        }
+        try {
+            return winner.get(Math.max(0, endNanos - System.nanoTime()) + 50_000_000L, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException e) {
+            SocketTimeoutException late = new SocketTimeoutException(describeFailure());
+            if (winner.completeExceptionally(late)) {
+                throw late;
+            }
+            return winner.getNow(null); // connected in the very last moment
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted during the simultaneous open");
+        } finally {
+            stop();
+        }
+    }
+
+    /**
+     * Where connections that complete after the first go (default: closed). The target hands
+     * them to the identity handshake too: the source may have taken one of them, and it sends
+     * its handshake on the connection it took and closes the others.
+     */
+    void onLateConnection(Consumer<Socket> handler) {
+        lateConnections = handler;
+    }
+
+    /** How many SYN rounds were fired in all (for the logs and the bench). */
+    int tries() {
+        return tries.get();
+    }
+
+    /** Ends {@link #run()} at once; nothing stays open. */
+    void cancel() {
+        winner.completeExceptionally(new SocketException("Socket closed"));
+        stop();
+    }
+
+    private void stop() {
+        stopped = true;
+        for (Socket s : open) {
+            closeQuietly(s);
+        }
+    }
+
+    private void fire(InetSocketAddress local, InetSocketAddress remote, long firstFireNanos, boolean retry) {
+        long fireAt = firstFireNanos;
+        try {
+            while (!stopped && !winner.isDone()) {
+                waitUntil(fireAt);
+                long left = endNanos - System.nanoTime();
+                if (left <= 0 || stopped || winner.isDone()) {
+                    return;
+                }
+                Socket socket = new Socket();
+                open.add(socket);
+                tries.incrementAndGet();
+                try {
+                    socket.setReuseAddress(true);
+                    socket.bind(local);
+                    socket.connect(remote, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+                    open.remove(socket);
+                    if (!winner.complete(socket)) {
+                        lateConnections.accept(socket);
+                    }
+                    return;
+                } catch (IOException e) {
+                    open.remove(socket);
+                    closeQuietly(socket);
+                    lastFailure.set(e);
+                    if (!retry || !isRetryable(e)) {
+                        return; // a later round has fresh ports; no route: another try fails the same way
+                    }
+                    fireAt = System.nanoTime() + RETRY_MIN_NANOS + ThreadLocalRandom.current().nextLong(RETRY_SPREAD_NANOS);
+                }
+            }
+        } finally {
+            finished();
+        }
+    }
+
+    /**
+     * Sleeps until {@code nanoTime}, to within tens of microseconds: {@code Thread.sleep} rounds
+     * to whole milliseconds, which is more than the lead between the two sides' SYNs.
+     */
+    private void waitUntil(long nanoTime) {
+        long wait;
+        while (!stopped && (wait = nanoTime - System.nanoTime()) > 0) {
+            LockSupport.parkNanos(wait);
+            if (Thread.currentThread().isInterrupted()) {
+                stopped = true; // the module is closing
+            }
+        }
+    }
+
+    private void finished() {
+        if (running.decrementAndGet() == 0) {
+            winner.completeExceptionally(new SocketTimeoutException(describeFailure()));
+        }
+    }
+
+    /**
+     * True for what an early SYN meets (an RST: refused or reset) and for a local port still held
+     * a moment by the try before; false for no route and the like, which the next try meets again.
+     */
+    static boolean isRetryable(IOException e) {
+        if (e instanceof java.net.NoRouteToHostException || e instanceof SocketTimeoutException) {
+            return false;
+        }
+        String message = String.valueOf(e.getMessage()).toLowerCase(java.util.Locale.ROOT);
+        return message.contains("refused") || message.contains("reset") || message.contains("already in use");
+    }
+
+    private String describeFailure() {
+        IOException last = lastFailure.get();
+        return "no SYNs crossed in " + rounds.size() + " round(s) from local port(s) "
+                + rounds.stream().map(r -> String.valueOf(r.local().getPort())).toList() + " to " + rounds.get(rounds.size() - 1).remotes()
+                + " in " + tries.get() + " tries"
+                + (last == null ? "" : " (last: " + last.getMessage() + ")");
+    }
+
+    static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // nothing left to do
+        }
+    }
+}

@@ -1,0 +1,247 @@
+package io.traverse.splice;
+
+import io.traverse.SideChannel;
+import io.traverse.SideChannelException;
+import io.traverse.identity.NodeId;
+import io.traverse.protocol.IdentityHandshake;
+import io.traverse.protocol.ProtocolException;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ConnectRequest;
+import io.traverse.spi.ConnectionAttempt;
+import io.traverse.spi.ConnectionModule;
+import io.traverse.spi.Deadline;
+import io.traverse.spi.FailureScope;
+import io.traverse.spi.HubLinkWait;
+import io.traverse.spi.ModuleContext;
+import io.traverse.splice.SpliceMessages.Answer;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.Socket;
+import java.net.SocketTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** The source's side: learns its endpoint, asks the target for its own, and fires on the answer. */
+final class SpliceModule implements ConnectionModule {
+    private static final Logger log = LoggerFactory.getLogger(SpliceModule.class);
+
+    /** Splices (either side) and their extra SYN threads at once at most; beyond, a splice is refused. */
+    static final int MAX_THREADS = 256;
+    /** How long SYNs are fired at most: long enough for many retries, short enough to free the port soon. */
+    static final long SYN_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+    private final ModuleContext context;
+    private final ThreadPoolExecutor splices;
+    private final SpliceEndpoints endpoints;
+    private final SideChannel.Registration service;
+    /**
+     * The last splice request's round trip through the side channel (less the target's
+     * processing), 0 before the first: what the target's fire delay must cover.
+     */
+    private volatile long lastSideChannelRttNanos;
+
+    SpliceModule(ModuleContext context) {
+        this.context = context;
+        this.splices = new ThreadPoolExecutor(0, MAX_THREADS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+            Thread t = new Thread(r, "traverse-splice");
+            t.setDaemon(true);
+            return t;
+        });
+        this.endpoints = new SpliceEndpoints(context::hubLinkStatus, context.config().bindAddress().orElse(null),
+                PortPrediction.Strategy.parse(context.config().splicePrediction()), context.config().splicePorts(), splices);
+        this.service = context.sideChannel().register(SpliceMessages.SERVICE, new SpliceService(context, endpoints, splices));
+        // Learn the NAT as soon as the link is up, so the first splice (either side) starts without the two echoes.
+        context.hubLinkUp().thenRunAsync(this::learnNat, splices).exceptionally(e -> null);
+    }
+
+    private void learnNat() {
+        try {
+            endpoints.learn(Deadline.after(context.config().hubTimeout()));
+        } catch (IOException e) {
+            log.debug("Could not learn this node's NAT yet: {}", e.getMessage());
+        }
+    }
+
+    @Override
+    public String name() {
+        return SpliceModuleProvider.NAME;
+    }
+
+    @Override
+    public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
+        NodeId target = request.target().id().orElseThrow(() ->
+                AttemptFailedException.notApplicable(FailureScope.MODULE, "the target names no node id to splice with through the hubs"));
+        if (!HubLinkWait.expected(context)) {
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link to splice with node " + target + " (hub link "
+                    + context.hubLinkStatus() + ")");
+        }
+        return new SpliceAttempt(request, target);
+    }
+
+    @Override
+    public void close() {
+        service.close();
+        splices.shutdownNow();
+    }
+
+    private final class SpliceAttempt implements ConnectionAttempt {
+        private final ConnectRequest request;
+        private final NodeId target;
+        private final HubLinkWait link;
+        private volatile CompletableFuture<byte[]> answer;
+        private volatile SimultaneousOpen open;
+        /** The spliced connection while its handshake runs: closed by a cancel, so the target never queues it. */
+        private volatile Socket handshaking;
+        private volatile boolean cancelled;
+        private volatile String stage = null;
+
+        SpliceAttempt(ConnectRequest request, NodeId target) {
+            this.request = request;
+            this.target = target;
+            this.link = HubLinkWait.of(context);
+        }
+
+        @Override
+        public void prepare() throws IOException {
+            link.await(request.deadline(), "to splice with node " + target);
+        }
+
+        @Override
+        public Socket connect() throws IOException {
+            stage = "learning this node's public endpoint";
+            SpliceEndpoints.Endpoint mine = endpoints.next(request.deadline());
+            checkNotCancelled();
+            int millis = request.deadline().remainingMillis();
+            if (millis <= 0) {
+                throw new SocketTimeoutException("connect timed out before asking node " + target + " to splice");
+            }
+            byte[] ask = SpliceMessages.encode(new SpliceMessages.Request(request.probe(), request.virtualPort(), millis,
+                    TimeUnit.NANOSECONDS.toMicros(lastSideChannelRttNanos > 0 ? lastSideChannelRttNanos : mine.hubRttNanos()),
+                    mine.toMessage()));
+            stage = "waiting for node " + target + " to answer the splice request";
+            long asked = System.nanoTime();
+            CompletableFuture<byte[]> pending = context.sideChannel().request(target, SpliceMessages.SERVICE, ask, Duration.ofMillis(millis));
+            answer = pending;
+            if (cancelled) {
+                pending.cancel(false);
+            }
+            Answer ready = awaitAnswer(pending);
+            long now = System.nanoTime();
+            lastSideChannelRttNanos = Math.max(0, now - asked - TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()));
+            long start = SpliceSchedule.sourceStartNanos(asked, now, TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()),
+                    TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros()));
+            long end = now + Math.min(request.deadline().remainingNanos(), SYN_WINDOW_NANOS);
+            SimultaneousOpen syns = new SimultaneousOpen(SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), ready.endpoint(),
+                    start, true), end, splices);
+            open = syns;
+            checkNotCancelled();
+            stage = "firing SYNs at " + ready.endpoint() + " from local ports " + mine.localPorts();
+            Socket socket;
+            try {
+                socket = syns.run();
+            } catch (SocketTimeoutException e) {
+                if (request.deadline().remainingMillis() <= 0) {
+                    throw e;
+                }
+                throw new AttemptFailedException(FailureScope.PATH, e.getMessage());
+            }
+            long connected = System.nanoTime();
+            boolean finished = false;
+            handshaking = socket;
+            try {
+                checkNotCancelled(); // lost the race meanwhile: close before the target queues it for its application
+                stage = "waiting for node " + target + " to answer the handshake on the spliced connection";
+                socket.setTcpNoDelay(true);
+                socket.setSoTimeout(Math.max(1, request.deadline().remainingMillis()));
+                SpliceHandshake.asSource(socket, request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT,
+                        request.virtualPort(), request.target(), context.localIdentity());
+                socket.setSoTimeout(0);
+                socket.setTcpNoDelay(false);
+                finished = true;
+                long done = System.nanoTime();
+                log.debug("Spliced with node {} from local port {} to {} ({} SYN tries; answer after {} us, side-channel round trip {} us, "
+                        + "start {} us later, connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(),
+                        socket.getRemoteSocketAddress(), syns.tries(), (now - asked) / 1000, lastSideChannelRttNanos / 1000,
+                        (start - now) / 1000, (connected - now) / 1000, (done - connected) / 1000);
+                return socket;
+            } catch (IOException e) {
+                throw cancelled ? new AttemptFailedException(FailureScope.PATH, "cancelled") : e;
+            } finally {
+                handshaking = null;
+                if (!finished) {
+                    SimultaneousOpen.closeQuietly(socket);
+                }
+            }
+        }
+
+        private Answer awaitAnswer(CompletableFuture<byte[]> pending) throws IOException {
+            byte[] bytes;
+            try {
+                bytes = pending.get(Math.max(1, request.deadline().remainingMillis()), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                throw new SocketTimeoutException("connect timed out waiting for node " + target + " to answer the splice request");
+            } catch (CancellationException e) {
+                throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+            } catch (ExecutionException e) {
+                Throwable cause = e.getCause();
+                String why = cause instanceof SideChannelException s ? s.failure() + ": " + s.getMessage() : String.valueOf(cause.getMessage());
+                FailureScope scope = cause instanceof SideChannelException s && s.failure() == SideChannelException.Failure.TIMEOUT
+                        ? FailureScope.PATH : FailureScope.MODULE;
+                throw new AttemptFailedException(scope, "could not ask node " + target + " to splice: " + why);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted waiting for node " + target + " to answer the splice request");
+            }
+            Answer a;
+            try {
+                a = SpliceMessages.decodeAnswer(bytes);
+            } catch (ProtocolException e) {
+                throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " answered the splice request wrongly: " + e.getMessage());
+            }
+            return switch (a.status()) {
+                case READY -> a;
+                case TARGET_ANSWER -> throw new AttemptFailedException(FailureScope.TARGET, a.reason());
+                case UNSPLICEABLE -> throw new AttemptFailedException(FailureScope.MODULE, a.reason());
+                case BAD_REQUEST -> throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " refused to splice: " + a.reason());
+            };
+        }
+
+        private void checkNotCancelled() throws AttemptFailedException {
+            if (cancelled) {
+                throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+            }
+        }
+
+        @Override
+        public String progress() {
+            String waiting = link.progress();
+            return waiting != null ? waiting : stage;
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+            link.cancel();
+            CompletableFuture<byte[]> pending = answer;
+            if (pending != null) {
+                pending.cancel(false);
+            }
+            SimultaneousOpen syns = open;
+            if (syns != null) {
+                syns.cancel();
+            }
+            Socket spliced = handshaking;
+            if (spliced != null) {
+                SimultaneousOpen.closeQuietly(spliced);
+            }
+        }
+    }
+}
