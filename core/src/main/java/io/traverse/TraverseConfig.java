@@ -3,6 +3,7 @@ package io.traverse;
 import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
 import io.traverse.config.PortRange;
+import io.traverse.config.SshTunnelRule;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
@@ -46,6 +47,7 @@ public final class TraverseConfig {
     private final Duration hubKeepalive;
     private final Duration hubTimeout;
     private final boolean hubDataLink;
+    private final List<SshTunnelRule> sshTunnels;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -68,6 +70,7 @@ public final class TraverseConfig {
         hubKeepalive = b.hubKeepalive;
         hubTimeout = b.hubTimeout;
         hubDataLink = b.hubDataLink;
+        sshTunnels = b.sshTunnels;
     }
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
@@ -181,6 +184,11 @@ public final class TraverseConfig {
         return hubDataLink;
     }
 
+    /** Target networks the direct module may also reach through an sshd (paper §3.2.4), first match wins. */
+    public List<SshTunnelRule> sshTunnels() {
+        return sshTunnels;
+    }
+
     @Override
     public String toString() {
         return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
@@ -189,7 +197,7 @@ public final class TraverseConfig {
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
                 + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery + ", discoveryPort=" + discoveryPort
-                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink + "}";
+                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink + ", sshTunnels=" + sshTunnels + "}";
     }
 
     /** Builds a configuration; every setter validates. */
@@ -217,6 +225,7 @@ public final class TraverseConfig {
         private Duration hubKeepalive;
         private Duration hubTimeout;
         private boolean hubDataLink;
+        private List<SshTunnelRule> sshTunnels = List.of();
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -253,6 +262,7 @@ public final class TraverseConfig {
                     case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
                     case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
                     case HUB_DATA_LINK -> hubDataLink = bool(v);
+                    case SSH_TUNNELS -> sshTunnels = SshTunnelRule.parseList(v);
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -377,6 +387,11 @@ public final class TraverseConfig {
         public Builder hubTimeout(Duration d) {
             hubTimeout = positive(d);
             return this;
+        }
+
+        /** Rules in the text form of {@code traverse.ssh.tunnels} ({@link SshTunnelRule}). */
+        public Builder sshTunnels(String rules) {
+            return set(ConfigKey.SSH_TUNNELS, rules, "code");
         }
 
         public TraverseConfig build() {

@@ -37,7 +37,10 @@ public enum ConfigKey {
     HUB_TIMEOUT("traverse.hub.timeout", "10s",
             "a duration such as 10s: the limit for the link handshake with a hub, lookups, name binding and side-channel requests that give none"),
     HUB_DATA_LINK("traverse.hub.datalink", "true",
-            "true or false: relayed connections travel on a data link beside the hub link, read by the threads that wait for them (false: on the hub link itself)");
+            "true or false: relayed connections travel on a data link beside the hub link, read by the threads that wait for them (false: on the hub link itself)"),
+    SSH_TUNNELS("traverse.ssh.tunnels", "",
+            "rules separated by ';', each NETWORK user=NAME key=FILE [gateway=HOST[:PORT]] [port=PORT] [passphrase=TEXT] [known-hosts=FILE],"
+                    + " e.g. 198.18.3.0/24 user=alice key=/home/alice/.ssh/id_rsa known-hosts=/home/alice/.ssh/known_hosts");
 
     private final String key;
     private final String defaultValue;

@@ -1,5 +1,6 @@
 package io.traverse.direct;
 
+import io.traverse.direct.ssh.SshGateways;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
@@ -14,9 +15,12 @@ import io.traverse.spi.ModuleContext;
  */
 final class DirectModule implements ConnectionModule {
     private final ModuleContext context;
+    /** Null when no {@code traverse.ssh.tunnels} are configured. */
+    private final SshGateways sshGateways;
 
     DirectModule(ModuleContext context) {
         this.context = context;
+        this.sshGateways = context.config().sshTunnels().isEmpty() ? null : new SshGateways(context.config().sshTunnels());
     }
 
     @Override
@@ -26,6 +30,16 @@ final class DirectModule implements ConnectionModule {
 
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
+        if (sshGateways != null) {
+            return context.directConnector().attemptWithTunnels(request, sshGateways);
+        }
         return context.directConnector().attempt(request);
+    }
+
+    @Override
+    public void close() {
+        if (sshGateways != null) {
+            sshGateways.close();
+        }
     }
 }
