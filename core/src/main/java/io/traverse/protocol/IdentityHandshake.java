@@ -59,13 +59,13 @@ public final class IdentityHandshake {
             this.code = code;
         }
 
-        static Kind fromCode(int code) throws ProtocolException {
+        static Kind fromCode(int code, int sent) throws ProtocolException {
             for (Kind k : values()) {
                 if (k.code == code) {
                     return k;
                 }
             }
-            throw new ProtocolException("unknown handshake kind " + code);
+            throw new ProtocolException("unknown handshake kind " + sent);
         }
     }
 
@@ -90,13 +90,13 @@ public final class IdentityHandshake {
             this.code = code;
         }
 
-        static Answer fromCode(int code) throws ProtocolException {
+        static Answer fromCode(int code, int sent) throws ProtocolException {
             for (Answer a : values()) {
                 if (a.code == code) {
                     return a;
                 }
             }
-            throw new ProtocolException("unknown handshake answer " + code);
+            throw new ProtocolException("unknown handshake answer " + sent);
         }
     }
 
@@ -205,7 +205,7 @@ public final class IdentityHandshake {
 
     public static Request decodeRequest(int kindCode, ByteBuffer body) throws ProtocolException {
         boolean inBand = (kindCode & IN_BAND_END_OF_STREAM) != 0;
-        Kind kind = Kind.fromCode(kindCode & ~IN_BAND_END_OF_STREAM);
+        Kind kind = Kind.fromCode(kindCode & ~IN_BAND_END_OF_STREAM, kindCode);
         if (inBand && kind == Kind.REVERSE) {
             throw new ProtocolException("a REVERSE request cannot ask for in-band end-of-stream");
         }
@@ -236,9 +236,9 @@ public final class IdentityHandshake {
 
     public static Reply decodeReply(int answerCode, ByteBuffer body) throws ProtocolException {
         boolean inBand = (answerCode & IN_BAND_END_OF_STREAM) != 0;
-        Answer answer = Answer.fromCode(answerCode & ~IN_BAND_END_OF_STREAM);
+        Answer answer = Answer.fromCode(answerCode & ~IN_BAND_END_OF_STREAM, answerCode);
         if (inBand && answer != Answer.ACCEPT) {
-            throw new ProtocolException("in-band end-of-stream on a " + answer + " reply");
+            throw new ProtocolException("unknown handshake answer " + answerCode + " (in-band end-of-stream goes with ACCEPT only)");
         }
         try {
             NodeIdentity responder = identity(body, "responder");
