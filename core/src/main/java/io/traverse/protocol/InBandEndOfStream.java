@@ -104,7 +104,9 @@ public final class InBandEndOfStream {
         private final OutputStream tunnel;
         private final java.io.Closeable owner;
         private final byte[] buffer = new byte[2 + MAX_CHUNK];
-        private boolean ended;
+        /** Not a monitor: {@link #endIfIdle()} must not wait behind a write blocked on a full tunnel. */
+        private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        private volatile boolean ended;
 
         ChunkOutputStream(OutputStream tunnel, java.io.Closeable owner) {
             this.tunnel = tunnel;
@@ -117,25 +119,54 @@ public final class InBandEndOfStream {
         }
 
         @Override
-        public synchronized void write(byte[] b, int off, int len) throws IOException {
+        public void write(byte[] b, int off, int len) throws IOException {
             java.util.Objects.checkFromIndexSize(off, len, b.length);
-            if (ended) {
-                throw new SocketException("Socket output is shutdown");
-            }
-            while (len > 0) {
-                // Header and data in one write: one segment, one system call.
-                int n = Math.min(len, MAX_CHUNK);
-                buffer[0] = (byte) (n >>> 8);
-                buffer[1] = (byte) n;
-                System.arraycopy(b, off, buffer, 2, n);
-                tunnel.write(buffer, 0, 2 + n);
-                off += n;
-                len -= n;
+            lock.lock();
+            try {
+                if (ended) {
+                    throw new SocketException("Socket output is shutdown");
+                }
+                while (len > 0) {
+                    // Header and data in one write: one segment, one system call.
+                    int n = Math.min(len, MAX_CHUNK);
+                    buffer[0] = (byte) (n >>> 8);
+                    buffer[1] = (byte) n;
+                    System.arraycopy(b, off, buffer, 2, n);
+                    tunnel.write(buffer, 0, 2 + n);
+                    off += n;
+                    len -= n;
+                }
+            } finally {
+                lock.unlock();
             }
         }
 
         /** Sends the end-of-stream chunk unless it has been sent; true when this call sent it. */
-        synchronized boolean end() throws IOException {
+        boolean end() throws IOException {
+            lock.lock();
+            try {
+                return endLocked();
+            } finally {
+                lock.unlock();
+            }
+        }
+
+        /**
+         * For close(): sends the end-of-stream chunk unless it has been sent or a write is under way
+         * (perhaps blocked on a full tunnel, which the close must unblock: the peer then sees a reset,
+         * as a close during a write gives on TCP).
+         */
+        void endIfIdle() throws IOException {
+            if (lock.tryLock()) {
+                try {
+                    endLocked();
+                } finally {
+                    lock.unlock();
+                }
+            }
+        }
+
+        private boolean endLocked() throws IOException {
             if (ended) {
                 return false;
             }
@@ -145,7 +176,7 @@ public final class InBandEndOfStream {
             return true;
         }
 
-        synchronized boolean ended() {
+        boolean ended() {
             return ended;
         }
 

@@ -19,6 +19,8 @@ import java.util.Set;
  * addresses. {@link #getChannel()} is null: the channel would bypass the chunks.
  */
 public final class InBandEndOfStreamSocket extends Socket {
+    /** How long close() may spend sending end-of-stream before it just closes. */
+    static final long CLOSE_WRITE_LIMIT_NANOS = 1_000_000_000L;
     private final Socket tunnel;
     private final InBandEndOfStream.ChunkInputStream in;
     private final InBandEndOfStream.ChunkOutputStream out;
@@ -72,18 +74,31 @@ public final class InBandEndOfStreamSocket extends Socket {
         return in.isShut();
     }
 
-    /** Ends the stream in-band first (best effort), so the peer reads a clean end rather than a reset. */
+    /**
+     * Ends the stream in-band first (best effort), so the peer reads a clean end rather than a
+     * reset. That write could block on a tunnel whose far application reads nothing, where a TCP
+     * close would not: after {@link #CLOSE_WRITE_LIMIT_NANOS} the tunnel is closed under it.
+     */
     @Override
-    public synchronized void close() throws IOException {
+    public void close() throws IOException {
         if (tunnel.isClosed()) {
             return;
         }
-        try {
-            out.end();
+        try (io.traverse.connect.DeadlineWatchdog.Watch limit = io.traverse.connect.DeadlineWatchdog.shared()
+                .watch(System.nanoTime() + CLOSE_WRITE_LIMIT_NANOS, this::closeTunnelQuietly)) {
+            out.endIfIdle();
         } catch (IOException ignored) {
             // the tunnel is gone already: the peer learns of it as a reset
         } finally {
             tunnel.close();
+        }
+    }
+
+    private void closeTunnelQuietly() {
+        try {
+            tunnel.close();
+        } catch (IOException ignored) {
+            // closing is all that was asked
         }
     }
 

@@ -109,6 +109,59 @@ class InBandEndOfStreamTest {
         }
     }
 
+    @Test
+    void closeUnblocksAWriteToAPeerThatReadsNothing() throws Exception {
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Socket near = new InBandEndOfStreamSocket(connect(listener));
+            try (Socket far = listener.accept()) { // never read: the tunnel fills up
+                CompletableFuture<Throwable> writer = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        byte[] block = new byte[1 << 20];
+                        for (int i = 0; i < 1024; i++) {
+                            near.getOutputStream().write(block);
+                        }
+                        return null;
+                    } catch (IOException e) {
+                        return e;
+                    }
+                });
+                Thread.sleep(300);
+                assertThat(writer).isNotDone();
+                long start = System.nanoTime();
+                near.close();
+                assertThat(writer.get(5, TimeUnit.SECONDS)).isInstanceOf(SocketException.class);
+                assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(3));
+                assertThat(near.isClosed()).isTrue();
+            }
+        }
+    }
+
+    @Test
+    void closeAfterAWriteThatFilledTheTunnelDoesNotHang() throws Exception {
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            Socket raw = connect(listener);
+            raw.setSendBufferSize(4096);
+            Socket near = new InBandEndOfStreamSocket(raw);
+            try (Socket far = listener.accept()) {
+                far.setReceiveBufferSize(4096);
+                CompletableFuture<Void> filling = CompletableFuture.runAsync(() -> {
+                    try {
+                        while (true) {
+                            near.getOutputStream().write(new byte[1024]);
+                        }
+                    } catch (IOException expected) {
+                        // closed under it
+                    }
+                });
+                Thread.sleep(300);
+                long start = System.nanoTime();
+                near.close(); // the writer may be blocked or between writes: either way close returns
+                filling.get(5, TimeUnit.SECONDS);
+                assertThat(System.nanoTime() - start).isLessThan(TimeUnit.SECONDS.toNanos(3));
+            }
+        }
+    }
+
     private static Socket connect(ServerSocket listener) throws IOException {
         return new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) listener.getLocalSocketAddress()).getPort());
     }
