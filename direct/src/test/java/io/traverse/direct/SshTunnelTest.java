@@ -142,6 +142,40 @@ class SshTunnelTest {
     }
 
     @Test
+    void withoutAGatewayTheTargetsOwnSshdForwardsToItsOwnAddress() throws Exception {
+        // The paper's form: log in at the target machine itself and forward to its own port.
+        SshServer own = SshServer.setUpDefaultServer();
+        own.setHost(TARGET_IP);
+        own.setPort(0);
+        own.setKeyPairProvider(sshd.getKeyPairProvider());
+        own.setPublickeyAuthenticator(new AuthorizedKeysAuthenticator(dir.resolve("authorized_keys")));
+        own.setForwardingFilter(AcceptAllForwardingFilter.INSTANCE);
+        own.start();
+        try {
+            Path known = dir.resolve("known_hosts-own");
+            Files.writeString(known, "[" + TARGET_IP + "]:" + own.getPort() + " " + PublicKeyEntry.toString(hostKey) + "\n");
+            Traverse[] pair = nodesWith(TARGET_IP + "/32 user=traverse key=" + clientKey + " passphrase=" + PASSPHRASE
+                    + " port=" + own.getPort() + " known-hosts=" + known);
+            TraverseServerSocket server = pair[0].serverSocketFactory().createServerSocket(7003);
+            Future<Transfers.Digest> served = pool.submit(() -> {
+                try (Socket s = server.accept()) {
+                    assertThat(s).isInstanceOf(InBandEndOfStreamSocket.class);
+                    Transfers.Digest received = Transfers.readToEof(s);
+                    s.getOutputStream().write(received.sha256().getBytes());
+                    return received;
+                }
+            });
+            try (Socket s = pair[1].socketFactory().createSocket(server.virtualAddress().getHostString(), 7003)) {
+                Transfers.Digest sent = Transfers.sendAndHalfClose(s, 777_777, 3);
+                assertThat(new String(s.getInputStream().readAllBytes())).isEqualTo(sent.sha256());
+                assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
+            }
+        } finally {
+            own.stop(true);
+        }
+    }
+
+    @Test
     void unknownHostKeyIsRefusedNamingTheHostAndTheFingerprint() throws Exception {
         Path empty = dir.resolve("known_hosts-empty");
         Files.writeString(empty, "");
