@@ -124,14 +124,15 @@ public final class DirectConnector {
             attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
                     workingAddresses));
         }
-        if (tunnels != null && reverseToken == null && !request.probe()) {
+        if (tunnels != null && reverseToken == null) {
             byte[] tunnelHandshake = null;
             for (InetSocketAddress address : order) {
                 java.util.Optional<Tunnels.Tunnel> tunnel = tunnels.to(address);
                 if (tunnel.isPresent()) {
                     if (tunnelHandshake == null) {
-                        tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT,
-                                request.virtualPort(), target, localIdentity.get(), null, true));
+                        IdentityHandshake.Kind kind = request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
+                        tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), target,
+                                localIdentity.get(), null, true));
                     }
                     attempts.add(new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake));
                 }
@@ -361,8 +362,9 @@ public final class DirectConnector {
             }
         }
 
+        /** A tunnelled CONNECT (a PROBE's answer is the last thing read: nothing to agree on). */
         private boolean asksInBandEndOfStream() {
-            return (handshake[5] & IdentityHandshake.IN_BAND_END_OF_STREAM) != 0;
+            return handshake[5] == (byte) (IdentityHandshake.Kind.CONNECT.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
         }
 
         private static String describe(NodeIdentity identity) {
