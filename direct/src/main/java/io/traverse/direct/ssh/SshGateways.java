@@ -96,15 +96,8 @@ public final class SshGateways implements Tunnels, Closeable {
     }
 
     static String describeGateway(SshTunnelRule rule, InetAddress target) {
-        return "SSH gateway " + rule.user() + "@" + IpLiterals.formatEndpoint(hostLiteral(rule.sshHostFor(target)), rule.port());
-    }
-
-    private static InetAddress hostLiteral(String host) {
-        try {
-            return IpLiterals.isLiteral(host) ? IpLiterals.parse(host) : InetAddress.getByName(host);
-        } catch (IOException e) {
-            return InetAddress.getLoopbackAddress();
-        }
+        String host = rule.sshHostFor(target);
+        return "SSH gateway " + rule.user() + "@" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + rule.port();
     }
 
     private Gateway gateway(SshTunnelRule rule, InetAddress target) throws IOException {
@@ -240,7 +233,9 @@ public final class SshGateways implements Tunnels, Closeable {
         }
 
         private String where() {
-            return "SSH gateway " + key.rule().user() + "@" + key.host() + ":" + key.rule().port();
+            String host = key.host();
+            return "SSH gateway " + key.rule().user() + "@" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
+                    + key.rule().port();
         }
 
         synchronized void close() {
