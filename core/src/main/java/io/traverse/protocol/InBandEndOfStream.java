@@ -21,7 +21,7 @@ import java.net.SocketException;
  */
 public final class InBandEndOfStream {
     /** Largest chunk a writer sends; the format allows 65535. */
-    static final int MAX_CHUNK = 16 * 1024;
+    static final int MAX_CHUNK = 32 * 1024;
 
     private InBandEndOfStream() {
     }
@@ -30,6 +30,7 @@ public final class InBandEndOfStream {
     static final class ChunkInputStream extends InputStream {
         private final InputStream tunnel;
         private final java.io.Closeable owner;
+        private final byte[] header = new byte[2];
         private int leftInChunk;
         private boolean ended;
         private volatile boolean shut;
@@ -66,12 +67,16 @@ public final class InBandEndOfStream {
                 return 0;
             }
             while (leftInChunk == 0) {
-                int high = tunnel.read();
-                int low = high < 0 ? -1 : tunnel.read();
-                if (low < 0) {
-                    throw new SocketException("Connection reset: the tunnel closed without the peer's end-of-stream");
+                // Both header bytes in one read as a rule (one system call, not two).
+                int got = 0;
+                while (got < 2) {
+                    int n = tunnel.read(header, got, 2 - got);
+                    if (n < 0) {
+                        throw new SocketException("Connection reset: the tunnel closed without the peer's end-of-stream");
+                    }
+                    got += n;
                 }
-                leftInChunk = (high << 8) | low;
+                leftInChunk = ((header[0] & 0xff) << 8) | (header[1] & 0xff);
                 if (leftInChunk == 0) {
                     ended = true;
                     return -1;
