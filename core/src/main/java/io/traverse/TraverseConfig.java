@@ -4,6 +4,7 @@ import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
 import io.traverse.config.HttpProxy;
 import io.traverse.config.PortRange;
+import io.traverse.config.SshTunnelRule;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
@@ -55,6 +56,7 @@ public final class TraverseConfig {
     private final Duration portmapLease;
     private final InetAddress portmapGateway;
     private final HttpProxy httpProxy;
+    private final List<SshTunnelRule> sshTunnels;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -84,6 +86,7 @@ public final class TraverseConfig {
         portmapLease = b.portmapLease;
         portmapGateway = b.portmapGateway;
         httpProxy = b.httpProxy();
+        sshTunnels = b.sshTunnels;
     }
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
@@ -232,6 +235,11 @@ public final class TraverseConfig {
         return Optional.ofNullable(httpProxy);
     }
 
+    /** Target networks the direct module may also reach through an sshd (paper §3.2.4), first match wins. */
+    public List<SshTunnelRule> sshTunnels() {
+        return sshTunnels;
+    }
+
     @Override
     public String toString() {
         return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
@@ -243,7 +251,8 @@ public final class TraverseConfig {
                 + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
                 + ", portmap=" + portmap + ", portmapProtocols=" + portmapProtocols + ", portmapLease=" + portmapLease
                 + ", portmapGateway=" + (portmapGateway == null ? "default" : portmapGateway.getHostAddress())
-                + (httpProxy == null ? "" : ", httpProxy=" + httpProxy) + "}";
+                + (httpProxy == null ? "" : ", httpProxy=" + httpProxy)
+                + ", sshTunnels=" + sshTunnels + "}";
     }
 
     /** Builds a configuration; every setter validates. */
@@ -281,6 +290,7 @@ public final class TraverseConfig {
         private String httpProxyOrigin = "default";
         private String nonProxyHostsText = "";
         private Properties jdkProxyProperties = new Properties();
+        private List<SshTunnelRule> sshTunnels = List.of();
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -329,6 +339,7 @@ public final class TraverseConfig {
                     case HTTP_NON_PROXY_HOSTS -> nonProxyHostsText = v;
                     case SPLICE_PREDICTION -> splicePrediction = oneOf(v, "preserve", "sequential");
                     case SPLICE_PORTS -> splicePorts = between(v, 1, 16);
+                    case SSH_TUNNELS -> sshTunnels = SshTunnelRule.parseList(v);
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -522,6 +533,11 @@ public final class TraverseConfig {
                 throw new IllegalArgumentException(n + " is not within " + min + "-" + max);
             }
             return n;
+        }
+
+        /** Rules in the text form of {@code traverse.ssh.tunnels} ({@link SshTunnelRule}). */
+        public Builder sshTunnels(String rules) {
+            return set(ConfigKey.SSH_TUNNELS, rules, "code");
         }
 
         public TraverseConfig build() {

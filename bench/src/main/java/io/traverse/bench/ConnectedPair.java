@@ -80,6 +80,21 @@ final class ConnectedPair implements Closeable {
     }
 
     /**
+     * A plain pair with both ends wrapped in {@link io.traverse.protocol.InBandEndOfStreamSocket}, as
+     * tunnelled (SSH) connections are: the cost of in-band end-of-stream chunking alone, no SSH.
+     */
+    static ConnectedPair inBandEndOfStream() throws IOException {
+        ConnectedPair plain = plain();
+        try {
+            return new ConnectedPair(new io.traverse.protocol.InBandEndOfStreamSocket(plain.client),
+                    new io.traverse.protocol.InBandEndOfStreamSocket(plain.server), plain);
+        } catch (IOException | RuntimeException e) {
+            plain.close();
+            throw e;
+        }
+    }
+
+    /**
      * Diagnostic: a plain client, and a server side accepted through a {@link ServerSocketChannel}
      * and used through {@code channel.socket()}, which is how a Traverse node hands out accepted
      * connections. Separates the cost of that socket flavour from the cost of Traverse itself.
@@ -214,6 +229,7 @@ final class ConnectedPair implements Closeable {
     static ConnectedPair of(String contender) throws IOException {
         return switch (contender) {
             case "plain" -> plain();
+            case "in-band-eos" -> inBandEndOfStream();
             case "traverse" -> traverse();
             case "plain-channel" -> plainChannel();
             case "socat" -> socat();

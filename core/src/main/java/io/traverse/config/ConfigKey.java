@@ -55,7 +55,10 @@ public enum ConfigKey {
     SPLICE_PREDICTION("traverse.splice.prediction", "preserve",
             "preserve or sequential: which NATs the splice module predicts ports for (preserve: only NATs that keep the mapped port; sequential: also NATs that hand out the next ports)"),
     SPLICE_PORTS("traverse.splice.ports", "1",
-            "a whole number from 1 to 16: how many consecutive ports from the predicted one the splice module tries");
+            "a whole number from 1 to 16: how many consecutive ports from the predicted one the splice module tries"),
+    SSH_TUNNELS("traverse.ssh.tunnels", "",
+            "rules separated by ';', each NETWORK user=NAME key=FILE [gateway=HOST[:PORT]] [port=PORT] [passphrase=TEXT] [known-hosts=FILE],"
+                    + " e.g. 198.18.3.0/24 user=alice key=/home/alice/.ssh/id_rsa known-hosts=/home/alice/.ssh/known_hosts");
 
     private final String key;
     private final String defaultValue;

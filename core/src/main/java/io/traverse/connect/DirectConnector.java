@@ -4,7 +4,9 @@ import io.traverse.config.HttpProxy;
 import io.traverse.identity.AddressOrdering;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.identity.IpLiterals;
 import io.traverse.protocol.IdentityHandshake;
+import io.traverse.protocol.InBandEndOfStreamSocket;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
@@ -105,6 +107,23 @@ public final class DirectConnector {
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
      */
     public ConnectionAttempt attempt(ConnectRequest request, byte[] reverseToken) throws AttemptFailedException {
+        return plan(request, reverseToken, null);
+    }
+
+    /**
+     * Plans a direct connection (as {@link #attempt(ConnectRequest)}) that may also go through
+     * tunnels: each address a tunnel leads to is tried plainly first and, after the plain
+     * attempts, through its tunnel; a tunnelled winner is an {@link InBandEndOfStreamSocket}.
+     *
+     * @param tunnels null: plain TCP only
+     * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
+     */
+    public ConnectionAttempt attemptWithTunnels(ConnectRequest request, Tunnels tunnels) throws AttemptFailedException {
+        return plan(request, null, tunnels);
+    }
+
+    private ConnectionAttempt plan(ConnectRequest request, byte[] reverseToken, Tunnels tunnels)
+            throws AttemptFailedException {
         NodeIdentity target = request.target();
         AddressOrdering.Candidates planned = candidatesFor(target);
         List<InetSocketAddress> order = workingAddresses.first(target, planned.order());
@@ -126,6 +145,20 @@ public final class DirectConnector {
         for (InetSocketAddress address : order) {
             attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
                     workingAddresses));
+        }
+        if (tunnels != null && reverseToken == null) {
+            byte[] tunnelHandshake = null;
+            for (InetSocketAddress address : order) {
+                java.util.Optional<Tunnels.Tunnel> tunnel = tunnels.to(address);
+                if (tunnel.isPresent()) {
+                    if (tunnelHandshake == null) {
+                        IdentityHandshake.Kind kind = request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
+                        tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), target,
+                                localIdentity.get(), null, true));
+                    }
+                    attempts.add(new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake));
+                }
+            }
         }
         long stagger = request.options().localAddress() != null && request.options().localAddress().getPort() != 0
                 ? Long.MAX_VALUE // one fixed local port: one attempt at a time
@@ -236,8 +269,64 @@ public final class DirectConnector {
         return asked;
     }
 
+    /**
+     * One address through its tunnel: the tunnel's entrance is set up (or found up), then the same
+     * TCP connect and identity handshake as a plain attempt, asking for in-band end-of-stream.
+     */
+    private static final class TunnelledAttempt implements StaggeredRace.Attempt<Socket> {
+        private final InetSocketAddress address;
+        private final Tunnels.Tunnel tunnel;
+        private final ConnectRequest request;
+        private final byte[] handshake;
+        private volatile HandshakeAttempt inner;
+        private volatile boolean cancelled;
+
+        TunnelledAttempt(InetSocketAddress address, Tunnels.Tunnel tunnel, ConnectRequest request, byte[] handshake) {
+            this.address = address;
+            this.tunnel = tunnel;
+            this.request = request;
+            this.handshake = handshake;
+        }
+
+        @Override
+        public Socket run() throws IOException {
+            InetSocketAddress entrance = tunnel.entrance(request.deadline());
+            HandshakeAttempt attempt = new HandshakeAttempt(entrance, request, ConnectOptions.NONE, handshake, null) {
+                @Override
+                protected String where() {
+                    return TunnelledAttempt.this.describe();
+                }
+            };
+            inner = attempt;
+            if (cancelled) {
+                throw new java.net.SocketException(describe() + ": cancelled");
+            }
+            Socket socket = attempt.run();
+            try {
+                return new InBandEndOfStreamSocket(socket);
+            } catch (IOException e) {
+                SocketAttempt.closeQuietly(socket);
+                throw e;
+            }
+        }
+
+        @Override
+        public void cancel() {
+            cancelled = true;
+            HandshakeAttempt attempt = inner;
+            if (attempt != null) {
+                attempt.cancel();
+            }
+        }
+
+        @Override
+        public String describe() {
+            return IpLiterals.formatEndpoint(address.getAddress(), address.getPort()) + " through " + tunnel.describe();
+        }
+    }
+
     /** TCP connect, then the identity handshake on the same socket. */
-    private static final class HandshakeAttempt extends SocketAttempt {
+    private static class HandshakeAttempt extends SocketAttempt {
         private final ConnectRequest request;
         private final byte[] handshake;
         private final WorkingAddresses workingAddresses;
@@ -252,6 +341,10 @@ public final class DirectConnector {
 
         @Override
         protected void afterConnect(Socket socket) throws IOException {
+            if (workingAddresses == null) {
+                exchangeHandshake(socket); // a tunnel's entrance: not one of the target's addresses
+                return;
+            }
             try {
                 exchangeHandshake(socket);
                 workingAddresses.worked(request.target(), address);
@@ -279,6 +372,10 @@ public final class DirectConnector {
                         throw new AttemptFailedException(FailureScope.PATH, where() + ": accepted by node "
                                 + describe(reply.responder()) + ", which is not the node asked for");
                     }
+                    if (asksInBandEndOfStream() && !reply.inBandEndOfStream()) {
+                        throw new AttemptFailedException(FailureScope.PATH, where()
+                                + ": the node did not agree to in-band end-of-stream, which a tunnel needs");
+                    }
                 }
                 case WRONG_NODE -> throw new AttemptFailedException(FailureScope.PATH, where() + ": reached node "
                         + describe(reply.responder()) + ", not " + describe(target));
@@ -291,6 +388,11 @@ public final class DirectConnector {
                         + ": handshake not understood" + reason);
                 default -> throw new IllegalStateException("unhandled answer " + reply.answer());
             }
+        }
+
+        /** A tunnelled CONNECT (a PROBE's answer is the last thing read: nothing to agree on). */
+        private boolean asksInBandEndOfStream() {
+            return handshake[5] == (byte) (IdentityHandshake.Kind.CONNECT.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
         }
 
         private static String describe(NodeIdentity identity) {

@@ -5,6 +5,7 @@ import io.traverse.firewall.SimulatedFirewall;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
+import io.traverse.protocol.InBandEndOfStreamSocket;
 import io.traverse.protocol.ProtocolException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -48,6 +49,7 @@ final class HandshakeLoop implements Runnable {
      */
     private static final int FIRST_READ = 1024;
     private static final byte[] ACCEPT_REPLY = IdentityHandshake.encodeAccept();
+    private static final byte[] ACCEPT_REPLY_IN_BAND = IdentityHandshake.encodeAccept(true);
 
     private final Selector selector;
     private final HandshakeJudge judge;
@@ -328,6 +330,7 @@ final class HandshakeLoop implements Runnable {
 
     /** Answers a complete request, on either path. */
     private void decide(Pending p, IdentityHandshake.Request request) {
+        p.inBandEndOfStream = request.inBandEndOfStream();
         if (p.firewall.action() == FirewallRule.Action.DROP) {
             // Say nothing, as a SYN-dropping firewall would; the deadline closes it.
             p.key.interestOps(0);
@@ -373,7 +376,7 @@ final class HandshakeLoop implements Runnable {
     /** Sends ACCEPT for a reserved slot and hands the connection over. */
     private void admit(Pending p) {
         try {
-            ByteBuffer out = ByteBuffer.wrap(ACCEPT_REPLY);
+            ByteBuffer out = ByteBuffer.wrap(p.inBandEndOfStream ? ACCEPT_REPLY_IN_BAND : ACCEPT_REPLY);
             p.channel.write(out);
             if (out.hasRemaining()) {
                 throw new IOException("send buffer of a new connection is full");
@@ -471,7 +474,8 @@ final class HandshakeLoop implements Runnable {
     private void deliver(Pending p) {
         try {
             p.channel.configureBlocking(true);
-            p.queue.deliver(p.channel.socket());
+            // A tunnelled connection (it asked in its handshake) carries end-of-stream in-band.
+            p.queue.deliver(p.inBandEndOfStream ? new InBandEndOfStreamSocket(p.channel.socket()) : p.channel.socket());
         } catch (IOException | RuntimeException e) {
             p.queue.release();
             log.debug("Connection from {} failed while handing over: {}", p.remote, e.toString());
@@ -592,6 +596,8 @@ final class HandshakeLoop implements Runnable {
         boolean reservedWhileWaiting;
         /** The accepting thread tried {@code completeAtOnce}; what it read is in the buffers. */
         boolean triedAtOnce;
+        /** The request asked for in-band end-of-stream: the connection runs through a tunnel. */
+        boolean inBandEndOfStream;
         /** Decided on the accepting thread: wait for room in this verdict's backlog (the loop does). */
         HandshakeJudge.Verdict roomVerdict;
 

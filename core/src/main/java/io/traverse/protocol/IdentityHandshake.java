@@ -27,6 +27,11 @@ import java.nio.charset.StandardCharsets;
  * and a fixed eight bytes are read in one system call.
  * All integers are big-endian; identities are in their text form (ASCII). Every length is checked
  * against {@link #MAX_BODY_LENGTH} before anything is allocated for it. Documented in docs/protocol.md.
+ *
+ * <p>The top bit of the kind byte ({@link #IN_BAND_END_OF_STREAM}) asks that end-of-stream travel
+ * in-band on this connection ({@link InBandEndOfStream}), because it runs through a tunnel (SSH port
+ * forwarding) that does not carry TCP half-close; a listener that agrees sets the same bit in the
+ * answer byte of its ACCEPT. A request without the bit is answered exactly as before.
  */
 public final class IdentityHandshake {
     /** "TRAV" in ASCII. */
@@ -58,13 +63,13 @@ public final class IdentityHandshake {
             this.code = code;
         }
 
-        static Kind fromCode(int code) throws ProtocolException {
+        static Kind fromCode(int code, int sent) throws ProtocolException {
             for (Kind k : values()) {
                 if (k.code == code) {
                     return k;
                 }
             }
-            throw new ProtocolException("unknown handshake kind " + code);
+            throw new ProtocolException("unknown handshake kind " + sent);
         }
     }
 
@@ -89,25 +94,36 @@ public final class IdentityHandshake {
             this.code = code;
         }
 
-        static Answer fromCode(int code) throws ProtocolException {
+        static Answer fromCode(int code, int sent) throws ProtocolException {
             for (Answer a : values()) {
                 if (a.code == code) {
                     return a;
                 }
             }
-            throw new ProtocolException("unknown handshake answer " + code);
+            throw new ProtocolException("unknown handshake answer " + sent);
         }
     }
+
+    /**
+     * Set in the kind byte of a request and the answer byte of an ACCEPT: after the handshake both
+     * directions carry {@link InBandEndOfStream} chunks instead of raw bytes.
+     */
+    public static final int IN_BAND_END_OF_STREAM = 0x80;
 
     /** Length of the token of a REVERSE request. */
     public static final int TOKEN_LENGTH = 16;
 
     /**
      * A client's request; {@code source} is null when the client does not say who it is;
-     * {@code token} is the REVERSE token (null for CONNECT).
+     * {@code token} is the REVERSE token (null for CONNECT); {@code inBandEndOfStream}: the client
+     * asks for {@link InBandEndOfStream} framing (CONNECT and PROBE only).
      */
-    public record Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token) {
+    public record Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token,
+            boolean inBandEndOfStream) {
         public Request {
+            if (inBandEndOfStream && kind == Kind.REVERSE) {
+                throw new IllegalArgumentException("a REVERSE connection is never tunnelled: no in-band end-of-stream");
+            }
             if (virtualPort < 1 || virtualPort > 65535) {
                 throw new IllegalArgumentException("virtual port " + virtualPort + " is not within 1-65535");
             }
@@ -116,16 +132,30 @@ public final class IdentityHandshake {
             }
         }
 
+        public Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token) {
+            this(kind, virtualPort, expectedTarget, source, token, false);
+        }
+
         public Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source) {
-            this(kind, virtualPort, expectedTarget, source, null);
+            this(kind, virtualPort, expectedTarget, source, null, false);
         }
     }
 
     /**
      * A listener's reply; {@code responder} is null when the listener could not parse the request,
-     * and in the ACCEPT that hands a connection over ({@link #encodeAccept()}).
+     * and in the ACCEPT that hands a connection over ({@link #encodeAccept}); {@code inBandEndOfStream}
+     * only on an ACCEPT of a request that asked for it.
      */
-    public record Reply(Answer answer, NodeIdentity responder, String reason) {
+    public record Reply(Answer answer, NodeIdentity responder, String reason, boolean inBandEndOfStream) {
+        public Reply {
+            if (inBandEndOfStream && answer != Answer.ACCEPT) {
+                throw new IllegalArgumentException("only an ACCEPT agrees to in-band end-of-stream");
+            }
+        }
+
+        public Reply(Answer answer, NodeIdentity responder, String reason) {
+            this(answer, responder, reason, false);
+        }
     }
 
     private IdentityHandshake() {
@@ -140,12 +170,17 @@ public final class IdentityHandshake {
         putBytes(body, target);
         putBytes(body, source);
         body.put(token);
-        return frame(request.kind().code, body.array());
+        return frame(request.kind().code | (request.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0), body.array());
     }
 
     /** The ACCEPT that hands a connection over: a header without a body. */
     public static byte[] encodeAccept() {
-        return frame(Answer.ACCEPT.code, new byte[0]);
+        return encodeAccept(false);
+    }
+
+    /** The same, agreeing to in-band end-of-stream when the request asked for it. */
+    public static byte[] encodeAccept(boolean inBandEndOfStream) {
+        return frame(Answer.ACCEPT.code | (inBandEndOfStream ? IN_BAND_END_OF_STREAM : 0), new byte[0]);
     }
 
     public static byte[] encode(Reply reply) {
@@ -154,7 +189,7 @@ public final class IdentityHandshake {
         ByteBuffer body = ByteBuffer.allocate(2 + responder.length + 2 + reason.length);
         putBytes(body, responder);
         putBytes(body, reason);
-        return frame(reply.answer().code, body.array());
+        return frame(reply.answer().code | (reply.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0), body.array());
     }
 
     /**
@@ -184,7 +219,11 @@ public final class IdentityHandshake {
     }
 
     public static Request decodeRequest(int kindCode, ByteBuffer body) throws ProtocolException {
-        Kind kind = Kind.fromCode(kindCode);
+        boolean inBand = (kindCode & IN_BAND_END_OF_STREAM) != 0;
+        Kind kind = Kind.fromCode(kindCode & ~IN_BAND_END_OF_STREAM, kindCode);
+        if (inBand && kind == Kind.REVERSE) {
+            throw new ProtocolException("a REVERSE request cannot ask for in-band end-of-stream");
+        }
         try {
             int port = body.getShort() & 0xffff;
             if (port == 0) {
@@ -204,16 +243,20 @@ public final class IdentityHandshake {
                 body.get(token);
             }
             requireConsumed(body);
-            return new Request(kind, port, target, source, token);
+            return new Request(kind, port, target, source, token, inBand);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("request body is truncated");
         }
     }
 
     public static Reply decodeReply(int answerCode, ByteBuffer body) throws ProtocolException {
-        Answer answer = Answer.fromCode(answerCode);
+        boolean inBand = (answerCode & IN_BAND_END_OF_STREAM) != 0;
+        Answer answer = Answer.fromCode(answerCode & ~IN_BAND_END_OF_STREAM, answerCode);
+        if (inBand && answer != Answer.ACCEPT) {
+            throw new ProtocolException("unknown handshake answer " + answerCode + " (in-band end-of-stream goes with ACCEPT only)");
+        }
         if (answer == Answer.ACCEPT && !body.hasRemaining()) {
-            return new Reply(answer, null, ""); // encodeAccept()
+            return new Reply(answer, null, "", inBand); // encodeAccept
         }
         try {
             NodeIdentity responder = identity(body, "responder");
@@ -224,7 +267,7 @@ public final class IdentityHandshake {
             byte[] reason = new byte[reasonLength];
             body.get(reason);
             requireConsumed(body);
-            return new Reply(answer, responder, new String(reason, StandardCharsets.UTF_8));
+            return new Reply(answer, responder, new String(reason, StandardCharsets.UTF_8), inBand);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("reply body is truncated");
         }

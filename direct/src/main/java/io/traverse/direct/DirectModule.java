@@ -1,6 +1,7 @@
 package io.traverse.direct;
 
 import io.traverse.direct.portmap.ListeningPortMapping;
+import io.traverse.direct.ssh.SshGateways;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
@@ -17,9 +18,12 @@ final class DirectModule implements ConnectionModule {
     private final ModuleContext context;
     /** The listening port mapped on the NAT router (traverse.portmap), or null. */
     private final ListeningPortMapping portMapping;
+    /** Null when no {@code traverse.ssh.tunnels} are configured. */
+    private final SshGateways sshGateways;
 
     DirectModule(ModuleContext context) {
         this.context = context;
+        this.sshGateways = context.config().sshTunnels().isEmpty() ? null : new SshGateways(context.config().sshTunnels());
         this.portMapping = context.config().portmap() ? ListeningPortMapping.start(context) : null;
     }
 
@@ -30,6 +34,9 @@ final class DirectModule implements ConnectionModule {
 
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
+        if (sshGateways != null) {
+            return context.directConnector().attemptWithTunnels(request, sshGateways);
+        }
         return context.directConnector().attempt(request);
     }
 
@@ -37,6 +44,9 @@ final class DirectModule implements ConnectionModule {
     public void close() {
         if (portMapping != null) {
             portMapping.close();
+        }
+        if (sshGateways != null) {
+            sshGateways.close();
         }
     }
 }

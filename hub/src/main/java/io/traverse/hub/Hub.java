@@ -5,6 +5,7 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.traverse.direct.ssh.SshGateways;
 import io.traverse.hub.gossip.StateNumber;
 import io.traverse.hub.discovery.DiscoveryResponder;
 import io.traverse.hub.http.HubHttpEndpoint;
@@ -78,6 +79,8 @@ public final class Hub implements AutoCloseable {
     private final HubMetrics metrics;
     private final HubHttpEndpoint http;
     private final DiscoveryResponder discovery;
+    /** Null unless peers are dialled through SSH. */
+    private final SshGateways sshGateways;
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private volatile boolean closed;
 
@@ -104,7 +107,8 @@ public final class Hub implements AutoCloseable {
         LinkSettings settings = new LinkSettings(id, name, advertised, state::current, authentication, config.handshakeTimeout(),
                 config.keepaliveInterval(), config.maxQueuedMessagesPerLink(), metrics::refused, new OwnChallenges());
         this.core = new HubCore(config, id, name, "id " + idSource, advertised, state, stateLoop, metrics);
-        HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, worker);
+        this.sshGateways = config.sshTunnels().isEmpty() ? null : new SshGateways(config.sshTunnels());
+        HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, worker, sshGateways);
         PeerDialing dialing = new PeerDialing(id, dialer, stateLoop, config.redialMin(), config.redialMax(), peer -> core.hubLink(peer) != null,
                 core::dialledHubHasOurId);
         config.peers().forEach(dialing::addConfiguredPeer);
@@ -337,6 +341,9 @@ public final class Hub implements AutoCloseable {
         }
         if (http != null) {
             http.close();
+        }
+        if (sshGateways != null) {
+            sshGateways.close();
         }
         shutdown(ioLoops, stateLoop, worker);
         log.info("Hub {} stopped", name);

@@ -1,5 +1,6 @@
 package io.traverse.hub;
 
+import io.traverse.config.SshTunnelRule;
 import io.traverse.hub.identity.HubIdSource;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;
@@ -30,6 +31,7 @@ public final class HubConfig {
     private final Path idFile;
     private final boolean ephemeralId;
     private final List<String> peers;
+    private final List<SshTunnelRule> sshTunnels;
     private final List<String> advertisedAddresses;
     private final String token;
     private final int httpPort;
@@ -56,6 +58,7 @@ public final class HubConfig {
         this.idFile = b.idFile == null ? null : b.idFile.toAbsolutePath().normalize();
         this.ephemeralId = b.ephemeralId;
         this.peers = List.copyOf(b.peers);
+        this.sshTunnels = List.copyOf(b.sshTunnels);
         this.advertisedAddresses = b.advertisedAddresses == null ? null : List.copyOf(b.advertisedAddresses);
         this.token = b.token;
         this.httpPort = b.httpPort;
@@ -152,6 +155,15 @@ public final class HubConfig {
     }
 
     /**
+     * Networks of peer hubs that are dialled through an sshd (paper §3.2.4; the same rule form as
+     * the nodes' {@code traverse.ssh.tunnels}): a peer address in a rule's network is reached by a
+     * local port forwarding through that rule's sshd, first match wins. Empty: every peer plainly.
+     */
+    public List<SshTunnelRule> sshTunnels() {
+        return sshTunnels;
+    }
+
+    /**
      * Addresses other hubs may dial this one at. Empty: nobody dials this hub (it only dials
      * out). Absent: every advertisable interface address of the bind address, with the port.
      */
@@ -233,7 +245,7 @@ public final class HubConfig {
     @Override
     public String toString() {
         return "HubConfig[bind " + bindAddress + ":" + port + ", name " + (name == null ? "(default)" : name) + ", id " + idSource()
-                + ", peers " + peers
+                + ", peers " + peers + (sshTunnels.isEmpty() ? "" : ", ssh tunnels " + sshTunnels)
                 + ", advertised " + (advertisedAddresses == null ? "(interfaces)" : advertisedAddresses) + ", token "
                 + (token.isEmpty() ? "(none)" : "(set)") + ", http " + httpPort + ", keepalive " + keepaliveInterval.toMillis() + " ms]";
     }
@@ -250,6 +262,7 @@ public final class HubConfig {
         private Path idFile;
         private boolean ephemeralId;
         private final List<String> peers = new ArrayList<>();
+        private final List<SshTunnelRule> sshTunnels = new ArrayList<>();
         private List<String> advertisedAddresses;
         private String token = "";
         private int httpPort = DEFAULT_HTTP_PORT;
@@ -311,6 +324,21 @@ public final class HubConfig {
 
         public Builder peers(List<String> hostPorts) {
             hostPorts.forEach(this::peer);
+            return this;
+        }
+
+        /**
+         * Peer hubs in a network are dialled through an sshd: one rule in {@link SshTunnelRule}'s text
+         * form, e.g. {@code 10.1.0.0/24 user=hub key=/etc/traverse/id_rsa gateway=fe.site-b.org}.
+         *
+         * @throws IllegalArgumentException naming what is wrong with the rule
+         */
+        public Builder sshTunnel(String rule) {
+            try {
+                this.sshTunnels.add(SshTunnelRule.parse(Objects.requireNonNull(rule, "ssh tunnel")));
+            } catch (IllegalArgumentException e) {
+                throw new IllegalArgumentException("ssh tunnel '" + rule + "': " + e.getMessage(), e);
+            }
             return this;
         }
 

@@ -46,6 +46,17 @@ public final class HubAgent {
         return host.address().getHostAddress() + listening.substring(listening.lastIndexOf(':'));
     }
 
+    /**
+     * As {@link #startOn(Host, int, String, String, List, List)}, and peers in the networks of
+     * {@code sshTunnels} (rules in {@code traverse.ssh.tunnels} form) are dialled through an sshd.
+     */
+    public static String startOn(Host host, int port, String token, String name, List<String> advertised,
+            List<String> peers, List<String> sshTunnels) throws Exception {
+        String listening = start(host, List.of("0.0.0.0", Integer.toString(port), token, name, listOrDash(advertised),
+                listOrDash(peers), sshTunnels.isEmpty() ? "-" : String.join(";", sshTunnels)));
+        return host.address().getHostAddress() + listening.substring(listening.lastIndexOf(':'));
+    }
+
     private static String start(Host host, List<String> arguments) throws Exception {
         List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-XX:+UseSerialGC", "-Xmx256m", "-XX:-UsePerfData",
@@ -88,6 +99,11 @@ public final class HubAgent {
                 .name(args.length > 3 ? args[3] : "testbed-hub").httpPort(-1);
         if (args.length > 5) {
             config.advertisedAddresses(dashOrList(args[4])).peers(dashOrList(args[5]));
+        }
+        if (args.length > 6 && !args[6].equals("-")) {
+            for (String rule : args[6].split(";")) {
+                config.sshTunnel(rule.trim());
+            }
         }
         // Standard output is the channel to the test that started us (as for NodeAgent): the one line it waits for.
         PrintStream channel = new PrintStream(new FileOutputStream(FileDescriptor.out), true, StandardCharsets.UTF_8);

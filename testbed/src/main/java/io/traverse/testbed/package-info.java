@@ -24,7 +24,9 @@
  *       {@link io.traverse.testbed.RunningNode#coldConnect} starts a fresh agent JVM that connects at
  *       once (a first connection before the hub link is up); agents also time round trips
  *       ({@link io.traverse.testbed.RoundTripResult}) and dial plain sockets for comparison;
- *       {@link io.traverse.testbed.HubAgent} runs a hub in a namespace;</li>
+ *       {@link io.traverse.testbed.HubAgent} runs a hub in a namespace;
+ *       {@link io.traverse.testbed.SshDaemon} a real OpenSSH sshd with keys and configuration made
+ *       for one test (SSH tunnels, paper §3.2.4);</li>
  *   <li>{@link io.traverse.testbed.PortMappingGateway} runs miniupnpd (UPnP IGD, PCP, NAT-PMP) on
  *       a site's router, with a testbed-only public-looking address it is willing to map on;</li>
  *   <li>{@link io.traverse.testbed.MultiSiteNetwork} builds a network of sites from one

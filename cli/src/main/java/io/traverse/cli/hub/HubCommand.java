@@ -46,6 +46,12 @@ public final class HubCommand implements Callable<Integer> {
     @Option(names = "--peer", paramLabel = "HOST:PORT", description = "a hub to dial (repeatable; port default 17000)")
     List<String> peers = List.of();
 
+    @Option(names = "--ssh-tunnel", paramLabel = "RULE",
+            description = "peer hubs in NETWORK are dialled through an sshd (repeatable): 'NETWORK user=NAME key=FILE"
+                    + " [gateway=HOST[:PORT]] [port=PORT] [passphrase=TEXT] [known-hosts=FILE]', host keys checked strictly"
+                    + " (docs/operations.md, \"SSH tunnels\")")
+    List<String> sshTunnels = List.of();
+
     @Option(names = "--advertise", paramLabel = "HOST:PORT", split = ",",
             description = "address other hubs should dial this hub at (repeatable; default: the interface addresses"
                     + " of --bind; 'none': nobody dials this hub, it only dials out)")
@@ -93,6 +99,7 @@ public final class HubCommand implements Callable<Integer> {
             builder.idFile(idFile);
         }
         builder.peers(peers);
+        sshTunnels.forEach(builder::sshTunnel);
         if (advertise != null) {
             builder.advertisedAddresses(HubSettings.advertised(advertise));
         }

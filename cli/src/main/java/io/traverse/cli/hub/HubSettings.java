@@ -42,8 +42,10 @@ final class HubSettings {
     static final String MAX_NAMES = "traverse.hub.max.names.per.node";
     static final String MAX_PENDING = "traverse.hub.max.pending.per.node";
     static final String IO_THREADS = "traverse.hub.io.threads";
+    /** Rules separated by ';', as {@code --ssh-tunnel} takes them one by one. */
+    static final String SSH_TUNNELS = "traverse.hub.ssh.tunnels";
     static final Set<String> KEYS = Set.of(BIND, PORT, NAME, STATE_DIR, ID_FILE, PEERS, ADVERTISE, HTTP_PORT, DISCOVERY_PORT, TOKEN, TOKEN_FILE, KEEPALIVE, GOSSIP_REFRESH,
-            EXPIRY, MAX_NODES, MAX_NAMES, MAX_PENDING, IO_THREADS);
+            EXPIRY, MAX_NODES, MAX_NAMES, MAX_PENDING, IO_THREADS, SSH_TUNNELS);
     /** The value of {@code traverse.hub.advertise} (or {@code --advertise}) for a hub that only dials out. */
     static final String ADVERTISE_NONE = "none";
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)?");
@@ -121,6 +123,13 @@ final class HubSettings {
             builder.idFile(Path.of(get(ID_FILE)));
         }
         builder.peers(list(get(PEERS)));
+        if (get(SSH_TUNNELS) != null) {
+            for (String rule : get(SSH_TUNNELS).split(";")) {
+                if (!rule.isBlank()) {
+                    builder.sshTunnel(rule.trim());
+                }
+            }
+        }
         if (get(ADVERTISE) != null) {
             builder.advertisedAddresses(advertised(list(get(ADVERTISE))));
         }

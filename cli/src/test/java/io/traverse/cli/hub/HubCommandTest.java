@@ -82,6 +82,21 @@ class HubCommandTest {
     }
 
     @Test
+    void sshTunnelRulesComeFromOptionsAndTheFile() throws Exception {
+        Path file = dir.resolve("hub.properties");
+        Files.writeString(file, "traverse.hub.ssh.tunnels = 10.1.0.0/24 user=hub key=/k/a gateway=198.18.1.1;"
+                + " 10.2.0.0/24 user=hub key=/k/b\n");
+        HubConfig config = parse(Map.of(), "--config", file.toString(), "--ssh-tunnel",
+                "198.18.5.0/24 user=ops key=/k/c port=2222 known-hosts=/k/kh");
+        assertThat(config.sshTunnels()).hasSize(3);
+        assertThat(config.sshTunnels().get(0).gatewayHost()).isEqualTo("198.18.1.1");
+        assertThat(config.sshTunnels().get(2).port()).isEqualTo(2222);
+        assertThat(config.sshTunnels().get(2).user()).isEqualTo("ops");
+        assertThatThrownBy(() -> parse(Map.of(), "--ssh-tunnel", "10.0.0.0/8 key=/k"))
+                .hasMessageContaining("ssh tunnel '10.0.0.0/8 key=/k'").hasMessageContaining("user=NAME");
+    }
+
+    @Test
     void tokenComesFromOptionThenTokenFileThenEnvironment() throws Exception {
         Path tokenFile = dir.resolve("token");
         Files.writeString(tokenFile, "s3cret\n");

@@ -9,7 +9,10 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.resolver.NoopAddressResolverGroup;
 import io.netty.util.concurrent.EventExecutor;
+import io.traverse.direct.ssh.SshGateways;
+import io.traverse.spi.Deadline;
 import io.traverse.wire.LinkPipeline;
+import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.UnknownHostException;
 import java.util.concurrent.CompletableFuture;
@@ -17,7 +20,10 @@ import java.util.concurrent.Executor;
 
 /**
  * Dials another hub and runs the handshake. Host names are resolved on a separate executor,
- * never on an event loop (the JDK resolver blocks).
+ * never on an event loop (the JDK resolver blocks). A peer address that an SSH tunnel rule covers
+ * is dialled through that rule's sshd: the SSH login and the local port forwarding are set up on
+ * the same executor (they block too), then the link is a plain Netty connection to the forward's
+ * loopback port. The link protocol frames every message, so the half-close SSH loses is not missed.
  */
 public final class HubDialer {
     private final NettyTransport transport;
@@ -26,9 +32,18 @@ public final class HubDialer {
     private final LinkEvents events;
     private final EventExecutor stateLoop;
     private final Executor resolver;
+    /** Null: no peer is dialled through SSH. */
+    private final SshGateways sshGateways;
 
     public HubDialer(NettyTransport transport, EventLoopGroup group, LinkSettings settings, LinkEvents events, EventExecutor stateLoop,
             Executor resolver) {
+        this(transport, group, settings, events, stateLoop, resolver, null);
+    }
+
+    /** @param sshGateways the sshds through which peers in their rules' networks are dialled; null for none */
+    public HubDialer(NettyTransport transport, EventLoopGroup group, LinkSettings settings, LinkEvents events, EventExecutor stateLoop,
+            Executor resolver, SshGateways sshGateways) {
+        this.sshGateways = sshGateways;
         this.transport = transport;
         this.group = group;
         this.settings = settings;
@@ -40,18 +55,28 @@ public final class HubDialer {
     /** Completes with the admitted link, or exceptionally (connect failure, REJECT, timeout, refused after WELCOME). */
     public CompletableFuture<Link> dial(InetSocketAddress address) {
         CompletableFuture<Link> result = new CompletableFuture<>();
-        if (!address.isUnresolved()) {
+        if (!address.isUnresolved() && (sshGateways == null || sshGateways.ruleFor(address.getAddress()).isEmpty())) {
             connect(address, result);
             return result;
         }
         try {
             resolver.execute(() -> {
-                InetSocketAddress resolved = new InetSocketAddress(address.getHostString(), address.getPort());
+                InetSocketAddress resolved = address.isUnresolved()
+                        ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
                 if (resolved.isUnresolved()) {
                     result.completeExceptionally(new UnknownHostException(address.getHostString()));
-                } else {
-                    connect(resolved, result);
+                    return;
                 }
+                InetSocketAddress dialled = resolved;
+                if (sshGateways != null) {
+                    try {
+                        dialled = sshGateways.forward(resolved, Deadline.after(settings.handshakeTimeout())).orElse(resolved);
+                    } catch (IOException | RuntimeException e) {
+                        result.completeExceptionally(e);
+                        return;
+                    }
+                }
+                connect(dialled, result);
             });
         } catch (RuntimeException rejected) {
             result.completeExceptionally(rejected);

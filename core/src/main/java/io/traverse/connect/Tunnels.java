@@ -1,0 +1,31 @@
+package io.traverse.connect;
+
+import io.traverse.spi.Deadline;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.util.Optional;
+
+/**
+ * Tunnels that lead to some of a target's addresses (paper §3.2.4: SSH port forwarding through
+ * the target site's sshd). {@link DirectConnector} tries a tunnelled address after the plain
+ * attempts, with the same identity handshake, asking for in-band end-of-stream because a tunnel
+ * does not carry TCP half-close. The SSH machinery lives in the direct module; core only dials.
+ */
+public interface Tunnels {
+    /** The tunnel to use for this address of a target, or empty to dial it only plainly. */
+    Optional<Tunnel> to(InetSocketAddress target);
+
+    /** One way into one target address. */
+    interface Tunnel {
+        /**
+         * The local address whose connections the tunnel carries to the target address, set up
+         * within the deadline if it is not up yet.
+         *
+         * @throws io.traverse.spi.AttemptFailedException with a message naming the gateway, e.g. on a refused host key
+         */
+        InetSocketAddress entrance(Deadline deadline) throws IOException;
+
+        /** For messages, e.g. "SSH gateway alice@198.18.3.1:22". */
+        String describe();
+    }
+}
