@@ -17,7 +17,7 @@ import org.slf4j.LoggerFactory;
  * network only because the open site's hub links to it through that sshd. The open site's node then
  * reaches the SSH-only node with the direct module alone through the sshd (the sshd on the frontend
  * dials the node), and with every module its first connection may go routed while the SSH login
- * runs, after which the upgrade probe caches direct. The other way is routed: a reverse dial-back is
+ * runs, after which the upgrade probe caches direct; a node reached through the tunnel before tries it first. The other way is routed: a reverse dial-back is
  * plain TCP. 1 MiB checked by length and SHA-256 at both ends each time.
  */
 @Timeout(120)
@@ -77,6 +77,17 @@ class SshOnlySiteTest {
         log.info("open -> sshonly, settled: {}", settled);
         assertThat(settled.module()).as("the upgrade probe cached direct").isEqualTo("direct");
         assertThat(settled.servedBy()).isEqualTo(closed.nodeId());
+        // The plain attempt at the node's private address is dropped, costing a stagger each time:
+        // a node reached through a tunnel before is tried through it first. With a 5 s stagger the
+        // second connection must get through within 2 s.
+        RunningNode slow = RunningNode.start(network.site("open").node(), network.nodeSettings("open")
+                .set("traverse.modules", "direct").set("traverse.connect.stagger", "5s"));
+        TransferResult viaStagger = slow.connect(closed.address(), 64 * 1024, Duration.ofSeconds(20));
+        assertThat(viaStagger.ok()).as(viaStagger::toString).isTrue();
+        TransferResult tunnelFirst = slow.connect(closed.address(), 64 * 1024, Duration.ofSeconds(2));
+        log.info("open -> sshonly, 5 s stagger: first {}, then {}", viaStagger, tunnelFirst);
+        assertThat(tunnelFirst.ok()).as(() -> "the tunnel that worked is tried first: " + tunnelFirst).isTrue();
+        assertThat(tunnelFirst.module()).isEqualTo("direct");
 
         TransferResult back = closed.connect(open.address(), ONE_MIB, Duration.ofSeconds(20));
         log.info("sshonly -> open: {}", back);
