@@ -23,11 +23,6 @@ public final class ExpectedPath {
         public ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds) {
             this(module, when, holds, "");
         }
-
-        /** True if {@code got} is right for a pair's first connection (cold, or nothing cached yet). */
-        public boolean firstConnectionMayBe(String got) {
-            return got.equals(module) || got.equals(firstMayBe);
-        }
     }
 
     /** The rules, in racing order; the last one always holds. */
