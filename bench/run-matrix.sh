@@ -2,7 +2,8 @@
 # Issue 12: the paper's six sites (Table 2) on network namespaces with real NAT and firewalls;
 # every ordered pair of the sites' compute nodes, plain sockets against Traverse (module, cold
 # and cached setup, round trips, 16 MiB with SHA-256). Markdown on stdout, progress on stderr.
-# Needs root (namespaces, nft). Not pinned: 12 JVMs share the machine.
+# Needs root (namespaces, nft) and openssh-server (Hiroshi is reached only through its sshd; keys
+# are made per run). Not pinned: 12 JVMs share the machine.
 #
 #   bench/run-matrix.sh                                  # the full run in docs/benchmarks.md
 #   bench/run-matrix.sh --json /tmp/matrix.json          # also JSON

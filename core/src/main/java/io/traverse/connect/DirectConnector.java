@@ -45,6 +45,12 @@ public final class DirectConnector {
     private final long staggerNanos;
     private final Executor executor;
     private final WorkingAddresses workingAddresses = new WorkingAddresses();
+    /**
+     * The address each node last answered at through a tunnel: tried first the next time (unless a
+     * plain address is known to work), since its plain attempt would only cost a stagger (its SYN
+     * is dropped) and a module raced after direct would start meanwhile.
+     */
+    private final WorkingAddresses workingTunnels = new WorkingAddresses();
     private final ConcurrentHashMap<NodeIdentity, AddressOrdering.Candidates> candidates = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<NodeIdentity, EncodedConnect> encodedConnects = new ConcurrentHashMap<>();
 
@@ -148,6 +154,8 @@ public final class DirectConnector {
         }
         if (tunnels != null && reverseToken == null) {
             byte[] tunnelHandshake = null;
+            InetSocketAddress knownTunnel = workingTunnels.known(target);
+            boolean tunnelFirst = knownTunnel != null && workingAddresses.known(target) == null;
             for (InetSocketAddress address : order) {
                 java.util.Optional<Tunnels.Tunnel> tunnel = tunnels.to(address);
                 if (tunnel.isPresent()) {
@@ -156,7 +164,12 @@ public final class DirectConnector {
                         tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), target,
                                 localIdentity.get(), null, true));
                     }
-                    attempts.add(new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake));
+                    TunnelledAttempt tunnelled = new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake, workingTunnels);
+                    if (tunnelFirst && address.equals(knownTunnel)) {
+                        attempts.add(0, tunnelled);
+                    } else {
+                        attempts.add(tunnelled);
+                    }
                 }
             }
         }
@@ -278,14 +291,17 @@ public final class DirectConnector {
         private final Tunnels.Tunnel tunnel;
         private final ConnectRequest request;
         private final byte[] handshake;
+        private final WorkingAddresses workingTunnels;
         private volatile HandshakeAttempt inner;
         private volatile boolean cancelled;
 
-        TunnelledAttempt(InetSocketAddress address, Tunnels.Tunnel tunnel, ConnectRequest request, byte[] handshake) {
+        TunnelledAttempt(InetSocketAddress address, Tunnels.Tunnel tunnel, ConnectRequest request, byte[] handshake,
+                WorkingAddresses workingTunnels) {
             this.address = address;
             this.tunnel = tunnel;
             this.request = request;
             this.handshake = handshake;
+            this.workingTunnels = workingTunnels;
         }
 
         @Override
@@ -301,7 +317,14 @@ public final class DirectConnector {
             if (cancelled) {
                 throw new java.net.SocketException(describe() + ": cancelled");
             }
-            Socket socket = attempt.run();
+            Socket socket;
+            try {
+                socket = attempt.run();
+            } catch (IOException e) {
+                workingTunnels.failed(request.target(), address);
+                throw e;
+            }
+            workingTunnels.worked(request.target(), address);
             try {
                 return new InBandEndOfStreamSocket(socket);
             } catch (IOException e) {

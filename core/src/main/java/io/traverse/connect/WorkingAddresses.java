@@ -47,6 +47,11 @@ final class WorkingAddresses {
         return reordered;
     }
 
+    /** The address that worked last for this node, or null. */
+    synchronized InetSocketAddress known(NodeIdentity target) {
+        return target.id().map(byNode::get).orElse(null);
+    }
+
     void worked(NodeIdentity target, InetSocketAddress address) {
         target.id().ifPresent(id -> {
             synchronized (this) {

@@ -11,13 +11,26 @@ import java.util.function.BiPredicate;
  * learns a new way through adds its line here.
  */
 public final class ExpectedPath {
-    /** One module and when it should win. */
-    public record ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds) {
+    /**
+     * One module and when it should win.
+     *
+     * @param firstMayBe the module that may win a pair's first connection instead, while the
+     *                   rule's own path is still being set up (an SSH login takes longer than the
+     *                   other modules' stagger); the upgrade probe then caches {@code module}.
+     *                   Empty when the first connection wins with {@code module} too.
+     */
+    public record ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds, String firstMayBe) {
+        public ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds) {
+            this(module, when, holds, "");
+        }
     }
 
     /** The rules, in racing order; the last one always holds. */
     public static final List<ModuleRule> MODULE_RULES = List.of(
             new ModuleRule("direct", "the source can dial the target", (source, target) -> canDial(source, target)),
+            // The other way has no line: a reverse dial-back is plain TCP, never through a tunnel, so it is routed.
+            new ModuleRule("direct", "the source dials the target through its site's sshd",
+                    (source, target) -> source.dialsOut() && target.reachedThroughSsh(), "routed"),
             new ModuleRule("reverse", "the target can dial the source", (source, target) -> canDial(target, source)),
             new ModuleRule("routed", "both reach their hubs", (source, target) -> true));
 

@@ -22,9 +22,28 @@ public final class Firewall {
     private static final Firewall REJECTING = new Firewall(Inbound.REJECT);
 
     private final Inbound inbound;
+    private final boolean dropsOutbound;
 
     private Firewall(Inbound inbound) {
+        this(inbound, false);
+    }
+
+    private Firewall(Inbound inbound, boolean dropsOutbound) {
         this.inbound = inbound;
+        this.dropsOutbound = dropsOutbound;
+    }
+
+    /**
+     * This policy, and on a router also no new connection from its site out to the internet: only
+     * answers leave (to connections let in, e.g. by a port forward). A site that lets only SSH in.
+     */
+    public Firewall droppingOutbound() {
+        return new Firewall(inbound, true);
+    }
+
+    /** True if a router with this policy lets no new connection out of its site. */
+    public boolean dropsOutbound() {
+        return dropsOutbound;
     }
 
     /** No filtering. */
@@ -52,7 +71,7 @@ public final class Firewall {
      * the networks behind it.
      */
     NftTable table(String outsideInterface, boolean router) {
-        if (inbound == Inbound.ACCEPT) {
+        if (inbound == Inbound.ACCEPT && !(router && dropsOutbound)) {
             return new NftTable("inet", TABLE, "");
         }
         StringBuilder body = new StringBuilder();
@@ -71,7 +90,12 @@ public final class Firewall {
         if (forward) {
             body.append("    ").append(iif).append("ct status dnat accept\n");
         }
-        if (inbound == Inbound.DROP) {
+        if (forward && dropsOutbound) {
+            body.append("    oifname \"").append(outside).append("\" ct state new drop\n");
+        }
+        if (inbound == Inbound.ACCEPT) {
+            // nothing more to filter inbound
+        } else if (inbound == Inbound.DROP) {
             body.append("    ").append(iif).append("ct state new drop\n");
         } else {
             body.append("    ").append(iif).append("ct state new meta l4proto tcp reject with tcp reset\n")
@@ -82,6 +106,7 @@ public final class Firewall {
 
     @Override
     public String toString() {
-        return "Firewall[" + inbound.name().toLowerCase(java.util.Locale.ROOT) + " inbound]";
+        return "Firewall[" + inbound.name().toLowerCase(java.util.Locale.ROOT) + " inbound"
+                + (dropsOutbound ? ", drop outbound" : "") + "]";
     }
 }

@@ -25,7 +25,14 @@ import java.util.function.Supplier;
  * them). A multi-homed machine also gets a public address on the {@link Internet} (interface
  * {@value #PUBLIC_INTERFACE}), through which it reaches other public addresses directly; a
  * {@link Reach#FIREWALLED} one loads a dropping {@link Firewall} on that interface. A
- * {@link Reach#NON_ROUTED} node has no route beyond its site's network.
+ * {@link Reach#NON_ROUTED} node has no route beyond its site's network. A {@link Reach#SSH_ONLY}
+ * site's router drops every new connection in except SSH, which it forwards to the frontend's real
+ * OpenSSH sshd ({@link SshDaemon}: keys made for this network, known_hosts from its host key), and
+ * every new connection out; its nodes are non-routed. Every other hub peers with its hub, and every
+ * other node may dial its nodes, through that sshd ({@code traverse.hub.ssh.tunnels} and
+ * {@code traverse.ssh.tunnels} rules for the site's range, the router's public address as gateway,
+ * host keys checked strictly): a network reached through SSH must not share its range with sites
+ * reached otherwise, or the rule would send their traffic there too.
  *
  * <p>Each node agent serves the plain TCP verification and echo ports
  * {@value #PLAIN_SERVICE_PORT} and {@value #PLAIN_ECHO_PORT} on every address, so plain sockets can
@@ -64,11 +71,14 @@ public final class MultiSiteNetwork {
     private final String token;
     private final Map<String, SiteMachines> sites;
     private final Map<String, RunningNode> nodes = new LinkedHashMap<>();
+    /** Per SSH-only site, the tunnel rule for its range through its sshd. */
+    private final Map<String, String> sshTunnels;
 
-    private MultiSiteNetwork(Testbed testbed, String token, Map<String, SiteMachines> sites) {
+    private MultiSiteNetwork(Testbed testbed, String token, Map<String, SiteMachines> sites, Map<String, String> sshTunnels) {
         this.testbed = testbed;
         this.token = token;
         this.sites = sites;
+        this.sshTunnels = sshTunnels;
     }
 
     /** Builds the sites' namespaces and starts their hubs (in parallel); nodes start with {@link #startNodes}. */
@@ -82,16 +92,34 @@ public final class MultiSiteNetwork {
             built.put(line.name(), buildSite(testbed, line));
         }
         List<String> publicHubs = new ArrayList<>();
+        List<String> sshHubs = new ArrayList<>();
+        Map<String, String> sshTunnels = new LinkedHashMap<>();
         for (Built b : built.values()) {
             b.frontendPublic.ifPresent(a -> publicHubs.add(a.getHostAddress() + ":" + HUB_PORT));
+            if (b.line.sshOnly()) {
+                sshHubs.add(b.frontend.address().getHostAddress() + ":" + HUB_PORT);
+                sshTunnels.put(b.line.name(), sshTunnelRule(b));
+            }
         }
         Map<String, Supplier<String>> hubStarts = new LinkedHashMap<>();
         for (Built b : built.values()) {
-            List<String> advertised = b.frontendPublic.map(a -> List.of(a.getHostAddress() + ":" + HUB_PORT)).orElse(List.of());
-            List<String> peers = publicHubs.stream().filter(p -> !advertised.contains(p)).toList();
+            List<String> advertised;
+            List<String> peers;
+            List<String> tunnels;
+            if (b.line.sshOnly()) { // dials nobody (it cannot); the others link to it through its sshd
+                advertised = List.of(b.frontend.address().getHostAddress() + ":" + HUB_PORT);
+                peers = List.of();
+                tunnels = List.of();
+            } else {
+                advertised = b.frontendPublic.map(a -> List.of(a.getHostAddress() + ":" + HUB_PORT)).orElse(List.of());
+                List<String> all = new ArrayList<>(publicHubs);
+                all.addAll(sshHubs);
+                peers = all.stream().filter(p -> !advertised.contains(p)).toList();
+                tunnels = List.copyOf(sshTunnels.values());
+            }
             hubStarts.put(b.line.name(), () -> {
                 try {
-                    return HubAgent.startOn(b.frontend, HUB_PORT, token, b.line.name(), advertised, peers);
+                    return HubAgent.startOn(b.frontend, HUB_PORT, token, b.line.name(), advertised, peers, tunnels);
                 } catch (Exception e) {
                     throw new TestbedException("hub of site " + b.line.name() + ": " + e.getMessage(), e);
                 }
@@ -103,11 +131,22 @@ public final class MultiSiteNetwork {
             sites.put(b.line.name(), new SiteMachines(b.line, b.site, b.frontend, b.frontendPublic, b.node, b.nodePublic,
                     hubs.get(b.line.name())));
         }
-        return new MultiSiteNetwork(testbed, token, sites);
+        return new MultiSiteNetwork(testbed, token, sites, Map.copyOf(sshTunnels));
     }
 
     private record Built(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
-            Optional<Inet4Address> nodePublic) {
+            Optional<Inet4Address> nodePublic, Optional<SshDaemon> sshd) {
+        Built(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
+                Optional<Inet4Address> nodePublic) {
+            this(line, site, frontend, frontendPublic, node, nodePublic, Optional.empty());
+        }
+    }
+
+    /** The rule for an SSH-only site's range: through its router's SSH port, its host key checked against a known_hosts made from it. */
+    private static String sshTunnelRule(Built b) {
+        SshDaemon sshd = b.sshd.orElseThrow();
+        String gateway = b.site.router().publicAddress().getHostAddress();
+        return sshd.tunnelRule(b.line.privateRange(), gateway, sshd.knownHostsAs(gateway));
     }
 
     private static Built buildSite(Testbed testbed, SiteLine line) {
@@ -116,6 +155,14 @@ public final class MultiSiteNetwork {
             throw new IllegalArgumentException("site " + line.name() + " has one router: it cannot both reset and drop");
         }
         Site site = testbed.site(line.name(), line.privateRange());
+        if (line.sshOnly()) {
+            Host frontend = site.host("fe");
+            site.router().firewall(Firewall.dropInbound().droppingOutbound()).forwardPort(SshDaemon.PORT, frontend,
+                    SshDaemon.PORT);
+            Optional<SshDaemon> sshd = Optional.of(SshDaemon.startOn(frontend));
+            Host node = line.nodeOnFrontend() ? frontend : site.nonRoutedHost("node");
+            return new Built(line, site, frontend, Optional.empty(), node, Optional.empty(), sshd);
+        }
         if (line.frontend() == Reach.NAT_FIREWALLED || line.nodes() == Reach.NAT_FIREWALLED) {
             site.router().firewall(Firewall.dropInbound());
         }
@@ -154,8 +201,16 @@ public final class MultiSiteNetwork {
 
     /** How a node of {@code site} is configured: linked to its site's hub, the network's token, no discovery. */
     public NodeSettings nodeSettings(String site) {
-        return NodeSettings.create().set("traverse.hubs", site(site).hub()).set("traverse.token", token)
+        NodeSettings settings = NodeSettings.create().set("traverse.hubs", site(site).hub()).set("traverse.token", token)
                 .set("traverse.discovery", "false");
+        List<String> tunnels = sshTunnels.entrySet().stream().filter(e -> !e.getKey().equals(site)).map(Map.Entry::getValue)
+                .toList();
+        return tunnels.isEmpty() ? settings : settings.set("traverse.ssh.tunnels", String.join(";", tunnels));
+    }
+
+    /** The {@code traverse.ssh.tunnels} rules of the SSH-only sites, by site name (empty if there are none). */
+    public Map<String, String> sshTunnels() {
+        return sshTunnels;
     }
 
     /**

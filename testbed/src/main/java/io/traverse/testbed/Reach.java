@@ -17,6 +17,13 @@ public enum Reach {
     NAT_FIREWALLED(false, false, true),
     /** Non-routed (NR): a private address only, no route beyond its site; it reaches its frontend and nothing else. */
     NON_ROUTED(false, false, false),
+    /**
+     * Reached only through SSH (the paper's Hiroshi, §4): a private address behind a router that
+     * lets in nothing but SSH (forwarded to the frontend's sshd) and lets nothing out but answers.
+     * A frontend like this cannot dial out, so other hubs link to its hub through its sshd; a node
+     * like this is non-routed, and nodes elsewhere that dial out reach it through that sshd.
+     */
+    SSH_ONLY(false, false, false),
     /** For nodes only: the site has no separate nodes, the node runs on the frontend (the paper's desktop). */
     ON_FRONTEND(false, false, false);
 
@@ -38,6 +45,11 @@ public enum Reach {
     /** True if a connection from another site to the machine's listening address gets through. */
     public boolean acceptsFromOutside() {
         return acceptsFromOutside;
+    }
+
+    /** True if a machine that dials out reaches this one through its site's sshd (and only so). */
+    public boolean reachedThroughSsh() {
+        return this == SSH_ONLY;
     }
 
     /** True if the machine can open connections to public addresses. */

@@ -27,6 +27,14 @@ public record SiteLine(String name, Reach frontend, Reach nodes, String privateR
         if (frontend == Reach.NON_ROUTED || frontend == Reach.ON_FRONTEND) {
             throw new IllegalArgumentException("the frontend of site " + name + " runs its hub and cannot be " + frontend);
         }
+        if (nodes == Reach.SSH_ONLY && frontend != Reach.SSH_ONLY) {
+            throw new IllegalArgumentException("the nodes of site " + name + " are reached through the frontend's sshd:"
+                    + " its frontend must be " + Reach.SSH_ONLY + " too");
+        }
+        if (frontend == Reach.SSH_ONLY && nodes != Reach.SSH_ONLY && nodes != Reach.ON_FRONTEND) {
+            throw new IllegalArgumentException("site " + name + " lets only SSH in: its nodes must be " + Reach.SSH_ONLY
+                    + " or " + Reach.ON_FRONTEND);
+        }
         new AddressPool(privateRange); // checks it
     }
 
@@ -39,6 +47,11 @@ public record SiteLine(String name, Reach frontend, Reach nodes, String privateR
         return nodes == Reach.ON_FRONTEND ? frontend : nodes;
     }
 
+    /** True if the site lets in only SSH, to its frontend's sshd ({@link Reach#SSH_ONLY}). */
+    public boolean sshOnly() {
+        return frontend == Reach.SSH_ONLY;
+    }
+
     /** True if the node runs on the frontend machine itself. */
     public boolean nodeOnFrontend() {
         return nodes == Reach.ON_FRONTEND;
@@ -46,6 +59,6 @@ public record SiteLine(String name, Reach frontend, Reach nodes, String privateR
 
     /** True if the site sits behind a masquerading router. */
     boolean behindNat() {
-        return frontend == Reach.NAT || frontend == Reach.NAT_FIREWALLED;
+        return frontend == Reach.NAT || frontend == Reach.NAT_FIREWALLED || frontend == Reach.SSH_ONLY;
     }
 }

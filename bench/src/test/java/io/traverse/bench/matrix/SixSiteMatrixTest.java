@@ -100,15 +100,20 @@ class SixSiteMatrixTest {
                     + (p.plainWorked() ? "worked" : p.plainFailure()) + "\n" + report).isEqualTo(p.plainExpected());
         }
         assertThat(result.pairs()).filteredOn(PairResult::plainWorked).hasSize(6);
+        // Hiroshi's node: no plain socket reaches it, but four sites' nodes reach it by direct through its sshd.
+        assertThat(result.pairs()).filteredOn(p -> p.target().equals("hiroshi") && p.cached().module().equals("direct"))
+                .extracting(PairResult::source).containsExactlyInAnyOrder("das3-v", "das3-d", "rockstar", "desktop");
     }
 
     @Test
     void eachPairIsWonByTheModuleTheTopologyPredicts() {
         for (PairResult p : result.pairs()) {
             String pair = p.source() + " -> " + p.target() + " (" + p.expectedBecause() + ")\n" + report;
+            // A first connection may be won by another module while the expected path is set up (an SSH login).
             assertThat(p.cold().orElseThrow().module()).as("cold connection (a fresh JVM connecting at once) " + pair)
-                    .isEqualTo(p.expectedModule());
-            assertThat(p.first().module()).as("first connection " + pair).isEqualTo(p.expectedModule());
+                    .matches(p::firstModuleOk, "is " + p.expectedModule() + (p.firstMayBe().isEmpty() ? "" : " or " + p.firstMayBe()));
+            assertThat(p.first().module()).as("first connection " + pair)
+                    .matches(p::firstModuleOk, "is " + p.expectedModule() + (p.firstMayBe().isEmpty() ? "" : " or " + p.firstMayBe()));
             assertThat(p.cached().module()).as("cached connection " + pair).isEqualTo(p.expectedModule());
             assertThat(p.rtt().module()).as("round trips " + pair).isEqualTo(p.expectedModule());
             assertThat(p.throughput().module()).as("large transfer " + pair).isEqualTo(p.expectedModule());

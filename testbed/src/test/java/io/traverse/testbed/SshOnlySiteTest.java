@@ -1,0 +1,100 @@
+package io.traverse.testbed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link Reach#SSH_ONLY} site in a {@link MultiSiteNetwork} (the paper's Hiroshi): its router lets
+ * in only SSH, to the frontend's real OpenSSH sshd, and lets nothing out, so its hub joins the hub
+ * network only because the open site's hub links to it through that sshd. The open site's node then
+ * reaches the SSH-only node with the direct module alone through the sshd (the sshd on the frontend
+ * dials the node), and with every module its first connection may go routed while the SSH login
+ * runs, after which the upgrade probe caches direct; a node reached through the tunnel before tries it first. The other way is routed: a reverse dial-back is
+ * plain TCP. 1 MiB checked by length and SHA-256 at both ends each time.
+ */
+@Timeout(120)
+class SshOnlySiteTest {
+    private static final Logger log = LoggerFactory.getLogger(SshOnlySiteTest.class);
+    private static final long ONE_MIB = 1L << 20;
+
+    private Testbed testbed;
+
+    @BeforeEach
+    void build() {
+        TestbedPrerequisites.require();
+        assertThat(SshDaemon.available()).as("openssh-server and ssh-keygen (the CI script installs them)").isTrue();
+        testbed = Testbed.create();
+    }
+
+    @AfterEach
+    void tearDown() {
+        if (testbed != null) {
+            testbed.close();
+            TestbedPrerequisites.assertRemoved(testbed);
+        }
+    }
+
+    @Test
+    void anOpenSiteReachesAnSshOnlySiteByDirectThroughItsSshd() throws Exception {
+        MultiSiteNetwork network = MultiSiteNetwork.build(testbed, List.of(
+                SiteLine.of("open", Reach.OPEN, Reach.OPEN, "10.0.0.0/24"),
+                SiteLine.of("sshonly", Reach.SSH_ONLY, Reach.SSH_ONLY, "10.2.0.0/24")), "ssh-site-token");
+        network.startNodes(Duration.ofSeconds(40)); // both hubs know both nodes: the link through SSH is up
+        RunningNode open = network.node("open");
+        RunningNode closed = network.node("sshonly");
+        MultiSiteNetwork.SiteMachines sshSite = network.site("sshonly");
+        assertThat(network.sshTunnels()).containsOnlyKeys("sshonly");
+
+        TransferResult direct = RunningNode.coldConnect(network.site("open").node(),
+                network.nodeSettings("open").set("traverse.modules", "direct"), closed.address(), ONE_MIB, Duration.ofSeconds(20));
+        log.info("open -> sshonly, direct only: {}", direct);
+        assertThat(direct.ok()).as(() -> direct + "\nsshonly's log:\n" + closed.recentLog()).isTrue();
+        assertThat(direct.module()).isEqualTo("direct");
+        assertThat(direct.bytes()).isEqualTo(ONE_MIB);
+        assertThat(direct.servedBy()).isEqualTo(closed.nodeId());
+        assertThat(direct.peer()).as("the node was dialled by the sshd on its frontend")
+                .startsWith(sshSite.frontend().address().getHostAddress() + ":");
+
+        TransferResult first = open.connect(closed.address(), ONE_MIB, Duration.ofSeconds(20));
+        log.info("open -> sshonly, first: {}", first);
+        assertThat(first.ok()).as(first::toString).isTrue();
+        assertThat(first.module()).isIn("direct", "routed");
+        TransferResult settled = first;
+        long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!settled.module().equals("direct") && System.nanoTime() < end) {
+            Thread.sleep(200);
+            settled = open.connect(closed.address(), ONE_MIB, Duration.ofSeconds(20));
+            assertThat(settled.ok()).as(settled::toString).isTrue();
+        }
+        log.info("open -> sshonly, settled: {}", settled);
+        assertThat(settled.module()).as("the upgrade probe cached direct").isEqualTo("direct");
+        assertThat(settled.servedBy()).isEqualTo(closed.nodeId());
+        // The plain attempt at the node's private address is dropped, costing a stagger each time:
+        // a node reached through a tunnel before is tried through it first. With a 5 s stagger the
+        // second connection must get through within 2 s.
+        RunningNode slow = RunningNode.start(network.site("open").node(), network.nodeSettings("open")
+                .set("traverse.modules", "direct").set("traverse.connect.stagger", "5s"));
+        TransferResult viaStagger = slow.connect(closed.address(), 64 * 1024, Duration.ofSeconds(20));
+        assertThat(viaStagger.ok()).as(viaStagger::toString).isTrue();
+        TransferResult tunnelFirst = slow.connect(closed.address(), 64 * 1024, Duration.ofSeconds(2));
+        log.info("open -> sshonly, 5 s stagger: first {}, then {}", viaStagger, tunnelFirst);
+        assertThat(tunnelFirst.ok()).as(() -> "the tunnel that worked is tried first: " + tunnelFirst).isTrue();
+        assertThat(tunnelFirst.module()).isEqualTo("direct");
+
+        TransferResult back = closed.connect(open.address(), ONE_MIB, Duration.ofSeconds(20));
+        log.info("sshonly -> open: {}", back);
+        assertThat(back.ok()).as(back::toString).isTrue();
+        assertThat(back.module()).isEqualTo("routed");
+        assertThat(back.servedBy()).isEqualTo(open.nodeId());
+        assertThat(closed.plainConnect(network.plainService("open"), 1024, Duration.ofSeconds(2)).ok())
+                .as("nothing gets out of the SSH-only site").isFalse();
+    }
+}
