@@ -9,10 +9,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,27 +35,14 @@ class ColdStartThroughNatTest {
     private static final int AT_ONCE = 2;
     private static final long BYTES = 256L << 10;
 
-    private Testbed testbed;
-
-    @BeforeEach
-    void build() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
-    }
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     @Test
     void fiftyFreshJvmsBehindNatConnectAtStartToATargetOnlyTheHubsReach() throws Exception {
-        Host hubHost = testbed.internet().host("hub");
-        Site siteS = testbed.site("site-s", "10.0.1.0/24");
-        Site siteT = testbed.site("site-t", "10.0.2.0/24");
+        Host hubHost = testbed.get().internet().host("hub");
+        Site siteS = testbed.get().site("site-s", "10.0.1.0/24");
+        Site siteT = testbed.get().site("site-t", "10.0.2.0/24");
         siteS.router().firewall(Firewall.dropInbound());
         siteT.router().firewall(Firewall.dropInbound());
         Host sourceHost = siteS.host("s", "10.0.1.2");

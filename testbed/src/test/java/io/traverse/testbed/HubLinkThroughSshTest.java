@@ -6,10 +6,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -29,21 +29,12 @@ class HubLinkThroughSshTest {
     private static final int HUB_PORT = 17000;
     private static final long FOUR_MIB = 4L << 20;
 
-    private Testbed testbed;
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     @BeforeEach
     void build() {
-        TestbedPrerequisites.require();
         assertThat(SshDaemon.available()).as("openssh-server and ssh-keygen (the CI script installs them)").isTrue();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
     }
 
     private static NodeSettings linked(String hub) {
@@ -53,12 +44,12 @@ class HubLinkThroughSshTest {
 
     @Test
     void aSiteWhoseHubOnlySshReachesJoinsTheHubNetworkAndItsNodeIsReachable() throws Exception {
-        Site site = testbed.site("sshhub", "10.0.1.0/24");
+        Site site = testbed.get().site("sshhub", "10.0.1.0/24");
         Host frontend = site.host("fe", "10.0.1.2");
         Host inside = site.host("n", "10.0.1.3");
         site.router().firewall(Firewall.dropInbound()).forwardPort(SshDaemon.PORT, frontend, SshDaemon.PORT);
-        Host h1Host = testbed.internet().host("h1");
-        Host outside = testbed.internet().host("a");
+        Host h1Host = testbed.get().internet().host("h1");
+        Host outside = testbed.get().internet().host("a");
         SshDaemon sshd = SshDaemon.startOn(frontend);
         String gateway = site.router().publicAddress().getHostAddress();
         Path known = sshd.knownHostsAs(gateway);

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,7 +26,8 @@ class IdentityCheckUnderNatTest {
     private static final int FORWARDED_PORT = 17000;
     private static final long FOUR_MIB = 4L << 20;
 
-    private Testbed testbed;
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
     private Site site1;
     private Site site2;
     private Host a;
@@ -35,21 +36,11 @@ class IdentityCheckUnderNatTest {
 
     @BeforeEach
     void build() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-        site1 = testbed.site("site1", "10.0.0.0/24");
-        site2 = testbed.site("site2", "10.0.0.0/24");
+        site1 = testbed.get().site("site1", "10.0.0.0/24");
+        site2 = testbed.get().site("site2", "10.0.0.0/24");
         c = site1.host("c", "10.0.0.2");
         a = site1.host("a", "10.0.0.3");
         b = site2.host("b", "10.0.0.2");
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
     }
 
     /** A, B and C started side by side; B advertises site 2's public address and forwarded port. */

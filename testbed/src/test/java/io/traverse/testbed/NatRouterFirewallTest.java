@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A router's firewall as a connecting machine sees it, probed with bash's {@code /dev/tcp} from a
@@ -18,26 +18,17 @@ import org.junit.jupiter.api.Timeout;
 class NatRouterFirewallTest {
     private static final int PORT = 17000;
 
-    private Testbed testbed;
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
     private Site site;
     private Host outsider;
     private ConnectionCounter arrivals;
 
     @BeforeEach
     void start() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-        site = testbed.site("site", "10.0.0.0/24");
-        outsider = testbed.internet().host("outsider");
+        site = testbed.get().site("site", "10.0.0.0/24");
+        outsider = testbed.get().internet().host("outsider");
         arrivals = ConnectionCounter.install(site.router().namespace(), PORT);
-    }
-
-    @AfterEach
-    void stop() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
     }
 
     /** Exit code of a TCP connect from the outsider to the router's public address, and how long it took. */

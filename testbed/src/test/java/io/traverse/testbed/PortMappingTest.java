@@ -8,9 +8,8 @@ import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
 import org.awaitility.Awaitility;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -26,29 +25,16 @@ class PortMappingTest {
     private static final long BYTES = 1L << 20;
     private static final Duration MAPPED_WITHIN = Duration.ofSeconds(20);
 
-    private Testbed testbed;
-
-    @BeforeEach
-    void build() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
-    }
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     @ParameterizedTest
     @ValueSource(strings = {"upnp", "pcp", "natpmp"})
     void mappedPortLetsAPeerOutsideConnectDirectlyAndIsRemovedAtCloseAndAtSigterm(String protocol) {
-        Site home = testbed.site("home", "10.0.7.0/24");
+        Site home = testbed.get().site("home", "10.0.7.0/24");
         PortMappingGateway gateway = PortMappingGateway.start(home);
         Host nodeHost = home.host("n");
-        Host peerHost = testbed.internet().host("peer");
+        Host peerHost = testbed.get().internet().host("peer");
         gateway.reachableFrom(peerHost);
         NodeSettings mapped = NodeSettings.create().set("traverse.portmap", "true").set("traverse.portmap.protocols", protocol)
                 .set("traverse.modules", "direct").set("traverse.discovery", "false");

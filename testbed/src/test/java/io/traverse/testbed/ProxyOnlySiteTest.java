@@ -6,10 +6,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,21 +26,8 @@ class ProxyOnlySiteTest {
     private static final int HUB_PORT = 17000;
     private static final long SIXTEEN_MIB = 16L << 20;
 
-    private Testbed testbed;
-
-    @BeforeEach
-    void build() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
-    }
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     private static NodeSettings linked(String hub) {
         return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN)
@@ -56,9 +42,9 @@ class ProxyOnlySiteTest {
 
     @Test
     void aNodeBehindAConnectProxyLinksAcceptsAndConnects() throws Exception {
-        Host hubHost = testbed.internet().host("hub");
-        Site proxied = testbed.site("site-p", "10.0.3.0/24");
-        Site other = testbed.site("site-o", "10.0.4.0/24");
+        Host hubHost = testbed.get().internet().host("hub");
+        Site proxied = testbed.get().site("site-p", "10.0.3.0/24");
+        Site other = testbed.get().site("site-o", "10.0.4.0/24");
         proxied.router().firewall(Firewall.dropInbound());
         other.router().firewall(Firewall.dropInbound());
         SiteHttpProxy proxy = SiteHttpProxy.start(proxied);
@@ -105,8 +91,8 @@ class ProxyOnlySiteTest {
 
     @Test
     void aProxyThatRefusesConnectIsNamedWithItsStatusLine() throws Exception {
-        Host hubHost = testbed.internet().host("hub");
-        Site proxied = testbed.site("site-p", "10.0.3.0/24");
+        Host hubHost = testbed.get().internet().host("hub");
+        Site proxied = testbed.get().site("site-p", "10.0.3.0/24");
         proxied.router().firewall(Firewall.dropInbound());
         SiteHttpProxy proxy = SiteHttpProxy.start(proxied, "ConnectPort 443");
         Host pHost = proxied.host("p", "10.0.3.2");

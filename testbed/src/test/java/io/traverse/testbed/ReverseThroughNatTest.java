@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -25,21 +24,8 @@ class ReverseThroughNatTest {
     private static final int HUB_PORT = 17000;
     private static final long FOUR_MIB = 4L << 20;
 
-    private Testbed testbed;
-
-    @BeforeEach
-    void build() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
-    }
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     private static NodeSettings linked(String hub) {
         return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN).set("traverse.modules", "direct,reverse")
@@ -48,9 +34,9 @@ class ReverseThroughNatTest {
 
     @Test
     void aNodeBehindADroppingNatIsReachedByDiallingBack() throws Exception {
-        Host hubHost = testbed.internet().host("hub");
-        Host sourceHost = testbed.internet().host("s");
-        Site site = testbed.site("site", "10.0.0.0/24");
+        Host hubHost = testbed.get().internet().host("hub");
+        Host sourceHost = testbed.get().internet().host("s");
+        Site site = testbed.get().site("site", "10.0.0.0/24");
         site.router().firewall(Firewall.dropInbound());
         Host targetHost = site.host("t", "10.0.0.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);

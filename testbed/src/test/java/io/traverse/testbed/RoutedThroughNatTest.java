@@ -4,10 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -24,21 +23,8 @@ class RoutedThroughNatTest {
     private static final int HUB_PORT = 17000;
     private static final long FOUR_MIB = 4L << 20;
 
-    private Testbed testbed;
-
-    @BeforeEach
-    void build() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
-    }
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     private static NodeSettings linked(String hub) {
         return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN)
@@ -47,9 +33,9 @@ class RoutedThroughNatTest {
 
     @Test
     void nodesBehindTwoDroppingNatsAreConnectedThroughTheHub() throws Exception {
-        Host hubHost = testbed.internet().host("hub");
-        Site siteS = testbed.site("site-s", "10.0.1.0/24");
-        Site siteT = testbed.site("site-t", "10.0.2.0/24");
+        Host hubHost = testbed.get().internet().host("hub");
+        Site siteS = testbed.get().site("site-s", "10.0.1.0/24");
+        Site siteT = testbed.get().site("site-t", "10.0.2.0/24");
         siteS.router().firewall(Firewall.dropInbound());
         siteT.router().firewall(Firewall.dropInbound());
         Host sourceHost = siteS.host("s", "10.0.1.2");

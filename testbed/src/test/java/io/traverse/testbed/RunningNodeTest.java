@@ -5,30 +5,21 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The node agent handle: a working pair on one site, and an agent that cannot start failing with its reason. */
 @Timeout(60)
 class RunningNodeTest {
-    private Testbed testbed;
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
     private Site site;
 
     @BeforeEach
     void start() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-        site = testbed.site("lan", "192.168.7.0/24");
-    }
-
-    @AfterEach
-    void stop() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
+        site = testbed.get().site("lan", "192.168.7.0/24");
     }
 
     @Test

@@ -5,10 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,21 +26,12 @@ class SshTunnelThroughFirewallTest {
     private static final Logger log = LoggerFactory.getLogger(SshTunnelThroughFirewallTest.class);
     private static final long FOUR_MIB = 4L << 20;
 
-    private Testbed testbed;
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     @BeforeEach
     void build() {
-        TestbedPrerequisites.require();
         assertThat(SshDaemon.available()).as("openssh-server and ssh-keygen (the CI script installs them)").isTrue();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
     }
 
     private static NodeSettings directOnly() {
@@ -49,11 +40,11 @@ class SshTunnelThroughFirewallTest {
 
     @Test
     void aTargetBehindAFirewallThatLetsOnlySshInIsReachedThroughItsSshd() throws Exception {
-        Site site = testbed.site("sshsite", "10.0.0.0/24");
+        Site site = testbed.get().site("sshsite", "10.0.0.0/24");
         Host targetHost = site.host("t", "10.0.0.2");
         site.router().firewall(Firewall.dropInbound()).forwardPort(SshDaemon.PORT, targetHost, SshDaemon.PORT);
-        Host sourceHost = testbed.internet().host("s");
-        Host strangerHost = testbed.internet().host("x");
+        Host sourceHost = testbed.get().internet().host("s");
+        Host strangerHost = testbed.get().internet().host("x");
         SshDaemon sshd = SshDaemon.startOn(targetHost);
         String gateway = site.router().publicAddress().getHostAddress();
         Path known = sshd.knownHostsAs(gateway);

@@ -6,38 +6,24 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The testbed's own promises: everything it made goes away, commands fail loudly, addresses stay in range. */
 @Timeout(60)
 class TestbedTest {
-    private Testbed testbed;
-
-    @BeforeEach
-    void start() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void stop() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
-    }
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     @Test
     void closeStopsProcessesAndRemovesNamespaces() throws Exception {
-        NetworkNamespace ns = testbed.namespace("scratch");
+        NetworkNamespace ns = testbed.get().namespace("scratch");
         Process sleeper = ns.start(new ProcessBuilder("sleep", "600"));
         assertThat(TestbedPrerequisites.existingNamespaces()).contains(ns.name());
         assertThat(ns.name()).startsWith(Testbed.NAME_PREFIX + ProcessHandle.current().pid() + "-").endsWith("-scratch");
 
-        testbed.close();
+        testbed.get().close();
 
         assertThat(sleeper.waitFor(5, TimeUnit.SECONDS)).as("process in the namespace stopped").isTrue();
         assertThat(TestbedPrerequisites.existingNamespaces()).doesNotContain(ns.name());
@@ -49,7 +35,7 @@ class TestbedTest {
         finished.waitFor(5, TimeUnit.SECONDS);
         String stale = Testbed.NAME_PREFIX + finished.pid() + "-1-stale";
         String live = Testbed.NAME_PREFIX + ProcessHandle.current().pid() + "-999-live";
-        String ip = testbed.host().tool("ip");
+        String ip = testbed.get().host().tool("ip");
         try {
             HostCommand.run(List.of(ip, "netns", "add", stale), null, Duration.ofSeconds(10));
             HostCommand.run(List.of(ip, "netns", "add", live), null, Duration.ofSeconds(10));
@@ -65,11 +51,11 @@ class TestbedTest {
 
     @Test
     void buildingSitesAddsNoInterfaceToTheHostsOwnNamespace() {
-        String ip = testbed.host().tool("ip");
+        String ip = testbed.get().host().tool("ip");
         String before = HostCommand.run(List.of(ip, "-o", "link", "show"), null, Duration.ofSeconds(10)).stdout();
-        Site site = testbed.site("site", "10.0.0.0/24");
+        Site site = testbed.get().site("site", "10.0.0.0/24");
         site.host("h");
-        testbed.internet().host("pub");
+        testbed.get().internet().host("pub");
         String after = HostCommand.run(List.of(ip, "-o", "link", "show"), null, Duration.ofSeconds(10)).stdout();
         assertThat(interfaceNames(after)).isEqualTo(interfaceNames(before));
     }
@@ -80,7 +66,7 @@ class TestbedTest {
 
     @Test
     void aFailedCommandNamesTheCommandItsExitCodeAndItsStderr() {
-        NetworkNamespace ns = testbed.namespace("scratch");
+        NetworkNamespace ns = testbed.get().namespace("scratch");
         assertThatThrownBy(() -> ns.ip("route", "add", "10.9.0.0/16", "via", "10.8.0.1"))
                 .isInstanceOf(CommandFailedException.class)
                 .hasMessageContaining("route add 10.9.0.0/16 via 10.8.0.1")
@@ -94,14 +80,14 @@ class TestbedTest {
 
     @Test
     void publicAddressesComeFromTheBenchmarkingRangeOnly() {
-        Site one = testbed.site("one", "10.0.0.0/24");
-        Site two = testbed.site("two", "10.0.0.0/24");
-        Host pub = testbed.internet().host("pub");
+        Site one = testbed.get().site("one", "10.0.0.0/24");
+        Site two = testbed.get().site("two", "10.0.0.0/24");
+        Host pub = testbed.get().internet().host("pub");
         assertThat(List.of(one.router().publicAddress(), two.router().publicAddress(), pub.address()))
                 .allSatisfy(a -> assertThat(a.getHostAddress()).matches("198\\.1[89]\\.\\d+\\.\\d+"))
                 .doesNotHaveDuplicates();
-        NetworkNamespace other = testbed.namespace("other");
-        assertThatThrownBy(() -> testbed.internet().attach(other, "eth0", "8.8.8.8"))
+        NetworkNamespace other = testbed.get().namespace("other");
+        assertThatThrownBy(() -> testbed.get().internet().attach(other, "eth0", "8.8.8.8"))
                 .hasMessageContaining("not a host address of network 198.18.0.0/15");
         // Private ranges may repeat across sites, never within one.
         assertThat(one.host("x", "10.0.0.7").address()).isEqualTo(two.host("x", "10.0.0.7").address());
