@@ -10,16 +10,21 @@ import io.netty.channel.epoll.EpollSocketChannel;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ForkJoinPool;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.SynchronousQueue;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The threads every node of a JVM shares for its hub link: a small Netty event-loop group
  * (daemon threads, at most two: a node has one link) and one daemon thread for the DNS lookups of
- * configured hub host names, which must never run on an event loop. Reference-counted: the
- * threads go away a moment after the last node closes and come back with the next one.
+ * configured hub host names, which must never run on an event loop, and the threads that complete
+ * answers off the event loops ({@link #completions()}). Reference-counted: the threads go away a
+ * moment after the last node closes and come back with the next one.
  */
 final class LinkEventLoops {
     private static final int THREADS = Math.min(2, Runtime.getRuntime().availableProcessors());
@@ -27,6 +32,26 @@ final class LinkEventLoops {
     private static final boolean EPOLL = Epoll.isAvailable();
     private static EventLoopGroup group;
     private static ExecutorService resolver;
+    /**
+     * Completes answers (side channel, hub lookups) off the event loops, where callers' dependent
+     * stages may block. Not CompletableFuture's default: with fewer than three CPUs (this machine's
+     * two, a container's one, a pinned benchmark) that starts a new thread for every completion.
+     * Threads are reused, one is kept while nodes exist, at most {@link #COMPLETION_THREADS} at once.
+     */
+    private static volatile ThreadPoolExecutor completionPool;
+    static final int COMPLETION_THREADS = 32;
+    private static final Executor COMPLETIONS = task -> {
+        ThreadPoolExecutor pool = completionPool;
+        if (pool != null) {
+            try {
+                pool.execute(task);
+                return;
+            } catch (RejectedExecutionException e) {
+                // all busy (callers block in dependent stages) or shut down: the common pool takes it
+            }
+        }
+        ForkJoinPool.commonPool().execute(task);
+    };
     private static int users;
 
     private LinkEventLoops() {
@@ -41,6 +66,8 @@ final class LinkEventLoops {
                     new DefaultThreadFactory("traverse-hublink-dns", true));
             dns.allowCoreThreadTimeOut(true);
             resolver = dns;
+            completionPool = new ThreadPoolExecutor(1, COMPLETION_THREADS, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+                    new DefaultThreadFactory("traverse-answers", true));
         }
         users++;
         return group.next();
@@ -56,10 +83,17 @@ final class LinkEventLoops {
         return resolver;
     }
 
+    /** Where answers are completed off the event loops (never the caller's thread, never an event loop). */
+    static Executor completions() {
+        return COMPLETIONS;
+    }
+
     static synchronized void release() {
         if (users > 0 && --users == 0) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             resolver.shutdown();
+            completionPool.shutdown();
+            completionPool = null;
             group = null;
             resolver = null;
         }

@@ -161,6 +161,6 @@ public final class NodeHubDirectory implements HubDirectory {
 
     /** Callers may block in dependent stages: complete them off the event loop. */
     private static <T> CompletableFuture<T> offLoop(CompletableFuture<T> f) {
-        return f.thenApplyAsync(x -> x);
+        return f.thenApplyAsync(x -> x, LinkEventLoops.completions());
     }
 }

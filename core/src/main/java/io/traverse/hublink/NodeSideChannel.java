@@ -94,7 +94,7 @@ public final class NodeSideChannel implements SideChannel {
             });
         });
         // Hand the outcome over off the event loop: callers may block in dependent stages.
-        CompletableFuture<byte[]> result = p.answer().whenCompleteAsync((v, e) -> { });
+        CompletableFuture<byte[]> result = p.answer().whenCompleteAsync((v, e) -> { }, LinkEventLoops.completions());
         result.whenComplete((v, e) -> {
             if (result.isCancelled()) {
                 p.answer().cancel(false);

@@ -209,7 +209,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         descriptionBytes += bytes;
         registry.add(link.peerId(), link, hello.identityText());
-        relayRouter.forgetNextLinks();
+        forgetNextLinks();
         return null;
     }
 
@@ -232,7 +232,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             }
             log.info("Closing duplicate link with hub {} ({}): keeping the one dialled by {}", peer, existing, dialler(link));
             hubLinks.put(peer, link);
-            relayRouter.forgetNextLinks();
+            forgetNextLinks();
             existing.close(RejectCode.DUPLICATE_LINK, "hubs " + selfId + " and " + peer + " are linked already");
             return null;
         }
@@ -240,7 +240,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return Reject.of(RejectCode.LIMIT, "hub " + name + " has its maximum of " + config.maxHubLinks() + " hub links");
         }
         hubLinks.put(peer, link);
-        relayRouter.forgetNextLinks();
+        forgetNextLinks();
         linksChangedNanos = System.nanoTime();
         return null;
     }
@@ -405,14 +405,14 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             if (node != null && node.dataLink() == link) {
                 // Bound together: the node links again, with a new data link.
                 node.dataLink(null);
-                relayRouter.forgetNextLinks();
+                forgetNextLinks();
                 node.link().close(RejectCode.PROTOCOL, "the data link of node " + node.id() + " is gone");
             }
             return;
         }
         if (link.kind() == LinkKind.NODE) {
             ConnectedNode node = registry.remove(link);
-            relayRouter.forgetNextLinks();
+            forgetNextLinks();
             if (node != null && node.dataLink() != null) {
                 node.dataLink().close();
             }
@@ -429,7 +429,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         if (hubLinks.get(link.peerId()) == link) {
             hubLinks.remove(link.peerId());
-            relayRouter.forgetNextLinks();
+            forgetNextLinks();
             linksChangedNanos = System.nanoTime();
             log.info("Link with hub {} is gone; routes through it are withdrawn", link.peerId());
             topologyChanged();
@@ -463,6 +463,17 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         return relayRouter.relayAtOnce(frame, link);
     }
 
+    @Override
+    public boolean sideMessageSentAtOnce(Link link, SideMessage message) {
+        return router.routeAtOnce(message, link);
+    }
+
+    /** The network changed (nodes, hub links, routes): the next links the I/O threads use without the state loop are stale. */
+    private void forgetNextLinks() {
+        relayRouter.forgetNextLinks();
+        router.forgetNextLinks();
+    }
+
     // ---- node requests ----
 
     private void fromDataLink(ConnectedNode node, Link link, LinkMessage message) {
@@ -489,7 +500,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 protocolError(node.link(), "a side message from node " + side.from() + " on the link of node " + node.id());
                 return;
             }
-            router.fromLocalNode(node.id(), side, System.nanoTime());
+            router.fromLocalNode(node.link(), side, System.nanoTime());
         } else if (message instanceof Relay relay) {
             if (!relay.source().equals(node.id())) {
                 relay.release();
@@ -539,7 +550,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return; // closing: the node's link goes with it
         }
         node.relayOnDataLink();
-        relayRouter.forgetNextLinks();
+        forgetNextLinks();
         control.execute(() -> {
             data.carriesRelays(true);
             data.releaseReadHold();
@@ -639,7 +650,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         } else if (message instanceof GossipDigest digest) {
             onDigest(link, digest);
         } else if (message instanceof SideMessage side) {
-            router.fromHub(side, link.peerId());
+            router.fromHub(side, link);
         } else if (message instanceof Relay relay) {
             relayRouter.fromHub(relay, link);
         } else {
@@ -934,7 +945,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     /** The network changed: the cached view and the relay's cached next links are stale. */
     private void forgetView() {
         view = null;
-        relayRouter.forgetNextLinks();
+        forgetNextLinks();
     }
 
     private NetworkView view() {

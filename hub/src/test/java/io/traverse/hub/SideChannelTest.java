@@ -122,6 +122,45 @@ class SideChannelTest {
         }
     }
 
+    /**
+     * Once a round trip has taught the hubs the way, side messages leave from the I/O thread that
+     * read them (no state loop): they must still arrive in order, and the hop limit, the sender
+     * check and the answers' bookkeeping must hold on that path too.
+     */
+    @Test
+    void aLearnedPathKeepsOrderAndEveryCheck() throws Exception {
+        left.send(SideMessage.request(1, left.id(), right.id(), "echo", bytes("warm")));
+        right.send(right.await(SideMessage.class).reply(bytes("up")));
+        assertThat(left.await(SideMessage.class).kind()).isEqualTo(SideMessageKind.REPLY);
+
+        for (int i = 100; i < 140; i++) {
+            left.send(SideMessage.request(i, left.id(), right.id(), "echo", bytes("n" + i)));
+        }
+        for (int i = 100; i < 140; i++) {
+            SideMessage arrived = right.await(SideMessage.class);
+            assertThat(arrived.messageId()).as("order kept").isEqualTo(i);
+            assertThat(arrived.payload()).isEqualTo(bytes("n" + i));
+            right.send(arrived.reply(bytes("r" + i)));
+        }
+        for (int i = 100; i < 140; i++) {
+            SideMessage reply = left.await(SideMessage.class);
+            assertThat(reply.messageId()).isEqualTo(i);
+            assertThat(reply.payload()).isEqualTo(bytes("r" + i));
+        }
+        assertThat(b.status().sideMessagesForwarded()).isEqualTo(2 + 2 * 40);
+
+        left.send(new SideMessage(8, left.id(), right.id(), 1, SideMessageKind.REQUEST, "echo", new byte[0]));
+        SideMessage error = left.await(SideMessage.class);
+        assertThat(error.errorCode()).isEqualTo(SideMessageError.HOP_LIMIT);
+        assertThat(error.errorReason()).contains(b.id().toString());
+
+        left.send(SideMessage.request(9, right.id(), right.id(), "echo", new byte[0]));
+        assertThat(left.awaitClose()).satisfies(reject -> {
+            assertThat(reject.code()).isEqualTo(RejectCode.PROTOCOL);
+            assertThat(reject.reason()).contains("side message from node right");
+        });
+    }
+
     private static byte[] bytes(String text) {
         return text.getBytes(StandardCharsets.UTF_8);
     }

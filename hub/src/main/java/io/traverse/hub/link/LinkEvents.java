@@ -3,6 +3,7 @@ package io.traverse.hub.link;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Relay;
+import io.traverse.wire.SideMessage;
 import io.traverse.wire.Reject;
 
 /**
@@ -40,6 +41,15 @@ public interface LinkEvents {
      * {@link #received} as usual. Must be thread-safe.
      */
     default boolean relayedAtOnce(Link link, Relay frame) {
+        return false;
+    }
+
+    /**
+     * Sends a side message at once on the link's I/O thread if its next link is known without the
+     * state loop (returns true); false hands it to {@link #received} as usual. Called only when no
+     * earlier message of the link waits at the state loop. Must be thread-safe.
+     */
+    default boolean sideMessageSentAtOnce(Link link, SideMessage message) {
         return false;
     }
 

@@ -8,14 +8,15 @@ import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Relay;
 import io.traverse.wire.Reject;
 import io.traverse.wire.RejectCode;
+import io.traverse.wire.SideMessage;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Last handler of an authenticated link: relays RELAY frames at once when their next link is
- * known, and hands every other message to the hub's state loop. At most {@code maxQueued}
+ * Last handler of an authenticated link: relays RELAY frames and side messages at once when their
+ * next link is known, and hands every other message to the hub's state loop. At most {@code maxQueued}
  * messages of one link wait there; beyond that the link stops reading until half of them are done, so a flooding peer slows itself down and nobody else.
  */
 final class LinkInbound extends ChannelInboundHandlerAdapter {
@@ -44,6 +45,10 @@ final class LinkInbound extends ChannelInboundHandlerAdapter {
         }
         if (!(msg instanceof LinkMessage message)) {
             ReferenceCountUtil.release(msg);
+            return;
+        }
+        // Nothing of this link waits at the state loop: a side message may overtake nothing by going at once.
+        if (message instanceof SideMessage side && queued.get() == 0 && events.sideMessageSentAtOnce(link, side)) {
             return;
         }
         boolean relay = message instanceof Relay;

@@ -9,6 +9,7 @@ import java.util.Map;
  * back for an answer when gossip about that node has not arrived yet (right after it connected
  * somewhere). Gossip wins whenever it knows the node. Bounded, least recently used out. Used by
  * the relay router too: an ACCEPT must find its way back to an opener that connected a moment ago.
+ * Thread-safe (the side-channel router remembers paths on I/O threads too).
  */
 public final class ReversePaths {
     public static final int DEFAULT_CAPACITY = 4096;
@@ -31,12 +32,12 @@ public final class ReversePaths {
         };
     }
 
-    public void remember(NodeId node, NodeId neighbour, long nowNanos) {
+    public synchronized void remember(NodeId node, NodeId neighbour, long nowNanos) {
         paths.put(node, new Path(neighbour, nowNanos + ttlNanos));
     }
 
     /** The neighbour the node was last heard through, or null if never or too long ago. */
-    public NodeId neighbourFor(NodeId node, long nowNanos) {
+    public synchronized NodeId neighbourFor(NodeId node, long nowNanos) {
         Path path = paths.get(node);
         if (path == null) {
             return null;

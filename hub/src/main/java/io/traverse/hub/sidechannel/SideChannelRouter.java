@@ -1,6 +1,7 @@
 package io.traverse.hub.sidechannel;
 
 import io.traverse.hub.link.Link;
+import io.traverse.hub.link.LinkKind;
 import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.hub.routing.HubRoutingTable;
 import io.traverse.identity.NodeId;
@@ -8,9 +9,9 @@ import io.traverse.wire.SideMessage;
 import io.traverse.wire.SideMessageError;
 import io.traverse.wire.SideMessageKind;
 import java.util.EnumMap;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
@@ -19,7 +20,16 @@ import org.slf4j.LoggerFactory;
 /**
  * Delivers or forwards side messages and turns every failure of a REQUEST into an ERROR for its
  * sender. A REPLY or ERROR that cannot be delivered is dropped (never an error about an error, so
- * nothing can loop). State-loop only, except the counters.
+ * nothing can loop).
+ *
+ * <p>Routing is decided on the state loop; the link it chose for a destination is remembered,
+ * and later messages to that destination go out from the I/O thread that read them
+ * ({@link #routeAtOnce}), without the two hand-overs through the state loop (link thread to state
+ * loop to link thread), until anything in the network changes ({@link #forgetNextLinks()}). That
+ * is what a side-channel round trip mostly cost at a hub. Anything unusual (unknown sender link,
+ * hop limit, congestion, a full per-node table) goes the state-loop way, which also produces the
+ * errors. State-loop only, except {@link #routeAtOnce}, the per-node tables (atomic per node) and
+ * the counters.
  */
 public final class SideChannelRouter {
     private static final Logger log = LoggerFactory.getLogger(SideChannelRouter.class);
@@ -28,7 +38,12 @@ public final class SideChannelRouter {
     private final HubMetrics metrics;
     private final int maxPendingPerNode;
     private final long requestTimeoutNanos;
-    private final Map<NodeId, PendingRequests> pending = new HashMap<>();
+    /** Per node; each table is only touched inside {@code compute*} on its key, so the I/O threads may share it. */
+    private final Map<NodeId, PendingRequests> pending = new ConcurrentHashMap<>();
+    /** Destination node → the link the state loop last sent its side messages on (gossip routes only). */
+    private final Map<NodeId, Link> nextLinks = new ConcurrentHashMap<>();
+    /** Peer (node or hub) → its current link, as the state loop saw it: messages from other links take the state-loop way. */
+    private final Map<NodeId, Link> sourceLinks = new ConcurrentHashMap<>();
     private final ReversePaths reversePaths;
     private final LongAdder delivered = new LongAdder();
     private final LongAdder forwarded = new LongAdder();
@@ -50,16 +65,71 @@ public final class SideChannelRouter {
      * node (a node cannot send in another's name).
      */
     public void fromLocalNode(NodeId sender, SideMessage message, long nowNanos) {
-        if (message.kind() == SideMessageKind.REQUEST) {
-            PendingRequests requests = pending.computeIfAbsent(sender, id -> new PendingRequests(maxPendingPerNode));
-            requests.expire(nowNanos);
-            if (!requests.tryAdd(message.messageId(), nowNanos + requestTimeoutNanos)) {
-                fail(message, SideMessageError.OVERLOAD, "node " + sender + " has " + maxPendingPerNode
-                        + " requests pending at hub " + network.selfId());
-                return;
-            }
+        if (message.kind() == SideMessageKind.REQUEST && !tryAddPending(sender, message, nowNanos)) {
+            fail(message, SideMessageError.OVERLOAD, "node " + sender + " has " + maxPendingPerNode
+                    + " requests pending at hub " + network.selfId());
+            return;
         }
         route(message);
+    }
+
+    /** As {@link #fromLocalNode(NodeId, SideMessage, long)}, from the node's current link {@code link}. */
+    public void fromLocalNode(Link link, SideMessage message, long nowNanos) {
+        sourceLinks.put(link.peerId(), link);
+        fromLocalNode(link.peerId(), message, nowNanos);
+    }
+
+    /** As {@link #fromHub(SideMessage, NodeId)}, from the neighbour's current link {@code link}. */
+    public void fromHub(SideMessage message, Link link) {
+        sourceLinks.put(link.peerId(), link);
+        fromHub(message, link.peerId());
+    }
+
+    /**
+     * Sends a side message at once on the I/O thread that read it from {@code from}, when the
+     * state loop has routed to its destination before and nothing changed since; false when it
+     * must take the state-loop way. The caller ensures no earlier message of {@code from} is
+     * still waiting at the state loop (order per link is kept).
+     */
+    public boolean routeAtOnce(SideMessage message, Link from) {
+        Link next = nextLinks.get(message.to());
+        if (next == null || sourceLinks.get(from.peerId()) != from || !next.isOpen() || !next.isWritable()) {
+            return false;
+        }
+        boolean toHub = next.kind() == LinkKind.HUB;
+        if (toHub && message.hopsLeft() == 0) {
+            return false;
+        }
+        long now = System.nanoTime();
+        if (from.kind() == LinkKind.NODE) {
+            if (!message.from().equals(from.peerId())
+                    || (message.kind() == SideMessageKind.REQUEST && !tryAddPending(from.peerId(), message, now))) {
+                return false; // the state loop says why (protocol error, OVERLOAD)
+            }
+        } else if (from.kind() == LinkKind.HUB) {
+            reversePaths.remember(message.from(), from.peerId(), now);
+        } else {
+            return false;
+        }
+        send(next, message);
+        return true;
+    }
+
+    /** The network changed (nodes, hub links, routes): route afresh on the state loop. */
+    public void forgetNextLinks() {
+        nextLinks.clear();
+        sourceLinks.clear();
+    }
+
+    private boolean tryAddPending(NodeId sender, SideMessage message, long nowNanos) {
+        boolean[] added = new boolean[1];
+        pending.compute(sender, (id, requests) -> {
+            PendingRequests r = requests != null ? requests : new PendingRequests(maxPendingPerNode);
+            r.expire(nowNanos);
+            added[0] = r.tryAdd(message.messageId(), nowNanos + requestTimeoutNanos);
+            return r;
+        });
+        return added[0];
     }
 
     /**
@@ -79,21 +149,26 @@ public final class SideChannelRouter {
 
     /** Drops pending requests whose answer did not come in time. */
     public void expire(long nowNanos) {
-        pending.values().removeIf(requests -> {
-            requests.expire(nowNanos);
-            return requests.size() == 0;
-        });
+        for (NodeId node : pending.keySet()) {
+            pending.computeIfPresent(node, (id, requests) -> {
+                requests.expire(nowNanos);
+                return requests.size() == 0 ? null : requests;
+            });
+        }
     }
 
     private void route(SideMessage message) {
         Link local = network.localNodeLink(message.to());
         if (local != null) {
-            deliver(local, message);
+            if (deliver(local, message)) {
+                nextLinks.put(message.to(), local);
+            }
             return;
         }
         NodeId hub = network.hubOf(message.to());
         Link next;
-        if (hub == null || hub.equals(network.selfId())) {
+        boolean byGossip = !(hub == null || hub.equals(network.selfId()));
+        if (!byGossip) {
             NodeId back = reversePaths.neighbourFor(message.to(), System.nanoTime());
             next = back == null ? null : network.hubLink(back);
             if (next == null) {
@@ -120,25 +195,45 @@ public final class SideChannelRouter {
                     + " is congested");
             return;
         }
-        next.send(message.forwarded());
-        forwarded.increment();
-        metrics.sideForwarded(message.payload().length);
+        send(next, message);
+        if (byGossip) {
+            nextLinks.put(message.to(), next);
+        }
     }
 
-    private void deliver(Link nodeLink, SideMessage message) {
-        if (message.kind() != SideMessageKind.REQUEST) {
-            PendingRequests requests = pending.get(message.to());
-            if (requests != null) {
-                requests.complete(message.messageId());
-            }
-        }
+    /** False if the node's link is congested (the sender has had its error). */
+    private boolean deliver(Link nodeLink, SideMessage message) {
         if (!nodeLink.isWritable()) {
+            completePending(message);
             fail(message, SideMessageError.OVERLOAD, "node " + message.to() + " does not read its hub link fast enough");
-            return;
+            return false;
         }
-        nodeLink.send(message);
-        delivered.increment();
-        metrics.sideDelivered();
+        send(nodeLink, message);
+        return true;
+    }
+
+    /** Sends on a link the message may go out on (checked): forwarded to a hub, or delivered to a node of this hub. */
+    private void send(Link next, SideMessage message) {
+        if (next.kind() == LinkKind.HUB) {
+            next.send(message.forwarded());
+            forwarded.increment();
+            metrics.sideForwarded(message.payload().length);
+        } else {
+            completePending(message);
+            next.send(message);
+            delivered.increment();
+            metrics.sideDelivered();
+        }
+    }
+
+    /** An answer reaching a node of this hub frees its request's slot in the node's table. */
+    private void completePending(SideMessage message) {
+        if (message.kind() != SideMessageKind.REQUEST) {
+            pending.computeIfPresent(message.to(), (id, requests) -> {
+                requests.complete(message.messageId());
+                return requests;
+            });
+        }
     }
 
     private void fail(SideMessage message, SideMessageError error, String reason) {
