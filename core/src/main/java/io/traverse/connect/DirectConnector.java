@@ -112,7 +112,8 @@ public final class DirectConnector {
     /**
      * Plans a direct connection that the target asked for (the reverse module): the handshake is
      * a REVERSE one with the target's token, and the request's virtual port is this node's own,
-     * where the connection will be accepted.
+     * where the connection will be accepted. With a token, addresses that the tunnels handed to
+     * {@link #useTunnelsForDialBacks} lead to are tried through them too, as for a CONNECT.
      *
      * @param reverseToken the token, or null for an ordinary CONNECT (a PROBE for a probe request)
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
