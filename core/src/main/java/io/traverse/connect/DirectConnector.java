@@ -53,6 +53,11 @@ public final class DirectConnector {
     private final WorkingAddresses workingTunnels = new WorkingAddresses();
     private final ConcurrentHashMap<NodeIdentity, AddressOrdering.Candidates> candidates = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<NodeIdentity, EncodedConnect> encodedConnects = new ConcurrentHashMap<>();
+    /**
+     * The tunnels the direct module set up from this node's rules (traverse.ssh.tunnels), or null:
+     * a dial-back that another node asked for goes through them as a direct CONNECT would.
+     */
+    private volatile Tunnels dialBackTunnels;
 
     /**
      * @param localInterfaces the interfaces this node listens on (all, or those of its bind address)
@@ -107,13 +112,25 @@ public final class DirectConnector {
     /**
      * Plans a direct connection that the target asked for (the reverse module): the handshake is
      * a REVERSE one with the target's token, and the request's virtual port is this node's own,
-     * where the connection will be accepted.
+     * where the connection will be accepted. With a token, addresses that the tunnels handed to
+     * {@link #useTunnelsForDialBacks} lead to are tried through them too, as for a CONNECT.
      *
      * @param reverseToken the token, or null for an ordinary CONNECT (a PROBE for a probe request)
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
      */
     public ConnectionAttempt attempt(ConnectRequest request, byte[] reverseToken) throws AttemptFailedException {
-        return plan(request, reverseToken, null);
+        return plan(request, reverseToken, reverseToken == null ? null : dialBackTunnels);
+    }
+
+    /**
+     * The tunnels a dial-back ({@link #attempt(ConnectRequest, byte[])} with a token) may go through,
+     * as {@link #attemptWithTunnels} does for a CONNECT: the direct module, which owns this node's
+     * SSH tunnels, hands them over here so that the reverse module (which knows no SSH) uses the same.
+     *
+     * @param tunnels null: dial-backs use plain TCP only
+     */
+    public void useTunnelsForDialBacks(Tunnels tunnels) {
+        this.dialBackTunnels = tunnels;
     }
 
     /**
@@ -152,7 +169,7 @@ public final class DirectConnector {
             attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
                     workingAddresses));
         }
-        if (tunnels != null && reverseToken == null) {
+        if (tunnels != null) {
             byte[] tunnelHandshake = null;
             InetSocketAddress knownTunnel = workingTunnels.known(target);
             boolean tunnelFirst = knownTunnel != null && workingAddresses.known(target) == null;
@@ -160,9 +177,10 @@ public final class DirectConnector {
                 java.util.Optional<Tunnels.Tunnel> tunnel = tunnels.to(address);
                 if (tunnel.isPresent()) {
                     if (tunnelHandshake == null) {
-                        IdentityHandshake.Kind kind = request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
+                        IdentityHandshake.Kind kind = reverseToken != null ? IdentityHandshake.Kind.REVERSE
+                                : request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
                         tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), target,
-                                localIdentity.get(), null, true));
+                                localIdentity.get(), reverseToken, true));
                     }
                     TunnelledAttempt tunnelled = new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake, workingTunnels);
                     if (tunnelFirst && address.equals(knownTunnel)) {
@@ -413,9 +431,10 @@ public final class DirectConnector {
             }
         }
 
-        /** A tunnelled CONNECT (a PROBE's answer is the last thing read: nothing to agree on). */
+        /** A tunnelled CONNECT or REVERSE (a PROBE's answer is the last thing read: nothing to agree on). */
         private boolean asksInBandEndOfStream() {
-            return handshake[5] == (byte) (IdentityHandshake.Kind.CONNECT.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
+            return handshake[5] == (byte) (IdentityHandshake.Kind.CONNECT.code | IdentityHandshake.IN_BAND_END_OF_STREAM)
+                    || handshake[5] == (byte) (IdentityHandshake.Kind.REVERSE.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
         }
 
         private static String describe(NodeIdentity identity) {

@@ -116,14 +116,11 @@ public final class IdentityHandshake {
     /**
      * A client's request; {@code source} is null when the client does not say who it is;
      * {@code token} is the REVERSE token (null for CONNECT); {@code inBandEndOfStream}: the client
-     * asks for {@link InBandEndOfStream} framing (CONNECT and PROBE only).
+     * asks for {@link InBandEndOfStream} framing (a tunnelled CONNECT, PROBE or dial-back REVERSE).
      */
     public record Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token,
             boolean inBandEndOfStream) {
         public Request {
-            if (inBandEndOfStream && kind == Kind.REVERSE) {
-                throw new IllegalArgumentException("a REVERSE connection is never tunnelled: no in-band end-of-stream");
-            }
             if (virtualPort < 1 || virtualPort > 65535) {
                 throw new IllegalArgumentException("virtual port " + virtualPort + " is not within 1-65535");
             }
@@ -221,9 +218,6 @@ public final class IdentityHandshake {
     public static Request decodeRequest(int kindCode, ByteBuffer body) throws ProtocolException {
         boolean inBand = (kindCode & IN_BAND_END_OF_STREAM) != 0;
         Kind kind = Kind.fromCode(kindCode & ~IN_BAND_END_OF_STREAM, kindCode);
-        if (inBand && kind == Kind.REVERSE) {
-            throw new ProtocolException("a REVERSE request cannot ask for in-band end-of-stream");
-        }
         try {
             int port = body.getShort() & 0xffff;
             if (port == 0) {

@@ -194,7 +194,7 @@ class IdentityHandshakeTest {
         byte[] reply = IdentityHandshake.encode(new Reply(Answer.ACCEPT, TARGET, ""));
         for (int code = 0; code < 256; code++) {
             int c = code;
-            // With the in-band end-of-stream bit, CONNECT and PROBE are known, REVERSE is refused for another reason (InBandEndOfStreamTest).
+            // With the in-band end-of-stream bit every kind is known (InBandEndOfStreamTest).
             boolean knownKind = Arrays.stream(Kind.values()).anyMatch(k -> k.code == c || (k.code | IdentityHandshake.IN_BAND_END_OF_STREAM) == c);
             boolean knownAnswer = Arrays.stream(Answer.values()).anyMatch(a -> a.code == c)
                     || c == (Answer.ACCEPT.code | IdentityHandshake.IN_BAND_END_OF_STREAM);

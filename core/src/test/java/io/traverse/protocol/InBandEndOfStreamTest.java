@@ -43,12 +43,17 @@ class InBandEndOfStreamTest {
     }
 
     @Test
-    void theBitOnAReverseRequestOrARefusalIsAProtocolError() {
+    void theBitOnAReverseRequestIsKeptButOnARefusalIsAProtocolError() throws Exception {
+        // A dial-back through a tunnel (the reverse module through an sshd) asks for it as a CONNECT does.
+        byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
+        token[3] = 7;
         byte[] reverse = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.REVERSE, 80, TARGET, SOURCE,
-                new byte[IdentityHandshake.TOKEN_LENGTH]));
-        reverse[5] |= (byte) 0x80;
-        assertThatThrownBy(() -> decodeRequest(reverse)).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("REVERSE");
+                token, true));
+        assertThat(reverse[5]).isEqualTo((byte) (IdentityHandshake.Kind.REVERSE.code | 0x80));
+        IdentityHandshake.Request decoded = decodeRequest(reverse);
+        assertThat(decoded.kind()).isEqualTo(IdentityHandshake.Kind.REVERSE);
+        assertThat(decoded.inBandEndOfStream()).isTrue();
+        assertThat(decoded.token()).isEqualTo(token);
         byte[] refused = IdentityHandshake.encode(new IdentityHandshake.Reply(IdentityHandshake.Answer.REFUSED, TARGET, "no"));
         refused[5] |= (byte) 0x80;
         assertThatThrownBy(() -> IdentityHandshake.readReply(new java.io.ByteArrayInputStream(refused)))

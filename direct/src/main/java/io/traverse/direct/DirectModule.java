@@ -24,6 +24,10 @@ final class DirectModule implements ConnectionModule {
     DirectModule(ModuleContext context) {
         this.context = context;
         this.sshGateways = context.config().sshTunnels().isEmpty() ? null : new SshGateways(context.config().sshTunnels());
+        if (sshGateways != null) {
+            // The reverse module's dial-backs reach the same sites as this module's CONNECTs (issue 13).
+            context.directConnector().useTunnelsForDialBacks(sshGateways);
+        }
         this.portMapping = context.config().portmap() ? ListeningPortMapping.start(context) : null;
     }
 
@@ -46,6 +50,7 @@ final class DirectModule implements ConnectionModule {
             portMapping.close();
         }
         if (sshGateways != null) {
+            context.directConnector().useTunnelsForDialBacks(null);
             sshGateways.close();
         }
     }

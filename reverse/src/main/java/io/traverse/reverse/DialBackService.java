@@ -89,6 +89,7 @@ final class DialBackService implements SideChannelHandler {
         ConnectRequest back = new ConnectRequest(dialler, request.virtualPort(), Deadline.after(Duration.ofMillis(millis)), ConnectOptions.NONE);
         Socket socket;
         try {
+            // Also through this node's SSH tunnels, if its direct module has any (a node only SSH reaches).
             socket = context.directConnector().attempt(back, request.token()).connect();
         } catch (IOException e) {
             log.debug("Could not dial node {} back: {}", sender, e.getMessage());

@@ -28,10 +28,11 @@ public final class ExpectedPath {
     /** The rules, in racing order; the last one always holds. */
     public static final List<ModuleRule> MODULE_RULES = List.of(
             new ModuleRule("direct", "the source can dial the target", (source, target) -> canDial(source, target)),
-            // The other way has no line: a reverse dial-back is plain TCP, never through a tunnel, so it is routed.
             new ModuleRule("direct", "the source dials the target through its site's sshd",
                     (source, target) -> source.dialsOut() && target.reachedThroughSsh(), "routed"),
             new ModuleRule("reverse", "the target can dial the source", (source, target) -> canDial(target, source)),
+            new ModuleRule("reverse", "the target dials the source back through the source's site's sshd",
+                    (source, target) -> target.dialsOut() && source.reachedThroughSsh(), "routed"),
             new ModuleRule("routed", "both reach their hubs", (source, target) -> true));
 
     private ExpectedPath() {

@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * network only because the open site's hub links to it through that sshd. The open site's node then
  * reaches the SSH-only node with the direct module alone through the sshd (the sshd on the frontend
  * dials the node), and with every module its first connection may go routed while the SSH login
- * runs, after which the upgrade probe caches direct; a node reached through the tunnel before tries it first. The other way is routed: a reverse dial-back is
- * plain TCP. 1 MiB checked by length and SHA-256 at both ends each time.
+ * runs, after which the upgrade probe caches direct; a node reached through the tunnel before tries it first. The other way is
+ * reverse: the open node dials the SSH-only node back through the same sshd (a REVERSE handshake with
+ * in-band end-of-stream). 1 MiB checked by length and SHA-256 at both ends each time.
  */
 @Timeout(120)
 class SshOnlySiteTest {
@@ -43,7 +44,7 @@ class SshOnlySiteTest {
     }
 
     @Test
-    void anOpenSiteReachesAnSshOnlySiteByDirectThroughItsSshd() throws Exception {
+    void anOpenSiteReachesAnSshOnlySiteByDirectThroughItsSshdAndIsReachedFromItByReverse() throws Exception {
         MultiSiteNetwork network = MultiSiteNetwork.build(testbed, List.of(
                 SiteLine.of("open", Reach.OPEN, Reach.OPEN, "10.0.0.0/24"),
                 SiteLine.of("sshonly", Reach.SSH_ONLY, Reach.SSH_ONLY, "10.2.0.0/24")), "ssh-site-token");
@@ -89,11 +90,30 @@ class SshOnlySiteTest {
         assertThat(tunnelFirst.ok()).as(() -> "the tunnel that worked is tried first: " + tunnelFirst).isTrue();
         assertThat(tunnelFirst.module()).isEqualTo("direct");
 
-        TransferResult back = closed.connect(open.address(), ONE_MIB, Duration.ofSeconds(20));
-        log.info("sshonly -> open: {}", back);
-        assertThat(back.ok()).as(back::toString).isTrue();
-        assertThat(back.module()).isEqualTo("routed");
+        // The other way: the open node dials the SSH-only node back through the same sshd (its
+        // tunnel rule), so reverse wins; the first connection may go routed while that runs.
+        TransferResult backFirst = closed.connect(open.address(), ONE_MIB, Duration.ofSeconds(20));
+        log.info("sshonly -> open, first: {}", backFirst);
+        assertThat(backFirst.ok()).as(backFirst::toString).isTrue();
+        assertThat(backFirst.module()).isIn("reverse", "routed");
+        TransferResult back = backFirst;
+        long backEnd = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!back.module().equals("reverse") && System.nanoTime() < backEnd) {
+            Thread.sleep(200);
+            back = closed.connect(open.address(), ONE_MIB, Duration.ofSeconds(20));
+            assertThat(back.ok()).as(back::toString).isTrue();
+        }
+        log.info("sshonly -> open, settled: {}", back);
+        assertThat(back.module()).as("dialled back through the sshd").isEqualTo("reverse");
         assertThat(back.servedBy()).isEqualTo(open.nodeId());
+        TransferResult reverseOnly = RunningNode.coldConnect(sshSite.node(),
+                network.nodeSettings("sshonly").set("traverse.modules", "reverse"), open.address(), ONE_MIB, Duration.ofSeconds(20));
+        log.info("sshonly -> open, reverse only: {}", reverseOnly);
+        assertThat(reverseOnly.ok()).as(() -> reverseOnly + "\nopen's log:\n" + open.recentLog()).isTrue();
+        assertThat(reverseOnly.module()).isEqualTo("reverse");
+        assertThat(reverseOnly.bytes()).isEqualTo(ONE_MIB);
+        assertThat(reverseOnly.servedBy()).isEqualTo(open.nodeId());
+        assertThat(reverseOnly.peer()).as("the open node dialled back into its SSH forward's loopback entrance").startsWith("127.0.0.1:");
         assertThat(closed.plainConnect(network.plainService("open"), 1024, Duration.ofSeconds(2)).ok())
                 .as("nothing gets out of the SSH-only site").isFalse();
     }

@@ -103,6 +103,9 @@ class SixSiteMatrixTest {
         // Hiroshi's node: no plain socket reaches it, but four sites' nodes reach it by direct through its sshd.
         assertThat(result.pairs()).filteredOn(p -> p.target().equals("hiroshi") && p.cached().module().equals("direct"))
                 .extracting(PairResult::source).containsExactlyInAnyOrder("das3-v", "das3-d", "rockstar", "desktop");
+        // ... and its node reaches those four by reverse: they dial it back through the same sshd.
+        assertThat(result.pairs()).filteredOn(p -> p.source().equals("hiroshi") && p.cached().module().equals("reverse"))
+                .extracting(PairResult::target).containsExactlyInAnyOrder("das3-v", "das3-d", "rockstar", "desktop");
     }
 
     @Test
