@@ -5,10 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -27,21 +26,8 @@ class SpliceThroughNatTest {
     private static final int HUB_PORT = 17000;
     private static final long FOUR_MIB = 4L << 20;
 
-    private Testbed testbed;
-
-    @BeforeEach
-    void build() {
-        TestbedPrerequisites.require();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
-    }
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     private static NodeSettings linked(String hub) {
         return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN)
@@ -52,9 +38,9 @@ class SpliceThroughNatTest {
     }
 
     private Pair twoSites(NatMode natS, Firewall firewallS, NatMode natT, Firewall firewallT) throws Exception {
-        Host hubHost = testbed.internet().host("hub");
-        Site siteS = testbed.site("site-s", "10.0.1.0/24");
-        Site siteT = testbed.site("site-t", "10.0.2.0/24");
+        Host hubHost = testbed.get().internet().host("hub");
+        Site siteS = testbed.get().site("site-s", "10.0.1.0/24");
+        Site siteT = testbed.get().site("site-t", "10.0.2.0/24");
         siteS.router().nat(natS).firewall(firewallS);
         siteT.router().nat(natT).firewall(firewallT);
         Host sourceHost = siteS.host("s", "10.0.1.2");
@@ -75,13 +61,9 @@ class SpliceThroughNatTest {
 
         // A cold JVM's first splice may lose the race to routed (started a stagger later); the
         // upgrade probe that follows a routed connection then finds splice, and the cache keeps it.
-        TransferResult first = s.connect(t.address(), FOUR_MIB, Duration.ofSeconds(10));
-        log.info("S to T, first connection: {}", first);
-        assertThat(first.ok()).as(() -> first + "\nS's log:\n" + s.recentLog() + "\nT's log:\n" + t.recentLog()).isTrue();
-        assertThat(first.module()).isIn("splice", "routed");
-        if (first.module().equals("routed")) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> s.recentLog().contains("module splice now reaches hub"));
-        }
+        // Each node has a cache of its own, so each direction has such a first connection.
+        firstConnection(s, t, "S to T");
+        firstConnection(t, s, "T to S");
         for (int i = 0; i < 3; i++) {
             TransferResult there = s.connect(t.address(), FOUR_MIB, Duration.ofSeconds(10));
             log.info("S (rejecting NAT) to T (dropping NAT), round {}: {}", i, there);
@@ -90,8 +72,20 @@ class SpliceThroughNatTest {
             log.info("T (dropping NAT) to S (rejecting NAT), round {}: {}", i, back);
             assertSpliced(back, t, s, p.siteT());
         }
-        assertThat(t.servedConnections()).isEqualTo(4);
-        assertThat(s.servedConnections()).isEqualTo(3);
+        // At least: a routed first connection's splice, or a spliced one's routed, may also have
+        // reached the target before the race ended (the source closes it at once).
+        assertThat(t.servedConnections()).isGreaterThanOrEqualTo(4);
+        assertThat(s.servedConnections()).isGreaterThanOrEqualTo(4);
+    }
+
+    private static void firstConnection(RunningNode from, RunningNode to, String what) {
+        TransferResult first = from.connect(to.address(), FOUR_MIB, Duration.ofSeconds(10));
+        log.info("{}, first connection: {}", what, first);
+        assertThat(first.ok()).as(() -> first + "\nsource log:\n" + from.recentLog() + "\ntarget log:\n" + to.recentLog()).isTrue();
+        assertThat(first.module()).isIn("splice", "routed");
+        if (first.module().equals("routed")) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> from.recentLog().contains("module splice now reaches hub"));
+        }
     }
 
     private static void assertSpliced(TransferResult result, RunningNode from, RunningNode to, Site fromSite) {

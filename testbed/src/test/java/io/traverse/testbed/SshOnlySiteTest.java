@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
 import java.util.List;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -26,26 +26,17 @@ class SshOnlySiteTest {
     private static final Logger log = LoggerFactory.getLogger(SshOnlySiteTest.class);
     private static final long ONE_MIB = 1L << 20;
 
-    private Testbed testbed;
+    @RegisterExtension
+    final FreshTestbed testbed = new FreshTestbed();
 
     @BeforeEach
     void build() {
-        TestbedPrerequisites.require();
         assertThat(SshDaemon.available()).as("openssh-server and ssh-keygen (the CI script installs them)").isTrue();
-        testbed = Testbed.create();
-    }
-
-    @AfterEach
-    void tearDown() {
-        if (testbed != null) {
-            testbed.close();
-            TestbedPrerequisites.assertRemoved(testbed);
-        }
     }
 
     @Test
     void anOpenSiteReachesAnSshOnlySiteByDirectThroughItsSshdAndIsReachedFromItByReverse() throws Exception {
-        MultiSiteNetwork network = MultiSiteNetwork.build(testbed, List.of(
+        MultiSiteNetwork network = MultiSiteNetwork.build(testbed.get(), List.of(
                 SiteLine.of("open", Reach.OPEN, Reach.OPEN, "10.0.0.0/24"),
                 SiteLine.of("sshonly", Reach.SSH_ONLY, Reach.SSH_ONLY, "10.2.0.0/24")), "ssh-site-token");
         network.startNodes(Duration.ofSeconds(40)); // both hubs know both nodes: the link through SSH is up
