@@ -339,7 +339,9 @@ public final class DirectConnector {
             try {
                 socket = attempt.run();
             } catch (IOException e) {
-                workingTunnels.failed(request.target(), address);
+                if (!cancelled) { // losing the race says nothing against the tunnel
+                    workingTunnels.failed(request.target(), address);
+                }
                 throw e;
             }
             workingTunnels.worked(request.target(), address);
@@ -390,7 +392,9 @@ public final class DirectConnector {
                 exchangeHandshake(socket);
                 workingAddresses.worked(request.target(), address);
             } catch (IOException e) {
-                workingAddresses.failed(request.target(), address);
+                if (!isCancelled()) { // losing the race says nothing against the address
+                    workingAddresses.failed(request.target(), address);
+                }
                 throw e;
             }
         }

@@ -90,6 +90,11 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
         closeQuietly(socket);
     }
 
+    /** True once the race has called off this attempt (another attempt or module won). */
+    protected final boolean isCancelled() {
+        return cancelled;
+    }
+
     @Override
     public final void cancel() {
         cancelled = true;
