@@ -10,18 +10,22 @@ import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 /**
  * This node's side of a splice: a local port to send SYNs from and the public ports the peer
  * should expect them from. Learns the NAT's behaviour with two echoes at the hub and keeps it
- * ({@link NatProfile}); a NAT that randomises ports is refused here, in one echo round trip.
+ * ({@link NatProfile}); a NAT that randomises ports is refused here, in one echo round trip. When
+ * the own hub sees only a private address (it is on the node's site network), another hub of the
+ * network with a public address echoes instead ({@link PublicEchoHubs}), found in the background.
  */
 final class SpliceEndpoints {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SpliceEndpoints.class);
@@ -37,16 +41,29 @@ final class SpliceEndpoints {
         }
     }
 
+    /** Hubs that may see this node's public side when its own hub sees only its private one. */
+    @FunctionalInterface
+    interface EchoCandidates {
+        /** Other hubs' addresses to ask for the echo, best first, bounded; empty if the network has none with a public address. */
+        List<InetSocketAddress> find(InetSocketAddress linkHub) throws IOException;
+    }
+
     private final Supplier<HubLinkStatus> link;
+    private final EchoCandidates candidates;
+    private final Duration candidateTimeout;
     private final InetAddress bindAddress;
     private final PortPrediction.Strategy strategy;
     private final int ports;
     private final Executor executor;
+    /** True while a search for a public echo hub runs (one at a time). */
+    private final AtomicBoolean searching = new AtomicBoolean();
     private volatile NatProfile profile;
 
-    SpliceEndpoints(Supplier<HubLinkStatus> link, InetAddress bindAddress, PortPrediction.Strategy strategy, int ports,
-            Executor executor) {
+    SpliceEndpoints(Supplier<HubLinkStatus> link, EchoCandidates candidates, Duration candidateTimeout, InetAddress bindAddress,
+            PortPrediction.Strategy strategy, int ports, Executor executor) {
         this.link = link;
+        this.candidates = candidates;
+        this.candidateTimeout = candidateTimeout;
         this.bindAddress = bindAddress;
         this.strategy = strategy;
         this.ports = ports;
@@ -55,6 +72,11 @@ final class SpliceEndpoints {
 
     InetAddress bindAddress() {
         return bindAddress;
+    }
+
+    /** What is known now (null before the first echo), for tests and diagnostics. */
+    NatProfile profile() {
+        return profile;
     }
 
     /**
@@ -70,10 +92,24 @@ final class SpliceEndpoints {
         }
         NatProfile known = profile;
         HubEcho.Result fresh = null;
-        if (known == null || !known.isFresh(System.nanoTime()) || !hub.equals(known.hub())) {
-            HubEcho.Result[] two = echoTwice(hub, deadline);
-            known = profile;
-            fresh = two[1];
+        if (known == null || !hub.equals(known.linkHub()) || !known.isFresh(System.nanoTime())) {
+            // Measure again where the last profile came from (another hub, if the own one saw a private address).
+            InetSocketAddress echoAt = known != null && hub.equals(known.linkHub()) ? known.hub() : hub;
+            Measured two;
+            try {
+                two = echoTwice(echoAt, hub, known != null && hub.equals(known.linkHub()) ? known.hubRttNanos() : 0, deadline);
+            } catch (IOException e) {
+                if (!echoAt.equals(hub)) {
+                    profile = null; // that hub is gone: look for another, off the connect path
+                    searchInBackground(hub);
+                }
+                throw e;
+            }
+            known = keep(two.profile());
+            fresh = known == two.profile() ? two.second() : null;
+            if (!known.seenPublic()) {
+                searchInBackground(hub);
+            }
         }
         if (!strategy.splices(known.behaviour())) {
             throw new AttemptFailedException(FailureScope.MODULE, "this node's NAT maps ports " + known.behaviour().name()
@@ -81,13 +117,14 @@ final class SpliceEndpoints {
                     + "): its public port cannot be predicted");
         }
         InetAddress seen = known.publicAddress();
-        if (seen.isSiteLocalAddress() || seen.isLoopbackAddress() || seen.isLinkLocalAddress() || seen.isAnyLocalAddress()) {
+        if (!known.seenPublic()) {
             // The hub is on this node's own network: a peer elsewhere cannot send to what it saw.
-            throw new AttemptFailedException(FailureScope.MODULE, "hub " + hub + " sees this node at " + seen.getHostAddress()
-                    + ", a private address: no public endpoint to splice with");
+            throw new AttemptFailedException(FailureScope.MODULE, "hub " + known.hub() + " sees this node at " + seen.getHostAddress()
+                    + ", a private address, and no hub of the network with a public address has echoed its public side"
+                    + (searching.get() ? " yet (looking)" : "") + ": no public endpoint to splice with");
         }
         if (known.behaviour() == PortPrediction.Behaviour.SEQUENTIAL && fresh == null) {
-            fresh = HubEcho.ask(hub, bindAddress, 0, deadline.remainingMillis()); // the mapping moves on: echo right before
+            fresh = HubEcho.ask(known.hub(), bindAddress, 0, deadline.remainingMillis()); // the mapping moves on: echo right before
         }
         if (known.behaviour() == PortPrediction.Behaviour.SEQUENTIAL) {
             // One round: the next mapping is the echoed one's successor, not tied to a port of ours.
@@ -109,16 +146,98 @@ final class SpliceEndpoints {
         profile = null;
     }
 
-    /** Learns the NAT's behaviour now (when the hub link comes up), so that the first splice needs no echo. */
+    /**
+     * Learns the NAT's behaviour now (when the hub link comes up), so that the first splice needs
+     * no echo; if the own hub sees a private address, looks for a hub that sees the public one.
+     */
     void learn(Deadline deadline) throws IOException {
         HubLinkStatus status = link.get();
-        if (status.isConnected() && status.hubAddress() != null) {
-            echoTwice(status.hubAddress(), deadline);
+        InetSocketAddress hub = status.hubAddress();
+        if (status.isConnected() && hub != null) {
+            NatProfile own = keep(echoTwice(hub, hub, 0, deadline).profile());
+            if (!own.seenPublic()) {
+                searchPublicEchoHub(hub);
+            }
         }
     }
 
-    /** Two echoes from two fresh local ports; the profile they show is kept. */
-    private HubEcho.Result[] echoTwice(InetSocketAddress hub, Deadline deadline) throws IOException {
+    private void searchInBackground(InetSocketAddress linkHub) {
+        if (searching.get()) {
+            return;
+        }
+        try {
+            executor.execute(() -> searchPublicEchoHub(linkHub));
+        } catch (java.util.concurrent.RejectedExecutionException e) {
+            log.debug("No thread to look for a public echo hub now: {}", e.getMessage());
+        }
+    }
+
+    /**
+     * Asks the candidates in turn (each within the candidate timeout) until one sees a public
+     * address; that profile is kept. Without one, the private profile stays: splices are refused
+     * at once until the profile is stale and the search runs again.
+     */
+    void searchPublicEchoHub(InetSocketAddress linkHub) {
+        if (!searching.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            List<InetSocketAddress> hubs;
+            try {
+                hubs = candidates.find(linkHub);
+            } catch (IOException e) {
+                log.debug("Could not list the hubs to find a public echo hub: {}", e.getMessage());
+                return;
+            }
+            NatProfile own = profile;
+            long linkRtt = own != null && linkHub.equals(own.linkHub()) ? own.hubRttNanos() : 0;
+            int tried = 0;
+            for (InetSocketAddress hub : hubs) {
+                if (tried++ == PublicEchoHubs.MAX_CANDIDATES || !linkHub.equals(link.get().hubAddress())) {
+                    break;
+                }
+                try {
+                    NatProfile seen = echoTwice(hub, linkHub, linkRtt, Deadline.after(candidateTimeout)).profile();
+                    if (seen.seenPublic()) {
+                        keep(seen);
+                        log.info("Hub {} sees this node's public side at {} (its own hub {} sees only a private address): splicing with"
+                                + " that endpoint", hub, seen.publicAddress().getHostAddress(), linkHub);
+                        return;
+                    }
+                    log.debug("Hub {} also sees this node at a private address {}", hub, seen.publicAddress().getHostAddress());
+                } catch (IOException e) {
+                    log.debug("Hub {} gave no endpoint echo within {} ms: {}", hub, candidateTimeout.toMillis(), e.getMessage());
+                }
+            }
+            log.info("No hub of the network sees this node's public side ({} tried of {} with a public address): splice is refused"
+                    + " at once", Math.min(tried, PublicEchoHubs.MAX_CANDIDATES), hubs.size());
+        } finally {
+            searching.set(false);
+        }
+    }
+
+    /**
+     * Keeps {@code measured}, unless it is a private view of this node and a fresh public one of
+     * the same link is known (a connect's echo at the own hub racing the background search).
+     */
+    private synchronized NatProfile keep(NatProfile measured) {
+        NatProfile known = profile;
+        if (known != null && !measured.seenPublic() && known.seenPublic() && known.linkHub().equals(measured.linkHub())
+                && known.isFresh(System.nanoTime())) {
+            return known;
+        }
+        profile = measured;
+        return measured;
+    }
+
+    private record Measured(HubEcho.Result first, HubEcho.Result second, NatProfile profile) {
+    }
+
+    /**
+     * Two echoes at {@code hub} from two fresh local ports, and the profile they show.
+     * {@code linkRttNanos} is the round trip to the own hub if {@code hub} is another one (0: measure it here).
+     */
+    private Measured echoTwice(InetSocketAddress hub, InetSocketAddress linkHub, long linkRttNanos, Deadline deadline) throws IOException {
         int millis = deadline.remainingMillis();
         if (millis <= 0) {
             throw new SocketTimeoutException("connect timed out before the endpoint echo");
@@ -140,16 +259,17 @@ final class SpliceEndpoints {
         try {
             HubEcho.Result second = other.get(Math.max(1, deadline.remainingMillis()), TimeUnit.MILLISECONDS);
             PortPrediction.Behaviour behaviour = PortPrediction.classify(first.echo(), second.echo(), Math.max(ports, 2));
-            profile = new NatProfile(hub, second.seen().getAddress(), behaviour, Math.min(first.connectNanos(), second.connectNanos()),
-                    System.nanoTime());
+            long rtt = hub.equals(linkHub) || linkRttNanos <= 0 ? Math.min(first.connectNanos(), second.connectNanos()) : linkRttNanos;
+            NatProfile measured = new NatProfile(hub, linkHub, second.seen().getAddress(), behaviour, rtt, System.nanoTime());
             log.info("NAT seen from hub {}: local port {} -> {}, local port {} -> {}: {}", hub, first.localPort(), first.seen(),
                     second.localPort(), second.seen(), behaviour);
-            return new HubEcho.Result[] {first, second};
+            return new Measured(first, second, measured);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() instanceof java.io.UncheckedIOException u ? u.getCause() : e.getCause();
             throw echoFailed(hub, cause instanceof IOException io ? io : new IOException(cause));
         } catch (TimeoutException e) {
-            throw new SocketTimeoutException("connect timed out waiting for the endpoint echo from hub " + hub);
+            other.cancel(true);
+            throw new SocketTimeoutException("timed out waiting for the endpoint echo from hub " + hub);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted waiting for the endpoint echo");

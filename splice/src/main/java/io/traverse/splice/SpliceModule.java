@@ -55,7 +55,8 @@ final class SpliceModule implements ConnectionModule {
             t.setDaemon(true);
             return t;
         });
-        this.endpoints = new SpliceEndpoints(context::hubLinkStatus, context.config().bindAddress().orElse(null),
+        this.endpoints = new SpliceEndpoints(context::hubLinkStatus, PublicEchoHubs.fromDirectory(context.hubDirectory(),
+                context.config().hubTimeout()), PublicEchoHubs.ECHO_TIMEOUT, context.config().bindAddress().orElse(null),
                 PortPrediction.Strategy.parse(context.config().splicePrediction()), context.config().splicePorts(), splices);
         this.service = context.sideChannel().register(SpliceMessages.SERVICE, new SpliceService(context, endpoints, splices));
         // Learn the NAT as soon as the link is up, so the first splice (either side) starts without the two echoes.

@@ -16,7 +16,8 @@ public final class ExpectedPath {
      *
      * @param firstMayBe the module that may win a pair's first connection instead, while the
      *                   rule's own path is still being set up (an SSH login takes longer than the
-     *                   other modules' stagger); the upgrade probe then caches {@code module}.
+     *                   other modules' stagger; a splice before a public hub has echoed the
+     *                   node's public side); the upgrade probe then caches {@code module}.
      *                   Empty when the first connection wins with {@code module} too.
      */
     public record ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds, String firstMayBe) {
@@ -33,6 +34,10 @@ public final class ExpectedPath {
             new ModuleRule("reverse", "the target can dial the source", (source, target) -> canDial(target, source)),
             new ModuleRule("reverse", "the target dials the source back through the source's site's sshd",
                     (source, target) -> target.dialsOut() && source.reachedThroughSsh(), "routed"),
+            // Every reach that dials out is spliceable here (a dropping firewall on a public address, or a port-keeping NAT), and
+            // a hub of the network with a public address echoes their public sides; the first connection may come before that echo.
+            new ModuleRule("splice", "both dial out (public address behind a dropping firewall, or a port-keeping NAT)",
+                    (source, target) -> source.dialsOut() && target.dialsOut(), "routed"),
             new ModuleRule("routed", "both reach their hubs", (source, target) -> true));
 
     private ExpectedPath() {

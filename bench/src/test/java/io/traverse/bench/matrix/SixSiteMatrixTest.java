@@ -124,4 +124,13 @@ class SixSiteMatrixTest {
             assertThat(p.throughput().module()).as("large transfer " + pair).isEqualTo(p.expectedModule());
         }
     }
+
+    @Test
+    void rockstarAndTheDesktopSpliceOnceCachedThroughAPublicHubsEcho() {
+        // Both nodes' own hubs see them at private addresses; a DAS-3 hub echoes their public sides.
+        assertThat(result.pairs()).filteredOn(p -> p.cached().module().equals("splice"))
+                .extracting(p -> p.source() + ">" + p.target()).containsExactlyInAnyOrder("rockstar>desktop", "desktop>rockstar");
+        assertThat(result.pairs()).filteredOn(p -> p.expectedModule().equals("splice"))
+                .allSatisfy(p -> assertThat(p.throughput().module()).as(p.source() + " -> " + p.target()).isEqualTo("splice"));
+    }
 }

@@ -1,0 +1,230 @@
+package io.traverse.splice;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.traverse.HubDirectory;
+import io.traverse.HubLinkStatus;
+import io.traverse.identity.NodeId;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.Deadline;
+import io.traverse.spi.FailureScope;
+import io.traverse.wire.EndpointEcho;
+import io.traverse.wire.LinkPreamble;
+import io.traverse.wire.LinkRole;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * Choosing a hub that sees this node's public side when its own hub sees only its private one:
+ * which advertised addresses count, that the own hub's private view refuses a splice at once when
+ * no hub is public, and that a hub that does not answer costs one bounded timeout before the next.
+ * The hubs here are loopback fakes that echo a chosen address (what a hub past a NAT would see).
+ */
+@Timeout(value = 30, unit = TimeUnit.SECONDS)
+class PublicEchoHubsTest {
+    private static final NodeId HUB_ID = NodeId.random();
+    private final List<FakeHub> hubs = new ArrayList<>();
+    private final ExecutorService executor = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "test-splice");
+        t.setDaemon(true);
+        return t;
+    });
+
+    @AfterEach
+    void closeHubs() throws IOException {
+        for (FakeHub hub : hubs) {
+            hub.close();
+        }
+        executor.shutdownNow();
+    }
+
+    @Test
+    void candidatesArePublicAdvertisedAddressesNearestFirstOnePerHubBounded() throws Exception {
+        InetSocketAddress linkHub = address("198.18.0.1", 17000);
+        List<HubDirectory.Hub> listed = List.of(
+                hub("far", 3, address("198.18.3.1", 17000)),
+                hub("own", 0, linkHub, address("10.0.0.1", 17000)),
+                hub("private-only", 1, address("192.168.1.1", 17000), address("172.16.0.1", 17000)),
+                hub("cgnat", 1, address("100.64.0.9", 17000)),
+                hub("near", 1, address("10.1.0.1", 17000), address("198.18.1.1", 17000), address("198.18.1.2", 17000)),
+                hub("loopback", 2, address("127.0.0.1", 17000)),
+                hub("dial-out-only", 1),
+                hub("second", 2, address("198.19.2.1", 17000)));
+
+        assertThat(PublicEchoHubs.candidates(listed, linkHub, 4))
+                .containsExactly(address("198.18.1.1", 17000), address("198.19.2.1", 17000), address("198.18.3.1", 17000));
+        assertThat(PublicEchoHubs.candidates(listed, linkHub, 2)).containsExactly(address("198.18.1.1", 17000),
+                address("198.19.2.1", 17000));
+        assertThat(PublicEchoHubs.candidates(List.of(hub("own", 0, linkHub)), linkHub, 4)).isEmpty();
+        assertThat(PublicEchoHubs.isPublic(InetAddress.getByName("fd00::1"))).isFalse();
+        assertThat(PublicEchoHubs.isPublic(InetAddress.getByName("2001:db8::1"))).isTrue();
+        assertThat(PublicEchoHubs.isPublic(InetAddress.getByName("169.254.1.1"))).isFalse();
+    }
+
+    @Test
+    void withNoHubSeeingAPublicSideASpliceIsRefusedAtOnceWithoutAnotherEcho() throws Exception {
+        FakeHub own = start(new FakeHub("10.0.0.5", true));
+        AtomicInteger asked = new AtomicInteger();
+        SpliceEndpoints endpoints = endpoints(own, linkHub -> {
+            asked.incrementAndGet();
+            return List.of();
+        });
+
+        endpoints.learn(Deadline.after(Duration.ofSeconds(5)));
+        assertThat(asked).hasValue(1);
+        assertThat(endpoints.profile().publicAddress().getHostAddress()).isEqualTo("10.0.0.5");
+        int echoesSoFar = own.connections.get();
+        assertThatThrownBy(() -> endpoints.next(Deadline.after(Duration.ofSeconds(5))))
+                .isInstanceOfSatisfying(AttemptFailedException.class, e -> assertThat(e.scope()).isEqualTo(FailureScope.MODULE))
+                .hasMessageContaining("a private address").hasMessageContaining("no public endpoint to splice with");
+        assertThat(own.connections).as("the refusal needs no echo").hasValue(echoesSoFar);
+    }
+
+    @Test
+    void aHubThatDoesNotAnswerCostsOneTimeoutThenTheNextPublicHubEchoes() throws Exception {
+        FakeHub own = start(new FakeHub("10.0.0.5", true));
+        FakeHub silent = start(new FakeHub("198.18.0.7", false));
+        FakeHub alsoPrivate = start(new FakeHub("10.0.0.5", true));
+        FakeHub publicHub = start(new FakeHub("198.18.0.9", true));
+        SpliceEndpoints endpoints = endpoints(own, linkHub -> List.of(silent.address(), alsoPrivate.address(), publicHub.address()));
+
+        long start = System.nanoTime();
+        endpoints.learn(Deadline.after(Duration.ofSeconds(5)));
+        long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+        assertThat(silent.connections.get()).as("the silent hub was asked").isPositive();
+        assertThat(alsoPrivate.connections.get()).as("a hub that also sees a private address is passed over").isPositive();
+        assertThat(tookMillis).as("one bounded timeout, not the connect timeout").isLessThan(5_000);
+        NatProfile profile = endpoints.profile();
+        assertThat(profile.hub()).isEqualTo(publicHub.address());
+        assertThat(profile.linkHub()).isEqualTo(own.address());
+        assertThat(profile.publicAddress().getHostAddress()).isEqualTo("198.18.0.9");
+        assertThat(profile.behaviour()).isEqualTo(PortPrediction.Behaviour.PRESERVING);
+
+        int ownEchoes = own.connections.get();
+        SpliceEndpoints.Endpoint mine = endpoints.next(Deadline.after(Duration.ofSeconds(5)));
+        assertThat(mine.publicAddress().getHostAddress()).isEqualTo("198.18.0.9");
+        assertThat(mine.publicFirstPorts()).isEqualTo(mine.localPorts());
+        assertThat(own.connections).as("a known public profile needs no echo per splice").hasValue(ownEchoes);
+    }
+
+    @Test
+    void theSearchTriesABoundedNumberOfHubs() throws Exception {
+        FakeHub own = start(new FakeHub("10.0.0.5", true));
+        List<FakeHub> silent = new ArrayList<>();
+        for (int i = 0; i < PublicEchoHubs.MAX_CANDIDATES + 2; i++) {
+            silent.add(start(new FakeHub("198.18.0." + (10 + i), false)));
+        }
+        SpliceEndpoints endpoints = endpoints(own, linkHub -> silent.stream().map(FakeHub::address).toList());
+
+        endpoints.learn(Deadline.after(Duration.ofSeconds(5)));
+
+        for (int i = 0; i < silent.size(); i++) {
+            assertThat(silent.get(i).connections.get() > 0).as("hub %d asked", i).isEqualTo(i < PublicEchoHubs.MAX_CANDIDATES);
+        }
+        assertThat(endpoints.profile().publicAddress().getHostAddress()).isEqualTo("10.0.0.5");
+        assertThatThrownBy(() -> endpoints.next(Deadline.after(Duration.ofSeconds(5)))).isInstanceOf(AttemptFailedException.class)
+                .hasMessageContaining("no public endpoint to splice with");
+    }
+
+    @Test
+    void aConnectBeforeTheSearchFinishedIsRefusedAndStartsTheSearchInTheBackground() throws Exception {
+        FakeHub own = start(new FakeHub("10.0.0.5", true));
+        FakeHub publicHub = start(new FakeHub("198.18.0.9", true));
+        SpliceEndpoints endpoints = endpoints(own, linkHub -> List.of(publicHub.address()));
+
+        assertThatThrownBy(() -> endpoints.next(Deadline.after(Duration.ofSeconds(5)))).isInstanceOf(AttemptFailedException.class)
+                .hasMessageContaining("no public endpoint to splice with");
+        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!endpoints.profile().seenPublic() && System.nanoTime() < end) {
+            Thread.sleep(20);
+        }
+        assertThat(endpoints.next(Deadline.after(Duration.ofSeconds(5))).publicAddress().getHostAddress()).isEqualTo("198.18.0.9");
+    }
+
+    private SpliceEndpoints endpoints(FakeHub own, SpliceEndpoints.EchoCandidates candidates) {
+        HubLinkStatus linked = new HubLinkStatus(HubLinkStatus.State.CONNECTED, "own", HUB_ID, own.address(), null, Instant.now(), null);
+        return new SpliceEndpoints(() -> linked, candidates, Duration.ofMillis(300), InetAddress.getLoopbackAddress(),
+                PortPrediction.Strategy.PRESERVE, 1, executor);
+    }
+
+    private FakeHub start(FakeHub hub) {
+        hubs.add(hub);
+        executor.execute(hub::serve);
+        return hub;
+    }
+
+    private static HubDirectory.Hub hub(String name, int hops, InetSocketAddress... addresses) {
+        return new HubDirectory.Hub(NodeId.random(), name, hops, List.of(addresses));
+    }
+
+    private static InetSocketAddress address(String host, int port) throws IOException {
+        return new InetSocketAddress(InetAddress.getByName(host), port);
+    }
+
+    /** A hub's echo as seen past a NAT that keeps ports: the caller's own port, at a chosen address; or silence. */
+    private static final class FakeHub implements AutoCloseable {
+        private final ServerSocket server;
+        private final InetAddress shows;
+        private final boolean answers;
+        private final AtomicInteger connections = new AtomicInteger();
+        private final List<Socket> held = new CopyOnWriteArrayList<>();
+
+        FakeHub(String shows, boolean answers) throws IOException {
+            this.server = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+            this.shows = InetAddress.getByName(shows);
+            this.answers = answers;
+        }
+
+        InetSocketAddress address() {
+            return new InetSocketAddress(server.getInetAddress(), server.getLocalPort());
+        }
+
+        void serve() {
+            while (!server.isClosed()) {
+                try {
+                    Socket s = server.accept();
+                    connections.incrementAndGet();
+                    if (!answers) {
+                        held.add(s); // accepted, never answered: the caller's read times out
+                        continue;
+                    }
+                    try (s) {
+                        s.getInputStream().readNBytes(LinkPreamble.LENGTH);
+                        ByteBuffer preamble = ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC)
+                                .putShort((short) LinkPreamble.VERSION).putShort((short) LinkRole.HUB.code());
+                        s.getOutputStream().write(preamble.array());
+                        s.getOutputStream().write(EndpointEcho.encode(new InetSocketAddress(shows, s.getPort())));
+                    }
+                } catch (IOException e) {
+                    return;
+                }
+            }
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+            for (Socket s : held) {
+                s.close();
+            }
+        }
+    }
+}
