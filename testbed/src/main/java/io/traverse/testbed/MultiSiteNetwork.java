@@ -201,8 +201,7 @@ public final class MultiSiteNetwork {
 
     /** How a node of {@code site} is configured: linked to its site's hub, the network's token, no discovery. */
     public NodeSettings nodeSettings(String site) {
-        NodeSettings settings = NodeSettings.create().set("traverse.hubs", site(site).hub()).set("traverse.token", token)
-                .set("traverse.discovery", "false");
+        NodeSettings settings = NodeSettings.linkedTo(site(site).hub(), token);
         List<String> tunnels = sshTunnels.entrySet().stream().filter(e -> !e.getKey().equals(site)).map(Map.Entry::getValue)
                 .toList();
         return tunnels.isEmpty() ? settings : settings.set("traverse.ssh.tunnels", String.join(";", tunnels));

@@ -37,6 +37,11 @@ public final class NodeSettings {
         return new NodeSettings();
     }
 
+    /** A node linked to {@code hub} under the network token {@code token}, with discovery off (tests name their hubs). */
+    public static NodeSettings linkedTo(String hub, String token) {
+        return create().set("traverse.hubs", hub).set("traverse.token", token).set("traverse.discovery", "false");
+    }
+
     /** Any {@code traverse.*} key, e.g. {@code set("traverse.connect.stagger", "50ms")}. */
     public NodeSettings set(String key, String value) {
         ConfigKey k = ConfigKey.byKey(key).orElseThrow(() -> new IllegalArgumentException("unknown configuration key "

@@ -48,12 +48,10 @@ class ColdStartThroughNatTest {
         Host sourceHost = siteS.host("s", "10.0.1.2");
         Host targetHost = siteT.host("t", "10.0.2.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
-        RunningNode target = RunningNode.start(targetHost, NodeSettings.create().set("traverse.hubs", hub)
-                .set("traverse.token", TOKEN).set("traverse.discovery", "false").bind(targetHost.address()));
+        RunningNode target = RunningNode.start(targetHost, NodeSettings.linkedTo(hub, TOKEN).bind(targetHost.address()));
 
         // The source as a user has it: every interface, the default module chain; only hub and token set.
-        NodeSettings fresh = NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN)
-                .set("traverse.discovery", "false").logLevel("warn");
+        NodeSettings fresh = NodeSettings.linkedTo(hub, TOKEN).logLevel("warn");
         ExecutorService jvms = Executors.newFixedThreadPool(AT_ONCE);
         List<Future<TransferResult>> runs = new ArrayList<>();
         try {

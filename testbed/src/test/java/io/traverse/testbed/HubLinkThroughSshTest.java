@@ -38,8 +38,7 @@ class HubLinkThroughSshTest {
     }
 
     private static NodeSettings linked(String hub) {
-        return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN).set("traverse.modules", "routed")
-                .set("traverse.discovery", "false");
+        return NodeSettings.linkedTo(hub, TOKEN).set("traverse.modules", "routed");
     }
 
     @Test

@@ -30,8 +30,7 @@ class ProxyOnlySiteTest {
     final FreshTestbed testbed = new FreshTestbed();
 
     private static NodeSettings linked(String hub) {
-        return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN)
-                .set("traverse.modules", "direct,reverse,routed").set("traverse.discovery", "false");
+        return NodeSettings.linkedTo(hub, TOKEN).set("traverse.modules", "direct,reverse,routed");
     }
 
     /** True if a plain TCP connect from {@code host} to {@code hostPort} succeeds within 2 s. */

@@ -28,8 +28,7 @@ class ReverseThroughNatTest {
     final FreshTestbed testbed = new FreshTestbed();
 
     private static NodeSettings linked(String hub) {
-        return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN).set("traverse.modules", "direct,reverse")
-                .set("traverse.discovery", "false");
+        return NodeSettings.linkedTo(hub, TOKEN).set("traverse.modules", "direct,reverse");
     }
 
     @Test

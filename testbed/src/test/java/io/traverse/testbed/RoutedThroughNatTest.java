@@ -27,8 +27,7 @@ class RoutedThroughNatTest {
     final FreshTestbed testbed = new FreshTestbed();
 
     private static NodeSettings linked(String hub) {
-        return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN)
-                .set("traverse.modules", "direct,reverse,routed").set("traverse.discovery", "false");
+        return NodeSettings.linkedTo(hub, TOKEN).set("traverse.modules", "direct,reverse,routed");
     }
 
     @Test

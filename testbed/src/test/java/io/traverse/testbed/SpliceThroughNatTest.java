@@ -30,8 +30,7 @@ class SpliceThroughNatTest {
     final FreshTestbed testbed = new FreshTestbed();
 
     private static NodeSettings linked(String hub) {
-        return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN)
-                .set("traverse.modules", "direct,reverse,splice,routed").set("traverse.discovery", "false");
+        return NodeSettings.linkedTo(hub, TOKEN).set("traverse.modules", "direct,reverse,splice,routed");
     }
 
     private record Pair(RunningNode s, RunningNode t, Site siteS, Site siteT) {

@@ -201,8 +201,7 @@ public final class SpliceBetweenNats {
     }
 
     private static NodeSettings node(String hub, String modules) {
-        return NodeSettings.create().set("traverse.hubs", hub).set("traverse.token", TOKEN).set("traverse.modules", modules)
-                .set("traverse.discovery", "false");
+        return NodeSettings.linkedTo(hub, TOKEN).set("traverse.modules", modules);
     }
 
     private static double[] round(double[] values) {
