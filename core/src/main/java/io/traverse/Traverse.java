@@ -49,14 +49,27 @@ public final class Traverse implements Closeable {
         return start(TraverseConfig.load());
     }
 
-    /** The node behind the default factories, started on first use. */
-    static LocalNode defaultNode() throws IOException {
+    /**
+     * The default node: the one behind {@link TraverseSocketFactory#getDefault()}, {@code new
+     * TraverseSocketFactory()} and their server counterparts, started from {@link TraverseConfig#load()}
+     * on first use (by this call or by a factory). Ask it which module made a connection
+     * ({@link #connectionInfo}), for statistics, or for its hub link. Closing it is allowed: the next
+     * use starts a new default node.
+     *
+     * @throws IOException if the default node cannot start (e.g. no free port in the configured range)
+     */
+    public static Traverse getDefault() throws IOException {
         synchronized (DEFAULT_LOCK) {
             if (defaultNode == null || defaultNode.node.isClosed()) {
                 defaultNode = start(TraverseConfig.load());
             }
-            return defaultNode.node;
+            return defaultNode;
         }
+    }
+
+    /** The node behind the default factories, started on first use. */
+    static LocalNode defaultNode() throws IOException {
+        return getDefault().node;
     }
 
     /** Sockets from this node. */
