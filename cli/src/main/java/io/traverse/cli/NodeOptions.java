@@ -2,6 +2,7 @@ package io.traverse.cli;
 
 import io.traverse.Traverse;
 import io.traverse.TraverseConfig;
+import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -34,7 +35,7 @@ public final class NodeOptions {
     public TraverseConfig.Builder configBuilder() throws IOException {
         TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties());
         if (!hubs.isEmpty()) {
-            config.set("traverse.hubs", String.join(",", hubs));
+            config.set(ConfigKey.HUBS, String.join(",", hubs), "--hub");
         }
         if (tokenFile != null) {
             List<String> lines = Files.readAllLines(tokenFile, StandardCharsets.UTF_8);

@@ -22,7 +22,7 @@ public final class TraverseCommand implements Runnable {
 
     /** Applied before any logger exists; subcommands pick their own default when it is not given. */
     @Option(names = "--log-level", scope = ScopeType.INHERIT, paramLabel = "LEVEL",
-            description = "error, warn, info, debug or trace (default: warn for demo, info otherwise)")
+            description = "error, warn, info, debug or trace (default: warn for demo and diagnose, info otherwise)")
     void logLevel(String level) {
         LogLevel.set(level);
     }
@@ -33,7 +33,14 @@ public final class TraverseCommand implements Runnable {
     }
 
     public static void main(String[] args) {
-        System.exit(new CommandLine(new TraverseCommand()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command with its error handling: one line per failure, no stack trace unless --log-level debug. */
+    public static CommandLine commandLine() {
+        CommandLine command = new CommandLine(new TraverseCommand());
+        command.setExecutionExceptionHandler(new FailureLine());
+        return command;
     }
 
     /** The version from the jar manifest. */

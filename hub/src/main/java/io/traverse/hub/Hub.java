@@ -37,6 +37,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -118,14 +119,39 @@ public final class Hub implements AutoCloseable {
         timers.add(stateLoop.scheduleAtFixedRate(core::refresh, refresh, refresh, TimeUnit.MILLISECONDS));
         long sweep = Math.max(50, Math.min(1000, config.hubExpiry().toMillis() / 4));
         timers.add(stateLoop.scheduleAtFixedRate(core::expire, sweep, sweep, TimeUnit.MILLISECONDS));
-        this.http = config.httpPort() < 0 ? null
-                : HubHttpEndpoint.bind(transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), statusSource(),
-                        worker);
+        this.http = config.httpPort() < 0 ? null : bindHttp(transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), worker);
         this.discovery = config.discoveryPort() < 0 ? null : startDiscovery(config.discoveryPort());
         listener.startAccepting(settings, core, stateLoop);
         log.info("Hub {} (id {}) listening on {} ({}), advertised {}, peers {}, HTTP {}", name, id, linkAddress, transport,
                 advertised.isEmpty() ? "none: dials out only" : advertised, config.peers(),
                 http == null ? "off" : http.localAddress() + " (/metrics, /status)");
+    }
+
+    private HubHttpEndpoint bindHttp(NettyTransport transport, EventLoopGroup ioLoops, InetSocketAddress address, Executor worker)
+            throws IOException, InterruptedException {
+        try {
+            return HubHttpEndpoint.bind(transport, ioLoops, address, statusSource(), worker);
+        } catch (InterruptedException e) {
+            throw e;
+        } catch (Exception e) { // Netty rethrows the bind's IOException undeclared
+            throw cannotListen("HTTP", address, e);
+        }
+    }
+
+    /** Says which port of the hub could not be bound, where, and why, in words an operator can act on. */
+    private static IOException cannotListen(String which, InetSocketAddress address, Exception e) {
+        if (e instanceof InterruptedException) {
+            Thread.currentThread().interrupt();
+        }
+        String why = String.valueOf(e.getMessage());
+        String hint = why.contains("Address already in use") ? ": address already in use (another hub or program holds it; choose another port)"
+                : why.contains("Cannot assign requested address") ? ": no interface of this host has that address"
+                : why.contains("Permission denied") ? ": permission denied (ports below 1024 need privileges)"
+                : ": " + why;
+        IOException failure = new java.net.BindException("cannot listen for " + which + " connections on "
+                + address.getAddress().getHostAddress() + ":" + address.getPort() + hint);
+        failure.initCause(e);
+        return failure;
     }
 
     /** Answers discovery probes; a hub whose UDP port is unavailable still works, it is just not found that way. */
@@ -168,7 +194,13 @@ public final class Hub implements AutoCloseable {
         worker.allowCoreThreadTimeOut(true);
         try {
             InetAddress bind = InetAddress.getByName(config.bindAddress());
-            LinkListener listener = LinkListener.bind(transport, ioLoops, new InetSocketAddress(bind, config.port()));
+            InetSocketAddress linkPort = new InetSocketAddress(bind, config.port());
+            LinkListener listener;
+            try {
+                listener = LinkListener.bind(transport, ioLoops, linkPort);
+            } catch (Exception e) { // Netty rethrows the bind's IOException undeclared
+                throw cannotListen("link", linkPort, e);
+            }
             try {
                 return new Hub(config, transport, ioLoops, stateLoop, worker, listener);
             } catch (IOException | RuntimeException | InterruptedException e) {

@@ -22,10 +22,10 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code traverse diagnose}: what works to reach a node, module by module, and why the rest does not. */
 @Command(name = "diagnose", mixinStandardHelpOptions = true,
-        description = {"Try every connection module on its own against TARGET (a registered name or a node",
-                "address, with or without :PORT) and print what works, the time each took and why the",
-                "others failed. Without a port, a module that gets an answer from the node (\"nothing",
-                "listens on virtual port\") counts as reaching it."})
+        description = {"Try every connection module on its own against a name or node, and say why each failed.",
+                "TARGET is a registered name or a node address, with or without :PORT. Prints what works, the time each "
+                        + "module took and why the others failed. Without a port, a module that gets an answer from the node "
+                        + "(\"nothing listens on virtual port\") counts as reaching it."})
 public final class DiagnoseCommand implements Callable<Integer> {
     /** Probed when no port is given: an answer that nothing listens there still proves the way. */
     static final int PROBE_PORT = 65535;
@@ -45,7 +45,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        LogLevel.defaultTo("error");
+        LogLevel.defaultTo("warn");
         PrintWriter out = spec.commandLine().getOut();
         int colon = target.lastIndexOf(':');
         String host = colon < 0 ? target : target.substring(0, colon);

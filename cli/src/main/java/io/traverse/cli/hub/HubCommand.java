@@ -14,10 +14,10 @@ import picocli.CommandLine.Option;
 
 /** {@code traverse hub}: runs a hub until SIGTERM or Ctrl-C, then closes it cleanly. */
 @Command(name = "hub", mixinStandardHelpOptions = true,
-        description = {"Run a hub: accept node and hub links, dial the peers and every hub learned of,",
-                "gossip, route side messages, keep the name registry. Runs until SIGTERM or Ctrl-C.",
-                "Options override the --config file. The token comes from --token, --token-file,",
-                "the file, or the TRAVERSE_TOKEN environment variable, in that order."})
+        description = {"Run a hub: links to nodes and hubs, gossip, routes, names and relays.",
+                "Accepts node and hub links, dials the peers and every hub learned of, routes side messages and keeps the "
+                        + "name registry. Runs until SIGTERM or Ctrl-C. Options override the --config file. The token comes "
+                        + "from --token, --token-file, the file, or the TRAVERSE_TOKEN environment variable, in that order."})
 public final class HubCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
@@ -120,7 +120,7 @@ public final class HubCommand implements Callable<Integer> {
         try {
             hubConfig = hubConfig(System.getenv());
         } catch (IllegalArgumentException e) {
-            throw new CommandLine.ParameterException(new CommandLine(this), e.getMessage());
+            throw new CommandLine.ParameterException(spec.commandLine(), e.getMessage());
         }
         // The hook goes in before the hub starts: a SIGTERM right after "listening on" must still close it cleanly.
         java.util.concurrent.atomic.AtomicReference<Hub> started = new java.util.concurrent.atomic.AtomicReference<>();

@@ -20,10 +20,10 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code traverse expose}: a local TCP service reachable through the hub network under a name. */
 @Command(name = "expose", mixinStandardHelpOptions = true,
-        description = {"Make a TCP service on this machine reachable through the hub network under NAME:",
-                "each connection to NAME:PORT is piped to 127.0.0.1:LOCAL-PORT, half-close and resets included.",
-                "Runs until SIGTERM or Ctrl-C. Clients connect with the Traverse socket factory, or with",
-                "'traverse forward' on their machine."})
+        description = {"Make a TCP service on this machine reachable through the hub network under a name.",
+                "Each connection to NAME:PORT is piped to 127.0.0.1:LOCAL-PORT, half-close and resets included. Runs "
+                        + "until SIGTERM or Ctrl-C. Clients connect with the Traverse socket factory, or with "
+                        + "'traverse forward' on their machine."})
 public final class ExposeCommand implements Callable<Integer> {
     /** Looked up on first use: a logger made when picocli builds the command would fix the log level before {@code --log-level} applies. */
     private static Logger log() {

@@ -20,10 +20,10 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code traverse forward}: a local TCP port whose connections go through Traverse to a destination. */
 @Command(name = "forward", mixinStandardHelpOptions = true,
-        description = {"Listen on a local TCP port and pipe each connection through Traverse to DESTINATION",
-                "(a name registered with 'traverse expose' or a server socket's name, or a node address),",
-                "half-close and resets included, so that programs that are not Java can use Traverse too.",
-                "Runs until SIGTERM or Ctrl-C."})
+        description = {"Listen on a local TCP port and pipe each connection through Traverse to a name or node.",
+                "DESTINATION is a name registered with 'traverse expose' or a server socket's name, or a node address; "
+                        + "half-close and resets are carried, so programs that are not Java can use Traverse too. Runs "
+                        + "until SIGTERM or Ctrl-C."})
 public final class ForwardCommand implements Callable<Integer> {
     /** Looked up on first use: a logger made when picocli builds the command would fix the log level before {@code --log-level} applies. */
     private static Logger log() {
@@ -59,12 +59,19 @@ public final class ForwardCommand implements Callable<Integer> {
             throw new IllegalArgumentException("DESTINATION '" + destination + "': '" + destination.substring(colon + 1)
                     + "' is not a port");
         }
-        Traverse traverse = node.start();
+        // The local port first: a port in use fails at once, before a node and its hub link start.
         ServerSocket listener;
         try {
             listener = new ServerSocket(localPort, 50, InetAddress.getByName(bind));
+        } catch (java.net.BindException e) {
+            throw new java.net.BindException("cannot listen on " + bind + ":" + localPort + ": " + e.getMessage()
+                    + (String.valueOf(e.getMessage()).contains("in use") ? " (choose another LOCAL-PORT, or 0 for any)" : ""));
+        }
+        Traverse traverse;
+        try {
+            traverse = node.start();
         } catch (IOException | RuntimeException e) {
-            traverse.close();
+            listener.close();
             throw e;
         }
         RunningPipe<ServerSocket> forward = new RunningPipe<>(traverse, listener);

@@ -20,8 +20,9 @@ import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code traverse status}: what a hub knows of the hub network, read from its HTTP port. */
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = {"Print the hub network as one hub sees it: hubs and routes, the hub's links with their "
-                + "round-trip times, nodes and names. Reads the hub's HTTP port (/status)."})
+        description = {"Print the hub network as one hub sees it.",
+                "Hubs and routes, the hub's links with their round-trip times, nodes and names, read from the hub's "
+                        + "HTTP port (/status)."})
 public final class StatusCommand implements Callable<Integer> {
     static final int DEFAULT_HTTP_PORT = HubConfig.DEFAULT_HTTP_PORT;
 
@@ -118,9 +119,14 @@ public final class StatusCommand implements Callable<Integer> {
                     + " (is the hub running, and started with this --http-port?)", e);
         } catch (HttpTimeoutException e) {
             throw new IOException(uri + " did not answer within " + timeout.toSeconds() + " s", e);
+        } catch (IOException e) {
+            // e.g. the link port, which closes a connection that does not start with the link preamble
+            throw new IOException(uri.getAuthority() + " is not a hub's HTTP port: it closed the connection without an HTTP answer"
+                    + " (the link port? status is on the hub's --http-port, default 17080)", e);
         }
         if (response.statusCode() != 200) {
-            throw new IOException(uri + " answered HTTP " + response.statusCode());
+            throw new IOException(uri + " answered HTTP " + response.statusCode()
+                    + (response.statusCode() == 404 ? " (not a hub's HTTP port? status is on the hub's --http-port, default 17080)" : ""));
         }
         return response.body();
     }

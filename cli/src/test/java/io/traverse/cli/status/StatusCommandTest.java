@@ -24,7 +24,7 @@ class StatusCommandTest {
     private static Run run(String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        CommandLine cli = new CommandLine(new TraverseCommand());
+        CommandLine cli = TraverseCommand.commandLine();
         cli.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
         cli.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
         int code = cli.execute(args);
