@@ -17,9 +17,19 @@ import java.util.Optional;
  *        NAT), or null; the splice module uses it
  * @param since when the link entered this state
  * @param lastFailure why the last link attempt or link failed, or null
+ * @param refusedForSetting the last round of link attempts ended with a hub refusing this node for
+ *        one of its settings (wrong network token, a link protocol version the hub does not speak):
+ *        the node keeps trying, but only a changed setting will help, so whatever waits for the link
+ *        fails at once with {@code lastFailure} instead of waiting for its deadline
  */
 public record HubLinkStatus(State state, String hubName, NodeId hubId, InetSocketAddress hubAddress,
-        InetSocketAddress observedAddress, Instant since, String lastFailure) {
+        InetSocketAddress observedAddress, Instant since, String lastFailure, boolean refusedForSetting) {
+
+    /** A status whose last failure, if any, was not a refusal for a setting. */
+    public HubLinkStatus(State state, String hubName, NodeId hubId, InetSocketAddress hubAddress, InetSocketAddress observedAddress,
+            Instant since, String lastFailure) {
+        this(state, hubName, hubId, hubAddress, observedAddress, since, lastFailure, false);
+    }
 
     /** What the link is doing. */
     public enum State {

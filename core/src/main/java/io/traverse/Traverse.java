@@ -174,7 +174,8 @@ public final class Traverse implements Closeable {
     /**
      * Waits until this node is linked to a hub (linking runs in the background from start).
      *
-     * @return true if linked; false if the timeout passed or there is no hub to link to
+     * @return true if linked; false if the timeout passed, there is no hub to link to, or a hub refused this
+     *         node for one of its settings ({@link HubLinkStatus#refusedForSetting()}: a wrong token)
      */
     public boolean awaitHubLink(Duration timeout) throws InterruptedException {
         return node.hubLink().awaitConnected(timeout);

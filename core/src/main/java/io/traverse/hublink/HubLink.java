@@ -210,6 +210,20 @@ public final class HubLink implements Closeable {
         releaseUpWaiters(noHub);
     }
 
+    /**
+     * A round ended with a hub refusing one of this node's settings (wrong token): whoever waits for
+     * the link learns why at once, as do later waits until a link comes up (the node keeps trying:
+     * the hub's setting may be the one that changes).
+     */
+    private void refusedForSetting(String why) {
+        status = new HubLinkStatus(State.CONNECTING, null, null, null, null, Instant.now(), why, true);
+        CompletableFuture<LinkSession> waiting = up;
+        up = new CompletableFuture<>();
+        SideChannelException refused = new SideChannelException(Failure.NO_HUB, "no hub link: " + why);
+        waiting.completeExceptionally(refused);
+        releaseUpWaiters(refused);
+    }
+
     // ---- connecting -----------------------------------------------------------------------
 
     /** One pass over the candidates: attempts started {@link #STAGGER} apart (at once when one fails). */
@@ -217,6 +231,8 @@ public final class HubLink implements Closeable {
         final List<InetSocketAddress> order;
         final List<Channel> channels = new ArrayList<>();
         final List<String> failures = new ArrayList<>();
+        /** The first refusal of this node's settings by a hub in this round, or null. */
+        String settingRefusal;
         int next;
         int running;
 
@@ -256,7 +272,7 @@ public final class HubLink implements Closeable {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
                 attemptFailed(r, hub, proxyAddress.isCompletedExceptionally()
                         ? "cannot resolve HTTP proxy " + proxy.authority() + " (" + proxy.origin() + "): " + cause.getMessage()
-                        : "cannot resolve hub " + hub.getHostString() + ": " + cause.getMessage());
+                        : "cannot resolve hub " + hub.getHostString() + ": " + cause.getMessage(), false);
             } else {
                 InetSocketAddress resolved = (InetSocketAddress) both[0];
                 dial(r, hub, resolved, proxy == null ? null : new ProxyRoute(proxy, (InetSocketAddress) both[1]));
@@ -328,26 +344,32 @@ public final class HubLink implements Closeable {
         handshake.whenComplete((outcome, failure) -> onLoop(() -> {
             if (failure != null) {
                 channel.close();
-                attemptFailed(r, hub, failure.getMessage());
+                attemptFailed(r, hub, failure.getMessage(), failure instanceof HubLinkException h && h.isRefusalForSetting());
             } else {
                 attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
             }
         }));
     }
 
-    private void attemptFailed(Round r, InetSocketAddress hub, String why) {
+    private void attemptFailed(Round r, InetSocketAddress hub, String why, boolean refusedForSetting) {
         log.debug("Hub link attempt failed: {}", why);
         if (r != round) {
             return;
         }
         r.failures.add(why);
         r.running--;
+        if (refusedForSetting && r.settingRefusal == null) {
+            r.settingRefusal = why;
+        }
         setStatus(State.CONNECTING, null, why);
         if (r.next < r.order.size()) {
             startNextAttempt(r);
         } else if (r.running == 0) {
             round = null;
             candidates.failed(hub);
+            if (r.settingRefusal != null) {
+                refusedForSetting(r.settingRefusal);
+            }
             Duration delay = backoff.next();
             String all = String.join("; ", r.failures);
             // A refusal (by the hub or by the HTTP proxy) is a setting to fix, not weather: say it loudly.
@@ -541,9 +563,13 @@ public final class HubLink implements Closeable {
         if (closed) {
             return CompletableFuture.failedFuture(new SideChannelException(Failure.CLOSED, "the node is closed"));
         }
-        if (status.state() == State.NO_HUB) {
+        HubLinkStatus st = status;
+        if (st.state() == State.NO_HUB) {
             return CompletableFuture.failedFuture(new SideChannelException(Failure.NO_HUB, "this node has no hub: "
-                    + status.lastFailure()));
+                    + st.lastFailure()));
+        }
+        if (st.refusedForSetting() && st.state() == State.CONNECTING && !u.isDone()) {
+            return CompletableFuture.failedFuture(new SideChannelException(Failure.NO_HUB, "no hub link: " + st.lastFailure()));
         }
         return u;
     }
@@ -698,6 +724,8 @@ public final class HubLink implements Closeable {
             waiter.completeExceptionally(new SideChannelException(Failure.CLOSED, "the node is closed"));
         } else if (st.state() == State.NO_HUB) {
             waiter.completeExceptionally(new SideChannelException(Failure.NO_HUB, "this node has no hub: " + st.lastFailure()));
+        } else if (st.refusedForSetting() && st.state() == State.CONNECTING) {
+            waiter.completeExceptionally(new SideChannelException(Failure.NO_HUB, "no hub link: " + st.lastFailure()));
         } else if (now.isDone() && !now.isCompletedExceptionally()) {
             waiter.complete(null);
         }

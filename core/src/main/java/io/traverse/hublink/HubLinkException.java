@@ -3,8 +3,10 @@ package io.traverse.hublink;
 import java.io.IOException;
 
 /**
- * A link attempt to a hub failed; the message says which hub and why, for people. {@link #isRefusal()}
- * tells a hub's explicit REJECT (wrong token, duplicate id, version) from a network failure.
+ * A link attempt to a hub failed; the message says which hub and why, for people.
+ * {@link #isRefusalForSetting()} tells a hub's refusal of one of this node's settings (wrong token,
+ * protocol version) from a network failure or a passing refusal (hub at its limit, shutting down, an
+ * id it still holds for a link just lost).
  */
 public class HubLinkException extends IOException {
     private static final long serialVersionUID = 1L;
@@ -20,8 +22,8 @@ public class HubLinkException extends IOException {
         this.refusal = false;
     }
 
-    /** True if the hub answered and refused the link. */
-    public boolean isRefusal() {
+    /** True if the hub answered and refused the link for a setting of this node, which retrying will not change. */
+    public boolean isRefusalForSetting() {
         return refusal;
     }
 }

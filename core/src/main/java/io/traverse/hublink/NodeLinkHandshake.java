@@ -14,6 +14,7 @@ import io.traverse.wire.LinkPreamble;
 import io.traverse.wire.LinkRole;
 import io.traverse.wire.NodeHello;
 import io.traverse.wire.Reject;
+import io.traverse.wire.RejectCode;
 import io.traverse.wire.Welcome;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
@@ -75,7 +76,8 @@ final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
         } else if (preamble == null) {
             fail(ctx, "hub at " + hub + " sent " + msg + " before its preamble", false);
         } else if (msg instanceof Reject r) {
-            fail(ctx, refusal(r), true);
+            // A duplicate id is not one: after a lost link the hub may hold the old link for a moment.
+            fail(ctx, refusal(r), r.code() == RejectCode.AUTH || r.code() == RejectCode.VERSION);
         } else if (!preamble.isSupported()) {
             fail(ctx, "hub at " + hub + " speaks link protocol version " + preamble.version() + "; this node speaks "
                     + LinkPreamble.VERSION, true);
@@ -112,7 +114,9 @@ final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
             case SHUTTING_DOWN -> "the hub is shutting down";
             default -> r.code().name();
         };
-        return "hub at " + hub + " refused the link: " + why + (r.reason().isEmpty() ? "" : " (" + r.reason() + ")");
+        // the hub's own words only where they add to ours (its AUTH reason is "wrong network token" too)
+        boolean adds = !r.reason().isEmpty() && !why.toLowerCase(java.util.Locale.ROOT).contains(r.reason().toLowerCase(java.util.Locale.ROOT));
+        return "hub at " + hub + " refused the link: " + why + (adds ? " (" + r.reason() + ")" : "");
     }
 
     @Override

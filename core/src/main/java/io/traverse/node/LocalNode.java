@@ -473,8 +473,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 return race.run();
             } catch (UnknownHostException e) {
                 if (askedHub) {
+                    HubLinkStatus link = hubLink.status();
                     UnknownHostException both = new UnknownHostException(inet.getHostString()
-                            + ": no live node holds this name at the hub network, and " + e.getMessage());
+                            + (link.isConnected() ? ": no live node holds this name at the hub network, and "
+                                    : ": the hub network could not be asked for this name (hub link " + link + "), and ")
+                            + e.getMessage());
                     both.initCause(e);
                     throw both;
                 }

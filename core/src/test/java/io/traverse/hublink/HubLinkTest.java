@@ -66,6 +66,26 @@ class HubLinkTest {
     }
 
     @Test
+    void aWrongTokenEndsEveryWaitForTheLinkAtOnceWithTheHubsReason() throws Exception {
+        FakeHub hub = hub(new FakeHub(TOKEN));
+        Traverse node = node("not-the-token", hub.address());
+        // a wait begun before the refusal is released by it, long before its own 30 s
+        long start = System.nanoTime();
+        assertThat(node.awaitHubLink(Duration.ofSeconds(30))).isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(15));
+        await().atMost(Duration.ofSeconds(10)).until(() -> node.hubLinkStatus().refusedForSetting());
+        assertThat(node.hubLinkStatus().lastFailure()).contains("refused the link: wrong network token");
+        // later waits fail at once, naming the refusal: a name, a side-channel request
+        long later = System.nanoTime();
+        assertThatThrownBy(() -> node.serverSocketFactory().createServerSocket("refused-name", 0))
+                .hasMessageContaining("wrong network token");
+        assertThatThrownBy(() -> node.sideChannel().request(node.identity().id().orElseThrow(), "any.service", new byte[1],
+                Duration.ofSeconds(30)).get(20, java.util.concurrent.TimeUnit.SECONDS)).hasMessageContaining("wrong network token");
+        assertThat(Duration.ofNanos(System.nanoTime() - later)).isLessThan(Duration.ofSeconds(10));
+        assertThat(hub.nodes).isEmpty();
+    }
+
+    @Test
     void aHubThatCannotProveTheTokenIsRefused() throws Exception {
         FakeHub impostor = hub(new FakeHub(TOKEN, true, 2000));
         Traverse node = node(TOKEN, impostor.address());

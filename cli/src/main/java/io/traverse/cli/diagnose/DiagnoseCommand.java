@@ -71,29 +71,56 @@ public final class DiagnoseCommand implements Callable<Integer> {
             out.println("http proxy: " + probe.config().httpProxy().map(p -> p + "; " + probe.hubProxyAnswer()
                     .orElse("not used for the hub link (the hub is a non-proxy host)"))
                     .orElse("none (traverse.http.proxy, https.proxyHost and http.proxyHost are not set)"));
-            if (!host.startsWith("tv1-") && linked) {
+            if (!host.startsWith("tv1-")) {
+                if (!linked) {
+                    // Every module would fail alike, each after its own wait: say it once.
+                    out.println("name " + host + ": cannot be looked up without a hub link; no module was tried");
+                    out.flush();
+                    return 1;
+                }
                 Optional<VirtualSocketAddress> resolved = probe.hubDirectory().resolveName(host).get(10, TimeUnit.SECONDS);
                 out.println("name " + host + ": " + resolved.map(a -> "node " + a.node().id().map(Object::toString).orElse("?")
-                        + " at hub " + a.node().hubs()).orElse("not registered in the hub network"));
+                        + " at hub " + a.node().hubs()).orElse("not registered in the hub network (is 'traverse expose' running?)"));
+                if (resolved.isEmpty()) {
+                    out.flush();
+                    return 1;
+                }
             }
         }
         out.println("target " + host + (colon < 0 ? " (probing virtual port " + PROBE_PORT + ")" : ":" + port)
                 + ", each module on its own, " + timeout.toMillis() + " ms each:");
         out.flush();
-        TextColumns table = new TextColumns("module", "result", "time", "detail");
+        // "setup" is the connect itself; "probe" adds starting a node with the one module and its hub link.
+        TextColumns table = new TextColumns("module", "result", "setup", "probe", "detail");
         int working = 0;
+        int serviceGone = 0;
+        long start = System.nanoTime();
         for (String module : modules) {
             TraverseConfig.Builder base = node.configBuilder();
-            ModuleProbe probe = ModuleProbe.run(base, module, host, port, timeout);
-            if (probe.outcome() != ModuleProbe.Outcome.FAILED) {
-                working++;
+            ModuleProbe probe = ModuleProbe.run(base, module, host, port, timeout, colon >= 0);
+            switch (probe.outcome()) {
+                case CONNECTED, ANSWERED -> working++;
+                case CLOSED_AT_ONCE -> serviceGone++;
+                default -> { }
             }
-            table.add(module, probe.outcome().text, String.format(Locale.ROOT, "%.1f ms", probe.time().toNanos() / 1e6), probe.detail());
+            table.add(module, probe.outcome().text, millis(probe.setup()), millis(probe.total()), probe.detail());
         }
         out.print(table.render("  "));
-        out.println(working == 0 ? "no module reaches " + host : working + " of " + modules.size() + " modules reach " + host);
+        String took = " (" + millis(Duration.ofNanos(System.nanoTime() - start)) + " in all)";
+        if (working > 0) {
+            out.println(working + " of " + modules.size() + " modules reach " + target + took);
+        } else if (serviceGone > 0) {
+            out.println(serviceGone + " of " + modules.size() + " modules reach the node, but the service behind " + target
+                    + " closed every connection at once" + took);
+        } else {
+            out.println("no module reaches " + target + took);
+        }
         out.flush();
         return working == 0 ? 1 : 0;
+    }
+
+    private static String millis(Duration d) {
+        return String.format(Locale.ROOT, "%.1f ms", d.toNanos() / 1e6);
     }
 
     /** Durations as 500ms, 10s, 2m. */

@@ -115,8 +115,15 @@ public final class ForwardCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         LogLevel.defaultTo("info");
         RunningPipe<ServerSocket> forward = start();
+        String link;
+        try {
+            link = HubLinkReadiness.await(forward.traverse(), HubLinkReadiness.WAIT);
+        } catch (IOException e) {
+            forward.close();
+            throw e;
+        }
         PrintWriter out = spec.commandLine().getOut();
-        out.printf("forwarding %s:%d to %s%n", bind, forward.listener().getLocalPort(), destination);
+        out.printf("forwarding %s:%d to %s%s%n", bind, forward.listener().getLocalPort(), destination, link);
         out.flush();
         forward.runUntilStopped("traverse-forward-shutdown");
         return 0;

@@ -79,9 +79,49 @@ class DiagnoseCommandTest {
     }
 
     @Test
-    void anUnknownNameIsSaidSoAndNothingReachesIt() {
+    void anUnknownNameIsSaidSoAndNoModuleIsTried() {
         Result r = diagnose("nobody-here:80");
         assertThat(r.exit()).as(r.text()).isEqualTo(1);
-        assertThat(r.text()).contains("name nobody-here: not registered in the hub network").contains("no module reaches nobody-here");
+        assertThat(r.text()).contains("name nobody-here: not registered in the hub network");
+        assertThat(r.line("direct")).isEmpty();
+    }
+
+    @Test
+    void aWrongTokenIsSaidAtOnceWithTheHubsReason() {
+        StringWriter text = new StringWriter();
+        CommandLine cli = new CommandLine(new DiagnoseCommand());
+        cli.setOut(new PrintWriter(text));
+        long start = System.nanoTime();
+        int exit = cli.execute("diag-svc:4000", "--hub", "127.0.0.1:" + hub.linkAddress().getPort(), "--token", "not-" + TOKEN);
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(exit).as(text.toString()).isEqualTo(1);
+        assertThat(text.toString()).contains("refused the link: wrong network token")
+                .contains("name diag-svc: cannot be looked up without a hub link; no module was tried");
+        // the hub's refusal ends the wait for the link (hub timeout 10 s): a couple of round trips and a node start
+        assertThat(took).isLessThan(Duration.ofSeconds(8));
+    }
+
+    @Test
+    void aServiceThatClosesEveryConnectionAtOnceIsNotCountedAsReached() throws Exception {
+        TraverseServerSocket closing = target.serverSocketFactory().createServerSocket("diag-gone", 4001);
+        Thread closer = new Thread(() -> {
+            while (!closing.isClosed()) {
+                try {
+                    closing.accept().close(); // what 'traverse expose' does when the service behind it is down
+                } catch (java.io.IOException e) {
+                    return;
+                }
+            }
+        }, "closes-at-once");
+        closer.setDaemon(true);
+        closer.start();
+        try {
+            Result r = diagnose("diag-gone:4001");
+            assertThat(r.exit()).as(r.text()).isEqualTo(1);
+            assertThat(r.line("reverse")).contains("service gone").contains("closed it at once");
+            assertThat(r.text()).contains("modules reach the node, but the service behind diag-gone:4001 closed every connection at once");
+        } finally {
+            closing.close();
+        }
     }
 }
