@@ -91,7 +91,9 @@ public final class ExposeCommand implements Callable<Integer> {
                     SocketPipe.closeQuietly(local);
                     return;
                 }
-                exposure.pipe(remote, local, "traverse-expose-" + name);
+                String how = exposure.traverse().connectionInfo(remote).map(i -> " by " + i.module()).orElse("");
+                exposure.pipe(remote, local, "traverse-expose-" + name,
+                        "connection to " + name + " from " + remote.getRemoteSocketAddress() + how + " to " + service);
             }, "traverse-expose-connect");
             connector.setDaemon(true);
             connector.start();

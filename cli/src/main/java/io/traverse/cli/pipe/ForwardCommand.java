@@ -104,7 +104,10 @@ public final class ForwardCommand implements Callable<Integer> {
                     SocketPipe.resetQuietly(local);
                     return;
                 }
-                forward.pipe(local, remote, "traverse-forward-" + forward.listener().getLocalPort());
+                String how = forward.traverse().connectionInfo(remote)
+                        .map(i -> " by " + i.module() + " (setup " + i.setupTime().toMillis() + " ms)").orElse(" by plain TCP");
+                forward.pipe(local, remote, "traverse-forward-" + forward.listener().getLocalPort(),
+                        "connection from " + local.getRemoteSocketAddress() + " to " + destination + how);
             }, "traverse-forward-connect");
             connector.setDaemon(true);
             connector.start();

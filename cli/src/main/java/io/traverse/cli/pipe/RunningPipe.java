@@ -35,15 +35,22 @@ final class RunningPipe<L extends Closeable> implements Closeable {
         return open.get();
     }
 
-    /** Pipes one more pair of sockets, counted until both are closed; after {@link #close()}, resets them instead. */
-    void pipe(java.net.Socket a, java.net.Socket b, String name) {
+    /**
+     * Pipes one more pair of sockets, counted until both are closed, then logs one line for it:
+     * {@code what} (who connected to what, and by which module), bytes each way, how long, how it
+     * ended. After {@link #close()}, resets them instead.
+     */
+    void pipe(java.net.Socket a, java.net.Socket b, String name, String what) {
         open.incrementAndGet();
         piped.add(a);
         piped.add(b);
-        SocketPipe.start(a, b, name, () -> {
+        SocketPipe.start(a, b, name, summary -> {
             piped.remove(a);
             piped.remove(b);
             open.decrementAndGet();
+            org.slf4j.LoggerFactory.getLogger(RunningPipe.class).info("{}: {} bytes from the client, {} bytes back, {} ms, {}", what,
+                    summary.leftToRight(), summary.rightToLeft(), summary.lasted().toMillis(),
+                    summary.resetBecause() == null ? "closed" : "reset (" + summary.resetBecause() + ")");
         });
         if (closed) {
             SocketPipe.resetQuietly(a);

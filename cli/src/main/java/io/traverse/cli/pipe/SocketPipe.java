@@ -29,39 +29,50 @@ final class SocketPipe {
     private final String name;
     private final AtomicInteger directionsLeft = new AtomicInteger(2);
     private final AtomicBoolean reset = new AtomicBoolean();
-    private final Runnable onDone;
+    private final java.util.concurrent.atomic.AtomicLong leftToRight = new java.util.concurrent.atomic.AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLong rightToLeft = new java.util.concurrent.atomic.AtomicLong();
+    private final long startNanos = System.nanoTime();
+    private volatile String resetBecause;
+    private final java.util.function.Consumer<Summary> onDone;
 
-    private SocketPipe(Socket left, Socket right, String name, Runnable onDone) {
+    /** What a finished pipe did: bytes each way, how long it lasted, and the failure that reset it (null: both sides ended). */
+    record Summary(long leftToRight, long rightToLeft, java.time.Duration lasted, String resetBecause) {
+    }
+
+    private SocketPipe(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone) {
         this.left = left;
         this.right = right;
         this.name = name;
         this.onDone = onDone;
     }
 
-    /** Starts piping; {@code onDone} runs once both sockets are closed. */
-    static void start(Socket left, Socket right, String name, Runnable onDone) {
+    /** Starts piping; {@code onDone} gets the summary once both sockets are closed. */
+    static void start(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone) {
         SocketPipe pipe = new SocketPipe(left, right, name, onDone);
         pipe.thread(left, right, name + " >").start();
         pipe.thread(right, left, name + " <").start();
     }
 
     private Thread thread(Socket from, Socket to, String threadName) {
-        Thread t = new Thread(() -> copy(from, to), threadName);
+        java.util.concurrent.atomic.AtomicLong counter = from == left ? leftToRight : rightToLeft;
+        Thread t = new Thread(() -> copy(from, to, counter), threadName);
         t.setDaemon(true);
         return t;
     }
 
-    private void copy(Socket from, Socket to) {
+    private void copy(Socket from, Socket to, java.util.concurrent.atomic.AtomicLong counter) {
         byte[] buffer = new byte[BUFFER];
         try {
             InputStream in = from.getInputStream();
             OutputStream out = to.getOutputStream();
             for (int n; (n = in.read(buffer)) >= 0; ) {
                 out.write(buffer, 0, n);
+                counter.addAndGet(n);
             }
             to.shutdownOutput();
         } catch (IOException e) {
             if (reset.compareAndSet(false, true)) {
+                resetBecause = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
                 log().debug("{}: {}; resetting both sides", name, e.toString());
                 resetQuietly(left);
                 resetQuietly(right);
@@ -70,7 +81,8 @@ final class SocketPipe {
             if (directionsLeft.decrementAndGet() == 0) {
                 closeQuietly(left);
                 closeQuietly(right);
-                onDone.run();
+                onDone.accept(new Summary(leftToRight.get(), rightToLeft.get(), java.time.Duration.ofNanos(System.nanoTime() - startNanos),
+                        resetBecause));
             }
         }
     }
