@@ -47,24 +47,29 @@ public final class HubMetrics {
                 .register(registry);
         Gauge.builder("traverse.hub.names", names, AtomicInteger::get).description("names registered in the reachable network")
                 .register(registry);
+        // One description per name: Prometheus has one HELP line per metric, whichever series came first.
+        String sideMessages = "side messages this hub passed on: delivered to a node of this hub, or forwarded to another hub";
         FunctionCounter.builder("traverse.hub.side.messages", sideDelivered, LongAdder::sum).tag("outcome", "delivered")
-                .description("side messages handed to a node of this hub").register(registry);
+                .description(sideMessages).register(registry);
         FunctionCounter.builder("traverse.hub.side.messages", sideForwarded, LongAdder::sum).tag("outcome", "forwarded")
-                .description("side messages forwarded to another hub").register(registry);
-        FunctionCounter.builder("traverse.hub.side.bytes.forwarded", sideBytesForwarded, LongAdder::sum).baseUnit("bytes")
+                .description(sideMessages).register(registry);
+        FunctionCounter.builder("traverse.hub.side.forwarded", sideBytesForwarded, LongAdder::sum).baseUnit("bytes")
                 .description("side message payload bytes forwarded to another hub").register(registry);
         for (SideMessageError error : SideMessageError.values()) {
             sideErrors.put(error, Counter.builder("traverse.hub.side.errors").tag("kind", error.name())
                     .description("side requests this hub answered with an error").register(registry));
         }
+        String relayFrames = "relay frames of routed connections this hub passed on: delivered to a node of this hub, or forwarded"
+                + " to another hub";
         FunctionCounter.builder("traverse.hub.relay.frames", relayDelivered, LongAdder::sum).tag("outcome", "delivered")
-                .description("relay frames handed to a node of this hub").register(registry);
+                .description(relayFrames).register(registry);
         FunctionCounter.builder("traverse.hub.relay.frames", relayForwarded, LongAdder::sum).tag("outcome", "forwarded")
-                .description("relay frames forwarded to another hub").register(registry);
+                .description(relayFrames).register(registry);
+        String relayBytes = "payload bytes of those relay frames, by the same outcome";
         FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesDelivered, LongAdder::sum).tag("outcome", "delivered")
-                .baseUnit("bytes").description("relay frame payload bytes handed to a node of this hub").register(registry);
+                .baseUnit("bytes").description(relayBytes).register(registry);
         FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesForwarded, LongAdder::sum).tag("outcome", "forwarded")
-                .baseUnit("bytes").description("relay frame payload bytes forwarded to another hub").register(registry);
+                .baseUnit("bytes").description(relayBytes).register(registry);
         for (RejectCode code : RejectCode.values()) {
             refusals.put(code, Counter.builder("traverse.hub.links.refused").tag("code", code.name())
                     .description("links this hub refused or ended with a REJECT").register(registry));
