@@ -36,6 +36,8 @@ import java.util.function.Supplier;
 public final class DirectConnector {
     /** Target identities whose candidates are kept; the cache starts over when it is full. */
     static final int MAX_PLANNED_TARGETS = 1024;
+    /** How long a direct attempt waits at most, before it dials, for a tunnel's login under way. */
+    static final long MAX_TUNNEL_SET_UP_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
 
     private final Supplier<NodeIdentity> localIdentity;
     private final LocalInterfaces localInterfaces;
@@ -169,6 +171,7 @@ public final class DirectConnector {
             attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
                     workingAddresses));
         }
+        List<java.util.concurrent.CompletableFuture<?>> setUps = new ArrayList<>(0);
         if (tunnels != null) {
             byte[] tunnelHandshake = null;
             InetSocketAddress knownTunnel = workingTunnels.known(target);
@@ -181,6 +184,10 @@ public final class DirectConnector {
                                 : request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
                         tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), target,
                                 localIdentity.get(), reverseToken, true));
+                    }
+                    java.util.concurrent.CompletableFuture<?> setUp = tunnel.get().setUpUnderWay();
+                    if (setUp != null && !setUps.contains(setUp)) {
+                        setUps.add(setUp);
                     }
                     TunnelledAttempt tunnelled = new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake, workingTunnels);
                     if (tunnelFirst && address.equals(knownTunnel)) {
@@ -196,7 +203,15 @@ public final class DirectConnector {
                 : staggerNanos;
         StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor,
                 failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly);
+        TunnelSetUpWait setUpWait = setUps.isEmpty() ? null : new TunnelSetUpWait(setUps);
         return new ConnectionAttempt() {
+            @Override
+            public void prepare() throws IOException {
+                if (setUpWait != null) {
+                    setUpWait.await(request.deadline());
+                }
+            }
+
             @Override
             public Socket connect() throws IOException {
                 try {
@@ -208,9 +223,58 @@ public final class DirectConnector {
 
             @Override
             public void cancel() {
+                if (setUpWait != null) {
+                    setUpWait.cancel();
+                }
                 race.cancel();
             }
+
+            @Override
+            public String progress() {
+                return setUpWait != null && setUpWait.waiting ? "waiting for an SSH login under way" : null;
+            }
         };
+    }
+
+    /**
+     * A direct attempt's wait, before its addresses are dialled, for tunnel setups already under
+     * way (an SSH login that node start began): the racer counts the stagger to the next module
+     * from the end of this wait, so a cold node reaches a site that only SSH lets in through the
+     * tunnel rather than through a relay that needed no login. Bounded by
+     * {@link #MAX_TUNNEL_SET_UP_WAIT_NANOS}: a login that hangs costs that once, and its outcome
+     * does not matter here (the tunnelled attempt reports a failed login itself).
+     */
+    private static final class TunnelSetUpWait {
+        private final java.util.concurrent.CompletableFuture<Void> done;
+        volatile boolean waiting;
+
+        TunnelSetUpWait(List<java.util.concurrent.CompletableFuture<?>> setUps) {
+            done = java.util.concurrent.CompletableFuture.allOf(setUps.stream()
+                    .map(f -> f.handle((r, e) -> null)).toArray(java.util.concurrent.CompletableFuture[]::new));
+        }
+
+        void await(io.traverse.spi.Deadline deadline) throws IOException {
+            long nanos = Math.min(deadline.remainingNanos(), MAX_TUNNEL_SET_UP_WAIT_NANOS);
+            if (done.isDone() || nanos <= 0) {
+                return;
+            }
+            waiting = true;
+            try {
+                done.get(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException
+                    | java.util.concurrent.CancellationException e) {
+                // still under way or called off: dial now, the tunnelled attempt waits on within the deadline
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted waiting for an SSH login");
+            } finally {
+                waiting = false;
+            }
+        }
+
+        void cancel() {
+            done.cancel(false);
+        }
     }
 
     /** True if {@code address} is reached without the HTTP proxy: on one of this host's networks, or a non-proxy host. */

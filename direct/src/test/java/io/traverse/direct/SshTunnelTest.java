@@ -142,6 +142,25 @@ class SshTunnelTest {
     }
 
     @Test
+    void aRuleWithAGatewayLogsInWhenTheNodeStartsAndTheFirstConnectionUsesThatSession() throws Exception {
+        Traverse[] pair = nodesWith(rule(knownHosts(hostKey)));
+        // No connection yet: the login at start (so that a first connection does not race it).
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> sshd.getActiveSessions().size() == 1);
+        TraverseServerSocket server = pair[0].serverSocketFactory().createServerSocket(7004);
+        Future<Transfers.Digest> served = pool.submit(() -> {
+            try (Socket s = server.accept()) {
+                return Transfers.readToEof(s);
+            }
+        });
+        try (Socket s = pair[1].socketFactory().createSocket(server.virtualAddress().getHostString(), 7004)) {
+            assertThat(pair[1].connectionInfo(s).orElseThrow().module()).isEqualTo("direct");
+            Transfers.Digest sent = Transfers.sendAndHalfClose(s, 100_000, 4);
+            assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
+        }
+        assertThat(sshd.getActiveSessions()).as("the session made at start, reused").hasSize(1);
+    }
+
+    @Test
     void withoutAGatewayTheTargetsOwnSshdForwardsToItsOwnAddress() throws Exception {
         // The paper's form: log in at the target machine itself and forward to its own port.
         SshServer own = SshServer.setUpDefaultServer();
