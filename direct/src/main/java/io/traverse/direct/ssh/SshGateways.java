@@ -101,7 +101,7 @@ public final class SshGateways implements Tunnels, Closeable {
                 }
                 gateway.login().whenComplete((session, failure) -> {
                     if (failure != null) {
-                        log.warn("{}: login at start failed, trying again when a connection needs it: {}", gateway.where(),
+                        log.warn("SSH login at node start failed (tried again when a connection needs the session): {}",
                                 failure.getMessage());
                     }
                 });
