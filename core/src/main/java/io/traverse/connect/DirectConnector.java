@@ -53,6 +53,13 @@ public final class DirectConnector {
      * is dropped) and a module raced after direct would start meanwhile.
      */
     private final WorkingAddresses workingTunnels = new WorkingAddresses();
+    /**
+     * Tunnels (by {@link Tunnels.Tunnel#describe()}: one sshd login) whose last connection went
+     * through them while no plain connection to an address they cover has worked since: a node
+     * newly met behind such a tunnel (a fresh JVM at an SSH-only site, asking to be dialled back) is
+     * tried through it first, instead of after a stagger for a plain SYN that the site drops.
+     */
+    private final java.util.Set<String> preferredTunnels = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<NodeIdentity, AddressOrdering.Candidates> candidates = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<NodeIdentity, EncodedConnect> encodedConnects = new ConcurrentHashMap<>();
     /**
@@ -167,17 +174,23 @@ public final class DirectConnector {
         }
         byte[] handshake = handshakeFor(request, reverseToken);
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
+        List<java.util.Optional<Tunnels.Tunnel>> tunnelled = new ArrayList<>(order.size());
         for (InetSocketAddress address : order) {
-            attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
-                    workingAddresses));
+            java.util.Optional<Tunnels.Tunnel> tunnel = tunnels == null ? java.util.Optional.empty() : tunnels.to(address);
+            tunnelled.add(tunnel);
+            HandshakeAttempt plain = new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
+                    workingAddresses);
+            tunnel.ifPresent(t -> plain.onSuccess = () -> preferredTunnels.remove(t.describe()));
+            attempts.add(plain);
         }
         List<java.util.concurrent.CompletableFuture<?>> setUps = new ArrayList<>(0);
         if (tunnels != null) {
             byte[] tunnelHandshake = null;
             InetSocketAddress knownTunnel = workingTunnels.known(target);
-            boolean tunnelFirst = knownTunnel != null && workingAddresses.known(target) == null;
-            for (InetSocketAddress address : order) {
-                java.util.Optional<Tunnels.Tunnel> tunnel = tunnels.to(address);
+            boolean tunnelFirst = workingAddresses.known(target) == null;
+            for (int i = 0; i < order.size(); i++) {
+                InetSocketAddress address = order.get(i);
+                java.util.Optional<Tunnels.Tunnel> tunnel = tunnelled.get(i);
                 if (tunnel.isPresent()) {
                     if (tunnelHandshake == null) {
                         IdentityHandshake.Kind kind = reverseToken != null ? IdentityHandshake.Kind.REVERSE
@@ -189,11 +202,14 @@ public final class DirectConnector {
                     if (setUp != null && !setUps.contains(setUp)) {
                         setUps.add(setUp);
                     }
-                    TunnelledAttempt tunnelled = new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake, workingTunnels);
-                    if (tunnelFirst && address.equals(knownTunnel)) {
-                        attempts.add(0, tunnelled);
+                    TunnelledAttempt through = new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake, workingTunnels,
+                            preferredTunnels);
+                    boolean first = knownTunnel != null ? address.equals(knownTunnel) : preferredTunnels.contains(tunnel.get().describe());
+                    if (tunnelFirst && first) {
+                        attempts.add(0, through);
+                        tunnelFirst = false; // one goes first; the others keep their place after the plain attempts
                     } else {
-                        attempts.add(tunnelled);
+                        attempts.add(through);
                     }
                 }
             }
@@ -374,16 +390,18 @@ public final class DirectConnector {
         private final ConnectRequest request;
         private final byte[] handshake;
         private final WorkingAddresses workingTunnels;
+        private final java.util.Set<String> preferredTunnels;
         private volatile HandshakeAttempt inner;
         private volatile boolean cancelled;
 
         TunnelledAttempt(InetSocketAddress address, Tunnels.Tunnel tunnel, ConnectRequest request, byte[] handshake,
-                WorkingAddresses workingTunnels) {
+                WorkingAddresses workingTunnels, java.util.Set<String> preferredTunnels) {
             this.address = address;
             this.tunnel = tunnel;
             this.request = request;
             this.handshake = handshake;
             this.workingTunnels = workingTunnels;
+            this.preferredTunnels = preferredTunnels;
         }
 
         @Override
@@ -409,6 +427,9 @@ public final class DirectConnector {
                 throw e;
             }
             workingTunnels.worked(request.target(), address);
+            if (preferredTunnels.size() < MAX_PLANNED_TARGETS) {
+                preferredTunnels.add(tunnel.describe());
+            }
             try {
                 return new InBandEndOfStreamSocket(socket);
             } catch (IOException e) {
@@ -437,6 +458,8 @@ public final class DirectConnector {
         private final ConnectRequest request;
         private final byte[] handshake;
         private final WorkingAddresses workingAddresses;
+        /** Run when the handshake was accepted (a plain address a tunnel also leads to: that tunnel no longer goes first); may be null. */
+        Runnable onSuccess;
 
         HandshakeAttempt(InetSocketAddress address, ConnectRequest request, ConnectOptions options, byte[] handshake,
                 WorkingAddresses workingAddresses) {
@@ -455,6 +478,9 @@ public final class DirectConnector {
             try {
                 exchangeHandshake(socket);
                 workingAddresses.worked(request.target(), address);
+                if (onSuccess != null) {
+                    onSuccess.run();
+                }
             } catch (IOException e) {
                 if (!isCancelled()) { // losing the race says nothing against the address
                     workingAddresses.failed(request.target(), address);

@@ -161,6 +161,22 @@ class SshTunnelTest {
     }
 
     @Test
+    void aNodeNewlyMetBehindATunnelThatWorkedIsTriedThroughItFirst() throws Exception {
+        // A 5 s stagger: a dropped plain SYN tried first would leave the tunnel no time within a 3 s connect.
+        String rule = "127.0.5.0/24 user=traverse key=" + clientKey + " passphrase=" + PASSPHRASE + " gateway=127.0.0.1:"
+                + sshd.getPort() + " known-hosts=" + knownHosts(hostKey);
+        Traverse client = nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule).connectStagger(Duration.ofSeconds(5)));
+        Traverse first = nodes.node(TARGET_IP, b -> b.modules("direct")
+                .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
+        Traverse second = nodes.node("127.0.5.3", b -> b.modules("direct")
+                .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
+        TraverseServerSocket one = first.serverSocketFactory().createServerSocket(7005);
+        TraverseServerSocket two = second.serverSocketFactory().createServerSocket(7005);
+        connect(client, one, 20_000); // plain first (dropped), the tunnel a stagger later
+        connect(client, two, 3_000); // a node never met: through the tunnel at once
+    }
+
+    @Test
     void withoutAGatewayTheTargetsOwnSshdForwardsToItsOwnAddress() throws Exception {
         // The paper's form: log in at the target machine itself and forward to its own port.
         SshServer own = SshServer.setUpDefaultServer();
