@@ -2,15 +2,16 @@ package io.traverse.connect;
 
 import io.traverse.config.HttpProxy;
 import io.traverse.identity.AddressOrdering;
+import io.traverse.identity.IpLiterals;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
-import io.traverse.identity.IpLiterals;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.InBandEndOfStreamSocket;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
+import io.traverse.spi.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -20,8 +21,15 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -37,7 +45,7 @@ public final class DirectConnector {
     /** Target identities whose candidates are kept; the cache starts over when it is full. */
     static final int MAX_PLANNED_TARGETS = 1024;
     /** How long a direct attempt waits at most, before it dials, for a tunnel's login under way. */
-    static final long MAX_TUNNEL_SET_UP_WAIT_NANOS = java.util.concurrent.TimeUnit.SECONDS.toNanos(2);
+    static final long MAX_TUNNEL_SET_UP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final Supplier<NodeIdentity> localIdentity;
     private final LocalInterfaces localInterfaces;
@@ -59,7 +67,7 @@ public final class DirectConnector {
      * newly met behind such a tunnel (a fresh JVM at an SSH-only site, asking to be dialled back) is
      * tried through it first, instead of after a stagger for a plain SYN that the site drops.
      */
-    private final java.util.Set<String> preferredTunnels = ConcurrentHashMap.newKeySet();
+    private final Set<String> preferredTunnels = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<NodeIdentity, AddressOrdering.Candidates> candidates = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<NodeIdentity, EncodedConnect> encodedConnects = new ConcurrentHashMap<>();
     /**
@@ -174,23 +182,23 @@ public final class DirectConnector {
         }
         byte[] handshake = handshakeFor(request, reverseToken);
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
-        List<java.util.Optional<Tunnels.Tunnel>> tunnelled = new ArrayList<>(order.size());
+        List<Optional<Tunnels.Tunnel>> tunnelled = new ArrayList<>(order.size());
         for (InetSocketAddress address : order) {
-            java.util.Optional<Tunnels.Tunnel> tunnel = tunnels == null ? java.util.Optional.empty() : tunnels.to(address);
+            Optional<Tunnels.Tunnel> tunnel = tunnels == null ? Optional.empty() : tunnels.to(address);
             tunnelled.add(tunnel);
             HandshakeAttempt plain = new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
                     workingAddresses);
             tunnel.ifPresent(t -> plain.onSuccess = () -> preferredTunnels.remove(t.describe()));
             attempts.add(plain);
         }
-        List<java.util.concurrent.CompletableFuture<?>> setUps = new ArrayList<>(0);
+        List<CompletableFuture<?>> setUps = new ArrayList<>(0);
         if (tunnels != null) {
             byte[] tunnelHandshake = null;
             InetSocketAddress knownTunnel = workingTunnels.known(target);
             boolean tunnelFirst = workingAddresses.known(target) == null;
             for (int i = 0; i < order.size(); i++) {
                 InetSocketAddress address = order.get(i);
-                java.util.Optional<Tunnels.Tunnel> tunnel = tunnelled.get(i);
+                Optional<Tunnels.Tunnel> tunnel = tunnelled.get(i);
                 if (tunnel.isPresent()) {
                     if (tunnelHandshake == null) {
                         IdentityHandshake.Kind kind = reverseToken != null ? IdentityHandshake.Kind.REVERSE
@@ -198,7 +206,7 @@ public final class DirectConnector {
                         tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), target,
                                 localIdentity.get(), reverseToken, true));
                     }
-                    java.util.concurrent.CompletableFuture<?> setUp = tunnel.get().setUpUnderWay();
+                    CompletableFuture<?> setUp = tunnel.get().setUpUnderWay();
                     if (setUp != null && !setUps.contains(setUp)) {
                         setUps.add(setUp);
                     }
@@ -261,24 +269,24 @@ public final class DirectConnector {
      * does not matter here (the tunnelled attempt reports a failed login itself).
      */
     private static final class TunnelSetUpWait {
-        private final java.util.concurrent.CompletableFuture<Void> done;
+        private final CompletableFuture<Void> done;
         volatile boolean waiting;
 
-        TunnelSetUpWait(List<java.util.concurrent.CompletableFuture<?>> setUps) {
-            done = java.util.concurrent.CompletableFuture.allOf(setUps.stream()
-                    .map(f -> f.handle((r, e) -> null)).toArray(java.util.concurrent.CompletableFuture[]::new));
+        TunnelSetUpWait(List<CompletableFuture<?>> setUps) {
+            done = CompletableFuture.allOf(setUps.stream()
+                    .map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture[]::new));
         }
 
-        void await(io.traverse.spi.Deadline deadline) throws IOException {
+        void await(Deadline deadline) throws IOException {
             long nanos = Math.min(deadline.remainingNanos(), MAX_TUNNEL_SET_UP_WAIT_NANOS);
             if (done.isDone() || nanos <= 0) {
                 return;
             }
             waiting = true;
             try {
-                done.get(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
-            } catch (java.util.concurrent.TimeoutException | java.util.concurrent.ExecutionException
-                    | java.util.concurrent.CancellationException e) {
+                done.get(nanos, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | ExecutionException
+                    | CancellationException e) {
                 // still under way or called off: dial now, the tunnelled attempt waits on within the deadline
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -390,12 +398,12 @@ public final class DirectConnector {
         private final ConnectRequest request;
         private final byte[] handshake;
         private final WorkingAddresses workingTunnels;
-        private final java.util.Set<String> preferredTunnels;
+        private final Set<String> preferredTunnels;
         private volatile HandshakeAttempt inner;
         private volatile boolean cancelled;
 
         TunnelledAttempt(InetSocketAddress address, Tunnels.Tunnel tunnel, ConnectRequest request, byte[] handshake,
-                WorkingAddresses workingTunnels, java.util.Set<String> preferredTunnels) {
+                WorkingAddresses workingTunnels, Set<String> preferredTunnels) {
             this.address = address;
             this.tunnel = tunnel;
             this.request = request;
