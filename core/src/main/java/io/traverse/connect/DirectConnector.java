@@ -2,15 +2,16 @@ package io.traverse.connect;
 
 import io.traverse.config.HttpProxy;
 import io.traverse.identity.AddressOrdering;
+import io.traverse.identity.IpLiterals;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
-import io.traverse.identity.IpLiterals;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.InBandEndOfStreamSocket;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
+import io.traverse.spi.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -20,8 +21,15 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 
 /**
@@ -36,6 +44,8 @@ import java.util.function.Supplier;
 public final class DirectConnector {
     /** Target identities whose candidates are kept; the cache starts over when it is full. */
     static final int MAX_PLANNED_TARGETS = 1024;
+    /** How long a direct attempt waits at most, before it dials, for a tunnel's login under way. */
+    static final long MAX_TUNNEL_SET_UP_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
 
     private final Supplier<NodeIdentity> localIdentity;
     private final LocalInterfaces localInterfaces;
@@ -51,6 +61,13 @@ public final class DirectConnector {
      * is dropped) and a module raced after direct would start meanwhile.
      */
     private final WorkingAddresses workingTunnels = new WorkingAddresses();
+    /**
+     * Tunnels (by {@link Tunnels.Tunnel#describe()}: one sshd login) whose last connection went
+     * through them while no plain connection to an address they cover has worked since: a node
+     * newly met behind such a tunnel (a fresh JVM at an SSH-only site, asking to be dialled back) is
+     * tried through it first, instead of after a stagger for a plain SYN that the site drops.
+     */
+    private final Set<String> preferredTunnels = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<NodeIdentity, AddressOrdering.Candidates> candidates = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<NodeIdentity, EncodedConnect> encodedConnects = new ConcurrentHashMap<>();
     /**
@@ -165,16 +182,23 @@ public final class DirectConnector {
         }
         byte[] handshake = handshakeFor(request, reverseToken);
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
+        List<Optional<Tunnels.Tunnel>> tunnelled = new ArrayList<>(order.size());
         for (InetSocketAddress address : order) {
-            attempts.add(new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
-                    workingAddresses));
+            Optional<Tunnels.Tunnel> tunnel = tunnels == null ? Optional.empty() : tunnels.to(address);
+            tunnelled.add(tunnel);
+            HandshakeAttempt plain = new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
+                    workingAddresses);
+            tunnel.ifPresent(t -> plain.onSuccess = () -> preferredTunnels.remove(t.describe()));
+            attempts.add(plain);
         }
+        List<CompletableFuture<?>> setUps = new ArrayList<>(0);
         if (tunnels != null) {
             byte[] tunnelHandshake = null;
             InetSocketAddress knownTunnel = workingTunnels.known(target);
-            boolean tunnelFirst = knownTunnel != null && workingAddresses.known(target) == null;
-            for (InetSocketAddress address : order) {
-                java.util.Optional<Tunnels.Tunnel> tunnel = tunnels.to(address);
+            boolean tunnelFirst = workingAddresses.known(target) == null;
+            for (int i = 0; i < order.size(); i++) {
+                InetSocketAddress address = order.get(i);
+                Optional<Tunnels.Tunnel> tunnel = tunnelled.get(i);
                 if (tunnel.isPresent()) {
                     if (tunnelHandshake == null) {
                         IdentityHandshake.Kind kind = reverseToken != null ? IdentityHandshake.Kind.REVERSE
@@ -182,11 +206,18 @@ public final class DirectConnector {
                         tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), target,
                                 localIdentity.get(), reverseToken, true));
                     }
-                    TunnelledAttempt tunnelled = new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake, workingTunnels);
-                    if (tunnelFirst && address.equals(knownTunnel)) {
-                        attempts.add(0, tunnelled);
+                    CompletableFuture<?> setUp = tunnel.get().setUpUnderWay();
+                    if (setUp != null && !setUps.contains(setUp)) {
+                        setUps.add(setUp);
+                    }
+                    TunnelledAttempt through = new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake, workingTunnels,
+                            preferredTunnels);
+                    boolean first = knownTunnel != null ? address.equals(knownTunnel) : preferredTunnels.contains(tunnel.get().describe());
+                    if (tunnelFirst && first) {
+                        attempts.add(0, through);
+                        tunnelFirst = false; // one goes first; the others keep their place after the plain attempts
                     } else {
-                        attempts.add(tunnelled);
+                        attempts.add(through);
                     }
                 }
             }
@@ -196,7 +227,15 @@ public final class DirectConnector {
                 : staggerNanos;
         StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor,
                 failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly);
+        TunnelSetUpWait setUpWait = setUps.isEmpty() ? null : new TunnelSetUpWait(setUps);
         return new ConnectionAttempt() {
+            @Override
+            public void prepare() throws IOException {
+                if (setUpWait != null) {
+                    setUpWait.await(request.deadline());
+                }
+            }
+
             @Override
             public Socket connect() throws IOException {
                 try {
@@ -208,9 +247,58 @@ public final class DirectConnector {
 
             @Override
             public void cancel() {
+                if (setUpWait != null) {
+                    setUpWait.cancel();
+                }
                 race.cancel();
             }
+
+            @Override
+            public String progress() {
+                return setUpWait != null && setUpWait.waiting ? "waiting for an SSH login under way" : null;
+            }
         };
+    }
+
+    /**
+     * A direct attempt's wait, before its addresses are dialled, for tunnel setups already under
+     * way (an SSH login that node start began): the racer counts the stagger to the next module
+     * from the end of this wait, so a cold node reaches a site that only SSH lets in through the
+     * tunnel rather than through a relay that needed no login. Bounded by
+     * {@link #MAX_TUNNEL_SET_UP_WAIT_NANOS}: a login that hangs costs that once, and its outcome
+     * does not matter here (the tunnelled attempt reports a failed login itself).
+     */
+    private static final class TunnelSetUpWait {
+        private final CompletableFuture<Void> done;
+        volatile boolean waiting;
+
+        TunnelSetUpWait(List<CompletableFuture<?>> setUps) {
+            done = CompletableFuture.allOf(setUps.stream()
+                    .map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture[]::new));
+        }
+
+        void await(Deadline deadline) throws IOException {
+            long nanos = Math.min(deadline.remainingNanos(), MAX_TUNNEL_SET_UP_WAIT_NANOS);
+            if (done.isDone() || nanos <= 0) {
+                return;
+            }
+            waiting = true;
+            try {
+                done.get(nanos, TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | ExecutionException
+                    | CancellationException e) {
+                // still under way or called off: dial now, the tunnelled attempt waits on within the deadline
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted waiting for an SSH login");
+            } finally {
+                waiting = false;
+            }
+        }
+
+        void cancel() {
+            done.cancel(false);
+        }
     }
 
     /** True if {@code address} is reached without the HTTP proxy: on one of this host's networks, or a non-proxy host. */
@@ -310,16 +398,18 @@ public final class DirectConnector {
         private final ConnectRequest request;
         private final byte[] handshake;
         private final WorkingAddresses workingTunnels;
+        private final Set<String> preferredTunnels;
         private volatile HandshakeAttempt inner;
         private volatile boolean cancelled;
 
         TunnelledAttempt(InetSocketAddress address, Tunnels.Tunnel tunnel, ConnectRequest request, byte[] handshake,
-                WorkingAddresses workingTunnels) {
+                WorkingAddresses workingTunnels, Set<String> preferredTunnels) {
             this.address = address;
             this.tunnel = tunnel;
             this.request = request;
             this.handshake = handshake;
             this.workingTunnels = workingTunnels;
+            this.preferredTunnels = preferredTunnels;
         }
 
         @Override
@@ -345,6 +435,9 @@ public final class DirectConnector {
                 throw e;
             }
             workingTunnels.worked(request.target(), address);
+            if (preferredTunnels.size() < MAX_PLANNED_TARGETS) {
+                preferredTunnels.add(tunnel.describe());
+            }
             try {
                 return new InBandEndOfStreamSocket(socket);
             } catch (IOException e) {
@@ -373,6 +466,8 @@ public final class DirectConnector {
         private final ConnectRequest request;
         private final byte[] handshake;
         private final WorkingAddresses workingAddresses;
+        /** Run when the handshake was accepted (a plain address a tunnel also leads to: that tunnel no longer goes first); may be null. */
+        Runnable onSuccess;
 
         HandshakeAttempt(InetSocketAddress address, ConnectRequest request, ConnectOptions options, byte[] handshake,
                 WorkingAddresses workingAddresses) {
@@ -391,6 +486,9 @@ public final class DirectConnector {
             try {
                 exchangeHandshake(socket);
                 workingAddresses.worked(request.target(), address);
+                if (onSuccess != null) {
+                    onSuccess.run();
+                }
             } catch (IOException e) {
                 if (!isCancelled()) { // losing the race says nothing against the address
                     workingAddresses.failed(request.target(), address);

@@ -4,6 +4,7 @@ import io.traverse.spi.Deadline;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Tunnels that lead to some of a target's addresses (paper §3.2.4: SSH port forwarding through
@@ -27,5 +28,16 @@ public interface Tunnels {
 
         /** For messages, e.g. "SSH gateway alice@198.18.3.1:22". */
         String describe();
+
+        /**
+         * The tunnel's setup already under way (an SSH login started at node start or by another
+         * connection), completing when it ends either way; null when nothing is under way (the
+         * tunnel is up, or would be set up only by {@link #entrance}). A connection attempt waits
+         * for it, bounded, before it starts, so that modules raced after it do not win only because
+         * a login had not finished yet. Never starts a setup itself.
+         */
+        default CompletableFuture<?> setUpUnderWay() {
+            return null;
+        }
     }
 }

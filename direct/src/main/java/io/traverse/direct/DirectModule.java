@@ -27,6 +27,8 @@ final class DirectModule implements ConnectionModule {
         if (sshGateways != null) {
             // The reverse module's dial-backs reach the same sites as this module's CONNECTs (issue 13).
             context.directConnector().useTunnelsForDialBacks(sshGateways);
+            // A connection right after start (a pool, a command-line tool) should find the session up, not race its login.
+            sshGateways.logInInBackground();
         }
         this.portMapping = context.config().portmap() ? ListeningPortMapping.start(context) : null;
     }

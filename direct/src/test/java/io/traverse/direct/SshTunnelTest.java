@@ -142,6 +142,41 @@ class SshTunnelTest {
     }
 
     @Test
+    void aRuleWithAGatewayLogsInWhenTheNodeStartsAndTheFirstConnectionUsesThatSession() throws Exception {
+        Traverse[] pair = nodesWith(rule(knownHosts(hostKey)));
+        // No connection yet: the login at start (so that a first connection does not race it).
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> sshd.getActiveSessions().size() == 1);
+        TraverseServerSocket server = pair[0].serverSocketFactory().createServerSocket(7004);
+        Future<Transfers.Digest> served = pool.submit(() -> {
+            try (Socket s = server.accept()) {
+                return Transfers.readToEof(s);
+            }
+        });
+        try (Socket s = pair[1].socketFactory().createSocket(server.virtualAddress().getHostString(), 7004)) {
+            assertThat(pair[1].connectionInfo(s).orElseThrow().module()).isEqualTo("direct");
+            Transfers.Digest sent = Transfers.sendAndHalfClose(s, 100_000, 4);
+            assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
+        }
+        assertThat(sshd.getActiveSessions()).as("the session made at start, reused").hasSize(1);
+    }
+
+    @Test
+    void aNodeNewlyMetBehindATunnelThatWorkedIsTriedThroughItFirst() throws Exception {
+        // A 5 s stagger: a dropped plain SYN tried first would leave the tunnel no time within a 3 s connect.
+        String rule = "127.0.5.0/24 user=traverse key=" + clientKey + " passphrase=" + PASSPHRASE + " gateway=127.0.0.1:"
+                + sshd.getPort() + " known-hosts=" + knownHosts(hostKey);
+        Traverse client = nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule).connectStagger(Duration.ofSeconds(5)));
+        Traverse first = nodes.node(TARGET_IP, b -> b.modules("direct")
+                .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
+        Traverse second = nodes.node("127.0.5.3", b -> b.modules("direct")
+                .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
+        TraverseServerSocket one = first.serverSocketFactory().createServerSocket(7005);
+        TraverseServerSocket two = second.serverSocketFactory().createServerSocket(7005);
+        connect(client, one, 20_000); // plain first (dropped), the tunnel a stagger later
+        connect(client, two, 3_000); // a node never met: through the tunnel at once
+    }
+
+    @Test
     void withoutAGatewayTheTargetsOwnSshdForwardsToItsOwnAddress() throws Exception {
         // The paper's form: log in at the target machine itself and forward to its own port.
         SshServer own = SshServer.setUpDefaultServer();

@@ -15,9 +15,9 @@ public final class ExpectedPath {
      * One module and when it should win.
      *
      * @param firstMayBe the module that may win a pair's first connection instead, while the
-     *                   rule's own path is still being set up (an SSH login takes longer than the
-     *                   other modules' stagger; a splice before a public hub has echoed the
-     *                   node's public side); the upgrade probe then caches {@code module}.
+     *                   rule's own path is still being set up (the first dial-back through an
+     *                   sshd; a splice before a public hub has echoed the node's public side);
+     *                   the upgrade probe then caches {@code module}.
      *                   Empty when the first connection wins with {@code module} too.
      */
     public record ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds, String firstMayBe) {
@@ -29,9 +29,13 @@ public final class ExpectedPath {
     /** The rules, in racing order; the last one always holds. */
     public static final List<ModuleRule> MODULE_RULES = List.of(
             new ModuleRule("direct", "the source can dial the target", (source, target) -> canDial(source, target)),
+            // A node logs in at the sshd when it starts, and its direct attempt waits for that login: no relay wins first.
             new ModuleRule("direct", "the source dials the target through its site's sshd",
-                    (source, target) -> source.dialsOut() && target.reachedThroughSsh(), "routed"),
+                    (source, target) -> source.dialsOut() && target.reachedThroughSsh()),
             new ModuleRule("reverse", "the target can dial the source", (source, target) -> canDial(target, source)),
+            // The target's first dial-back to a node of the SSH-only site tries the plain address (dropped) a stagger before the
+            // tunnel, and routed starts a stagger after reverse: a fresh source JVM there is relayed until the target has been
+            // through the tunnel once.
             new ModuleRule("reverse", "the target dials the source back through the source's site's sshd",
                     (source, target) -> target.dialsOut() && source.reachedThroughSsh(), "routed"),
             // Every reach that dials out is spliceable here (a dropping firewall on a public address, or a port-keeping NAT), and

@@ -115,7 +115,8 @@ class SixSiteMatrixTest {
         int coldFallbacks = 0;
         for (PairResult p : result.pairs()) {
             String pair = p.source() + " -> " + p.target() + " (" + p.expectedBecause() + ")\n" + report;
-            // A first connection may be won by another module while the expected path is set up (an SSH login).
+            // A first connection may be won by another module while the expected path is set up (a first dial-back through an
+            // sshd, a splice before the public echo); a cold connection to the SSH-only site may not (nodes log in at start).
             // A cold JVM races a dial-back through its own cold listener against routed, a stagger later:
             // on a busy machine routed sometimes gets there first. That is allowed now and then, not as a rule.
             String cold = p.cold().orElseThrow().module();

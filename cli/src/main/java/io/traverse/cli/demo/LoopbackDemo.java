@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
@@ -33,12 +34,20 @@ import java.util.concurrent.TimeUnit;
  * firewalls, and a hub per site (in this JVM too, linked into one hub network); every node
  * connects to every other and the results are printed. What each pair should do is derived from
  * both nodes' firewall rules — direct when the target lets the source in, reverse when only the
- * source can be dialled, routed through the hubs when neither can — and the exit code says
- * whether reality agreed. Needs no root.
+ * source can be dialled, splice when neither can but both are seen at public addresses, routed
+ * through the hubs otherwise — and the exit code says whether reality agreed. Needs no root.
+ *
+ * <p>A node that only SSH reaches, through the demo's own OpenSSH sshd ({@link DemoSshd}), runs
+ * where the machine has OpenSSH's server; without it the demo says so in one line. A spliced pair
+ * runs only when asked for ({@code --splice}): it needs an interface address outside the private
+ * ranges (the splice module splices only endpoints a hub sees at a public address; a loopback
+ * address is not one), and on one host the kernel resets a SYN that arrives before the peer's own,
+ * so the simultaneous open succeeds only when both sides fire within microseconds.
  */
 public final class LoopbackDemo {
     static final int SERVICE_PORT = 7000;
 
+    /** The nodes that need nothing of the machine. */
     static final List<DemoNode> TOPOLOGY = List.of(
             new DemoNode("alpha", "site A", "127.0.1.1", List.of(), false),
             new DemoNode("beta", "site B", "127.0.2.1", List.of(), false),
@@ -46,19 +55,85 @@ public final class LoopbackDemo {
             new DemoNode("delta", "site C", "127.0.3.2", List.of(allow("127.0.3.0/24"), drop("all")), false),
             new DemoNode("epsilon", "site D", "127.0.4.1", List.of(), true),
             new DemoNode("zeta", "site E", "127.0.5.1", List.of(deny("all")), false));
+    /** Where the sshd's forwarded connections come from: the only source the SSH-only node lets in. */
+    static final String SSHD_SOURCE = "127.0.0.1";
     static final String TOKEN = "traverse-demo";
 
     private final Duration connectTimeout;
     private final PairProbe probe;
+    private final boolean withSsh;
+    private final boolean withSplice;
 
     public LoopbackDemo(Duration connectTimeout, int pings, long countBytes, long verifyBytes) {
+        this(connectTimeout, pings, countBytes, verifyBytes, true, false);
+    }
+
+    /**
+     * @param withSsh    run the demo's sshd and the node only it reaches, if the machine has OpenSSH's server
+     * @param withSplice run the spliced pair, if the machine has an interface address a hub would call public
+     */
+    public LoopbackDemo(Duration connectTimeout, int pings, long countBytes, long verifyBytes, boolean withSsh, boolean withSplice) {
         this.connectTimeout = connectTimeout;
         this.probe = new PairProbe(pings, countBytes, verifyBytes);
+        this.withSsh = withSsh;
+        this.withSplice = withSplice;
+    }
+
+    /**
+     * The topology on this machine: the fixed nodes; with a public interface address, zeta moves
+     * there and theta joins it (both refuse everyone: they splice); with the sshd, eta, which lets
+     * in only the sshd.
+     */
+    static List<DemoNode> topology(Optional<String> publicAddress, boolean ssh) {
+        List<DemoNode> nodes = new ArrayList<>(TOPOLOGY);
+        publicAddress.ifPresent(p -> {
+            nodes.set(5, new DemoNode("zeta", "site E", p, List.of(deny("all")), false));
+            nodes.add(new DemoNode("theta", "site E", p, List.of(deny("all")), false));
+        });
+        if (ssh) {
+            nodes.add(new DemoNode("eta", "site F", "127.0.6.1", List.of(allow(SSHD_SOURCE + "/32"), deny("all")), false, true));
+        }
+        return List.copyOf(nodes);
     }
 
     /** Runs the demo; returns 0 when every pair behaved as its topology predicts. */
     public int run(PrintStream out) throws IOException {
         long start = System.nanoTime();
+        List<String> notes = new ArrayList<>();
+        Optional<String> publicAddress = Optional.empty();
+        if (!withSplice) {
+            notes.add("splice: not in this demo by default: both nodes would run on this one host, where the kernel answers a SYN"
+                    + " that arrives before the peer's own with a reset at once, so a simultaneous open succeeds only when both"
+                    + " connect() calls land within microseconds (a busy machine misses most rounds); the six-site matrix splices"
+                    + " through real NAT and a dropping firewall (bench/run-matrix.sh); --splice tries it here");
+        } else {
+            publicAddress = PublicInterfaceAddress.find().map(IpLiterals::format);
+            if (publicAddress.isEmpty()) {
+                notes.add("splice: skipped: this machine has no interface address outside the private, loopback and link-local"
+                        + " ranges, and the splice module splices only endpoints a hub sees at a public address (a loopback one"
+                        + " could not be reached from elsewhere); the six-site matrix splices (bench/run-matrix.sh)");
+            }
+        }
+        DemoSshd sshd = null;
+        if (withSsh) {
+            Optional<String> missing = DemoSshd.missing();
+            if (missing.isPresent()) {
+                notes.add("ssh: skipped: " + missing.get() + "; the six-site matrix shows SSH tunnels (bench/run-matrix.sh)");
+            } else {
+                try {
+                    sshd = DemoSshd.start();
+                } catch (IOException e) {
+                    notes.add("ssh: skipped: the demo's own sshd did not work here: " + e.getMessage());
+                }
+            }
+        }
+        notes.add("port mapping: not in this demo: it needs a NAT router that grants mappings (UPnP IGD, PCP, NAT-PMP), and"
+                + " loopback has none; as root, bench/run-portmap.sh and PortMappingTest (mvn verify) map a node's port at a"
+                + " real miniupnpd in network namespaces");
+        List<DemoNode> topology = topology(publicAddress, sshd != null);
+        DemoSshd tunnels = sshd;
+        String tunnelRules = tunnels == null ? "" : String.join(";", topology.stream().filter(DemoNode::throughSsh)
+                .map(n -> tunnels.tunnelRule(n.address() + "/32")).toList());
         Map<DemoNode, Traverse> nodes = new LinkedHashMap<>();
         Map<DemoNode, VirtualSocketAddress> published = new LinkedHashMap<>();
         ExecutorService serverThreads = Executors.newCachedThreadPool(r -> {
@@ -68,27 +143,31 @@ public final class LoopbackDemo {
         });
         Map<String, Hub> hubs = new LinkedHashMap<>();
         try {
-            for (DemoNode spec : TOPOLOGY) {
+            for (DemoNode spec : topology) {
                 Hub hub = hubs.computeIfAbsent(spec.site(), site -> startHub(site, hubs.values()));
-                Traverse node = Traverse.start(TraverseConfig.builder().bind(spec.address()).firewall(spec.firewall())
+                TraverseConfig.Builder config = TraverseConfig.builder().bind(spec.address()).firewall(spec.firewall())
                         .connectTimeout(connectTimeout).token(TOKEN).discovery(false)
-                        .hubs(List.of(new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort()))).build());
+                        .hubs(List.of(new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort())));
+                if (!tunnelRules.isEmpty()) {
+                    config.sshTunnels(tunnelRules); // every node may log in to the sshd: it logs in at start
+                }
+                Traverse node = Traverse.start(config.build());
                 nodes.put(spec, node);
                 TraverseServerSocket server = node.serverSocketFactory().createServerSocket(SERVICE_PORT);
                 new VerificationServer(server, serverThreads).start();
             }
             awaitHubNetwork(nodes.values());
-            for (DemoNode spec : TOPOLOGY) {
+            for (DemoNode spec : topology) {
                 published.put(spec, publishedAddress(spec, nodes));
             }
-            printTopology(out, nodes, published);
+            printTopology(out, nodes, published, notes, sshd);
 
             List<PairResult> results = new ArrayList<>();
-            for (DemoNode from : TOPOLOGY) {
-                for (DemoNode to : TOPOLOGY) {
+            for (DemoNode from : topology) {
+                for (DemoNode to : topology) {
                     if (from != to) {
                         results.add(probe.probe(from.name(), nodes.get(from), to.name(), published.get(to),
-                                expectation(from, to)));
+                                expectation(from, to, sshd != null)));
                     }
                 }
             }
@@ -101,6 +180,9 @@ public final class LoopbackDemo {
             }
             hubs.values().forEach(Hub::close);
             serverThreads.shutdownNow();
+            if (sshd != null) {
+                sshd.close();
+            }
         }
     }
 
@@ -159,25 +241,51 @@ public final class LoopbackDemo {
         return new VirtualSocketAddress(misleading, SERVICE_PORT);
     }
 
-    private static PairResult.Expectation expectation(DemoNode from, DemoNode to) {
-        FirewallRule.Action in = new SimulatedFirewall(to.firewall()).check(IpLiterals.parse(from.address())).action();
-        if (in == FirewallRule.Action.ALLOW) {
+    /**
+     * Where a connection from {@code from} to {@code to} comes from, as the target's firewall sees
+     * it: a node on a loopback alias sends from it to loopback; the kernel sends to loopback from
+     * 127.0.0.1 otherwise, and to an interface address of this machine from that address itself.
+     */
+    static String sourceSeenBy(DemoNode from, DemoNode to) {
+        if (to.onLoopback()) {
+            return from.onLoopback() ? from.address() : SSHD_SOURCE;
+        }
+        return to.address();
+    }
+
+    private static boolean lets(DemoNode target, String source) {
+        return new SimulatedFirewall(target.firewall()).check(IpLiterals.parse(source)).action() == FirewallRule.Action.ALLOW;
+    }
+
+    /** The modules in racing order, each with when it gets through; the first that does wins. */
+    static PairResult.Expectation expectation(DemoNode from, DemoNode to, boolean ssh) {
+        if (lets(to, sourceSeenBy(from, to))) {
             return PairResult.Expectation.DIRECT;
         }
-        FirewallRule.Action back = new SimulatedFirewall(from.firewall()).check(IpLiterals.parse(to.address())).action();
-        if (back == FirewallRule.Action.ALLOW) {
+        if (ssh && to.throughSsh() && lets(to, SSHD_SOURCE)) {
+            return PairResult.Expectation.DIRECT_SSH; // the plain attempt is refused at once: the tunnel follows without a stagger
+        }
+        if (lets(from, sourceSeenBy(to, from))) {
             return PairResult.Expectation.REVERSE;
+        }
+        if (ssh && from.throughSsh() && lets(from, SSHD_SOURCE)) {
+            return PairResult.Expectation.REVERSE_SSH;
+        }
+        if (from.spliceable() && to.spliceable()) {
+            return PairResult.Expectation.SPLICE; // simulated firewalls keep out connections, not a simultaneous open
         }
         // Both nodes have a hub link: the hubs relay what no firewall lets through.
         return PairResult.Expectation.ROUTED;
     }
 
-    private void printTopology(PrintStream out, Map<DemoNode, Traverse> nodes, Map<DemoNode, VirtualSocketAddress> published) {
+    private void printTopology(PrintStream out, Map<DemoNode, Traverse> nodes, Map<DemoNode, VirtualSocketAddress> published,
+            List<String> notes, DemoSshd sshd) {
         out.println("Traverse demo: " + nodes.size() + " nodes in one JVM on loopback, one 127.0.N.0/24 per site, "
                 + "simulated firewalls, a hub per site, connect timeout " + connectTimeout.toMillis() + " ms");
         out.println("modules: " + nodes.values().iterator().next().modules());
+        notes.forEach(out::println);
         out.println();
-        String format = "%-8s %-7s %-16s %-40s %s%n";
+        String format = "%-8s %-7s %-22s %-40s %s%n";
         out.printf(Locale.ROOT, format, "node", "site", "listens on", "firewall", "node id");
         for (Map.Entry<DemoNode, Traverse> e : nodes.entrySet()) {
             DemoNode spec = e.getKey();
@@ -186,7 +294,8 @@ public final class LoopbackDemo {
                     IpLiterals.formatEndpoint(listening.getAddress(), listening.getPort()), spec.describeFirewall(),
                     e.getValue().identity().id().orElseThrow());
         }
-        for (DemoNode spec : TOPOLOGY) {
+        List<DemoNode> topology = List.copyOf(nodes.keySet());
+        for (DemoNode spec : topology) {
             if (spec.misleadingAddress()) {
                 out.println();
                 out.println(spec.name() + " is published as " + published.get(spec));
@@ -194,19 +303,45 @@ public final class LoopbackDemo {
                         + "private range): the identity check must skip it");
             }
         }
+        List<String> spliced = topology.stream().filter(DemoNode::spliceable).map(DemoNode::name).toList();
+        if (spliced.size() > 1) {
+            out.println();
+            out.println(String.join(" and ", spliced) + " listen on " + topology.stream().filter(DemoNode::spliceable).findFirst()
+                    .orElseThrow().address() + ", an address of this machine that the hubs see as public: refusing each other,"
+                    + " they splice");
+            out.println("  (each sends SYNs from a fresh port at an agreed instant; simulated firewalls, like stateful ones, "
+                    + "let such a simultaneous open through)");
+        }
+        if (sshd != null) {
+            for (DemoNode spec : topology) {
+                if (spec.throughSsh()) {
+                    out.println();
+                    out.println(spec.name() + " lets in only " + SSHD_SOURCE + ", where this demo's sshd (OpenSSH, 127.0.0.1:"
+                            + sshd.port() + ", user " + sshd.user() + ") forwards from; every node has a tunnel rule for "
+                            + spec.address() + " through it and logged in at start");
+                    if (!spliced.isEmpty()) {
+                        out.println("  (" + String.join(" and ", spliced) + ", off loopback, reach loopback from " + SSHD_SOURCE
+                                + " too: they get in plainly)");
+                    }
+                }
+            }
+            out.println("  direct/ssh, reverse/ssh: through the sshd's port forwarding, half-close carried in-band");
+        }
     }
 
     private static int summarize(PrintStream out, List<PairResult> results, Map<DemoNode, Traverse> nodes, long start) {
         long connected = results.stream().filter(PairResult::connected).count();
-        long reversed = results.stream().filter(r -> r.connected() && r.module().equals("reverse")).count();
-        long routed = results.stream().filter(r -> r.connected() && r.module().equals("routed")).count();
+        long reversed = count(results, "reverse") + count(results, "reverse/ssh");
+        long throughSsh = count(results, "direct/ssh") + count(results, "reverse/ssh");
+        long spliced = count(results, "splice");
+        long routed = count(results, "routed");
         long refused = results.stream().filter(r -> r.module().equals("refused")).count();
         long timedOut = results.stream().filter(r -> r.module().equals("timeout")).count();
         long unexpected = results.stream().filter(r -> !r.asExpected()).count();
         out.println();
-        out.printf(Locale.ROOT, "%d pairs: %d connected (%d dialled back, %d relayed by hubs), %d refused, %d timed out; %s%n",
-                results.size(), connected, reversed, routed, refused, timedOut, unexpected == 0 ? "every pair behaved as its firewalls predict"
-                        : unexpected + " pair(s) did NOT behave as predicted");
+        out.printf(Locale.ROOT, "%d pairs: %d connected (%d dialled back, %d through SSH, %d spliced, %d relayed by hubs), %d refused,"
+                        + " %d timed out; %s%n", results.size(), connected, reversed, throughSsh, spliced, routed, refused, timedOut,
+                unexpected == 0 ? "every pair behaved as its firewalls predict" : unexpected + " pair(s) did NOT behave as predicted");
         long attempts = 0;
         long successes = 0;
         for (Traverse node : nodes.values()) {
@@ -218,5 +353,9 @@ public final class LoopbackDemo {
         out.printf(Locale.ROOT, "module attempts: %d, successes: %d; demo took %.1f s%n", attempts, successes,
                 (System.nanoTime() - start) / 1e9);
         return unexpected == 0 ? 0 : 1;
+    }
+
+    private static long count(List<PairResult> results, String shown) {
+        return results.stream().filter(r -> r.connected() && r.module().equals(shown)).count();
     }
 }

@@ -1,23 +1,42 @@
 package io.traverse.cli.demo;
 
 import java.time.Duration;
+import java.util.Locale;
 
 /** What happened when one demo node connected to another, and what the topology said should happen. */
 record PairResult(String from, String to, Expectation expected, boolean connected, String module, Duration firstSetup,
         Duration cachedSetup, Duration medianRtt, double megabytesPerSecond, long bytesVerified, String failure) {
 
-    /** What the two firewalls should make of the pair. */
+    /** What the two firewalls (and the sshd, and where the nodes listen) should make of the pair. */
     enum Expectation {
         /** The target lets the source in. */
-        DIRECT,
+        DIRECT("direct"),
+        /** The target lets in only its site's sshd, which the source logs in to and forwards through. */
+        DIRECT_SSH("direct/ssh"),
         /** The target keeps the source out, but may dial it back. */
-        REVERSE,
+        REVERSE("reverse"),
+        /** The target dials the source back through the source's site's sshd. */
+        REVERSE_SSH("reverse/ssh"),
+        /** Neither lets the other in, both can dial out, and their hubs see them at public addresses: TCP simultaneous open. */
+        SPLICE("splice"),
         /** Neither lets the other in: the hubs relay the connection. */
-        ROUTED,
+        ROUTED("routed"),
         /** Neither lets the other in, and both say so at once. */
-        REFUSED,
+        REFUSED("refused"),
         /** Neither lets the other in, and one of them drops silently. */
-        TIMEOUT
+        TIMEOUT("timeout");
+
+        /** As the table shows a connection: the module, "/ssh" when it went through an SSH tunnel. */
+        final String shown;
+
+        Expectation(String shown) {
+            this.shown = shown;
+        }
+
+        @Override
+        public String toString() {
+            return name().toLowerCase(Locale.ROOT);
+        }
     }
 
     static PairResult failed(String from, String to, Expectation expected, String failure, boolean timedOut) {
@@ -26,11 +45,8 @@ record PairResult(String from, String to, Expectation expected, boolean connecte
 
     boolean asExpected() {
         return switch (expected) {
-            case DIRECT -> connected && bytesVerified > 0 && module.equals("direct");
-            case REVERSE -> connected && bytesVerified > 0 && module.equals("reverse");
-            case ROUTED -> connected && bytesVerified > 0 && module.equals("routed");
-            case REFUSED -> !connected && module.equals("refused");
-            case TIMEOUT -> !connected && module.equals("timeout");
+            case REFUSED, TIMEOUT -> !connected && module.equals(expected.shown);
+            default -> connected && bytesVerified > 0 && module.equals(expected.shown);
         };
     }
 }

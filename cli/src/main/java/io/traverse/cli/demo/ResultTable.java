@@ -11,9 +11,9 @@ final class ResultTable {
     }
 
     static void print(PrintStream out, List<PairResult> results) {
-        String format = "%-20s %-8s %11s %12s %9s %12s  %s%n";
+        String format = "%-20s %-11s %11s %12s %9s %12s  %s%n";
         out.printf(Locale.ROOT, format, "pair", "module", "first setup", "cached setup", "RTT", "throughput", "verified");
-        out.println("-".repeat(100));
+        out.println("-".repeat(103));
         for (PairResult r : results) {
             String pair = r.from() + " -> " + r.to();
             if (r.connected()) {
@@ -21,13 +21,13 @@ final class ResultTable {
                         time(r.medianRtt()), String.format(Locale.ROOT, "%,.0f MB/s", r.megabytesPerSecond()),
                         mib(r.bytesVerified()) + " sha256 ok" + mark(r));
             } else {
-                out.printf(Locale.ROOT, "%-20s %-8s %s%s%n", pair, r.module(), r.failure(), mark(r));
+                out.printf(Locale.ROOT, "%-20s %-11s %s%s%n", pair, r.module(), r.failure(), mark(r));
             }
         }
     }
 
     private static String mark(PairResult r) {
-        return r.asExpected() ? "" : "   <-- UNEXPECTED (expected " + r.expected().name().toLowerCase(Locale.ROOT) + ")";
+        return r.asExpected() ? "" : "   <-- UNEXPECTED (expected " + r.expected().shown + ")";
     }
 
     static String time(Duration d) {
