@@ -108,6 +108,38 @@ final class ChildHttpProxy implements Closeable {
                 + "shutdown_lifetime 0 seconds\n";
     }
 
+    /** A plain TCP connection to {@code target} through the proxy's CONNECT tunnel, ready for data. */
+    Socket tunnelTo(InetSocketAddress target) throws IOException {
+        Socket client = Loopback.tune(new Socket(java.net.Proxy.NO_PROXY));
+        try {
+            client.connect(new InetSocketAddress(Loopback.LOOPBACK, port));
+            String authority = target.getAddress().getHostAddress() + ":" + target.getPort();
+            client.getOutputStream().write(("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            StringBuilder answer = new StringBuilder();
+            while (!answer.toString().endsWith("\r\n\r\n")) {
+                int b = client.getInputStream().read();
+                if (b < 0) {
+                    throw new IOException(kind + " closed the tunnel: " + answer);
+                }
+                answer.append((char) b);
+            }
+            if (!answer.toString().split(" ")[1].startsWith("2")) {
+                throw new IOException(kind + " refused CONNECT: " + answer);
+            }
+            return client;
+        } catch (IOException | RuntimeException e) {
+            client.close();
+            throw e;
+        }
+    }
+
+    /** The CPU time the proxy process has used so far (user and system, from /proc). */
+    java.time.Duration cpuTime() {
+        return process.toHandle().info().totalCpuDuration()
+                .orElseThrow(() -> new IllegalStateException("no CPU time for " + kind + " (pid " + process.pid() + ")"));
+    }
+
     /** {@code traverse.http.proxy} for a node that goes through it. */
     String authority() {
         return "127.0.0.1:" + port;

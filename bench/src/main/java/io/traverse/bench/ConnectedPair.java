@@ -52,22 +52,7 @@ final class ConnectedPair implements Closeable {
         ChildHttpProxy proxy = null;
         try {
             proxy = new ChildHttpProxy(kind);
-            Socket client = Loopback.tune(new Socket(java.net.Proxy.NO_PROXY));
-            client.connect(new InetSocketAddress(Loopback.LOOPBACK, Integer.parseInt(proxy.authority().split(":")[1])));
-            String target = "127.0.0.1:" + listener.getLocalPort();
-            client.getOutputStream().write(("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
-            StringBuilder answer = new StringBuilder();
-            while (!answer.toString().endsWith("\r\n\r\n")) {
-                int b = client.getInputStream().read();
-                if (b < 0) {
-                    throw new IOException(kind + " closed the tunnel: " + answer);
-                }
-                answer.append((char) b);
-            }
-            if (!answer.toString().split(" ")[1].startsWith("2")) {
-                throw new IOException(kind + " refused CONNECT: " + answer);
-            }
+            Socket client = proxy.tunnelTo(new InetSocketAddress(Loopback.LOOPBACK, listener.getLocalPort()));
             Socket server = Loopback.tune(listener.accept());
             return new ConnectedPair(client, server, listener, proxy);
         } catch (IOException | RuntimeException e) {
