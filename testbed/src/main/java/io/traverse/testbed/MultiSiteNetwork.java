@@ -140,7 +140,7 @@ public final class MultiSiteNetwork {
         Map<String, SiteMachines> sites = new LinkedHashMap<>();
         Map<String, SiteHttpProxy> httpProxies = new LinkedHashMap<>();
         for (Built b : built.values()) {
-            String hub = b.line.runsHub() ? hubs.get(b.line.name()) : hubBehindProxy(built.values(), hubs, b.line);
+            String hub = b.line.runsHub() ? hubs.get(b.line.name()) : hubBehindProxy(built.values(), b.line);
             sites.put(b.line.name(), new SiteMachines(b.line, b.site, b.frontend, b.frontendPublic, b.node, b.nodePublic, hub));
             b.httpProxy.ifPresent(proxy -> httpProxies.put(b.line.name(), proxy));
         }
@@ -148,7 +148,7 @@ public final class MultiSiteNetwork {
     }
 
     /** The hub a proxy-only site's node links to through its proxy: the first one that accepts links from outside. */
-    private static String hubBehindProxy(java.util.Collection<Built> built, Map<String, String> hubs, SiteLine proxyOnly) {
+    private static String hubBehindProxy(java.util.Collection<Built> built, SiteLine proxyOnly) {
         return built.stream().filter(b -> b.line.runsHub() && b.line.frontend().acceptsFromOutside()).findFirst()
                 .map(b -> b.frontendPublic.orElseThrow().getHostAddress() + ":" + HUB_PORT)
                 .orElseThrow(() -> new IllegalArgumentException("proxy-only site " + proxyOnly.name()
