@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# Issue 12: the paper's six sites (Table 2) on network namespaces with real NAT and firewalls;
+# Issue 12: the paper's six sites (Table 2) on network namespaces with real NAT and firewalls, and
+# (issue 14, not the paper's, marked * in the tables) a site whose only way out is an HTTP proxy;
 # every ordered pair of the sites' compute nodes, plain sockets against Traverse (module, cold
 # and cached setup, round trips, 16 MiB with SHA-256). Markdown on stdout, progress on stderr.
-# Needs root (namespaces, nft) and openssh-server (Hiroshi is reached only through its sshd; keys
-# are made per run). Not pinned: 12 JVMs share the machine.
+# Needs root (namespaces, nft), openssh-server (Hiroshi is reached only through its sshd; keys
+# are made per run) and tinyproxy (tinyproxy-bin). Not pinned: 13 JVMs share the machine.
 #
 #   bench/run-matrix.sh                                  # the full run in docs/benchmarks.md
 #   bench/run-matrix.sh --json /tmp/matrix.json          # also JSON
 #   bench/run-matrix.sh --bytes 1048576 --rounds 50 --cold-parallel 3   # scaled down, as CI
 #   bench/run-matrix.sh --sites das3-v,rockstar,desktop  # some sites only
+#   bench/run-matrix.sh --sites das3-v,das3-d,rockstar,grid5000,hiroshi,desktop   # the paper's six alone
 #   REBUILD=1 bench/run-matrix.sh                        # rebuild first
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Issue 14 benchmark: routed throughput through one hub, with the client's node linked over a
-# real HTTP proxy's CONNECT tunnel (tinyproxy, a child process) against the same path over a
-# plain TCP link; 1-byte RTT for information. Every process is pinned to one core.
+# real HTTP proxy's CONNECT tunnel (tinyproxy, and squid if installed; child processes) against
+# the same path over a plain TCP link; 1-byte RTT for information. Every process is pinned to one core.
 #
 #   bench/run-proxy.sh                       # 3 rounds, about 5 minutes
 #   bench/run-proxy.sh --rounds 5 --only throughput
+#   PROXY_CPU=1 bench/run-proxy.sh          # the proxy on CPU 1, everything else on CPU 0 (a proxy machine of its own)
 #   REBUILD=1 bench/run-proxy.sh             # rebuild the jar first (package, not install)
 #
-# Needs tinyproxy (Debian package tinyproxy-bin). Per-run figures go to bench/results/proxy-rounds-<time>.csv.
+# Needs tinyproxy (Debian package tinyproxy-bin); squid (Debian package squid) adds its two contenders. Per-run figures go to bench/results/proxy-rounds-<time>.csv.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CPU="${CPU:-0}"
@@ -21,7 +22,8 @@ if [[ " ${args[*]-} " != *" --csv "* ]]; then
   mkdir -p bench/results
   args+=(--csv "bench/results/proxy-rounds-$(date +%Y%m%d-%H%M%S).csv")
 fi
-echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); pinned to CPU $CPU"
+echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); pinned to CPU $CPU; proxy on CPU ${PROXY_CPU:-$CPU}"
 echo "# $(java -version 2>&1 | sed -n 1p); $(tinyproxy -v 2>&1 | sed -n 1p)"
+if [ -x /usr/sbin/squid ]; then echo "# $(/usr/sbin/squid -v 2>&1 | sed -n 1p)"; fi
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 exec taskset -c "$CPU" java -cp "$JAR" io.traverse.bench.ProxyRounds "${args[@]}"

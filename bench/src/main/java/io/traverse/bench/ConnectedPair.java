@@ -44,30 +44,15 @@ final class ConnectedPair implements Closeable {
     }
 
     /**
-     * Plain TCP through a tinyproxy CONNECT tunnel (no Traverse): what the proxy itself can carry,
+     * Plain TCP through a proxy's CONNECT tunnel (no Traverse): what the proxy itself can carry,
      * the ceiling for a routed connection whose node links through it.
      */
-    static ConnectedPair proxyTunnel() throws IOException {
+    static ConnectedPair proxyTunnel(ChildHttpProxy.Kind kind) throws IOException {
         ServerSocket listener = Loopback.plainServer();
         ChildHttpProxy proxy = null;
         try {
-            proxy = new ChildHttpProxy();
-            Socket client = Loopback.tune(new Socket(java.net.Proxy.NO_PROXY));
-            client.connect(new InetSocketAddress(Loopback.LOOPBACK, Integer.parseInt(proxy.authority().split(":")[1])));
-            String target = "127.0.0.1:" + listener.getLocalPort();
-            client.getOutputStream().write(("CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
-            StringBuilder answer = new StringBuilder();
-            while (!answer.toString().endsWith("\r\n\r\n")) {
-                int b = client.getInputStream().read();
-                if (b < 0) {
-                    throw new IOException("tinyproxy closed the tunnel: " + answer);
-                }
-                answer.append((char) b);
-            }
-            if (!answer.toString().split(" ")[1].startsWith("2")) {
-                throw new IOException("tinyproxy refused CONNECT: " + answer);
-            }
+            proxy = new ChildHttpProxy(kind);
+            Socket client = proxy.tunnelTo(new InetSocketAddress(Loopback.LOOPBACK, listener.getLocalPort()));
             Socket server = Loopback.tune(listener.accept());
             return new ConnectedPair(client, server, listener, proxy);
         } catch (IOException | RuntimeException e) {
@@ -189,22 +174,22 @@ final class ConnectedPair implements Closeable {
 
     /** @param dataLink false: both nodes relay on their hub links, not on data links (the path before data links) */
     static ConnectedPair routed(int hubs, boolean dataLink) throws IOException {
-        return routed(hubs, dataLink, false);
+        return routed(hubs, dataLink, null);
     }
 
     /**
-     * @param clientBehindProxy the client's node links (hub link and data link) through a tinyproxy
-     *        child process with CONNECT, as a node at a proxy-only site does (issue 14)
+     * @param clientBehindProxy the client's node links (hub link and data link) through this proxy,
+     *        a child process with CONNECT, as a node at a proxy-only site does (issue 14); null: no proxy
      */
-    static ConnectedPair routed(int hubs, boolean dataLink, boolean clientBehindProxy) throws IOException {
+    static ConnectedPair routed(int hubs, boolean dataLink, ChildHttpProxy.Kind clientBehindProxy) throws IOException {
         HubLine line = HubLine.start(hubs);
         Traverse serverNode = null;
         Traverse clientNode = null;
         ChildHttpProxy proxy = null;
         try {
             serverNode = line.routedNode(hubs - 1, dataLink);
-            if (clientBehindProxy) {
-                proxy = new ChildHttpProxy();
+            if (clientBehindProxy != null) {
+                proxy = new ChildHttpProxy(clientBehindProxy);
                 line.closeLater(proxy);
             }
             clientNode = line.routedNode(0, dataLink, proxy == null ? null : proxy.authority());
@@ -238,8 +223,10 @@ final class ConnectedPair implements Closeable {
             case "c-relay-3" -> epollRelays(3);
             case "routed-1" -> routed(1);
             case "routed-1-link" -> routed(1, false);
-            case "routed-1-proxy" -> routed(1, true, true);
-            case "proxy-tunnel" -> proxyTunnel();
+            case "routed-1-proxy" -> routed(1, true, ChildHttpProxy.Kind.TINYPROXY);
+            case "proxy-tunnel" -> proxyTunnel(ChildHttpProxy.Kind.TINYPROXY);
+            case "routed-1-squid" -> routed(1, true, ChildHttpProxy.Kind.SQUID);
+            case "squid-tunnel" -> proxyTunnel(ChildHttpProxy.Kind.SQUID);
             case "routed-2" -> routed(2);
             case "routed-3" -> routed(3);
             default -> throw new IllegalArgumentException("unknown contender " + contender);

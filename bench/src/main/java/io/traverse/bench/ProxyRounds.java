@@ -3,6 +3,7 @@ package io.traverse.bench;
 import io.traverse.bench.JmhRuns.Figure;
 import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -15,7 +16,8 @@ import org.openjdk.jmh.runner.RunnerException;
  * ({@code routed-1}) against the same path with the client's node linked through a real HTTP
  * proxy's CONNECT tunnel (tinyproxy, a child process: {@code routed-1-proxy}), for throughput
  * ({@link Throughput}) and, for information, 1-byte round trips ({@link RoundTrip}); and plain TCP
- * through the same proxy's tunnel without Traverse ({@code proxy-tunnel}), the proxy's own ceiling. Rounds rotate
+ * through the same proxy's tunnel without Traverse ({@code proxy-tunnel}), the proxy's own ceiling.
+ * If squid is installed, the same two through squid ({@code routed-1-squid}, {@code squid-tunnel}). Rounds rotate
  * the order as {@link RelayRounds} does; meant to run pinned to one core: {@code bench/run-proxy.sh}.
  *
  * <pre>
@@ -25,7 +27,10 @@ import org.openjdk.jmh.runner.RunnerException;
  */
 public final class ProxyRounds {
     private static final double MBPS = Throughput.CHUNK / 1e6;
-    private static final List<String> CONTENDERS = List.of("routed-1", "routed-1-proxy", "proxy-tunnel");
+    /** Routed over a plain link first; then per proxy, routed through it and plain TCP through it. */
+    private static final List<String> CONTENDERS = Files.isExecutable(ChildHttpProxy.Kind.SQUID.binary)
+            ? List.of("routed-1", "routed-1-proxy", "proxy-tunnel", "routed-1-squid", "squid-tunnel")
+            : List.of("routed-1", "routed-1-proxy", "proxy-tunnel");
 
     private ProxyRounds() {
     }
@@ -87,20 +92,25 @@ public final class ProxyRounds {
                 System.out.printf(Locale.ROOT, "  %-10s %-15s %10.2f %-5s (min %.2f, max %.2f)%n", m[0], CONTENDERS.get(ci),
                         JmhRuns.median(f), m[2], JmhRuns.min(f), JmhRuns.max(f));
             }
-            double[] paired = new double[o.rounds()];
-            double[] ofProxy = new double[o.rounds()];
-            for (int r = 0; r < o.rounds(); r++) {
-                paired[r] = m[0].equals("throughput") ? figures[mi][1][r] / figures[mi][0][r] : figures[mi][1][r] - figures[mi][0][r];
-                ofProxy[r] = figures[mi][1][r] / figures[mi][2][r];
-            }
-            if (m[0].equals("throughput")) {
-                double ratio = JmhRuns.median(paired);
-                System.out.printf(Locale.ROOT, "%nTarget (issue 14): routed throughput over a CONNECT tunnel >= 0.9x the same path"
-                        + " over a plain TCP link: %.3fx -> %s%n", ratio, ratio >= 0.9 ? "MET" : "NOT MET");
-                System.out.printf(Locale.ROOT, "(routed over the tunnel keeps %.3fx of what the proxy carries for plain TCP, proxy-tunnel)%n",
-                        JmhRuns.median(ofProxy));
-            } else {
-                System.out.printf(Locale.ROOT, "(the CONNECT tunnel adds %+.2f us to a 1-byte round trip)%n", JmhRuns.median(paired));
+            for (int proxy = 1; proxy + 1 < CONTENDERS.size(); proxy += 2) {
+                String name = CONTENDERS.get(proxy).equals("routed-1-squid") ? "squid" : "tinyproxy";
+                double[] paired = new double[o.rounds()];
+                double[] ofProxy = new double[o.rounds()];
+                for (int r = 0; r < o.rounds(); r++) {
+                    paired[r] = m[0].equals("throughput") ? figures[mi][proxy][r] / figures[mi][0][r]
+                            : figures[mi][proxy][r] - figures[mi][0][r];
+                    ofProxy[r] = figures[mi][proxy][r] / figures[mi][proxy + 1][r];
+                }
+                if (m[0].equals("throughput")) {
+                    double ratio = JmhRuns.median(paired);
+                    System.out.printf(Locale.ROOT, "%nTarget (issue 14): routed throughput over a CONNECT tunnel (%s) >= 0.9x the same"
+                            + " path over a plain TCP link: %.3fx -> %s%n", name, ratio, ratio >= 0.9 ? "MET" : "NOT MET");
+                    System.out.printf(Locale.ROOT, "(routed over the tunnel keeps %.3fx of what %s carries for plain TCP, %s)%n",
+                            JmhRuns.median(ofProxy), name, CONTENDERS.get(proxy + 1));
+                } else {
+                    System.out.printf(Locale.ROOT, "(the CONNECT tunnel through %s adds %+.2f us to a 1-byte round trip)%n", name,
+                            JmhRuns.median(paired));
+                }
             }
         }
         System.out.println("(per-round figures paired: the ratio is the median over rounds of the same-round pairs)");

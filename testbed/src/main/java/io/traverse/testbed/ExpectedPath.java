@@ -42,7 +42,9 @@ public final class ExpectedPath {
             // a hub of the network with a public address echoes their public sides; the first connection may come before that echo.
             new ModuleRule("splice", "both dial out (public address behind a dropping firewall, or a port-keeping NAT)",
                     (source, target) -> source.dialsOut() && target.dialsOut(), "routed"),
-            new ModuleRule("routed", "both reach their hubs", (source, target) -> true));
+            // A proxy-only node neither accepts from outside nor dials out but through its proxy's CONNECT tunnel to its hub,
+            // so no rule above holds for it in either direction: it is reached, and reaches everyone, routed.
+            new ModuleRule("routed", "both reach their hubs (a proxy-only node through its HTTP proxy)", (source, target) -> true));
 
     private ExpectedPath() {
     }

@@ -32,7 +32,11 @@ import java.util.function.Supplier;
  * other node may dial its nodes, through that sshd ({@code traverse.hub.ssh.tunnels} and
  * {@code traverse.ssh.tunnels} rules for the site's range, the router's public address as gateway,
  * host keys checked strictly): a network reached through SSH must not share its range with sites
- * reached otherwise, or the rule would send their traffic there too.
+ * reached otherwise, or the rule would send their traffic there too. A {@link Reach#PROXY_ONLY}
+ * site (issue 14; not in the paper) is one machine, its node, behind a router that drops every new
+ * connection in and everything its site sends out except through a real HTTP proxy on the router
+ * that allows CONNECT ({@link SiteHttpProxy}); it runs no hub, and its node links through the proxy
+ * to the hub of the first site whose frontend accepts connections from outside ({@link Reach#OPEN}).
  *
  * <p>Each node agent serves the plain TCP verification and echo ports
  * {@value #PLAIN_SERVICE_PORT} and {@value #PLAIN_ECHO_PORT} on every address, so plain sockets can
@@ -58,7 +62,7 @@ public final class MultiSiteNetwork {
      * @param frontendPublic the frontend's public address, if it has one
      * @param node           the compute node's machine (the frontend itself for {@link Reach#ON_FRONTEND})
      * @param nodePublic     the node's public address, if it has one
-     * @param hub            the hub's address as the site's node dials it
+     * @param hub            the hub's address as the site's node dials it (another site's, for a proxy-only site)
      */
     public record SiteMachines(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
             Optional<Inet4Address> nodePublic, String hub) {
@@ -73,12 +77,16 @@ public final class MultiSiteNetwork {
     private final Map<String, RunningNode> nodes = new LinkedHashMap<>();
     /** Per SSH-only site, the tunnel rule for its range through its sshd. */
     private final Map<String, String> sshTunnels;
+    /** Per proxy-only site, the HTTP proxy on its router. */
+    private final Map<String, SiteHttpProxy> httpProxies;
 
-    private MultiSiteNetwork(Testbed testbed, String token, Map<String, SiteMachines> sites, Map<String, String> sshTunnels) {
+    private MultiSiteNetwork(Testbed testbed, String token, Map<String, SiteMachines> sites, Map<String, String> sshTunnels,
+            Map<String, SiteHttpProxy> httpProxies) {
         this.testbed = testbed;
         this.token = token;
         this.sites = sites;
         this.sshTunnels = sshTunnels;
+        this.httpProxies = httpProxies;
     }
 
     /** Builds the sites' namespaces and starts their hubs (in parallel); nodes start with {@link #startNodes}. */
@@ -103,6 +111,9 @@ public final class MultiSiteNetwork {
         }
         Map<String, Supplier<String>> hubStarts = new LinkedHashMap<>();
         for (Built b : built.values()) {
+            if (!b.line.runsHub()) {
+                continue;
+            }
             List<String> advertised;
             List<String> peers;
             List<String> tunnels;
@@ -127,18 +138,28 @@ public final class MultiSiteNetwork {
         }
         Map<String, String> hubs = inParallel(hubStarts);
         Map<String, SiteMachines> sites = new LinkedHashMap<>();
+        Map<String, SiteHttpProxy> httpProxies = new LinkedHashMap<>();
         for (Built b : built.values()) {
-            sites.put(b.line.name(), new SiteMachines(b.line, b.site, b.frontend, b.frontendPublic, b.node, b.nodePublic,
-                    hubs.get(b.line.name())));
+            String hub = b.line.runsHub() ? hubs.get(b.line.name()) : hubBehindProxy(built.values(), b.line);
+            sites.put(b.line.name(), new SiteMachines(b.line, b.site, b.frontend, b.frontendPublic, b.node, b.nodePublic, hub));
+            b.httpProxy.ifPresent(proxy -> httpProxies.put(b.line.name(), proxy));
         }
-        return new MultiSiteNetwork(testbed, token, sites, Map.copyOf(sshTunnels));
+        return new MultiSiteNetwork(testbed, token, sites, Map.copyOf(sshTunnels), Map.copyOf(httpProxies));
+    }
+
+    /** The hub a proxy-only site's node links to through its proxy: the first one that accepts links from outside. */
+    private static String hubBehindProxy(java.util.Collection<Built> built, SiteLine proxyOnly) {
+        return built.stream().filter(b -> b.line.runsHub() && b.line.frontend().acceptsFromOutside()).findFirst()
+                .map(b -> b.frontendPublic.orElseThrow().getHostAddress() + ":" + HUB_PORT)
+                .orElseThrow(() -> new IllegalArgumentException("proxy-only site " + proxyOnly.name()
+                        + " needs a site whose hub accepts links from outside (frontend " + Reach.OPEN + ") to link to"));
     }
 
     private record Built(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
-            Optional<Inet4Address> nodePublic, Optional<SshDaemon> sshd) {
+            Optional<Inet4Address> nodePublic, Optional<SshDaemon> sshd, Optional<SiteHttpProxy> httpProxy) {
         Built(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
                 Optional<Inet4Address> nodePublic) {
-            this(line, site, frontend, frontendPublic, node, nodePublic, Optional.empty());
+            this(line, site, frontend, frontendPublic, node, nodePublic, Optional.empty(), Optional.empty());
         }
     }
 
@@ -161,7 +182,13 @@ public final class MultiSiteNetwork {
                     SshDaemon.PORT);
             Optional<SshDaemon> sshd = Optional.of(SshDaemon.startOn(frontend));
             Host node = line.nodeOnFrontend() ? frontend : site.nonRoutedHost("node");
-            return new Built(line, site, frontend, Optional.empty(), node, Optional.empty(), sshd);
+            return new Built(line, site, frontend, Optional.empty(), node, Optional.empty(), sshd, Optional.empty());
+        }
+        if (line.proxyOnly()) { // nothing in; out only through the proxy on the router, which allows CONNECT
+            site.router().firewall(Firewall.dropInbound());
+            SiteHttpProxy proxy = SiteHttpProxy.start(site);
+            Host node = site.host("node");
+            return new Built(line, site, node, Optional.empty(), node, Optional.empty(), Optional.empty(), Optional.of(proxy));
         }
         if (line.frontend() == Reach.NAT_FIREWALLED || line.nodes() == Reach.NAT_FIREWALLED) {
             site.router().firewall(Firewall.dropInbound());
@@ -199,12 +226,26 @@ public final class MultiSiteNetwork {
         return site;
     }
 
-    /** How a node of {@code site} is configured: linked to its site's hub, the network's token, no discovery. */
+    /**
+     * How a node of {@code site} is configured: linked to its site's hub, the network's token, no
+     * discovery; at a proxy-only site, linked to its hub through the site's HTTP proxy (and no SSH
+     * tunnels: it cannot reach an sshd).
+     */
     public NodeSettings nodeSettings(String site) {
         NodeSettings settings = NodeSettings.linkedTo(site(site).hub(), token);
+        SiteHttpProxy proxy = httpProxies.get(site);
+        if (proxy != null) {
+            return settings.set("traverse.http.proxy", proxy.authority());
+        }
         List<String> tunnels = sshTunnels.entrySet().stream().filter(e -> !e.getKey().equals(site)).map(Map.Entry::getValue)
                 .toList();
         return tunnels.isEmpty() ? settings : settings.set("traverse.ssh.tunnels", String.join(";", tunnels));
+    }
+
+    /** The HTTP proxy a proxy-only site's node goes out through; empty for other sites. */
+    public Optional<SiteHttpProxy> httpProxy(String site) {
+        site(site); // checks the name
+        return Optional.ofNullable(httpProxies.get(site));
     }
 
     /** The {@code traverse.ssh.tunnels} rules of the SSH-only sites, by site name (empty if there are none). */
@@ -225,11 +266,12 @@ public final class MultiSiteNetwork {
                     nodeSettings(site.name()).plainPorts(PLAIN_SERVICE_PORT, PLAIN_ECHO_PORT)));
         }
         nodes.putAll(inParallel(starts));
+        int hubs = (int) sites.values().stream().filter(s -> s.line().runsHub()).count();
         for (Map.Entry<String, RunningNode> e : nodes.entrySet()) {
-            String answer = e.getValue().awaitNetwork(sites.size(), sites.size(), settle);
+            String answer = e.getValue().awaitNetwork(sites.size(), hubs, settle);
             if (!answer.startsWith("network ok")) {
                 throw new TestbedException("the hub network did not settle within " + settle.toMillis() + " ms as seen from "
-                        + e.getKey() + ": " + answer + " (want " + sites.size() + " nodes and hubs)");
+                        + e.getKey() + ": " + answer + " (want " + sites.size() + " nodes and " + hubs + " hubs)");
             }
         }
     }

@@ -24,6 +24,14 @@ public enum Reach {
      * like this is non-routed, and nodes elsewhere that dial out reach it through that sshd.
      */
     SSH_ONLY(false, false, false),
+    /**
+     * Whose only way out is a real HTTP proxy allowing CONNECT (issue 14): a private address behind a
+     * router that drops everything the site sends out except what its HTTP proxy relays, and drops
+     * every new connection in. For frontends only, with the node on it ({@link #ON_FRONTEND}): the
+     * site runs no hub, its node links to a hub of another site through the proxy's CONNECT tunnel,
+     * and every connection to or from it is routed.
+     */
+    PROXY_ONLY(false, false, false),
     /** For nodes only: the site has no separate nodes, the node runs on the frontend (the paper's desktop). */
     ON_FRONTEND(false, false, false);
 

@@ -35,6 +35,16 @@ public final class SiteHttpProxy implements AutoCloseable {
     }
 
     /**
+     * Closes {@code site}'s way out except through a tinyproxy on its router that refuses CONNECT to
+     * every port but 443 ({@code ConnectPort 443}), as many corporate proxies do: a hub on another
+     * port is reachable only by plain HTTP requests through it (long-polling), never by a tunnel. It
+     * answers a refused CONNECT with {@code 403 Access violation}.
+     */
+    public static SiteHttpProxy refusingConnect(Site site) {
+        return start(site, "ConnectPort 443");
+    }
+
+    /**
      * Closes {@code site}'s way out except through a tinyproxy on its router, started with the given
      * extra configuration lines (for example {@code ConnectPort 443}, which refuses CONNECT to every
      * other port; without ConnectPort lines tinyproxy allows CONNECT to any port).

@@ -31,6 +31,10 @@ public record SiteLine(String name, Reach frontend, Reach nodes, String privateR
             throw new IllegalArgumentException("the nodes of site " + name + " are reached through the frontend's sshd:"
                     + " its frontend must be " + Reach.SSH_ONLY + " too");
         }
+        if ((frontend == Reach.PROXY_ONLY && nodes != Reach.ON_FRONTEND) || nodes == Reach.PROXY_ONLY) {
+            throw new IllegalArgumentException("site " + name + ": a " + Reach.PROXY_ONLY + " site is one machine, its node on the"
+                    + " frontend (" + Reach.PROXY_ONLY + ", " + Reach.ON_FRONTEND + ")");
+        }
         if (frontend == Reach.SSH_ONLY && nodes != Reach.SSH_ONLY && nodes != Reach.ON_FRONTEND) {
             throw new IllegalArgumentException("site " + name + " lets only SSH in: its nodes must be " + Reach.SSH_ONLY
                     + " or " + Reach.ON_FRONTEND);
@@ -52,6 +56,19 @@ public record SiteLine(String name, Reach frontend, Reach nodes, String privateR
         return frontend == Reach.SSH_ONLY;
     }
 
+    /**
+     * True if the site's only way out is an HTTP proxy on its router ({@link Reach#PROXY_ONLY}): it
+     * runs no hub, and its node links to another site's hub through the proxy.
+     */
+    public boolean proxyOnly() {
+        return frontend == Reach.PROXY_ONLY;
+    }
+
+    /** True if the site runs a hub on its frontend (every site but a proxy-only one). */
+    public boolean runsHub() {
+        return !proxyOnly();
+    }
+
     /** True if the node runs on the frontend machine itself. */
     public boolean nodeOnFrontend() {
         return nodes == Reach.ON_FRONTEND;
@@ -59,6 +76,7 @@ public record SiteLine(String name, Reach frontend, Reach nodes, String privateR
 
     /** True if the site sits behind a masquerading router. */
     boolean behindNat() {
-        return frontend == Reach.NAT || frontend == Reach.NAT_FIREWALLED || frontend == Reach.SSH_ONLY;
+        return frontend == Reach.NAT || frontend == Reach.NAT_FIREWALLED || frontend == Reach.SSH_ONLY
+                || frontend == Reach.PROXY_ONLY;
     }
 }

@@ -24,12 +24,13 @@ import java.util.concurrent.Future;
  * the sites' compute nodes, plain {@code java.net.Socket} against Traverse — the module that won,
  * a cold JVM's first connection, a settled node's first and cached setup, round trips and a large
  * transfer checked with SHA-256 — each beside what the topology predicts ({@link ExpectedPath}).
+ * By default the paper's six sites (Table 2) and a proxy-only site (issue 14, not in the paper).
  * Prints Markdown in the paper's layout (target rows, source columns) and optionally writes JSON;
  * exits 1 if any pair differs from the prediction. Run it with {@code bench/run-matrix.sh}.
  */
 public final class ConnectionMatrix {
     private static final String TOKEN = "bench-matrix-token";
-    /** Long enough for six hub JVMs and six node JVMs on two cores to start and gossip. */
+    /** Long enough for six hub JVMs and seven node JVMs on two cores to start and gossip. */
     private static final Duration SETTLE = Duration.ofSeconds(60);
     /** How long a pair whose first connection another module won may take to have its expected module cached. */
     private static final Duration UPGRADE = Duration.ofSeconds(10);
@@ -39,8 +40,8 @@ public final class ConnectionMatrix {
 
     public static void main(String[] args) throws Exception {
         MatrixOptions options = MatrixOptions.parse(args);
-        List<SiteLine> sites = options.sites().isEmpty() ? PaperSites.TABLE_2
-                : PaperSites.TABLE_2.stream().filter(s -> options.sites().contains(s.name())).toList();
+        List<SiteLine> sites = options.sites().isEmpty() ? PaperSites.TABLE_2_AND_PROXY_ONLY
+                : PaperSites.TABLE_2_AND_PROXY_ONLY.stream().filter(s -> options.sites().contains(s.name())).toList();
         long start = System.nanoTime();
         MatrixResult result;
         try (Testbed testbed = Testbed.create()) {
@@ -69,11 +70,15 @@ public final class ConnectionMatrix {
                 }
             }
         }
+        long coldStart = System.nanoTime();
         Map<String, TransferResult> cold = options.cold() ? coldConnects(network, pairs, options) : Map.of();
+        System.err.printf("%d cold JVMs in %.1f s%n", cold.size(), (System.nanoTime() - coldStart) / 1e9);
+        long settledStart = System.nanoTime();
         List<PairResult> results = new ArrayList<>();
         for (SiteLine[] pair : pairs) {
             results.add(measure(network, pair[0], pair[1], options, Optional.ofNullable(cold.get(key(pair[0], pair[1])))));
         }
+        System.err.printf("%d settled pairs in %.1f s%n", results.size(), (System.nanoTime() - settledStart) / 1e9);
         return new MatrixResult(lines, options, results);
     }
 

@@ -17,7 +17,7 @@ import java.util.Optional;
  * --plain-timeout-ms N  plain socket connect timeout (5000)
  * --cold-parallel N  cold JVMs started at once (1: one after the other, for clean timings)
  * --no-cold          skip the cold connections
- * --sites a,b,...    only these sites (default: all six)
+ * --sites a,b,...    only these sites (default: the paper's six and proxy-only)
  * --json FILE        also write the results as JSON
  * </pre>
  */

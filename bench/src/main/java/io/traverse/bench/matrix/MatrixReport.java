@@ -21,9 +21,10 @@ public final class MatrixReport {
     public static String markdown(MatrixResult result) {
         StringBuilder md = new StringBuilder();
         MatrixOptions o = result.options();
-        md.append("Sites (paper Table 2):\n\n| site | frontend | nodes | private range |\n|---|---|---|---|\n");
+        md.append("Sites (paper Table 2; a site marked * is not the paper's):\n\n| site | frontend | nodes | private range |\n"
+                + "|---|---|---|---|\n");
         for (SiteLine s : result.sites()) {
-            md.append("| ").append(s.name()).append(" | ").append(s.frontend()).append(" | ").append(s.nodes()).append(" | ")
+            md.append("| ").append(marked(s.name())).append(" | ").append(s.frontend()).append(" | ").append(s.nodes()).append(" | ")
                     .append(s.privateRange()).append(" |\n");
         }
         md.append("\nModule rules, first that holds wins:");
@@ -31,6 +32,9 @@ public final class MatrixReport {
             md.append(" ").append(rule.module()).append(" if ").append(rule.when()).append(";");
         }
         md.append(" a plain socket works where direct is predicted.\n");
+        summary(md, result, "The paper's pairs", p -> PaperSites.inThePaper(p.source()) && PaperSites.inThePaper(p.target()));
+        summary(md, result, "Pairs with a site not in the paper (*)",
+                p -> !PaperSites.inThePaper(p.source()) || !PaperSites.inThePaper(p.target()));
         table(md, result, "Connection setup, cached module, median of " + o.repeats() + " (ms; plain socket in brackets)", p -> cell(p.cached(),
                 r -> ms(r.setupMillis())) + (p.plainWorked() ? " (" + ms(p.plain().setupMillis()) + ")" : ""));
         table(md, result, "Connection setup, first connection of a settled node (ms)", p -> cell(p.first(), r -> ms(r.setupMillis())));
@@ -60,16 +64,38 @@ public final class MatrixReport {
         return md.toString();
     }
 
+    /** One line for a group of pairs: how many, how many as predicted, where plain sockets worked, which modules won. */
+    private static void summary(StringBuilder md, MatrixResult result, String title, java.util.function.Predicate<PairResult> in) {
+        List<PairResult> pairs = result.pairs().stream().filter(in).toList();
+        if (pairs.isEmpty()) {
+            return;
+        }
+        long asPredicted = pairs.stream().filter(p -> p.problems().isEmpty()).count();
+        long plain = pairs.stream().filter(PairResult::plainWorked).count();
+        java.util.Map<String, Long> modules = new java.util.TreeMap<>();
+        pairs.forEach(p -> modules.merge(p.cached().ok() ? p.cached().module() : "failed", 1L, Long::sum));
+        md.append("\n").append(title).append(": ").append(asPredicted).append('/').append(pairs.size())
+                .append(" as predicted; Traverse connects ")
+                .append(pairs.stream().filter(p -> p.cached().ok() && p.throughput().ok()).count()).append('/').append(pairs.size())
+                .append(", plain sockets ").append(plain).append('/').append(pairs.size()).append("; cached modules ")
+                .append(modules).append(".\n");
+    }
+
+    /** The site's name, with a * if it is not one of the paper's six. */
+    private static String marked(String site) {
+        return PaperSites.inThePaper(site) ? site : site + " *";
+    }
+
     private static void table(StringBuilder md, MatrixResult result, String title, Function<PairResult, String> cell) {
         md.append("\n").append(title).append(":\n\n| target \\ source |");
         for (SiteLine s : result.sites()) {
-            md.append(' ').append(s.name()).append(" |");
+            md.append(' ').append(marked(s.name())).append(" |");
         }
         md.append("\n|---|");
         result.sites().forEach(s -> md.append("---|"));
         md.append('\n');
         for (SiteLine target : result.sites()) {
-            md.append("| ").append(target.name()).append(" |");
+            md.append("| ").append(marked(target.name())).append(" |");
             for (SiteLine source : result.sites()) {
                 md.append(' ').append(result.pair(source.name(), target.name()).map(cell).orElse("")).append(" |");
             }

@@ -22,6 +22,22 @@ public final class PaperSites {
             SiteLine.of("hiroshi", Reach.SSH_ONLY, Reach.SSH_ONLY, "10.2.0.0/24"),
             SiteLine.of("desktop", Reach.NAT, Reach.ON_FRONTEND, "192.168.1.0/24"));
 
+    /**
+     * Not in the paper (issue 14): a site whose only way out is a real HTTP proxy allowing CONNECT
+     * (tinyproxy on its router), nothing in; one machine, its node, no hub: the node links through
+     * the proxy to DAS3-V's hub, and every pair with it is routed.
+     */
+    public static final SiteLine PROXY_ONLY = SiteLine.of("proxy-only", Reach.PROXY_ONLY, Reach.ON_FRONTEND, "10.3.0.0/24");
+
+    /** Table 2 and then {@link #PROXY_ONLY}: the matrix that {@code bench/run-matrix.sh} and the CI test run. */
+    public static final List<SiteLine> TABLE_2_AND_PROXY_ONLY = java.util.stream.Stream.concat(TABLE_2.stream(),
+            java.util.stream.Stream.of(PROXY_ONLY)).toList();
+
     private PaperSites() {
+    }
+
+    /** True if {@code site} is one of the paper's six (Table 2). */
+    public static boolean inThePaper(String site) {
+        return TABLE_2.stream().anyMatch(s -> s.name().equals(site));
     }
 }

@@ -81,4 +81,27 @@ class PaperSitesTest {
         });
         assertThat(plain).isEqualTo(direct).hasSize(6);
     }
+
+    /**
+     * The proxy-only site (issue 14, not in the paper) neither accepts from outside nor dials out
+     * except through its proxy: every pair with it is routed, both ways, and no plain socket gets
+     * through; its node reaches even the SSH-only and non-routed sites' nodes by routed.
+     */
+    @Test
+    void theProxyOnlySiteIsReachedAndReachesEveryoneRouted() {
+        int pairs = 0;
+        for (SiteLine other : PaperSites.TABLE_2) {
+            for (SiteLine[] pair : new SiteLine[][] {{PaperSites.PROXY_ONLY, other}, {other, PaperSites.PROXY_ONLY}}) {
+                assertThat(ExpectedPath.expected(pair[0], pair[1]).module()).as(pair[0].name() + " -> " + pair[1].name())
+                        .isEqualTo("routed");
+                assertThat(ExpectedPath.expected(pair[0], pair[1]).firstMayBe()).isEmpty();
+                assertThat(ExpectedPath.plainSocketWorks(pair[0], pair[1])).as(pair[0].name() + " -> " + pair[1].name()).isFalse();
+                pairs++;
+            }
+        }
+        assertThat(pairs).isEqualTo(12);
+        assertThat(PaperSites.TABLE_2_AND_PROXY_ONLY).hasSize(7).endsWith(PaperSites.PROXY_ONLY);
+        assertThat(PaperSites.inThePaper("proxy-only")).isFalse();
+        assertThat(PaperSites.PROXY_ONLY.runsHub()).isFalse();
+    }
 }

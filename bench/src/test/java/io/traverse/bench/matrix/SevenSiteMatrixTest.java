@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.traverse.testbed.HostCapabilities;
 import io.traverse.testbed.MultiSiteNetwork;
 import io.traverse.testbed.NetworkNamespace;
+import io.traverse.testbed.SiteHttpProxy;
 import io.traverse.testbed.Testbed;
 import java.time.Duration;
 import java.util.List;
@@ -19,35 +20,39 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The paper's six sites on real namespaces, NAT and firewalls, scaled down for CI: one matrix
- * run (cold JVMs and settled nodes, 1 MiB transfers) shared by the assertions below, and every
- * namespace (with its interfaces and nft tables) and every process gone afterwards, also when
- * something failed.
+ * The paper's six sites (Table 2) and a seventh whose only way out is a real HTTP proxy allowing
+ * CONNECT (issue 14, not in the paper), on real namespaces, NAT and firewalls, scaled down for CI:
+ * one matrix run of all 42 ordered pairs (cold JVMs and settled nodes, 1 MiB transfers) shared by
+ * the assertions below — the paper's 30 pairs asserted as before, the 12 with the proxy-only site
+ * on their own — and every namespace (with its interfaces and nft tables) and every process gone
+ * afterwards, also when something failed.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
-class SixSiteMatrixTest {
-    private static final Logger log = LoggerFactory.getLogger(SixSiteMatrixTest.class);
+class SevenSiteMatrixTest {
+    private static final Logger log = LoggerFactory.getLogger(SevenSiteMatrixTest.class);
+    private static final String PROXY_ONLY = PaperSites.PROXY_ONLY.name();
 
     private Testbed testbed;
+    private MultiSiteNetwork network;
     private MatrixResult result;
     private String report;
 
     @BeforeAll
-    @Timeout(value = 240, unit = TimeUnit.SECONDS)
+    @Timeout(value = 360, unit = TimeUnit.SECONDS)
     void runTheMatrix() throws Exception {
         HostCapabilities host = HostCapabilities.probe();
         Assumptions.assumeTrue(host.isRoot(), () -> "Skipped: " + host.problem().orElse("not root")
                 + " (CI runs these tests as root)");
         assertThat(host.missingTools()).as("tools the namespace testbed needs").isEmpty();
         testbed = Testbed.create();
-        MultiSiteNetwork network = MultiSiteNetwork.build(testbed, PaperSites.TABLE_2, "matrix-test-token");
+        network = MultiSiteNetwork.build(testbed, PaperSites.TABLE_2_AND_PROXY_ONLY, "matrix-test-token");
         network.startNodes(Duration.ofSeconds(90));
         // Cold JVMs one at a time: three starting at once on two cores slow each other's hub links
         // and dial-backs so much that a cold race's order is the machine's, not the topology's.
         MatrixOptions options = MatrixOptions.full().scaled(1 << 20, 1 << 20, 50, 3, 1).plainTimeout(Duration.ofSeconds(2));
         result = ConnectionMatrix.run(network, options);
         report = MatrixReport.markdown(result);
-        log.info("Six-site matrix:\n{}", report);
+        log.info("Seven-site matrix (the paper's six and proxy-only):\n{}", report);
     }
 
     @AfterAll
@@ -80,9 +85,19 @@ class SixSiteMatrixTest {
         }
     }
 
+    private List<PairResult> paperPairs() {
+        return result.pairs().stream().filter(p -> PaperSites.inThePaper(p.source()) && PaperSites.inThePaper(p.target())).toList();
+    }
+
+    private List<PairResult> proxyOnlyPairs() {
+        return result.pairs().stream().filter(p -> p.source().equals(PROXY_ONLY) || p.target().equals(PROXY_ONLY)).toList();
+    }
+
     @Test
     void everyPairConnectsColdAndSettledWithItsDataVerified() {
-        assertThat(result.pairs()).hasSize(30);
+        assertThat(result.pairs()).hasSize(42);
+        assertThat(paperPairs()).hasSize(30);
+        assertThat(proxyOnlyPairs()).hasSize(12);
         for (PairResult p : result.pairs()) {
             assertThat(p.cold()).as("cold connection %s -> %s", p.source(), p.target()).isPresent();
             assertThat(List.of(p.cold().get(), p.first(), p.cached(), p.throughput()))
@@ -101,7 +116,9 @@ class SixSiteMatrixTest {
             assertThat(p.plainWorked()).as(() -> "plain socket " + p.source() + " -> " + p.target() + ": "
                     + (p.plainWorked() ? "worked" : p.plainFailure()) + "\n" + report).isEqualTo(p.plainExpected());
         }
-        assertThat(result.pairs()).filteredOn(PairResult::plainWorked).hasSize(6);
+        assertThat(paperPairs()).filteredOn(PairResult::plainWorked).hasSize(6);
+        assertThat(proxyOnlyPairs()).as("nothing leaves or enters the proxy-only site but through its proxy")
+                .noneMatch(PairResult::plainWorked);
         // Hiroshi's node: no plain socket reaches it, but four sites' nodes reach it by direct through its sshd.
         assertThat(result.pairs()).filteredOn(p -> p.target().equals("hiroshi") && p.cached().module().equals("direct"))
                 .extracting(PairResult::source).containsExactlyInAnyOrder("das3-v", "das3-d", "rockstar", "desktop");
@@ -143,5 +160,19 @@ class SixSiteMatrixTest {
                 .extracting(p -> p.source() + ">" + p.target()).containsExactlyInAnyOrder("rockstar>desktop", "desktop>rockstar");
         assertThat(result.pairs()).filteredOn(p -> p.expectedModule().equals("splice"))
                 .allSatisfy(p -> assertThat(p.throughput().module()).as(p.source() + " -> " + p.target()).isEqualTo("splice"));
+    }
+
+    @Test
+    void theProxyOnlySiteReachesAndIsReachedByEverySiteRoutedThroughItsProxy() {
+        assertThat(proxyOnlyPairs()).as(report).hasSize(12).allSatisfy(p -> {
+            String pair = p.source() + " -> " + p.target();
+            assertThat(p.problems()).as(pair).isEmpty();
+            assertThat(List.of(p.cold().orElseThrow(), p.first(), p.cached(), p.throughput())).as(pair)
+                    .allSatisfy(r -> assertThat(r.module()).as(r::toString).isEqualTo("routed"));
+            assertThat(p.rtt().module()).as(pair).isEqualTo("routed");
+        });
+        SiteHttpProxy proxy = network.httpProxy(PROXY_ONLY).orElseThrow();
+        // The settled node's hub link and data link, and a hub link from each of the six cold JVMs there.
+        assertThat(proxy.connectRequests()).as("CONNECT requests in the proxy's log:\n%s", proxy.log()).isGreaterThanOrEqualTo(8);
     }
 }
