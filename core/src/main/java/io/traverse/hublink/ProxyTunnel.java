@@ -43,6 +43,9 @@ final class ProxyTunnel {
             String why;
             if (statusLine.line != null) {
                 why = route.refusal(hub, statusLine.line);
+                answers.accept(why);
+                handshake.completeExceptionally(new ConnectRefused(why, f.cause()));
+                return;
             } else if (f.cause() instanceof ProxyConnectException && String.valueOf(f.cause().getMessage()).contains("timeout")) {
                 why = who + " did not answer CONNECT to hub " + ProxyRoute.authority(hub) + " within " + timeoutMillis + " ms";
             } else {
@@ -51,6 +54,15 @@ final class ProxyTunnel {
             answers.accept(why);
             handshake.completeExceptionally(new HubLinkException(why, f.cause()));
         });
+    }
+
+    /** The proxy answered CONNECT with a refusal (a long-poll session may still get through it). */
+    static final class ConnectRefused extends HubLinkException {
+        private static final long serialVersionUID = 1L;
+
+        ConnectRefused(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** Remembers the status line of the proxy's answer, and passes everything on. */

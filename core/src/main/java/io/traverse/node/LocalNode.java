@@ -307,6 +307,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
 
             @Override
+            public java.util.Optional<String> hubLinkLongPoll() {
+                return hubLink.longPollRoute();
+            }
+
+            @Override
             public ReverseConnections reverseConnections() {
                 return reverseConnections;
             }

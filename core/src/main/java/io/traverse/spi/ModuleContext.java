@@ -44,6 +44,14 @@ public interface ModuleContext {
      */
     java.util.concurrent.CompletableFuture<Void> hubLinkUp();
 
+    /**
+     * How the hub link reaches its hub while it is a long-poll session (issue 14), e.g. "long-poll
+     * session through HTTP proxy 10.0.3.1:3128 (…) with hub 198.18.0.1:17000"; empty for a TCP link.
+     */
+    default java.util.Optional<String> hubLinkLongPoll() {
+        return java.util.Optional.empty();
+    }
+
     /** Events for the node's listeners (peer unreachable). */
     ModuleEvents events();
 
