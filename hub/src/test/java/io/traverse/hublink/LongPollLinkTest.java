@@ -7,6 +7,8 @@ import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.hub.Hub;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.util.Locale;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -55,6 +57,88 @@ class LongPollLinkTest {
 
         exchange16MiB(outside, polling, "routed");
         exchange16MiB(polling, outside, "routed");
+    }
+
+    @Test
+    void whenTheProxyRefusesConnectTheNodeLinksByLongPollThroughItAndSideChannelNamesAndConnectionsWork() throws Exception {
+        LoopbackTinyproxy proxy = net.closeLater(LoopbackTinyproxy.start("ConnectPort 443"));
+        Hub hub = net.hub("longpoll-proxy-hub");
+        Traverse behindProxy = net.node(LoopbackHubNetwork.config(hub).modules("routed").httpProxy(proxy.authority())
+                .nonProxyHosts("nothing.invalid").connectTimeout(Duration.ofSeconds(10)).build());
+        assertThat(behindProxy.awaitHubLink(Duration.ofSeconds(15))).as("%s", behindProxy.hubLinkStatus()).isTrue();
+        assertThat(behindProxy.hubProxyAnswer()).hasValueSatisfying(a -> assertThat(a).contains("refused CONNECT").contains("403"));
+        assertThat(behindProxy.hubLongPollRoute()).hasValueSatisfying(r -> assertThat(r)
+                .startsWith("long-poll session through HTTP proxy " + proxy.authority()));
+        Traverse outside = plainNode(hub, "routed");
+
+        // Side channel both ways.
+        outside.sideChannel().register("upper", (from, payload) -> new String(payload, StandardCharsets.UTF_8)
+                .toUpperCase(Locale.ROOT).getBytes(StandardCharsets.UTF_8));
+        behindProxy.sideChannel().register("lower", (from, payload) -> new String(payload, StandardCharsets.UTF_8)
+                .toLowerCase(Locale.ROOT).getBytes(StandardCharsets.UTF_8));
+        LoopbackHubNetwork.awaitRoute(behindProxy, outside);
+        assertThat(behindProxy.sideChannel().request(outside.identity().id().orElseThrow(), "upper",
+                "from behind the proxy".getBytes(StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS))
+                .asString(StandardCharsets.UTF_8).isEqualTo("FROM BEHIND THE PROXY");
+        assertThat(outside.sideChannel().request(behindProxy.identity().id().orElseThrow(), "lower",
+                "TO BEHIND THE PROXY".getBytes(StandardCharsets.UTF_8)).get(10, TimeUnit.SECONDS))
+                .asString(StandardCharsets.UTF_8).isEqualTo("to behind the proxy");
+
+        // A name bound over the session, connected to by name from outside; half-close both ways.
+        try (TraverseServerSocket named = (TraverseServerSocket) behindProxy.serverSocketFactory().createServerSocket("polled-db", 5432)) {
+            CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
+                try (Socket s = named.accept()) {
+                    return SeededStreams.exchange(s, threads, SeededStreams.EVEN, 4, 1024 * 1024, () -> 7 * 1024);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }, threads);
+            try (Socket s = outside.socketFactory().createSocket("polled-db", 5432)) {
+                assertThat(SeededStreams.exchange(s, threads, SeededStreams.EVEN, 3, 1024 * 1024, () -> 7 * 1024))
+                        .isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 4, 1024 * 1024));
+            }
+            assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 3, 1024 * 1024));
+        }
+        exchange16MiB(behindProxy, outside, "routed");
+        assertThat(proxy.connectRequests()).as("CONNECT asked once, then remembered as refused").isEqualTo(1);
+    }
+
+    @Test
+    void httpConnectionsCutMidTransferAreResumedWithNothingLostOrDoubled() throws Exception {
+        Hub hub = net.hub("longpoll-cut-hub");
+        SocketCutter cutter = net.closeLater(new SocketCutter(LoopbackHubNetwork.address(hub), threads));
+        Traverse polling = net.node(LoopbackHubNetwork.config(hub).hubs(java.util.List.of(cutter.address())).modules("routed")
+                .set("traverse.http.tunnel", "longpoll").connectTimeout(Duration.ofSeconds(10)).hubKeepalive(Duration.ofSeconds(2)).build());
+        assertThat(polling.awaitHubLink(Duration.ofSeconds(10))).as("%s", polling.hubLinkStatus()).isTrue();
+        Traverse outside = plainNode(hub, "routed");
+        java.util.concurrent.atomic.AtomicInteger linksLost = new java.util.concurrent.atomic.AtomicInteger();
+        polling.addListener(new io.traverse.TraverseListener() {
+            @Override
+            public void hubLinkLost(io.traverse.identity.NodeId hubId, java.net.InetSocketAddress hubAddress, String reason) {
+                linksLost.incrementAndGet();
+            }
+        });
+        java.util.concurrent.atomic.AtomicBoolean cutting = new java.util.concurrent.atomic.AtomicBoolean(true);
+        CompletableFuture<Void> cuts = CompletableFuture.runAsync(() -> {
+            while (cutting.get()) {
+                try {
+                    Thread.sleep(150);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                cutter.cutAll();
+            }
+        }, threads);
+        try {
+            exchange16MiB(outside, polling, "routed");
+            exchange16MiB(polling, outside, "routed");
+        } finally {
+            cutting.set(false);
+            cuts.get(5, TimeUnit.SECONDS);
+        }
+        assertThat(cutter.cuts()).as("connections cut under the session").isGreaterThanOrEqualTo(6);
+        assertThat(linksLost.get()).as("the hub link itself survived every cut").isZero();
+        assertThat(hub.longPollSessions()).isEqualTo(1);
     }
 
     void exchange16MiB(Traverse client, Traverse server, String module) throws Exception {
