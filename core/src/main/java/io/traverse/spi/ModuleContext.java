@@ -52,6 +52,14 @@ public interface ModuleContext {
         return java.util.Optional.empty();
     }
 
+    /**
+     * Whether relayed connections of this node travel over a long-poll session: the hub link is one
+     * now, or always will be ({@code traverse.http.tunnel=longpoll}, also while it is coming up).
+     */
+    default boolean hubLinkIsLongPoll() {
+        return hubLinkLongPoll().isPresent() || config().longPoll().always();
+    }
+
     /** Events for the node's listeners (peer unreachable). */
     ModuleEvents events();
 

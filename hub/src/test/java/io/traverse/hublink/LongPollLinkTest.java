@@ -141,11 +141,33 @@ class LongPollLinkTest {
         assertThat(hub.longPollSessions()).isEqualTo(1);
     }
 
-    void exchange16MiB(Traverse client, Traverse server, String module) throws Exception {
+    @Test
+    void theLongPollModuleCarriesConnectionsOfALongPollNodeAndRoutedLeavesThemToIt() throws Exception {
+        Hub hub = net.hub("longpoll-module-hub");
+        Traverse polling = longPollNode(hub, "routed,longpoll");
+        Traverse outside = plainNode(hub, "routed,longpoll");
+        // Connected from the long-poll node: routed says why it leaves it; accepted there: reported as longpoll too.
+        assertThat(exchange16MiB(polling, outside, "longpoll")).as("accepted by the TCP-linked node").isEqualTo("routed");
+        assertThat(exchange16MiB(outside, polling, "routed")).as("accepted by the long-poll node").isEqualTo("longpoll");
+        LoopbackHubNetwork.awaitRoute(polling, outside);
+        // A node that is nowhere: every module of the chain fails or says why it did not try.
+        String nowhere = "tv1-" + io.traverse.identity.NodeId.random();
+        java.net.ConnectException nobody = org.assertj.core.api.Assertions.catchThrowableOfType(() -> polling.socketFactory()
+                .createSocket(nowhere, PORT + 1), java.net.ConnectException.class);
+        assertThat(nobody).hasMessageContaining("routed: not tried (the hub link is a long-poll session; longpoll carries it)");
+        java.net.ConnectException fromOutside = org.assertj.core.api.Assertions.catchThrowableOfType(() -> outside.socketFactory()
+                .createSocket(nowhere, PORT + 1), java.net.ConnectException.class);
+        assertThat(fromOutside).hasMessageContaining("longpoll: not tried (the hub link is not a long-poll session (a TCP link to");
+    }
+
+    /** Returns the module the server's side reports for the accepted connection. */
+    String exchange16MiB(Traverse client, Traverse server, String module) throws Exception {
         LoopbackHubNetwork.awaitRoute(client, server);
+        java.util.concurrent.atomic.AtomicReference<String> accepted = new java.util.concurrent.atomic.AtomicReference<>();
         try (TraverseServerSocket listening = (TraverseServerSocket) server.serverSocketFactory().createServerSocket(PORT)) {
             CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
                 try (Socket s = listening.accept()) {
+                    accepted.set(server.connectionInfo(s).orElseThrow().module());
                     return SeededStreams.exchange(s, threads, SeededStreams.EVEN, 2, BYTES, () -> 29 * 1024);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
@@ -159,5 +181,6 @@ class LongPollLinkTest {
             }
             assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 1, BYTES));
         }
+        return accepted.get();
     }
 }
