@@ -53,6 +53,15 @@ public interface ModuleContext {
     }
 
     /**
+     * The HTTP proxy that is this node's only way out (issue 14: it is set and carries the hub
+     * link), or empty. Nothing outside this host's networks can dial such a node, nor can it dial
+     * out: modules that need either leave its requests to the relayed ones at once.
+     */
+    default java.util.Optional<io.traverse.config.HttpProxy> httpOnlyWayOut() {
+        return java.util.Optional.empty();
+    }
+
+    /**
      * Whether relayed connections of this node travel over a long-poll session: the hub link is one
      * now, or always will be ({@code traverse.http.tunnel=longpoll}, also while it is coming up).
      */

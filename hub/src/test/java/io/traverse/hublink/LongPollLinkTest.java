@@ -63,13 +63,13 @@ class LongPollLinkTest {
     void whenTheProxyRefusesConnectTheNodeLinksByLongPollThroughItAndSideChannelNamesAndConnectionsWork() throws Exception {
         LoopbackTinyproxy proxy = net.closeLater(LoopbackTinyproxy.start("ConnectPort 443"));
         Hub hub = net.hub("longpoll-proxy-hub");
-        Traverse behindProxy = net.node(LoopbackHubNetwork.config(hub).modules("routed").httpProxy(proxy.authority())
+        Traverse behindProxy = net.node(LoopbackHubNetwork.config(hub).modules("reverse", "routed", "longpoll").httpProxy(proxy.authority())
                 .nonProxyHosts("nothing.invalid").connectTimeout(Duration.ofSeconds(10)).build());
         assertThat(behindProxy.awaitHubLink(Duration.ofSeconds(15))).as("%s", behindProxy.hubLinkStatus()).isTrue();
         assertThat(behindProxy.hubProxyAnswer()).hasValueSatisfying(a -> assertThat(a).contains("refused CONNECT").contains("403"));
         assertThat(behindProxy.hubLongPollRoute()).hasValueSatisfying(r -> assertThat(r)
                 .startsWith("long-poll session through HTTP proxy " + proxy.authority()));
-        Traverse outside = plainNode(hub, "routed");
+        Traverse outside = plainNode(hub, "routed,longpoll");
 
         // Side channel both ways.
         outside.sideChannel().register("upper", (from, payload) -> new String(payload, StandardCharsets.UTF_8)
@@ -99,8 +99,13 @@ class LongPollLinkTest {
             }
             assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 3, 1024 * 1024));
         }
-        exchange16MiB(behindProxy, outside, "routed");
+        assertThat(exchange16MiB(behindProxy, outside, "longpoll")).isEqualTo("routed");
         assertThat(proxy.connectRequests()).as("CONNECT asked once, then remembered as refused").isEqualTo(1);
+        // Nothing can dial back to a node that only its proxy lets out: reverse does not even ask.
+        java.net.ConnectException nowhere = org.assertj.core.api.Assertions.catchThrowableOfType(() -> behindProxy.socketFactory()
+                .createSocket("tv1-" + io.traverse.identity.NodeId.random(), 80), java.net.ConnectException.class);
+        assertThat(nowhere).hasMessageContaining("reverse: not tried (this node's only way out is HTTP proxy " + proxy.authority())
+                .hasMessageContaining("routed: not tried (the hub link is a long-poll session; longpoll carries it)");
     }
 
     @Test
