@@ -197,17 +197,26 @@ final class ConnectedPair implements Closeable {
      *        child process with CONNECT, as a node at a proxy-only site does (issue 14)
      */
     static ConnectedPair routed(int hubs, boolean dataLink, boolean clientBehindProxy) throws IOException {
+        return routed(hubs, dataLink, clientBehindProxy, false, false);
+    }
+
+    /**
+     * @param clientLongPoll the client's node links by a long-poll session straight to its hub (issue 14): what it writes goes up in POSTs
+     * @param serverLongPoll the server's node does: what the client writes reaches it in poll answers
+     */
+    static ConnectedPair routed(int hubs, boolean dataLink, boolean clientBehindProxy, boolean clientLongPoll, boolean serverLongPoll)
+            throws IOException {
         HubLine line = HubLine.start(hubs);
         Traverse serverNode = null;
         Traverse clientNode = null;
         ChildHttpProxy proxy = null;
         try {
-            serverNode = line.routedNode(hubs - 1, dataLink);
+            serverNode = line.routedNode(hubs - 1, dataLink, null, serverLongPoll);
             if (clientBehindProxy) {
                 proxy = new ChildHttpProxy();
                 line.closeLater(proxy);
             }
-            clientNode = line.routedNode(0, dataLink, proxy == null ? null : proxy.authority());
+            clientNode = line.routedNode(0, dataLink, proxy == null ? null : proxy.authority(), clientLongPoll);
             line.awaitRoute(clientNode, serverNode);
             TraverseServerSocket listener = serverNode.serverSocketFactory().createServerSocket(0);
             VirtualSocketAddress vaddr = listener.virtualAddress();
@@ -240,6 +249,8 @@ final class ConnectedPair implements Closeable {
             case "routed-1-link" -> routed(1, false);
             case "routed-1-proxy" -> routed(1, true, true);
             case "proxy-tunnel" -> proxyTunnel();
+            case "longpoll-1" -> routed(1, true, false, true, false);
+            case "longpoll-1-down" -> routed(1, true, false, false, true);
             case "routed-2" -> routed(2);
             case "routed-3" -> routed(3);
             default -> throw new IllegalArgumentException("unknown contender " + contender);

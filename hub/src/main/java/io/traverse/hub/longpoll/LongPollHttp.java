@@ -105,10 +105,10 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
             switch (action) {
                 case "up" -> {
                     ByteBuf body = request.content().retain();
-                    s.channel.eventLoop().execute(() -> s.upstream(ctx, seq, body));
+                    s.loop.execute(() -> s.upstream(ctx, seq, body));
                 }
-                case "down" -> s.channel.eventLoop().execute(() -> s.poll(ctx, ack, wait));
-                default -> s.channel.eventLoop().execute(() -> s.delete(ctx));
+                case "down" -> s.loop.execute(() -> s.poll(ctx, ack, wait));
+                default -> s.loop.execute(() -> s.delete(ctx));
             }
         } catch (IllegalArgumentException e) {
             respond(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());

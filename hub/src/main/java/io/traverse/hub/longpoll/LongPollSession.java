@@ -33,6 +33,8 @@ final class LongPollSession implements SessionChannel.Pump {
     final byte[] secret;
     final String declaredNode;
     final SessionChannel channel;
+    /** The session channel's event loop, known before its registration completes: requests queue behind it. */
+    final io.netty.channel.EventLoop loop;
     private final LongPollSessions sessions;
     private final long waitMillis;
     private final int batchSize;
@@ -48,9 +50,10 @@ final class LongPollSession implements SessionChannel.Pump {
     private boolean linkClosed;
     private String endReason;
 
-    LongPollSession(LongPollSessions sessions, String id, byte[] secret, String declaredNode, SessionChannel channel, long waitMillis,
-            int batchSize, long timespanMillis) {
+    LongPollSession(LongPollSessions sessions, String id, byte[] secret, String declaredNode, SessionChannel channel,
+            io.netty.channel.EventLoop loop, long waitMillis, int batchSize, long timespanMillis) {
         this.sessions = sessions;
+        this.loop = loop;
         this.id = id;
         this.secret = secret;
         this.declaredNode = declaredNode;
@@ -87,7 +90,7 @@ final class LongPollSession implements SessionChannel.Pump {
     /** On the state loop: the link inside admitted {@code node}. A session opened for another node cannot carry it. */
     void admitted(NodeId node) {
         if (!node.toString().equals(declaredNode)) {
-            channel.eventLoop().execute(() -> fail("the link authenticated node " + node + " but the session was opened for node "
+            loop.execute(() -> fail("the link authenticated node " + node + " but the session was opened for node "
                     + declaredNode));
             return;
         }
@@ -126,7 +129,7 @@ final class LongPollSession implements SessionChannel.Pump {
     }
 
     private ScheduledFuture<?> schedule(long wait) {
-        return channel.eventLoop().schedule(this::answerPoll, wait, TimeUnit.MILLISECONDS);
+        return loop.schedule(this::answerPoll, wait, TimeUnit.MILLISECONDS);
     }
 
     /** POST .../up?seq=N: upstream bytes from offset N (an overlap with what the hub has is skipped). */
@@ -216,7 +219,7 @@ final class LongPollSession implements SessionChannel.Pump {
         if (timespanMillis == 0 || available >= batchSize || linkClosed) {
             answerPoll();
         } else if (batchTimer == null) {
-            batchTimer = channel.eventLoop().schedule(this::answerPoll, timespanMillis, TimeUnit.MILLISECONDS);
+            batchTimer = loop.schedule(this::answerPoll, timespanMillis, TimeUnit.MILLISECONDS);
         }
     }
 
@@ -270,7 +273,9 @@ final class LongPollSession implements SessionChannel.Pump {
         if (batchTimer != null) {
             batchTimer.cancel(false);
         }
-        channel.fail(reason);
+        if (channel.isRegistered()) {
+            channel.fail(reason);
+        }
         channel.outgoing().clear();
         sessions.ended(this, reason);
     }

@@ -116,15 +116,17 @@ public final class LongPollSessions {
         InetSocketAddress peer = (InetSocketAddress) ctx.channel().remoteAddress();
         SessionChannel channel = new SessionChannel((InetSocketAddress) ctx.channel().localAddress(), peer, limits.window(),
                 limits.maxUnacknowledged(), waterMark);
-        LongPollSession session = new LongPollSession(this, id, secret, node, channel, wait, batch, timespan);
+        EventLoop loop = loops.next();
+        LongPollSession session = new LongPollSession(this, id, secret, node, channel, loop, wait, batch, timespan);
         channel.pump(session);
         channel.attr(LinkListener.ADMITTED).set(session::admitted);
         sessions.put(id, session);
-        linkInstaller.accept(channel);
-        EventLoop loop = loops.next();
+        // Requests for the session run on its loop, queued behind this registration: the link is in place before any of them.
         loop.register(channel).addListener(f -> {
             if (!f.isSuccess()) {
                 session.fail("cannot start the session's link: " + f.cause());
+            } else {
+                linkInstaller.accept(channel);
             }
         });
         log.debug("Long-poll session {} opened for node {} from {}", id, node, peer);
@@ -192,7 +194,7 @@ public final class LongPollSessions {
     private void expire() {
         long limit = limits.expiry().toNanos();
         for (LongPollSession s : sessions.values()) {
-            s.channel.eventLoop().execute(() -> {
+            s.loop.execute(() -> {
                 if (s.idleNanos(System.nanoTime()) > limit) {
                     s.fail("expired: no request for " + limits.expiry().toMillis() + " ms");
                 }
@@ -204,7 +206,7 @@ public final class LongPollSessions {
     public void close() {
         sweeper.cancel(false);
         for (LongPollSession s : sessions.values()) {
-            s.channel.eventLoop().execute(() -> s.fail("the hub is shutting down"));
+            s.loop.execute(() -> s.fail("the hub is shutting down"));
         }
     }
 }
