@@ -394,7 +394,7 @@ public final class HubLink implements Closeable {
 
     /** How the hub link reaches its hub when it is a long-poll session, e.g. "long-poll session through HTTP proxy 10.0.3.1:3128 …". */
     public Optional<String> longPollRoute() {
-        return session != null || status.isConnected() ? Optional.ofNullable(longPollRoute) : Optional.empty();
+        return status.isConnected() ? Optional.ofNullable(longPollRoute) : Optional.empty();
     }
 
     private void attemptFailed(Round r, InetSocketAddress hub, String why) {

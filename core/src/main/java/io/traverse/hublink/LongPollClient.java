@@ -38,8 +38,9 @@ import org.slf4j.LoggerFactory;
  * An answer the hub means (403, 404, 409, 410) ends the session with its reason.
  *
  * <p>Requests go through the JDK's {@link HttpClient} (HTTP/1.1; through a proxy it sends
- * absolute-form requests, which proxies forward to any port, unlike CONNECT). Its answers are
- * handled on the session channel's event loop.
+ * absolute-form requests, which proxies forward to any port, unlike CONNECT), with basic proxy
+ * authentication sent preemptively when a user is set, as the CONNECT request does. Its answers
+ * are handled on the session channel's event loop.
  */
 final class LongPollClient implements SessionChannel.Pump {
     private static final Logger log = LoggerFactory.getLogger(LongPollClient.class);
@@ -60,6 +61,8 @@ final class LongPollClient implements SessionChannel.Pump {
     private final long waitMillis;
     private final int batchSize;
     private final String route;
+    /** {@code Proxy-Authorization} sent with every request (basic, preemptive as for CONNECT), or null. */
+    private final String proxyAuthorization;
     final SessionChannel channel;
     private EventLoop loop;
     private long received;
@@ -71,8 +74,9 @@ final class LongPollClient implements SessionChannel.Pump {
     private boolean ended;
 
     private LongPollClient(HttpClient http, URI base, String nodeId, String secret, LongPollSettings settings, long waitMillis,
-            int batchSize, InetSocketAddress hub, String route) {
+            int batchSize, InetSocketAddress hub, String route, String proxyAuthorization) {
         this.http = http;
+        this.proxyAuthorization = proxyAuthorization;
         this.base = base;
         this.nodeId = nodeId;
         this.secret = secret;
@@ -96,12 +100,16 @@ final class LongPollClient implements SessionChannel.Pump {
         String route = proxy == null ? "long-poll session with hub " + ProxyRoute.authority(hub)
                 : "long-poll session through HTTP proxy " + proxy.proxy().authority() + " (" + proxy.proxy().origin() + ") with hub "
                         + ProxyRoute.authority(hub);
-        HttpRequest request = HttpRequest.newBuilder(base.resolve("open?wait=" + settings.serverTimeout().toMillis() + "&batch="
+        String authorization = proxy == null ? null : proxy.proxy().basicAuthorization().orElse(null);
+        HttpRequest.Builder open = HttpRequest.newBuilder(base.resolve("open?wait=" + settings.serverTimeout().toMillis() + "&batch="
                         + settings.batchSize() + "&timespan=" + settings.batchTimespan().toMillis()))
                 .timeout(Duration.ofMillis(timeoutMillis))
                 .header(LongPollProtocol.NODE, node.toString())
-                .POST(HttpRequest.BodyPublishers.noBody())
-                .build();
+                .POST(HttpRequest.BodyPublishers.noBody());
+        if (authorization != null) {
+            open.header("Proxy-Authorization", authorization);
+        }
+        HttpRequest request = open.build();
         return http.sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).handle((response, failure) -> {
             if (failure != null) {
                 Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
@@ -121,27 +129,17 @@ final class LongPollClient implements SessionChannel.Pump {
                         + ": the answer names no session (is this a Traverse hub?)", false));
             }
             return new LongPollClient(http, base.resolve(id + "/"), node.toString(), secret, settings,
-                    Math.min(wait, settings.serverTimeout().toMillis()), (int) Math.max(1, Math.min(batch, settings.batchSize())), hub, route);
+                    Math.min(wait, settings.serverTimeout().toMillis()), (int) Math.max(1, Math.min(batch, settings.batchSize())), hub, route,
+                    authorization);
         });
     }
 
     private static HttpClient client(ProxyRoute proxy) {
-        String key = proxy == null ? "" : proxy.address() + "|" + proxy.proxy().basicAuthorization().orElse("");
-        return CLIENTS.computeIfAbsent(key, k -> {
-            HttpClient.Builder b = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(Duration.ofSeconds(10));
-            b.proxy(proxy == null ? HttpClient.Builder.NO_PROXY : ProxySelector.of(proxy.address()));
-            if (proxy != null && proxy.proxy().user().isPresent()) {
-                String user = proxy.proxy().user().get();
-                char[] password = proxy.proxy().password().orElse("").toCharArray();
-                b.authenticator(new java.net.Authenticator() {
-                    @Override
-                    protected java.net.PasswordAuthentication getPasswordAuthentication() {
-                        return getRequestorType() == RequestorType.PROXY ? new java.net.PasswordAuthentication(user, password) : null;
-                    }
-                });
-            }
-            return b.build();
-        });
+        String key = proxy == null ? "" : proxy.address().toString();
+        return CLIENTS.computeIfAbsent(key, k -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10))
+                .proxy(proxy == null ? HttpClient.Builder.NO_PROXY : ProxySelector.of(proxy.address()))
+                .build());
     }
 
     /** What the hub link status and `traverse diagnose` say about this way to the hub. */
@@ -261,10 +259,14 @@ final class LongPollClient implements SessionChannel.Pump {
     // ---- both ----------------------------------------------------------------------------------
 
     private HttpRequest.Builder request(String path) {
-        return HttpRequest.newBuilder(base.resolve(path))
+        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path))
                 .timeout(settings.clientTimeout())
                 .header(LongPollProtocol.NODE, nodeId)
                 .header(LongPollProtocol.SECRET, secret);
+        if (proxyAuthorization != null) {
+            b.header("Proxy-Authorization", proxyAuthorization);
+        }
+        return b;
     }
 
     /** A request that did not get through: repeated after a short pause, from the last acknowledged offset. */

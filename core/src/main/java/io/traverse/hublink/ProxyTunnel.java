@@ -44,7 +44,9 @@ final class ProxyTunnel {
             if (statusLine.line != null) {
                 why = route.refusal(hub, statusLine.line);
                 answers.accept(why);
-                handshake.completeExceptionally(new ConnectRefused(why, f.cause()));
+                // 401/407: the proxy wants other credentials, and would ask them of a long-poll session too.
+                boolean credentials = statusLine.line.contains(" 407 ") || statusLine.line.contains(" 401 ");
+                handshake.completeExceptionally(credentials ? new HubLinkException(why, f.cause()) : new ConnectRefused(why, f.cause()));
                 return;
             } else if (f.cause() instanceof ProxyConnectException && String.valueOf(f.cause().getMessage()).contains("timeout")) {
                 why = who + " did not answer CONNECT to hub " + ProxyRoute.authority(hub) + " within " + timeoutMillis + " ms";
@@ -56,7 +58,7 @@ final class ProxyTunnel {
         });
     }
 
-    /** The proxy answered CONNECT with a refusal (a long-poll session may still get through it). */
+    /** The proxy refused CONNECT for another reason than credentials (a long-poll session may still get through it). */
     static final class ConnectRefused extends HubLinkException {
         private static final long serialVersionUID = 1L;
 

@@ -109,6 +109,21 @@ class LongPollLinkTest {
     }
 
     @Test
+    void theFallbackThroughAProxyWithBasicAuthenticationSendsTheCredentials() throws Exception {
+        LoopbackTinyproxy proxy = net.closeLater(LoopbackTinyproxy.start("ConnectPort 443", "BasicAuth alice s3cret"));
+        Hub hub = net.hub("longpoll-auth-hub");
+        Traverse behindProxy = net.node(LoopbackHubNetwork.config(hub).modules("routed", "longpoll")
+                .httpProxy("alice:s3cret@" + proxy.authority()).nonProxyHosts("nothing.invalid").build());
+        assertThat(behindProxy.awaitHubLink(Duration.ofSeconds(15))).as("%s", behindProxy.hubLinkStatus()).isTrue();
+        assertThat(behindProxy.hubLongPollRoute()).isPresent();
+        Traverse outside = plainNode(hub, "routed,longpoll");
+        LoopbackHubNetwork.awaitRoute(outside, behindProxy);
+        outside.sideChannel().register("echo", (from, payload) -> payload);
+        assertThat(behindProxy.sideChannel().request(outside.identity().id().orElseThrow(), "echo", new byte[] {1, 2, 3})
+                .get(10, TimeUnit.SECONDS)).containsExactly(1, 2, 3);
+    }
+
+    @Test
     void httpConnectionsCutMidTransferAreResumedWithNothingLostOrDoubled() throws Exception {
         Hub hub = net.hub("longpoll-cut-hub");
         SocketCutter cutter = net.closeLater(new SocketCutter(LoopbackHubNetwork.address(hub), threads));

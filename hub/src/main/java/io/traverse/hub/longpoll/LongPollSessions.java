@@ -72,6 +72,7 @@ public final class LongPollSessions {
     public void installHttp(ChannelPipeline pipeline) {
         pipeline.addLast("longpoll-idle", new IdleStateHandler(0, 0, limits.maxServerTimeout().toSeconds() + 30, TimeUnit.SECONDS));
         pipeline.addLast("longpoll-http", new HttpServerCodec(4096, 8192, 64 * 1024));
+        pipeline.addLast("longpoll-keepalive", new io.netty.handler.codec.http.HttpServerKeepAliveHandler()); // honours Connection: close
         pipeline.addLast("longpoll-aggregator", new HttpObjectAggregator(LongPollProtocol.MAX_BODY));
         pipeline.addLast("longpoll-handler", new LongPollHttp(this));
     }
