@@ -98,7 +98,8 @@ class ProxyOnlySiteTest {
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
 
         assertThatThrownBy(() -> RunningNode.start(pHost, linked(hub).bind(pHost.address())
-                .set("traverse.http.proxy", proxy.authority()).set("traverse.hub.timeout", "3s")))
+                .set("traverse.http.proxy", proxy.authority()).set("traverse.hub.timeout", "3s")
+                .set("traverse.http.tunnel", "connect"))) // CONNECT only: by default a refusal falls back on a long-poll session
                 .isInstanceOf(TestbedException.class)
                 .hasMessageContaining("HTTP proxy " + proxy.authority())
                 .hasMessageContaining("refused CONNECT to hub " + hub)
