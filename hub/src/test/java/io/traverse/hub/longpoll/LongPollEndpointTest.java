@@ -67,6 +67,22 @@ class LongPollEndpointTest {
         }
     }
 
+    /** A link that authenticates another node than the one that opened the session (as AcceptorHandshake reports it). */
+    private static final class Impostor extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            ctx.channel().attr(io.traverse.hub.link.LinkListener.ADMITTED).get().accept(io.traverse.identity.NodeId.of("node-b"));
+            ctx.fireChannelActive();
+        }
+
+        @Override
+        public void handlerAdded(ChannelHandlerContext ctx) {
+            if (ctx.channel().isActive()) {
+                channelActive(ctx);
+            }
+        }
+    }
+
     private void start(LongPollLimits limits, Supplier<ChannelHandler> link) throws Exception {
         sessions = new LongPollSessions(limits, group, ch -> ch.pipeline().addLast(link.get()), new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
         server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class).childHandler(new ChannelInitializer<SocketChannel>() {
@@ -214,6 +230,16 @@ class LongPollEndpointTest {
         assertThat(up(s, 0, "ok".getBytes(StandardCharsets.US_ASCII)).statusCode()).isEqualTo(200);
         assertThat(text(down(s, 0))).isEqualTo("ok");
         assertThat(sessions.openSessions()).isEqualTo(2);
+    }
+
+    @Test
+    void aSessionWhoseLinkAuthenticatesAnotherNodeFailsWith410() throws Exception {
+        start(LongPollLimits.defaults(), Impostor::new);
+        Session s = open(NODE);
+        await().atMost(Duration.ofSeconds(10)).until(() -> sessions.openSessions() == 0);
+        HttpResponse<byte[]> gone = down(s, 0);
+        assertThat(gone.statusCode()).isEqualTo(410);
+        assertThat(text(gone)).contains("the link authenticated node node-b but the session was opened for node node-a");
     }
 
     @Test
