@@ -164,6 +164,15 @@ public final class Traverse implements Closeable {
     }
 
     /**
+     * How the hub link reaches its hub while it is a long-poll session (issue 14), e.g. "long-poll
+     * session through HTTP proxy 10.0.3.1:3128 (system property traverse.http.proxy) with hub
+     * 198.18.0.1:17000"; empty while the link is a TCP connection (perhaps a CONNECT tunnel) or down.
+     */
+    public Optional<String> hubLongPollRoute() {
+        return node.hubLink().longPollRoute();
+    }
+
+    /**
      * What the HTTP proxy ({@code traverse.http.proxy}) answered this node's last CONNECT to a hub,
      * naming the proxy; empty without a proxy or before the first attempt.
      */

@@ -57,6 +57,7 @@ public final class TraverseConfig {
     private final InetAddress portmapGateway;
     private final HttpProxy httpProxy;
     private final List<SshTunnelRule> sshTunnels;
+    private final io.traverse.config.LongPollSettings longPoll;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -87,6 +88,12 @@ public final class TraverseConfig {
         portmapGateway = b.portmapGateway;
         httpProxy = b.httpProxy();
         sshTunnels = b.sshTunnels;
+        longPoll = b.longPoll();
+    }
+
+    /** How the hub link goes through an HTTP proxy, and the long-polling parameters. */
+    public io.traverse.config.LongPollSettings longPoll() {
+        return longPoll;
     }
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
@@ -291,6 +298,12 @@ public final class TraverseConfig {
         private String nonProxyHostsText = "";
         private Properties jdkProxyProperties = new Properties();
         private List<SshTunnelRule> sshTunnels = List.of();
+        private String httpTunnel;
+        private Duration longPollServerTimeout;
+        private Duration longPollClientTimeout;
+        private Duration longPollRegenerate;
+        private int longPollBatchSize;
+        private Duration longPollBatchTimespan;
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -340,6 +353,12 @@ public final class TraverseConfig {
                     case SPLICE_PREDICTION -> splicePrediction = oneOf(v, "preserve", "sequential");
                     case SPLICE_PORTS -> splicePorts = between(v, 1, 16);
                     case SSH_TUNNELS -> sshTunnels = SshTunnelRule.parseList(v);
+                    case HTTP_TUNNEL -> httpTunnel = oneOf(v, "auto", "connect", "longpoll");
+                    case LONGPOLL_SERVER_TIMEOUT -> longPollServerTimeout = duration(v);
+                    case LONGPOLL_CLIENT_TIMEOUT -> longPollClientTimeout = duration(v);
+                    case LONGPOLL_CLIENT_REGENERATE -> longPollRegenerate = duration(v);
+                    case LONGPOLL_BATCH_SIZE -> longPollBatchSize = size(v);
+                    case LONGPOLL_BATCH_TIMESPAN -> longPollBatchTimespan = duration(v);
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -509,6 +528,31 @@ public final class TraverseConfig {
                 ConfigKey key = httpProxyText.isEmpty() ? null : ConfigKey.HTTP_PROXY;
                 throw new TraverseConfigException((key == null ? "the JDK proxy properties are invalid: " + e.getMessage()
                         : key.key() + " (from " + httpProxyOrigin + ") is invalid: " + e.getMessage() + "; expected " + key.form()), e);
+            }
+        }
+
+        private io.traverse.config.LongPollSettings longPoll() {
+            try {
+                return new io.traverse.config.LongPollSettings(httpTunnel, longPollServerTimeout, longPollClientTimeout, longPollRegenerate,
+                        longPollBatchSize, longPollBatchTimespan);
+            } catch (IllegalArgumentException e) {
+                throw new TraverseConfigException("the traverse.longpoll settings are invalid: " + e.getMessage(), e);
+            }
+        }
+
+        /** A size in bytes: a whole number, optionally with k or m (1024-based). */
+        private static int size(String v) {
+            String lower = v.toLowerCase(Locale.ROOT);
+            int unit = lower.endsWith("k") ? 1024 : lower.endsWith("m") ? 1024 * 1024 : 1;
+            String digits = unit == 1 ? lower : lower.substring(0, lower.length() - 1);
+            try {
+                long n = Long.parseLong(digits) * unit;
+                if (n < 1 || n > Integer.MAX_VALUE) {
+                    throw new IllegalArgumentException(v + " is not a size from 1 byte");
+                }
+                return (int) n;
+            } catch (NumberFormatException e) {
+                throw new IllegalArgumentException("'" + v + "' is not a size such as 65536, 256k or 1m");
             }
         }
 

@@ -182,17 +182,27 @@ final class ConnectedPair implements Closeable {
      *        a child process with CONNECT, as a node at a proxy-only site does (issue 14); null: no proxy
      */
     static ConnectedPair routed(int hubs, boolean dataLink, ChildHttpProxy.Kind clientBehindProxy) throws IOException {
+        return routed(hubs, dataLink, clientBehindProxy, false, false);
+    }
+
+    /**
+     * @param clientBehindProxy the HTTP proxy the client's node reaches its hub through, or null
+     * @param clientLongPoll the client's node links by a long-poll session straight to its hub (issue 14): what it writes goes up in POSTs
+     * @param serverLongPoll the server's node does: what the client writes reaches it in poll answers
+     */
+    static ConnectedPair routed(int hubs, boolean dataLink, ChildHttpProxy.Kind clientBehindProxy, boolean clientLongPoll,
+            boolean serverLongPoll) throws IOException {
         HubLine line = HubLine.start(hubs);
         Traverse serverNode = null;
         Traverse clientNode = null;
         ChildHttpProxy proxy = null;
         try {
-            serverNode = line.routedNode(hubs - 1, dataLink);
+            serverNode = line.routedNode(hubs - 1, dataLink, null, serverLongPoll);
             if (clientBehindProxy != null) {
                 proxy = new ChildHttpProxy(clientBehindProxy);
                 line.closeLater(proxy);
             }
-            clientNode = line.routedNode(0, dataLink, proxy == null ? null : proxy.authority());
+            clientNode = line.routedNode(0, dataLink, proxy == null ? null : proxy.authority(), clientLongPoll);
             line.awaitRoute(clientNode, serverNode);
             TraverseServerSocket listener = serverNode.serverSocketFactory().createServerSocket(0);
             VirtualSocketAddress vaddr = listener.virtualAddress();
@@ -227,6 +237,8 @@ final class ConnectedPair implements Closeable {
             case "proxy-tunnel" -> proxyTunnel(ChildHttpProxy.Kind.TINYPROXY);
             case "routed-1-squid" -> routed(1, true, ChildHttpProxy.Kind.SQUID);
             case "squid-tunnel" -> proxyTunnel(ChildHttpProxy.Kind.SQUID);
+            case "longpoll-1" -> routed(1, true, null, true, false);
+            case "longpoll-1-down" -> routed(1, true, null, false, true);
             case "routed-2" -> routed(2);
             case "routed-3" -> routed(3);
             default -> throw new IllegalArgumentException("unknown contender " + contender);

@@ -47,9 +47,17 @@ final class HubLine implements Closeable {
 
     /** @param httpProxy the node's hub link and data link go through this HTTP proxy ({@code traverse.http.proxy}); null: none */
     Traverse routedNode(int index, boolean dataLink, String httpProxy) throws IOException {
+        return routedNode(index, dataLink, httpProxy, false);
+    }
+
+    /** @param longPoll the node's hub link is a long-poll session straight to the hub ({@code traverse.http.tunnel=longpoll}, issue 14) */
+    Traverse routedNode(int index, boolean dataLink, String httpProxy, boolean longPoll) throws IOException {
         TraverseConfig.Builder config = TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
                 .hubs(List.of(new java.net.InetSocketAddress("127.0.0.1", hubs.get(index).port()))).modules("routed")
                 .hubDataLink(dataLink);
+        if (longPoll) {
+            config.set("traverse.http.tunnel", "longpoll");
+        }
         if (httpProxy != null) {
             config.httpProxy(httpProxy).nonProxyHosts("nothing.invalid"); // loopback is a non-proxy host by default
         }

@@ -58,7 +58,20 @@ public enum ConfigKey {
             "a whole number from 1 to 16: how many consecutive ports from the predicted one the splice module tries"),
     SSH_TUNNELS("traverse.ssh.tunnels", "",
             "rules separated by ';', each NETWORK user=NAME key=FILE [gateway=HOST[:PORT]] [port=PORT] [passphrase=TEXT] [known-hosts=FILE],"
-                    + " e.g. 198.18.3.0/24 user=alice key=/home/alice/.ssh/id_rsa known-hosts=/home/alice/.ssh/known_hosts");
+                    + " e.g. 198.18.3.0/24 user=alice key=/home/alice/.ssh/id_rsa known-hosts=/home/alice/.ssh/known_hosts"),
+    HTTP_TUNNEL("traverse.http.tunnel", "auto",
+            "auto, connect or longpoll: how the hub link goes through the HTTP proxy (auto: CONNECT, and a long-poll session when"
+                    + " the proxy refuses it; longpoll: always a long-poll session, also without a proxy)"),
+    LONGPOLL_SERVER_TIMEOUT("traverse.longpoll.server.timeout", "25s",
+            "a duration from 0 to 2m: how long the hub holds a poll that has nothing to return (the hub may cap it)"),
+    LONGPOLL_CLIENT_TIMEOUT("traverse.longpoll.client.timeout", "35s",
+            "a duration up to 3m, at least 1s more than the server timeout: how long the node waits for an HTTP answer before it repeats the request"),
+    LONGPOLL_CLIENT_REGENERATE("traverse.longpoll.client.regenerate", "0ms",
+            "a duration from 0 to 500ms: how long the node waits after a poll's answer before it polls again"),
+    LONGPOLL_BATCH_SIZE("traverse.longpoll.batch.size", "1m",
+            "a size from 1 byte to 1m such as 256k: the most bytes one poll answer or upstream request carries"),
+    LONGPOLL_BATCH_TIMESPAN("traverse.longpoll.batch.timespan", "0ms",
+            "a duration from 0 to 10s: how long the hub lets bytes gather before it answers a poll (0: at once)");
 
     private final String key;
     private final String defaultValue;

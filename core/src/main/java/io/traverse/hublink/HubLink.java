@@ -103,6 +103,10 @@ public final class HubLink implements Closeable {
     private volatile HubLinkStatus status;
     /** What the HTTP proxy last answered a CONNECT to a hub (null: no proxy asked yet). */
     private volatile String proxyAnswer;
+    /** How the current link reaches its hub when it is a long-poll session (null: a TCP link, perhaps through CONNECT). */
+    private volatile String longPollRoute;
+    /** Loop only: hubs whose CONNECT the proxy refused; they are reached by long-poll sessions from then on. */
+    private final Set<InetSocketAddress> connectRefused = new java.util.HashSet<>();
     /** Completes with the session when the link is up; replaced by a fresh one when it goes down. */
     private volatile CompletableFuture<LinkSession> up = new CompletableFuture<>();
     /** Waits for the link from {@link #whenUp()}: woken by link up, no hub and close; each leaves the set when done. */
@@ -312,6 +316,11 @@ public final class HubLink implements Closeable {
     }
 
     private void dial(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
+        io.traverse.config.LongPollSettings longPoll = config.longPoll();
+        if (longPoll.always() || (proxy != null && longPoll.fallBack() && connectRefused.contains(resolved))) {
+            dialLongPoll(r, hub, resolved, proxy);
+            return;
+        }
         CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
         long timeoutMillis = config.hubTimeout().toMillis();
         String identityText = identityWithHub.apply(resolved).toText();
@@ -342,13 +351,66 @@ public final class HubLink implements Closeable {
         // Completed on the channel's loop (ours): run inline, so that the session handler is in
         // the pipeline before the frames that follow WELCOME in the same read are passed on.
         handshake.whenComplete((outcome, failure) -> onLoop(() -> {
-            if (failure != null) {
+            if (failure instanceof ProxyTunnel.ConnectRefused && config.longPoll().fallBack() && r == round) {
+                channel.close();
+                connectRefused.add(resolved);
+                log.info("{}; linking through a long-poll session instead", failure.getMessage());
+                dialLongPoll(r, hub, resolved, proxy);
+            } else if (failure != null) {
                 channel.close();
                 attemptFailed(r, hub, failure.getMessage(), failure instanceof HubLinkException h && h.isRefusalForSetting());
             } else {
                 attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
             }
         }));
+    }
+
+    /**
+     * A link whose byte stream travels in HTTP requests (issue 14): when the proxy refuses
+     * CONNECT, or always with {@code traverse.http.tunnel=longpoll}. The link pipeline and its
+     * handshake are those of a TCP link; the session channel takes the socket's place.
+     */
+    private void dialLongPoll(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
+        long timeoutMillis = config.hubTimeout().toMillis();
+        String identityText = identityWithHub.apply(resolved).toText();
+        LongPollClient.open(resolved, proxy, nodeId, config.longPoll(), timeoutMillis).whenComplete((client, failure) -> loop.execute(() -> {
+            if (failure != null) {
+                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+                attemptFailed(r, hub, cause.getMessage(), false);
+                return;
+            }
+            io.traverse.longpolling.SessionChannel channel = client.channel;
+            CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
+            LinkPipeline.installCodec(channel.pipeline());
+            channel.pipeline().addLast("handshake", new NodeLinkHandshake(resolved, nodeId, identityText, authentication, timeoutMillis,
+                    handshake));
+            r.channels.add(channel);
+            loop.register(channel).addListener(f -> {
+                if (!f.isSuccess()) {
+                    handshake.completeExceptionally(new HubLinkException("cannot start the " + client.route() + ": " + f.cause(), f.cause()));
+                } else if (r != round || closed) {
+                    channel.close();
+                } else {
+                    client.start(loop);
+                }
+            });
+            handshake.whenComplete((outcome, failed) -> onLoop(() -> {
+                if (failed != null) {
+                    channel.fail(failed.getMessage());
+                    attemptFailed(r, hub, failed.getMessage(), failed instanceof HubLinkException h && h.isRefusalForSetting());
+                } else {
+                    if (r == round && !closed && session == null) {
+                        longPollRoute = client.route();
+                    }
+                    attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
+                }
+            }));
+        }));
+    }
+
+    /** How the hub link reaches its hub when it is a long-poll session, e.g. "long-poll session through HTTP proxy 10.0.3.1:3128 …". */
+    public Optional<String> longPollRoute() {
+        return status.isConnected() ? Optional.ofNullable(longPollRoute) : Optional.empty();
     }
 
     private void attemptFailed(Round r, InetSocketAddress hub, String why, boolean refusedForSetting) {
@@ -404,7 +466,11 @@ public final class HubLink implements Closeable {
         channel.closeFuture().addListener(f -> loop.execute(() -> linkDown(s, hub)));
         backoff.reset();
         relayLink.linkOpened(s);
-        if (!config.hubDataLink()) {
+        if (!(channel instanceof io.traverse.longpolling.SessionChannel)) {
+            longPollRoute = null;
+        }
+        // Over a long-poll session relayed frames travel on the link itself: a data link would need a socket to the hub.
+        if (!config.hubDataLink() || channel instanceof io.traverse.longpolling.SessionChannel) {
             linkUp(s, hub, resolved, outcome);
             return;
         }
@@ -484,7 +550,8 @@ public final class HubLink implements Closeable {
         }
         status = new HubLinkStatus(State.CONNECTED, hub.getHostString() + ":" + hub.getPort(), outcome.hubId(), resolved,
                 outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
-        log.info("Linked to hub {} at {} (seen from {})", outcome.hubId(), resolved, outcome.welcome().observedAddress());
+        log.info("Linked to hub {} at {} (seen from {}){}", outcome.hubId(), resolved, outcome.welcome().observedAddress(),
+                s.channel() instanceof io.traverse.longpolling.SessionChannel && longPollRoute != null ? " by a " + longPollRoute : "");
         events.hubLinkUp(status);
         names.bindAgain(s.hubId());
         learnHubs(s);
@@ -499,7 +566,9 @@ public final class HubLink implements Closeable {
         session = null;
         upWhenHubSwitches = null;
         up = new CompletableFuture<>();
-        String why = s.closeReason() != null ? s.closeReason() : "hub " + s.hubId() + " at " + s.hubAddress() + " closed the link";
+        String why = s.closeReason() != null ? s.closeReason()
+                : s.channel() instanceof io.traverse.longpolling.SessionChannel sc && sc.failure() != null ? "long-poll session: " + sc.failure()
+                : "hub " + s.hubId() + " at " + s.hubAddress() + " closed the link";
         requests.failAll(() -> new SideChannelException(Failure.LINK_LOST, "the link to the hub broke: " + why));
         sideChannel.linkLost(why);
         relayLink.linkLost("the link to hub " + s.hubId() + " broke: " + why);

@@ -43,6 +43,11 @@ final class ProxyTunnel {
             String why;
             if (statusLine.line != null) {
                 why = route.refusal(hub, statusLine.line);
+                answers.accept(why);
+                // 401/407: the proxy wants other credentials, and would ask them of a long-poll session too.
+                boolean credentials = statusLine.line.contains(" 407 ") || statusLine.line.contains(" 401 ");
+                handshake.completeExceptionally(credentials ? new HubLinkException(why, f.cause()) : new ConnectRefused(why, f.cause()));
+                return;
             } else if (f.cause() instanceof ProxyConnectException && String.valueOf(f.cause().getMessage()).contains("timeout")) {
                 why = who + " did not answer CONNECT to hub " + ProxyRoute.authority(hub) + " within " + timeoutMillis + " ms";
             } else {
@@ -51,6 +56,15 @@ final class ProxyTunnel {
             answers.accept(why);
             handshake.completeExceptionally(new HubLinkException(why, f.cause()));
         });
+    }
+
+    /** The proxy refused CONNECT for another reason than credentials (a long-poll session may still get through it). */
+    static final class ConnectRefused extends HubLinkException {
+        private static final long serialVersionUID = 1L;
+
+        ConnectRefused(String message, Throwable cause) {
+            super(message, cause);
+        }
     }
 
     /** Remembers the status line of the proxy's answer, and passes everything on. */

@@ -307,6 +307,16 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
 
             @Override
+            public java.util.Optional<io.traverse.config.HttpProxy> httpOnlyWayOut() {
+                return java.util.Optional.ofNullable(LocalNode.httpOnlyWayOut(config));
+            }
+
+            @Override
+            public java.util.Optional<String> hubLinkLongPoll() {
+                return hubLink.longPollRoute();
+            }
+
+            @Override
             public ReverseConnections reverseConnections() {
                 return reverseConnections;
             }

@@ -44,6 +44,31 @@ public interface ModuleContext {
      */
     java.util.concurrent.CompletableFuture<Void> hubLinkUp();
 
+    /**
+     * How the hub link reaches its hub while it is a long-poll session (issue 14), e.g. "long-poll
+     * session through HTTP proxy 10.0.3.1:3128 (…) with hub 198.18.0.1:17000"; empty for a TCP link.
+     */
+    default java.util.Optional<String> hubLinkLongPoll() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * The HTTP proxy that is this node's only way out (issue 14: it is set and carries the hub
+     * link), or empty. Nothing outside this host's networks can dial such a node, nor can it dial
+     * out: modules that need either leave its requests to the relayed ones at once.
+     */
+    default java.util.Optional<io.traverse.config.HttpProxy> httpOnlyWayOut() {
+        return java.util.Optional.empty();
+    }
+
+    /**
+     * Whether relayed connections of this node travel over a long-poll session: the hub link is one
+     * now, or always will be ({@code traverse.http.tunnel=longpoll}, also while it is coming up).
+     */
+    default boolean hubLinkIsLongPoll() {
+        return hubLinkLongPoll().isPresent() || config().longPoll().always();
+    }
+
     /** Events for the node's listeners (peer unreachable). */
     ModuleEvents events();
 

@@ -84,6 +84,7 @@ public final class Hub implements AutoCloseable {
     private final SshGateways sshGateways;
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private volatile boolean closed;
+    private final io.traverse.hub.longpoll.LongPollSessions longPoll;
 
     private Hub(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor worker,
             LinkListener listener) throws IOException, InterruptedException {
@@ -121,6 +122,9 @@ public final class Hub implements AutoCloseable {
         timers.add(stateLoop.scheduleAtFixedRate(core::expire, sweep, sweep, TimeUnit.MILLISECONDS));
         this.http = config.httpPort() < 0 ? null : bindHttp(transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), worker);
         this.discovery = config.discoveryPort() < 0 ? null : startDiscovery(config.discoveryPort());
+        this.longPoll = new io.traverse.hub.longpoll.LongPollSessions(config.longPollLimits(), ioLoops, listener::installLink,
+                LinkListener.WATER_MARK);
+        listener.serveHttp(longPoll::installHttp);
         listener.startAccepting(settings, core, stateLoop);
         log.info("Hub {} (id {}) listening on {} ({}), advertised {}, peers {}, HTTP {}", name, id, linkAddress, transport,
                 advertised.isEmpty() ? "none: dials out only" : advertised, config.peers(),
@@ -353,6 +357,11 @@ public final class Hub implements AutoCloseable {
         }
     }
 
+    /** Long-poll sessions open now. */
+    public int longPollSessions() {
+        return longPoll.openSessions();
+    }
+
     /** Tells every peer the hub is shutting down, closes all links and stops the threads. Idempotent. */
     @Override
     public void close() {
@@ -368,6 +377,7 @@ public final class Hub implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         listener.close();
+        longPoll.close();
         if (discovery != null) {
             discovery.close();
         }

@@ -49,6 +49,7 @@ public final class HubConfig {
     private final int maxHubLinks;
     private final int maxQueuedMessagesPerLink;
     private final int ioThreads;
+    private final io.traverse.hub.longpoll.LongPollLimits longPollLimits;
 
     private HubConfig(Builder b) {
         this.bindAddress = b.bindAddress;
@@ -76,6 +77,7 @@ public final class HubConfig {
         this.maxHubLinks = b.maxHubLinks;
         this.maxQueuedMessagesPerLink = b.maxQueuedMessagesPerLink;
         this.ioThreads = b.ioThreads;
+        this.longPollLimits = b.longPollLimits;
     }
 
     public static Builder builder() {
@@ -242,6 +244,11 @@ public final class HubConfig {
         return ioThreads;
     }
 
+    /** Bounds on long-poll sessions (served on the link port). */
+    public io.traverse.hub.longpoll.LongPollLimits longPollLimits() {
+        return longPollLimits;
+    }
+
     @Override
     public String toString() {
         return "HubConfig[bind " + bindAddress + ":" + port + ", name " + (name == null ? "(default)" : name) + ", id " + idSource()
@@ -280,6 +287,7 @@ public final class HubConfig {
         private int maxHubLinks = 256;
         private int maxQueuedMessagesPerLink = 1024;
         private int ioThreads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+        private io.traverse.hub.longpoll.LongPollLimits longPollLimits = io.traverse.hub.longpoll.LongPollLimits.defaults();
 
         private Builder() {
         }
@@ -417,6 +425,11 @@ public final class HubConfig {
 
         public Builder maxQueuedMessagesPerLink(int max) {
             this.maxQueuedMessagesPerLink = max;
+            return this;
+        }
+
+        public Builder longPollLimits(io.traverse.hub.longpoll.LongPollLimits limits) {
+            this.longPollLimits = java.util.Objects.requireNonNull(limits);
             return this;
         }
 

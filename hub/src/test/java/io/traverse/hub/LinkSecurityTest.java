@@ -106,8 +106,14 @@ class LinkSecurityTest {
     @Test
     void wrongMagicIsClosedAtOnceWithoutAnAnswer() throws Exception {
         try (Socket raw = rawSocket()) {
-            raw.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+            raw.getOutputStream().write("SSH-2.0-OpenSSH_9.2\r\n".getBytes());
             assertThat(raw.getInputStream().read()).isEqualTo(-1);
+        }
+        // An HTTP request is the long-poll endpoint's (issue 14): answered in HTTP, nothing of the link protocol.
+        try (Socket raw = rawSocket()) {
+            raw.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
+            byte[] status = raw.getInputStream().readNBytes(12);
+            assertThat(new String(status, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 404");
         }
         assertBystanderIsServed();
     }

@@ -99,7 +99,9 @@ class HttpProxyLinkTest {
     void aRefusedConnectNamesTheProxyAndItsStatusLineAndTheLinkKeepsRetrying() throws Exception {
         LoopbackTinyproxy proxy = net.closeLater(LoopbackTinyproxy.start("ConnectPort 443"));
         Hub hub = net.hub("proxy-refusing-hub");
-        Traverse node = proxiedNode(hub, proxy.authority());
+        // CONNECT only: with the default (auto) a refused CONNECT falls back on a long-poll session (LongPollLinkTest)
+        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("routed").httpProxy(proxy.authority()).nonProxyHosts("nothing.invalid")
+                .set("traverse.http.tunnel", "connect").connectTimeout(Duration.ofSeconds(10)).build());
         await().atMost(Duration.ofSeconds(10)).until(() -> node.hubLinkStatus().lastFailure() != null);
         HubLinkStatus status = node.hubLinkStatus();
         assertThat(status.state()).isEqualTo(HubLinkStatus.State.CONNECTING);

@@ -62,6 +62,13 @@ final class ReverseModule implements ConnectionModule {
         if (context.localIdentity().directAddresses().isEmpty()) {
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node has no address node " + target + " could dial back");
         }
+        java.util.Optional<io.traverse.config.HttpProxy> proxyOnly = context.httpOnlyWayOut();
+        if (proxyOnly.isPresent() && request.target().directAddresses().stream()
+                .noneMatch(a -> a.getAddress() != null && context.localInterfaces().isOnLink(a.getAddress()))) {
+            // Issue 14: a node that only an HTTP proxy lets out cannot be dialled back from outside its own networks.
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node's only way out is HTTP proxy "
+                    + proxyOnly.get().authority() + ": node " + target + " has no address on this node's networks to dial back from");
+        }
         return new DialBackAttempt(request, target);
     }
 

@@ -64,6 +64,8 @@ final class RoutedConnections implements RelayLink.Receiver {
     private final Map<Key, RoutedConnection> connections = new ConcurrentHashMap<>();
     private final Map<Key, Opening> opening = new ConcurrentHashMap<>();
     private final ScheduledFuture<?> prober;
+    /** The module an accepted connection is reported as made by (longpoll while the hub link is a long-poll session). */
+    private volatile java.util.function.Supplier<String> acceptedBy = () -> RoutedModuleProvider.NAME;
 
     /** An OPEN waiting for its answer. */
     record Opening(RoutedConnection connection, CompletableFuture<RoutedConnection> answer) {
@@ -215,7 +217,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         c.pathFrom(open);
         connections.put(key, c);
         link.send(open.accept(initial));
-        slot.deliver(new RoutedSocket(c, localId(), open.opener()), RoutedModuleProvider.NAME);
+        slot.deliver(new RoutedSocket(c, localId(), open.opener()), acceptedBy.get());
     }
 
     private void answered(Key key, Relay answer) {
@@ -315,6 +317,10 @@ final class RoutedConnections implements RelayLink.Receiver {
     }
 
     /** Resets every connection (the module is closing). */
+    void acceptedBy(java.util.function.Supplier<String> module) {
+        acceptedBy = module;
+    }
+
     void close() {
         prober.cancel(false);
         link.receiveWith(null);

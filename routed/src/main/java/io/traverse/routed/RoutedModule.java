@@ -32,23 +32,50 @@ final class RoutedModule implements ConnectionModule {
     private static final long LINK_SETTLE_MILLIS = 5;
 
     private final ModuleContext context;
+    private final String name;
+    private final java.util.function.Function<ConnectRequest, String> notTried;
+    private final SharedRoutedConnections shared;
     private final RoutedConnections connections;
 
     RoutedModule(ModuleContext context) {
-        this.context = context;
-        this.connections = new RoutedConnections(context.relayLink(), context.reverseConnections(), context.events(), WINDOW,
-                context.config().hubKeepalive().toMillis());
+        this(context, RoutedModuleProvider.NAME, null);
     }
+
+    /**
+     * @param name     the module's name in the chain
+     * @param notTried why this module leaves a request to another (null: it plans an attempt); null for routed's own rule
+     */
+    RoutedModule(ModuleContext context, String name, java.util.function.Function<ConnectRequest, String> notTried) {
+        this.context = context;
+        this.name = name;
+        this.shared = SharedRoutedConnections.acquire(context, name);
+        this.connections = shared.connections();
+        this.notTried = notTried != null ? notTried : this::routedNotTried;
+    }
+
+    /** Routed leaves a long-poll hub link to the longpoll module when that module is in the chain. */
+    private String routedNotTried(ConnectRequest request) {
+        if (shared.has(LONGPOLL) && context.hubLinkIsLongPoll()) {
+            return "the hub link is a long-poll session; " + LONGPOLL + " carries it";
+        }
+        return null;
+    }
+
+    private static final String LONGPOLL = "longpoll";
 
     @Override
     public String name() {
-        return RoutedModuleProvider.NAME;
+        return name;
     }
 
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
         NodeId target = request.target().id().orElseThrow(() ->
                 AttemptFailedException.notApplicable(FailureScope.MODULE, "the target names no node id for the hubs to route to"));
+        String other = notTried.apply(request);
+        if (other != null) {
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, other);
+        }
         if (request.probe()) {
             // An OPEN would put a connection in the target's backlog: no way to ask without one.
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "a relayed connection cannot be probed without making one");
@@ -70,7 +97,7 @@ final class RoutedModule implements ConnectionModule {
 
     @Override
     public void close() {
-        connections.close();
+        shared.release(name);
     }
 
     private final class RoutedAttempt implements ConnectionAttempt {

@@ -102,7 +102,8 @@ class ProxyOnlySiteTest {
         // and is retried until traverse.hub.timeout; the node then fails to start, the refusal as its reason. Long-poll will
         // carry such a site instead; this test asserts the refusal until then.
         assertThatThrownBy(() -> RunningNode.start(pHost, linked(hub).bind(pHost.address())
-                .set("traverse.http.proxy", proxy.authority()).set("traverse.hub.timeout", "3s")))
+                .set("traverse.http.proxy", proxy.authority()).set("traverse.hub.timeout", "3s")
+                .set("traverse.http.tunnel", "connect"))) // CONNECT only: by default a refusal falls back on a long-poll session
                 .isInstanceOf(TestbedException.class)
                 .hasMessageContaining("did not start: no hub link within 3000 ms")
                 .hasMessageContaining("(last failure: HTTP proxy " + proxy.authority() + " (system property traverse.http.proxy)"

@@ -25,10 +25,12 @@ import java.util.Set;
  *       (3 hubs). Target: median ≤ 1 ms.</li>
  *   <li>{@code nodes}: one hub (child JVM, -Xmx256m) with 1,000 linked nodes. Target: heap
  *       < 256 MiB, no thread per node.</li>
+ *   <li>{@code longpoll-nodes}: the same with every node linked by a long-poll session (child JVM,
+ *       -Xmx512m; issue 14). Target: heap < 512 MiB.</li>
  * </ul>
  *
  * <pre>
- * options: --only convergence,withdrawal,side,nodes  --progress (links each second)  --hubs N (100)  --nodes N (1000)  --poll MS (hubs, at least 5)  --give-up S (900)  --rounds N (3)  --keepalive MS (2000)
+ * options: --only convergence,withdrawal,side,nodes,longpoll-nodes  --progress (links each second)  --hubs N (100)  --nodes N (1000)  --poll MS (hubs, at least 5)  --give-up S (900)  --rounds N (3)  --keepalive MS (2000)
  *          --shape line|binary_tree|random_tree (random_tree)  --seed N (1)
  * </pre>
  */
@@ -63,7 +65,7 @@ public final class HubScenarios {
                 case "--seed" -> s.seed = Long.parseLong(args[++i]);
                 case "--only" -> s.only = Set.of(args[++i].split(","));
                 case "--help" -> {
-                    System.out.println("options: --only convergence,withdrawal,side,nodes  --progress  --hubs N  --nodes N  --poll MS"
+                    System.out.println("options: --only convergence,withdrawal,side,nodes,longpoll-nodes  --progress  --hubs N  --nodes N  --poll MS"
                             + "  --give-up S  --rounds N  --keepalive MS  --shape line|binary_tree|random_tree  --seed N");
                     return;
                 }
@@ -85,6 +87,9 @@ public final class HubScenarios {
         }
         if (only.contains("nodes")) {
             nodes();
+        }
+        if (only.contains("longpoll-nodes")) {
+            longPollNodes();
         }
         System.out.println();
         System.out.println("Targets (issue 3):");
@@ -217,6 +222,16 @@ public final class HubScenarios {
                 micros.length, median, micros[micros.length * 9 / 10], micros[micros.length * 99 / 100], micros[micros.length - 1]);
         verdicts.add(String.format(Locale.ROOT, "side-channel request/answer across 3 hubs, median <= 1 ms: %.3f ms -> %s",
                 median / 1000.0, median <= 1000 ? "MET" : "NOT MET"));
+    }
+
+    private void longPollNodes() throws Exception {
+        HubWithManyNodes.Result r = HubWithManyNodes.measure(nodeCount, true);
+        double loadedMib = r.heapLoaded() / 1048576.0;
+        System.out.printf(Locale.ROOT, "one hub, %d long-poll nodes linked in %.1f s: heap after GC %.1f MiB (%.1f MiB with no node), "
+                + "%d threads (%d with no node)%n", r.nodes(), r.linkSeconds(), loadedMib, r.heapIdle() / 1048576.0, r.threadsLoaded(),
+                r.threadsIdle());
+        verdicts.add(String.format(Locale.ROOT, "one hub with %d long-poll clients: heap %.1f MiB < 512 MiB (issue 14) -> %s",
+                r.nodes(), loadedMib, loadedMib < 512 ? "MET" : "NOT MET"));
     }
 
     private void nodes() throws Exception {

@@ -65,7 +65,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
             modules = probe.modules();
             boolean linked = probe.awaitHubLink(probe.config().hubTimeout());
             out.println("this node: " + probe.identity().id().map(Object::toString).orElse("?") + ", modules " + modules
-                    + ", hub link " + (linked ? probe.hubLinkStatus().hubName() + " " + probe.hubLinkStatus().hubAddress() : "none ("
+                    + ", hub link " + (linked ? probe.hubLinkStatus().hubName() + " " + probe.hubLinkStatus().hubAddress()
+                    + probe.hubLongPollRoute().map(route -> " by a " + route).orElse("") : "none ("
                     + probe.hubLinkStatus().state() + (probe.hubLinkStatus().lastFailure() == null ? ""
                     : ": " + probe.hubLinkStatus().lastFailure()) + ")"));
             out.println("http proxy: " + probe.config().httpProxy().map(p -> p + "; " + probe.hubProxyAnswer()

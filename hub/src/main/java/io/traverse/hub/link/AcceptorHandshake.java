@@ -181,6 +181,10 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
             ctx.channel().writeAndFlush(new Welcome(proof, observed, (int) keepaliveMillis));
             LinkPipelineSwitch.reportClose(link, events, stateLoop);
             events.established(link);
+            java.util.function.Consumer<io.traverse.identity.NodeId> admitted = ctx.channel().attr(LinkListener.ADMITTED).get();
+            if (admitted != null) {
+                admitted.accept(hello.senderId());
+            }
         });
     }
 
