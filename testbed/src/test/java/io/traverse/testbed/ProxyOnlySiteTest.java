@@ -17,8 +17,9 @@ import org.slf4j.LoggerFactory;
  * namespace, everything else the site sends out dropped, inbound dropped. Its node links to a hub
  * on the internet through a CONNECT tunnel, accepts from and connects to a node at another site
  * (16 MiB each way, length and SHA-256 checked after a half-close); with a proxy that allows
- * CONNECT only to port 443 ({@link SiteHttpProxy#refusingConnect}) the node fails at once, saying
- * which proxy refused and what it answered (until long-poll carries such a site).
+ * CONNECT only to port 443 ({@link SiteHttpProxy#refusingConnect}) the node links by a long-poll
+ * session through the same proxy and does the same, or, told to use CONNECT only, fails saying
+ * which proxy refused and what it answered.
  */
 @Timeout(90)
 class ProxyOnlySiteTest {
@@ -90,6 +91,44 @@ class ProxyOnlySiteTest {
     }
 
     @Test
+    void aNodeBehindAProxyThatRefusesConnectLinksByLongPollAcceptsAndConnects() throws Exception {
+        Host hubHost = testbed.get().internet().host("hub");
+        Site proxied = testbed.get().site("site-p", "10.0.3.0/24");
+        Site other = testbed.get().site("site-o", "10.0.4.0/24");
+        proxied.router().firewall(Firewall.dropInbound());
+        other.router().firewall(Firewall.dropInbound());
+        SiteHttpProxy proxy = SiteHttpProxy.refusingConnect(proxied);
+        Host pHost = proxied.host("p", "10.0.3.2");
+        Host oHost = other.host("o", "10.0.4.2");
+        String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
+
+        // The default chain and tunnel setting, as a user has them: CONNECT is tried, refused, and a long-poll session follows.
+        CompletableFuture<RunningNode> behindProxy = CompletableFuture.supplyAsync(() -> RunningNode.start(pHost,
+                NodeSettings.linkedTo(hub, TOKEN).bind(pHost.address()).set("traverse.http.proxy", proxy.authority())));
+        CompletableFuture<RunningNode> outside = CompletableFuture.supplyAsync(() -> RunningNode.start(oHost,
+                linked(hub).bind(oHost.address()).external(other.router().publicAddress(), 17779)));
+        RunningNode p = behindProxy.join();
+        RunningNode o = outside.join();
+        assertThat(proxy.connectRequests()).as("CONNECT was asked first:\n%s", proxy.log()).isGreaterThanOrEqualTo(1);
+        assertThat(proxy.log()).as("then the session's requests went through the proxy").contains("POST");
+
+        TransferResult out = p.connect(o.address(), SIXTEEN_MIB, Duration.ofSeconds(20));
+        log.info("From the long-poll site out: {}", out);
+        assertThat(out.ok()).as(() -> out + "\nP's log:\n" + p.recentLog() + "\nO's log:\n" + o.recentLog()).isTrue();
+        assertThat(out.module()).isEqualTo("longpoll");
+        assertThat(out.bytes()).isEqualTo(SIXTEEN_MIB);
+        assertThat(out.servedBy()).isEqualTo(o.nodeId());
+
+        TransferResult in = o.connect(p.address(), SIXTEEN_MIB, Duration.ofSeconds(20));
+        log.info("Into the long-poll site: {}", in);
+        assertThat(in.ok()).as(() -> in + "\nP's log:\n" + p.recentLog() + "\nO's log:\n" + o.recentLog()).isTrue();
+        assertThat(in.module()).isEqualTo("routed");
+        assertThat(in.bytes()).isEqualTo(SIXTEEN_MIB);
+        assertThat(in.servedBy()).isEqualTo(p.nodeId());
+        assertThat(p.servedConnections()).isEqualTo(1);
+    }
+
+    @Test
     void aProxyThatRefusesConnectIsNamedWithItsStatusLine() throws Exception {
         Host hubHost = testbed.get().internet().host("hub");
         Site proxied = testbed.get().site("site-p", "10.0.3.0/24");
@@ -98,9 +137,8 @@ class ProxyOnlySiteTest {
         Host pHost = proxied.host("p", "10.0.3.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
 
-        // Today (before long-poll) every hub link attempt fails on the proxy's answer (the first within a second of the start)
-        // and is retried until traverse.hub.timeout; the node then fails to start, the refusal as its reason. Long-poll will
-        // carry such a site instead; this test asserts the refusal until then.
+        // Told to use CONNECT only, every hub link attempt fails on the proxy's answer (the first within a second of the start)
+        // and is retried until traverse.hub.timeout; the node then fails to start, the refusal as its reason.
         assertThatThrownBy(() -> RunningNode.start(pHost, linked(hub).bind(pHost.address())
                 .set("traverse.http.proxy", proxy.authority()).set("traverse.hub.timeout", "3s")
                 .set("traverse.http.tunnel", "connect"))) // CONNECT only: by default a refusal falls back on a long-poll session
