@@ -25,12 +25,13 @@ public final class SiteHttpProxy implements AutoCloseable {
     private static final List<Path> BINARIES = List.of(Path.of("/usr/bin/tinyproxy"), Path.of("/usr/sbin/tinyproxy"));
 
     private final NatRouter router;
-    private final Process process;
+    private final Path binary;
     private final Path directory;
+    private volatile Process process;
 
-    private SiteHttpProxy(NatRouter router, Process process, Path directory) {
+    private SiteHttpProxy(NatRouter router, Path binary, Path directory) {
         this.router = router;
-        this.process = process;
+        this.binary = binary;
         this.directory = directory;
     }
 
@@ -73,12 +74,35 @@ public final class SiteHttpProxy implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write tinyproxy's configuration", e);
         }
-        Process process = ns.start(new ProcessBuilder(binary.toString(), "-d", "-c", directory.resolve("tinyproxy.conf").toString())
-                .redirectErrorStream(true).redirectOutput(directory.resolve("tinyproxy.out").toFile()));
-        SiteHttpProxy proxy = new SiteHttpProxy(router, process, directory);
+        SiteHttpProxy proxy = new SiteHttpProxy(router, binary, directory);
+        proxy.launch();
         ns.testbed().track(proxy);
         proxy.awaitListening();
         return proxy;
+    }
+
+    private void launch() {
+        process = router.namespace().start(new ProcessBuilder(binary.toString(), "-d", "-c", directory.resolve("tinyproxy.conf").toString())
+                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("tinyproxy.out").toFile())));
+    }
+
+    /**
+     * Kills tinyproxy (SIGKILL: every connection through it ends at once, as in a crash) and starts
+     * it again with the same configuration; returns once it listens again.
+     */
+    public void restart() {
+        Process old = process;
+        old.destroyForcibly();
+        try {
+            if (!old.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
+                throw new TestbedException("tinyproxy did not die within 5 s of SIGKILL");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new TestbedException("interrupted restarting tinyproxy", e);
+        }
+        launch();
+        awaitListening();
     }
 
     private void awaitListening() {
@@ -136,6 +160,7 @@ public final class SiteHttpProxy implements AutoCloseable {
 
     @Override
     public void close() {
+        Process process = this.process;
         process.destroy();
         try {
             if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
