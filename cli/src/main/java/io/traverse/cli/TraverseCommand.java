@@ -6,6 +6,10 @@ import io.traverse.cli.hub.HubCommand;
 import io.traverse.cli.pipe.ExposeCommand;
 import io.traverse.cli.pipe.ForwardCommand;
 import io.traverse.cli.status.StatusCommand;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Path;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,6 +29,18 @@ public final class TraverseCommand implements Runnable {
             description = "error, warn, info, debug or trace (default: warn for demo and diagnose, info otherwise)")
     void logLevel(String level) {
         LogLevel.set(level);
+    }
+
+    /** Applied before any logger exists; failure lines and usage stay on the terminal's standard error. */
+    @Option(names = "--log-file", scope = ScopeType.INHERIT, paramLabel = "FILE",
+            description = "append the log to FILE instead of standard error (a command's failure line still goes to standard error)")
+    void logFile(Path file) {
+        try {
+            PrintStream terminal = LogLevel.appendTo(file);
+            spec.commandLine().setErr(new PrintWriter(terminal, true));
+        } catch (IOException | RuntimeException e) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "cannot write the log file " + file + ": " + FailureLine.describe(e));
+        }
     }
 
     @Override
