@@ -48,6 +48,8 @@ final class SimultaneousOpen {
     private final Executor executor;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final CompletableFuture<Socket> winner = new CompletableFuture<>();
+    /** Done when the first SYN is about to go out (or nothing will fire any more). */
+    private final CompletableFuture<Void> firstSyn = new CompletableFuture<>();
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicInteger tries = new AtomicInteger();
     private final AtomicReference<IOException> lastFailure = new AtomicReference<>();
@@ -112,6 +114,30 @@ final class SimultaneousOpen {
         lateConnections = handler;
     }
 
+    /**
+     * Waits until the first SYN is on its way, at most {@code nanos}: the target answers only
+     * then, so that in its rounds its SYN is out before the source's, whatever its threads' delays.
+     */
+    void awaitFirstSyn(long nanos) {
+        try {
+            firstSyn.get(nanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // answer anyway: the later rounds still have their chance
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The round of {@code socket}, by its local port; -1 if none. */
+    int roundOf(Socket socket) {
+        for (int i = 0; i < rounds.size(); i++) {
+            if (rounds.get(i).local().getPort() == socket.getLocalPort()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
     /** How many SYN rounds were fired in all (for the logs and the bench). */
     int tries() {
         return tries.get();
@@ -125,6 +151,7 @@ final class SimultaneousOpen {
 
     private void stop() {
         stopped = true;
+        firstSyn.complete(null);
         for (Socket s : open) {
             closeQuietly(s);
         }
@@ -145,6 +172,7 @@ final class SimultaneousOpen {
                 try {
                     socket.setReuseAddress(true);
                     socket.bind(local);
+                    firstSyn.complete(null);
                     socket.connect(remote, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                     open.remove(socket);
                     if (!winner.complete(socket)) {
@@ -182,6 +210,7 @@ final class SimultaneousOpen {
 
     private void finished() {
         if (running.decrementAndGet() == 0) {
+            firstSyn.complete(null);
             winner.completeExceptionally(new SocketTimeoutException(describeFailure()));
         }
     }

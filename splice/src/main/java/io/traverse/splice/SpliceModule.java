@@ -137,11 +137,10 @@ final class SpliceModule implements ConnectionModule {
             Answer ready = awaitAnswer(pending);
             long now = System.nanoTime();
             lastSideChannelRttNanos = Math.max(0, now - asked - TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()));
-            long start = SpliceSchedule.sourceStartNanos(asked, now, TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()),
-                    TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros()));
+            // Fire on the answer's arrival: the target counts from sending it (SpliceSchedule).
             long end = now + Math.min(request.deadline().remainingNanos(), SYN_WINDOW_NANOS);
             SimultaneousOpen syns = new SimultaneousOpen(SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), ready.endpoint(),
-                    start, true), end, splices);
+                    now, true, TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros())), end, splices);
             open = syns;
             checkNotCancelled();
             stage = "firing SYNs at " + ready.endpoint() + " from local ports " + mine.localPorts();
@@ -168,10 +167,10 @@ final class SpliceModule implements ConnectionModule {
                 socket.setTcpNoDelay(false);
                 finished = true;
                 long done = System.nanoTime();
-                log.debug("Spliced with node {} from local port {} to {} ({} SYN tries; answer after {} us, side-channel round trip {} us, "
-                        + "start {} us later, connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(),
-                        socket.getRemoteSocketAddress(), syns.tries(), (now - asked) / 1000, lastSideChannelRttNanos / 1000,
-                        (start - now) / 1000, (connected - now) / 1000, (done - connected) / 1000);
+                log.debug("Spliced with node {} from local port {} to {} (round {}, {} SYN tries; answer after {} us, side-channel round trip "
+                        + "{} us, connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(),
+                        socket.getRemoteSocketAddress(), syns.roundOf(socket), syns.tries(), (now - asked) / 1000,
+                        lastSideChannelRttNanos / 1000, (connected - now) / 1000, (done - connected) / 1000);
                 return socket;
             } catch (IOException e) {
                 throw cancelled ? new AttemptFailedException(FailureScope.PATH, "cancelled") : e;
