@@ -55,6 +55,7 @@ final class SimultaneousOpen {
     private final AtomicReference<IOException> lastFailure = new AtomicReference<>();
     private volatile boolean stopped;
     private volatile Consumer<Socket> lateConnections = SimultaneousOpen::closeQuietly;
+    private volatile boolean keepConnectingAfterWinner;
 
     /** @param endNanos when to give up, on {@link System#nanoTime()} */
     SimultaneousOpen(List<Round> rounds, long endNanos, Executor executor) {
@@ -96,12 +97,16 @@ final class SimultaneousOpen {
             }
             return winner.getNow(null); // connected in the very last moment
         } catch (ExecutionException e) {
+            stop();
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } catch (InterruptedException e) {
+            stop();
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted during the simultaneous open");
         } finally {
-            stop();
+            if (!keepConnectingAfterWinner || !winner.isDone() || winner.isCompletedExceptionally()) {
+                stop();
+            }
         }
     }
 
@@ -136,6 +141,16 @@ final class SimultaneousOpen {
             }
         }
         return -1;
+    }
+
+    /**
+     * The target's way: SYNs already sent keep waiting after the first connection, until
+     * {@link #cancel()}. Both orders fire at once, so two rounds may connect, and the source may
+     * take the one that completed here a moment after the first: closing it here would close the
+     * source's connection. The target stops once the source's handshake shows which one it took.
+     */
+    void keepConnectingAfterWinner() {
+        keepConnectingAfterWinner = true;
     }
 
     /** How many SYN rounds were fired in all (for the logs and the bench). */

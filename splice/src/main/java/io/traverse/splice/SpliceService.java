@@ -91,6 +91,7 @@ final class SpliceService implements SideChannelHandler {
         List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), request.endpoint(),
                 now, false, delayNanos);
         SimultaneousOpen open = new SimultaneousOpen(rounds, end, splices);
+        open.keepConnectingAfterWinner();
         try {
             splices.execute(() -> spliceAndServe(sender, request, open));
         } catch (RejectedExecutionException e) {
@@ -135,6 +136,7 @@ final class SpliceService implements SideChannelHandler {
             socket.setSoTimeout((int) Math.max(1, context.config().handshakeTimeout().toMillis()));
             NodeIdentity self = context.localIdentity();
             SpliceHandshake.Checked checked = SpliceHandshake.readRequest(socket, self, sender, request.virtualPort(), request.probe());
+            open.cancel(); // the source took this one: no other connection of this splice is wanted
             if (checked.answer() != IdentityHandshake.Answer.ACCEPT) {
                 SpliceHandshake.answer(socket, self, checked.answer(), checked.reason());
                 return;
