@@ -37,6 +37,8 @@ final class SpliceModule implements ConnectionModule {
     static final int MAX_THREADS = 256;
     /** How long SYNs are fired at most: long enough for many retries, short enough to free the port soon. */
     static final long SYN_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How long a held splice that got through waits at least for an unheld rival's answer. */
+    static final long GIVE_WAY_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final ModuleContext context;
     private final ThreadPoolExecutor splices;
@@ -103,6 +105,8 @@ final class SpliceModule implements ConnectionModule {
         private volatile Socket handshaking;
         private volatile boolean cancelled;
         private volatile String stage = null;
+        /** The spliced connection its target holds until {@link #confirm()}, if it was asked to. */
+        private volatile Socket held;
 
         SpliceAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
@@ -161,8 +165,7 @@ final class SpliceModule implements ConnectionModule {
                 stage = "waiting for node " + target + " to answer the handshake on the spliced connection";
                 socket.setTcpNoDelay(true);
                 socket.setSoTimeout(Math.max(1, request.deadline().remainingMillis()));
-                SpliceHandshake.asSource(socket, request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT,
-                        request.virtualPort(), request.target(), context.localIdentity());
+                handshake(socket);
                 socket.setSoTimeout(0);
                 socket.setTcpNoDelay(false);
                 finished = true;
@@ -179,6 +182,48 @@ final class SpliceModule implements ConnectionModule {
                 if (!finished) {
                     SimultaneousOpen.closeQuietly(socket);
                 }
+            }
+        }
+
+        /**
+         * The identity handshake as a dialler; held by the target until {@link #confirm()} when a
+         * rival attempt runs (an unheld one gets precedence, as in the direct module).
+         */
+        private void handshake(Socket socket) throws IOException {
+            IdentityHandshake.Kind kind = request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
+            if (request.probe()) {
+                SpliceHandshake.asSource(socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
+                return;
+            }
+            if (request.holdUntilConfirmed()) {
+                held = socket;
+                long asked = System.nanoTime();
+                SpliceHandshake.asSource(socket, kind, request.virtualPort(), request.target(), context.localIdentity(), true);
+                long roundTrip = System.nanoTime() - asked;
+                if (!request.rivals().heldMayWin(request.deadline(), Math.max(GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
+                    throw new AttemptFailedException(FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
+                }
+                return;
+            }
+            request.rivals().unheldSent();
+            boolean accepted = false;
+            try {
+                SpliceHandshake.asSource(socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
+                accepted = true;
+            } finally {
+                if (accepted) {
+                    request.rivals().unheldAccepted();
+                } else {
+                    request.rivals().unheldFailed();
+                }
+            }
+        }
+
+        @Override
+        public void confirm() throws IOException {
+            Socket s = held;
+            if (s != null) {
+                s.getOutputStream().write(IdentityHandshake.CONFIRM);
             }
         }
 

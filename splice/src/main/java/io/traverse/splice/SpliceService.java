@@ -155,6 +155,11 @@ final class SpliceService implements SideChannelHandler {
             }
             try {
                 SpliceHandshake.answer(socket, self, IdentityHandshake.Answer.ACCEPT, "");
+                if (checked.request().holdUntilConfirmed() && !SpliceHandshake.awaitConfirm(socket)) {
+                    slot.release(); // another attempt of the source's won: nobody sees this one
+                    log.debug("Spliced connection from node {} closed unconfirmed: another attempt won", sender);
+                    return;
+                }
                 socket.setSoTimeout(0);
             } catch (IOException e) {
                 slot.release();
