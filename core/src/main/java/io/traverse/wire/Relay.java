@@ -18,15 +18,16 @@ import java.util.Objects;
  * within the credit the other node granted (OPEN, ACCEPT, CREDIT), so the bytes of one connection
  * inside the hub network never exceed what its receiver offered to buffer.
  *
- * <p>Payload by kind: OPEN u16 virtual port (1–65,535) and u32 initial credit; ACCEPT u32 initial
+ * <p>Payload by kind: OPEN u16 virtual port (1–65,535) and u32 initial credit, optionally u8 flags
+ * (bit 0: hold the accepted connection until CONFIRM); CONFIRM nothing; ACCEPT u32 initial
  * credit; REFUSE u8 answer code (as the identity handshake's) and a UTF-8 reason; RESET a UTF-8
  * reason (reasons at most {@link LinkLimits#MAX_REASON} bytes); DATA u64 stream offset of its
  * first byte, then 1 or more bytes (at most {@link #MAX_DATA_BYTES}); CREDIT and PONG u64 credit
  * limit (the stream offset up to which the other end may send); FIN u64 final stream length;
  * PING nothing. Offsets and limits count bytes from the connection's start in one direction, so a
  * frame lost on the way (a hub died with it queued) is noticed rather than leaving a gap, and a
- * later CREDIT or PONG makes up for a lost one. OPEN only travels toward the acceptor, ACCEPT and
- * REFUSE only toward the opener.
+ * later CREDIT or PONG makes up for a lost one. OPEN and CONFIRM only travel toward the acceptor,
+ * ACCEPT and REFUSE only toward the opener.
  *
  * <p>The payload is a reference-counted buffer, so that DATA passes through a hub as a slice of
  * the bytes it read, never copied: whoever holds a frame releases it or passes it on (sending it on
