@@ -45,10 +45,10 @@ final class SpliceModule implements ConnectionModule {
     private final SpliceEndpoints endpoints;
     private final SideChannel.Registration service;
     /**
-     * The last splice request's round trip through the side channel (less the target's
-     * processing), 0 before the first: what the target's fire delay must cover.
+     * The splice requests' recent round trips through the side channel (less the target's
+     * processing): what the target's lead in the source's rounds must cover.
      */
-    private volatile long lastSideChannelRttNanos;
+    private final SideChannelRoundTrips roundTrips = new SideChannelRoundTrips();
 
     SpliceModule(ModuleContext context) {
         this.context = context;
@@ -129,7 +129,7 @@ final class SpliceModule implements ConnectionModule {
                 throw new SocketTimeoutException("connect timed out before asking node " + target + " to splice");
             }
             byte[] ask = SpliceMessages.encode(new SpliceMessages.Request(request.probe(), request.virtualPort(), millis,
-                    TimeUnit.NANOSECONDS.toMicros(lastSideChannelRttNanos > 0 ? lastSideChannelRttNanos : mine.hubRttNanos()),
+                    TimeUnit.NANOSECONDS.toMicros(roundTrips.estimateNanos().orElse(mine.hubRttNanos())),
                     mine.toMessage()));
             stage = "waiting for node " + target + " to answer the splice request";
             long asked = System.nanoTime();
@@ -140,7 +140,8 @@ final class SpliceModule implements ConnectionModule {
             }
             Answer ready = awaitAnswer(pending);
             long now = System.nanoTime();
-            lastSideChannelRttNanos = Math.max(0, now - asked - TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()));
+            long roundTrip = Math.max(0, now - asked - TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()));
+            roundTrips.add(roundTrip);
             // Fire on the answer's arrival: the target counts from sending it (SpliceSchedule).
             long end = now + Math.min(request.deadline().remainingNanos(), SYN_WINDOW_NANOS);
             SimultaneousOpen syns = new SimultaneousOpen(SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), ready.endpoint(),
@@ -173,7 +174,7 @@ final class SpliceModule implements ConnectionModule {
                 log.debug("Spliced with node {} from local port {} to {} (round {}, {} SYN tries; answer after {} us, side-channel round trip "
                         + "{} us, connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(),
                         socket.getRemoteSocketAddress(), syns.roundOf(socket), syns.tries(), (now - asked) / 1000,
-                        lastSideChannelRttNanos / 1000, (connected - now) / 1000, (done - connected) / 1000);
+                        roundTrip / 1000, (connected - now) / 1000, (done - connected) / 1000);
                 return socket;
             } catch (IOException e) {
                 throw cancelled ? new AttemptFailedException(FailureScope.PATH, "cancelled") : e;
