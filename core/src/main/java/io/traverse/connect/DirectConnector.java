@@ -226,7 +226,7 @@ public final class DirectConnector {
                 ? Long.MAX_VALUE // one fixed local port: one attempt at a time
                 : staggerNanos;
         StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor,
-                failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly);
+                failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly, request.rivals()::appeared);
         TunnelSetUpWait setUpWait = setUps.isEmpty() ? null : new TunnelSetUpWait(setUps);
         return new ConnectionAttempt() {
             @Override
@@ -243,6 +243,11 @@ public final class DirectConnector {
                 } catch (IOException e) {
                     throw withSkipped(e, planned);
                 }
+            }
+
+            @Override
+            public void confirm() throws IOException {
+                race.confirmWinner();
             }
 
             @Override
@@ -447,6 +452,14 @@ public final class DirectConnector {
         }
 
         @Override
+        public void confirm() throws IOException {
+            HandshakeAttempt attempt = inner;
+            if (attempt != null) {
+                attempt.confirm();
+            }
+        }
+
+        @Override
         public void cancel() {
             cancelled = true;
             HandshakeAttempt attempt = inner;
@@ -468,6 +481,12 @@ public final class DirectConnector {
         private final WorkingAddresses workingAddresses;
         /** Run when the handshake was accepted (a plain address a tunnel also leads to: that tunnel no longer goes first); may be null. */
         Runnable onSuccess;
+
+        /** How long a held attempt that got through waits at least for an unheld rival's answer (Rivals#heldMayWin). */
+        private static final long MIN_GIVE_WAY_WAIT_NANOS = 20_000_000;
+
+        /** The listener holds the connection until {@link #confirm()}: a rival attempt ran when the request went out. */
+        private volatile boolean held;
 
         HandshakeAttempt(InetSocketAddress address, ConnectRequest request, ConnectOptions options, byte[] handshake,
                 WorkingAddresses workingAddresses) {
@@ -503,8 +522,47 @@ public final class DirectConnector {
             return "Connect timed out waiting for the handshake answer";
         }
 
+        @Override
+        public void confirm() throws IOException {
+            Socket s = socket();
+            if (held && s != null) {
+                s.getOutputStream().write(IdentityHandshake.CONFIRM); // raw, before any in-band framing
+            }
+        }
+
         private void exchangeHandshake(Socket socket) throws IOException {
-            socket.getOutputStream().write(handshake);
+            if (!isConnect() || request.probe()) {
+                exchange(socket, handshake);
+                return;
+            }
+            if (request.holdUntilConfirmed()) {
+                byte[] bytes = handshake.clone(); // the shared bytes stay those of an unheld CONNECT
+                bytes[5] |= (byte) IdentityHandshake.HOLD_UNTIL_CONFIRMED;
+                held = true;
+                long asked = System.nanoTime();
+                exchange(socket, bytes);
+                long roundTrip = System.nanoTime() - asked;
+                if (!request.rivals().heldMayWin(request.deadline(), Math.max(MIN_GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
+                    throw new AttemptFailedException(FailureScope.PATH, where() + ": gave way to an attempt the node had accepted unheld");
+                }
+                return;
+            }
+            request.rivals().unheldSent();
+            boolean accepted = false;
+            try {
+                exchange(socket, handshake);
+                accepted = true;
+            } finally {
+                if (accepted) {
+                    request.rivals().unheldAccepted();
+                } else {
+                    request.rivals().unheldFailed();
+                }
+            }
+        }
+
+        private void exchange(Socket socket, byte[] bytes) throws IOException {
+            socket.getOutputStream().write(bytes);
             IdentityHandshake.Reply reply = IdentityHandshake.readReply(socket.getInputStream());
             NodeIdentity target = request.target();
             String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
@@ -531,6 +589,10 @@ public final class DirectConnector {
                         + ": handshake not understood" + reason);
                 default -> throw new IllegalStateException("unhandled answer " + reply.answer());
             }
+        }
+
+        private boolean isConnect() {
+            return (handshake[5] & ~IdentityHandshake.IN_BAND_END_OF_STREAM) == IdentityHandshake.Kind.CONNECT.code;
         }
 
         /** A tunnelled CONNECT or REVERSE (a PROBE's answer is the last thing read: nothing to agree on). */

@@ -77,7 +77,8 @@ public final class ModuleRacer {
                 }
             }
             StaggeredRace<Outcome> r = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor,
-                    failure -> FailureScope.of(failure) == FailureScope.TARGET, outcome -> SocketAttempt.closeQuietly(outcome.socket()));
+                    failure -> FailureScope.of(failure) == FailureScope.TARGET, outcome -> SocketAttempt.closeQuietly(outcome.socket()),
+                    request.rivals()::appeared);
             race = r;
             if (cancelled) {
                 r.cancel();
@@ -87,6 +88,13 @@ public final class ModuleRacer {
                 outcome = r.run();
             } catch (IOException e) {
                 throw explained(e, attempts);
+            }
+            try {
+                r.confirmWinner(); // the target may hold it until now (a rival ran)
+            } catch (IOException e) {
+                SocketAttempt.closeQuietly(outcome.socket());
+                throw new AttemptFailedException(FailureScope.PATH, "module " + outcome.module() + ": connection lost while confirming it: "
+                        + e.getMessage());
             }
             cache.remember(key, outcome.module());
             probes.consider(key, request, modulesBefore(outcome.module()), outcome.module());
@@ -236,6 +244,11 @@ public final class ModuleRacer {
                 counters.failed(module.name());
                 cache.forget(cacheKey, module.name());
             }
+        }
+
+        @Override
+        public void confirm() throws IOException {
+            attempt.confirm();
         }
 
         @Override

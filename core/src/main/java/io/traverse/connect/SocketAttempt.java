@@ -90,6 +90,11 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
         closeQuietly(socket);
     }
 
+    /** The socket of a finished {@link #run()} (for the confirmation after a win), else null. */
+    protected final Socket socket() {
+        return socket;
+    }
+
     /** True once the race has called off this attempt (another attempt or module won). */
     protected final boolean isCancelled() {
         return cancelled;

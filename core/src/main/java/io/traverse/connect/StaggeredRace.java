@@ -47,6 +47,10 @@ public final class StaggeredRace<T> {
         default void prepare() throws IOException {
         }
 
+        /** Called on the attempt whose result {@link #run()} returned, when the caller keeps it. */
+        default void confirm() throws IOException {
+        }
+
         /** What is tried, for the message when the deadline passes while this still runs. */
         default String describe() {
             return toString();
@@ -59,6 +63,8 @@ public final class StaggeredRace<T> {
     private final Executor executor;
     private final Predicate<IOException> endsRace;
     private final Consumer<T> discard;
+    /** Told when a second attempt starts: from then on there are rivals. */
+    private final Runnable rivalsAppeared;
 
     // All guarded by this.
     private int started;
@@ -67,6 +73,7 @@ public final class StaggeredRace<T> {
     private boolean cancelled;
     private boolean timedOut;
     private T winner;
+    private int winnerIndex = -1;
     private IOException ending;
     private final List<IOException> failures = new ArrayList<>();
     private final boolean[] running;
@@ -81,6 +88,13 @@ public final class StaggeredRace<T> {
      */
     public StaggeredRace(List<? extends Attempt<T>> attempts, long stagger, Deadline deadline, Executor executor,
             Predicate<IOException> endsRace, Consumer<T> discard) {
+        this(attempts, stagger, deadline, executor, endsRace, discard, () -> { });
+    }
+
+    /** @param rivalsAppeared told (under the race's lock, so quickly) when the second attempt starts */
+    public StaggeredRace(List<? extends Attempt<T>> attempts, long stagger, Deadline deadline, Executor executor,
+            Predicate<IOException> endsRace, Consumer<T> discard, Runnable rivalsAppeared) {
+        this.rivalsAppeared = rivalsAppeared;
         if (attempts.isEmpty()) {
             throw new IllegalArgumentException("nothing to try");
         }
@@ -107,6 +121,20 @@ public final class StaggeredRace<T> {
         }
         runAttempt(0);
         return awaitOutcome();
+    }
+
+    /**
+     * Confirms the winner that {@link #run()} returned ({@link Attempt#confirm()}): call it when
+     * the result is kept, not when an outer race may still drop it.
+     */
+    public void confirmWinner() throws IOException {
+        int index;
+        synchronized (this) {
+            index = winnerIndex;
+        }
+        if (index >= 0) {
+            attempts.get(index).confirm();
+        }
     }
 
     /** Stops the race from another thread: {@link #run()} then throws {@code SocketException("Socket closed")}. */
@@ -157,6 +185,7 @@ public final class StaggeredRace<T> {
                     unwanted = result;
                 } else {
                     winner = result;
+                    winnerIndex = index;
                     done = true;
                     toCancel = runningExcept(index);
                     notifyAll();
@@ -190,6 +219,9 @@ public final class StaggeredRace<T> {
     private void launchNext() {
         cancelScheduled();
         int index = started++;
+        if (index == 1) {
+            rivalsAppeared.run();
+        }
         running[index] = true;
         preparing[index] = true;
         try {

@@ -172,6 +172,10 @@ final class HandshakeLoop implements Runnable {
         while ((p = arrivals.poll()) != null) {
             SocketChannel channel = p.channel;
             InetSocketAddress remote = p.remote;
+            if (p.awaitingConfirm) {
+                watchForConfirm(p);
+                continue;
+            }
             if (p.roomVerdict != null) {
                 waitForRoom(p, p.roomVerdict);
                 continue;
@@ -263,6 +267,12 @@ final class HandshakeLoop implements Runnable {
         Pending oldest = it.next();
         it.remove();
         oldest.key.cancel();
+        if (oldest.awaitingConfirm) {
+            oldest.awaitingConfirm = false;
+            oldest.queue.release();
+            closeQuietly(oldest.channel); // already accepted: nothing to answer
+            return;
+        }
         if (waitingForRoom.remove(oldest)) {
             oldest.queue.removeWaiter();
             if (oldest.reservedWhileWaiting) {
@@ -291,6 +301,10 @@ final class HandshakeLoop implements Runnable {
 
     /** Reads what has arrived on a registered, non-blocking channel; decides once the request is complete. */
     private void read(Pending p) {
+        if (p.awaitingConfirm) {
+            readConfirm(p);
+            return;
+        }
         try {
             while (true) {
                 ByteBuffer target = p.body == null ? p.header : p.body;
@@ -331,6 +345,7 @@ final class HandshakeLoop implements Runnable {
     /** Answers a complete request, on either path. */
     private void decide(Pending p, IdentityHandshake.Request request) {
         p.inBandEndOfStream = request.inBandEndOfStream();
+        p.hold = request.holdUntilConfirmed();
         if (p.firewall.action() == FirewallRule.Action.DROP) {
             // Say nothing, as a SYN-dropping firewall would; the deadline closes it.
             p.key.interestOps(0);
@@ -387,11 +402,72 @@ final class HandshakeLoop implements Runnable {
             closeQuietly(p.channel);
             return;
         }
-        if (p.key == null) {
+        if (p.hold) {
+            // A rival attempt of the client's may win: wait for its CONFIRM on the loop, where the
+            // selector is (registered there after the next selection, which drops a cancelled key).
+            p.awaitingConfirm = true;
+            arrivals.add(p);
+            selector.wakeup();
+        } else if (p.key == null) {
             deliver(p); // still blocking: hand it over now
         } else {
             accepted.add(p); // blocking again only after the selector lets go of it
         }
+    }
+
+    /** An accepted, held connection: watch it for the client's CONFIRM within its handshake deadline. */
+    private void watchForConfirm(Pending p) {
+        try {
+            if (pending.size() >= maxPending) {
+                evictOldest();
+            }
+            if (p.key != null) {
+                // Its request was read here and its key cancelled, maybe in this very pass over the
+                // arrivals: only a selection lets go of a cancelled key (ready keys stay selected).
+                selector.selectNow();
+            }
+            p.channel.configureBlocking(false);
+            p.key = p.channel.register(selector, SelectionKey.OP_READ, p);
+            pending.add(p);
+            readConfirm(p); // it may be there already
+        } catch (IOException | java.nio.channels.CancelledKeyException e) {
+            drop(p, "failed while waiting for its confirmation: " + e);
+        }
+    }
+
+    /**
+     * One byte, never more (the application's data may follow at once): CONFIRM hands the
+     * connection over; end-of-stream means another attempt of the client's won, so nobody ever
+     * sees this one.
+     */
+    private void readConfirm(Pending p) {
+        try {
+            ByteBuffer one = ByteBuffer.allocate(1);
+            int n = p.channel.read(one);
+            if (n == 0) {
+                return;
+            }
+            if (n < 0) {
+                drop(p, "closed without confirming: another attempt of the client won");
+                return;
+            }
+            if ((one.get(0) & 0xff) != IdentityHandshake.CONFIRM) {
+                drop(p, "sent " + (one.get(0) & 0xff) + " instead of confirming its held connection");
+                return;
+            }
+            forget(p);
+            p.awaitingConfirm = false;
+            accepted.add(p); // blocking again only after the selector lets go of it
+        } catch (IOException e) {
+            drop(p, "failed while waiting for its confirmation: " + e);
+        }
+    }
+
+    /** Gives up a held connection: its slot goes back, and it closes unseen. */
+    private void drop(Pending p, String why) {
+        p.awaitingConfirm = false;
+        p.queue.release();
+        finish(p, why);
     }
 
     /**
@@ -490,6 +566,13 @@ final class HandshakeLoop implements Runnable {
             if (now - p.deadlineNanos >= 0) {
                 it.remove();
                 p.key.cancel();
+                if (p.awaitingConfirm) {
+                    p.awaitingConfirm = false;
+                    p.queue.release();
+                    log.debug("Closed connection from {}: accepted, held, not confirmed within {} ms", p.remote, timeoutNanos / 1_000_000);
+                    closeQuietly(p.channel);
+                    continue;
+                }
                 if (p.queue != null) {
                     waitingForRoom.remove(p);
                     p.queue.removeWaiter();
@@ -545,6 +628,9 @@ final class HandshakeLoop implements Runnable {
         }
         waitingForRoom.clear();
         for (Pending p : pending) {
+            if (p.awaitingConfirm) {
+                p.queue.release();
+            }
             closeQuietly(p.channel);
         }
         pending.clear();
@@ -555,7 +641,10 @@ final class HandshakeLoop implements Runnable {
         accepted.clear();
         Pending arrival;
         while ((arrival = arrivals.poll()) != null) {
-            closeQuietly(arrival.channel); // nothing reserved yet, whatever was decided
+            if (arrival.awaitingConfirm) {
+                arrival.queue.release(); // accepted and held: its slot was reserved
+            }
+            closeQuietly(arrival.channel); // nothing else reserved yet, whatever was decided
         }
         try {
             selector.close();
@@ -600,6 +689,10 @@ final class HandshakeLoop implements Runnable {
         boolean inBandEndOfStream;
         /** Decided on the accepting thread: wait for room in this verdict's backlog (the loop does). */
         HandshakeJudge.Verdict roomVerdict;
+        /** The request asked to be held until the client confirms it (a rival attempt ran). */
+        boolean hold;
+        /** Accepted and held: its slot reserved, waiting for the client's CONFIRM (the loop watches). */
+        boolean awaitingConfirm;
 
         Pending(SocketChannel channel, InetSocketAddress remote, SimulatedFirewall.Verdict firewall, long deadlineNanos) {
             this.channel = channel;

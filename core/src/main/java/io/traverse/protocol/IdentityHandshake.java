@@ -110,6 +110,18 @@ public final class IdentityHandshake {
      */
     public static final int IN_BAND_END_OF_STREAM = 0x80;
 
+    /**
+     * Set in the kind byte of a CONNECT: another attempt of the same connect may win, so after its
+     * ACCEPT the listener holds the connection out of the backlog until the client sends
+     * {@link #CONFIRM} (it won: now queue it) or closes it (it lost: drop it, nobody saw it), within
+     * the handshake timeout. A client sets it only while a rival attempt runs; without it the
+     * listener queues at once, as before.
+     */
+    public static final int HOLD_UNTIL_CONFIRMED = 0x40;
+
+    /** The byte a client sends, right after the ACCEPT of a held request, when its attempt won. */
+    public static final int CONFIRM = 0x01;
+
     /** Length of the token of a REVERSE request. */
     public static final int TOKEN_LENGTH = 16;
 
@@ -119,8 +131,11 @@ public final class IdentityHandshake {
      * asks for {@link InBandEndOfStream} framing (a tunnelled CONNECT, PROBE or dial-back REVERSE).
      */
     public record Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token,
-            boolean inBandEndOfStream) {
+            boolean inBandEndOfStream, boolean holdUntilConfirmed) {
         public Request {
+            if (holdUntilConfirmed && kind != Kind.CONNECT) {
+                throw new IllegalArgumentException("only a CONNECT is held until confirmed");
+            }
             if (virtualPort < 1 || virtualPort > 65535) {
                 throw new IllegalArgumentException("virtual port " + virtualPort + " is not within 1-65535");
             }
@@ -129,12 +144,22 @@ public final class IdentityHandshake {
             }
         }
 
+        public Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token,
+                boolean inBandEndOfStream) {
+            this(kind, virtualPort, expectedTarget, source, token, inBandEndOfStream, false);
+        }
+
         public Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token) {
-            this(kind, virtualPort, expectedTarget, source, token, false);
+            this(kind, virtualPort, expectedTarget, source, token, false, false);
         }
 
         public Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source) {
-            this(kind, virtualPort, expectedTarget, source, null, false);
+            this(kind, virtualPort, expectedTarget, source, null, false, false);
+        }
+
+        /** The same request, held by the listener until the client confirms it ({@link #HOLD_UNTIL_CONFIRMED}). */
+        public Request held() {
+            return new Request(kind, virtualPort, expectedTarget, source, token, inBandEndOfStream, true);
         }
     }
 
@@ -167,7 +192,8 @@ public final class IdentityHandshake {
         putBytes(body, target);
         putBytes(body, source);
         body.put(token);
-        return frame(request.kind().code | (request.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0), body.array());
+        return frame(request.kind().code | (request.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0)
+                | (request.holdUntilConfirmed() ? HOLD_UNTIL_CONFIRMED : 0), body.array());
     }
 
     /** The ACCEPT that hands a connection over: a header without a body. */
@@ -217,7 +243,11 @@ public final class IdentityHandshake {
 
     public static Request decodeRequest(int kindCode, ByteBuffer body) throws ProtocolException {
         boolean inBand = (kindCode & IN_BAND_END_OF_STREAM) != 0;
-        Kind kind = Kind.fromCode(kindCode & ~IN_BAND_END_OF_STREAM, kindCode);
+        boolean hold = (kindCode & HOLD_UNTIL_CONFIRMED) != 0;
+        Kind kind = Kind.fromCode(kindCode & ~(IN_BAND_END_OF_STREAM | HOLD_UNTIL_CONFIRMED), kindCode);
+        if (hold && kind != Kind.CONNECT) {
+            throw new ProtocolException("unknown handshake kind " + kindCode + " (only a CONNECT is held until confirmed)");
+        }
         try {
             int port = body.getShort() & 0xffff;
             if (port == 0) {
@@ -237,7 +267,7 @@ public final class IdentityHandshake {
                 body.get(token);
             }
             requireConsumed(body);
-            return new Request(kind, port, target, source, token, inBand);
+            return new Request(kind, port, target, source, token, inBand, hold);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("request body is truncated");
         }

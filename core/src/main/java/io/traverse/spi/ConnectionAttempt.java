@@ -24,6 +24,15 @@ public interface ConnectionAttempt {
     default void prepare() throws IOException {
     }
 
+    /**
+     * Called once the whole connect chose this attempt's socket, before the application gets it:
+     * an attempt that asked the target to hold its connection ({@link ConnectRequest#holdUntilConfirmed()})
+     * tells it now to hand it to its application (no round trip: the target's answer is not
+     * awaited). A loser is only cancelled, and its held connection is dropped at the target.
+     */
+    default void confirm() throws IOException {
+    }
+
     /** Stops a running {@link #connect()} from another thread; it then throws and leaves nothing open. */
     void cancel();
 

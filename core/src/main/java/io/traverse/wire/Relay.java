@@ -18,15 +18,16 @@ import java.util.Objects;
  * within the credit the other node granted (OPEN, ACCEPT, CREDIT), so the bytes of one connection
  * inside the hub network never exceed what its receiver offered to buffer.
  *
- * <p>Payload by kind: OPEN u16 virtual port (1–65,535) and u32 initial credit; ACCEPT u32 initial
+ * <p>Payload by kind: OPEN u16 virtual port (1–65,535) and u32 initial credit, optionally u8 flags
+ * (bit 0: hold the accepted connection until CONFIRM); CONFIRM nothing; ACCEPT u32 initial
  * credit; REFUSE u8 answer code (as the identity handshake's) and a UTF-8 reason; RESET a UTF-8
  * reason (reasons at most {@link LinkLimits#MAX_REASON} bytes); DATA u64 stream offset of its
  * first byte, then 1 or more bytes (at most {@link #MAX_DATA_BYTES}); CREDIT and PONG u64 credit
  * limit (the stream offset up to which the other end may send); FIN u64 final stream length;
  * PING nothing. Offsets and limits count bytes from the connection's start in one direction, so a
  * frame lost on the way (a hub died with it queued) is noticed rather than leaving a gap, and a
- * later CREDIT or PONG makes up for a lost one. OPEN only travels toward the acceptor, ACCEPT and
- * REFUSE only toward the opener.
+ * later CREDIT or PONG makes up for a lost one. OPEN and CONFIRM only travel toward the acceptor,
+ * ACCEPT and REFUSE only toward the opener.
  *
  * <p>The payload is a reference-counted buffer, so that DATA passes through a hub as a slice of
  * the bytes it read, never copied: whoever holds a frame releases it or passes it on (sending it on
@@ -34,6 +35,9 @@ import java.util.Objects;
  * its reference.
  */
 public final class Relay extends DefaultByteBufHolder implements LinkMessage {
+    /** OPEN flags bit: hold the accepted connection until CONFIRM. */
+    static final int OPEN_HOLD = 1;
+
     /** Size of a DATA frame's stream offset. */
     public static final int DATA_OFFSET_LENGTH = 8;
     /** Stream bytes one DATA frame carries at most. */
@@ -83,7 +87,11 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
         switch (kind) {
             case OPEN -> {
                 requireDirection(kind, direction, RelayDirection.TOWARD_ACCEPTOR);
-                requireLength(kind, payload, 6);
+                if (payload.readableBytes() != 7) {
+                    requireLength(kind, payload, 6);
+                } else if ((payload.getUnsignedByte(at + 6) & ~OPEN_HOLD) != 0) {
+                    throw new IllegalArgumentException("OPEN flags " + payload.getUnsignedByte(at + 6) + " (only bit 0 is defined)");
+                }
                 if (payload.getUnsignedShort(at) == 0) {
                     throw new IllegalArgumentException("OPEN to virtual port 0");
                 }
@@ -111,6 +119,10 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
                 requireOffset(kind, payload.getLong(at));
             }
             case PING -> requireLength(kind, payload, 0);
+            case CONFIRM -> {
+                requireDirection(kind, direction, RelayDirection.TOWARD_ACCEPTOR);
+                requireLength(kind, payload, 0);
+            }
         }
     }
 
@@ -146,8 +158,19 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
 
     /** The opener's request to connect to a virtual port of the acceptor, granting it {@code initialCredit} bytes. */
     public static Relay open(long connectionId, NodeId opener, NodeId acceptor, int virtualPort, long initialCredit) {
+        return open(connectionId, opener, acceptor, virtualPort, initialCredit, false);
+    }
+
+    /**
+     * The same, and with {@code hold} the acceptor keeps the accepted connection out of its
+     * backlog until a CONFIRM (the flags byte is sent only when set, so an OPEN without it is as before).
+     */
+    public static Relay open(long connectionId, NodeId opener, NodeId acceptor, int virtualPort, long initialCredit, boolean hold) {
         FieldChecks.range("virtual port", virtualPort, 1, 65535);
-        ByteBuf payload = Unpooled.buffer(6).writeShort(virtualPort).writeInt(u32("initial credit", initialCredit));
+        ByteBuf payload = Unpooled.buffer(hold ? 7 : 6).writeShort(virtualPort).writeInt(u32("initial credit", initialCredit));
+        if (hold) {
+            payload.writeByte(OPEN_HOLD);
+        }
         return new Relay(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, LinkLimits.DEFAULT_RELAY_HOPS,
                 RelayKind.OPEN, payload);
     }
@@ -293,6 +316,12 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     /** The node that sent this frame (for a hub's RESET: the node it answers). */
     public NodeId source() {
         return direction == RelayDirection.TOWARD_ACCEPTOR ? opener : acceptor;
+    }
+
+    /** True if this OPEN asks the acceptor to hold the connection until CONFIRM. */
+    public boolean holdUntilConfirmed() {
+        requireKind(RelayKind.OPEN);
+        return content().readableBytes() == 7 && (content().getUnsignedByte(content().readerIndex() + 6) & OPEN_HOLD) != 0;
     }
 
     /** The virtual port of an OPEN. */

@@ -2,7 +2,10 @@ package io.traverse.wire;
 
 /** What a {@link Relay} frame does to its virtual connection. */
 public enum RelayKind {
-    /** Opener → acceptor: connect to a virtual port; payload u16 virtual port, u32 initial credit. */
+    /**
+     * Opener → acceptor: connect to a virtual port; payload u16 virtual port, u32 initial credit,
+     * optionally u8 flags (bit 0: hold the accepted connection out of the backlog until CONFIRM).
+     */
     OPEN(1),
     /** Acceptor → opener: the connection is in the port's backlog; payload u32 initial credit. */
     ACCEPT(2),
@@ -19,7 +22,12 @@ public enum RelayKind {
     /** Either way: are you there? The other end answers PONG (a connection silent for a while asks). */
     PING(8),
     /** Either way: the answer to a PING. */
-    PONG(9);
+    PONG(9),
+    /**
+     * Opener → acceptor: the connection an OPEN asked to hold (another attempt of the same connect
+     * was running) won; the acceptor now hands it to its application. Empty payload.
+     */
+    CONFIRM(10);
 
     private final int code;
 

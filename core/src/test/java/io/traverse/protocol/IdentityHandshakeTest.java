@@ -38,6 +38,21 @@ class IdentityHandshakeTest {
     }
 
     @Test
+    void aHeldConnectRoundTripsAndOnlyAConnectIsHeld() throws Exception {
+        Request held = new Request(Kind.CONNECT, 80, TARGET, SOURCE).held();
+        byte[] frame = IdentityHandshake.encode(held);
+        assertThat(frame[5]).isEqualTo((byte) (Kind.CONNECT.code | IdentityHandshake.HOLD_UNTIL_CONFIRMED));
+        Request decoded = decodeRequestFrame(frame);
+        assertThat(decoded.holdUntilConfirmed()).isTrue();
+        assertThat(decoded.kind()).isEqualTo(Kind.CONNECT);
+        assertThat(decodeRequestFrame(IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, SOURCE))).holdUntilConfirmed()).isFalse();
+        byte[] probe = IdentityHandshake.encode(new Request(Kind.PROBE, 80, TARGET, SOURCE));
+        probe[5] |= (byte) IdentityHandshake.HOLD_UNTIL_CONFIRMED;
+        assertThatThrownBy(() -> decodeRequestFrame(probe)).isInstanceOf(ProtocolException.class).hasMessageContaining("held");
+        assertThatThrownBy(() -> new Request(Kind.PROBE, 80, TARGET, SOURCE).held()).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
     void requestsRoundTrip() throws Exception {
         for (int n = 0; n < 1000; n++) {
             Random r = RandomIdentities.forCase(n);
@@ -195,7 +210,9 @@ class IdentityHandshakeTest {
         for (int code = 0; code < 256; code++) {
             int c = code;
             // With the in-band end-of-stream bit every kind is known (InBandEndOfStreamTest).
-            boolean knownKind = Arrays.stream(Kind.values()).anyMatch(k -> k.code == c || (k.code | IdentityHandshake.IN_BAND_END_OF_STREAM) == c);
+            // So is a CONNECT with the hold bit (with in-band end-of-stream or not).
+            boolean knownKind = Arrays.stream(Kind.values()).anyMatch(k -> k.code == c || (k.code | IdentityHandshake.IN_BAND_END_OF_STREAM) == c)
+                    || (c & ~IdentityHandshake.IN_BAND_END_OF_STREAM) == (Kind.CONNECT.code | IdentityHandshake.HOLD_UNTIL_CONFIRMED);
             boolean knownAnswer = Arrays.stream(Answer.values()).anyMatch(a -> a.code == c)
                     || c == (Answer.ACCEPT.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
             byte[] req = request.clone();

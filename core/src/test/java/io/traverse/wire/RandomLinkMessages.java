@@ -72,8 +72,14 @@ final class RandomLinkMessages {
         NodeId opener = id(r);
         NodeId acceptor = id(r);
         RelayDirection direction = RelayDirection.values()[r.nextInt(2)];
+        boolean hold = r.nextBoolean();
+        java.nio.ByteBuffer openPayload = java.nio.ByteBuffer.allocate(hold ? 7 : 6).putShort((short) (1 + r.nextInt(65535)))
+                .putInt(r.nextInt());
+        if (hold) {
+            openPayload.put((byte) 1);
+        }
         Relay open = new Relay(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, r.nextInt(256), RelayKind.OPEN,
-                java.nio.ByteBuffer.allocate(6).putShort((short) (1 + r.nextInt(65535))).putInt(r.nextInt()).array());
+                openPayload.array());
         return switch (RelayKind.values()[r.nextInt(RelayKind.values().length)]) {
             case OPEN -> open;
             case ACCEPT -> open.accept(Integer.toUnsignedLong(r.nextInt()));
@@ -88,6 +94,7 @@ final class RandomLinkMessages {
             case FIN -> Relay.fin(connectionId, opener, acceptor, direction, r.nextLong() & Long.MAX_VALUE);
             case PING -> Relay.ping(connectionId, opener, acceptor, direction);
             case PONG -> Relay.ping(connectionId, opener, acceptor, direction).pong(r.nextLong() & Long.MAX_VALUE);
+            case CONFIRM -> Relay.frame(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, RelayKind.CONFIRM, new byte[0]);
         };
     }
 

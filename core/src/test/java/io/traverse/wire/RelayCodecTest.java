@@ -98,7 +98,11 @@ class RelayCodecTest {
         // A payload length that claims more than the frame holds: refused before anything is allocated.
         assertProtocolError(raw(0, 0, RelayKind.DATA.code(), w -> w.u32(0xFFFF).fixedBytes(new byte[10])), "truncated payload");
         assertProtocolError(raw(0, 0, RelayKind.DATA.code(), w -> w.u32(0xFFFF_FFFFL)), "exceeds the maximum of " + LinkLimits.MAX_RELAY_PAYLOAD);
-        // The OPEN payload must be exactly port and credit.
+        // The OPEN payload must be exactly port and credit, and optionally flags with bit 0 only.
+        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(7).fixedBytes(new byte[] {0, 1, 0, 0, 0, 0, 2})), "OPEN flags 2");
+        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(8).fixedBytes(new byte[] {0, 1, 0, 0, 0, 0, 1, 0})), "OPEN payload");
+        assertProtocolError(raw(1, 0, RelayKind.CONFIRM.code(), w -> w.u32(0)), "CONFIRM travels TOWARD_ACCEPTOR");
+        assertProtocolError(raw(0, 0, RelayKind.CONFIRM.code(), w -> w.u32(1).u8(0)), "CONFIRM payload");
         assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(5).fixedBytes(new byte[] {0, 1, 0, 0, 0})), "OPEN payload");
         assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(6).fixedBytes(new byte[6])), "virtual port 0");
         assertProtocolError(raw(1, 0, RelayKind.ACCEPT.code(), w -> w.u32(3).fixedBytes(new byte[3])), "ACCEPT payload");
@@ -106,7 +110,7 @@ class RelayCodecTest {
         assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u32(2).fixedBytes(new byte[] {(byte) 0xC3, 0x28})), "UTF-8");
         assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u32(1025).fixedBytes(new byte[1025])), "exceeds 1024");
         assertProtocolError(raw(2, 0, RelayKind.FIN.code(), w -> w.u32(8).fixedBytes(new byte[8])), "RelayDirection code 2");
-        assertProtocolError(raw(0, 0, 10, w -> w.u32(0)), "RelayKind code 10");
+        assertProtocolError(raw(0, 0, 11, w -> w.u32(0)), "RelayKind code 11");
         assertProtocolError(raw(1, 0, RelayKind.REFUSE.code(), w -> w.u32(0)), "REFUSE without an answer code");
         assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u32(1).u8(0)), "PING payload");
         assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u32(0).u8(0)), "trailing");

@@ -305,7 +305,7 @@ class ReverseConnectionTest {
             many.address(new java.net.InetSocketAddress("10.9.9." + i, 7000));
         }
         byte[] identity = many.build().toText().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        byte[] request = java.nio.ByteBuffer.allocate(1 + 16 + 2 + 4 + identity.length).put((byte) 1).put(new byte[16])
+        byte[] request = java.nio.ByteBuffer.allocate(1 + 16 + 2 + 4 + identity.length).put((byte) 2).put(new byte[16]) // version 2
                 .putShort((short) 4000).putInt(5000).put(identity).array();
         byte[] answer = client.sideChannel().request(server.identity().id().orElseThrow(), "traverse.reverse", request,
                 Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);

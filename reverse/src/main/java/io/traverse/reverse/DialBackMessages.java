@@ -13,14 +13,17 @@ import java.nio.charset.StandardCharsets;
  * application).
  *
  * <pre>
- * request: version u8 (1) | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
+ * request: version u8 (2) | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
  * answer:  status u8 | reason: rest, UTF-8
  * </pre>
+ * Since version 2 a dial-back for a connection (not a probe) is held by the target after
+ * CONNECTED until the dialler sends {@link IdentityHandshake#CONFIRM} on it (it won its race), and
+ * dropped unseen if the dialler closes it instead.
  */
 final class DialBackMessages {
     static final String SERVICE = "traverse.reverse";
     static final String PROBE_SERVICE = "traverse.reverse.probe";
-    static final int VERSION = 1;
+    static final int VERSION = 2;
 
     /** What the asked node did. */
     enum Status {

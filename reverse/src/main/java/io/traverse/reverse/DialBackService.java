@@ -3,6 +3,7 @@ package io.traverse.reverse;
 import io.traverse.SideChannelHandler;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.reverse.DialBackMessages.Answer;
 import io.traverse.reverse.DialBackMessages.Status;
@@ -77,14 +78,22 @@ final class DialBackService implements SideChannelHandler {
                     + dialler.directAddresses().size() + " addresses; this node dials back at most " + MAX_ADDRESSES));
         }
         try {
-            return CompletableFuture.supplyAsync(() -> dialBack(sender, request, dialler), dialBacks);
+            CompletableFuture<Answer> answer = new CompletableFuture<>();
+            dialBacks.execute(() -> {
+                try {
+                    dialBack(sender, request, dialler, answer);
+                } catch (RuntimeException e) {
+                    answer.completeExceptionally(e);
+                }
+            });
+            return answer;
         } catch (RejectedExecutionException e) {
             return CompletableFuture.completedFuture(new Answer(Status.UNREACHABLE, "node " + self()
                     + " is dialling back as many nodes as it will at once; try again"));
         }
     }
 
-    private Answer dialBack(NodeId sender, DialBackMessages.Request request, NodeIdentity dialler) {
+    private void dialBack(NodeId sender, DialBackMessages.Request request, NodeIdentity dialler, CompletableFuture<Answer> answer) {
         long millis = Math.max(1, Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
         ConnectRequest back = new ConnectRequest(dialler, request.virtualPort(), Deadline.after(Duration.ofMillis(millis)), ConnectOptions.NONE);
         Socket socket;
@@ -93,24 +102,48 @@ final class DialBackService implements SideChannelHandler {
             socket = context.directConnector().attempt(back, request.token()).connect();
         } catch (IOException e) {
             log.debug("Could not dial node {} back: {}", sender, e.getMessage());
-            return new Answer(Status.UNREACHABLE, "node " + self() + " could not dial back: " + e.getMessage());
+            answer.complete(new Answer(Status.UNREACHABLE, "node " + self() + " could not dial back: " + e.getMessage()));
+            return;
         }
         ReverseConnections.PortSlot slot;
         try {
             slot = context.reverseConnections().reserve(request.virtualPort());
         } catch (AttemptFailedException e) {
             ReverseModule.closeQuietly(socket); // the dialler waits for this answer before it uses its end
-            return new Answer(Status.TARGET_ANSWER, e.getMessage());
+            answer.complete(new Answer(Status.TARGET_ANSWER, e.getMessage()));
+            return;
         }
         if (probe) {
             slot.release();
             ReverseModule.closeQuietly(socket);
             log.debug("Dialled node {} back for a probe of virtual port {}", sender, request.virtualPort());
-            return new Answer(Status.CONNECTED, "");
+            answer.complete(new Answer(Status.CONNECTED, ""));
+            return;
         }
-        slot.deliver(socket, ReverseModuleProvider.NAME);
-        log.debug("Dialled node {} back for virtual port {}", sender, request.virtualPort());
-        return new Answer(Status.CONNECTED, "");
+        answer.complete(new Answer(Status.CONNECTED, ""));
+        // Held until the dialler confirms: it may still lose its race to another module, and then
+        // closes this connection, which nobody here must see.
+        boolean delivered = false;
+        try {
+            socket.setSoTimeout((int) Math.max(1, context.config().handshakeTimeout().toMillis()));
+            int confirm = socket.getInputStream().read();
+            if (confirm == IdentityHandshake.CONFIRM) {
+                socket.setSoTimeout(0);
+                slot.deliver(socket, ReverseModuleProvider.NAME);
+                delivered = true;
+                log.debug("Dialled node {} back for virtual port {}", sender, request.virtualPort());
+            } else {
+                log.debug("Node {} closed its dial-back for virtual port {} unconfirmed ({}): another attempt won", sender,
+                        request.virtualPort(), confirm);
+            }
+        } catch (IOException e) {
+            log.debug("Node {} did not confirm its dial-back for virtual port {}: {}", sender, request.virtualPort(), e.getMessage());
+        } finally {
+            if (!delivered) {
+                slot.release();
+                ReverseModule.closeQuietly(socket);
+            }
+        }
     }
 
     private String self() {

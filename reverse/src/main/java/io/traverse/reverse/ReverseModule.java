@@ -4,6 +4,7 @@ import io.traverse.SideChannel;
 import io.traverse.SideChannelException;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectRequest;
@@ -29,6 +30,8 @@ final class ReverseModule implements ConnectionModule {
     /** Dial-backs under way at once at most; beyond, a request is answered at once that the node is busy. */
     static final int MAX_DIAL_BACKS = 64;
     private static final long DEADLINE_MARGIN_MILLIS = 20;
+    /** How long a dial-back that got through waits at most for an unheld rival's answer (Rivals#heldMayWin). */
+    static final long GIVE_WAY_WAIT_NANOS = 20_000_000;
 
     private final ModuleContext context;
     private final ThreadPoolExecutor dialBacks;
@@ -95,6 +98,8 @@ final class ReverseModule implements ConnectionModule {
         private volatile ReverseConnections.Expectation expectation;
         private volatile CompletableFuture<byte[]> answer;
         private volatile boolean cancelled;
+        /** The dialled-back connection, which its target holds until {@link #confirm()}. */
+        private volatile Socket won;
 
         DialBackAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
@@ -135,8 +140,13 @@ final class ReverseModule implements ConnectionModule {
                     }
                 });
                 try {
-                    Socket socket = waiting.take(untilPastDeadline());
-                    return confirmed(socket, pending);
+                    Socket socket = confirmed(waiting.take(untilPastDeadline()), pending);
+                    if (!request.probe() && !request.rivals().heldMayWin(request.deadline(), GIVE_WAY_WAIT_NANOS)) {
+                        closeQuietly(socket);
+                        throw new AttemptFailedException(FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
+                    }
+                    won = request.probe() ? null : socket;
+                    return socket;
                 } catch (SocketTimeoutException e) {
                     throw new SocketTimeoutException("connect timed out waiting for node " + target + " to dial back");
                 } catch (IOException e) {
@@ -212,6 +222,14 @@ final class ReverseModule implements ConnectionModule {
                 return new AttemptFailedException(FailureScope.PATH, "node " + target + " did not answer the dial-back request: " + why);
             }
             return new AttemptFailedException(FailureScope.MODULE, "could not ask node " + target + " to dial back: " + why);
+        }
+
+        @Override
+        public void confirm() throws IOException {
+            Socket socket = won;
+            if (socket != null) {
+                socket.getOutputStream().write(IdentityHandshake.CONFIRM);
+            }
         }
 
         @Override

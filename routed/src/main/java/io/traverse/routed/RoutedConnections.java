@@ -12,6 +12,7 @@ import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
 import java.security.SecureRandom;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -63,6 +64,9 @@ final class RoutedConnections implements RelayLink.Receiver {
     private final SecureRandom ids = new SecureRandom();
     private final Map<Key, RoutedConnection> connections = new ConcurrentHashMap<>();
     private final Map<Key, Opening> opening = new ConcurrentHashMap<>();
+    /** Accepted connections whose OPEN asked to be held: out of the backlog until the opener's CONFIRM. */
+    private final Map<Key, Held> held = new ConcurrentHashMap<>();
+    private final long holdNanos;
     private final ScheduledFuture<?> prober;
     /** The module an accepted connection is reported as made by (longpoll while the hub link is a long-poll session). */
     private volatile java.util.function.Supplier<String> acceptedBy = () -> RoutedModuleProvider.NAME;
@@ -71,7 +75,17 @@ final class RoutedConnections implements RelayLink.Receiver {
     record Opening(RoutedConnection connection, CompletableFuture<RoutedConnection> answer) {
     }
 
+    /** An accepted connection held for its opener's CONFIRM, with its backlog slot, until {@code untilNanos}. */
+    private record Held(RoutedConnection connection, ReverseConnections.PortSlot slot, RoutedSocket socket, long untilNanos) {
+    }
+
     RoutedConnections(RelayLink link, ReverseConnections ports, ModuleEvents events, int window, long probeMillis) {
+        this(link, ports, events, window, probeMillis, TimeUnit.SECONDS.toMillis(5));
+    }
+
+    /** @param holdMillis how long an accepted connection waits at most for its opener's CONFIRM (the handshake timeout) */
+    RoutedConnections(RelayLink link, ReverseConnections ports, ModuleEvents events, int window, long probeMillis, long holdMillis) {
+        this.holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMillis);
         this.link = link;
         this.ports = ports;
         this.events = events;
@@ -109,8 +123,17 @@ final class RoutedConnections implements RelayLink.Receiver {
         link.wakeWaiters();
     }
 
-    /** Sends an OPEN; the future completes when the acceptor answers (it fails with the REFUSE or RESET reason). */
+    /** Sends an OPEN that is not held ({@link #open(NodeId, int, boolean)}). */
     Opening open(NodeId target, int virtualPort) {
+        return open(target, virtualPort, false);
+    }
+
+    /**
+     * Sends an OPEN; the future completes when the acceptor answers (it fails with the REFUSE or
+     * RESET reason). With {@code hold} the acceptor keeps the connection from its application
+     * until {@link #confirm}.
+     */
+    Opening open(NodeId target, int virtualPort, boolean hold) {
         Key key;
         RoutedConnection connection;
         Opening o;
@@ -119,11 +142,19 @@ final class RoutedConnections implements RelayLink.Receiver {
             connection = new RoutedConnection(this, key, target, true, virtualPort, window, window, 0);
             o = new Opening(connection, new CompletableFuture<>());
         } while (connections.containsKey(key) || opening.putIfAbsent(key, o) != null);
-        if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, window))) {
+        if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, window, hold))) {
             opening.remove(key);
             o.answer.completeExceptionally(new AttemptFailedException(FailureScope.MODULE, "no hub link"));
         }
         return o;
+    }
+
+    /** Tells the acceptor of a held connection that it won: now it goes to the application. */
+    void confirm(RoutedConnection c) throws java.io.IOException {
+        if (!link.send(Relay.frame(c.key().id(), c.key().opener(), c.peer(), RelayDirection.TOWARD_ACCEPTOR, RelayKind.CONFIRM,
+                new byte[0]))) {
+            throw new java.net.SocketException("the hub link went down before the relayed connection was confirmed");
+        }
     }
 
     /** Gives up an OPEN (cancelled or out of time): the acceptor, if it accepted meanwhile, gets a RESET. */
@@ -187,6 +218,7 @@ final class RoutedConnections implements RelayLink.Receiver {
                     case FIN -> c.onFin(frame.streamOffset());
                     case RESET -> reset(c, frame);
                     case PING -> c.pong(frame);
+                    case CONFIRM -> confirmed(key);
                     default -> unknown(frame);
                 }
             }
@@ -216,8 +248,31 @@ final class RoutedConnections implements RelayLink.Receiver {
         RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), window, initial, open.credit());
         c.pathFrom(open);
         connections.put(key, c);
+        RoutedSocket socket = new RoutedSocket(c, localId(), open.opener());
+        if (open.holdUntilConfirmed()) {
+            // Another attempt of the opener's may win: the application sees this one only after CONFIRM.
+            held.put(key, new Held(c, slot, socket, System.nanoTime() + holdNanos));
+            link.send(open.accept(initial));
+            return;
+        }
         link.send(open.accept(initial));
-        slot.deliver(new RoutedSocket(c, localId(), open.opener()), acceptedBy.get());
+        slot.deliver(socket, acceptedBy.get());
+    }
+
+    /** The opener took the held connection: hand it to the application. */
+    private void confirmed(Key key) {
+        Held h = held.remove(key);
+        if (h != null) {
+            h.slot().deliver(h.socket(), acceptedBy.get());
+        }
+    }
+
+    /** A held connection that ends (reset, unconfirmed in time, link lost) gives its slot back, unseen. */
+    private void releaseHeld(Key key) {
+        Held h = held.remove(key);
+        if (h != null) {
+            h.slot().release();
+        }
     }
 
     private void answered(Key key, Relay answer) {
@@ -271,6 +326,7 @@ final class RoutedConnections implements RelayLink.Receiver {
     private void reset(RoutedConnection c, Relay frame) {
         boolean wasOpen = !c.isReset();
         c.onReset(frame.reason());
+        releaseHeld(c.key()); // the opener closed it unconfirmed: another attempt won
         if (wasOpen && RoutedConnection.hubsCrossed(frame) < c.hubs()) {
             events.peerUnreachable(RoutedModuleProvider.NAME, c.peer(), frame.reason());
         }
@@ -291,6 +347,9 @@ final class RoutedConnections implements RelayLink.Receiver {
         for (RoutedConnection c : connections.values()) {
             c.onReset(reason);
         }
+        for (Key key : List.copyOf(held.keySet())) {
+            releaseHeld(key);
+        }
         for (Opening o : opening.values()) {
             o.answer().completeExceptionally(new AttemptFailedException(FailureScope.MODULE, reason));
         }
@@ -299,6 +358,12 @@ final class RoutedConnections implements RelayLink.Receiver {
 
     private void probe() {
         long now = System.nanoTime();
+        for (Held h : List.copyOf(held.values())) {
+            if (h.connection().isReset() || now - h.untilNanos() >= 0) {
+                releaseHeld(h.connection().key());
+                h.connection().reset("node " + localId() + " got no confirmation of a held connection", true);
+            }
+        }
         for (RoutedConnection c : connections.values()) {
             long silent = now - c.lastHeardNanos();
             if (silent > DEAD_AFTER_PROBES * probeNanos) {

@@ -28,6 +28,8 @@ final class RoutedModule implements ConnectionModule {
     static final int WINDOW = 1024 * 1024;
     /** How long past the connect deadline to wait, so that the racer's deadline, not this one, decides. */
     private static final long DEADLINE_MARGIN_MILLIS = 20;
+    /** How long a held connection that got through waits at least for an unheld rival's answer (Rivals#heldMayWin). */
+    private static final long GIVE_WAY_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
     /** How long to let a link that is going down be noticed before waiting for the next one. */
     private static final long LINK_SETTLE_MILLIS = 5;
 
@@ -106,6 +108,8 @@ final class RoutedModule implements ConnectionModule {
         private final HubLinkWait link;
         private volatile RoutedConnections.Opening opening;
         private volatile boolean cancelled;
+        /** The connection the acceptor holds until {@link #confirm()}, if it was asked to. */
+        private volatile RoutedConnection held;
 
         RoutedAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
@@ -121,7 +125,30 @@ final class RoutedModule implements ConnectionModule {
         @Override
         public Socket connect() throws IOException {
             awaitLink(); // again: the link may have gone since
-            RoutedConnections.Opening o = connections.open(target, request.virtualPort());
+            boolean hold = request.holdUntilConfirmed();
+            if (!hold) {
+                request.rivals().unheldSent();
+            }
+            boolean accepted = false;
+            try {
+                Socket socket = open(hold);
+                accepted = true;
+                return socket;
+            } finally {
+                if (!hold) {
+                    if (accepted) {
+                        request.rivals().unheldAccepted();
+                    } else {
+                        request.rivals().unheldFailed();
+                    }
+                }
+            }
+        }
+
+        /** OPEN, held by the acceptor until {@link #confirm()} when {@code hold}, and the answer. */
+        private Socket open(boolean hold) throws IOException {
+            long asked = System.nanoTime();
+            RoutedConnections.Opening o = connections.open(target, request.virtualPort(), hold);
             opening = o;
             if (cancelled) {
                 connections.abandon(o, "the opener cancelled");
@@ -134,7 +161,16 @@ final class RoutedModule implements ConnectionModule {
                 RoutedConnection c = o.answer().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
                 VirtualSocketAddress local = new VirtualSocketAddress(context.localIdentity(), 0);
                 VirtualSocketAddress remote = new VirtualSocketAddress(request.target(), request.virtualPort());
-                return new RoutedSocket(c, local, remote);
+                RoutedSocket socket = new RoutedSocket(c, local, remote);
+                if (hold) {
+                    long roundTrip = System.nanoTime() - asked;
+                    if (!request.rivals().heldMayWin(request.deadline(), Math.max(GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
+                        connections.abandon(o, "the opener gave way to another attempt");
+                        throw new AttemptFailedException(FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
+                    }
+                    held = c;
+                }
+                return socket;
             } catch (TimeoutException e) {
                 connections.abandon(o, "the opener timed out");
                 throw new SocketTimeoutException("connect timed out waiting for node " + target + " to accept a relayed connection");
@@ -188,6 +224,14 @@ final class RoutedModule implements ConnectionModule {
             } catch (InterruptedIOException e) {
                 connections.abandon(o, "the opener was interrupted");
                 throw new AttemptFailedException(FailureScope.PATH, "interrupted");
+            }
+        }
+
+        @Override
+        public void confirm() throws IOException {
+            RoutedConnection c = held;
+            if (c != null) {
+                connections.confirm(c);
             }
         }
 

@@ -67,6 +67,7 @@ class RoutedConnectionsTest {
         }
     };
     private final List<Socket> accepted = new CopyOnWriteArrayList<>();
+    private final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
     /** Virtual port 80 listens; accepted connections are collected. */
     private final ReverseConnections ports = new ReverseConnections() {
         @Override
@@ -91,6 +92,7 @@ class RoutedConnectionsTest {
 
                 @Override
                 public void release() {
+                    released.incrementAndGet();
                 }
             };
         }
@@ -141,6 +143,26 @@ class RoutedConnectionsTest {
         assertThat(o.answer()).isNotDone();
         table.frame(open.accept(1024));
         assertThat(o.answer().get(5, TimeUnit.SECONDS)).isNotNull();
+    }
+
+    @Test
+    void aHeldOpenReachesTheApplicationOnlyOnConfirmAndAResetDropsItUnseen() throws Exception {
+        // As the acceptor: two OPENs asking to be held, from two attempts of one connect at PEER.
+        Relay won = Relay.open(1, PEER, SELF, 80, 1024, true);
+        Relay lost = Relay.open(2, PEER, SELF, 80, 1024, true);
+        assertThat(won.holdUntilConfirmed()).isTrue();
+        table.frame(won); // frame() releases what it is given
+        table.frame(lost);
+        assertThat(sent).filteredOn(f -> f.kind() == RelayKind.ACCEPT).hasSize(2);
+        assertThat(accepted).as("held: nothing in the backlog yet").isEmpty();
+        table.frame(Relay.frame(1, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, RelayKind.CONFIRM, new byte[0]));
+        assertThat(accepted).as("the confirmed one").hasSize(1);
+        table.frame(Relay.reset(2, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, "the opener gave way to another attempt"));
+        assertThat(accepted).as("the loser never").hasSize(1);
+        assertThat(released.get()).as("the loser's backlog slot went back").isEqualTo(1);
+        // Without the flag, as before: in the backlog at once.
+        table.frame(Relay.open(3, PEER, SELF, 80, 1024));
+        assertThat(accepted).hasSize(2);
     }
 
     @Test

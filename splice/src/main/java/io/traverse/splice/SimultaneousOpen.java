@@ -48,11 +48,14 @@ final class SimultaneousOpen {
     private final Executor executor;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private final CompletableFuture<Socket> winner = new CompletableFuture<>();
+    /** Done when the first SYN is about to go out (or nothing will fire any more). */
+    private final CompletableFuture<Void> firstSyn = new CompletableFuture<>();
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicInteger tries = new AtomicInteger();
     private final AtomicReference<IOException> lastFailure = new AtomicReference<>();
     private volatile boolean stopped;
     private volatile Consumer<Socket> lateConnections = SimultaneousOpen::closeQuietly;
+    private volatile boolean keepConnectingAfterWinner;
 
     /** @param endNanos when to give up, on {@link System#nanoTime()} */
     SimultaneousOpen(List<Round> rounds, long endNanos, Executor executor) {
@@ -94,12 +97,16 @@ final class SimultaneousOpen {
             }
             return winner.getNow(null); // connected in the very last moment
         } catch (ExecutionException e) {
+            stop();
             throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
         } catch (InterruptedException e) {
+            stop();
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted during the simultaneous open");
         } finally {
-            stop();
+            if (!keepConnectingAfterWinner || !winner.isDone() || winner.isCompletedExceptionally()) {
+                stop();
+            }
         }
     }
 
@@ -110,6 +117,40 @@ final class SimultaneousOpen {
      */
     void onLateConnection(Consumer<Socket> handler) {
         lateConnections = handler;
+    }
+
+    /**
+     * Waits until the first SYN is on its way, at most {@code nanos}: the target answers only
+     * then, so that in its rounds its SYN is out before the source's, whatever its threads' delays.
+     */
+    void awaitFirstSyn(long nanos) {
+        try {
+            firstSyn.get(nanos, TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            // answer anyway: the later rounds still have their chance
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The round of {@code socket}, by its local port; -1 if none. */
+    int roundOf(Socket socket) {
+        for (int i = 0; i < rounds.size(); i++) {
+            if (rounds.get(i).local().getPort() == socket.getLocalPort()) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The target's way: SYNs already sent keep waiting after the first connection, until
+     * {@link #cancel()}. Both orders fire at once, so two rounds may connect, and the source may
+     * take the one that completed here a moment after the first: closing it here would close the
+     * source's connection. The target stops once the source's handshake shows which one it took.
+     */
+    void keepConnectingAfterWinner() {
+        keepConnectingAfterWinner = true;
     }
 
     /** How many SYN rounds were fired in all (for the logs and the bench). */
@@ -125,6 +166,7 @@ final class SimultaneousOpen {
 
     private void stop() {
         stopped = true;
+        firstSyn.complete(null);
         for (Socket s : open) {
             closeQuietly(s);
         }
@@ -145,6 +187,7 @@ final class SimultaneousOpen {
                 try {
                     socket.setReuseAddress(true);
                     socket.bind(local);
+                    firstSyn.complete(null);
                     socket.connect(remote, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                     open.remove(socket);
                     if (!winner.complete(socket)) {
@@ -182,6 +225,7 @@ final class SimultaneousOpen {
 
     private void finished() {
         if (running.decrementAndGet() == 0) {
+            firstSyn.complete(null);
             winner.completeExceptionally(new SocketTimeoutException(describeFailure()));
         }
     }

@@ -3,6 +3,7 @@ package io.traverse.splice;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
+import io.traverse.protocol.ProtocolException;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import java.io.EOFException;
@@ -25,9 +26,10 @@ final class SpliceHandshake {
     }
 
     /** The source's side: asks for the target, checks who answered; throws unless accepted by the right node. */
-    static void asSource(Socket socket, IdentityHandshake.Kind kind, int virtualPort, NodeIdentity target, NodeIdentity self)
-            throws IOException {
-        socket.getOutputStream().write(IdentityHandshake.encode(new IdentityHandshake.Request(kind, virtualPort, target, self)));
+    static void asSource(Socket socket, IdentityHandshake.Kind kind, int virtualPort, NodeIdentity target, NodeIdentity self,
+            boolean hold) throws IOException {
+        IdentityHandshake.Request request = new IdentityHandshake.Request(kind, virtualPort, target, self);
+        socket.getOutputStream().write(IdentityHandshake.encode(hold ? request.held() : request));
         IdentityHandshake.Reply reply = IdentityHandshake.readReply(socket.getInputStream());
         String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
         switch (reply.answer()) {
@@ -66,6 +68,21 @@ final class SpliceHandshake {
             return new Checked(request, IdentityHandshake.Answer.WRONG_NODE, "");
         }
         return new Checked(request, IdentityHandshake.Answer.ACCEPT, "");
+    }
+
+    /**
+     * The target's side, after an ACCEPT of a held request: true once the source confirms (it
+     * took this connection), false if it closes it instead (another attempt won).
+     */
+    static boolean awaitConfirm(Socket socket) throws IOException {
+        int b = socket.getInputStream().read();
+        if (b < 0) {
+            return false;
+        }
+        if (b != IdentityHandshake.CONFIRM) {
+            throw new ProtocolException("sent " + b + " instead of confirming its held connection");
+        }
+        return true;
     }
 
     /** The target's side, second half: the verdict, with this node's identity. */

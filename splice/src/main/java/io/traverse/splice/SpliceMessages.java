@@ -13,20 +13,20 @@ import java.util.List;
  * The two side-channel messages of the splice module (service {@value #SERVICE}).
  *
  * <pre>
- * request: version u8 (1) | flags u8 (bit 0: probe) | virtual port u16 | time left ms u32
+ * request: version u8 (2) | flags u8 (bit 0: probe) | virtual port u16 | time left ms u32
  *          | source round trip µs u32 (its last splice request's, else its hub's) | endpoint
  * answer:  status u8 | READY: fire delay µs u32 | processing µs u32 | endpoint
  *                    | otherwise: reason, rest, UTF-8
  * endpoint: family u8 (4|6) | address 4|16 bytes | candidates u8 (1-16) | rounds u8 (1-8)
  *           | first port u16, one per round
  * </pre>
- * The target starts its rounds the fire delay after sending READY; the source starts its own at
- * the same moment on its clock: the answer's arrival, less half the round trip it measured (less
- * the target's processing time, which the answer reports), plus the fire delay ({@link SpliceSchedule}).
+ * The target counts its rounds from sending READY, the source from its arrival; in the rounds the
+ * source fires first, the target waits the fire delay ({@link SpliceSchedule}). Version 1 had the
+ * source align its start to the target's clock instead; the two do not mix.
  */
 final class SpliceMessages {
     static final String SERVICE = "traverse.splice";
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     static final int MAX_PORTS = 16;
     static final int MAX_ROUNDS = 8;
     private static final int MAX_REASON_BYTES = 1024;

@@ -37,16 +37,18 @@ final class SpliceModule implements ConnectionModule {
     static final int MAX_THREADS = 256;
     /** How long SYNs are fired at most: long enough for many retries, short enough to free the port soon. */
     static final long SYN_WINDOW_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** How long a held splice that got through waits at least for an unheld rival's answer. */
+    static final long GIVE_WAY_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final ModuleContext context;
     private final ThreadPoolExecutor splices;
     private final SpliceEndpoints endpoints;
     private final SideChannel.Registration service;
     /**
-     * The last splice request's round trip through the side channel (less the target's
-     * processing), 0 before the first: what the target's fire delay must cover.
+     * The splice requests' recent round trips through the side channel (less the target's
+     * processing): what the target's lead in the source's rounds must cover.
      */
-    private volatile long lastSideChannelRttNanos;
+    private final SideChannelRoundTrips roundTrips = new SideChannelRoundTrips();
 
     SpliceModule(ModuleContext context) {
         this.context = context;
@@ -103,6 +105,8 @@ final class SpliceModule implements ConnectionModule {
         private volatile Socket handshaking;
         private volatile boolean cancelled;
         private volatile String stage = null;
+        /** The spliced connection its target holds until {@link #confirm()}, if it was asked to. */
+        private volatile Socket held;
 
         SpliceAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
@@ -125,7 +129,7 @@ final class SpliceModule implements ConnectionModule {
                 throw new SocketTimeoutException("connect timed out before asking node " + target + " to splice");
             }
             byte[] ask = SpliceMessages.encode(new SpliceMessages.Request(request.probe(), request.virtualPort(), millis,
-                    TimeUnit.NANOSECONDS.toMicros(lastSideChannelRttNanos > 0 ? lastSideChannelRttNanos : mine.hubRttNanos()),
+                    TimeUnit.NANOSECONDS.toMicros(roundTrips.estimateNanos().orElse(mine.hubRttNanos())),
                     mine.toMessage()));
             stage = "waiting for node " + target + " to answer the splice request";
             long asked = System.nanoTime();
@@ -136,12 +140,12 @@ final class SpliceModule implements ConnectionModule {
             }
             Answer ready = awaitAnswer(pending);
             long now = System.nanoTime();
-            lastSideChannelRttNanos = Math.max(0, now - asked - TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()));
-            long start = SpliceSchedule.sourceStartNanos(asked, now, TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()),
-                    TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros()));
+            long roundTrip = Math.max(0, now - asked - TimeUnit.MICROSECONDS.toNanos(ready.processingMicros()));
+            roundTrips.add(roundTrip);
+            // Fire on the answer's arrival: the target counts from sending it (SpliceSchedule).
             long end = now + Math.min(request.deadline().remainingNanos(), SYN_WINDOW_NANOS);
             SimultaneousOpen syns = new SimultaneousOpen(SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), ready.endpoint(),
-                    start, true), end, splices);
+                    now, true, TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros())), end, splices);
             open = syns;
             checkNotCancelled();
             stage = "firing SYNs at " + ready.endpoint() + " from local ports " + mine.localPorts();
@@ -162,16 +166,15 @@ final class SpliceModule implements ConnectionModule {
                 stage = "waiting for node " + target + " to answer the handshake on the spliced connection";
                 socket.setTcpNoDelay(true);
                 socket.setSoTimeout(Math.max(1, request.deadline().remainingMillis()));
-                SpliceHandshake.asSource(socket, request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT,
-                        request.virtualPort(), request.target(), context.localIdentity());
+                handshake(socket);
                 socket.setSoTimeout(0);
                 socket.setTcpNoDelay(false);
                 finished = true;
                 long done = System.nanoTime();
-                log.debug("Spliced with node {} from local port {} to {} ({} SYN tries; answer after {} us, side-channel round trip {} us, "
-                        + "start {} us later, connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(),
-                        socket.getRemoteSocketAddress(), syns.tries(), (now - asked) / 1000, lastSideChannelRttNanos / 1000,
-                        (start - now) / 1000, (connected - now) / 1000, (done - connected) / 1000);
+                log.debug("Spliced with node {} from local port {} to {} (round {}, {} SYN tries; answer after {} us, side-channel round trip "
+                        + "{} us, connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(),
+                        socket.getRemoteSocketAddress(), syns.roundOf(socket), syns.tries(), (now - asked) / 1000,
+                        roundTrip / 1000, (connected - now) / 1000, (done - connected) / 1000);
                 return socket;
             } catch (IOException e) {
                 throw cancelled ? new AttemptFailedException(FailureScope.PATH, "cancelled") : e;
@@ -180,6 +183,48 @@ final class SpliceModule implements ConnectionModule {
                 if (!finished) {
                     SimultaneousOpen.closeQuietly(socket);
                 }
+            }
+        }
+
+        /**
+         * The identity handshake as a dialler; held by the target until {@link #confirm()} when a
+         * rival attempt runs (an unheld one gets precedence, as in the direct module).
+         */
+        private void handshake(Socket socket) throws IOException {
+            IdentityHandshake.Kind kind = request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
+            if (request.probe()) {
+                SpliceHandshake.asSource(socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
+                return;
+            }
+            if (request.holdUntilConfirmed()) {
+                held = socket;
+                long asked = System.nanoTime();
+                SpliceHandshake.asSource(socket, kind, request.virtualPort(), request.target(), context.localIdentity(), true);
+                long roundTrip = System.nanoTime() - asked;
+                if (!request.rivals().heldMayWin(request.deadline(), Math.max(GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
+                    throw new AttemptFailedException(FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
+                }
+                return;
+            }
+            request.rivals().unheldSent();
+            boolean accepted = false;
+            try {
+                SpliceHandshake.asSource(socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
+                accepted = true;
+            } finally {
+                if (accepted) {
+                    request.rivals().unheldAccepted();
+                } else {
+                    request.rivals().unheldFailed();
+                }
+            }
+        }
+
+        @Override
+        public void confirm() throws IOException {
+            Socket s = held;
+            if (s != null) {
+                s.getOutputStream().write(IdentityHandshake.CONFIRM);
             }
         }
 

@@ -14,6 +14,7 @@ import io.traverse.splice.SpliceMessages.Status;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -23,12 +24,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The target's side: answers "splice with me" requests. Learns its own public endpoint (on the
- * module's threads, never the side channel's few handler threads), answers READY with it and the
- * fire delay, fires its SYNs that delay later, then answers the identity handshake on the
+ * module's threads, never the side channel's few handler threads), starts its rounds
+ * ({@link SpliceSchedule}) and answers READY with it and the fire delay once its first SYN is out, then answers the identity handshake on the
  * spliced connection as its listener would and queues it for the virtual port's server socket.
  */
 final class SpliceService implements SideChannelHandler {
     private static final Logger log = LoggerFactory.getLogger(SpliceService.class);
+
+    /** How long the answer waits at most for this side's first SYN to go out. */
+    static final long FIRST_SYN_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
 
     private final ModuleContext context;
     private final SpliceEndpoints endpoints;
@@ -59,7 +63,8 @@ final class SpliceService implements SideChannelHandler {
             return answered(Answer.refused(Status.TARGET_ANSWER, e.getMessage()));
         }
         try {
-            return CompletableFuture.supplyAsync(() -> prepare(sender, request, System.nanoTime()), splices).thenApply(SpliceMessages::encode);
+            long received = System.nanoTime();
+            return CompletableFuture.supplyAsync(() -> prepare(sender, request, received), splices).thenApply(SpliceMessages::encode);
         } catch (RejectedExecutionException e) {
             return answered(Answer.refused(Status.UNSPLICEABLE, "node " + self() + " is splicing as many connections as it will at once"));
         }
@@ -82,18 +87,23 @@ final class SpliceService implements SideChannelHandler {
         }
         long delayNanos = SpliceSchedule.fireDelayNanos(TimeUnit.MICROSECONDS.toNanos(request.hubRttMicros()), mine.hubRttNanos());
         long now = System.nanoTime();
-        long fireAt = now + delayNanos;
-        log.debug("Splice request from node {}: answering READY {} us after it arrived, firing in {} us", sender,
-                (now - received) / 1000, delayNanos / 1000);
         long end = now + Math.min(TimeUnit.MILLISECONDS.toNanos(millis), SpliceModule.SYN_WINDOW_NANOS);
-        SimultaneousOpen open = new SimultaneousOpen(SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), request.endpoint(),
-                fireAt, false), end, splices);
+        List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), request.endpoint(),
+                now, false, delayNanos);
+        SimultaneousOpen open = new SimultaneousOpen(rounds, end, splices);
+        open.keepConnectingAfterWinner();
         try {
             splices.execute(() -> spliceAndServe(sender, request, open));
         } catch (RejectedExecutionException e) {
             return Answer.refused(Status.UNSPLICEABLE, "node " + self() + " is splicing as many connections as it will at once");
         }
-        return Answer.ready(TimeUnit.NANOSECONDS.toMicros(delayNanos), TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - received),
+        if (rounds.size() > 1) {
+            open.awaitFirstSyn(FIRST_SYN_WAIT_NANOS); // round 1 is ours to fire first: out before the answer
+        }
+        long answered = System.nanoTime();
+        log.debug("Splice request from node {}: answering READY {} us after it arrived ({} us for the first SYN), leading by {} us "
+                + "in the source's rounds", sender, (answered - received) / 1000, (answered - now) / 1000, delayNanos / 1000);
+        return Answer.ready(TimeUnit.NANOSECONDS.toMicros(delayNanos), TimeUnit.NANOSECONDS.toMicros(answered - received),
                 mine.toMessage());
     }
 
@@ -126,6 +136,7 @@ final class SpliceService implements SideChannelHandler {
             socket.setSoTimeout((int) Math.max(1, context.config().handshakeTimeout().toMillis()));
             NodeIdentity self = context.localIdentity();
             SpliceHandshake.Checked checked = SpliceHandshake.readRequest(socket, self, sender, request.virtualPort(), request.probe());
+            open.cancel(); // the source took this one: no other connection of this splice is wanted
             if (checked.answer() != IdentityHandshake.Answer.ACCEPT) {
                 SpliceHandshake.answer(socket, self, checked.answer(), checked.reason());
                 return;
@@ -144,6 +155,11 @@ final class SpliceService implements SideChannelHandler {
             }
             try {
                 SpliceHandshake.answer(socket, self, IdentityHandshake.Answer.ACCEPT, "");
+                if (checked.request().holdUntilConfirmed() && !SpliceHandshake.awaitConfirm(socket)) {
+                    slot.release(); // another attempt of the source's won: nobody sees this one
+                    log.debug("Spliced connection from node {} closed unconfirmed: another attempt won", sender);
+                    return;
+                }
                 socket.setSoTimeout(0);
             } catch (IOException e) {
                 slot.release();
@@ -151,7 +167,8 @@ final class SpliceService implements SideChannelHandler {
             }
             slot.deliver(socket, SpliceModuleProvider.NAME);
             delivered = true;
-            log.debug("Spliced with node {} for virtual port {} ({} SYN tries)", sender, request.virtualPort(), open.tries());
+            log.debug("Spliced with node {} for virtual port {} (round {}, {} SYN tries)", sender, request.virtualPort(),
+                    open.roundOf(socket), open.tries());
         } catch (IOException e) {
             log.debug("Spliced connection from node {} failed its handshake: {}", sender, e.getMessage());
         } finally {

@@ -50,7 +50,7 @@ class SpliceHandshakeTest {
             boolean agreedProbe) throws Exception {
         CompletableFuture<Void> source = CompletableFuture.runAsync(() -> {
             try {
-                SpliceHandshake.asSource(sourceEnd, kind, port, expected, SOURCE);
+                SpliceHandshake.asSource(sourceEnd, kind, port, expected, SOURCE, false);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }

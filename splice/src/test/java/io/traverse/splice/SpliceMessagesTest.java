@@ -44,7 +44,7 @@ class SpliceMessagesTest {
     @Test
     void malformedRequestsAreRefusedWithAReason() throws Exception {
         byte[] good = SpliceMessages.encode(new Request(false, 8080, 1000, 10, endpoint("198.18.0.2", 40000, 1)));
-        assertRequestRefused(with(good, 0, 2), "version 2");
+        assertRequestRefused(with(good, 0, 1), "version 1");
         assertRequestRefused(with(good, 1, 6), "flags 6");
         assertRequestRefused(with(with(good, 2, 0), 3, 0), "virtual port 0");
         assertRequestRefused(with(good, 12, 5), "address family 5");

@@ -8,34 +8,42 @@ import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class SpliceScheduleTest {
+    private static final long DELAY = 5_000_000L;
+
     @Test
-    void theSidesTakeTurnsToFireFirstWithALongerLeadLater() {
-        long start = 1_000_000_000L;
+    void bothOrdersAreTriedAtOnceAndAgainWithTwiceTheLead() {
+        long reference = 1_000_000_000L;
         for (int round = 0; round < SpliceSchedule.ROUNDS; round++) {
-            long source = SpliceSchedule.fireAt(start, round, true);
-            long target = SpliceSchedule.fireAt(start, round, false);
-            long roundStart = start + round * SpliceSchedule.ROUND_INTERVAL_NANOS;
-            if (round % 2 == 0) {
-                assertThat(source).as("round %d", round).isEqualTo(roundStart);
-                assertThat(target - source).isEqualTo(SpliceSchedule.leadNanos(round));
+            long pairStart = reference + (round / 2) * SpliceSchedule.PAIR_INTERVAL_NANOS;
+            long source = SpliceSchedule.fireAt(reference, round, true, DELAY);
+            long target = SpliceSchedule.fireAt(reference, round, false, DELAY);
+            assertThat(source).as("the source fires on the answer's arrival, round %d", round).isEqualTo(pairStart);
+            if (SpliceSchedule.sourceFirst(round)) {
+                assertThat(target - pairStart).as("the target's lead in round %d", round).isEqualTo((round / 2 + 1) * DELAY);
             } else {
-                assertThat(target).as("round %d", round).isEqualTo(roundStart);
-                assertThat(source - target).isEqualTo(SpliceSchedule.leadNanos(round));
+                assertThat(target).as("the target fires as it answers, round %d", round).isEqualTo(pairStart);
             }
-            assertThat(SpliceSchedule.leadNanos(round)).isLessThan(SpliceSchedule.ROUND_INTERVAL_NANOS);
         }
-        assertThat(SpliceSchedule.leadNanos(2)).isGreaterThan(SpliceSchedule.leadNanos(0));
+        assertThat(SpliceSchedule.sourceFirst(0)).isTrue();
+        assertThat(SpliceSchedule.sourceFirst(1)).isFalse();
+    }
+
+    @Test
+    void theLeadCoversTheAnswersWayTwiceOver() {
+        assertThat(SpliceSchedule.fireDelayNanos(4_000_000, 200_000)).isEqualTo(4_200_000);
+        assertThat(SpliceSchedule.fireDelayNanos(0, 0)).isEqualTo(SpliceSchedule.MIN_FIRE_DELAY_NANOS);
     }
 
     @Test
     void eachRoundPairsThisSidesPortWithThePeersPortsOfThatRound() throws Exception {
         InetAddress peer = InetAddress.getByName("198.18.0.3");
         PublicEndpoint endpoint = new PublicEndpoint(peer, List.of(41000, 52000, 33000), 2);
-        List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(null, List.of(1001, 1002, 1003, 1004), endpoint, 0, true);
+        List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(null, List.of(1001, 1002, 1003, 1004), endpoint, 0, false, DELAY);
         assertThat(rounds).hasSize(3).as("as many rounds as both offered");
         assertThat(rounds.get(1).local().getPort()).isEqualTo(1002);
         assertThat(rounds.get(1).remotes()).extracting(a -> a.getPort()).containsExactly(52000, 52001);
         assertThat(rounds.get(1).remotes()).allSatisfy(a -> assertThat(a.getAddress()).isEqualTo(peer));
-        assertThat(rounds.get(1).fireAtNanos()).isEqualTo(SpliceSchedule.fireAt(0, 1, true));
+        assertThat(rounds.get(0).fireAtNanos()).isEqualTo(SpliceSchedule.fireAt(0, 0, false, DELAY)).isEqualTo(DELAY);
+        assertThat(rounds.get(1).fireAtNanos()).isZero();
     }
 }
