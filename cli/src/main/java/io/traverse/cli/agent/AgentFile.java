@@ -195,13 +195,17 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
         return options;
     }
 
-    /** What a service listens on that no other service of the file may: a forward's local address and port, an exposure's name and port. */
+    /**
+     * What a service listens on that no other service of the file may: a forward's local address
+     * and port, an exposure's virtual port (the agent's exposures share one node, and a name stands
+     * for the node like a host name, so two exposures differ by virtual port).
+     */
     private static String listens(PipeService service) {
         if (service instanceof ForwardedService f) {
             return f.localPort() == 0 ? null : "local port " + f.bind() + ":" + f.localPort();
         }
         ExposedService e = (ExposedService) service;
-        return "name and port " + e.name() + ":" + e.virtualPort();
+        return "virtual port " + e.virtualPort();
     }
 
     /** The node's configuration: its usual sources (system properties, environment, traverse.properties), then this file's settings on top. */

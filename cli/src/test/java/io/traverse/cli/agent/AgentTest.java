@@ -269,6 +269,8 @@ class AgentTest {
                 ":" + first + ": expose db: unknown option 'colour=blue' (expected name=…, port=…)");
         assertThat(failure(node + "serve db 5432\n")).endsWith(
                 ":" + first + ": 'serve' is neither KEY = VALUE nor an expose or forward line");
+        assertThat(failure(node + "expose a 5432 name=a\nexpose b 5433 name=b port=5432\n")).endsWith(
+                ":" + (first + 1) + ": expose b: virtual port 5432 is used on line " + first + " already");
         assertThat(failure(node + "forward a 18181 x:1\nforward b 18181 y:1\n")).endsWith(
                 ":" + (first + 1) + ": forward b: local port 127.0.0.1:18181 is used on line " + first + " already");
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
