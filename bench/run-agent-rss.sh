@@ -3,7 +3,8 @@
 # one `traverse expose` and one `traverse forward` process. Everything on 127.0.0.1 with one hub;
 # each forward of the agent goes to one of its exposes, each expose to one of 20 local echo ports
 # (one Python process). RSS is read with `ps -o rss=` (KiB) after the JVMs settle: first idle, then
-# with one live connection per forward (1 MiB echoed each way, the connection kept open).
+# with one live connection per forward (1 MiB echoed each way, the connection kept open). The agent
+# serves its metrics (--metrics-port), scraped once at the end.
 # JVM flags: the defaults, as `bin/traverse` runs it (JAVA_OPTS adds any).
 #
 #   bench/run-agent-rss.sh            # builds cli/target/traverse.jar if missing
@@ -20,6 +21,7 @@ SETTLE="${SETTLE:-15}"
 HUB_PORT="${HUB_PORT:-27100}"
 ECHO_BASE="${ECHO_BASE:-27200}"
 FWD_BASE="${FWD_BASE:-27300}"
+METRICS_PORT="${METRICS_PORT:-27400}"
 work=$(mktemp -d)
 pids=()
 cleanup() {
@@ -71,7 +73,7 @@ hub=$started
   done
 } >"$work/agent.conf"
 sleep 3
-run agent agent --config "$work/agent.conf"
+run agent agent --config "$work/agent.conf" --metrics-port "$METRICS_PORT"
 agent=$started
 run expose expose "$ECHO_BASE" --name rss-single --port 81 --hub "127.0.0.1:$HUB_PORT" --token-file "$work/token"
 single_expose=$started
@@ -117,3 +119,4 @@ echo "  agent, $N exposes + $N forwards  $(mib "$(rss "$agent")")  ($((N * 2)) c
 echo "  one traverse expose            $(mib "$(rss "$single_expose")")"
 echo "  one traverse forward           $(mib "$(rss "$single_forward")")"
 echo "  threads: agent $(ls /proc/"$agent"/task | wc -l), expose $(ls /proc/"$single_expose"/task | wc -l)"
+echo "  scraped: $(curl -s "http://127.0.0.1:$METRICS_PORT/metrics" | grep -c '^traverse_agent_') agent series, bytes from clients $(curl -s "http://127.0.0.1:$METRICS_PORT/metrics" | awk '/^traverse_agent_piped_bytes_total\{direction="from_client",kind="forward"/ {s += $2} END {printf "%d", s}') through the forwards"
