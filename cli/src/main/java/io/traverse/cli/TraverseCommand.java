@@ -1,5 +1,6 @@
 package io.traverse.cli;
 
+import io.traverse.cli.agent.AgentCommand;
 import io.traverse.cli.demo.DemoCommand;
 import io.traverse.cli.diagnose.DiagnoseCommand;
 import io.traverse.cli.hub.HubCommand;
@@ -15,11 +16,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
-/** The {@code traverse} command. Subcommands grow with the modules: demo, hub, status, expose, forward and diagnose. */
+/** The {@code traverse} command. Subcommands grow with the modules: demo, hub, status, expose, forward, agent and diagnose. */
 @Command(name = "traverse", mixinStandardHelpOptions = true, versionProvider = TraverseCommand.Version.class,
         description = "Connect any two JVMs through firewalls, NAT and non-routed networks.",
         subcommands = {DemoCommand.class, HubCommand.class, StatusCommand.class, ExposeCommand.class, ForwardCommand.class,
-                DiagnoseCommand.class, CommandLine.HelpCommand.class})
+                AgentCommand.class, DiagnoseCommand.class, CommandLine.HelpCommand.class})
 public final class TraverseCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

@@ -5,12 +5,8 @@ import io.traverse.cli.LogLevel;
 import io.traverse.cli.NodeOptions;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.util.concurrent.Callable;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -25,11 +21,6 @@ import picocli.CommandLine.Model.CommandSpec;
                         + "half-close and resets are carried, so programs that are not Java can use Traverse too. Runs "
                         + "until SIGTERM or Ctrl-C."})
 public final class ForwardCommand implements Callable<Integer> {
-    /** Looked up on first use: a logger made when picocli builds the command would fix the log level before {@code --log-level} applies. */
-    private static Logger log() {
-        return LoggerFactory.getLogger(ForwardCommand.class);
-    }
-
     @Parameters(index = "0", paramLabel = "LOCAL-PORT", description = "local port to listen on (0 picks a free one)")
     int localPort;
 
@@ -47,26 +38,9 @@ public final class ForwardCommand implements Callable<Integer> {
     CommandSpec spec;
 
     RunningPipe<ServerSocket> start() throws IOException {
-        int colon = destination.lastIndexOf(':');
-        if (colon <= 0 || colon == destination.length() - 1) {
-            throw new IllegalArgumentException("DESTINATION '" + destination + "' must be NAME:PORT or NODE:PORT");
-        }
-        String host = destination.substring(0, colon);
-        int port;
-        try {
-            port = Integer.parseInt(destination.substring(colon + 1));
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("DESTINATION '" + destination + "': '" + destination.substring(colon + 1)
-                    + "' is not a port");
-        }
+        ForwardedService service = ForwardedService.of("forward-" + localPort, localPort, bind, destination);
         // The local port first: a port in use fails at once, before a node and its hub link start.
-        ServerSocket listener;
-        try {
-            listener = new ServerSocket(localPort, 50, InetAddress.getByName(bind));
-        } catch (java.net.BindException e) {
-            throw new java.net.BindException("cannot listen on " + bind + ":" + localPort + ": " + e.getMessage()
-                    + (String.valueOf(e.getMessage()).contains("in use") ? " (choose another LOCAL-PORT, or 0 for any)" : ""));
-        }
+        ServerSocket listener = service.listen();
         Traverse traverse;
         try {
             traverse = node.start();
@@ -74,44 +48,7 @@ public final class ForwardCommand implements Callable<Integer> {
             listener.close();
             throw e;
         }
-        RunningPipe<ServerSocket> forward = new RunningPipe<>(traverse, listener);
-        Thread acceptor = new Thread(() -> acceptLoop(forward, host, port), "traverse-forward-" + listener.getLocalPort());
-        acceptor.setDaemon(true);
-        acceptor.start();
-        return forward;
-    }
-
-    private void acceptLoop(RunningPipe<ServerSocket> forward, String host, int port) {
-        while (!forward.listener().isClosed()) {
-            Socket local;
-            try {
-                local = forward.listener().accept();
-            } catch (IOException e) {
-                if (!forward.listener().isClosed()) {
-                    log().warn("Accepting on port {} failed: {}", forward.listener().getLocalPort(), e.toString());
-                    forward.pauseAfterAcceptError();
-                }
-                continue;
-            }
-            // Connecting may take a while (a module race): not on the accept thread.
-            Thread connector = new Thread(() -> {
-                Socket remote;
-                try {
-                    remote = forward.traverse().socketFactory().createSocket(host, port);
-                } catch (IOException e) {
-                    log().warn("Connection from {}: could not reach {}: {}; resetting it", local.getRemoteSocketAddress(), destination,
-                            e.getMessage());
-                    SocketPipe.resetQuietly(local);
-                    return;
-                }
-                String how = forward.traverse().connectionInfo(remote)
-                        .map(i -> " by " + i.module() + " (setup " + i.setupTime().toMillis() + " ms)").orElse(" by plain TCP");
-                forward.pipe(local, remote, "traverse-forward-" + forward.listener().getLocalPort(),
-                        "connection from " + local.getRemoteSocketAddress() + " to " + destination + how);
-            }, "traverse-forward-connect");
-            connector.setDaemon(true);
-            connector.start();
-        }
+        return service.start(traverse, listener, PipeCounters.NONE, true);
     }
 
     @Override

@@ -10,9 +10,9 @@ import java.time.Duration;
  * trying (and why, so the operator sees it beside the ready line), or refused for a setting such
  * as a wrong token, which no waiting fixes: the command then fails with the hub's reason.
  */
-final class HubLinkReadiness {
+public final class HubLinkReadiness {
     /** Long enough for a hub on the same site to answer, short enough that the ready line is not held up. */
-    static final Duration WAIT = Duration.ofSeconds(2);
+    public static final Duration WAIT = Duration.ofSeconds(2);
 
     private HubLinkReadiness() {
     }
@@ -23,7 +23,7 @@ final class HubLinkReadiness {
      *
      * @throws IOException if a hub refused the node for one of its settings (wrong network token)
      */
-    static String await(Traverse node, Duration within) throws IOException, InterruptedException {
+    public static String await(Traverse node, Duration within) throws IOException, InterruptedException {
         long deadline = System.nanoTime() + within.toNanos();
         while (true) {
             HubLinkStatus status = node.hubLinkStatus();

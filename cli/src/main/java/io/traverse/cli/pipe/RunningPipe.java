@@ -3,58 +3,75 @@ package io.traverse.cli.pipe;
 import io.traverse.Traverse;
 import java.io.Closeable;
 import java.io.IOException;
+import java.net.Socket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.LoggerFactory;
 
 /**
- * A running {@code expose} or {@code forward}: its node, the listener it accepts on, and how
- * many connections it pipes now. Closing it closes the listener, resets the piped connections
- * and closes the node.
+ * A running exposed or forwarded service: the node it uses, the listener it accepts on, the
+ * connections it pipes now and the counters it reports to. {@link #stopAccepting()} closes the
+ * listener and lets piped connections finish; {@link #close()} also resets them, and closes the
+ * node when this pipe owns it (a single {@code expose} or {@code forward}; an agent's services
+ * share one node).
  */
-final class RunningPipe<L extends Closeable> implements Closeable {
+public final class RunningPipe<L extends Closeable> implements Closeable {
     private final Traverse traverse;
     private final L listener;
+    private final PipeCounters counters;
+    private final boolean ownsNode;
     private final AtomicInteger open = new AtomicInteger();
-    private final java.util.Set<java.net.Socket> piped = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Socket> piped = ConcurrentHashMap.newKeySet();
     private volatile boolean closed;
 
-    RunningPipe(Traverse traverse, L listener) {
+    RunningPipe(Traverse traverse, L listener, PipeCounters counters, boolean ownsNode) {
         this.traverse = traverse;
         this.listener = listener;
+        this.counters = counters;
+        this.ownsNode = ownsNode;
     }
 
-    Traverse traverse() {
+    public Traverse traverse() {
         return traverse;
     }
 
-    L listener() {
+    public L listener() {
         return listener;
     }
 
-    int openConnections() {
+    public int openConnections() {
         return open.get();
     }
 
+    PipeCounters counters() {
+        return counters;
+    }
+
     /**
-     * Pipes one more pair of sockets, counted until both are closed, then logs one line for it:
-     * {@code what} (who connected to what, and by which module), bytes each way, how long, how it
-     * ended. After {@link #close()}, resets them instead.
+     * Pipes one more pair of sockets ({@code client} is the one accepted on the listener), counted
+     * until both are closed, then logs one line for it: {@code what} (who connected to what, and
+     * by which module), bytes each way, how long, how it ended. After {@link #close()}, resets
+     * them instead.
      */
-    void pipe(java.net.Socket a, java.net.Socket b, String name, String what) {
+    void pipe(Socket client, Socket other, String name, String what) {
         open.incrementAndGet();
-        piped.add(a);
-        piped.add(b);
-        SocketPipe.start(a, b, name, summary -> {
-            piped.remove(a);
-            piped.remove(b);
+        counters.opened();
+        piped.add(client);
+        piped.add(other);
+        SocketPipe.start(client, other, name, summary -> {
+            piped.remove(client);
+            piped.remove(other);
             open.decrementAndGet();
-            org.slf4j.LoggerFactory.getLogger(RunningPipe.class).info("{}: {} bytes from the client, {} bytes back, {} ms, {}", what,
+            counters.closed();
+            LoggerFactory.getLogger(RunningPipe.class).info("{}: {} bytes from the client, {} bytes back, {} ms, {}", what,
                     summary.leftToRight(), summary.rightToLeft(), summary.lasted().toMillis(),
                     summary.resetBecause() == null ? "closed" : "reset (" + summary.resetBecause() + ")");
-        });
+        }, counters::fromClient, counters::toClient);
         if (closed) {
-            SocketPipe.resetQuietly(a);
-            SocketPipe.resetQuietly(b);
+            SocketPipe.resetQuietly(client);
+            SocketPipe.resetQuietly(other);
         }
     }
 
@@ -77,17 +94,24 @@ final class RunningPipe<L extends Closeable> implements Closeable {
         stopped.await();
     }
 
-    /** Closes the listener, resets every connection still piped, and closes the node. */
+    /** Closes the listener (an exposed name is released with it); connections piped now go on until they end. */
+    public void stopAccepting() {
+        SocketPipe.closeQuietly(listener);
+    }
+
+    /** Closes the listener, resets every connection still piped, and closes the node if this pipe owns it. */
     @Override
     public void close() throws IOException {
         closed = true;
         try {
             listener.close();
         } finally {
-            for (java.net.Socket s : piped) {
+            for (Socket s : piped) {
                 SocketPipe.resetQuietly(s);
             }
-            traverse.close();
+            if (ownsNode) {
+                traverse.close();
+            }
         }
     }
 }

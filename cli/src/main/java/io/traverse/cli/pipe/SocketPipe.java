@@ -34,33 +34,49 @@ final class SocketPipe {
     private final long startNanos = System.nanoTime();
     private volatile String resetBecause;
     private final java.util.function.Consumer<Summary> onDone;
+    private final java.util.function.LongConsumer leftToRightCopied;
+    private final java.util.function.LongConsumer rightToLeftCopied;
 
     /** What a finished pipe did: bytes each way, how long it lasted, and the failure that reset it (null: both sides ended). */
     record Summary(long leftToRight, long rightToLeft, java.time.Duration lasted, String resetBecause) {
     }
 
-    private SocketPipe(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone) {
+    private SocketPipe(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone,
+            java.util.function.LongConsumer leftToRightCopied, java.util.function.LongConsumer rightToLeftCopied) {
         this.left = left;
         this.right = right;
         this.name = name;
         this.onDone = onDone;
+        this.leftToRightCopied = leftToRightCopied;
+        this.rightToLeftCopied = rightToLeftCopied;
     }
 
     /** Starts piping; {@code onDone} gets the summary once both sockets are closed. */
     static void start(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone) {
-        SocketPipe pipe = new SocketPipe(left, right, name, onDone);
+        start(left, right, name, onDone, n -> { }, n -> { });
+    }
+
+    /**
+     * Starts piping, also telling {@code leftToRightCopied} and {@code rightToLeftCopied} of every
+     * chunk as it is written (live byte counters); {@code onDone} gets the summary once both
+     * sockets are closed.
+     */
+    static void start(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone,
+            java.util.function.LongConsumer leftToRightCopied, java.util.function.LongConsumer rightToLeftCopied) {
+        SocketPipe pipe = new SocketPipe(left, right, name, onDone, leftToRightCopied, rightToLeftCopied);
         pipe.thread(left, right, name + " >").start();
         pipe.thread(right, left, name + " <").start();
     }
 
     private Thread thread(Socket from, Socket to, String threadName) {
         java.util.concurrent.atomic.AtomicLong counter = from == left ? leftToRight : rightToLeft;
-        Thread t = new Thread(() -> copy(from, to, counter), threadName);
+        java.util.function.LongConsumer copied = from == left ? leftToRightCopied : rightToLeftCopied;
+        Thread t = new Thread(() -> copy(from, to, counter, copied), threadName);
         t.setDaemon(true);
         return t;
     }
 
-    private void copy(Socket from, Socket to, java.util.concurrent.atomic.AtomicLong counter) {
+    private void copy(Socket from, Socket to, java.util.concurrent.atomic.AtomicLong counter, java.util.function.LongConsumer copied) {
         byte[] buffer = new byte[BUFFER];
         try {
             InputStream in = from.getInputStream();
@@ -68,6 +84,7 @@ final class SocketPipe {
             for (int n; (n = in.read(buffer)) >= 0; ) {
                 out.write(buffer, 0, n);
                 counter.addAndGet(n);
+                copied.accept(n);
             }
             to.shutdownOutput();
         } catch (IOException e) {
