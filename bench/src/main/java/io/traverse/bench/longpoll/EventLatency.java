@@ -43,11 +43,14 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <pre>
  * java -cp bench/target/benchmarks.jar io.traverse.bench.longpoll.EventLatency \
- *     [--clients 50] [--events 10000] [--interval 30] [--sweep defaults|paper|PARAM|PARAM=v1,v2 ...] [--csv FILE]
+ *     [--clients 50] [--events 10000] [--interval 30] [--sweep defaults|paper|PARAM|PARAM=v1,v2 ...] [--csv FILE] [--tcp-clients] [--warmup EVENTS]
  * </pre>
  * PARAM is server-timeout, client-timeout, regenerate, batch-size (events) or batch-timespan; alone
  * it means the paper's Table 2 values. Each point runs with fresh client nodes; the others keep
- * our defaults.
+ * our defaults. {@code --tcp-clients} links the clients by TCP instead (routed connections): the
+ * baseline that tells the long-poll session's share of the latency from the rest of the stack's.
+ * {@code --warmup N} first runs a point of N events at our defaults whose figures are not results
+ * (the first point in a JVM also pays for class loading and JIT compilation).
  */
 public final class EventLatency implements AutoCloseable {
     private static final String TOKEN = "bench-latency";
@@ -55,10 +58,18 @@ public final class EventLatency implements AutoCloseable {
 
     private final ChildHub hub;
     private final Traverse publisher;
+    /** false: the clients link by TCP as the publisher does (the routed baseline, to tell the session's share of the latency) */
+    private boolean longPollClients = true;
 
     private EventLatency(ChildHub hub, Traverse publisher) {
         this.hub = hub;
         this.publisher = publisher;
+    }
+
+    /** Clients linked by TCP instead (routed connections with data links): the baseline the long-poll numbers are compared with. */
+    public EventLatency tcpClients() {
+        longPollClients = false;
+        return this;
     }
 
     /** A hub in a child JVM and the publisher node linked to it. */
@@ -111,7 +122,7 @@ public final class EventLatency implements AutoCloseable {
             List<Future<Client>> starting = new ArrayList<>();
             for (int i = 0; i < clients; i++) {
                 int index = i;
-                starting.add(starter.submit(() -> Client.start(hub, index, events, settings)));
+                starting.add(starter.submit(() -> Client.start(hub, index, events, settings, longPollClients)));
             }
             IOException failed = null;
             for (Future<Client> f : starting) {
@@ -218,6 +229,8 @@ public final class EventLatency implements AutoCloseable {
         final Traverse node;
         final TraverseServerSocket listener;
         final int events;
+        /** The module the publisher's connection must arrive by. */
+        final String module;
         final long[] samples;
         final BitSet seen;
         int count;
@@ -227,21 +240,23 @@ public final class EventLatency implements AutoCloseable {
         Socket accepted;
         Thread reader;
 
-        private Client(Traverse node, TraverseServerSocket listener, int events) {
+        private Client(Traverse node, TraverseServerSocket listener, int events, String module) {
             this.node = node;
+            this.module = module;
             this.listener = listener;
             this.events = events;
             this.samples = new long[events];
             this.seen = new BitSet(events);
         }
 
-        static Client start(ChildHub hub, int index, int events, Map<String, String> settings) throws IOException {
-            TraverseConfig.Builder config = nodeConfig(hub).modules("longpoll").set("traverse.http.tunnel", "longpoll");
+        static Client start(ChildHub hub, int index, int events, Map<String, String> settings, boolean longPoll) throws IOException {
+            TraverseConfig.Builder config = longPoll ? nodeConfig(hub).modules("longpoll").set("traverse.http.tunnel", "longpoll")
+                    : nodeConfig(hub).modules("routed");
             settings.forEach(config::set);
             Traverse node = Traverse.start(config.build());
             try {
-                awaitLink(node, true);
-                return new Client(node, node.serverSocketFactory().createServerSocket(0), events);
+                awaitLink(node, longPoll);
+                return new Client(node, node.serverSocketFactory().createServerSocket(0), events, longPoll ? "longpoll" : "routed");
             } catch (IOException | RuntimeException e) {
                 node.close();
                 throw e;
@@ -254,9 +269,9 @@ public final class EventLatency implements AutoCloseable {
             publisherSide.setTcpNoDelay(true);
             publisherOut = publisherSide.getOutputStream();
             accepted = listener.accept();
-            String module = node.connectionInfo(accepted).map(i -> i.module()).orElse("?");
-            if (!"longpoll".equals(module)) {
-                throw new IOException("the publisher's connection reached client " + node + " by " + module + ", not longpoll");
+            String arrived = node.connectionInfo(accepted).map(i -> i.module()).orElse("?");
+            if (!module.equals(arrived)) {
+                throw new IOException("the publisher's connection reached client " + node + " by " + arrived + ", not " + module);
             }
         }
 
@@ -375,6 +390,8 @@ public final class EventLatency implements AutoCloseable {
         long intervalMs = 30;
         List<String> sweeps = new ArrayList<>();
         Path csv = null;
+        boolean tcp = false;
+        int warmup = 0;
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--clients" -> clients = Integer.parseInt(args[++i]);
@@ -382,9 +399,11 @@ public final class EventLatency implements AutoCloseable {
                 case "--interval" -> intervalMs = Long.parseLong(args[++i]);
                 case "--sweep" -> sweeps.add(args[++i]);
                 case "--csv" -> csv = Path.of(args[++i]);
+                case "--tcp-clients" -> tcp = true;
+                case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 default -> {
                     System.err.println("usage: EventLatency [--clients N] [--events N] [--interval MS]"
-                            + " [--sweep defaults|paper|PARAM|PARAM=v1,v2 ...] [--csv FILE]");
+                            + " [--sweep defaults|paper|PARAM|PARAM=v1,v2 ...] [--csv FILE] [--tcp-clients] [--warmup EVENTS]");
                     System.exit(2);
                 }
             }
@@ -398,13 +417,20 @@ public final class EventLatency implements AutoCloseable {
                 points.putIfAbsent(p.label(), p);
             }
         }
-        System.out.printf("# %s, %d clients x %d events every %d ms, %d points; load average %s%n", Instant.now(), clients, events,
-                intervalMs, points.size(), Files.readString(Path.of("/proc/loadavg")).trim());
+        System.out.printf("# %s, %d %s clients x %d events every %d ms, %d points; load average %s%n", Instant.now(), clients,
+                tcp ? "TCP-linked (routed baseline)" : "long-poll", events, intervalMs, points.size(), Files.readString(Path.of("/proc/loadavg")).trim());
         System.out.println(LatencyResult.tableHeader());
         if (csv != null && !Files.exists(csv)) {
             Files.writeString(csv, LatencyResult.csvHeader() + "\n", StandardCharsets.UTF_8);
         }
         try (EventLatency bench = start()) {
+            if (tcp) {
+                bench.tcpClients();
+            }
+            if (warmup > 0) {
+                // The JVM's first point also pays for class loading and JIT compilation of the whole stack.
+                System.out.println(bench.run(clients, warmup, Duration.ofMillis(intervalMs), "warm-up (not a result)", Map.of()).tableRow());
+            }
             for (SweepPoint p : points.values()) {
                 LatencyResult r = bench.run(clients, events, Duration.ofMillis(intervalMs), p.label(), p.settings());
                 System.out.println(r.tableRow());
