@@ -117,7 +117,8 @@ public final class EventLatency implements AutoCloseable {
     public LatencyResult run(int clients, int events, Duration interval, String point, Map<String, String> settings)
             throws IOException, InterruptedException {
         List<Client> all = new ArrayList<>();
-        ExecutorService starter = Executors.newFixedThreadPool(4);
+        // All at once: with a batch timespan every downstream step of a link handshake or a connect waits that long.
+        ExecutorService starter = Executors.newFixedThreadPool(clients);
         try {
             List<Future<Client>> starting = new ArrayList<>();
             for (int i = 0; i < clients; i++) {
@@ -135,8 +136,19 @@ public final class EventLatency implements AutoCloseable {
             if (failed != null) {
                 throw failed;
             }
+            List<Future<?>> connecting = new ArrayList<>();
             for (Client c : all) {
-                c.connectFrom(publisher);
+                connecting.add(starter.submit(() -> {
+                    c.connectFrom(publisher);
+                    return null;
+                }));
+            }
+            for (Future<?> f : connecting) {
+                try {
+                    f.get();
+                } catch (java.util.concurrent.ExecutionException e) {
+                    throw e.getCause() instanceof IOException io ? io : new IOException(e.getCause());
+                }
             }
             for (Client c : all) {
                 c.startReading();
@@ -194,7 +206,7 @@ public final class EventLatency implements AutoCloseable {
     }
 
     private static void closeAll(List<Client> clients) {
-        ExecutorService closer = Executors.newFixedThreadPool(4);
+        ExecutorService closer = Executors.newFixedThreadPool(Math.max(1, clients.size()));
         for (Client c : clients) {
             closer.execute(c::close);
         }
