@@ -86,6 +86,12 @@ final class SpliceModule implements ConnectionModule {
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link to splice with node " + target + " (hub link "
                     + context.hubLinkStatus() + ")");
         }
+        java.util.Optional<io.traverse.config.HttpProxy> proxyOnly = context.httpOnlyWayOut();
+        if (proxyOnly.isPresent()) {
+            // Issue 14: SYNs from a node that only an HTTP proxy lets out never leave its site.
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node's only way out is HTTP proxy "
+                    + proxyOnly.get().authority() + ": its SYNs cannot reach node " + target);
+        }
         return new SpliceAttempt(request, target);
     }
 
