@@ -220,7 +220,7 @@ public final class HubLink implements Closeable {
      * the hub's setting may be the one that changes).
      */
     private void refusedForSetting(String why) {
-        status = new HubLinkStatus(State.CONNECTING, null, null, null, null, Instant.now(), why, true);
+        setStatus(State.CONNECTING, null, why, true);
         CompletableFuture<LinkSession> waiting = up;
         up = new CompletableFuture<>();
         SideChannelException refused = new SideChannelException(Failure.NO_HUB, "no hub link: " + why);
@@ -822,8 +822,12 @@ public final class HubLink implements Closeable {
     }
 
     private void setStatus(State state, LinkSession s, String lastFailure) {
+        setStatus(state, s, lastFailure, false);
+    }
+
+    private void setStatus(State state, LinkSession s, String lastFailure, boolean refusedForSetting) {
         status = new HubLinkStatus(state, null, s == null ? null : s.hubId(), s == null ? null : s.hubAddress(),
-                s == null ? null : s.observedAddress(), Instant.now(), lastFailure);
+                s == null ? null : s.observedAddress(), Instant.now(), lastFailure, refusedForSetting);
     }
 
     private void onLoop(Runnable task) {

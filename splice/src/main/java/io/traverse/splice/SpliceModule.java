@@ -2,6 +2,7 @@ package io.traverse.splice;
 
 import io.traverse.SideChannel;
 import io.traverse.SideChannelException;
+import io.traverse.config.HttpProxy;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
@@ -19,6 +20,7 @@ import java.io.InterruptedIOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -86,7 +88,7 @@ final class SpliceModule implements ConnectionModule {
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link to splice with node " + target + " (hub link "
                     + context.hubLinkStatus() + ")");
         }
-        java.util.Optional<io.traverse.config.HttpProxy> proxyOnly = context.httpOnlyWayOut();
+        Optional<HttpProxy> proxyOnly = context.httpOnlyWayOut();
         if (proxyOnly.isPresent()) {
             // Issue 14: SYNs from a node that only an HTTP proxy lets out never leave its site.
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node's only way out is HTTP proxy "

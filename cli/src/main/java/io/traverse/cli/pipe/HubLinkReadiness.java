@@ -24,27 +24,23 @@ public final class HubLinkReadiness {
      * @throws IOException if a hub refused the node for one of its settings (wrong network token)
      */
     public static String await(Traverse node, Duration within) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + within.toNanos();
-        while (true) {
-            HubLinkStatus status = node.hubLinkStatus();
-            switch (status.state()) {
-                case CONNECTED:
-                    return " (hub link to " + status.hubName() + " at " + status.hubAddress() + ")";
-                case NO_HUB:
-                    return " (no hub" + (status.lastFailure() == null ? "" : ": " + status.lastFailure())
-                            + "; only node addresses work, names do not)";
-                case CLOSED:
-                    throw new IOException("the node closed while starting");
-                default:
-                    if (status.refusedForSetting()) {
-                        throw new IOException("no hub link: " + status.lastFailure());
-                    }
-            }
-            if (System.nanoTime() >= deadline) {
+        // Ends at once when linked, when there is no hub, or when a hub refuses a setting of this node.
+        node.awaitHubLink(within);
+        HubLinkStatus status = node.hubLinkStatus();
+        switch (status.state()) {
+            case CONNECTED:
+                return " (hub link to " + status.hubName() + " at " + status.hubAddress() + ")";
+            case NO_HUB:
+                return " (no hub" + (status.lastFailure() == null ? "" : ": " + status.lastFailure())
+                        + "; only node addresses work, names do not)";
+            case CLOSED:
+                throw new IOException("the node closed while starting");
+            default:
+                if (status.refusedForSetting()) {
+                    throw new IOException("no hub link: " + status.lastFailure());
+                }
                 return "; waiting for a hub link ("
                         + (status.lastFailure() == null ? "no answer yet" : "last failure: " + status.lastFailure()) + ")";
-            }
-            Thread.sleep(20);
         }
     }
 }
