@@ -1,6 +1,7 @@
 package io.traverse.dist;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -73,6 +74,11 @@ class ReleaseArchiveTest {
                 .doesNotContain("\nMemoryDenyWriteExecute=");       // the JIT needs memory it writes and runs
         assertThat(Files.readString(home.resolve("systemd/traverse-expose@.service")))
                 .contains("ExecStart=/opt/traverse/bin/traverse expose ${EXPOSE_PORT} --name %i", "DynamicUser=yes");
+        assertThat(Files.readString(home.resolve("systemd/traverse-agent.service")))
+                .contains("ExecStart=/opt/traverse/bin/traverse agent --config /etc/traverse/agent.conf --token-file %d/token",
+                        "ExecReload=/bin/kill -HUP $MAINPID", "LoadCredential=token:/etc/traverse/token", "DynamicUser=yes")
+                .doesNotContain("\nMemoryDenyWriteExecute=");
+        assertThat(home.resolve("config")).isDirectoryContaining(p -> p.endsWith("agent.conf"));
         assertThat(home.resolve("docs/operations.md")).content().contains("## Installing on a cluster frontend");
     }
 
@@ -113,6 +119,43 @@ class ReleaseArchiveTest {
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub archive-test stopped"));
         assertThat(lines).noneSatisfy(l -> assertThat(l).containsAnyOf("WARN", "ERROR", "SLF4J"));
         assertThat(process.exitValue()).as("exit status after SIGTERM, SuccessExitStatus in the unit").isEqualTo(143);
+    }
+
+    /**
+     * The units as systemd reads them: {@code systemd-analyze verify} finds nothing to say (unknown
+     * keys, bad values, a missing ExecStart binary all print a line) and {@code security} rates each
+     * service's exposure at most 2.0 of 10 ("OK"). The ExecStart path points into the unpacked tree,
+     * since /opt/traverse is not installed here.
+     */
+    @Test
+    void theUnitsPassSystemdAnalyzeVerifyAndRateAsHardened() throws Exception {
+        Path analyze = Path.of("/usr/bin/systemd-analyze");
+        assumeTrue(Files.isExecutable(analyze), "systemd-analyze is not installed (Debian package systemd; .ci/run installs it)");
+        Path units = dir.resolve("units");
+        Files.createDirectories(units);
+        List<String> names = List.of("traverse-hub.service", "traverse-agent.service", "traverse-expose@.service");
+        for (String name : names) {
+            String unit = Files.readString(home.resolve("systemd").resolve(name));
+            Files.writeString(units.resolve(name), unit.replace("/opt/traverse/bin/traverse", home.resolve("bin/traverse").toString()));
+        }
+        List<String> verify = new ArrayList<>(List.of(analyze.toString(), "verify"));
+        names.forEach(name -> verify.add(units.resolve(name.replace("@.", "@db.")).toString()));
+        assertThat(run(verify)).as("systemd-analyze verify").isEqualTo(new Outcome(0, ""));
+        for (String name : names) {
+            Outcome security = run(List.of(analyze.toString(), "security", "--offline=yes", "--threshold=20",
+                    units.resolve(name).toString()));
+            assertThat(security.exitValue()).as("exposure of %s above 2.0:%n%s", name, security.output()).isZero();
+        }
+    }
+
+    private record Outcome(int exitValue, String output) {
+    }
+
+    private static Outcome run(List<String> command) throws Exception {
+        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
+        return new Outcome(process.exitValue(), output.strip());
     }
 
     /** The archive's launcher with this JVM as JAVA_HOME, nothing of Maven's class path, stderr with stdout. */

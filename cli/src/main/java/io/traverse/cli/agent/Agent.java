@@ -1,6 +1,7 @@
 package io.traverse.cli.agent;
 
 import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
 import io.traverse.cli.FailureLine;
 import io.traverse.cli.pipe.ExposedService;
 import io.traverse.cli.pipe.ForwardedService;
@@ -60,6 +61,11 @@ public final class Agent implements Closeable {
      * @throws AgentFileException naming the line of a service that could not start
      */
     public static Agent start(AgentFile file, AgentMetrics metrics) throws IOException {
+        return start(file, file.nodeConfig(), metrics);
+    }
+
+    /** As {@link #start(AgentFile, AgentMetrics)}, on a node with {@code nodeConfig} (the file's settings and more). */
+    public static Agent start(AgentFile file, TraverseConfig nodeConfig, AgentMetrics metrics) throws IOException {
         Map<AgentFile.Entry, ServerSocket> listeners = new LinkedHashMap<>();
         Agent agent;
         try {
@@ -68,7 +74,7 @@ public final class Agent implements Closeable {
                     listeners.put(entry, bindOrExplain(file, entry, forward));
                 }
             }
-            agent = new Agent(file, Traverse.start(file.nodeConfig()), metrics);
+            agent = new Agent(file, Traverse.start(nodeConfig), metrics);
         } catch (IOException | RuntimeException e) {
             listeners.values().forEach(Agent::closeQuietly);
             throw e;

@@ -4,8 +4,12 @@ import io.traverse.cli.LogLevel;
 import io.traverse.cli.pipe.HubLinkReadiness;
 import io.traverse.cli.pipe.PipeService;
 import io.traverse.cli.pipe.RunningPipe;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -33,6 +37,11 @@ public final class AgentCommand implements Callable<Integer> {
             description = "address the metrics endpoint listens on (default: ${DEFAULT-VALUE}; 0.0.0.0 for a Prometheus elsewhere)")
     String metricsBind;
 
+    @Option(names = "--token-file", paramLabel = "FILE",
+            description = "file whose first line is the network token, for a FILE without token-file (its token-file wins); "
+                    + "with systemd: LoadCredential=token:/etc/traverse/token and --token-file %d/token")
+    Path tokenFile;
+
     @Spec
     CommandSpec spec;
 
@@ -45,7 +54,7 @@ public final class AgentCommand implements Callable<Integer> {
         MetricsEndpoint endpoint = metrics == null ? null : MetricsEndpoint.start(metricsBind, metricsPort, metrics);
         Agent agent;
         try {
-            agent = Agent.start(file, metrics);
+            agent = Agent.start(file, file.nodeConfig(commandLineToken(), "--token-file " + tokenFile), metrics);
         } catch (Exception e) {
             if (endpoint != null) {
                 endpoint.close();
@@ -76,5 +85,17 @@ public final class AgentCommand implements Callable<Integer> {
         out.flush();
         stopped.await();
         return 0;
+    }
+
+    private String commandLineToken() throws IOException {
+        if (tokenFile == null) {
+            return null;
+        }
+        try {
+            List<String> lines = Files.readAllLines(tokenFile, StandardCharsets.UTF_8);
+            return lines.isEmpty() ? "" : lines.get(0).strip();
+        } catch (IOException e) {
+            throw new IOException("--token-file " + tokenFile + " cannot be read (" + e + ")", e);
+        }
     }
 }

@@ -210,7 +210,22 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
 
     /** The node's configuration: its usual sources (system properties, environment, traverse.properties), then this file's settings on top. */
     public TraverseConfig nodeConfig() {
+        return nodeConfig(null, null);
+    }
+
+    /**
+     * As {@link #nodeConfig()}, with a network token given outside the file (the command's
+     * {@code --token-file}: a systemd credential the service's user can read where it cannot read
+     * the token's own file) under the file's settings, so the file's {@code token-file} still wins.
+     *
+     * @param token the token, or null for none
+     * @param origin where the token came from, for error messages
+     */
+    public TraverseConfig nodeConfig(String token, String origin) {
         TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties());
+        if (token != null) {
+            config.set(ConfigKey.TOKEN, token, origin);
+        }
         settings.forEach((key, setting) -> config.set(ConfigKey.byKey(key).orElseThrow(), setting.value(), path + " line " + setting.line()));
         return config.build();
     }

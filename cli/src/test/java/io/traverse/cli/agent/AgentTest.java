@@ -280,6 +280,20 @@ class AgentTest {
         }
     }
 
+    @Test
+    void aTokenFromTheCommandLineServesAFileWithoutTokenFileAndTheFilesOwnWins() throws Exception {
+        Path plain = write("traverse.discovery = false\n");
+        assertThat(AgentFile.read(plain).nodeConfig("from-credential", "--token-file x").token()).contains("from-credential");
+        Files.writeString(dir.resolve("token"), "from-file\n");
+        Path withTokenFile = write("token-file = token\ntraverse.discovery = false\n");
+        assertThat(AgentFile.read(withTokenFile).nodeConfig("from-credential", "--token-file x").token()).contains("from-file");
+        StringWriter err = new StringWriter();
+        int exit = TraverseCommand.commandLine().setErr(new PrintWriter(err)).setOut(new PrintWriter(new StringWriter()))
+                .execute("agent", "--config", plain.toString(), "--token-file", dir.resolve("missing").toString());
+        assertThat(exit).isEqualTo(1);
+        assertThat(err.toString().strip()).startsWith("traverse agent: --token-file " + dir.resolve("missing") + " cannot be read");
+    }
+
     /** Runs {@code traverse agent} on a file that must fail, and returns what it printed: one line. */
     private String failure(String text) throws IOException {
         Path file = write(text);
