@@ -53,10 +53,11 @@ public final class TraverseCommand implements Runnable {
         System.exit(commandLine().execute(args));
     }
 
-    /** The command with its error handling: one line per failure, no stack trace unless --log-level debug. */
+    /** The command with its error handling: one line per failure or usage error, no stack trace unless --log-level debug. */
     public static CommandLine commandLine() {
         CommandLine command = new CommandLine(new TraverseCommand());
         command.setExecutionExceptionHandler(new FailureLine());
+        command.setParameterExceptionHandler(new UsageErrorLine());
         return command;
     }
 

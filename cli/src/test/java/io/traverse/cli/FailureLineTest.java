@@ -9,8 +9,11 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.UnknownHostException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
@@ -111,6 +114,30 @@ class FailureLineTest {
             Outcome outcome = run("status", "127.0.0.1:" + silent.getLocalPort());
             closer.join(10_000);
             assertOneLine(outcome, "is not a hub's HTTP port", "--http-port");
+        }
+    }
+
+    @Test
+    void aConfigFileWithAnUnknownKeyIsOneUsageLineNamingFileAndKey(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("hub.properties");
+        Files.writeString(file, "traverse.hub.prot = 17000\n");
+        Outcome outcome = run("hub", "--config", file.toString(), "--port", "0", "--http-port", "-1", "--discovery-port", "-1");
+        assertUsageLine(outcome, "traverse hub: " + file + ": unknown keys [traverse.hub.prot]", "traverse hub --help");
+    }
+
+    @Test
+    void anUnknownOptionIsOneUsageLineNotTheWholeUsage() {
+        Outcome outcome = run("forward", "0", "db:5432", "--hubb", "127.0.0.1:1");
+        assertUsageLine(outcome, "traverse forward: ", "--hubb", "traverse forward --help lists the options");
+        assertThat(run("forward", "--help").out()).contains("Usage: traverse forward");
+    }
+
+    private static void assertUsageLine(Outcome outcome, String... mentions) {
+        assertThat(outcome.exitCode()).isEqualTo(UsageErrorLine.EXIT_USAGE);
+        assertThat(outcome.err().strip().lines()).as(outcome.err()).hasSize(1);
+        assertThat(outcome.err()).doesNotContain("Usage:", "\tat ", "Exception:");
+        for (String mention : mentions) {
+            assertThat(outcome.err()).contains(mention);
         }
     }
 }
