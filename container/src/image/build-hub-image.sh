@@ -65,7 +65,7 @@ for so in $needed; do
     cp -L "$so" "$root$so"
 done
 # glibc loads libgcc_s at run time (thread cancellation, unwinding) without a link to it.
-gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ { print $NF; exit }')
+gcc_s=$(ldconfig -p | awk '/libgcc_s.so.1 .*x86-64/ && !found { print $NF; found = 1 }')  # awk reads to the end: no SIGPIPE under pipefail
 if [ -n "$gcc_s" ] && [ ! -e "$root$gcc_s" ]; then
     mkdir -p "$root$(dirname "$gcc_s")"
     cp -L "$gcc_s" "$root$gcc_s"
