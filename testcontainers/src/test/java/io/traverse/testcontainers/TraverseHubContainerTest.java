@@ -108,11 +108,13 @@ class TraverseHubContainerTest {
             assertThat(client.awaitHubLink(Duration.ofSeconds(15))).isTrue();
             VirtualSocketAddress address = (VirtualSocketAddress) listening.getLocalSocketAddress();
             assertThat(address.getHostString()).as("the hub hint in the address is the published port")
-                    .contains(String.valueOf(HUB.getMappedPort(TraverseHubContainer.LINK_PORT)));
+                    .contains("p" + HUB.getMappedPort(TraverseHubContainer.LINK_PORT));
 
             CompletableFuture<byte[]> served = serveOne(listening, 4);
             try (Socket s = client.socketFactory().createSocket(address.getHostString(), address.getPort())) {
-                assertThat(client.connectionInfo(s).orElseThrow().module()).isIn(DEFAULT_MODULES);
+                String module = client.connectionInfo(s).orElseThrow().module();
+                assertThat(module).isIn(DEFAULT_MODULES);
+                System.out.println("default-config pair connected by " + module);
                 assertThat(exchange(s, 3)).isEqualTo(expectedDigest(4));
             }
             assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(expectedDigest(3));
