@@ -161,7 +161,7 @@ public class TraverseHubContainer extends GenericContainer<TraverseHubContainer>
                 return false;
             } catch (NotFoundException e) {
                 throw new IllegalStateException("the hub image " + image.asCanonicalNameString() + " is not loaded in this Docker engine:"
-                        + " load it with 'docker load -i traverse-hub-image.tar' (made by 'mvn -Pdocker package -pl container -am'"
+                        + " load it with 'docker load -i traverse-hub-image.tar' (made by 'mvn -Pdocker package -pl container -am -DskipTests'"
                         + " in the Traverse sources, see docs/operations.md \"The hub in a container\")", e);
             }
         }
