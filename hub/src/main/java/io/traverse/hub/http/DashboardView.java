@@ -7,8 +7,11 @@ import io.traverse.identity.NodeId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /**
  * What the dashboard page shows, made from a hub's status and traffic: the hub graph (hubs, and
@@ -77,18 +80,20 @@ record DashboardView(String hubId, String hubName, long timeMillis, List<HubVert
         for (HubStatus.HubLinkStatus link : status.hubLinks()) {
             links.add(edge(self, link.peerId(), hubNames, link.rttMicros(), status.name()));
         }
-        List<NodeId> known = new ArrayList<>(status.knownHubs().keySet());
-        known.sort(Comparator.naturalOrder());
-        for (int i = 0; i < known.size(); i++) {
-            for (int j = i + 1; j < known.size(); j++) {
-                HubStatus.KnownHubStatus a = status.knownHubs().get(known.get(i));
-                HubStatus.KnownHubStatus b = status.knownHubs().get(known.get(j));
-                if (a.neighbours().contains(known.get(j)) && b.neighbours().contains(known.get(i))) {
-                    long byA = rttTo(a, known.get(j));
-                    long byB = rttTo(b, known.get(i));
-                    links.add(byA >= 0 || byB < 0 ? edge(known.get(i), known.get(j), hubNames, byA, a.name())
-                            : edge(known.get(i), known.get(j), hubNames, byB, b.name()));
+        Map<NodeId, Set<NodeId>> listed = new HashMap<>();
+        status.knownHubs().forEach((id, hub) -> listed.put(id, new HashSet<>(hub.neighbours())));
+        for (Map.Entry<NodeId, HubStatus.KnownHubStatus> entry : new TreeMap<>(status.knownHubs()).entrySet()) {
+            NodeId a = entry.getKey();
+            HubStatus.KnownHubStatus hubA = entry.getValue();
+            for (NodeId b : hubA.neighbours()) {
+                // Each pair once (from its smaller id); this hub's own links are above, as measured now.
+                if (a.compareTo(b) >= 0 || b.equals(self) || !listed.getOrDefault(b, Set.of()).contains(a)) {
+                    continue;
                 }
+                HubStatus.KnownHubStatus hubB = status.knownHubs().get(b);
+                long byA = rttTo(hubA, b);
+                long byB = rttTo(hubB, a);
+                links.add(byA >= 0 || byB < 0 ? edge(a, b, hubNames, byA, hubA.name()) : edge(a, b, hubNames, byB, hubB.name()));
             }
         }
         return links;

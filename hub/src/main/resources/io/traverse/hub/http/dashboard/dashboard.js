@@ -58,8 +58,9 @@ function drawGraph(view) {
     const own = link.a === view.hubId || link.b === view.hubId;
     const g = el("svg:g", { class: own ? "link self" : "link", "data-a": link.aName, "data-b": link.bName });
     g.append(el("svg:line", { x1: a.x, y1: a.y, x2: b.x, y2: b.y }));
-    // The label sits a little off the middle, toward a, so that labels of crossing diagonals do not meet.
-    g.append(el("svg:text", { x: a.x + (b.x - a.x) * 0.42, y: a.y + (b.y - a.y) * 0.42 }, formatRtt(link.rttMicros)));
+    // The label sits in the middle, except on a line through the centre, where lines between opposite hubs all cross.
+    const t = Math.hypot((a.x + b.x) / 2 - cx, (a.y + b.y) / 2 - cy) < 20 ? 0.3 : 0.5;
+    g.append(el("svg:text", { x: a.x + (b.x - a.x) * t, y: a.y + (b.y - a.y) * t }, formatRtt(link.rttMicros)));
     g.append(el("svg:title", {}, link.aName + " – " + link.bName + ": " + formatRtt(link.rttMicros) + " (measured by " + link.measuredBy + ")"));
     svg.append(g);
   }
