@@ -66,7 +66,13 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                     offload(ctx, () -> StatusJson.write(status), "application/json");
                 }
             });
-            case DashboardPage.EVENTS -> feed.open(ctx);
+            case DashboardPage.EVENTS -> {
+                if (request.method().equals(HttpMethod.GET)) {
+                    feed.open(ctx);
+                } else {
+                    respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "only GET: this is an event stream\n");
+                }
+            }
             default -> respond(ctx, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
                     "no " + path + " here: /metrics /status /dashboard\n");
         }
