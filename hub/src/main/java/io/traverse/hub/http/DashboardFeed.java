@@ -23,6 +23,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongSupplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -51,11 +52,18 @@ final class DashboardFeed {
     private final RelayThroughput throughput = new RelayThroughput();
     private final AtomicBoolean rendering = new AtomicBoolean();
     private final ScheduledFuture<?> ticker;
+    private final LongSupplier nanoClock;
     private volatile String latest;
 
     DashboardFeed(StatusSource source, Executor worker, EventExecutor timer) {
+        this(source, worker, timer, System::nanoTime);
+    }
+
+    /** @param nanoClock the time the relay rate is measured by */
+    DashboardFeed(StatusSource source, Executor worker, EventExecutor timer, LongSupplier nanoClock) {
         this.source = source;
         this.worker = worker;
+        this.nanoClock = nanoClock;
         // Ticks run always, so that the throughput is a rate over one tick even on the first view a page gets.
         this.ticker = timer.scheduleAtFixedRate(this::tick, INTERVAL_MILLIS, INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
     }
@@ -99,7 +107,7 @@ final class DashboardFeed {
 
     private void tick() {
         HubTraffic traffic = source.traffic();
-        RelayThroughput.Rate rate = throughput.sample(System.nanoTime(), traffic);
+        RelayThroughput.Rate rate = throughput.sample(nanoClock.getAsLong(), traffic);
         if (streams.isEmpty() || !rendering.compareAndSet(false, true)) {
             return; // nobody watches, or the last view is still being made: this tick's goes
         }
