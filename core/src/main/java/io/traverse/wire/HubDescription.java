@@ -6,10 +6,18 @@ import java.util.List;
 /**
  * What a hub tells the hub network about itself (paper §3.3.1): id, state number (newer wins),
  * name, the addresses it can be dialled at, its neighbours (hubs with a live authenticated link),
- * its nodes and their names. Routing uses only the links both ends list.
+ * its nodes and their names, and the round-trip time it last measured on each of its hub links
+ * (for operators: the dashboard draws it). Routing uses only the links both ends list.
+ *
+ * @param neighbourRttMicros one per neighbour, in the same order: the link's last measured
+ *        round-trip time in microseconds, {@link #RTT_UNKNOWN} before its first measurement; empty
+ *        from a hub that does not send them
  */
 public record HubDescription(NodeId hubId, long stateNumber, String name, List<String> linkAddresses,
-        List<NodeId> neighbours, List<NodeEntry> nodes, List<NameEntry> names) {
+        List<NodeId> neighbours, List<NodeEntry> nodes, List<NameEntry> names, List<Long> neighbourRttMicros) {
+    /** A link whose round-trip time has not been measured yet. */
+    public static final long RTT_UNKNOWN = 0xffff_ffffL;
+
     public HubDescription {
         FieldChecks.present("hub id", hubId);
         FieldChecks.hubName(name);
@@ -17,6 +25,31 @@ public record HubDescription(NodeId hubId, long stateNumber, String name, List<S
         neighbours = FieldChecks.list("neighbours", neighbours, LinkLimits.MAX_LIST);
         nodes = FieldChecks.list("nodes", nodes, LinkLimits.MAX_LIST);
         names = FieldChecks.list("names", names, LinkLimits.MAX_LIST);
+        neighbourRttMicros = FieldChecks.list("neighbour round-trip times", neighbourRttMicros, LinkLimits.MAX_LIST);
+        if (!neighbourRttMicros.isEmpty() && neighbourRttMicros.size() != neighbours.size()) {
+            throw new IllegalArgumentException(neighbourRttMicros.size() + " round-trip times for " + neighbours.size() + " neighbours");
+        }
+        for (long rtt : neighbourRttMicros) {
+            if (rtt < 0 || rtt > RTT_UNKNOWN) {
+                throw new IllegalArgumentException("round-trip time " + rtt + " outside 0.." + RTT_UNKNOWN + " microseconds");
+            }
+        }
+    }
+
+    /** A description without round-trip times. */
+    public HubDescription(NodeId hubId, long stateNumber, String name, List<String> linkAddresses, List<NodeId> neighbours,
+            List<NodeEntry> nodes, List<NameEntry> names) {
+        this(hubId, stateNumber, name, linkAddresses, neighbours, nodes, names, List.of());
+    }
+
+    /** The round-trip time of the link to {@code neighbour} in microseconds, or -1 if not listed or not measured. */
+    public long rttMicrosTo(NodeId neighbour) {
+        int i = neighbours.indexOf(neighbour);
+        if (i < 0 || neighbourRttMicros.isEmpty()) {
+            return -1;
+        }
+        long rtt = neighbourRttMicros.get(i);
+        return rtt == RTT_UNKNOWN ? -1 : rtt;
     }
 
     /** A node connected to the hub, with its identity text. */

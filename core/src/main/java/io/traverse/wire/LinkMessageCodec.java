@@ -211,6 +211,10 @@ public final class LinkMessageCodec {
         for (HubDescription.NameEntry name : d.names()) {
             w.text(name.name()).nodeId(name.nodeId()).u16(name.virtualPort());
         }
+        w.count(d.neighbourRttMicros().size());
+        for (long rtt : d.neighbourRttMicros()) {
+            w.u32(rtt);
+        }
     }
 
     private static HubDescription decodeDescription(WireReader r) throws ProtocolException {
@@ -233,7 +237,18 @@ public final class LinkMessageCodec {
         for (int i = 0; i < nameCount; i++) {
             names.add(new HubDescription.NameEntry(r.text("name", LinkLimits.MAX_NAME), r.nodeId("name owner"), r.u16("virtual port")));
         }
-        return new HubDescription(hubId, state, name, addresses, neighbours, nodes, names);
+        // Round-trip times came later: a description that ends after its names has none.
+        List<Long> rtts = new ArrayList<>();
+        if (r.hasMore()) {
+            int rttCount = r.count("neighbour round-trip times", LinkLimits.MAX_LIST, 4);
+            if (rttCount != 0 && rttCount != neighbourCount) {
+                throw new ProtocolException(rttCount + " neighbour round-trip times for " + neighbourCount + " neighbours");
+            }
+            for (int i = 0; i < rttCount; i++) {
+                rtts.add(r.u32("neighbour round-trip time"));
+            }
+        }
+        return new HubDescription(hubId, state, name, addresses, neighbours, nodes, names, rtts);
     }
 
     private static GossipDigest decodeDigest(WireReader r) throws ProtocolException {

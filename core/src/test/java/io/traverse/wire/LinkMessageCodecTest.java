@@ -95,6 +95,28 @@ class LinkMessageCodecTest {
     }
 
     @Test
+    void aDescriptionWithoutRoundTripTimesAsOlderHubsSendItDecodesWithNone() throws Exception {
+        List<NodeId> neighbours = List.of(NodeId.of("left"), NodeId.of("right"));
+        HubDescription timed = new HubDescription(NodeId.of("hub-rtt"), 5, "rtt", List.of(), neighbours, List.of(), List.of(),
+                List.of(1234L, HubDescription.RTT_UNKNOWN));
+        byte[] frame = LinkMessageCodec.encodeToBytes(new Gossip(timed));
+        HubDescription decoded = ((Gossip) LinkMessageCodec.decode(frame)).description();
+        assertThat(decoded.rttMicrosTo(NodeId.of("left"))).isEqualTo(1234);
+        assertThat(decoded.rttMicrosTo(NodeId.of("right"))).isEqualTo(-1);
+        // The same frame cut after its names (an older hub's GOSSIP): the two count bytes of the times and 4 bytes each.
+        byte[] older = java.util.Arrays.copyOf(frame, frame.length - 2 - 2 * 4);
+        HubDescription untimed = ((Gossip) LinkMessageCodec.decode(older)).description();
+        assertThat(untimed.neighbourRttMicros()).isEmpty();
+        assertThat(untimed.rttMicrosTo(NodeId.of("left"))).isEqualTo(-1);
+        // One time for two neighbours is refused.
+        byte[] wrongCount = java.util.Arrays.copyOf(frame, frame.length - 4);
+        wrongCount[wrongCount.length - 6] = 0;
+        wrongCount[wrongCount.length - 5] = 1;
+        assertThatThrownBy(() -> LinkMessageCodec.decode(wrongCount)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("1 neighbour round-trip times for 2 neighbours");
+    }
+
+    @Test
     void frameLimitRisesAfterAuthentication() {
         EmbeddedChannel receiver = new EmbeddedChannel();
         LinkPipeline.installCodec(receiver.pipeline());

@@ -104,9 +104,12 @@ final class RandomLinkMessages {
     }
 
     static HubDescription description(Random r) {
-        return new HubDescription(id(r), r.nextLong(), hubName(r), linkAddresses(r), list(r, 5, () -> id(r)),
+        List<NodeId> neighbours = list(r, 5, () -> id(r));
+        List<Long> rtts = r.nextBoolean() ? List.of() : neighbours.stream()
+                .map(n -> r.nextInt(4) == 0 ? HubDescription.RTT_UNKNOWN : (long) r.nextInt(Integer.MAX_VALUE)).toList();
+        return new HubDescription(id(r), r.nextLong(), hubName(r), linkAddresses(r), neighbours,
                 list(r, 4, () -> new HubDescription.NodeEntry(id(r), RandomIdentities.identity(r).toText())),
-                list(r, 4, () -> new HubDescription.NameEntry(name(r), id(r), 1 + r.nextInt(65535))));
+                list(r, 4, () -> new HubDescription.NameEntry(name(r), id(r), 1 + r.nextInt(65535))), rtts);
     }
 
     static NodeId id(Random r) {

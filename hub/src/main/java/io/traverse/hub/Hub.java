@@ -9,6 +9,7 @@ import io.traverse.direct.ssh.SshGateways;
 import io.traverse.hub.gossip.StateNumber;
 import io.traverse.hub.discovery.DiscoveryResponder;
 import io.traverse.hub.http.HubHttpEndpoint;
+import io.traverse.hub.http.HubTraffic;
 import io.traverse.hub.http.StatusSource;
 import io.traverse.hub.identity.HubIdSource;
 import io.traverse.hub.link.HubDialer;
@@ -84,7 +85,8 @@ public final class Hub implements AutoCloseable {
     private final SshGateways sshGateways;
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private volatile boolean closed;
-    private final io.traverse.hub.longpoll.LongPollSessions longPoll;
+    /** Set last in the constructor: the dashboard's feed may read it from another thread before. */
+    private volatile io.traverse.hub.longpoll.LongPollSessions longPoll;
 
     private Hub(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor worker,
             LinkListener listener) throws IOException, InterruptedException {
@@ -128,7 +130,7 @@ public final class Hub implements AutoCloseable {
         listener.startAccepting(settings, core, stateLoop);
         log.info("Hub {} (id {}) listening on {} ({}), advertised {}, peers {}, HTTP {}", name, id, linkAddress, transport,
                 advertised.isEmpty() ? "none: dials out only" : advertised, config.peers(),
-                http == null ? "off" : http.localAddress() + " (/metrics, /status)");
+                http == null ? "off" : http.localAddress() + " (/metrics, /status, /dashboard)");
     }
 
     private HubHttpEndpoint bindHttp(NettyTransport transport, EventLoopGroup ioLoops, InetSocketAddress address, Executor worker)
@@ -316,6 +318,13 @@ public final class Hub implements AutoCloseable {
             @Override
             public String metrics() {
                 return metrics.scrape();
+            }
+
+            @Override
+            public HubTraffic traffic() {
+                io.traverse.hub.longpoll.LongPollSessions sessions = longPoll; // null while the hub is still starting
+                return new HubTraffic(metrics.relayBytesDelivered(), metrics.relayBytesForwarded(), metrics.connectionSetUps(),
+                        sessions == null ? 0 : sessions.openSessions());
             }
         };
     }

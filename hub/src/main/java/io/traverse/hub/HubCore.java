@@ -847,7 +847,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             nodes.add(new HubDescription.NodeEntry(node.id(), node.identityText()));
             node.names().forEach((n, port) -> names.add(new HubDescription.NameEntry(n, node.id(), port)));
         }
-        return new HubDescription(selfId, state.current(), name, advertised, neighbours, nodes, names);
+        // The times ride along whenever the description goes out (a change, or the refresh): a new time alone is no change.
+        List<Long> rtts = new ArrayList<>(neighbours.size());
+        for (NodeId neighbour : neighbours) {
+            long rtt = hubLinks.get(neighbour).rttMicros();
+            rtts.add(rtt < 0 ? HubDescription.RTT_UNKNOWN : Math.min(rtt, HubDescription.RTT_UNKNOWN - 1));
+        }
+        return new HubDescription(selfId, state.current(), name, advertised, neighbours, nodes, names, rtts);
     }
 
     /**
@@ -1014,8 +1020,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         routes.routes().forEach((id, r) -> routeStatus.put(id, new HubStatus.RouteStatus(r.nextHop(), r.hops())));
         Map<NodeId, HubStatus.KnownHubStatus> known = new TreeMap<>();
         for (HubDescription d : directory.descriptions()) {
+            List<Long> rtts = new ArrayList<>(d.neighbours().size());
+            d.neighbours().forEach(n -> rtts.add(d.rttMicrosTo(n)));
             known.put(d.hubId(), new HubStatus.KnownHubStatus(d.name(), d.stateNumber(), d.linkAddresses(), d.neighbours(),
-                    routes.isReachable(d.hubId())));
+                    routes.isReachable(d.hubId()), rtts));
         }
         List<HubStatus.NodeStatus> nodes = new ArrayList<>();
         for (ConnectedNode node : registry.nodes()) {

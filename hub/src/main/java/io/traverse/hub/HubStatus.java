@@ -52,8 +52,14 @@ public record HubStatus(NodeId hubId, String name, long stateNumber, List<String
     public record RouteStatus(NodeId nextHop, int hops) {
     }
 
-    /** A hub known by gossip. */
-    public record KnownHubStatus(String name, long stateNumber, List<String> linkAddresses, List<NodeId> neighbours, boolean reachable) {
+    /**
+     * A hub known by gossip.
+     *
+     * @param neighbourRttMicros the round-trip time that hub last measured to each neighbour, in
+     *        the order of {@code neighbours}, -1 where not measured; null from a hub older than this field
+     */
+    public record KnownHubStatus(String name, long stateNumber, List<String> linkAddresses, List<NodeId> neighbours, boolean reachable,
+            List<Long> neighbourRttMicros) {
     }
 
     /** A node connected here. */

@@ -7,11 +7,17 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.traverse.wire.LookupKind;
 import io.traverse.wire.SideMessage;
+import java.io.InputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -67,6 +73,77 @@ class HubHttpEndpointTest {
             assertThat(post.statusCode()).isEqualTo(405);
         }
         assertThat(b.httpAddress()).as("disabled by a negative port").isEmpty();
+    }
+
+    @Test
+    void theDashboardPageIsServedFromTheJarAndItsFeedIsBounded() throws Exception {
+        Hub hub = hubs.start("http-dash", b -> b.httpPort(0));
+        int port = hub.httpAddress().orElseThrow().getPort();
+        for (String path : new String[] {"/", "/dashboard"}) {
+            HttpResponse<String> page = get(port, path);
+            assertThat(page.statusCode()).isEqualTo(200);
+            assertThat(page.headers().firstValue("content-type")).hasValue("text/html; charset=utf-8");
+            assertThat(page.headers().firstValue("content-security-policy")).hasValueSatisfying(v -> assertThat(v).contains("default-src 'none'"));
+            assertThat(page.body()).contains("<script src=\"/dashboard/dashboard.js\" defer></script>");
+        }
+        assertThat(get(port, "/dashboard/dashboard.js").body()).contains("new EventSource(\"/dashboard/events\")").doesNotContain("innerHTML");
+        assertThat(get(port, "/dashboard/dashboard.css").headers().firstValue("content-type")).hasValue("text/css; charset=utf-8");
+
+        List<Socket> streams = new ArrayList<>();
+        try {
+            long opened = System.nanoTime();
+            for (int i = 0; i < 8; i++) {
+                streams.add(openStream(port));
+            }
+            JsonNode view = new ObjectMapper().readTree(nextView(streams.get(0)));
+            assertThat(view.get("hubName").asText()).isEqualTo("http-dash");
+            assertThat(view.get("hubs")).hasSize(1);
+            assertThat(view.get("relay").get("totalPerSecond").asLong()).isZero();
+            try (Socket refused = openStream(port)) {
+                assertThat(new String(refused.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
+                        .startsWith("HTTP/1.1 503").contains("too many dashboards open on this hub (at most 8)");
+            }
+            // A stream is not an idle request: it outlives the endpoint's read timeout.
+            String late;
+            do {
+                late = nextView(streams.get(streams.size() - 1));
+            } while (System.nanoTime() - opened < TimeUnit.SECONDS.toNanos(11));
+            assertThat(late).startsWith("{");
+            streams.remove(0).close();
+            await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
+                try (Socket again = openStream(port)) {
+                    assertThat(nextView(again)).startsWith("{");
+                }
+            });
+        } finally {
+            for (Socket s : streams) {
+                s.close();
+            }
+        }
+    }
+
+    private static Socket openStream(int port) throws Exception {
+        Socket s = new Socket("127.0.0.1", port);
+        s.setSoTimeout(5000);
+        s.getOutputStream().write("GET /dashboard/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n\r\n"
+                .getBytes(StandardCharsets.US_ASCII));
+        return s;
+    }
+
+    /** Reads a stream's lines until the next view's data line; returns its JSON. */
+    private static String nextView(Socket stream) throws Exception {
+        StringBuilder line = new StringBuilder();
+        InputStream in = stream.getInputStream();
+        for (int c; (c = in.read()) >= 0;) {
+            if (c != '\n') {
+                line.append((char) c);
+            } else if (line.toString().startsWith("data: ")) {
+                return line.substring("data: ".length());
+            } else {
+                line.setLength(0);
+            }
+        }
+        throw new java.io.EOFException("the stream ended");
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {

@@ -45,8 +45,17 @@ final class LoopbackHubNetwork implements AutoCloseable {
         return hub(name, false, peers);
     }
 
+    /** Like {@link #hub(String, Hub...)}, with its HTTP endpoint (metrics, status, dashboard) on an ephemeral port. */
+    Hub hubWithHttp(String name, Hub... peers) throws Exception {
+        return hub(name, true, 0, peers);
+    }
+
     private Hub hub(String name, boolean advertised, Hub... peers) throws Exception {
-        HubConfig.Builder b = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(name).token(TOKEN)
+        return hub(name, advertised, -1, peers);
+    }
+
+    private Hub hub(String name, boolean advertised, int httpPort, Hub... peers) throws Exception {
+        HubConfig.Builder b = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(httpPort).name(name).token(TOKEN)
                 .keepaliveInterval(Duration.ofMillis(300)).gossipRefreshInterval(Duration.ofSeconds(1)).hubExpiry(Duration.ofSeconds(3))
                 .redial(Duration.ofMillis(100), Duration.ofSeconds(1));
         if (!advertised) {

@@ -67,7 +67,7 @@ public final class HubCommand implements Callable<Integer> {
     Path config;
 
     @Option(names = "--http-port", paramLabel = "PORT",
-            description = "HTTP port for /metrics (Prometheus) and /status (JSON) (default: " + HubConfig.DEFAULT_HTTP_PORT
+            description = "HTTP port for /metrics (Prometheus), /status (JSON) and / (the live dashboard) (default: " + HubConfig.DEFAULT_HTTP_PORT
                     + "; 0 picks a free one; negative disables)")
     Integer httpPort;
 

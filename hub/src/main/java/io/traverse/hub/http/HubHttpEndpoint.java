@@ -14,21 +14,24 @@ import java.net.InetSocketAddress;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 
-/** Listens for HTTP requests of operators and monitoring: metrics and status, nothing that changes the hub. */
+/** Listens for HTTP requests of operators and monitoring: metrics, status and the dashboard, nothing that changes the hub. */
 public final class HubHttpEndpoint {
     /** Requests are a line and a few headers: nothing bigger is read. */
     static final int MAX_REQUEST_BYTES = 8 * 1024;
     static final int IDLE_SECONDS = 10;
 
     private final Channel serverChannel;
+    private final DashboardFeed feed;
 
-    private HubHttpEndpoint(Channel serverChannel) {
+    private HubHttpEndpoint(Channel serverChannel, DashboardFeed feed) {
         this.serverChannel = serverChannel;
+        this.feed = feed;
     }
 
     /** Binds and serves (rendering happens on {@code worker}, never on an event loop); blocks the calling thread (never an event loop) until bound. */
     public static HubHttpEndpoint bind(NettyTransport transport, EventLoopGroup group, InetSocketAddress address, StatusSource source,
             Executor worker) throws InterruptedException {
+        DashboardFeed feed = new DashboardFeed(source, worker, group.next());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)
                 .channel(transport.serverChannelClass())
@@ -39,17 +42,28 @@ public final class HubHttpEndpoint {
                         ch.pipeline().addLast(new ReadTimeoutHandler(IDLE_SECONDS, TimeUnit.SECONDS));
                         ch.pipeline().addLast(new HttpServerCodec(4096, MAX_REQUEST_BYTES, MAX_REQUEST_BYTES));
                         ch.pipeline().addLast(new HttpObjectAggregator(MAX_REQUEST_BYTES));
-                        ch.pipeline().addLast(new HubHttpHandler(source, worker));
+                        ch.pipeline().addLast(new HubHttpHandler(source, worker, feed));
                     }
                 });
-        return new HubHttpEndpoint(bootstrap.bind(address).sync().channel());
+        try {
+            return new HubHttpEndpoint(bootstrap.bind(address).sync().channel(), feed);
+        } catch (InterruptedException | RuntimeException e) {
+            feed.close();
+            throw e;
+        }
     }
 
     public InetSocketAddress localAddress() {
         return (InetSocketAddress) serverChannel.localAddress();
     }
 
+    /** Dashboard streams open now. */
+    public int dashboardStreams() {
+        return feed.openStreams();
+    }
+
     public void close() {
+        feed.close();
         serverChannel.close().syncUninterruptibly();
     }
 }

@@ -21,17 +21,23 @@ import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Answers one request per connection: GET /metrics, GET /status; anything else gets 404 or 405. */
+/**
+ * Answers one request per connection: GET /metrics, GET /status, the dashboard's files (at / and
+ * /dashboard) and its live feed (GET /dashboard/events, which stays open); anything else gets
+ * 404 or 405.
+ */
 final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger log = LoggerFactory.getLogger(HubHttpHandler.class);
     private static final String PROMETHEUS_TEXT = "text/plain; version=0.0.4; charset=utf-8";
 
     private final StatusSource source;
     private final Executor worker;
+    private final DashboardFeed feed;
 
-    HubHttpHandler(StatusSource source, Executor worker) {
+    HubHttpHandler(StatusSource source, Executor worker, DashboardFeed feed) {
         this.source = source;
         this.worker = worker;
+        this.feed = feed;
     }
 
     @Override
@@ -45,6 +51,10 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "only GET\n");
             return;
         }
+        if (DashboardPage.serves(path)) {
+            DashboardPage.respond(ctx, path);
+            return;
+        }
         switch (path) {
             // Rendering takes a while (the first scrape loads classes): never on the event loop, which serves the links.
             case "/metrics" -> offload(ctx, () -> source.metrics(), PROMETHEUS_TEXT);
@@ -56,8 +66,15 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                     offload(ctx, () -> StatusJson.write(status), "application/json");
                 }
             });
-            case "/" -> respond(ctx, HttpResponseStatus.OK, "text/plain; charset=utf-8", "traverse hub: /metrics /status\n");
-            default -> respond(ctx, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8", "no " + path + " here: /metrics /status\n");
+            case DashboardPage.EVENTS -> {
+                if (request.method().equals(HttpMethod.GET)) {
+                    feed.open(ctx);
+                } else {
+                    respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "only GET: this is an event stream\n");
+                }
+            }
+            default -> respond(ctx, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
+                    "no " + path + " here: /metrics /status /dashboard\n");
         }
     }
 
@@ -72,7 +89,7 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
         }
     }
 
-    private static void respond(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, String body) {
+    static void respond(ChannelHandlerContext ctx, HttpResponseStatus status, String contentType, String body) {
         ByteBuf content = Unpooled.copiedBuffer(body, StandardCharsets.UTF_8);
         FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, status, content);
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, contentType);

@@ -31,6 +31,7 @@ public final class HubMetrics {
     private final LongAdder relayForwarded = new LongAdder();
     private final LongAdder relayBytesDelivered = new LongAdder();
     private final LongAdder relayBytesForwarded = new LongAdder();
+    private final ModuleSetUps setUps = new ModuleSetUps();
     private final Map<SideMessageError, Counter> sideErrors = new EnumMap<>(SideMessageError.class);
     private final Map<RejectCode, Counter> refusals = new EnumMap<>(RejectCode.class);
     private final Counter gossipReceived;
@@ -70,6 +71,11 @@ public final class HubMetrics {
                 .baseUnit("bytes").description(relayBytes).register(registry);
         FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesForwarded, LongAdder::sum).tag("outcome", "forwarded")
                 .baseUnit("bytes").description(relayBytes).register(registry);
+        for (String module : setUps.modules()) {
+            FunctionCounter.builder("traverse.hub.connection.setups", setUps.counter(module), LongAdder::sum).tag("module", module)
+                    .description("connection set-ups this hub passed on, by module: routed (OPEN frames), reverse and splice"
+                            + " (their side requests)").register(registry);
+        }
         for (RejectCode code : RejectCode.values()) {
             refusals.put(code, Counter.builder("traverse.hub.links.refused").tag("code", code.name())
                     .description("links this hub refused or ended with a REJECT").register(registry));
@@ -119,6 +125,31 @@ public final class HubMetrics {
     public void relayForwarded(int payloadBytes) {
         relayForwarded.increment();
         relayBytesForwarded.add(payloadBytes);
+    }
+
+    /** A routed connection's OPEN frame passed on. */
+    public void routedOpen() {
+        setUps.routedOpen();
+    }
+
+    /** A side request passed on (delivered or forwarded). */
+    public void sideRequest(String service) {
+        setUps.sideRequest(service);
+    }
+
+    /** Connection set-ups passed on so far, by module (routed, reverse, splice). */
+    public Map<String, Long> connectionSetUps() {
+        return setUps.snapshot();
+    }
+
+    /** Payload bytes of relay frames delivered to nodes of this hub so far. */
+    public long relayBytesDelivered() {
+        return relayBytesDelivered.sum();
+    }
+
+    /** Payload bytes of relay frames forwarded to other hubs so far. */
+    public long relayBytesForwarded() {
+        return relayBytesForwarded.sum();
     }
 
     /** A relay frame this hub could not pass on ({@code kind} names why); rare, so the counter is looked up each time. */

@@ -110,6 +110,9 @@ public final class RelayRouter {
             // A slice of the read buffer would keep all of it alive while it waits on a slow link.
             frame = frame.withOwnPayload();
         }
+        if (frame.kind() == RelayKind.OPEN) {
+            metrics.routedOpen();
+        }
         if (next.kind() != LinkKind.HUB) {
             next.send(frame);
             delivered.increment();

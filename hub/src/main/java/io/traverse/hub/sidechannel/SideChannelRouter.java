@@ -214,6 +214,9 @@ public final class SideChannelRouter {
 
     /** Sends on a link the message may go out on (checked): forwarded to a hub, or delivered to a node of this hub. */
     private void send(Link next, SideMessage message) {
+        if (message.kind() == SideMessageKind.REQUEST) {
+            metrics.sideRequest(message.service());
+        }
         if (next.kind() == LinkKind.HUB) {
             next.send(message.forwarded());
             forwarded.increment();

@@ -1,0 +1,120 @@
+package io.traverse.hub.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.traverse.hub.HubStatus;
+import io.traverse.identity.NodeId;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * What the dashboard page shows, made from a hub's status and traffic: the hub graph (hubs, and
+ * the links both ends list, with round-trip times), the nodes linked here, the names of the
+ * network, connection set-ups by module and relay throughput. Sent to the page as JSON; the page
+ * only lays it out.
+ */
+record DashboardView(String hubId, String hubName, long timeMillis, List<HubVertex> hubs, List<LinkEdge> links, List<NodeRow> nodes,
+        List<NameRow> names, Map<String, Long> connectionSetUps, int longPollSessions, RelayThroughput.Rate relay,
+        long relayBytesDelivered, long relayBytesForwarded) {
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+
+    /** A hub of the graph: this one, or one known by gossip. */
+    record HubVertex(String id, String name, boolean self, boolean reachable, int hops) {
+    }
+
+    /**
+     * A live link between two hubs.
+     *
+     * @param rttMicros its round-trip time, -1 while unknown
+     * @param measuredBy the name of the hub that measured it: this hub for its own links (measured
+     *        now), else a far end (as it last gossiped, at most one gossip refresh old)
+     */
+    record LinkEdge(String a, String aName, String b, String bName, long rttMicros, String measuredBy) {
+    }
+
+    /** A node linked to this hub. */
+    record NodeRow(String id, String address, long rttMicros, List<String> names) {
+    }
+
+    /** A name of the network and who holds it. */
+    record NameRow(String name, int port, String nodeId, String hubName) {
+    }
+
+    static DashboardView of(HubStatus status, HubTraffic traffic, RelayThroughput.Rate rate, long nowMillis) {
+        Map<NodeId, String> hubNames = new HashMap<>();
+        hubNames.put(status.hubId(), status.name());
+        status.knownHubs().forEach((id, hub) -> hubNames.put(id, hub.name()));
+
+        List<HubVertex> hubs = new ArrayList<>();
+        hubs.add(new HubVertex(status.hubId().toString(), status.name(), true, true, 0));
+        status.knownHubs().forEach((id, hub) -> {
+            HubStatus.RouteStatus route = status.routes().get(id);
+            hubs.add(new HubVertex(id.toString(), hub.name(), false, hub.reachable(), route == null ? -1 : route.hops()));
+        });
+        hubs.sort(Comparator.comparing(HubVertex::name).thenComparing(HubVertex::id));
+
+        List<NodeRow> nodes = new ArrayList<>();
+        for (HubStatus.NodeStatus node : status.nodes()) {
+            nodes.add(new NodeRow(node.nodeId().toString(), node.observedAddress(), node.rttMicros(), node.names().keySet().stream().sorted().toList()));
+        }
+        nodes.sort(Comparator.comparing(NodeRow::id));
+
+        List<NameRow> names = new ArrayList<>();
+        status.names().forEach((name, holder) -> names.add(new NameRow(name, holder.virtualPort(), holder.nodeId().toString(),
+                hubNames.getOrDefault(holder.hubId(), holder.hubId().toString()))));
+
+        return new DashboardView(status.hubId().toString(), status.name(), nowMillis, hubs, links(status, hubNames), nodes, names,
+                traffic.connectionSetUps(), traffic.longPollSessions(), rate, traffic.relayBytesDelivered(), traffic.relayBytesForwarded());
+    }
+
+    /** This hub's own links as measured now, and every other pair of hubs that list each other (as routing counts them). */
+    private static List<LinkEdge> links(HubStatus status, Map<NodeId, String> hubNames) {
+        List<LinkEdge> links = new ArrayList<>();
+        NodeId self = status.hubId();
+        for (HubStatus.HubLinkStatus link : status.hubLinks()) {
+            links.add(edge(self, link.peerId(), hubNames, link.rttMicros(), status.name()));
+        }
+        Map<NodeId, Set<NodeId>> listed = new HashMap<>();
+        status.knownHubs().forEach((id, hub) -> listed.put(id, new HashSet<>(hub.neighbours())));
+        for (Map.Entry<NodeId, HubStatus.KnownHubStatus> entry : new TreeMap<>(status.knownHubs()).entrySet()) {
+            NodeId a = entry.getKey();
+            HubStatus.KnownHubStatus hubA = entry.getValue();
+            for (NodeId b : hubA.neighbours()) {
+                // Each pair once (from its smaller id); this hub's own links are above, as measured now.
+                if (a.compareTo(b) >= 0 || b.equals(self) || !listed.getOrDefault(b, Set.of()).contains(a)) {
+                    continue;
+                }
+                HubStatus.KnownHubStatus hubB = status.knownHubs().get(b);
+                long byA = rttTo(hubA, b);
+                long byB = rttTo(hubB, a);
+                links.add(byA >= 0 || byB < 0 ? edge(a, b, hubNames, byA, hubA.name()) : edge(a, b, hubNames, byB, hubB.name()));
+            }
+        }
+        return links;
+    }
+
+    private static long rttTo(HubStatus.KnownHubStatus hub, NodeId neighbour) {
+        int i = hub.neighbours().indexOf(neighbour);
+        return hub.neighbourRttMicros() == null || i < 0 || i >= hub.neighbourRttMicros().size() ? -1 : hub.neighbourRttMicros().get(i);
+    }
+
+    private static LinkEdge edge(NodeId a, NodeId b, Map<NodeId, String> hubNames, long rttMicros, String measuredBy) {
+        return new LinkEdge(a.toString(), hubNames.getOrDefault(a, a.toString()), b.toString(), hubNames.getOrDefault(b, b.toString()),
+                rttMicros, measuredBy);
+    }
+
+    /** As one line of JSON (what a Server-Sent Events {@code data:} line can carry). */
+    String toJson() {
+        try {
+            return MAPPER.writeValueAsString(this);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("dashboard view cannot be written as JSON", e);
+        }
+    }
+}
