@@ -95,7 +95,11 @@ class HubHttpEndpointTest {
             for (int i = 0; i < 8; i++) {
                 streams.add(openStream(port));
             }
+            // Each of the eight has its place once it has a view: only then is the ninth sure to be the one refused.
             JsonNode view = new ObjectMapper().readTree(nextView(streams.get(0)));
+            for (Socket stream : streams.subList(1, streams.size())) {
+                assertThat(nextView(stream)).startsWith("{");
+            }
             assertThat(view.get("hubName").asText()).isEqualTo("http-dash");
             assertThat(view.get("hubs")).hasSize(1);
             assertThat(view.get("relay").get("totalPerSecond").asLong()).isZero();
@@ -122,28 +126,53 @@ class HubHttpEndpointTest {
         }
     }
 
+    @Test
+    void furtherRequestsOnAConnectionAreDroppedSoOneConnectionHoldsOneStream() throws Exception {
+        Hub hub = hubs.start("http-pipelined", b -> b.httpPort(0));
+        int port = hub.httpAddress().orElseThrow().getPort();
+        try (Socket pipelined = new Socket("127.0.0.1", port)) {
+            pipelined.setSoTimeout(5000);
+            // As many requests for the feed as it has places, in one write on one connection.
+            pipelined.getOutputStream().write(STREAM_REQUEST.repeat(8).getBytes(StandardCharsets.US_ASCII));
+            String read = readThroughView(pipelined);
+            assertThat(read.split("HTTP/1.1 ", -1)).as("one response on the connection, not one per request: %s", read).hasSize(2);
+            try (Socket other = openStream(port)) {
+                assertThat(readThroughView(other)).as("the feed has places left for other connections").startsWith("HTTP/1.1 200");
+            }
+            assertThat(nextView(pipelined)).as("the first request's stream goes on").startsWith("{");
+        }
+    }
+
+    private static final String STREAM_REQUEST = "GET /dashboard/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n\r\n";
+
     private static Socket openStream(int port) throws Exception {
         Socket s = new Socket("127.0.0.1", port);
         s.setSoTimeout(5000);
-        s.getOutputStream().write("GET /dashboard/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n\r\n"
-                .getBytes(StandardCharsets.US_ASCII));
+        s.getOutputStream().write(STREAM_REQUEST.getBytes(StandardCharsets.US_ASCII));
         return s;
     }
 
     /** Reads a stream's lines until the next view's data line; returns its JSON. */
     private static String nextView(Socket stream) throws Exception {
-        StringBuilder line = new StringBuilder();
+        String read = readThroughView(stream);
+        return read.substring(read.lastIndexOf("\ndata: ") + "\ndata: ".length(), read.length() - 1);
+    }
+
+    /** Reads a stream up to the end of its next view's data line; returns all it read. */
+    private static String readThroughView(Socket stream) throws Exception {
+        StringBuilder read = new StringBuilder();
+        int lineStart = 0;
         InputStream in = stream.getInputStream();
         for (int c; (c = in.read()) >= 0;) {
-            if (c != '\n') {
-                line.append((char) c);
-            } else if (line.toString().startsWith("data: ")) {
-                return line.substring("data: ".length());
-            } else {
-                line.setLength(0);
+            read.append((char) c);
+            if (c == '\n') {
+                if (read.indexOf("data: ", lineStart) == lineStart) {
+                    return read.toString();
+                }
+                lineStart = read.length();
             }
         }
-        throw new java.io.EOFException("the stream ended");
+        throw new java.io.EOFException("the stream ended after: " + read);
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {

@@ -24,7 +24,10 @@ import org.slf4j.LoggerFactory;
 /**
  * Answers one request per connection: GET /metrics, GET /status, the dashboard's files (at / and
  * /dashboard) and its live feed (GET /dashboard/events, which stays open); anything else gets
- * 404 or 405.
+ * 404 or 405. Requests after the first on a connection (pipelined, or sent on an open event
+ * stream) are dropped unanswered: the first answer closes the connection or never ends, so no
+ * second can follow it, and each further request for the feed took another of its places (eight
+ * pipelined on one connection shut every other page out).
  */
 final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger log = LoggerFactory.getLogger(HubHttpHandler.class);
@@ -33,6 +36,8 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     private final StatusSource source;
     private final Executor worker;
     private final DashboardFeed feed;
+    /** One handler per connection: set once its first request is taken. */
+    private boolean answered;
 
     HubHttpHandler(StatusSource source, Executor worker, DashboardFeed feed) {
         this.source = source;
@@ -42,6 +47,11 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
+        if (answered) {
+            log.debug("Dropped a further request on the HTTP connection from {}: one request per connection", ctx.channel().remoteAddress());
+            return;
+        }
+        answered = true;
         if (!request.decoderResult().isSuccess()) {
             respond(ctx, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", "malformed request\n");
             return;
