@@ -68,7 +68,7 @@ final class DashboardFeed {
         this.ticker = timer.scheduleAtFixedRate(this::tick, INTERVAL_MILLIS, INTERVAL_MILLIS, TimeUnit.MILLISECONDS);
     }
 
-    /** Answers GET /dashboard/events: the stream's headers, then the latest view, then one per tick. On the channel's loop. */
+    /** Answers GET /dashboard/events: the stream's headers, then the latest view if it is current (another page is open), then one per tick. On the channel's loop. */
     void open(ChannelHandlerContext ctx) {
         Channel channel = ctx.channel();
         if (places.incrementAndGet() > MAX_STREAMS) {
@@ -108,8 +108,12 @@ final class DashboardFeed {
     private void tick() {
         HubTraffic traffic = source.traffic();
         RelayThroughput.Rate rate = throughput.sample(nanoClock.getAsLong(), traffic);
-        if (streams.isEmpty() || !rendering.compareAndSet(false, true)) {
-            return; // nobody watches, or the last view is still being made: this tick's goes
+        if (streams.isEmpty()) {
+            latest = null; // no longer kept up to date: a page opened later would start from a stale picture
+            return;
+        }
+        if (!rendering.compareAndSet(false, true)) {
+            return; // the last view is still being made: this tick's goes
         }
         source.status().whenComplete((status, failure) -> {
             if (failure != null) {

@@ -33,6 +33,7 @@ class DashboardFeedTest {
     private final EmbeddedChannel timer = new EmbeddedChannel();
     private final List<EmbeddedChannel> pages = new ArrayList<>();
     private DashboardFeed feed;
+    private volatile String hubName = "feed-hub";
 
     @AfterEach
     void close() {
@@ -59,6 +60,30 @@ class DashboardFeedTest {
                 .contains("\"totalPerSecond\":2000000"); // a megabyte in half a second
         tick();
         assertThat(nextText(page)).contains("\"totalPerSecond\":0");
+    }
+
+    @Test
+    void aPageOpenedAfterNobodyWatchedGetsNoStaleView() {
+        startFeed();
+        EmbeddedChannel first = openPage();
+        assertThat(first.<Object>readOutbound()).isInstanceOf(HttpResponse.class);
+        assertThat(nextText(first)).isEqualTo("retry: 2000\n\n");
+        tick();
+        assertThat(nextText(first)).startsWith("event: view").contains("\"hubName\":\"feed-hub\"");
+        EmbeddedChannel second = openPage();
+        assertThat(second.<Object>readOutbound()).isInstanceOf(HttpResponse.class);
+        assertThat(nextText(second)).as("a page opened beside another starts from its current view").contains("\"hubName\":\"feed-hub\"");
+
+        first.close();
+        second.close();
+        hubName = "renamed-hub"; // what the hub looks like now; no view is made while nobody watches
+        tick();
+        tick();
+        EmbeddedChannel later = openPage();
+        assertThat(later.<Object>readOutbound()).isInstanceOf(HttpResponse.class);
+        assertThat(nextText(later)).as("only the stream's opening: the last view made is from before").isEqualTo("retry: 2000\n\n");
+        tick();
+        assertThat(nextText(later)).contains("\"hubName\":\"renamed-hub\"");
     }
 
     @Test
@@ -106,7 +131,7 @@ class DashboardFeedTest {
         feed = new DashboardFeed(new StatusSource() {
             @Override
             public CompletionStage<HubStatus> status() {
-                return CompletableFuture.completedFuture(new HubStatus(NodeId.of("feed-hub"), "feed-hub", 1, List.of(), List.of(), Map.of(),
+                return CompletableFuture.completedFuture(new HubStatus(NodeId.of("feed-hub"), hubName, 1, List.of(), List.of(), Map.of(),
                         Map.of(), List.of(), Map.of(), 0, 0, Map.of(), null, List.of()));
             }
 
