@@ -4,7 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.traverse.identity.NodeId;
+import io.traverse.wire.Gossip;
+import io.traverse.wire.HubDescription;
+import io.traverse.wire.LinkMessageCodec;
+import io.traverse.wire.Reject;
+import io.traverse.wire.RejectCode;
 import java.time.Duration;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -18,6 +25,29 @@ class HubGossipTest {
     @AfterEach
     void closeHubs() {
         hubs.close();
+    }
+
+    @Test
+    void aGossipWithAMalformedRoundTripListClosesOnlyThatLink() throws Exception {
+        Hub a = hubs.dialOnly("rtt-a");
+        Hub b = hubs.dialOnly("rtt-b", a);
+        await().atMost(CONVERGE).until(() -> a.status().hubLinks().size() == 1 && a.status().knownHubs().containsKey(b.id()));
+        NodeId raw = NodeId.of("raw-rtt");
+        byte[] timed = LinkMessageCodec.encodeToBytes(new Gossip(new HubDescription(raw, 1, "raw-rtt", List.of(),
+                List.of(a.id(), b.id()), List.of(), List.of(), List.of(100L, 200L))));
+        // The same description with one round-trip time for its two neighbours: the count (u16) and the last time rewritten.
+        byte[] oneTime = Arrays.copyOf(timed, timed.length - 4);
+        oneTime[oneTime.length - 6] = 0;
+        oneTime[oneTime.length - 5] = 1;
+        try (RawHubLink link = RawHubLink.connect(a, raw.toString())) {
+            link.sendFrame(oneTime);
+            Reject reject = link.awaitClose();
+            assertThat(reject).as("a REJECT before the close").isNotNull();
+            assertThat(reject.code()).isEqualTo(RejectCode.PROTOCOL);
+            assertThat(reject.reason()).isEqualTo("1 neighbour round-trip times for 2 neighbours");
+        }
+        assertThat(a.status().hubLinks()).as("the other hub's link stays").extracting(HubStatus.HubLinkStatus::peerId).containsExactly(b.id());
+        assertThat(a.status().knownHubs()).containsOnlyKeys(b.id());
     }
 
     @Test

@@ -5,23 +5,11 @@ import static org.awaitility.Awaitility.await;
 
 import io.traverse.hub.HubStatus.IdConflictStatus;
 import io.traverse.identity.NodeId;
-import io.traverse.wire.Auth;
-import io.traverse.wire.Challenge;
 import io.traverse.wire.Gossip;
 import io.traverse.wire.HubDescription;
-import io.traverse.wire.HubHello;
-import io.traverse.wire.LinkAuthentication;
-import io.traverse.wire.LinkMessage;
-import io.traverse.wire.LinkPreamble;
-import io.traverse.wire.LinkRole;
 import io.traverse.wire.LookupKind;
-import io.traverse.wire.Welcome;
-import java.io.DataInputStream;
-import java.io.DataOutputStream;
-import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -230,43 +218,6 @@ class HubIdentityTest {
                         + a.advertisedAddresses().get(0)).contains("hub 'elsewhere:17000' (advertising 192.0.2.7:17000), whose"
                         + " description came through hub " + NodeId.of("raw-neighbour"));
             }));
-        }
-    }
-
-    /** A hub link spoken by hand: handshake as a hub, then whatever the test sends. */
-    private static final class RawHubLink implements AutoCloseable {
-        private final Socket socket;
-        private final DataOutputStream out;
-
-        private RawHubLink(Socket socket) throws IOException {
-            this.socket = socket;
-            this.out = new DataOutputStream(socket.getOutputStream());
-        }
-
-        static RawHubLink connect(Hub hub, String id) throws IOException {
-            Socket socket = new Socket(InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
-            socket.setSoTimeout(10_000);
-            RawHubLink link = new RawHubLink(socket);
-            DataInputStream in = new DataInputStream(socket.getInputStream());
-            NodeId self = NodeId.of(id);
-            LinkAuthentication auth = new LinkAuthentication(TestHubs.TOKEN);
-            link.out.write(TestNodeClient.preamble(LinkRole.HUB));
-            byte[] nonce = LinkAuthentication.newNonce();
-            link.send(new HubHello(self, nonce, id, List.of(), 1));
-            in.readFully(new byte[LinkPreamble.LENGTH]);
-            Challenge challenge = (Challenge) TestNodeClient.readFrame(in);
-            link.send(new Auth(auth.dialerProof(nonce, challenge.serverNonce(), self, challenge.acceptorId())));
-            assertThat(TestNodeClient.readFrame(in)).isInstanceOf(Welcome.class);
-            return link;
-        }
-
-        synchronized void send(LinkMessage message) throws IOException {
-            TestNodeClient.writeFrame(out, message);
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
         }
     }
 

@@ -1,0 +1,82 @@
+package io.traverse.hub;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.traverse.identity.NodeId;
+import io.traverse.wire.Auth;
+import io.traverse.wire.Challenge;
+import io.traverse.wire.HubHello;
+import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkMessage;
+import io.traverse.wire.LinkPreamble;
+import io.traverse.wire.LinkRole;
+import io.traverse.wire.Reject;
+import io.traverse.wire.Welcome;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.Socket;
+import java.util.List;
+
+/** A hub link spoken by hand: handshake as a hub, then whatever the test sends. */
+final class RawHubLink implements AutoCloseable {
+    private final Socket socket;
+    private final DataOutputStream out;
+    private final DataInputStream in;
+
+    private RawHubLink(Socket socket) throws IOException {
+        this.socket = socket;
+        this.out = new DataOutputStream(socket.getOutputStream());
+        this.in = new DataInputStream(socket.getInputStream());
+    }
+
+    static RawHubLink connect(Hub hub, String id) throws IOException {
+        Socket socket = new Socket(InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
+        socket.setSoTimeout(10_000);
+        RawHubLink link = new RawHubLink(socket);
+        NodeId self = NodeId.of(id);
+        LinkAuthentication auth = new LinkAuthentication(TestHubs.TOKEN);
+        link.out.write(TestNodeClient.preamble(LinkRole.HUB));
+        byte[] nonce = LinkAuthentication.newNonce();
+        link.send(new HubHello(self, nonce, id, List.of(), 1));
+        link.in.readFully(new byte[LinkPreamble.LENGTH]);
+        Challenge challenge = (Challenge) TestNodeClient.readFrame(link.in);
+        link.send(new Auth(auth.dialerProof(nonce, challenge.serverNonce(), self, challenge.acceptorId())));
+        assertThat(TestNodeClient.readFrame(link.in)).isInstanceOf(Welcome.class);
+        return link;
+    }
+
+    synchronized void send(LinkMessage message) throws IOException {
+        TestNodeClient.writeFrame(out, message);
+    }
+
+    /** One frame (type and payload, as {@code LinkMessageCodec.encodeToBytes} gives them), length-prefixed: for malformed input. */
+    synchronized void sendFrame(byte[] body) throws IOException {
+        out.writeInt(body.length);
+        out.write(body);
+        out.flush();
+    }
+
+    /** Reads what the hub sends until it closes the link; returns the REJECT it sent before, or null. */
+    Reject awaitClose() throws IOException {
+        Reject reject = null;
+        while (true) {
+            LinkMessage m;
+            try {
+                m = TestNodeClient.readFrame(in);
+            } catch (EOFException closed) {
+                return reject;
+            }
+            if (m instanceof Reject r) {
+                reject = r;
+            }
+        }
+    }
+
+    @Override
+    public void close() throws IOException {
+        socket.close();
+    }
+}
