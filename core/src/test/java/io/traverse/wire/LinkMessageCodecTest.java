@@ -114,6 +114,18 @@ class LinkMessageCodecTest {
         wrongCount[wrongCount.length - 5] = 1;
         assertThatThrownBy(() -> LinkMessageCodec.decode(wrongCount)).isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("1 neighbour round-trip times for 2 neighbours");
+        // A count the frame cannot hold, a count cut in half, and bytes after the times: each refused by name, before any list is made.
+        byte[] oversized = java.util.Arrays.copyOf(frame, frame.length - 2 * 4);
+        oversized[oversized.length - 2] = (byte) 0xff;
+        oversized[oversized.length - 1] = (byte) 0xff;
+        assertThatThrownBy(() -> LinkMessageCodec.decode(oversized)).isInstanceOf(ProtocolException.class)
+                .hasMessage("neighbour round-trip times count 65535 cannot fit in the 0 bytes left");
+        byte[] halfCount = java.util.Arrays.copyOf(frame, frame.length - 1 - 2 * 4);
+        assertThatThrownBy(() -> LinkMessageCodec.decode(halfCount)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("truncated neighbour round-trip times count");
+        byte[] trailing = java.util.Arrays.copyOf(frame, frame.length + 1);
+        assertThatThrownBy(() -> LinkMessageCodec.decode(trailing)).isInstanceOf(ProtocolException.class)
+                .hasMessage("1 trailing bytes after GOSSIP");
     }
 
     @Test
