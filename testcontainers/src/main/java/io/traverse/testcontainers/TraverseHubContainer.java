@@ -28,8 +28,9 @@ import org.testcontainers.utility.DockerImageName;
  * }</pre>
  * The image ({@code traverse/hub:<version>}) is loaded locally ({@code docker load -i
  * traverse-hub-image.tar}, built by the project's {@code container} module); it is never pulled.
- * The hub listens on {@link #LINK_PORT} for nodes and hubs and serves {@code /status} and
- * {@code /metrics} on {@link #HTTP_PORT}; both are published on random host ports. The container
+ * The hub listens on {@link #LINK_PORT} for nodes and hubs and serves {@code /status},
+ * {@code /metrics} and its dashboard ({@code /}) on {@link #HTTP_PORT}; both are published on
+ * random host ports. The container
  * is ready when {@code /status} answers. The network token is random per container unless
  * {@link #withToken(String) set}.
  *
@@ -42,7 +43,7 @@ import org.testcontainers.utility.DockerImageName;
 public class TraverseHubContainer extends GenericContainer<TraverseHubContainer> {
     /** The hub link port inside the container (nodes and hubs). */
     public static final int LINK_PORT = 17000;
-    /** The HTTP port inside the container ({@code /status}, {@code /metrics}). */
+    /** The HTTP port inside the container ({@code /status}, {@code /metrics}, the dashboard at {@code /}). */
     public static final int HTTP_PORT = 17080;
     /** The hub image of this version of the artifact. */
     public static final DockerImageName DEFAULT_IMAGE = DockerImageName.parse(imageOfThisVersion());
@@ -125,7 +126,7 @@ public class TraverseHubContainer extends GenericContainer<TraverseHubContainer>
         return new InetSocketAddress(getHost(), getMappedPort(LINK_PORT));
     }
 
-    /** {@code http://host:port} of the hub's status and metrics endpoint. */
+    /** {@code http://host:port} of the hub's status and metrics endpoint; open it in a browser for the hub's dashboard. */
     public String getHttpUrl() {
         return "http://" + getHost() + ":" + getMappedPort(HTTP_PORT);
     }
