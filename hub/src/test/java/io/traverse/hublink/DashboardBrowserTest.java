@@ -222,11 +222,11 @@ class DashboardBrowserTest {
         return pairs;
     }
 
-    /** The cells of a table's body, row by row, as the page shows them (an empty table's one placeholder row excluded). */
+    /** The cells of a table's body, row by row, as the page shows them (an empty table's placeholder and a capped table's "more" row excluded). */
     @SuppressWarnings("unchecked")
     private List<List<String>> rows(String table) {
         return (List<List<String>>) script("return Array.from(document.querySelectorAll(arguments[0] + ' tbody tr'))"
-                + ".filter(tr => !tr.querySelector('td.empty')).map(tr => Array.from(tr.cells, td => td.textContent))", table);
+                + ".filter(tr => !tr.querySelector('td.empty, td.more')).map(tr => Array.from(tr.cells, td => td.textContent))", table);
     }
 
     private String text(String selector) {

@@ -20,8 +20,14 @@ import java.util.TreeMap;
  * only lays it out.
  */
 record DashboardView(String hubId, String hubName, long timeMillis, List<HubVertex> hubs, List<LinkEdge> links, List<NodeRow> nodes,
-        List<NameRow> names, Map<String, Long> connectionSetUps, int longPollSessions, RelayThroughput.Rate relay,
+        int nodeCount, List<NameRow> names, int nameCount, Map<String, Long> connectionSetUps, int longPollSessions, RelayThroughput.Rate relay,
         long relayBytesDelivered, long relayBytesForwarded) {
+    /**
+     * At most this many nodes and names go in a view (the first by id and by name; the counts say
+     * how many there are): a view goes to every open page twice a second, and a network's names
+     * have no bound a page could redraw that often. {@code /status} lists them all.
+     */
+    static final int MAX_ROWS = 500;
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** A hub of the graph: this one, or one known by gossip. */
@@ -64,13 +70,21 @@ record DashboardView(String hubId, String hubName, long timeMillis, List<HubVert
             nodes.add(new NodeRow(node.nodeId().toString(), node.observedAddress(), node.rttMicros(), node.names().keySet().stream().sorted().toList()));
         }
         nodes.sort(Comparator.comparing(NodeRow::id));
+        int nodeCount = nodes.size();
 
         List<NameRow> names = new ArrayList<>();
         status.names().forEach((name, holder) -> names.add(new NameRow(name, holder.virtualPort(), holder.nodeId().toString(),
                 hubNames.getOrDefault(holder.hubId(), holder.hubId().toString()))));
+        names.sort(Comparator.comparing(NameRow::name));
+        int nameCount = names.size();
 
-        return new DashboardView(status.hubId().toString(), status.name(), nowMillis, hubs, links(status, hubNames), nodes, names,
-                traffic.connectionSetUps(), traffic.longPollSessions(), rate, traffic.relayBytesDelivered(), traffic.relayBytesForwarded());
+        return new DashboardView(status.hubId().toString(), status.name(), nowMillis, hubs, links(status, hubNames), first(nodes), nodeCount,
+                first(names), nameCount, traffic.connectionSetUps(), traffic.longPollSessions(), rate, traffic.relayBytesDelivered(),
+                traffic.relayBytesForwarded());
+    }
+
+    private static <T> List<T> first(List<T> rows) {
+        return rows.size() <= MAX_ROWS ? rows : List.copyOf(rows.subList(0, MAX_ROWS));
     }
 
     /** This hub's own links as measured now, and every other pair of hubs that list each other (as routing counts them). */

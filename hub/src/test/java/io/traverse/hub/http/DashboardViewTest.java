@@ -52,6 +52,28 @@ class DashboardViewTest {
     }
 
     @Test
+    void aViewCarriesTheFirstNodesAndNamesAndHowManyThereAre() {
+        int many = DashboardView.MAX_ROWS + 100;
+        List<HubStatus.NodeStatus> nodes = new java.util.ArrayList<>();
+        Map<String, HubStatus.NameStatus> names = new java.util.HashMap<>();
+        for (int i = 0; i < many; i++) {
+            NodeId node = NodeId.of(String.format("node-%04d", i));
+            nodes.add(new HubStatus.NodeStatus(node, "identity", "127.0.0.1:" + (1000 + i), 100, Map.of()));
+            names.put(String.format("svc-%04d", i), new HubStatus.NameStatus(node, SELF, 80));
+        }
+        HubStatus status = new HubStatus(SELF, "self", 7, List.of(), List.of(), Map.of(), Map.of(), nodes, names, 0, 0, Map.of(), null, List.of());
+
+        DashboardView view = DashboardView.of(status, new HubTraffic(0, 0, Map.of(), 0), RelayThroughput.Rate.NONE, 42);
+
+        assertThat(view.nodeCount()).isEqualTo(many);
+        assertThat(view.nodes()).hasSize(DashboardView.MAX_ROWS).first().extracting(DashboardView.NodeRow::id).isEqualTo("node-0000");
+        assertThat(view.nameCount()).isEqualTo(many);
+        assertThat(view.names()).hasSize(DashboardView.MAX_ROWS).extracting(DashboardView.NameRow::name)
+                .startsWith("svc-0000", "svc-0001").endsWith(String.format("svc-%04d", DashboardView.MAX_ROWS - 1)).isSorted();
+        assertThat(view.toJson()).contains("\"nodeCount\":" + many).contains("\"nameCount\":" + many).doesNotContain("svc-0" + DashboardView.MAX_ROWS);
+    }
+
+    @Test
     void throughputIsTheGrowthOfTheCountersSinceTheLastSample() {
         RelayThroughput throughput = new RelayThroughput();
         assertThat(throughput.sample(0, traffic(5_000, 1_000))).isEqualTo(RelayThroughput.Rate.NONE);

@@ -25,7 +25,8 @@ function formatRate(bytesPerSecond) {
   return (unit === 0 ? value : value.toFixed(1)) + " " + units[unit];
 }
 
-function fillTable(id, rows, emptyText) {
+// total: how many rows there are when the view carries only the first of them (the hub caps a view's nodes and names).
+function fillTable(id, rows, emptyText, total, what) {
   const body = document.querySelector("#" + id + " tbody");
   const columns = document.querySelectorAll("#" + id + " thead th").length;
   body.replaceChildren();
@@ -37,6 +38,11 @@ function fillTable(id, rows, emptyText) {
   for (const cells of rows) {
     const tr = el("tr");
     for (const cell of cells) tr.append(el("td", { title: cell }, cell));
+    body.append(tr);
+  }
+  if (total > rows.length) {
+    const tr = el("tr");
+    tr.append(el("td", { colspan: columns, class: "more" }, "… and " + (total - rows.length) + " more " + what + " (GET /status lists all " + total + ")"));
     body.append(tr);
   }
 }
@@ -88,8 +94,9 @@ function show(view) {
   document.title = "Traverse hub " + view.hubName;
   drawGraph(view);
   fillTable("links", view.links.map(l => [l.aName, l.bName, formatRtt(l.rttMicros), l.measuredBy]), "no links to other hubs");
-  fillTable("nodes", view.nodes.map(n => [n.id, n.address || "", formatRtt(n.rttMicros), n.names.join(", ")]), "no nodes linked here");
-  fillTable("names", view.names.map(n => [n.name, String(n.port), n.nodeId, n.hubName]), "no names registered");
+  fillTable("nodes", view.nodes.map(n => [n.id, n.address || "", formatRtt(n.rttMicros), n.names.join(", ")]), "no nodes linked here",
+      view.nodeCount, "nodes");
+  fillTable("names", view.names.map(n => [n.name, String(n.port), n.nodeId, n.hubName]), "no names registered", view.nameCount, "names");
   const modules = Object.entries(view.connectionSetUps).map(([module, count]) => [module, String(count)]);
   modules.push(["long-poll sessions open", String(view.longPollSessions)]);
   fillTable("modules", modules, "");
