@@ -20,6 +20,11 @@ if [ $# -ne 3 ]; then
     echo "usage: $0 RELEASE_ARCHIVE OUTPUT_DIR IMAGE_NAME" >&2
     exit 2
 fi
+# The image config says amd64 and the release archive carries Netty's x86_64 epoll library only.
+if [ "$(uname -m)" != x86_64 ]; then
+    echo "build-hub-image: builds amd64 images only, from an x86_64 host's JDK and libraries (this host is $(uname -m))" >&2
+    exit 1
+fi
 archive=$1
 out=$(mkdir -p "$2" && cd "$2" && pwd)
 image=$3
