@@ -42,6 +42,20 @@ public record HubDescription(NodeId hubId, long stateNumber, String name, List<S
         this(hubId, stateNumber, name, linkAddresses, neighbours, nodes, names, List.of());
     }
 
+    /**
+     * The round-trip time to each neighbour in microseconds, in the order of {@link #neighbours()}:
+     * -1 where not measured or not sent. In one pass (a description may list 65,535 neighbours:
+     * {@link #rttMicrosTo} for each of them would take seconds).
+     */
+    public List<Long> rttMicrosByNeighbour() {
+        List<Long> rtts = new java.util.ArrayList<>(neighbours.size());
+        for (int i = 0; i < neighbours.size(); i++) {
+            long rtt = neighbourRttMicros.isEmpty() ? RTT_UNKNOWN : neighbourRttMicros.get(i);
+            rtts.add(rtt == RTT_UNKNOWN ? -1 : rtt);
+        }
+        return rtts;
+    }
+
     /** The round-trip time of the link to {@code neighbour} in microseconds, or -1 if not listed or not measured. */
     public long rttMicrosTo(NodeId neighbour) {
         int i = neighbours.indexOf(neighbour);

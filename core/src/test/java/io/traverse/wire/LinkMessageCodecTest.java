@@ -103,11 +103,13 @@ class LinkMessageCodecTest {
         HubDescription decoded = ((Gossip) LinkMessageCodec.decode(frame)).description();
         assertThat(decoded.rttMicrosTo(NodeId.of("left"))).isEqualTo(1234);
         assertThat(decoded.rttMicrosTo(NodeId.of("right"))).isEqualTo(-1);
+        assertThat(decoded.rttMicrosByNeighbour()).containsExactly(1234L, -1L);
         // The same frame cut after its names (an older hub's GOSSIP): the two count bytes of the times and 4 bytes each.
         byte[] older = java.util.Arrays.copyOf(frame, frame.length - 2 - 2 * 4);
         HubDescription untimed = ((Gossip) LinkMessageCodec.decode(older)).description();
         assertThat(untimed.neighbourRttMicros()).isEmpty();
         assertThat(untimed.rttMicrosTo(NodeId.of("left"))).isEqualTo(-1);
+        assertThat(untimed.rttMicrosByNeighbour()).containsExactly(-1L, -1L);
         // One time for two neighbours is refused.
         byte[] wrongCount = java.util.Arrays.copyOf(frame, frame.length - 4);
         wrongCount[wrongCount.length - 6] = 0;

@@ -1020,10 +1020,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         routes.routes().forEach((id, r) -> routeStatus.put(id, new HubStatus.RouteStatus(r.nextHop(), r.hops())));
         Map<NodeId, HubStatus.KnownHubStatus> known = new TreeMap<>();
         for (HubDescription d : directory.descriptions()) {
-            List<Long> rtts = new ArrayList<>(d.neighbours().size());
-            d.neighbours().forEach(n -> rtts.add(d.rttMicrosTo(n)));
             known.put(d.hubId(), new HubStatus.KnownHubStatus(d.name(), d.stateNumber(), d.linkAddresses(), d.neighbours(),
-                    routes.isReachable(d.hubId()), rtts));
+                    routes.isReachable(d.hubId()), d.rttMicrosByNeighbour()));
         }
         List<HubStatus.NodeStatus> nodes = new ArrayList<>();
         for (ConnectedNode node : registry.nodes()) {

@@ -7,10 +7,8 @@ import io.traverse.identity.NodeId;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -94,28 +92,34 @@ record DashboardView(String hubId, String hubName, long timeMillis, List<HubVert
         for (HubStatus.HubLinkStatus link : status.hubLinks()) {
             links.add(edge(self, link.peerId(), hubNames, link.rttMicros(), status.name()));
         }
-        Map<NodeId, Set<NodeId>> listed = new HashMap<>();
-        status.knownHubs().forEach((id, hub) -> listed.put(id, new HashSet<>(hub.neighbours())));
+        // Each known hub's neighbours with the time it measured to each: looked up, not searched (a hub may list 65,535).
+        Map<NodeId, Map<NodeId, Long>> listed = new HashMap<>();
+        status.knownHubs().forEach((id, hub) -> listed.put(id, rttByNeighbour(hub)));
         for (Map.Entry<NodeId, HubStatus.KnownHubStatus> entry : new TreeMap<>(status.knownHubs()).entrySet()) {
             NodeId a = entry.getKey();
             HubStatus.KnownHubStatus hubA = entry.getValue();
             for (NodeId b : hubA.neighbours()) {
                 // Each pair once (from its smaller id); this hub's own links are above, as measured now.
-                if (a.compareTo(b) >= 0 || b.equals(self) || !listed.getOrDefault(b, Set.of()).contains(a)) {
+                Map<NodeId, Long> ofB = listed.get(b);
+                if (a.compareTo(b) >= 0 || b.equals(self) || ofB == null || !ofB.containsKey(a)) {
                     continue;
                 }
-                HubStatus.KnownHubStatus hubB = status.knownHubs().get(b);
-                long byA = rttTo(hubA, b);
-                long byB = rttTo(hubB, a);
-                links.add(byA >= 0 || byB < 0 ? edge(a, b, hubNames, byA, hubA.name()) : edge(a, b, hubNames, byB, hubB.name()));
+                long byA = listed.get(a).get(b);
+                long byB = ofB.get(a);
+                links.add(byA >= 0 || byB < 0 ? edge(a, b, hubNames, byA, hubA.name()) : edge(a, b, hubNames, byB, status.knownHubs().get(b).name()));
             }
         }
         return links;
     }
 
-    private static long rttTo(HubStatus.KnownHubStatus hub, NodeId neighbour) {
-        int i = hub.neighbours().indexOf(neighbour);
-        return hub.neighbourRttMicros() == null || i < 0 || i >= hub.neighbourRttMicros().size() ? -1 : hub.neighbourRttMicros().get(i);
+    /** A hub's neighbours with the time it measured to each, -1 where none (none at all from an older hub). */
+    private static Map<NodeId, Long> rttByNeighbour(HubStatus.KnownHubStatus hub) {
+        Map<NodeId, Long> rtts = new HashMap<>();
+        List<Long> measured = hub.neighbourRttMicros();
+        for (int i = 0; i < hub.neighbours().size(); i++) {
+            rtts.putIfAbsent(hub.neighbours().get(i), measured == null || i >= measured.size() ? -1L : measured.get(i));
+        }
+        return rtts;
     }
 
     private static LinkEdge edge(NodeId a, NodeId b, Map<NodeId, String> hubNames, long rttMicros, String measuredBy) {
