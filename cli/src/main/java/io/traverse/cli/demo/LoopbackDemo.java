@@ -42,7 +42,8 @@ import java.util.concurrent.TimeUnit;
  * runs only when asked for ({@code --splice}): it needs an interface address outside the private
  * ranges (the splice module splices only endpoints a hub sees at a public address; a loopback
  * address is not one), and on one host the kernel resets a SYN that arrives before the peer's own,
- * so the simultaneous open succeeds only when both sides fire within microseconds.
+ * so the simultaneous open succeeds only when both sides fire within microseconds. As root, the
+ * real network of {@link RealNetworkDemo} follows, and its pairs join the table.
  */
 public final class LoopbackDemo {
     static final int SERVICE_PORT = 7000;

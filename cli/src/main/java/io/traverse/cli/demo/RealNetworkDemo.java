@@ -28,6 +28,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 
 /**
  * The demo's real network, where the machine allows it (root, {@code ip}, {@code nft}): sites in
@@ -82,6 +84,12 @@ final class RealNetworkDemo implements AutoCloseable {
     static final RealNode MU = new RealNode("mu", "site M", "10.0.3.0/24", NatMode.MASQUERADE, Firewall.open(), true);
 
     private final Testbed testbed;
+    /** Starts the agent JVMs side by side (the common pool may have one thread on a small machine). */
+    private final ExecutorService starter = Executors.newCachedThreadPool(r -> {
+        Thread t = new Thread(r, "demo-real-network-start");
+        t.setDaemon(true);
+        return t;
+    });
     private final int pings;
     private final long transferBytes;
 
@@ -158,7 +166,7 @@ final class RealNetworkDemo implements AutoCloseable {
                 } catch (Exception failure) {
                     throw new CompletionException(failure);
                 }
-            }));
+            }, starter));
         }
         Map<RealNode, Site> sites = new LinkedHashMap<>();
         Map<RealNode, Host> hosts = new LinkedHashMap<>();
@@ -183,14 +191,16 @@ final class RealNetworkDemo implements AutoCloseable {
         Map<RealNode, CompletableFuture<RunningNode>> starting = new LinkedHashMap<>();
         for (RealNode spec : topology) {
             Host host = hosts.get(spec);
-            String hubAddress = hubs.get(spec).join();
+            // Started beside its hub, not after it: the node links once the hub listens.
+            String hubAddress = hubHosts.get(spec).address().getHostAddress() + ":" + HUB_PORT;
             // Default settings otherwise: the real network shows what a user gets.
             NodeSettings settings = NodeSettings.linkedTo(hubAddress, TOKEN).bind(host.address()).classPath(classPath);
             if (spec.portMapping()) {
                 settings.set("traverse.portmap", "true");
             }
-            starting.put(spec, CompletableFuture.supplyAsync(() -> RunningNode.start(host, settings)));
+            starting.put(spec, CompletableFuture.supplyAsync(() -> RunningNode.start(host, settings), starter));
         }
+        hubs.values().forEach(CompletableFuture::join);
         Map<RealNode, RunningNode> nodes = new LinkedHashMap<>();
         for (Map.Entry<RealNode, CompletableFuture<RunningNode>> e : starting.entrySet()) {
             nodes.put(e.getKey(), e.getValue().join());
@@ -337,6 +347,7 @@ final class RealNetworkDemo implements AutoCloseable {
 
     @Override
     public void close() {
+        starter.shutdownNow();
         testbed.close();
     }
 }
