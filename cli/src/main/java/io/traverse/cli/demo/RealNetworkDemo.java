@@ -16,11 +16,13 @@ import io.traverse.testbed.Site;
 import io.traverse.testbed.Testbed;
 import io.traverse.testbed.TestbedException;
 import io.traverse.testbed.TransferResult;
+import java.io.File;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -148,7 +150,9 @@ final class RealNetworkDemo implements AutoCloseable {
      */
     List<PairResult> run(List<RealNode> topology, PrintStream out) {
         long start = System.nanoTime();
-        String classPath = Path.of(System.getProperty("java.class.path")).toAbsolutePath().toString();
+        // The agents run from this JVM's class path (the shaded jar, or the release archive's lib/), made absolute.
+        String classPath = String.join(File.pathSeparator, Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .map(entry -> Path.of(entry).toAbsolutePath().toString()).toList());
         // A hub per site, as in the loopback demo: the chain caches what worked per target hub, so
         // each site's nodes get a cache entry of their own.
         Map<RealNode, Host> hubHosts = new LinkedHashMap<>();
