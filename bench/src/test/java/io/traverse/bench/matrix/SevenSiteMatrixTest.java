@@ -138,7 +138,7 @@ class SevenSiteMatrixTest {
             // connection to or from the SSH-only site may not (nodes log in at start, and a first dial-back through its
             // sshd starts beside the dropped plain SYN, not a stagger after it). Elsewhere a cold JVM's plain dial-back
             // through its own cold listener races routed, a stagger later: on a very busy machine routed got there
-            // first once in some runs (none in the last six), so one such pair is allowed, not as a rule.
+            // first once in some runs (none in the last seven), so one such pair is allowed, not as a rule.
             String cold = p.cold().orElseThrow().module();
             boolean sshOnlySite = p.source().equals(SSH_ONLY) || p.target().equals(SSH_ONLY);
             if (!sshOnlySite && !p.firstModuleOk(cold) && cold.equals("routed")) {

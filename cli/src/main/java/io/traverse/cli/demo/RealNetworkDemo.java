@@ -68,11 +68,11 @@ final class RealNetworkDemo implements AutoCloseable {
                 case NONE -> "no NAT";
             };
             String inbound = switch (firewall.inbound()) {
-                case ACCEPT -> "accepts";
-                case DROP -> "drops";
-                case REJECT -> "rejects";
+                case ACCEPT -> "no firewall";
+                case DROP -> "drops inbound";
+                case REJECT -> "rejects inbound";
             };
-            return nat + ", " + inbound + " inbound" + (portMapping ? ", miniupnpd grants mappings" : "");
+            return nat + ", " + inbound + (portMapping ? ", miniupnpd grants mappings" : "");
         }
 
         /** True if a node elsewhere can open a connection to this one: only through a mapped port here. */
