@@ -68,6 +68,14 @@ public final class DirectConnector {
      * tried through it first, instead of after a stagger for a plain SYN that the site drops.
      */
     private final Set<String> preferredTunnels = ConcurrentHashMap.newKeySet();
+    /**
+     * Tunnels to whose networks a plain connection has worked from this node. Until one has, a
+     * plain address that a tunnel also leads to may be one the site drops (an SSH-only site), so
+     * the tunnelled attempt starts beside the plain one instead of a stagger after it: a dial-back
+     * to a node never met there (a fresh JVM asking to be dialled back) then beats a module raced a
+     * stagger later, such as routed.
+     */
+    private final Set<String> plainlyReached = ConcurrentHashMap.newKeySet();
     private final ConcurrentHashMap<NodeIdentity, AddressOrdering.Candidates> candidates = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<NodeIdentity, EncodedConnect> encodedConnects = new ConcurrentHashMap<>();
     /**
@@ -182,14 +190,21 @@ public final class DirectConnector {
         }
         byte[] handshake = handshakeFor(request, reverseToken);
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
+        List<HandshakeAttempt> plainAttempts = new ArrayList<>(order.size());
         List<Optional<Tunnels.Tunnel>> tunnelled = new ArrayList<>(order.size());
         for (InetSocketAddress address : order) {
             Optional<Tunnels.Tunnel> tunnel = tunnels == null ? Optional.empty() : tunnels.to(address);
             tunnelled.add(tunnel);
             HandshakeAttempt plain = new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
                     workingAddresses);
-            tunnel.ifPresent(t -> plain.onSuccess = () -> preferredTunnels.remove(t.describe()));
+            tunnel.ifPresent(t -> plain.onSuccess = () -> {
+                preferredTunnels.remove(t.describe());
+                if (plainlyReached.size() < MAX_PLANNED_TARGETS) {
+                    plainlyReached.add(t.describe());
+                }
+            });
             attempts.add(plain);
+            plainAttempts.add(plain);
         }
         List<CompletableFuture<?>> setUps = new ArrayList<>(0);
         if (tunnels != null) {
@@ -216,6 +231,11 @@ public final class DirectConnector {
                     if (tunnelFirst && first) {
                         attempts.add(0, through);
                         tunnelFirst = false; // one goes first; the others keep their place after the plain attempts
+                    } else if (!plainlyReached.contains(tunnel.get().describe())) {
+                        // Nothing says the plain address works: the tunnel starts beside it rather than a stagger
+                        // after a SYN that the site may drop. Where plain works it usually wins (fewer steps).
+                        int at = attempts.indexOf(plainAttempts.get(i));
+                        attempts.set(at, new SideBySide(plainAttempts.get(i), through, request));
                     } else {
                         attempts.add(through);
                     }
@@ -391,6 +411,44 @@ public final class DirectConnector {
             }
         }
         return asked;
+    }
+
+    /**
+     * A plain attempt and a tunnelled one to the same address, started together (a race without a
+     * stagger): the first that gets through wins and the other is called off. Its place in the
+     * address order is the plain attempt's.
+     */
+    private final class SideBySide implements StaggeredRace.Attempt<Socket> {
+        private final StaggeredRace.Attempt<Socket> plain;
+        private final StaggeredRace.Attempt<Socket> through;
+        private final StaggeredRace<Socket> race;
+
+        SideBySide(StaggeredRace.Attempt<Socket> plain, StaggeredRace.Attempt<Socket> through, ConnectRequest request) {
+            this.plain = plain;
+            this.through = through;
+            this.race = new StaggeredRace<>(List.of(plain, through), 0, request.deadline(), executor,
+                    failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly, request.rivals()::appeared);
+        }
+
+        @Override
+        public Socket run() throws IOException {
+            return race.run();
+        }
+
+        @Override
+        public void confirm() throws IOException {
+            race.confirmWinner();
+        }
+
+        @Override
+        public void cancel() {
+            race.cancel();
+        }
+
+        @Override
+        public String describe() {
+            return plain.describe() + " beside " + through.describe();
+        }
     }
 
     /**
@@ -592,7 +650,8 @@ public final class DirectConnector {
         }
 
         private boolean isConnect() {
-            return (handshake[5] & ~IdentityHandshake.IN_BAND_END_OF_STREAM) == IdentityHandshake.Kind.CONNECT.code;
+            // As an unsigned byte: a tunnelled CONNECT (top bit set) is a CONNECT too, and is held like any other.
+            return ((handshake[5] & 0xff) & ~IdentityHandshake.IN_BAND_END_OF_STREAM) == IdentityHandshake.Kind.CONNECT.code;
         }
 
         /** A tunnelled CONNECT or REVERSE (a PROBE's answer is the last thing read: nothing to agree on). */

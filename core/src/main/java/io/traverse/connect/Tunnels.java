@@ -8,9 +8,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Tunnels that lead to some of a target's addresses (paper §3.2.4: SSH port forwarding through
- * the target site's sshd). {@link DirectConnector} tries a tunnelled address after the plain
- * attempts, with the same identity handshake, asking for in-band end-of-stream because a tunnel
- * does not carry TCP half-close. The SSH machinery lives in the direct module; core only dials.
+ * the target site's sshd). {@link DirectConnector} tries a tunnelled address beside the plain
+ * attempt while no plain connection has reached the tunnel's network, after the plain attempts
+ * once one has, with the same identity handshake, asking for in-band end-of-stream because a
+ * tunnel does not carry TCP half-close. The SSH machinery lives in the direct module; core only dials.
  */
 public interface Tunnels {
     /** The tunnel to use for this address of a target, or empty to dial it only plainly. */

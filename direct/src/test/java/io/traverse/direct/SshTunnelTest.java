@@ -172,8 +172,59 @@ class SshTunnelTest {
                 .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
         TraverseServerSocket one = first.serverSocketFactory().createServerSocket(7005);
         TraverseServerSocket two = second.serverSocketFactory().createServerSocket(7005);
-        connect(client, one, 20_000); // plain first (dropped), the tunnel a stagger later
+        connect(client, one, 20_000); // plain (dropped) and the tunnel side by side: nothing plain has worked there
         connect(client, two, 3_000); // a node never met: through the tunnel at once
+    }
+
+    @Test
+    void aTunnelToANetworkNeverReachedPlainlyStartsBesideThePlainAttempt() throws Exception {
+        // A 5 s stagger: a tunnel tried only a stagger after the dropped plain SYN would leave a 3 s connect nothing.
+        String rule = rule(knownHosts(hostKey));
+        Traverse target = nodes.node(TARGET_IP, b -> b.modules("direct")
+                .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
+        Traverse client = nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule)
+                .connectStagger(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(3)));
+        TraverseServerSocket server = target.serverSocketFactory().createServerSocket(7006);
+        Future<Transfers.Digest> served = pool.submit(() -> {
+            try (Socket s = server.accept()) {
+                return Transfers.readToEof(s);
+            }
+        });
+        try (Socket s = client.socketFactory().createSocket(server.virtualAddress().getHostString(), 7006)) {
+            assertThat(s).as("through the tunnel").isInstanceOf(InBandEndOfStreamSocket.class);
+            Transfers.Digest sent = Transfers.sendAndHalfClose(s, 200_000, 5);
+            assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
+        }
+    }
+
+    @Test
+    void whereThePlainAddressLetsTheNodeInThePlainAttemptBesideTheTunnelWinsAndGoesFirstFromThen() throws Exception {
+        String rule = rule(knownHosts(hostKey));
+        Traverse target = nodes.node(TARGET_IP, b -> b.modules("direct"));
+        Traverse client = nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule)
+                .connectStagger(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(10)));
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> sshd.getActiveSessions().size() == 1);
+        TraverseServerSocket server = target.serverSocketFactory().createServerSocket(7007);
+        for (int round = 0; round < 2; round++) { // the first races both, the second dials plainly first
+            Future<Transfers.Digest> served = pool.submit(() -> {
+                try (Socket s = server.accept()) {
+                    return Transfers.readToEof(s);
+                }
+            });
+            try (Socket s = client.socketFactory().createSocket(server.virtualAddress().getHostString(), 7007)) {
+                assertThat(s).as("round %d: a kernel socket to the target, not the tunnel's", round)
+                        .isNotInstanceOf(InBandEndOfStreamSocket.class);
+                Transfers.Digest sent = Transfers.sendAndHalfClose(s, 100_000, 6 + round);
+                assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
+            }
+            if (round == 0) {
+                // The tunnelled rival got through too, but held: the target dropped it unseen when it lost.
+                server.setSoTimeout(1_000);
+                assertThatThrownBy(server::accept).as("a second connection handed to accept()")
+                        .isInstanceOf(java.net.SocketTimeoutException.class);
+                server.setSoTimeout(0);
+            }
+        }
     }
 
     @Test

@@ -118,9 +118,37 @@ class ReverseThroughSshTunnelTest {
         }
     }
 
+    @Test
+    void aFirstDialBackToANodeNeverMetThereStartsThroughTheTunnelBesideThePlainDial() throws Exception {
+        Hub hub = net.hub("ssh-reverse-cold-hub");
+        Traverse sshOnly = node(hub, SSH_ONLY_IP, "", FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all"));
+        // A 5 s stagger at the dialler: a tunnel tried only a stagger after the dropped plain SYN would come too late for
+        // the 3 s connect (in the six-site matrix, routed starts a 100 ms stagger after reverse and relays it first).
+        Traverse diallingOut = node(hub, DIALS_OUT_IP, rule, Duration.ofSeconds(5), FirewallRule.deny("all"));
+        TraverseServerSocket listening = diallingOut.serverSocketFactory().createServerSocket(7101);
+        CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
+            try (Socket s = listening.accept()) {
+                return SeededStreams.digestToEof(s.getInputStream(), () -> 65_536);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (Socket s = sshOnly.socketFactory().createSocket()) {
+            s.connect(diallingOut.address(7101), 3_000);
+            assertThat(sshOnly.connectionInfo(s).orElseThrow().module()).isEqualTo("reverse");
+            SeededStreams.write(SeededStreams.EVEN, s.getOutputStream(), 3, SENT);
+            s.shutdownOutput();
+            assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 3, SENT));
+        }
+    }
+
     private Traverse node(Hub hub, String ip, String tunnels, FirewallRule... firewall) throws Exception {
+        return node(hub, ip, tunnels, Duration.ofMillis(100), firewall);
+    }
+
+    private Traverse node(Hub hub, String ip, String tunnels, Duration stagger, FirewallRule... firewall) throws Exception {
         var config = LoopbackHubNetwork.config(hub).bind(ip).modules("direct", "reverse").firewall(firewall)
-                .connectTimeout(Duration.ofSeconds(10));
+                .connectTimeout(Duration.ofSeconds(10)).connectStagger(stagger);
         if (!tunnels.isEmpty()) {
             config.sshTunnels(tunnels);
         }

@@ -15,8 +15,8 @@ public final class ExpectedPath {
      * One module and when it should win.
      *
      * @param firstMayBe the module that may win a pair's first connection instead, while the
-     *                   rule's own path is still being set up (the first dial-back through an
-     *                   sshd; a splice before a public hub has echoed the node's public side);
+     *                   rule's own path is still being set up (a splice before a public hub has
+     *                   echoed the node's public side);
      *                   the upgrade probe then caches {@code module}.
      *                   Empty when the first connection wins with {@code module} too.
      */
@@ -33,11 +33,10 @@ public final class ExpectedPath {
             new ModuleRule("direct", "the source dials the target through its site's sshd",
                     (source, target) -> source.dialsOut() && target.reachedThroughSsh()),
             new ModuleRule("reverse", "the target can dial the source", (source, target) -> canDial(target, source)),
-            // The target's first dial-back to a node of the SSH-only site tries the plain address (dropped) a stagger before the
-            // tunnel, and routed starts a stagger after reverse: a fresh source JVM there is relayed until the target has been
-            // through the tunnel once.
+            // The target's dial-back starts through the tunnel beside the plain address (which the site drops) while no plain
+            // connection has reached that network: a fresh source JVM there is dialled back, not relayed, the first time too.
             new ModuleRule("reverse", "the target dials the source back through the source's site's sshd",
-                    (source, target) -> target.dialsOut() && source.reachedThroughSsh(), "routed"),
+                    (source, target) -> target.dialsOut() && source.reachedThroughSsh()),
             // Every reach that dials out is spliceable here (a dropping firewall on a public address, or a port-keeping NAT), and
             // a hub of the network with a public address echoes their public sides; the first connection may come before that echo.
             new ModuleRule("splice", "both dial out (public address behind a dropping firewall, or a port-keeping NAT)",

@@ -31,6 +31,8 @@ import org.slf4j.LoggerFactory;
 class SevenSiteMatrixTest {
     private static final Logger log = LoggerFactory.getLogger(SevenSiteMatrixTest.class);
     private static final String PROXY_ONLY = PaperSites.PROXY_ONLY.name();
+    /** The site only SSH reaches (Table 2's Hiroshi): its cold pairs must win with the predicted module. */
+    private static final String SSH_ONLY = "hiroshi";
 
     private Testbed testbed;
     private MultiSiteNetwork network;
@@ -132,12 +134,14 @@ class SevenSiteMatrixTest {
         int coldFallbacks = 0;
         for (PairResult p : result.pairs()) {
             String pair = p.source() + " -> " + p.target() + " (" + p.expectedBecause() + ")\n" + report;
-            // A first connection may be won by another module while the expected path is set up (a first dial-back through an
-            // sshd, a splice before the public echo); a cold connection to the SSH-only site may not (nodes log in at start).
-            // A cold JVM races a dial-back through its own cold listener against routed, a stagger later:
-            // on a busy machine routed sometimes gets there first. That is allowed now and then, not as a rule.
+            // A first connection may be won by another module only while a splice waits for the public echo; a cold
+            // connection to or from the SSH-only site may not (nodes log in at start, and a first dial-back through its
+            // sshd starts beside the dropped plain SYN, not a stagger after it). Elsewhere a cold JVM's plain dial-back
+            // through its own cold listener races routed, a stagger later: on a very busy machine routed got there
+            // first once in some runs (none in the last seven), so one such pair is allowed, not as a rule.
             String cold = p.cold().orElseThrow().module();
-            if (!p.firstModuleOk(cold) && cold.equals("routed")) {
+            boolean sshOnlySite = p.source().equals(SSH_ONLY) || p.target().equals(SSH_ONLY);
+            if (!sshOnlySite && !p.firstModuleOk(cold) && cold.equals("routed")) {
                 coldFallbacks++;
             } else {
                 assertThat(cold).as("cold connection (a fresh JVM connecting at once) " + pair)
@@ -150,7 +154,7 @@ class SevenSiteMatrixTest {
             assertThat(p.throughput().module()).as("large transfer " + pair).isEqualTo(p.expectedModule());
         }
         assertThat(coldFallbacks).as("cold connections won by routed where another module was predicted\n" + report)
-                .isLessThanOrEqualTo(2);
+                .isLessThanOrEqualTo(1);
     }
 
     @Test

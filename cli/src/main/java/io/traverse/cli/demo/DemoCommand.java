@@ -10,7 +10,9 @@ import picocli.CommandLine.Option;
 @Command(name = "demo", mixinStandardHelpOptions = true,
         description = {"Start several nodes on loopback with simulated firewalls, connect every pair and "
                 + "print which module won, first and cached setup time, RTT, throughput and verified bytes. With OpenSSH's "
-                + "sshd installed, the demo runs its own and a node that only it reaches.",
+                + "sshd installed, the demo runs its own and a node that only it reaches. As root with ip and nft, it adds a real "
+                + "network: sites in network namespaces behind real NAT whose nodes splice, and (with miniupnpd) a router "
+                + "that maps a node's port.",
                 "Exits 0 when every pair behaved as its firewalls predict."})
 public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--timeout", defaultValue = "800", paramLabel = "MS",
@@ -30,6 +32,9 @@ public final class DemoCommand implements Callable<Integer> {
     @Option(names = "--no-ssh", description = "leave out the demo's own sshd and the node only it reaches")
     boolean noSsh;
 
+    @Option(names = "--no-real-network", description = "leave out the real network (network namespaces behind real NAT, as root)")
+    boolean noRealNetwork;
+
     @Option(names = "--splice", description = "also run two nodes on a public interface address of this machine, predicted to "
             + "splice (on one host the kernel resets an early SYN at once: needs an idle machine, see docs/operations.md)")
     boolean splice;
@@ -42,6 +47,6 @@ public final class DemoCommand implements Callable<Integer> {
                     "--timeout, --pings, --mib and --verify-mib must be at least 1");
         }
         return new LoopbackDemo(Duration.ofMillis(timeoutMillis), pings, throughputMib * 1024L * 1024L,
-                verifyMib * 1024L * 1024L, !noSsh, splice).run(System.out);
+                verifyMib * 1024L * 1024L, !noSsh, splice, !noRealNetwork).run(System.out);
     }
 }

@@ -42,7 +42,8 @@ import java.util.concurrent.TimeUnit;
  * runs only when asked for ({@code --splice}): it needs an interface address outside the private
  * ranges (the splice module splices only endpoints a hub sees at a public address; a loopback
  * address is not one), and on one host the kernel resets a SYN that arrives before the peer's own,
- * so the simultaneous open succeeds only when both sides fire within microseconds.
+ * so the simultaneous open succeeds only when both sides fire within microseconds. As root, the
+ * real network of {@link RealNetworkDemo} follows, and its pairs join the table.
  */
 public final class LoopbackDemo {
     static final int SERVICE_PORT = 7000;
@@ -63,6 +64,9 @@ public final class LoopbackDemo {
     private final PairProbe probe;
     private final boolean withSsh;
     private final boolean withSplice;
+    private final boolean withRealNetwork;
+    private final int pings;
+    private final long verifyBytes;
 
     public LoopbackDemo(Duration connectTimeout, int pings, long countBytes, long verifyBytes) {
         this(connectTimeout, pings, countBytes, verifyBytes, true, false);
@@ -73,10 +77,22 @@ public final class LoopbackDemo {
      * @param withSplice run the spliced pair, if the machine has an interface address a hub would call public
      */
     public LoopbackDemo(Duration connectTimeout, int pings, long countBytes, long verifyBytes, boolean withSsh, boolean withSplice) {
+        this(connectTimeout, pings, countBytes, verifyBytes, withSsh, withSplice, false);
+    }
+
+    /**
+     * @param withRealNetwork also run the real network ({@link RealNetworkDemo}), if this machine
+     *                        allows it (root, {@code ip}, {@code nft}; miniupnpd for its port-mapping site)
+     */
+    public LoopbackDemo(Duration connectTimeout, int pings, long countBytes, long verifyBytes, boolean withSsh, boolean withSplice,
+            boolean withRealNetwork) {
         this.connectTimeout = connectTimeout;
+        this.pings = pings;
+        this.verifyBytes = verifyBytes;
         this.probe = new PairProbe(pings, countBytes, verifyBytes);
         this.withSsh = withSsh;
         this.withSplice = withSplice;
+        this.withRealNetwork = withRealNetwork;
     }
 
     /**
@@ -101,11 +117,14 @@ public final class LoopbackDemo {
         long start = System.nanoTime();
         List<String> notes = new ArrayList<>();
         Optional<String> publicAddress = Optional.empty();
+        Optional<String> noRealNetwork = withRealNetwork ? RealNetworkDemo.missing() : Optional.of("--no-real-network was given");
+        Optional<String> noPortMapping = noRealNetwork.isPresent() ? noRealNetwork : RealNetworkDemo.portMappingMissing();
         if (!withSplice) {
-            notes.add("splice: not in this demo by default: both nodes would run on this one host, where the kernel answers a SYN"
+            notes.add("splice: not on loopback by default: both nodes would run on this one host, where the kernel answers a SYN"
                     + " that arrives before the peer's own with a reset at once, so a simultaneous open succeeds only when both"
-                    + " connect() calls land within microseconds (a busy machine misses most rounds); the six-site matrix splices"
-                    + " through real NAT and a dropping firewall (bench/run-matrix.sh); --splice tries it here");
+                    + " connect() calls land within microseconds (a busy machine misses most rounds); --splice tries it here; "
+                    + (noRealNetwork.isEmpty() ? "the real network below splices through real NAT"
+                            : "as root with ip and nft, the demo's real network splices through real NAT"));
         } else {
             publicAddress = PublicInterfaceAddress.find().map(IpLiterals::format);
             if (publicAddress.isEmpty()) {
@@ -127,9 +146,13 @@ public final class LoopbackDemo {
                 }
             }
         }
-        notes.add("port mapping: not in this demo: it needs a NAT router that grants mappings (UPnP IGD, PCP, NAT-PMP), and"
-                + " loopback has none; as root, bench/run-portmap.sh and PortMappingTest (mvn verify) map a node's port at a"
-                + " real miniupnpd in network namespaces");
+        noRealNetwork.ifPresent(why -> notes.add("real network: skipped: " + why + "; with it, the demo adds sites in network"
+                + " namespaces behind real NAT whose nodes splice, and a router running miniupnpd whose node is reached through"
+                + " its mapped port (loopback has no NAT router that grants mappings)"));
+        if (noRealNetwork.isEmpty() && noPortMapping.isPresent()) {
+            notes.add("port mapping: skipped: " + noPortMapping.get() + "; the real network runs without its port-mapping site"
+                    + " (loopback has no NAT router that grants mappings)");
+        }
         List<DemoNode> topology = topology(publicAddress, sshd != null);
         DemoSshd tunnels = sshd;
         String tunnelRules = tunnels == null ? "" : String.join(";", topology.stream().filter(DemoNode::throughSsh)
@@ -142,6 +165,8 @@ public final class LoopbackDemo {
             return t;
         });
         Map<String, Hub> hubs = new LinkedHashMap<>();
+        List<PairResult> results = new ArrayList<>();
+        long[] attempts = new long[2];
         try {
             for (DemoNode spec : topology) {
                 Hub hub = hubs.computeIfAbsent(spec.site(), site -> startHub(site, hubs.values()));
@@ -162,7 +187,6 @@ public final class LoopbackDemo {
             }
             printTopology(out, nodes, published, notes, sshd);
 
-            List<PairResult> results = new ArrayList<>();
             for (DemoNode from : topology) {
                 for (DemoNode to : topology) {
                     if (from != to) {
@@ -171,9 +195,12 @@ public final class LoopbackDemo {
                     }
                 }
             }
-            out.println();
-            ResultTable.print(out, results);
-            return summarize(out, results, nodes, start);
+            for (Traverse node : nodes.values()) {
+                for (ModuleStatistics s : node.statistics()) {
+                    attempts[0] += s.attempts();
+                    attempts[1] += s.successes();
+                }
+            }
         } finally {
             for (Traverse node : nodes.values()) {
                 node.close();
@@ -184,6 +211,21 @@ public final class LoopbackDemo {
                 sshd.close();
             }
         }
+        boolean realNetworkFailed = false;
+        if (noRealNetwork.isEmpty()) {
+            // After the loopback nodes are gone: the node JVMs get the machine's cores to themselves.
+            try (RealNetworkDemo real = RealNetworkDemo.open(pings, verifyBytes)) {
+                results.addAll(real.run(RealNetworkDemo.topology(noPortMapping.isEmpty()), out));
+            } catch (RuntimeException e) {
+                out.println();
+                out.println("real network: FAILED: " + e.getMessage());
+                realNetworkFailed = true;
+            }
+        }
+        out.println();
+        ResultTable.print(out, results);
+        int exit = summarize(out, results, attempts, start);
+        return realNetworkFailed ? 1 : exit;
     }
 
     /** A site's hub on 127.0.0.1, linked to the first one. */
@@ -329,28 +371,22 @@ public final class LoopbackDemo {
         }
     }
 
-    private static int summarize(PrintStream out, List<PairResult> results, Map<DemoNode, Traverse> nodes, long start) {
+    private static int summarize(PrintStream out, List<PairResult> results, long[] attempts, long start) {
         long connected = results.stream().filter(PairResult::connected).count();
         long reversed = count(results, "reverse") + count(results, "reverse/ssh");
         long throughSsh = count(results, "direct/ssh") + count(results, "reverse/ssh");
-        long spliced = count(results, "splice");
+        long upgraded = count(results, PairResult.UPGRADED_TO_SPLICE);
+        long spliced = count(results, "splice") + upgraded;
         long routed = count(results, "routed");
         long refused = results.stream().filter(r -> r.module().equals("refused")).count();
         long timedOut = results.stream().filter(r -> r.module().equals("timeout")).count();
         long unexpected = results.stream().filter(r -> !r.asExpected()).count();
         out.println();
-        out.printf(Locale.ROOT, "%d pairs: %d connected (%d dialled back, %d through SSH, %d spliced, %d relayed by hubs), %d refused,"
-                        + " %d timed out; %s%n", results.size(), connected, reversed, throughSsh, spliced, routed, refused, timedOut,
+        out.printf(Locale.ROOT, "%d pairs: %d connected (%d dialled back, %d through SSH, %d spliced%s, %d relayed by hubs), %d refused,"
+                        + " %d timed out; %s%n", results.size(), connected, reversed, throughSsh, spliced,
+                upgraded == 0 ? "" : " (" + upgraded + " after a first relayed connection)", routed, refused, timedOut,
                 unexpected == 0 ? "every pair behaved as its firewalls predict" : unexpected + " pair(s) did NOT behave as predicted");
-        long attempts = 0;
-        long successes = 0;
-        for (Traverse node : nodes.values()) {
-            for (ModuleStatistics s : node.statistics()) {
-                attempts += s.attempts();
-                successes += s.successes();
-            }
-        }
-        out.printf(Locale.ROOT, "module attempts: %d, successes: %d; demo took %.1f s%n", attempts, successes,
+        out.printf(Locale.ROOT, "module attempts on loopback: %d, successes: %d; demo took %.1f s%n", attempts[0], attempts[1],
                 (System.nanoTime() - start) / 1e9);
         return unexpected == 0 ? 0 : 1;
     }

@@ -72,6 +72,9 @@ public final class DiagnoseCommand implements Callable<Integer> {
             out.println("http proxy: " + probe.config().httpProxy().map(p -> p + "; " + probe.hubProxyAnswer()
                     .orElse("not used for the hub link (the hub is a non-proxy host)"))
                     .orElse("none (traverse.http.proxy, https.proxyHost and http.proxyHost are not set)"));
+            out.println("port mapping: " + portMapping(probe));
+            out.println("ssh tunnels: " + (probe.config().sshTunnels().isEmpty() ? "none (traverse.ssh.tunnels is not set)"
+                    : probe.config().sshTunnels().size() + " rule(s); the direct module and dial-backs use them for their networks"));
             if (!host.startsWith("tv1-")) {
                 if (!linked) {
                     // Every module would fail alike, each after its own wait: say it once.
@@ -118,6 +121,17 @@ public final class DiagnoseCommand implements Callable<Integer> {
         }
         out.flush();
         return working == 0 ? 1 : 0;
+    }
+
+    /** Whether this node asks its NAT for a mapping, and what it advertises if a gateway granted one. */
+    private static String portMapping(Traverse probe) {
+        if (!probe.config().portmap()) {
+            return "off (traverse.portmap=true asks a UPnP IGD, PCP or NAT-PMP gateway to map this node's port)";
+        }
+        List<java.net.InetSocketAddress> mapped = new java.util.ArrayList<>(probe.identity().externals());
+        mapped.removeAll(probe.config().externals());
+        return mapped.isEmpty() ? "on (" + String.join(", ", probe.config().portmapProtocols()) + "), but no gateway granted a mapping"
+                + " by the time the hub link was up" : "on, advertising " + mapped + " (a port the NAT maps to this node)";
     }
 
     private static String millis(Duration d) {

@@ -39,7 +39,7 @@ class LoopbackDemoTest {
         // zeta refuses everyone and gamma refuses zeta, delta drops zeta: the hubs relay, through two of them
         assertThat(text).containsPattern("zeta -> gamma +routed .* 1 MiB sha256 ok");
         assertThat(text).containsPattern("delta -> zeta +routed .* 1 MiB sha256 ok");
-        assertThat(text).contains("port mapping: not in this demo");
+        assertThat(text).contains("real network: skipped: --no-real-network was given");
         assertThat(text).doesNotContain("UNEXPECTED");
     }
 
@@ -51,7 +51,7 @@ class LoopbackDemoTest {
         String text = run(new LoopbackDemo(Duration.ofMillis(800), 50, 1 << 20, 1 << 20), exit);
         assertThat(exit[0]).as(text).isZero();
         assertThat(text).doesNotContain("UNEXPECTED");
-        assertThat(text).contains("splice: not in this demo by default");
+        assertThat(text).contains("splice: not on loopback by default");
         if (ssh) {
             assertThat(text).contains("42 pairs: 42 connected (12 dialled back, 9 through SSH, 0 spliced, 4 relayed by hubs)");
             // eta lets in only its sshd: reached through it, and dialling back through it those it cannot reach

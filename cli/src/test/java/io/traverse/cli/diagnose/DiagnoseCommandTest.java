@@ -69,6 +69,9 @@ class DiagnoseCommandTest {
         // The node's hub link is a TCP link: the longpoll module leaves the target to routed.
         assertThat(r.line("longpoll")).contains("fails").contains("longpoll: not tried (the hub link is not a long-poll session");
         assertThat(r.text()).contains("2 of 5 modules reach diag-svc");
+        // The direct module's other ways in, off unless configured: said, not left for the user to guess.
+        assertThat(r.text()).contains("port mapping: off (traverse.portmap=true asks a UPnP IGD, PCP or NAT-PMP gateway")
+                .contains("ssh tunnels: none (traverse.ssh.tunnels is not set)");
     }
 
     @Test
