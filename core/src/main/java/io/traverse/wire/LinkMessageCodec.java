@@ -237,16 +237,15 @@ public final class LinkMessageCodec {
         for (int i = 0; i < nameCount; i++) {
             names.add(new HubDescription.NameEntry(r.text("name", LinkLimits.MAX_NAME), r.nodeId("name owner"), r.u16("virtual port")));
         }
-        // Round-trip times came later: a description that ends after its names has none.
-        List<Long> rtts = new ArrayList<>();
-        if (r.hasMore()) {
-            int rttCount = r.count("neighbour round-trip times", LinkLimits.MAX_LIST, 4);
-            if (rttCount != 0 && rttCount != neighbourCount) {
-                throw new ProtocolException(rttCount + " neighbour round-trip times for " + neighbourCount + " neighbours");
-            }
-            for (int i = 0; i < rttCount; i++) {
-                rtts.add(r.u32("neighbour round-trip time"));
-            }
+        // Always present (an empty list when there are none), so a description has one encoding and
+        // a frame cut after its names is malformed rather than a valid shorter description.
+        int rttCount = r.count("neighbour round-trip times", LinkLimits.MAX_LIST, 4);
+        if (rttCount != 0 && rttCount != neighbourCount) {
+            throw new ProtocolException(rttCount + " neighbour round-trip times for " + neighbourCount + " neighbours");
+        }
+        List<Long> rtts = new ArrayList<>(rttCount);
+        for (int i = 0; i < rttCount; i++) {
+            rtts.add(r.u32("neighbour round-trip time"));
         }
         return new HubDescription(hubId, state, name, addresses, neighbours, nodes, names, rtts);
     }

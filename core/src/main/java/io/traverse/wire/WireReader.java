@@ -152,11 +152,6 @@ final class WireReader {
         return count;
     }
 
-    /** True if bytes are left: an optional field that came later in the protocol's life may follow. */
-    boolean hasMore() {
-        return in.isReadable();
-    }
-
     void expectEnd(String message) throws ProtocolException {
         if (in.isReadable()) {
             throw new ProtocolException(in.readableBytes() + " trailing bytes after " + message);

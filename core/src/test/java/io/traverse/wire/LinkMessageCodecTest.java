@@ -95,7 +95,7 @@ class LinkMessageCodecTest {
     }
 
     @Test
-    void aDescriptionWithoutRoundTripTimesAsOlderHubsSendItDecodesWithNone() throws Exception {
+    void roundTripTimesAreOnePerNeighbourOrNoneAndTheirCountIsAlwaysThere() throws Exception {
         List<NodeId> neighbours = List.of(NodeId.of("left"), NodeId.of("right"));
         HubDescription timed = new HubDescription(NodeId.of("hub-rtt"), 5, "rtt", List.of(), neighbours, List.of(), List.of(),
                 List.of(1234L, HubDescription.RTT_UNKNOWN));
@@ -104,12 +104,19 @@ class LinkMessageCodecTest {
         assertThat(decoded.rttMicrosTo(NodeId.of("left"))).isEqualTo(1234);
         assertThat(decoded.rttMicrosTo(NodeId.of("right"))).isEqualTo(-1);
         assertThat(decoded.rttMicrosByNeighbour()).containsExactly(1234L, -1L);
-        // The same frame cut after its names (an older hub's GOSSIP): the two count bytes of the times and 4 bytes each.
-        byte[] older = java.util.Arrays.copyOf(frame, frame.length - 2 - 2 * 4);
-        HubDescription untimed = ((Gossip) LinkMessageCodec.decode(older)).description();
+        // No times: an empty list, whose count is still written.
+        HubDescription untimedSent = new HubDescription(NodeId.of("hub-rtt"), 5, "rtt", List.of(), neighbours, List.of(), List.of(),
+                List.of());
+        byte[] untimedFrame = LinkMessageCodec.encodeToBytes(new Gossip(untimedSent));
+        assertThat(untimedFrame).hasSize(frame.length - 2 * 4);
+        HubDescription untimed = ((Gossip) LinkMessageCodec.decode(untimedFrame)).description();
         assertThat(untimed.neighbourRttMicros()).isEmpty();
         assertThat(untimed.rttMicrosTo(NodeId.of("left"))).isEqualTo(-1);
         assertThat(untimed.rttMicrosByNeighbour()).containsExactly(-1L, -1L);
+        // The frame cut after its names (what a hub built before the times sent) is malformed, not a shorter description.
+        byte[] older = java.util.Arrays.copyOf(frame, frame.length - 2 - 2 * 4);
+        assertThatThrownBy(() -> LinkMessageCodec.decode(older)).isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("neighbour round-trip times count");
         // One time for two neighbours is refused.
         byte[] wrongCount = java.util.Arrays.copyOf(frame, frame.length - 4);
         wrongCount[wrongCount.length - 6] = 0;
