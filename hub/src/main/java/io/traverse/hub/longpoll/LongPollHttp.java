@@ -102,13 +102,19 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
             if (ctx.channel().remoteAddress() instanceof InetSocketAddress peer) {
                 s.channel.remote(peer);
             }
-            switch (action) {
+            Runnable serve = switch (action) {
                 case "up" -> {
                     ByteBuf body = request.content().retain();
-                    s.loop.execute(() -> s.upstream(ctx, seq, body));
+                    yield () -> s.upstream(ctx, seq, body);
                 }
-                case "down" -> s.loop.execute(() -> s.poll(ctx, ack, wait));
-                default -> s.loop.execute(() -> s.delete(ctx));
+                case "down" -> () -> s.poll(ctx, ack, wait);
+                default -> () -> s.delete(ctx);
+            };
+            // On the session's own loop (usually this connection's: see LongPollSessions.open), at once rather than queued.
+            if (s.loop.inEventLoop()) {
+                serve.run();
+            } else {
+                s.loop.execute(serve);
             }
         } catch (IllegalArgumentException e) {
             respond(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());
