@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +32,8 @@ import org.slf4j.LoggerFactory;
  */
 final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger log = LoggerFactory.getLogger(LongPollHttp.class);
+    /** Compiled once: every poll's path is checked against it. */
+    private static final Pattern SESSION_ID = Pattern.compile("[0-9a-f]{32}");
     private final LongPollSessions sessions;
 
     LongPollHttp(LongPollSessions sessions) {
@@ -69,7 +72,7 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
                 }
                 return;
             }
-            if (parts.length > 2 || !parts[0].matches("[0-9a-f]{32}")) {
+            if (parts.length > 2 || !SESSION_ID.matcher(parts[0]).matches()) {
                 respond(ctx, HttpResponseStatus.NOT_FOUND, "no such long-poll endpoint: " + shorten(path));
                 return;
             }
