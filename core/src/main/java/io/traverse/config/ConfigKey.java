@@ -71,7 +71,8 @@ public enum ConfigKey {
     LONGPOLL_BATCH_SIZE("traverse.longpoll.batch.size", "1m",
             "a size from 1 byte to 1m such as 256k: the most bytes one poll answer or upstream request carries"),
     LONGPOLL_BATCH_TIMESPAN("traverse.longpoll.batch.timespan", "0ms",
-            "a duration from 0 to 10s: how long the hub lets bytes gather before it answers a poll (0: at once)");
+            "a duration from 0 to 10s: how long the hub lets relayed connections' data gather before it answers a poll (0: at once);"
+                    + " the handshake, keepalive, answers and connects go at once and take the waiting data along");
 
     private final String key;
     private final String defaultValue;

@@ -373,7 +373,7 @@ public final class HubLink implements Closeable {
     private void dialLongPoll(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
         long timeoutMillis = config.hubTimeout().toMillis();
         String identityText = identityWithHub.apply(resolved).toText();
-        LongPollClient.open(resolved, proxy, nodeId, config.longPoll(), timeoutMillis).whenComplete((client, failure) -> loop.execute(() -> {
+        LongPollClient.open(loop, resolved, proxy, nodeId, config.longPoll(), timeoutMillis).whenComplete((client, failure) -> loop.execute(() -> {
             if (failure != null) {
                 Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
                 attemptFailed(r, hub, cause.getMessage(), false);

@@ -1,29 +1,21 @@
 package io.traverse.hublink;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
 import io.netty.buffer.PooledByteBufAllocator;
-import io.netty.buffer.Unpooled;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
-import io.traverse.config.HttpProxy;
+import io.netty.handler.codec.http.FullHttpResponse;
+import io.netty.handler.codec.http.HttpMethod;
 import io.traverse.config.LongPollSettings;
 import io.traverse.identity.NodeId;
 import io.traverse.longpolling.LongPollProtocol;
 import io.traverse.longpolling.SessionChannel;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ProxySelector;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -37,10 +29,11 @@ import org.slf4j.LoggerFactory;
  * client timeout) is repeated from the last acknowledged offsets, so nothing is lost or doubled.
  * An answer the hub means (403, 404, 409, 410) ends the session with its reason.
  *
- * <p>Requests go through the JDK's {@link HttpClient} (HTTP/1.1; through a proxy it sends
- * absolute-form requests, which proxies forward to any port, unlike CONNECT), with basic proxy
- * authentication sent preemptively when a user is set, as the CONNECT request does. Its answers
- * are handled on the session channel's event loop.
+ * <p>Polls and upstream requests each have their own persistent HTTP connection
+ * ({@link SessionHttpConnection}) on the link's event loop, the loop the session channel runs on:
+ * an answer's bytes reach the link pipeline on the thread that read them, and the next poll leaves
+ * from it at once. Basic proxy authentication is sent preemptively when a user is set, as the
+ * CONNECT request does.
  */
 final class LongPollClient implements SessionChannel.Pump {
     private static final Logger log = LoggerFactory.getLogger(LongPollClient.class);
@@ -50,19 +43,16 @@ final class LongPollClient implements SessionChannel.Pump {
     private static final long WINDOW = 4L * 1024 * 1024;
     private static final long MAX_UNACKNOWLEDGED = 64L * 1024 * 1024;
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
-    /** One HTTP client per proxy (and one without), shared by the nodes of the JVM: each owns a selector thread. */
-    private static final Map<String, HttpClient> CLIENTS = new ConcurrentHashMap<>();
+    private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
 
-    private final HttpClient http;
-    private final URI base;
-    private final String nodeId;
-    private final String secret;
+    private final SessionHttpConnection polls;
+    private final SessionHttpConnection uploads;
+    private final String sessionPath;
+    private final Map<String, String> headers;
     private final LongPollSettings settings;
     private final long waitMillis;
     private final int batchSize;
     private final String route;
-    /** {@code Proxy-Authorization} sent with every request (basic, preemptive as for CONNECT), or null. */
-    private final String proxyAuthorization;
     final SessionChannel channel;
     private EventLoop loop;
     private long received;
@@ -73,13 +63,12 @@ final class LongPollClient implements SessionChannel.Pump {
     private int postFailures;
     private boolean ended;
 
-    private LongPollClient(HttpClient http, URI base, String nodeId, String secret, LongPollSettings settings, long waitMillis,
-            int batchSize, InetSocketAddress hub, String route, String proxyAuthorization) {
-        this.http = http;
-        this.proxyAuthorization = proxyAuthorization;
-        this.base = base;
-        this.nodeId = nodeId;
-        this.secret = secret;
+    private LongPollClient(SessionHttpConnection polls, String sessionPath, String nodeId, String secret, LongPollSettings settings,
+            long waitMillis, int batchSize, InetSocketAddress hub, String route) {
+        this.polls = polls;
+        this.uploads = polls.sibling();
+        this.sessionPath = sessionPath;
+        this.headers = Map.of(LongPollProtocol.NODE, nodeId, LongPollProtocol.SECRET, secret);
         this.settings = settings;
         this.waitMillis = waitMillis;
         this.batchSize = batchSize;
@@ -89,57 +78,78 @@ final class LongPollClient implements SessionChannel.Pump {
     }
 
     /**
-     * Opens a session at the hub (its link port), through {@code proxy} when not null. Completes
-     * with the client whose {@link #channel} is ready for the link pipeline, or fails with a
-     * {@link HubLinkException} saying why.
+     * Opens a session at the hub (its link port), through {@code proxy} when not null, on
+     * {@code loop} (the link's). Completes with the client whose {@link #channel} is ready for the
+     * link pipeline, or fails with a {@link HubLinkException} saying why.
      */
-    static CompletableFuture<LongPollClient> open(InetSocketAddress hub, ProxyRoute proxy, NodeId node, LongPollSettings settings,
-            long timeoutMillis) {
-        HttpClient http = client(proxy);
-        URI base = URI.create("http://" + ProxyRoute.authority(hub) + LongPollProtocol.BASE + "/");
-        String route = proxy == null ? "long-poll session with hub " + ProxyRoute.authority(hub)
+    static CompletableFuture<LongPollClient> open(EventLoop loop, InetSocketAddress hub, ProxyRoute proxy, NodeId node,
+            LongPollSettings settings, long timeoutMillis) {
+        String authority = ProxyRoute.authority(hub);
+        String route = proxy == null ? "long-poll session with hub " + authority
                 : "long-poll session through HTTP proxy " + proxy.proxy().authority() + " (" + proxy.proxy().origin() + ") with hub "
-                        + ProxyRoute.authority(hub);
+                        + authority;
         String authorization = proxy == null ? null : proxy.proxy().basicAuthorization().orElse(null);
-        HttpRequest.Builder open = HttpRequest.newBuilder(base.resolve("open?wait=" + settings.serverTimeout().toMillis() + "&batch="
-                        + settings.batchSize() + "&timespan=" + settings.batchTimespan().toMillis()))
-                .timeout(Duration.ofMillis(timeoutMillis))
-                .header(LongPollProtocol.NODE, node.toString())
-                .POST(HttpRequest.BodyPublishers.noBody());
-        if (authorization != null) {
-            open.header("Proxy-Authorization", authorization);
-        }
-        HttpRequest request = open.build();
-        return http.sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).handle((response, failure) -> {
-            if (failure != null) {
-                Throwable cause = failure.getCause() != null ? failure.getCause() : failure;
-                throw new java.util.concurrent.CompletionException(new HubLinkException("cannot open a " + route + ": " + describe(cause), cause));
-            }
-            if (response.statusCode() != 201) {
-                throw new java.util.concurrent.CompletionException(new HubLinkException("cannot open a " + route + ": it answered "
-                        + response.statusCode() + (response.body().isBlank() ? "" : " (" + response.body().strip() + ")")
-                        + (proxy != null && response.statusCode() == 407 ? " (the proxy wants a valid user and password)" : ""), false));
-            }
-            String id = response.headers().firstValue(LongPollProtocol.SESSION).orElse("");
-            String secret = response.headers().firstValue(LongPollProtocol.SECRET).orElse("");
-            long wait = response.headers().firstValueAsLong(LongPollProtocol.SERVER_TIMEOUT).orElse(settings.serverTimeout().toMillis());
-            long batch = response.headers().firstValueAsLong(LongPollProtocol.BATCH_SIZE).orElse(settings.batchSize());
-            if (!id.matches("[0-9a-f]{32}") || secret.isEmpty()) {
-                throw new java.util.concurrent.CompletionException(new HubLinkException("cannot open a " + route
-                        + ": the answer names no session (is this a Traverse hub?)", false));
-            }
-            return new LongPollClient(http, base.resolve(id + "/"), node.toString(), secret, settings,
-                    Math.min(wait, settings.serverTimeout().toMillis()), (int) Math.max(1, Math.min(batch, settings.batchSize())), hub, route,
-                    authorization);
+        CompletableFuture<LongPollClient> opened = new CompletableFuture<>();
+        loop.execute(() -> {
+            SessionHttpConnection http = new SessionHttpConnection(loop, proxy == null ? hub : proxy.address(), authority, proxy != null,
+                    authorization, (int) Math.min(CONNECT_TIMEOUT_MILLIS, timeoutMillis));
+            String path = LongPollProtocol.OPEN + "?wait=" + settings.serverTimeout().toMillis() + "&batch=" + settings.batchSize()
+                    + "&timespan=" + settings.batchTimespan().toMillis();
+            http.send(HttpMethod.POST, path, Map.of(LongPollProtocol.NODE, node.toString()), SessionHttpConnection.noBody(), timeoutMillis)
+                    .whenComplete((response, failure) -> {
+                        try {
+                            opened.complete(opened(http, response, failure, hub, proxy, node, settings, route));
+                        } catch (HubLinkException e) {
+                            http.close();
+                            opened.completeExceptionally(new CompletionException(e));
+                        } finally {
+                            if (response != null) {
+                                response.release();
+                            }
+                        }
+                    });
         });
+        return opened;
     }
 
-    private static HttpClient client(ProxyRoute proxy) {
-        String key = proxy == null ? "" : proxy.address().toString();
-        return CLIENTS.computeIfAbsent(key, k -> HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-                .connectTimeout(Duration.ofSeconds(10))
-                .proxy(proxy == null ? HttpClient.Builder.NO_PROXY : ProxySelector.of(proxy.address()))
-                .build());
+    private static LongPollClient opened(SessionHttpConnection http, FullHttpResponse response, Throwable failure, InetSocketAddress hub,
+            ProxyRoute proxy, NodeId node, LongPollSettings settings, String route) throws HubLinkException {
+        if (failure != null) {
+            throw new HubLinkException("cannot open a " + route + ": " + describe(failure), failure);
+        }
+        int status = response.status().code();
+        if (status != 201) {
+            String body = response.content().toString(StandardCharsets.UTF_8);
+            throw new HubLinkException("cannot open a " + route + ": it answered " + status
+                    + (body.isBlank() ? "" : " (" + body.strip() + ")")
+                    + (proxy != null && status == 407 ? " (the proxy wants a valid user and password)" : ""), false);
+        }
+        String id = header(response, LongPollProtocol.SESSION, "");
+        String secret = header(response, LongPollProtocol.SECRET, "");
+        long wait = number(response, LongPollProtocol.SERVER_TIMEOUT, settings.serverTimeout().toMillis());
+        long batch = number(response, LongPollProtocol.BATCH_SIZE, settings.batchSize());
+        if (!id.matches("[0-9a-f]{32}") || secret.isEmpty()) {
+            throw new HubLinkException("cannot open a " + route + ": the answer names no session (is this a Traverse hub?)", false);
+        }
+        return new LongPollClient(http, LongPollProtocol.BASE + "/" + id + "/", node.toString(), secret, settings,
+                Math.min(wait, settings.serverTimeout().toMillis()), (int) Math.max(1, Math.min(batch, settings.batchSize())), hub, route);
+    }
+
+    private static String header(FullHttpResponse response, String name, String absent) {
+        String v = response.headers().get(name);
+        return v == null ? absent : v;
+    }
+
+    private static long number(FullHttpResponse response, String name, long absent) {
+        String v = response.headers().get(name);
+        if (v == null) {
+            return absent;
+        }
+        try {
+            return Long.parseLong(v.trim());
+        } catch (NumberFormatException e) {
+            return -1;
+        }
     }
 
     /** What the hub link status and `traverse diagnose` say about this way to the hub. */
@@ -147,7 +157,7 @@ final class LongPollClient implements SessionChannel.Pump {
         return route;
     }
 
-    /** Starts polling once the channel is registered on {@code eventLoop}. */
+    /** Starts polling once the channel is registered on {@code eventLoop} (the loop the session was opened on). */
     void start(EventLoop eventLoop) {
         this.loop = eventLoop;
         loop.execute(() -> {
@@ -167,40 +177,56 @@ final class LongPollClient implements SessionChannel.Pump {
             return;
         }
         polling = true;
-        long ack = received;
-        HttpRequest request = request("down?ack=" + ack + "&wait=" + waitMillis).GET().build();
-        http.sendAsync(request, HttpResponse.BodyHandlers.ofByteArray()).whenCompleteAsync((response, failure) -> {
-            polling = false;
-            if (ended) {
-                return;
-            }
-            if (failure != null || response.statusCode() >= 500) {
-                retry(() -> pollFailures++, this::poll, "poll", failure, response);
-                return;
-            }
-            if (response.statusCode() != 200) {
-                endByHub("poll", response);
-                return;
-            }
-            pollFailures = 0;
-            long offset = response.headers().firstValueAsLong(LongPollProtocol.OFFSET).orElse(-1);
-            byte[] body = response.body();
-            if (offset < 0 || offset > received) {
-                channel.fail("the hub answered a poll with bytes from offset " + offset + " but this node has received " + received);
-                return;
-            }
-            long skip = received - offset;
-            if (skip < body.length) {
-                channel.receive(Unpooled.wrappedBuffer(body, (int) skip, body.length - (int) skip));
-                received += body.length - skip;
-            }
-            long regenerate = settings.regenerate().toMillis();
-            if (regenerate == 0) {
-                poll();
-            } else {
-                loop.schedule(this::poll, regenerate, TimeUnit.MILLISECONDS);
-            }
-        }, loop);
+        polls.send(HttpMethod.GET, sessionPath + "down?ack=" + received + "&wait=" + waitMillis, headers, SessionHttpConnection.noBody(),
+                settings.clientTimeout().toMillis()).whenComplete((response, failure) -> {
+                    try {
+                        polled(response, failure);
+                    } finally {
+                        if (response != null) {
+                            response.release();
+                        }
+                    }
+                });
+    }
+
+    /** On the loop, with the poll's answer: its bytes go to the link at once, and the next poll leaves. */
+    private void polled(FullHttpResponse response, Throwable failure) {
+        polling = false;
+        if (ended) {
+            return;
+        }
+        if (failure != null || response.status().code() >= 500) {
+            retry(() -> pollFailures++, this::poll, "poll", failure, response);
+            return;
+        }
+        if (response.status().code() != 200) {
+            endByHub("poll", response);
+            return;
+        }
+        pollFailures = 0;
+        long offset = number(response, LongPollProtocol.OFFSET, -1);
+        ByteBuf body = response.content();
+        if (offset < 0 || offset > received) {
+            channel.fail("the hub answered a poll with bytes from offset " + offset + " but this node has received " + received);
+            return;
+        }
+        long skip = received - offset;
+        int length = body.readableBytes();
+        ByteBuf fresh = skip < length ? body.retainedSlice(body.readerIndex() + (int) skip, length - (int) skip) : null;
+        if (fresh != null) {
+            received += fresh.readableBytes();
+        }
+        long regenerate = settings.regenerate().toMillis();
+        // The next poll leaves before the link digests these bytes: the hub can answer it while they are read.
+        if (regenerate == 0) {
+            poll();
+        }
+        if (fresh != null) {
+            channel.receive(fresh);
+        }
+        if (regenerate != 0) {
+            loop.schedule(this::poll, regenerate, TimeUnit.MILLISECONDS);
+        }
     }
 
     @Override
@@ -224,57 +250,50 @@ final class LongPollClient implements SessionChannel.Pump {
         }
         posting = true;
         long seq = channel.outgoing().start();
-        ByteBuf bytes = channel.outgoing().read(seq, batchSize, PooledByteBufAllocator.DEFAULT);
-        byte[] body;
-        try {
-            body = ByteBufUtil.getBytes(bytes);
-        } finally {
-            bytes.release();
+        ByteBuf body = channel.outgoing().read(seq, batchSize, PooledByteBufAllocator.DEFAULT);
+        int length = body.readableBytes();
+        uploads.send(HttpMethod.POST, sessionPath + "up?seq=" + seq, headers, body, settings.clientTimeout().toMillis())
+                .whenComplete((response, failure) -> {
+                    try {
+                        posted(seq, length, response, failure);
+                    } finally {
+                        if (response != null) {
+                            response.release();
+                        }
+                    }
+                });
+    }
+
+    private void posted(long seq, int length, FullHttpResponse response, Throwable failure) {
+        posting = false;
+        if (ended) {
+            return;
         }
-        HttpRequest request = request("up?seq=" + seq).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
-        http.sendAsync(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8)).whenCompleteAsync((response, failure) -> {
-            posting = false;
-            if (ended) {
-                return;
-            }
-            if (failure != null || response.statusCode() >= 500) {
-                retry(() -> postFailures++, this::post, "upstream request", failure, response);
-                return;
-            }
-            if (response.statusCode() != 200) {
-                endByHub("upstream request", response);
-                return;
-            }
-            postFailures = 0;
-            long taken = response.headers().firstValueAsLong(LongPollProtocol.RECEIVED).orElse(-1);
-            if (taken < seq || taken > seq + body.length) {
-                channel.fail("the hub says it received " + taken + " upstream bytes after a request for " + seq + "-" + (seq + body.length));
-                return;
-            }
-            channel.acknowledge(taken);
-            post();
-        }, loop);
+        if (failure != null || response.status().code() >= 500) {
+            retry(() -> postFailures++, this::post, "upstream request", failure, response);
+            return;
+        }
+        if (response.status().code() != 200) {
+            endByHub("upstream request", response);
+            return;
+        }
+        postFailures = 0;
+        long taken = number(response, LongPollProtocol.RECEIVED, -1);
+        if (taken < seq || taken > seq + length) {
+            channel.fail("the hub says it received " + taken + " upstream bytes after a request for " + seq + "-" + (seq + length));
+            return;
+        }
+        channel.acknowledge(taken);
+        post();
     }
 
     // ---- both ----------------------------------------------------------------------------------
 
-    private HttpRequest.Builder request(String path) {
-        HttpRequest.Builder b = HttpRequest.newBuilder(base.resolve(path))
-                .timeout(settings.clientTimeout())
-                .header(LongPollProtocol.NODE, nodeId)
-                .header(LongPollProtocol.SECRET, secret);
-        if (proxyAuthorization != null) {
-            b.header("Proxy-Authorization", proxyAuthorization);
-        }
-        return b;
-    }
-
     /** A request that did not get through: repeated after a short pause, from the last acknowledged offset. */
-    private void retry(Runnable count, Runnable again, String what, Throwable failure, HttpResponse<?> response) {
+    private void retry(Runnable count, Runnable again, String what, Throwable failure, FullHttpResponse response) {
         count.run();
         int failures = Math.max(pollFailures, postFailures);
-        String why = failure != null ? describe(failure.getCause() != null ? failure.getCause() : failure)
-                : "it answered " + response.statusCode();
+        String why = failure != null ? describe(failure) : "it answered " + response.status().code();
         log.debug("Long-poll {} failed ({}); repeating it ({} in a row)", what, why, failures);
         if (failures == 3) {
             log.info("Long-poll {} of the {} failed 3 times in a row: {}", what, route, why);
@@ -283,10 +302,9 @@ final class LongPollClient implements SessionChannel.Pump {
         loop.schedule(again, delay, TimeUnit.MILLISECONDS);
     }
 
-    private void endByHub(String what, HttpResponse<?> response) {
-        Object body = response.body();
-        String text = body instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(body);
-        channel.fail("the hub ended the long-poll session: its " + what + " was answered " + response.statusCode()
+    private void endByHub(String what, FullHttpResponse response) {
+        String text = response.content().toString(StandardCharsets.UTF_8);
+        channel.fail("the hub ended the long-poll session: its " + what + " was answered " + response.status().code()
                 + (text.isBlank() ? "" : " (" + text.strip() + ")"));
     }
 
@@ -296,16 +314,28 @@ final class LongPollClient implements SessionChannel.Pump {
             return;
         }
         ended = true;
+        polls.close(); // a held poll would otherwise wait out the server timeout
         if (channel.failure() == null) {
             // The node closed the link: tell the hub at once rather than leave it to expire (best effort).
-            http.sendAsync(request("").timeout(Duration.ofSeconds(5)).DELETE().build(), HttpResponse.BodyHandlers.discarding());
+            uploads.close();
+            SessionHttpConnection farewell = polls.sibling();
+            farewell.send(HttpMethod.DELETE, sessionPath, headers, SessionHttpConnection.noBody(), 5_000)
+                    .whenComplete((response, failure) -> {
+                        if (response != null) {
+                            response.release();
+                        }
+                        farewell.close();
+                    });
+        } else {
+            uploads.close();
         }
     }
 
     private static String describe(Throwable t) {
-        if (t instanceof HttpTimeoutException) {
+        Throwable cause = t instanceof CompletionException && t.getCause() != null ? t.getCause() : t;
+        if (cause instanceof SessionHttpConnection.AnswerTimeoutException) {
             return "no answer in time";
         }
-        return t instanceof IOException && t.getMessage() != null ? t.getMessage() : t.toString();
+        return cause instanceof IOException && cause.getMessage() != null ? cause.getMessage() : cause.toString();
     }
 }

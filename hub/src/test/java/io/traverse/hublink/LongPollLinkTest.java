@@ -180,15 +180,45 @@ class LongPollLinkTest {
         assertThat(fromOutside).hasMessageContaining("longpoll: not tried (the hub link is not a long-poll session (a TCP link to");
     }
 
+    @Test
+    void aNodeWithAFiveSecondBatchTimespanLinksAtOnceStaysLinkedAndCarriesData() throws Exception {
+        // Before, every downstream step of the handshake waited for the timespan: two of them missed its 10 s limit.
+        Hub hub = net.hub("longpoll-timespan-hub");
+        long start = System.nanoTime();
+        Traverse polling = net.node(LoopbackHubNetwork.config(hub).modules("routed", "longpoll").set("traverse.http.tunnel", "longpoll")
+                .set("traverse.longpoll.batch.timespan", "5s").connectTimeout(Duration.ofSeconds(10)).build());
+        assertThat(polling.awaitHubLink(Duration.ofSeconds(10))).as("linked by long-poll: %s", polling.hubLinkStatus()).isTrue();
+        assertThat((System.nanoTime() - start) / 1_000_000).as("the handshake's answers are not held for the timespan").isLessThan(4000);
+        java.util.concurrent.atomic.AtomicInteger linksLost = new java.util.concurrent.atomic.AtomicInteger();
+        polling.addListener(new io.traverse.TraverseListener() {
+            @Override
+            public void hubLinkLost(io.traverse.identity.NodeId hubId, java.net.InetSocketAddress hubAddress, String reason) {
+                linksLost.incrementAndGet();
+            }
+        });
+        Traverse outside = plainNode(hub, "routed,longpoll");
+        // 1 MiB each way, length and SHA-256 checked, half-close; the last bytes toward the polling node wait up to a timespan.
+        assertThat(exchange(outside, polling, "routed", 1024 * 1024)).isEqualTo("longpoll");
+        assertThat(exchange(polling, outside, "longpoll", 1024 * 1024)).isEqualTo("routed");
+        // The hub's keepalive (300 ms here; 3 silent intervals end a node's link) went through at once all along.
+        assertThat(linksLost.get()).as("the link was never lost").isZero();
+        assertThat(polling.hubLongPollRoute()).isPresent();
+    }
+
     /** Returns the module the server's side reports for the accepted connection. */
     String exchange16MiB(Traverse client, Traverse server, String module) throws Exception {
+        return exchange(client, server, module, BYTES);
+    }
+
+    /** {@code bytes} each way, checked by length and SHA-256; returns the module the server's side reports for the accepted connection. */
+    String exchange(Traverse client, Traverse server, String module, int bytes) throws Exception {
         LoopbackHubNetwork.awaitRoute(client, server);
         java.util.concurrent.atomic.AtomicReference<String> accepted = new java.util.concurrent.atomic.AtomicReference<>();
         try (TraverseServerSocket listening = (TraverseServerSocket) server.serverSocketFactory().createServerSocket(PORT)) {
             CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
                 try (Socket s = listening.accept()) {
                     accepted.set(server.connectionInfo(s).orElseThrow().module());
-                    return SeededStreams.exchange(s, threads, SeededStreams.EVEN, 2, BYTES, () -> 29 * 1024);
+                    return SeededStreams.exchange(s, threads, SeededStreams.EVEN, 2, bytes, () -> 29 * 1024);
                 } catch (Exception e) {
                     throw new IllegalStateException(e);
                 }
@@ -196,10 +226,10 @@ class LongPollLinkTest {
             VirtualSocketAddress to = server.address(PORT);
             try (Socket s = client.socketFactory().createSocket(to.getHostString(), to.getPort())) {
                 assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo(module);
-                byte[] received = SeededStreams.exchange(s, threads, SeededStreams.EVEN, 1, BYTES, () -> 29 * 1024);
-                assertThat(received).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 2, BYTES));
+                byte[] received = SeededStreams.exchange(s, threads, SeededStreams.EVEN, 1, bytes, () -> 29 * 1024);
+                assertThat(received).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 2, bytes));
             }
-            assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 1, BYTES));
+            assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 1, bytes));
         }
         return accepted.get();
     }

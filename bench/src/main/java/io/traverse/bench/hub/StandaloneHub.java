@@ -22,12 +22,20 @@ public final class StandaloneHub {
     private StandaloneHub() {
     }
 
+    /**
+     * The hub's I/O threads: 1 unless {@code -Dbench.hub.ioThreads=N} (through {@code bench.hub.jvmArgs}) says otherwise;
+     * 0 means the hub's own default, min(4, CPUs), as {@code traverse hub} runs.
+     */
+    private static final int IO_THREADS = Integer.getInteger("bench.hub.ioThreads", 1);
     static final String ADVERTISED = "advertised";
     static final String DIAL_ONLY = "dial-only";
 
     public static void main(String[] args) throws IOException {
         HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(args[0])
-                .keepaliveInterval(Duration.ofMillis(Long.parseLong(args[1]))).token(args[2]).ioThreads(1).maxNodes(20_000);
+                .keepaliveInterval(Duration.ofMillis(Long.parseLong(args[1]))).token(args[2]).maxNodes(20_000);
+        if (IO_THREADS > 0) {
+            config.ioThreads(IO_THREADS);
+        }
         if (DIAL_ONLY.equals(args[3])) {
             config.advertisedAddresses(java.util.List.of());
         }

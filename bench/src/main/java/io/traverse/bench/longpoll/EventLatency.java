@@ -55,6 +55,8 @@ import java.util.concurrent.locks.LockSupport;
 public final class EventLatency implements AutoCloseable {
     private static final String TOKEN = "bench-latency";
     private static final int EVENT_BYTES = 16;
+    /** Events at least this slow are listed on stderr with the second of the run they were sent in. */
+    static final long SLOW_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
 
     private final ChildHub hub;
     private final Traverse publisher;
@@ -153,6 +155,8 @@ public final class EventLatency implements AutoCloseable {
             for (Client c : all) {
                 c.startReading();
             }
+            long publishStart = System.nanoTime();
+            Instant publishWall = Instant.now();
             long sent = publish(all, events, interval);
             // What the slowest settings may hold back: a batch timespan, a held poll's repeat.
             long drainNanos = TimeUnit.SECONDS.toNanos(30) + 2 * parseMillis(settings.get("traverse.longpoll.batch.timespan")) * 1_000_000;
@@ -170,11 +174,27 @@ public final class EventLatency implements AutoCloseable {
                 lost += events - c.seen.cardinality();
                 order += c.orderViolations;
             }
+            reportSlow(point, all, publishStart, publishWall);
             return LatencyResult.of(point, settings.toString(), clients, events, sent, lost, order, samples, count);
         } finally {
             starter.shutdownNow();
             closeAll(all);
         }
+    }
+
+    /** Per second of the run with events over 50 ms: how many, and the slowest (stderr; to tell GC, timers and load apart). */
+    private static void reportSlow(String point, List<Client> clients, long publishStart, Instant publishWall) {
+        java.util.TreeMap<Long, long[]> bySecond = new java.util.TreeMap<>();
+        for (Client c : clients) {
+            for (long[] e : c.slow) {
+                long[] s = bySecond.computeIfAbsent((e[0] - publishStart) / 1_000_000_000L, k -> new long[2]);
+                s[0]++;
+                s[1] = Math.max(s[1], e[1]);
+            }
+        }
+        StringBuilder b = new StringBuilder("# " + point + ": events >= 50 ms by second after " + publishWall + " (count/slowest ms):");
+        bySecond.forEach((second, s) -> b.append(String.format(" %ds:%d/%.1f", second, s[0], s[1] / 1e6)));
+        System.err.println(bySecond.isEmpty() ? "# " + point + ": no event took 50 ms or more" : b.toString());
     }
 
     private static long parseMillis(String value) {
@@ -245,6 +265,8 @@ public final class EventLatency implements AutoCloseable {
         final String module;
         final long[] samples;
         final BitSet seen;
+        /** {send time, latency} of events slower than {@link #SLOW_NANOS}: when the slow ones happened, to set beside GC logs. */
+        final List<long[]> slow = new ArrayList<>();
         int count;
         long orderViolations;
         Socket publisherSide;
@@ -318,6 +340,9 @@ public final class EventLatency implements AutoCloseable {
                     }
                     if (count < samples.length) {
                         samples[count++] = now - stamp;
+                        if (now - stamp >= SLOW_NANOS && slow.size() < 1000) {
+                            slow.add(new long[] {stamp, now - stamp});
+                        }
                     }
                 }
             } catch (IOException e) {

@@ -21,6 +21,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 
 import java.util.Map;
+import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,6 +32,8 @@ import org.slf4j.LoggerFactory;
  */
 final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger log = LoggerFactory.getLogger(LongPollHttp.class);
+    /** Compiled once: every poll's path is checked against it. */
+    private static final Pattern SESSION_ID = Pattern.compile("[0-9a-f]{32}");
     private final LongPollSessions sessions;
 
     LongPollHttp(LongPollSessions sessions) {
@@ -69,7 +72,7 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
                 }
                 return;
             }
-            if (parts.length > 2 || !parts[0].matches("[0-9a-f]{32}")) {
+            if (parts.length > 2 || !SESSION_ID.matcher(parts[0]).matches()) {
                 respond(ctx, HttpResponseStatus.NOT_FOUND, "no such long-poll endpoint: " + shorten(path));
                 return;
             }
@@ -102,13 +105,19 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
             if (ctx.channel().remoteAddress() instanceof InetSocketAddress peer) {
                 s.channel.remote(peer);
             }
-            switch (action) {
+            Runnable serve = switch (action) {
                 case "up" -> {
                     ByteBuf body = request.content().retain();
-                    s.loop.execute(() -> s.upstream(ctx, seq, body));
+                    yield () -> s.upstream(ctx, seq, body);
                 }
-                case "down" -> s.loop.execute(() -> s.poll(ctx, ack, wait));
-                default -> s.loop.execute(() -> s.delete(ctx));
+                case "down" -> () -> s.poll(ctx, ack, wait);
+                default -> () -> s.delete(ctx);
+            };
+            // On the session's own loop (usually this connection's: see LongPollSessions.open), at once rather than queued.
+            if (s.loop.inEventLoop()) {
+                serve.run();
+            } else {
+                s.loop.execute(serve);
             }
         } catch (IllegalArgumentException e) {
             respond(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());

@@ -47,6 +47,8 @@ final class LongPollSession implements SessionChannel.Pump {
     private ScheduledFuture<?> pollTimer;
     private ScheduledFuture<?> batchTimer;
     private ChannelHandlerContext heldUpstream;
+    /** With a batch timespan: which downstream bytes may wait for it (RELAY DATA) and which go at once (null without). */
+    private final DownstreamFrames frames;
     private boolean linkClosed;
     private String endReason;
 
@@ -61,6 +63,7 @@ final class LongPollSession implements SessionChannel.Pump {
         this.waitMillis = waitMillis;
         this.batchSize = batchSize;
         this.timespanMillis = timespanMillis;
+        this.frames = timespanMillis > 0 ? new DownstreamFrames() : null;
     }
 
     long waitMillis() {
@@ -180,6 +183,21 @@ final class LongPollSession implements SessionChannel.Pump {
 
     @Override
     public void outputAvailable() {
+        if (frames != null) {
+            // Read every byte as it is written: until a poll acknowledges them they are still in the channel's buffer.
+            StreamBytes out = channel.outgoing();
+            long from = frames.scanned();
+            if (from < out.start()) {
+                frames.giveUp(); // cannot happen (bytes are read as they are written), but never guess at framing
+            } else if (out.end() > from) {
+                ByteBuf fresh = out.read(from, (int) Math.min(Integer.MAX_VALUE, out.end() - from), channel.alloc());
+                try {
+                    frames.scan(fresh);
+                } finally {
+                    fresh.release();
+                }
+            }
+        }
         if (poll != null) {
             maybeAnswer();
         }
@@ -216,7 +234,7 @@ final class LongPollSession implements SessionChannel.Pump {
         if (available <= 0) {
             return;
         }
-        if (timespanMillis == 0 || available >= batchSize || linkClosed) {
+        if (timespanMillis == 0 || available >= batchSize || linkClosed || frames.urgentFrom(pollAck)) {
             answerPoll();
         } else if (batchTimer == null) {
             batchTimer = loop.schedule(this::answerPoll, timespanMillis, TimeUnit.MILLISECONDS);

@@ -1,6 +1,7 @@
 package io.traverse.hub.longpoll;
 
 import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.EventLoop;
 import io.netty.channel.ChannelPipeline;
@@ -56,7 +57,7 @@ public final class LongPollSessions {
     private final ScheduledFuture<?> sweeper;
 
     /**
-     * @param loops         the event loops the session channels run on (the hub's I/O loops)
+     * @param loops         the hub's I/O loops (a session runs on the loop of the connection that opened it)
      * @param linkInstaller puts the link pipeline (codec and handshake) on a session's channel
      */
     public LongPollSessions(LongPollLimits limits, EventLoopGroup loops, Consumer<Channel> linkInstaller, WriteBufferWaterMark waterMark) {
@@ -117,17 +118,24 @@ public final class LongPollSessions {
         InetSocketAddress peer = (InetSocketAddress) ctx.channel().remoteAddress();
         SessionChannel channel = new SessionChannel((InetSocketAddress) ctx.channel().localAddress(), peer, limits.window(),
                 limits.maxUnacknowledged(), waterMark);
-        EventLoop loop = loops.next();
+        // The loop of the connection that opened the session: the node polls on that connection, so a poll's answer is
+        // written by the thread that runs the session, and the sessions spread over the I/O loops as connections do.
+        EventLoop loop = ctx.channel().eventLoop();
         LongPollSession session = new LongPollSession(this, id, secret, node, channel, loop, wait, batch, timespan);
         channel.pump(session);
         channel.attr(LinkListener.ADMITTED).set(session::admitted);
         sessions.put(id, session);
-        // Requests for the session run on its loop, queued behind this registration: the link is in place before any of them.
+        // The link pipeline goes in as the channel registers, before it is active (registration may complete right here, on
+        // this loop). Requests for the session run on its loop after this: the link is in place before any of them.
+        channel.pipeline().addLast(new ChannelInitializer<Channel>() {
+            @Override
+            protected void initChannel(Channel ch) {
+                linkInstaller.accept(ch);
+            }
+        });
         loop.register(channel).addListener(f -> {
             if (!f.isSuccess()) {
                 session.fail("cannot start the session's link: " + f.cause());
-            } else {
-                linkInstaller.accept(channel);
             }
         });
         log.debug("Long-poll session {} opened for node {} from {}", id, node, peer);

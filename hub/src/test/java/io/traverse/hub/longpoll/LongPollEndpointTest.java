@@ -28,6 +28,8 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -266,5 +268,74 @@ class LongPollEndpointTest {
         assertThat(text(gone)).contains("expired: no request for 1000 ms");
         assertThat(down(active, 0).statusCode()).isEqualTo(200);
         assertThat(sessions.openSessions()).isEqualTo(1);
+    }
+
+    @Test
+    void withABatchTimespanOnlyRelayDataWaitsAndAnyOtherFrameTakesTheWaitingDataAlongAtOnce() throws Exception {
+        start(LongPollLimits.defaults(), Echo::new); // what goes up comes down: the test writes the link's downstream frames
+        HttpResponse<String> opened = http.send(HttpRequest.newBuilder(base.resolve("open?wait=20000&timespan=3000"))
+                .header(LongPollProtocol.NODE, NODE).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(opened.headers().firstValue(LongPollProtocol.BATCH_TIMESPAN)).hasValue("3000");
+        Session s = new Session(opened.headers().firstValue(LongPollProtocol.SESSION).orElseThrow(),
+                opened.headers().firstValue(LongPollProtocol.SECRET).orElseThrow());
+        byte[] preamble = new byte[io.traverse.wire.LinkPreamble.LENGTH];
+        byte[] data = DownstreamFramesTest.relay(io.traverse.wire.RelayKind.DATA, "opener", "acceptor", 16);
+        byte[] credit = DownstreamFramesTest.relay(io.traverse.wire.RelayKind.CREDIT, "opener", "acceptor", 0);
+        byte[] ping = DownstreamFramesTest.other(6, 8);
+        long sent = 0;
+
+        // The preamble (a handshake's first answer) comes at once.
+        assertThat(up(s, sent, preamble).statusCode()).isEqualTo(200);
+        long t0 = System.nanoTime();
+        HttpResponse<byte[]> first = downWaiting(s, sent);
+        assertThat(first.body()).isEqualTo(preamble);
+        assertThat(millisSince(t0)).as("the preamble is not held for the timespan").isLessThan(1500);
+        sent += preamble.length;
+
+        // A DATA frame alone waits for the timespan.
+        assertThat(up(s, sent, data).statusCode()).isEqualTo(200);
+        t0 = System.nanoTime();
+        HttpResponse<byte[]> held = downWaiting(s, sent);
+        assertThat(held.body()).isEqualTo(data);
+        assertThat(millisSince(t0)).as("DATA waits for the batch timespan").isGreaterThanOrEqualTo(2500);
+        sent += data.length;
+
+        // DATA then, while the poll is held, a CREDIT: both come at once.
+        assertThat(up(s, sent, data).statusCode()).isEqualTo(200);
+        t0 = System.nanoTime();
+        long from = sent;
+        CompletableFuture<HttpResponse<byte[]>> poll = CompletableFuture.supplyAsync(() -> {
+            try {
+                return downWaiting(s, from);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        Thread.sleep(300);
+        assertThat(poll).isNotDone();
+        assertThat(up(s, sent + data.length, credit).statusCode()).isEqualTo(200);
+        byte[] both = poll.get(10, TimeUnit.SECONDS).body();
+        assertThat(millisSince(t0)).as("a CREDIT is not held, and the DATA before it goes along").isLessThan(2000);
+        assertThat(both).hasSize(data.length + credit.length);
+        sent += data.length + credit.length;
+
+        // A keepalive PING after DATA: the same.
+        assertThat(up(s, sent, data).statusCode()).isEqualTo(200);
+        assertThat(up(s, sent + data.length, ping).statusCode()).isEqualTo(200);
+        t0 = System.nanoTime();
+        assertThat(downWaiting(s, sent).body()).hasSize(data.length + ping.length);
+        assertThat(millisSince(t0)).as("a PING is not held").isLessThan(1500);
+    }
+
+    /** A poll that may be held up to 20 s; it must bring bytes. */
+    private HttpResponse<byte[]> downWaiting(Session s, long ack) throws Exception {
+        HttpResponse<byte[]> r = http.send(request(s, "down?ack=" + ack + "&wait=20000").GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+        assertThat(r.statusCode()).isEqualTo(200);
+        assertThat(r.headers().firstValue(LongPollProtocol.OFFSET)).hasValue(Long.toString(ack));
+        return r;
+    }
+
+    private static long millisSince(long start) {
+        return (System.nanoTime() - start) / 1_000_000;
     }
 }
