@@ -27,7 +27,8 @@ import java.util.function.Supplier;
  * should expect them from. Learns the NAT's behaviour with two echoes at the hub and keeps it
  * ({@link NatProfile}); a NAT that randomises ports is refused here, in one echo round trip. When
  * the own hub sees only a private address (it is on the node's site network), another hub of the
- * network with a public address echoes instead ({@link PublicEchoHubs}), found in the background.
+ * network with a public address echoes instead ({@link PublicEchoHubs}), found in the background by
+ * asking the candidates at once; a splice that finds that search under way waits for it.
  */
 final class SpliceEndpoints {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SpliceEndpoints.class);
