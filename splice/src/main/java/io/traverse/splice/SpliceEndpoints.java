@@ -198,6 +198,30 @@ final class SpliceEndpoints {
     }
 
     /**
+     * Waits for a search for a public echo hub under way to end, at most {@code max} and within
+     * {@code deadline}; returns at once when none runs. True if one ran and ended meanwhile.
+     */
+    boolean awaitSearchUnderWay(Deadline deadline, Duration max) throws InterruptedIOException {
+        CompletableFuture<Void> running = search.get();
+        if (running == null) {
+            return false;
+        }
+        long millis = Math.min(max.toMillis(), deadline.remainingMillis());
+        if (millis <= 0) {
+            return false;
+        }
+        try {
+            running.get(millis, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException | ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted waiting for the public endpoint echo");
+        }
+    }
+
+    /**
      * Waits for a search under way to end, within {@code deadline}; the public profile it found for
      * the link to {@code linkHub}, or null (none under way, none found, or the deadline passed).
      */

@@ -193,6 +193,40 @@ class PublicEchoHubsTest {
     }
 
     @Test
+    void theHoldBeforeASpliceIsUnderWayEndsWithTheSearchOrAfterItsCap() throws Exception {
+        FakeHub own = start(new FakeHub("10.0.0.5", true));
+        FakeHub publicHub = start(new FakeHub("198.18.0.9", true));
+        CountDownLatch listing = new CountDownLatch(1);
+        CountDownLatch letGo = new CountDownLatch(1);
+        SpliceEndpoints endpoints = endpoints(own, linkHub -> {
+            listing.countDown();
+            try {
+                letGo.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            return List.of(publicHub.address());
+        });
+        assertThat(endpoints.awaitSearchUnderWay(Deadline.after(Duration.ofSeconds(5)), Duration.ofSeconds(5)))
+                .as("no search: no hold").isFalse();
+        executor.execute(() -> {
+            try {
+                endpoints.learn(Deadline.after(Duration.ofSeconds(5)));
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+        assertThat(listing.await(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(endpoints.awaitSearchUnderWay(Deadline.after(Duration.ofSeconds(5)), Duration.ofMillis(50)))
+                .as("a search that outlasts the cap: the hold ends at the cap").isFalse();
+        Future<Boolean> hold = executor.submit(() -> endpoints.awaitSearchUnderWay(Deadline.after(Duration.ofSeconds(5)),
+                Duration.ofSeconds(5)));
+        letGo.countDown();
+        assertThat(hold.get(5, TimeUnit.SECONDS)).as("the search ended within the cap").isTrue();
+        assertThat(endpoints.profile().publicAddress().getHostAddress()).isEqualTo("198.18.0.9");
+    }
+
+    @Test
     void aConnectWhoseDeadlinePassesDuringTheSearchIsRefusedAsLooking() throws Exception {
         FakeHub own = start(new FakeHub("10.0.0.5", true));
         CountDownLatch letGo = new CountDownLatch(1);
