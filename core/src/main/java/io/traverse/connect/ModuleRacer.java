@@ -26,6 +26,8 @@ public final class ModuleRacer {
     public record Outcome(Socket socket, String module, long setupNanos, boolean fromCache) {
     }
 
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ModuleRacer.class);
+
     private final List<ConnectionModule> modules;
     private final HubModuleCache cache;
     private final ModuleCounters counters;
@@ -204,11 +206,14 @@ public final class ModuleRacer {
         @Override
         public void prepare() throws IOException {
             started = true;
+            log.debug("Connect to {}: module {} launched at {} us", request.target(), module.name(), sinceStart());
             ConnectionAttempt planned;
             try {
                 planned = module.plan(request);
             } catch (AttemptFailedException e) {
                 notApplicable = e.getMessage(); // a TARGET answer ends the race; the others only rule this module out
+                log.debug("Connect to {}: module {} does not apply ({} us): {}", request.target(), module.name(), sinceStart(),
+                        e.getMessage());
                 throw e;
             }
             attempt = planned;
@@ -223,6 +228,11 @@ public final class ModuleRacer {
                 failed(e);
                 throw e;
             }
+            log.debug("Connect to {}: module {} under way at {} us", request.target(), module.name(), sinceStart());
+        }
+
+        private long sinceStart() {
+            return (System.nanoTime() - raceStart) / 1000;
         }
 
         @Override
@@ -231,6 +241,7 @@ public final class ModuleRacer {
                 Socket socket = attempt.connect();
                 long setup = System.nanoTime() - raceStart;
                 counters.succeeded(module.name(), setup);
+                log.debug("Connect to {}: module {} connected at {} us", request.target(), module.name(), setup / 1000);
                 return new Outcome(socket, module.name(), setup, fromCache);
             } catch (IOException e) {
                 failed(e);
@@ -241,6 +252,7 @@ public final class ModuleRacer {
         private void failed(IOException e) {
             if (!cancelled) { // losing a race is not a failure of the module
                 failure = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
+                log.debug("Connect to {}: module {} failed at {} us: {}", request.target(), module.name(), sinceStart(), failure);
                 counters.failed(module.name());
                 cache.forget(cacheKey, module.name());
             }

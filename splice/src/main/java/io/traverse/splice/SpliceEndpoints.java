@@ -17,7 +17,9 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
 
 /**
@@ -25,7 +27,8 @@ import java.util.function.Supplier;
  * should expect them from. Learns the NAT's behaviour with two echoes at the hub and keeps it
  * ({@link NatProfile}); a NAT that randomises ports is refused here, in one echo round trip. When
  * the own hub sees only a private address (it is on the node's site network), another hub of the
- * network with a public address echoes instead ({@link PublicEchoHubs}), found in the background.
+ * network with a public address echoes instead ({@link PublicEchoHubs}), found in the background by
+ * asking the candidates at once; a splice that finds that search under way waits for it.
  */
 final class SpliceEndpoints {
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(SpliceEndpoints.class);
@@ -55,8 +58,8 @@ final class SpliceEndpoints {
     private final PortPrediction.Strategy strategy;
     private final int ports;
     private final Executor executor;
-    /** True while a search for a public echo hub runs (one at a time). */
-    private final AtomicBoolean searching = new AtomicBoolean();
+    /** The search for a public echo hub under way (one at a time), completed when it ends; null when none runs. */
+    private final AtomicReference<CompletableFuture<Void>> search = new AtomicReference<>();
     private volatile NatProfile profile;
 
     SpliceEndpoints(Supplier<HubLinkStatus> link, EchoCandidates candidates, Duration candidateTimeout, InetAddress bindAddress,
@@ -111,6 +114,15 @@ final class SpliceEndpoints {
                 searchInBackground(hub);
             }
         }
+        if (!known.seenPublic()) {
+            // A search under way is a few echoes, bounded by one candidate timeout: the first splice of a cold
+            // node waits for it (within the connect's deadline) instead of leaving the connection to a relay.
+            NatProfile found = awaitSearch(hub, deadline);
+            if (found != null) {
+                known = found;
+                fresh = null;
+            }
+        }
         if (!strategy.splices(known.behaviour())) {
             throw new AttemptFailedException(FailureScope.MODULE, "this node's NAT maps ports " + known.behaviour().name()
                     .toLowerCase(java.util.Locale.ROOT) + " (traverse.splice.prediction=" + strategy.name().toLowerCase(java.util.Locale.ROOT)
@@ -121,7 +133,7 @@ final class SpliceEndpoints {
             // The hub is on this node's own network: a peer elsewhere cannot send to what it saw.
             throw new AttemptFailedException(FailureScope.MODULE, "hub " + known.hub() + " sees this node at " + seen.getHostAddress()
                     + ", a private address, and no hub of the network with a public address has echoed its public side"
-                    + (searching.get() ? " yet (looking)" : "") + ": no public endpoint to splice with");
+                    + (search.get() != null ? " yet (looking)" : "") + ": no public endpoint to splice with");
         }
         if (known.behaviour() == PortPrediction.Behaviour.SEQUENTIAL && fresh == null) {
             fresh = HubEcho.ask(known.hub(), bindAddress, 0, deadline.remainingMillis()); // the mapping moves on: echo right before
@@ -162,25 +174,92 @@ final class SpliceEndpoints {
     }
 
     private void searchInBackground(InetSocketAddress linkHub) {
-        if (searching.get()) {
+        CompletableFuture<Void> done = beginSearch();
+        if (done == null) {
             return;
         }
         try {
-            executor.execute(() -> searchPublicEchoHub(linkHub));
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+            executor.execute(() -> search(linkHub, done));
+        } catch (RejectedExecutionException e) {
+            endSearch(done);
             log.debug("No thread to look for a public echo hub now: {}", e.getMessage());
         }
     }
 
+    /** A new search's completion, or null if one is under way already. */
+    private CompletableFuture<Void> beginSearch() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        return search.compareAndSet(null, done) ? done : null;
+    }
+
+    private void endSearch(CompletableFuture<Void> done) {
+        search.compareAndSet(done, null);
+        done.complete(null);
+    }
+
     /**
-     * Asks the candidates in turn (each within the candidate timeout) until one sees a public
-     * address; that profile is kept. Without one, the private profile stays: splices are refused
-     * at once until the profile is stale and the search runs again.
+     * Waits for a search for a public echo hub under way to end, at most {@code max} and within
+     * {@code deadline}; returns at once when none runs. True if one ran and ended meanwhile.
+     */
+    boolean awaitSearchUnderWay(Deadline deadline, Duration max) throws InterruptedIOException {
+        CompletableFuture<Void> running = search.get();
+        if (running == null) {
+            return false;
+        }
+        long millis = Math.min(max.toMillis(), deadline.remainingMillis());
+        if (millis <= 0) {
+            return false;
+        }
+        try {
+            running.get(millis, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (TimeoutException | ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted waiting for the public endpoint echo");
+        }
+    }
+
+    /**
+     * Waits for a search under way to end, within {@code deadline}; the public profile it found for
+     * the link to {@code linkHub}, or null (none under way, none found, or the deadline passed).
+     */
+    private NatProfile awaitSearch(InetSocketAddress linkHub, Deadline deadline) throws IOException {
+        CompletableFuture<Void> running = search.get();
+        if (running != null) {
+            long started = System.nanoTime();
+            try {
+                running.get(Math.max(1, deadline.remainingMillis()), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                return null; // the caller refuses with "yet (looking)"; the connect's deadline is what ran out
+            } catch (ExecutionException e) {
+                return null;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted waiting for the public endpoint echo");
+            }
+            log.debug("Waited {} us for the search for a public echo hub", (System.nanoTime() - started) / 1000);
+        }
+        NatProfile now = profile;
+        return now != null && now.seenPublic() && linkHub.equals(now.linkHub()) && now.isFresh(System.nanoTime()) ? now : null;
+    }
+
+    /**
+     * Asks the candidates all at once (each within the candidate timeout) and keeps the profile of
+     * the first that sees a public address: a hub that drops the echo (a firewall in front of its
+     * public address) then costs nothing while another answers, and the whole search at most one
+     * candidate timeout. Without one, the private profile stays: splices are refused at once until
+     * the profile is stale and the search runs again.
      */
     void searchPublicEchoHub(InetSocketAddress linkHub) {
-        if (!searching.compareAndSet(false, true)) {
-            return;
+        CompletableFuture<Void> done = beginSearch();
+        if (done != null) {
+            search(linkHub, done);
         }
+    }
+
+    private void search(InetSocketAddress linkHub, CompletableFuture<Void> done) {
         try {
             List<InetSocketAddress> hubs;
             try {
@@ -189,30 +268,62 @@ final class SpliceEndpoints {
                 log.debug("Could not list the hubs to find a public echo hub: {}", e.getMessage());
                 return;
             }
+            List<InetSocketAddress> asked = hubs.subList(0, Math.min(hubs.size(), PublicEchoHubs.MAX_CANDIDATES));
+            if (asked.isEmpty() || !linkHub.equals(link.get().hubAddress())) {
+                log.info("No hub of the network with a public address to echo this node's public side: splice is refused at once");
+                return;
+            }
+            log.debug("Looking for a public echo hub: asking {} at once", asked);
             NatProfile own = profile;
             long linkRtt = own != null && linkHub.equals(own.linkHub()) ? own.hubRttNanos() : 0;
-            int tried = 0;
-            for (InetSocketAddress hub : hubs) {
-                if (tried++ == PublicEchoHubs.MAX_CANDIDATES || !linkHub.equals(link.get().hubAddress())) {
-                    break;
-                }
-                try {
-                    NatProfile seen = echoTwice(hub, linkHub, linkRtt, Deadline.after(candidateTimeout)).profile();
-                    if (seen.seenPublic()) {
-                        keep(seen);
-                        log.info("Hub {} sees this node's public side at {} (its own hub {} sees only a private address): splicing with"
-                                + " that endpoint", hub, seen.publicAddress().getHostAddress(), linkHub);
-                        return;
+            CompletableFuture<NatProfile> firstPublic = new CompletableFuture<>();
+            AtomicInteger left = new AtomicInteger(asked.size());
+            for (InetSocketAddress hub : asked) {
+                Runnable ask = () -> {
+                    try {
+                        NatProfile seen = echoTwice(hub, linkHub, linkRtt, Deadline.after(candidateTimeout)).profile();
+                        if (seen.seenPublic()) {
+                            firstPublic.complete(seen);
+                        } else {
+                            log.debug("Hub {} also sees this node at a private address {}", hub, seen.publicAddress().getHostAddress());
+                        }
+                    } catch (IOException e) {
+                        log.debug("Hub {} gave no endpoint echo within {} ms: {}", hub, candidateTimeout.toMillis(), e.getMessage());
+                    } finally {
+                        if (left.decrementAndGet() == 0) {
+                            firstPublic.complete(null);
+                        }
                     }
-                    log.debug("Hub {} also sees this node at a private address {}", hub, seen.publicAddress().getHostAddress());
-                } catch (IOException e) {
-                    log.debug("Hub {} gave no endpoint echo within {} ms: {}", hub, candidateTimeout.toMillis(), e.getMessage());
+                };
+                try {
+                    executor.execute(ask);
+                } catch (RejectedExecutionException e) {
+                    log.debug("No thread to ask hub {} for the endpoint echo: {}", hub, e.getMessage());
+                    if (left.decrementAndGet() == 0) {
+                        firstPublic.complete(null);
+                    }
                 }
             }
-            log.info("No hub of the network sees this node's public side ({} tried of {} with a public address): splice is refused"
-                    + " at once", Math.min(tried, PublicEchoHubs.MAX_CANDIDATES), hubs.size());
+            NatProfile found;
+            try {
+                // Each echo is bounded by the candidate timeout; the margin only guards against a lost completion.
+                found = firstPublic.get(2 * candidateTimeout.toMillis() + 1_000, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                found = null;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            if (found != null) {
+                keep(found);
+                log.info("Hub {} sees this node's public side at {} (its own hub {} sees only a private address): splicing with"
+                        + " that endpoint", found.hub(), found.publicAddress().getHostAddress(), linkHub);
+                return;
+            }
+            log.info("No hub of the network sees this node's public side ({} asked of {} with a public address): splice is refused"
+                    + " at once", asked.size(), hubs.size());
         } finally {
-            searching.set(false);
+            endSearch(done);
         }
     }
 

@@ -125,6 +125,11 @@ final class SpliceModule implements ConnectionModule {
         @Override
         public void prepare() throws IOException {
             link.await(request.deadline(), "to splice with node " + target);
+            // A cold node's public echo is usually a few milliseconds away when the chain gets here: not under way yet,
+            // so the next module (routed) waits for it too, at most one stagger (the echo may never come), after which
+            // connect() waits for the rest within the deadline while routed races it.
+            stage = "waiting for a public hub's echo of this node's endpoint";
+            endpoints.awaitSearchUnderWay(request.deadline(), context.config().connectStagger());
         }
 
         @Override

@@ -15,10 +15,10 @@ public final class ExpectedPath {
      * One module and when it should win.
      *
      * @param firstMayBe the module that may win a pair's first connection instead, while the
-     *                   rule's own path is still being set up (a splice before a public hub has
-     *                   echoed the node's public side);
-     *                   the upgrade probe then caches {@code module}.
-     *                   Empty when the first connection wins with {@code module} too.
+     *                   rule's own path is still being set up; the upgrade probe then caches
+     *                   {@code module}. Empty when the first connection wins with {@code module}
+     *                   too, as it does for every rule now (a splice before the public echo was
+     *                   the last exception: a cold node's splice waits for the echo).
      */
     public record ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds, String firstMayBe) {
         public ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds) {
@@ -38,9 +38,10 @@ public final class ExpectedPath {
             new ModuleRule("reverse", "the target dials the source back through the source's site's sshd",
                     (source, target) -> target.dialsOut() && source.reachedThroughSsh()),
             // Every reach that dials out is spliceable here (a dropping firewall on a public address, or a port-keeping NAT), and
-            // a hub of the network with a public address echoes their public sides; the first connection may come before that echo.
+            // a hub of the network with a public address echoes their public sides. A cold node's splice waits for that echo,
+            // asked of every public hub at once when its link comes up: its first connection is spliced too.
             new ModuleRule("splice", "both dial out (public address behind a dropping firewall, or a port-keeping NAT)",
-                    (source, target) -> source.dialsOut() && target.dialsOut(), "routed"),
+                    (source, target) -> source.dialsOut() && target.dialsOut()),
             // A proxy-only node neither accepts from outside nor dials out but through its proxy's CONNECT tunnel to its hub,
             // so no rule above holds for it in either direction: it is reached, and reaches everyone, routed.
             new ModuleRule("routed", "both reach their hubs (a proxy-only node through its HTTP proxy)", (source, target) -> true));

@@ -36,7 +36,7 @@ import org.slf4j.LoggerFactory;
 public final class RunningNode implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(RunningNode.class);
     private static final String END_OF_OUTPUT = "\u0000end";
-    private static final int LOG_TAIL_LINES = 60;
+    private static final int LOG_TAIL_LINES = 300;
 
     private final Host host;
     private final Process process;
@@ -100,6 +100,12 @@ public final class RunningNode implements AutoCloseable {
      */
     public static TransferResult coldConnect(Host host, NodeSettings settings, VirtualSocketAddress target, long bytes,
             Duration timeout) {
+        return coldConnect(host, settings, target, bytes, timeout, log -> { });
+    }
+
+    /** As {@link #coldConnect(Host, NodeSettings, VirtualSocketAddress, long, Duration)}, and hands the agent's last log lines to {@code agentLog}. */
+    public static TransferResult coldConnect(Host host, NodeSettings settings, VirtualSocketAddress target, long bytes,
+            Duration timeout, java.util.function.Consumer<String> agentLog) {
         List<String> argv = agentCommand(settings);
         argv.add("--connect-at-start");
         argv.add(target.toString());
@@ -119,6 +125,7 @@ public final class RunningNode implements AutoCloseable {
             return TransferResult.parse(reply);
         } finally {
             node.close();
+            agentLog.accept(node.recentLog());
         }
     }
 
