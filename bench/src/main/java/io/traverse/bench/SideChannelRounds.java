@@ -26,6 +26,7 @@ public final class SideChannelRounds {
     private SideChannelRounds() {
     }
 
+    @SuppressWarnings("try") // the echo service answers by existing for the run
     public static void main(String[] args) throws Exception {
         int warmup = 3000;
         int requests = 3000;

@@ -45,6 +45,7 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
         this.options = options;
     }
 
+    @SuppressWarnings("try") // the watch acts by existing: it fires if the connect outlives the deadline
     @Override
     public final Socket run() throws IOException {
         long remaining = deadline.remainingNanos();

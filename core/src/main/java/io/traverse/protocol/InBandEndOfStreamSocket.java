@@ -79,6 +79,7 @@ public final class InBandEndOfStreamSocket extends Socket {
      * reset. That write could block on a tunnel whose far application reads nothing, where a TCP
      * close would not: after {@link #CLOSE_WRITE_LIMIT_NANOS} the tunnel is closed under it.
      */
+    @SuppressWarnings("try") // the watch acts by existing: it closes the tunnel if the close outlives its limit
     @Override
     public void close() throws IOException {
         if (tunnel.isClosed()) {

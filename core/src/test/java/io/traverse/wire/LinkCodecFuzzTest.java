@@ -113,7 +113,7 @@ class LinkCodecFuzzTest {
         for (long length : lengths) {
             EmbeddedChannel channel = codecChannel();
             channel.writeInbound(Unpooled.wrappedBuffer(preamble()));
-            assertThat((Object) channel.readInbound()).isInstanceOf(LinkPreamble.class);
+            assertThat(channel.<Object>readInbound()).isInstanceOf(LinkPreamble.class);
             ByteBuf header = Unpooled.buffer().writeInt((int) length).writeByte(LinkMessageType.GOSSIP.code());
             assertThatThrownBy(() -> channel.writeInbound(header)).as("length %d", length).isInstanceOf(DecoderException.class);
             channel.finishAndReleaseAll();
@@ -121,7 +121,7 @@ class LinkCodecFuzzTest {
         // After authentication the limit is 1 MiB, not more.
         EmbeddedChannel channel = codecChannel();
         channel.writeInbound(Unpooled.wrappedBuffer(preamble()));
-        assertThat((Object) channel.readInbound()).isInstanceOf(LinkPreamble.class);
+        assertThat(channel.<Object>readInbound()).isInstanceOf(LinkPreamble.class);
         LinkPipeline.authenticated(channel.pipeline());
         ByteBuf header = Unpooled.buffer().writeInt(LinkLimits.MAX_FRAME_AFTER_AUTH + 1).writeByte(1);
         assertThatThrownBy(() -> channel.writeInbound(header)).isInstanceOf(TooLongFrameException.class);

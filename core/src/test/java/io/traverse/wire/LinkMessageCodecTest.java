@@ -65,7 +65,7 @@ class LinkMessageCodecTest {
             receiver.writeInbound(wire.retainedSlice(i, 1));
         }
         wire.release();
-        assertThat((Object) receiver.readInbound()).isEqualTo(LinkPreamble.current(LinkRole.NODE));
+        assertThat(receiver.<Object>readInbound()).isEqualTo(LinkPreamble.current(LinkRole.NODE));
         List<Object> received = new ArrayList<>();
         for (Object m; (m = receiver.readInbound()) != null; ) {
             received.add(m);
@@ -142,13 +142,13 @@ class LinkMessageCodecTest {
         EmbeddedChannel receiver = new EmbeddedChannel();
         LinkPipeline.installCodec(receiver.pipeline());
         receiver.writeInbound(preamble(LinkRole.HUB));
-        assertThat((Object) receiver.readInbound()).isInstanceOf(LinkPreamble.class);
+        assertThat(receiver.<Object>readInbound()).isInstanceOf(LinkPreamble.class);
         LinkPipeline.authenticated(receiver.pipeline());
         LinkMessage big = new LookupResult(7, ResultStatus.OK, List.of("x".repeat(8000), "y".repeat(8000)));
         EmbeddedChannel sender = new EmbeddedChannel(LinkMessageEncoder.INSTANCE);
         sender.writeOutbound(big);
         receiver.writeInbound((ByteBuf) sender.readOutbound());
-        assertThat((Object) receiver.readInbound()).isEqualTo(big);
+        assertThat(receiver.<Object>readInbound()).isEqualTo(big);
         receiver.finishAndReleaseAll();
         sender.finishAndReleaseAll();
     }
@@ -162,7 +162,7 @@ class LinkMessageCodecTest {
         }
         assertThatThrownBy(() -> sender.writeOutbound(new LookupResult(1, ResultStatus.OK, entries)))
                 .hasMessageContaining("exceeds the frame maximum");
-        assertThat((Object) sender.readOutbound()).isNull();
+        assertThat(sender.<Object>readOutbound()).isNull();
         sender.finishAndReleaseAll();
     }
 

@@ -63,7 +63,7 @@ class HttpProxyLinkTest {
 
     private void exchange16MiB(Traverse client, Traverse server) throws Exception {
         LoopbackHubNetwork.awaitRoute(client, server);
-        try (TraverseServerSocket listening = (TraverseServerSocket) server.serverSocketFactory().createServerSocket(PORT)) {
+        try (TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(PORT)) {
             CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
                 try (Socket s = listening.accept()) {
                     return SeededStreams.exchange(s, threads, SeededStreams.EVEN, 2, BYTES, () -> 29 * 1024);

@@ -85,7 +85,7 @@ class LongPollLinkTest {
                 .asString(StandardCharsets.UTF_8).isEqualTo("to behind the proxy");
 
         // A name bound over the session, connected to by name from outside; half-close both ways.
-        try (TraverseServerSocket named = (TraverseServerSocket) behindProxy.serverSocketFactory().createServerSocket("polled-db", 5432)) {
+        try (TraverseServerSocket named = behindProxy.serverSocketFactory().createServerSocket("polled-db", 5432)) {
             CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
                 try (Socket s = named.accept()) {
                     return SeededStreams.exchange(s, threads, SeededStreams.EVEN, 4, 1024 * 1024, () -> 7 * 1024);
@@ -102,8 +102,8 @@ class LongPollLinkTest {
         assertThat(exchange16MiB(behindProxy, outside, "longpoll")).isEqualTo("routed");
         assertThat(proxy.connectRequests()).as("CONNECT asked once, then remembered as refused").isEqualTo(1);
         // Nothing can dial back to a node that only its proxy lets out: reverse does not even ask.
-        java.net.ConnectException nowhere = org.assertj.core.api.Assertions.catchThrowableOfType(() -> behindProxy.socketFactory()
-                .createSocket("tv1-" + io.traverse.identity.NodeId.random(), 80), java.net.ConnectException.class);
+        java.net.ConnectException nowhere = org.assertj.core.api.Assertions.catchThrowableOfType(java.net.ConnectException.class, () -> behindProxy.socketFactory()
+                .createSocket("tv1-" + io.traverse.identity.NodeId.random(), 80));
         assertThat(nowhere).hasMessageContaining("reverse: not tried (this node's only way out is HTTP proxy " + proxy.authority())
                 .hasMessageContaining("routed: not tried (the hub link is a long-poll session; longpoll carries it)");
     }
@@ -172,11 +172,11 @@ class LongPollLinkTest {
         LoopbackHubNetwork.awaitRoute(polling, outside);
         // A node that is nowhere: every module of the chain fails or says why it did not try.
         String nowhere = "tv1-" + io.traverse.identity.NodeId.random();
-        java.net.ConnectException nobody = org.assertj.core.api.Assertions.catchThrowableOfType(() -> polling.socketFactory()
-                .createSocket(nowhere, PORT + 1), java.net.ConnectException.class);
+        java.net.ConnectException nobody = org.assertj.core.api.Assertions.catchThrowableOfType(java.net.ConnectException.class, () -> polling.socketFactory()
+                .createSocket(nowhere, PORT + 1));
         assertThat(nobody).hasMessageContaining("routed: not tried (the hub link is a long-poll session; longpoll carries it)");
-        java.net.ConnectException fromOutside = org.assertj.core.api.Assertions.catchThrowableOfType(() -> outside.socketFactory()
-                .createSocket(nowhere, PORT + 1), java.net.ConnectException.class);
+        java.net.ConnectException fromOutside = org.assertj.core.api.Assertions.catchThrowableOfType(java.net.ConnectException.class, () -> outside.socketFactory()
+                .createSocket(nowhere, PORT + 1));
         assertThat(fromOutside).hasMessageContaining("longpoll: not tried (the hub link is not a long-poll session (a TCP link to");
     }
 
@@ -214,7 +214,7 @@ class LongPollLinkTest {
     String exchange(Traverse client, Traverse server, String module, int bytes) throws Exception {
         LoopbackHubNetwork.awaitRoute(client, server);
         java.util.concurrent.atomic.AtomicReference<String> accepted = new java.util.concurrent.atomic.AtomicReference<>();
-        try (TraverseServerSocket listening = (TraverseServerSocket) server.serverSocketFactory().createServerSocket(PORT)) {
+        try (TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(PORT)) {
             CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
                 try (Socket s = listening.accept()) {
                     accepted.set(server.connectionInfo(s).orElseThrow().module());

@@ -15,6 +15,7 @@ import java.util.concurrent.TimeUnit;
  * may be given, separated by commas, in the system property {@code bench.hub.jvmArgs} (for JMH
  * forks: {@code -jvmArgsAppend -Dbench.hub.jvmArgs=-XX:+UseTransparentHugePages,-Xss1m}).
  */
+@SuppressWarnings("try") // close() waits for the child process, so it may be interrupted
 public final class ChildHub implements AutoCloseable {
     private final Process process;
     private final BufferedReader out;

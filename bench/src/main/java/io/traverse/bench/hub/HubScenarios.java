@@ -168,6 +168,7 @@ public final class HubScenarios {
                 hubCount, rounds, worst, worst <= 2000 ? "MET" : "NOT MET"));
     }
 
+    @SuppressWarnings("try") // the child hub is closed, interrupted or not, when the scenario ends
     private void withdrawal() throws Exception {
         int size = Math.min(hubCount, 10);
         List<Double> results = new ArrayList<>();
