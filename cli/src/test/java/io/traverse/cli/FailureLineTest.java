@@ -35,9 +35,14 @@ class FailureLineTest {
     }
 
     private static void assertOneLine(Outcome outcome, String... mentions) {
-        assertThat(outcome.exitCode()).isEqualTo(FailureLine.EXIT_FAILED);
+        assertOneLine(outcome, FailureLine.EXIT_FAILED, mentions);
+    }
+
+    /** One line on standard error naming everything in {@code mentions}, no stack trace, colour or usage, and {@code exitCode}. */
+    private static void assertOneLine(Outcome outcome, int exitCode, String... mentions) {
+        assertThat(outcome.exitCode()).isEqualTo(exitCode);
         assertThat(outcome.err().strip().lines()).as(outcome.err()).hasSize(1);
-        assertThat(outcome.err()).doesNotContain("\tat ", "Exception:", "\u001b[");
+        assertThat(outcome.err()).doesNotContain("\tat ", "Exception:", "\u001b[", "Usage:");
         for (String mention : mentions) {
             assertThat(outcome.err()).contains(mention);
         }
@@ -122,22 +127,14 @@ class FailureLineTest {
         Path file = dir.resolve("hub.properties");
         Files.writeString(file, "traverse.hub.prot = 17000\n");
         Outcome outcome = run("hub", "--config", file.toString(), "--port", "0", "--http-port", "-1", "--discovery-port", "-1");
-        assertUsageLine(outcome, "traverse hub: " + file + ": unknown keys [traverse.hub.prot]", "traverse hub --help");
+        assertOneLine(outcome, UsageErrorLine.EXIT_USAGE, "traverse hub: " + file + ": unknown keys [traverse.hub.prot]", "traverse hub --help");
     }
 
     @Test
     void anUnknownOptionIsOneUsageLineNotTheWholeUsage() {
         Outcome outcome = run("forward", "0", "db:5432", "--hubb", "127.0.0.1:1");
-        assertUsageLine(outcome, "traverse forward: ", "--hubb", "traverse forward --help lists the options");
+        assertOneLine(outcome, UsageErrorLine.EXIT_USAGE, "traverse forward: ", "--hubb", "traverse forward --help lists the options");
         assertThat(run("forward", "--help").out()).contains("Usage: traverse forward");
     }
 
-    private static void assertUsageLine(Outcome outcome, String... mentions) {
-        assertThat(outcome.exitCode()).isEqualTo(UsageErrorLine.EXIT_USAGE);
-        assertThat(outcome.err().strip().lines()).as(outcome.err()).hasSize(1);
-        assertThat(outcome.err()).doesNotContain("Usage:", "\tat ", "Exception:");
-        for (String mention : mentions) {
-            assertThat(outcome.err()).contains(mention);
-        }
-    }
 }
