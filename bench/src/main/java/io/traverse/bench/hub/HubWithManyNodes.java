@@ -39,8 +39,9 @@ final class HubWithManyNodes {
     /** @param longPoll every node links by a long-poll session (issue 14), and the hub JVM gets {@code -Xmx512m} */
     @SuppressWarnings("try") // the child hub is closed, interrupted or not, when the scenario ends
     static Result measure(int nodeCount, boolean longPoll) throws Exception {
-        // Every keepalive of an idle long-poll link is an upstream request and a poll answer: 10 s rather than 2 s.
-        int keepaliveMillis = longPoll ? 10_000 : 2000;
+        // Every keepalive of an idle long-poll link is an upstream request and a poll answer: 10 s rather than 2 s,
+        // unless -Dbench.longpoll.keepaliveMillis says otherwise (2000: the default a user gets).
+        int keepaliveMillis = longPoll ? Integer.getInteger("bench.longpoll.keepaliveMillis", 10_000) : 2000;
         try (ChildHub hub = new ChildHub("bench-many", keepaliveMillis, HubNetwork.TOKEN, List.of(), longPoll ? "512m" : "256m")) {
             long[] idle = hub.heapThreadsNodes();
             List<Traverse> nodes = new ArrayList<>();
@@ -67,6 +68,19 @@ final class HubWithManyNodes {
                     loaded = hub.heapThreadsNodes();
                 }
                 double seconds = (System.nanoTime() - started) / 1e9;
+                // -Dbench.holdSeconds=N: keep every node linked N s more (keepalives and polls running), checked each second.
+                int holdSeconds = Integer.getInteger("bench.holdSeconds", 0);
+                long holdUntil = System.nanoTime() + Duration.ofSeconds(holdSeconds).toNanos();
+                while (System.nanoTime() < holdUntil) {
+                    Thread.sleep(1000);
+                    long linked = hub.heapThreadsNodes()[2];
+                    if (linked < nodeCount) {
+                        throw new IllegalStateException("only " + linked + " of " + nodeCount + " nodes still linked while holding");
+                    }
+                }
+                if (holdSeconds > 0) {
+                    loaded = hub.heapThreadsNodes();
+                }
                 return new Result(nodeCount, idle[0], loaded[0], idle[1], loaded[1], seconds);
             } finally {
                 for (Traverse node : nodes) {
