@@ -5,8 +5,6 @@ import io.traverse.TraverseConfig;
 import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import picocli.CommandLine.Option;
@@ -38,8 +36,7 @@ public final class NodeOptions {
             config.set(ConfigKey.HUBS, String.join(",", hubs), "--hub");
         }
         if (tokenFile != null) {
-            List<String> lines = Files.readAllLines(tokenFile, StandardCharsets.UTF_8);
-            config.token(lines.isEmpty() ? "" : lines.get(0).strip());
+            config.token(TokenFile.read(tokenFile));
         } else if (token != null) {
             config.token(token);
         }

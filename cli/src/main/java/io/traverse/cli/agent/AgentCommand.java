@@ -1,15 +1,13 @@
 package io.traverse.cli.agent;
 
+import io.traverse.cli.TokenFile;
 import io.traverse.cli.LogLevel;
 import io.traverse.cli.pipe.HubLinkReadiness;
 import io.traverse.cli.pipe.PipeService;
 import io.traverse.cli.pipe.RunningPipe;
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -92,8 +90,7 @@ public final class AgentCommand implements Callable<Integer> {
             return null;
         }
         try {
-            List<String> lines = Files.readAllLines(tokenFile, StandardCharsets.UTF_8);
-            return lines.isEmpty() ? "" : lines.get(0).strip();
+            return TokenFile.read(tokenFile);
         } catch (IOException e) {
             throw new IOException("--token-file " + tokenFile + " cannot be read (" + e + ")", e);
         }

@@ -1,5 +1,6 @@
 package io.traverse.cli.agent;
 
+import io.traverse.cli.TokenFile;
 import io.traverse.TraverseConfig;
 import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
@@ -113,14 +114,12 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
         String file = path.toString();
         if (key.equals(TOKEN_FILE)) {
             Path tokenFile = path.toAbsolutePath().getParent().resolve(value);
-            List<String> tokenLines;
             try {
-                tokenLines = Files.readAllLines(tokenFile, StandardCharsets.UTF_8);
+                value = TokenFile.read(tokenFile);
             } catch (IOException e) {
                 throw new AgentFileException(file, number, "token-file " + tokenFile + " cannot be read (" + e + ")");
             }
             key = ConfigKey.TOKEN.key();
-            value = tokenLines.isEmpty() ? "" : tokenLines.get(0).strip();
         }
         String named = key;
         ConfigKey configKey = ConfigKey.byKey(named).orElseThrow(() -> new AgentFileException(file, number, "unknown key '"

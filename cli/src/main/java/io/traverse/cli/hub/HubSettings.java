@@ -1,5 +1,6 @@
 package io.traverse.cli.hub;
 
+import io.traverse.cli.TokenFile;
 import io.traverse.hub.HubConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -88,21 +89,16 @@ final class HubSettings {
             return option;
         }
         if (optionFile != null) {
-            return readTokenFile(optionFile);
+            return TokenFile.read(optionFile);
         }
         if (file.getProperty(TOKEN) != null) {
             return file.getProperty(TOKEN).trim();
         }
         if (get(TOKEN_FILE) != null) {
-            return readTokenFile(Path.of(get(TOKEN_FILE)));
+            return TokenFile.read(Path.of(get(TOKEN_FILE)));
         }
         String env = environment.get("TRAVERSE_TOKEN");
         return env == null ? "" : env.trim();
-    }
-
-    private static String readTokenFile(Path path) throws IOException {
-        List<String> lines = Files.readAllLines(path, StandardCharsets.UTF_8);
-        return lines.isEmpty() ? "" : lines.get(0).trim();
     }
 
     /** Applies the file's settings that have no option given, then validates. */

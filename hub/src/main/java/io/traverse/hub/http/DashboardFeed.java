@@ -126,7 +126,8 @@ final class DashboardFeed {
                         String event = "event: view\ndata: " + DashboardView.of(status, traffic, rate, System.currentTimeMillis()).toJson()
                                 + "\n\n";
                         latest = event;
-                        streams.keySet().forEach(channel -> channel.eventLoop().execute(() -> send(channel, event)));
+                        byte[] encoded = event.getBytes(StandardCharsets.UTF_8); // once per view, not once per page
+                        streams.keySet().forEach(channel -> channel.eventLoop().execute(() -> send(channel, encoded)));
                     } catch (RuntimeException e) {
                         log.warn("Dashboard view could not be made: {}", e.toString());
                     } finally {
@@ -139,7 +140,7 @@ final class DashboardFeed {
         });
     }
 
-    private void send(Channel channel, String event) {
+    private void send(Channel channel, byte[] event) {
         if (!channel.isActive()) {
             return;
         }
@@ -153,7 +154,8 @@ final class DashboardFeed {
             return;
         }
         channel.attr(SKIPPED).set(0);
-        channel.writeAndFlush(content(event)).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        // Every page's buffer wraps the one encoded view (read-only use, indices of its own): no copy per page.
+        channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event))).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }
 
     private static DefaultHttpContent content(String text) {
