@@ -1,6 +1,5 @@
 package io.traverse.hub.link;
 
-import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -110,10 +109,10 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
             // Endpoint discovery for splicing: where this connection comes from, then nothing more.
             role = LinkRole.ECHO;
             stage = Stage.DONE;
-            ctx.channel().config().setAutoRead(false); // whatever else the caller sends is not read
-            ctx.writeAndFlush(ctx.alloc().buffer(EndpointEcho.MAX_LENGTH)
-                    .writeBytes(EndpointEcho.encode((InetSocketAddress) ctx.channel().remoteAddress())))
-                    .addListener(ChannelFutureListener.CLOSE);
+            // Whatever else the caller sent is discarded, not left unread: closing on unread bytes
+            // makes the kernel send a reset, which can destroy the answer before the caller reads it.
+            LinkClosing.writeAndClose(ctx.channel(), ctx.alloc().buffer(EndpointEcho.MAX_LENGTH)
+                    .writeBytes(EndpointEcho.encode((InetSocketAddress) ctx.channel().remoteAddress())));
             return;
         }
         ctx.flush();

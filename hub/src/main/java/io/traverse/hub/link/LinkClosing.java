@@ -30,12 +30,24 @@ final class LinkClosing {
         if (!channel.isActive() || channel.pipeline().get(DISCARD) != null) {
             return;
         }
-        channel.pipeline().addFirst(DISCARD, DiscardInbound.INSTANCE);
         java.util.function.Consumer<io.traverse.wire.RejectCode> counter = channel.attr(REJECTS_SENT).get();
         if (counter != null) {
             counter.accept(reject.code());
         }
-        channel.writeAndFlush(reject).addListener(f -> {
+        writeAndClose(channel, reject);
+    }
+
+    /**
+     * Writes a last message (a REJECT, an endpoint echo's answer) and closes the same way: the
+     * peer's further bytes discarded, FIN after the message, the socket closed when the peer closes
+     * too or after {@link #LINGER_MILLIS}.
+     */
+    static void writeAndClose(Channel channel, Object last) {
+        if (!channel.isActive() || channel.pipeline().get(DISCARD) != null) {
+            return;
+        }
+        channel.pipeline().addFirst(DISCARD, DiscardInbound.INSTANCE);
+        channel.writeAndFlush(last).addListener(f -> {
             if (f.isSuccess() && channel instanceof DuplexChannel duplex) {
                 duplex.shutdownOutput();
             } else {
