@@ -18,6 +18,7 @@ import io.traverse.wire.LinkPreamble;
 import io.traverse.wire.LinkRole;
 import io.traverse.wire.NodeHello;
 import io.traverse.wire.Ping;
+import io.traverse.wire.Pong;
 import io.traverse.wire.Reject;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayEncoder;
@@ -315,7 +316,7 @@ final class HubDataLink implements Closeable {
     // ---- reading (one thread at a time) -----------------------------------------------------
 
     /**
-     * Reads what the hub sent and hands out every whole message (RELAY, PING or REJECT), waiting
+     * Reads what the hub sent and hands out every whole message (RELAY, PING, PONG or REJECT), waiting
      * for bytes until the deadline (0: none) or {@link #wakeReader()}.
      *
      * @return the number of messages handed out; 0 if the wait ended without one
@@ -402,7 +403,7 @@ final class HubDataLink implements Closeable {
         } finally {
             frame.release();
         }
-        if (!(m instanceof Relay) && !(m instanceof Ping) && !(m instanceof Reject)) {
+        if (!(m instanceof Relay) && !(m instanceof Ping) && !(m instanceof Pong) && !(m instanceof Reject)) {
             ReferenceCountUtil.release(m);
             throw new ProtocolException(m.type() + " on a data link (it carries RELAY frames only)");
         }
@@ -547,7 +548,7 @@ final class HubDataLink implements Closeable {
     }
 
     /** Frees the read buffers; by the reading thread, after the link is closed. */
-    void releaseBuffers() {
+    synchronized void releaseBuffers() {
         if (chunk != null) {
             chunk.release();
             chunk = null;

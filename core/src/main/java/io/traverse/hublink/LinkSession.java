@@ -32,6 +32,10 @@ final class LinkSession extends ChannelInboundHandlerAdapter {
     private final long keepaliveNanos;
     private final BiConsumer<LinkSession, LinkMessage> inbound;
     private volatile long lastReadNanos = System.nanoTime();
+    /** When the hub was last heard on this link's data link: frames there prove the hub alive just as well. */
+    private volatile long dataLinkHeardNanos = lastReadNanos;
+    /** When the keepalive last ran (on the loop); 0 before its first run. */
+    private long lastTickNanos;
     private volatile long rttNanos = -1;
     private volatile String closeReason;
     private ScheduledFuture<?> keepalive;
@@ -55,13 +59,32 @@ final class LinkSession extends ChannelInboundHandlerAdapter {
     }
 
     private void keepalive() {
-        long silent = System.nanoTime() - lastReadNanos;
+        long now = System.nanoTime();
+        // A tick that comes late means this node's own loop (or the machine) was busy: frames may
+        // be waiting unread in the socket. That time is not the hub's silence, or a busy node would
+        // drop its link for its own slowness.
+        long late = lastTickNanos == 0 ? 0 : now - lastTickNanos - keepaliveNanos;
+        lastTickNanos = now;
+        if (late > keepaliveNanos / 2) {
+            lastReadNanos += late;
+        }
+        long silent = now - Math.max(lastReadNanos, dataLinkHeardNanos);
         if (silent > DEAD_AFTER_INTERVALS * keepaliveNanos) {
             close("no frame from the hub for " + TimeUnit.NANOSECONDS.toMillis(silent) + " ms (keepalive "
                     + TimeUnit.NANOSECONDS.toMillis(keepaliveNanos) + " ms)");
             return;
         }
         channel.writeAndFlush(new Ping(System.nanoTime()));
+    }
+
+    /** The keepalive interval agreed for this link. */
+    long keepaliveMillis() {
+        return TimeUnit.NANOSECONDS.toMillis(keepaliveNanos);
+    }
+
+    /** The hub sent something on the data link bound to this link. Any thread. */
+    void heardOnDataLink() {
+        dataLinkHeardNanos = System.nanoTime();
     }
 
     @Override

@@ -9,10 +9,8 @@ import io.traverse.spi.RelayLink;
 import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayKind;
-import java.io.InterruptedIOException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
-import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,6 +40,8 @@ final class NodeRelayLink implements RelayLink {
      */
     private final ReentrantReadWriteLock switching = new ReentrantReadWriteLock();
     private volatile Receiver receiver;
+    /** The data link's keepalive PINGs (on the loop), while there is a data link. */
+    private volatile java.util.concurrent.ScheduledFuture<?> dataLinkPings;
 
     NodeRelayLink(NodeId localId, EventLoop loop) {
         this.localId = localId;
@@ -90,24 +90,6 @@ final class NodeRelayLink implements RelayLink {
     }
 
     @Override
-    public boolean readWhileWaiting(BooleanSupplier ready, long deadlineNanos) throws InterruptedIOException {
-        DataLinkRelay d = data;
-        if (d == null) {
-            return false;
-        }
-        d.readWhileWaiting(ready, deadlineNanos);
-        return true;
-    }
-
-    @Override
-    public void wakeWaiters() {
-        DataLinkRelay d = data;
-        if (d != null) {
-            d.wakeWaiters();
-        }
-    }
-
-    @Override
     public ScheduledExecutorService loop() {
         return loop;
     }
@@ -136,8 +118,10 @@ final class NodeRelayLink implements RelayLink {
                 r.linkLost(why);
             }
             dataLinkBroke.accept(why);
-        });
+        }, s::heardOnDataLink);
         d.startWriting();
+        long every = s.keepaliveMillis();
+        dataLinkPings = loop.scheduleAtFixedRate(d::ping, every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
         ReentrantReadWriteLock.WriteLock noSenders = switching.writeLock();
         noSenders.lock();
         try {
@@ -213,6 +197,11 @@ final class NodeRelayLink implements RelayLink {
     /** On the loop: the link is gone (and its data link with it). */
     void linkLost(String reason) {
         session = null;
+        java.util.concurrent.ScheduledFuture<?> pings = dataLinkPings;
+        dataLinkPings = null;
+        if (pings != null) {
+            pings.cancel(false);
+        }
         DataLinkRelay d = sending;
         sending = null;
         data = null;

@@ -251,15 +251,20 @@ final class RoutedConnection {
                 return false;
             }
             resetReason = reason;
-            inbox.forEach(ByteBuf::release);
-            inbox.clear();
+            if (!peerFinished) {
+                // What arrived of a stream that did not end is thrown away, as a kernel socket does on
+                // RST. A stream that ended (FIN) arrived whole: it stays readable, so a RESET that
+                // only crossed this end's last frames (an answer to a liveness PING, say, from an end
+                // that finished and forgot the connection) loses nothing.
+                inbox.forEach(ByteBuf::release);
+                inbox.clear();
+            }
             readable.signalAll();
             writable.signalAll();
         } finally {
             lock.unlock();
         }
         table.remove(this);
-        table.wakeWaiters();
         return true;
     }
 
@@ -291,7 +296,7 @@ final class RoutedConnection {
                 if (deadline != 0 && deadline - System.nanoTime() <= 0) {
                     throw new SocketTimeoutException("Read timed out");
                 }
-                await(readable, this::readableNews, deadline, "reading");
+                await(readable, deadline, "reading");
             }
             failIfUnreadable();
             while (n < len && !inbox.isEmpty()) {
@@ -324,29 +329,10 @@ final class RoutedConnection {
 
     /**
      * Waits, holding {@link #lock}, until {@code condition} is signalled or the deadline (0: none)
-     * passes. Over a data link the thread reads the link meanwhile ({@link RelayLink#readWhileWaiting}),
-     * so the frame it waits for needs no other thread to wake it. Returns with the lock held; the
-     * caller checks its state again.
+     * passes; whoever files a frame (the link's loop or its data link's reader) signals it. Returns
+     * with the lock held; the caller checks its state again.
      */
-    private void await(Condition condition, java.util.function.BooleanSupplier newsLocked, long deadline, String doing)
-            throws InterruptedIOException {
-        lock.unlock();
-        boolean lent;
-        try {
-            lent = table.readWhileWaiting(() -> {
-                lock.lock();
-                try {
-                    return newsLocked.getAsBoolean();
-                } finally {
-                    lock.unlock();
-                }
-            }, deadline);
-        } finally {
-            lock.lock();
-        }
-        if (lent || newsLocked.getAsBoolean()) {
-            return;
-        }
+    private void await(Condition condition, long deadline, String doing) throws InterruptedIOException {
         try {
             if (deadline == 0) {
                 condition.await();
@@ -362,21 +348,11 @@ final class RoutedConnection {
         }
     }
 
-    /** Something a reader waits for happened (lock held). */
-    private boolean readableNews() {
-        return !inbox.isEmpty() || peerFinished || inputShut || closed || resetReason != null;
-    }
-
-    /** Something a writer waiting for credit waits for happened (lock held). */
-    private boolean writableNews() {
-        return sendLimit > sent || closed || resetReason != null || finSent;
-    }
-
     private void failIfUnreadable() throws SocketException {
         if (closed) {
             throw new SocketException("Socket closed");
         }
-        if (resetReason != null) {
+        if (resetReason != null && !peerFinished) {
             throw new SocketException("Connection reset: " + resetReason);
         }
     }
@@ -413,7 +389,7 @@ final class RoutedConnection {
             try {
                 while (sendLimit == sent) {
                     failIfUnwritable();
-                    await(writable, this::writableNews, 0, "waiting for the peer to read");
+                    await(writable, 0, "waiting for the peer to read");
                 }
                 failIfUnwritable();
                 chunk = (int) Math.min(Math.min(len, sendLimit - sent), Relay.MAX_DATA_BYTES);
@@ -468,7 +444,6 @@ final class RoutedConnection {
         } finally {
             lock.unlock();
         }
-        table.wakeWaiters();
         sendFinIfDue(false);
         if (done) {
             table.remove(this);
@@ -517,7 +492,6 @@ final class RoutedConnection {
         } finally {
             lock.unlock();
         }
-        table.wakeWaiters();
         table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
     }
 
@@ -527,14 +501,6 @@ final class RoutedConnection {
      * the other end finishes too, so that data it still sends gets a RESET.
      */
     void close() {
-        try {
-            closeThisEnd();
-        } finally {
-            table.wakeWaiters();
-        }
-    }
-
-    private void closeThisEnd() {
         boolean unread;
         boolean done;
         lock.lock();
@@ -607,6 +573,16 @@ final class RoutedConnection {
             lock.unlock();
         }
         table.send(ping.pong(limit));
+    }
+
+    /** Both streams ended: the other end's FIN arrived and this end's FIN is sent. Nothing is left to check for liveness. */
+    boolean isFinishedBothWays() {
+        lock.lock();
+        try {
+            return peerFinished && finSent && !finWaiting;
+        } finally {
+            lock.unlock();
+        }
     }
 
     boolean isClosed() {

@@ -113,16 +113,6 @@ final class RoutedConnections implements RelayLink.Receiver {
         return link.isLinked();
     }
 
-    /** See {@link RelayLink#readWhileWaiting}. */
-    boolean readWhileWaiting(java.util.function.BooleanSupplier ready, long deadlineNanos) throws java.io.InterruptedIOException {
-        return link.readWhileWaiting(ready, deadlineNanos);
-    }
-
-    /** See {@link RelayLink#wakeWaiters}. */
-    void wakeWaiters() {
-        link.wakeWaiters();
-    }
-
     /** Sends an OPEN that is not held ({@link #open(NodeId, int, boolean)}). */
     Opening open(NodeId target, int virtualPort) {
         return open(target, virtualPort, false);
@@ -365,6 +355,11 @@ final class RoutedConnections implements RelayLink.Receiver {
             }
         }
         for (RoutedConnection c : connections.values()) {
+            if (c.isFinishedBothWays()) {
+                // Kept until the application closes it, but nothing more can travel: a PING would
+                // only meet an end that finished and forgot the connection, and come back a RESET.
+                continue;
+            }
             long silent = now - c.lastHeardNanos();
             if (silent > DEAD_AFTER_PROBES * probeNanos) {
                 log.debug("Resetting {}: nothing heard for {} ms", c, TimeUnit.NANOSECONDS.toMillis(silent));

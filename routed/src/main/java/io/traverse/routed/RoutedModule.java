@@ -156,8 +156,6 @@ final class RoutedModule implements ConnectionModule {
             try {
                 long waitMillis = request.deadline().remainingMillis() + DEADLINE_MARGIN_MILLIS;
                 long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(waitMillis);
-                o.answer().whenComplete((x, y) -> connections.wakeWaiters());
-                awaitAnswer(o, until);
                 RoutedConnection c = o.answer().get(Math.max(0, until - System.nanoTime()), TimeUnit.NANOSECONDS);
                 VirtualSocketAddress local = new VirtualSocketAddress(context.localIdentity(), 0);
                 VirtualSocketAddress remote = new VirtualSocketAddress(request.target(), request.virtualPort());
@@ -211,19 +209,6 @@ final class RoutedModule implements ConnectionModule {
                         throw new InterruptedIOException("interrupted waiting for a hub link to route a connection to node " + target);
                     }
                 }
-            }
-        }
-
-        /** Over a data link, reads it while waiting for the answer (no thread woken in between). */
-        private void awaitAnswer(RoutedConnections.Opening o, long deadlineNanos) throws AttemptFailedException {
-            try {
-                while (!o.answer().isDone() && deadlineNanos - System.nanoTime() > 0
-                        && connections.readWhileWaiting(() -> o.answer().isDone(), deadlineNanos)) {
-                    // checked again
-                }
-            } catch (InterruptedIOException e) {
-                connections.abandon(o, "the opener was interrupted");
-                throw new AttemptFailedException(FailureScope.PATH, "interrupted");
             }
         }
 

@@ -182,6 +182,42 @@ class RoutedConnectionsTest {
     }
 
     @Test
+    void aResetAfterThePeersWholeStreamLeavesItReadableToEof() throws Exception {
+        RoutedConnection c = opened();
+        long id = c.key().id();
+        c.shutdownOutput();
+        // The peer answers, finishes and forgets the connection; a liveness PING of ours that
+        // crossed its FIN comes back as a RESET before the application has read the answer.
+        table.frame(Relay.data(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 0, new byte[] {4, 5, 6}));
+        table.frame(Relay.fin(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 3));
+        table.frame(Relay.reset(id, SELF, PEER, RelayDirection.TOWARD_OPENER, "node peer has no such connection"));
+        byte[] read = new byte[8];
+        assertThat(c.read(read, 0, 8, 1000)).isEqualTo(3);
+        assertThat(read).startsWith(4, 5, 6);
+        assertThat(c.read(read, 0, 8, 1000)).as("EOF").isEqualTo(-1);
+    }
+
+    @Test
+    void aResetMidStreamThrowsAwayWhatWasNotRead() throws Exception {
+        RoutedConnection c = opened();
+        long id = c.key().id();
+        table.frame(Relay.data(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 0, new byte[] {4, 5, 6}));
+        table.frame(Relay.reset(id, SELF, PEER, RelayDirection.TOWARD_OPENER, "the peer aborted"));
+        assertThatThrownBy(() -> c.read(new byte[8], 0, 8, 1000)).isInstanceOf(SocketException.class)
+                .hasMessageContaining("Connection reset: the peer aborted");
+    }
+
+    @Test
+    void aConnectionFinishedBothWaysIsNotProbed() throws Exception {
+        RoutedConnection c = opened();
+        long id = c.key().id();
+        c.shutdownOutput();
+        assertThat(c.isFinishedBothWays()).as("the peer may still send").isFalse();
+        table.frame(Relay.fin(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 0));
+        assertThat(c.isFinishedBothWays()).isTrue();
+    }
+
+    @Test
     void theFinCarriesTheLengthOfEverythingWrittenAndComesLast() throws Exception {
         RoutedConnection c = opened();
         c.write(new byte[100_000], 0, 100_000);

@@ -22,7 +22,8 @@ import org.slf4j.LoggerFactory;
  * hub's own loop spent unable to run the check (a tick that comes late) is not counted as the
  * peer's silence: an overloaded hub must not drop its links for its own slowness. Nor is time the
  * hub held the link's reading (relay backpressure). The other way round, a link that stays
- * unwritable — its peer takes nothing — for as long is closed with REJECT LIMIT.
+ * unwritable and whose peer takes nothing at all for as long is closed with REJECT LIMIT; a peer
+ * that takes something — a busy node reading slowly — is slow, not dead, and keeps its link.
  */
 final class Keepalive extends ChannelInboundHandlerAdapter {
     static final double SILENT_INTERVALS = 2.5;
@@ -36,8 +37,13 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
     private long lastReadNanos = System.nanoTime();
     private long lastPingNanos;
     private long lastTickNanos;
-    /** When the link last stopped being writable, or 0 while it is writable. */
+    /**
+     * While the link is not writable: when it last took something (its backlog shrank from one
+     * check to the next), or 0 while it is writable.
+     */
     private long unwritableSinceNanos;
+    /** The backlog (bytes before writable) at the last check. */
+    private long lastBacklog = Long.MAX_VALUE;
     private long checkNanos;
     private ScheduledFuture<?> ticker;
 
@@ -84,9 +90,14 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
             lastReadNanos = readingHeld ? now : lastReadNanos + late;
         }
         if (!ctx.channel().isWritable()) {
-            if (unwritableSinceNanos == 0) {
+            // A peer that reads slowly (a busy node) still takes something every tick: only one that
+            // takes nothing at all for as long as a silent one would be given is cut off.
+            long backlog = ctx.channel().bytesBeforeWritable();
+            if (unwritableSinceNanos == 0 || backlog < lastBacklog) {
                 unwritableSinceNanos = now;
-            } else if (now - unwritableSinceNanos > SILENT_INTERVALS * intervalNanos) {
+            }
+            lastBacklog = backlog;
+            if (now - unwritableSinceNanos > SILENT_INTERVALS * intervalNanos) {
                 // The peer does not read what it is sent; links held back for it (relay backpressure)
                 // wait on this one, so it goes, not them.
                 log.info("Closing link to {}: it took nothing for {} ms (keepalive every {} ms)", ctx.channel().remoteAddress(),
@@ -97,6 +108,7 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
             }
         } else {
             unwritableSinceNanos = 0;
+            lastBacklog = Long.MAX_VALUE;
         }
         long silent = now - lastReadNanos;
         if (silent > SILENT_INTERVALS * intervalNanos) {
