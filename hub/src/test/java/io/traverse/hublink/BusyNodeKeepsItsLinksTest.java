@@ -40,7 +40,7 @@ class BusyNodeKeepsItsLinksTest {
     private static final int CONNECTIONS = 1000;
     private static final int CHUNK = 4 * 1024;
     private static final long PACE_MILLIS = 50;
-    private static final int CHUNKS = 300;
+    private static final int CHUNKS = 200;
     private final LoopbackHubNetwork net = new LoopbackHubNetwork();
     private final ExecutorService perConnection = Executors.newCachedThreadPool(r -> {
         Thread t = new Thread(r, "busy-node-test");

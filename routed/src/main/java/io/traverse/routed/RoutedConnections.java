@@ -29,11 +29,12 @@ import org.slf4j.LoggerFactory;
  * this end: hubs vouch for a frame's sender alone, so a third node cannot reset, answer or feed
  * another node's connection by naming its opener and id (which are random besides).
  *
- * <p>Liveness without state in the hubs: a connection that has heard nothing from the other end
- * for a probe interval (the hub keepalive, at least {@link #MIN_PROBE_MILLIS}) sends a PING every
- * interval (the other end answers PONG; a hub that cannot route it answers RESET), and one silent
- * for {@value #DEAD_AFTER_PROBES} intervals is reset, so a hub or link that dies on the way ends
- * both ends with an {@link java.io.IOException}. The floor is there because PINGs queue behind
+ * <p>Liveness without state in the hubs, per peer node: when nothing has been heard from a node on
+ * any connection to it for a probe interval (the hub keepalive, at least {@link #MIN_PROBE_MILLIS}),
+ * the connection last heard from sends a PING every interval (the other end answers PONG; a hub
+ * that cannot route it answers RESET), and when the node has been silent for
+ * {@value #DEAD_AFTER_PROBES} intervals every connection to it is reset, so a hub or link that dies
+ * on the way ends both ends with an {@link java.io.IOException}. The floor is there because PINGs queue behind
  * data on busy links: a hundred connections' windows take a while to drain. Losing the hub link
  * resets every connection at once.
  *
@@ -354,25 +355,46 @@ final class RoutedConnections implements RelayLink.Receiver {
                 h.connection().reset("node " + localId() + " got no confirmation of a held connection", true);
             }
         }
+        // Liveness per peer node, not per connection: every connection to a node takes the same
+        // hubs (they route by destination), so a frame on any of them shows the path and the node
+        // alive, and one PING per silent peer stands for all of its connections. Ten thousand idle
+        // connections to a few peers cost a few PINGs per interval, not ten thousand.
+        Map<NodeId, List<RoutedConnection>> byPeer = new java.util.HashMap<>();
         for (RoutedConnection c : connections.values()) {
-            if (c.isFinishedBothWays()) {
-                // Kept until the application closes it, but nothing more can travel: a PING would
-                // only meet an end that finished and forgot the connection, and come back a RESET.
-                continue;
+            if (!c.isFinishedBothWays()) {
+                // A connection finished both ways is kept until the application closes it, but nothing
+                // more can travel: a PING would only meet an end that forgot it, and come back a RESET.
+                byPeer.computeIfAbsent(c.peer(), p -> new java.util.ArrayList<>()).add(c);
             }
-            long silent = now - c.lastHeardNanos();
-            if (silent > DEAD_AFTER_PROBES * probeNanos) {
-                log.debug("Resetting {}: nothing heard for {} ms", c, TimeUnit.NANOSECONDS.toMillis(silent));
-                String reason = "nothing heard from node " + c.peer() + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
-                        + " ms: a hub or link on the way is gone";
-                boolean wasOpen = !c.isReset();
+        }
+        byPeer.forEach((peer, list) -> probePeer(peer, list, now));
+    }
+
+    private void probePeer(NodeId peer, List<RoutedConnection> list, long now) {
+        RoutedConnection latest = list.get(0);
+        long sincePing = Long.MAX_VALUE;
+        for (RoutedConnection c : list) {
+            if (c.lastHeardNanos() - latest.lastHeardNanos() > 0) {
+                latest = c;
+            }
+            sincePing = Math.min(sincePing, now - c.lastPingNanos());
+        }
+        long silent = now - latest.lastHeardNanos();
+        if (silent > DEAD_AFTER_PROBES * probeNanos) {
+            String reason = "nothing heard from node " + peer + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
+                    + " ms: a hub or link on the way is gone";
+            log.debug("Resetting {} connection(s) to node {}: nothing heard for {} ms", list.size(), peer,
+                    TimeUnit.NANOSECONDS.toMillis(silent));
+            boolean anyOpen = false;
+            for (RoutedConnection c : list) {
+                anyOpen |= !c.isReset();
                 c.reset(reason, true);
-                if (wasOpen) {
-                    events.peerUnreachable(RoutedModuleProvider.NAME, c.peer(), reason);
-                }
-            } else if (silent > probeNanos && now - c.lastPingNanos() > probeNanos) {
-                c.ping(now);
             }
+            if (anyOpen) {
+                events.peerUnreachable(RoutedModuleProvider.NAME, peer, reason);
+            }
+        } else if (silent > probeNanos && sincePing > probeNanos) {
+            latest.ping(now);
         }
     }
 

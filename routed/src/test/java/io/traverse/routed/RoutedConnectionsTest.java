@@ -218,6 +218,29 @@ class RoutedConnectionsTest {
     }
 
     @Test
+    void aSilentPeerGetsOnePingPerIntervalForAllItsConnectionsThenAllAreReset() throws Exception {
+        RoutedConnections probing = new RoutedConnections(link, ports, (module, peer, reason) -> { }, 1 << 20,
+                RoutedConnections.MIN_PROBE_MILLIS);
+        try {
+            List<RoutedConnection> open = new java.util.ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                RoutedConnections.Opening o = probing.open(PEER, 80);
+                Relay openFrame = sent.get(sent.size() - 1);
+                assertThat(openFrame.kind()).isEqualTo(RelayKind.OPEN);
+                probing.frame(openFrame.accept(1 << 20));
+                open.add(o.answer().get(5, TimeUnit.SECONDS));
+            }
+            Thread.sleep(2 * RoutedConnections.MIN_PROBE_MILLIS + 300);
+            long pings = sent.stream().filter(f -> f.kind() == RelayKind.PING).count();
+            assertThat(pings).as("PINGs for 20 silent connections to one node in about two intervals").isBetween(1L, 2L);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+                    .until(() -> open.stream().allMatch(RoutedConnection::isReset));
+        } finally {
+            probing.close();
+        }
+    }
+
+    @Test
     void theFinCarriesTheLengthOfEverythingWrittenAndComesLast() throws Exception {
         RoutedConnection c = opened();
         c.write(new byte[100_000], 0, 100_000);
