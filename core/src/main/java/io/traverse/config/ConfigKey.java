@@ -37,7 +37,7 @@ public enum ConfigKey {
     HUB_TIMEOUT("traverse.hub.timeout", "10s",
             "a duration such as 10s: the limit for the link handshake with a hub, lookups, name binding and side-channel requests that give none"),
     HUB_DATA_LINK("traverse.hub.datalink", "true",
-            "true or false: relayed connections travel on a data link beside the hub link, read by the threads that wait for them (false: on the hub link itself)"),
+            "true or false: relayed connections travel on a data link beside the hub link, with a reader thread of its own (false: on the hub link itself)"),
     PORTMAP("traverse.portmap", "false",
             "true or false: ask the NAT router in front of this node to map its listening port (UPnP IGD, PCP, NAT-PMP) and advertise the mapped address"),
     PORTMAP_PROTOCOLS("traverse.portmap.protocols", "upnp,pcp,natpmp",

@@ -39,15 +39,14 @@ import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
 
 /**
- * A node's data link to its hub: a second TCP connection beside the link, for RELAY frames only,
- * read and written by the threads that wait for them rather than by the link's event loop. A
- * relayed round trip then wakes one thread per hop, as a kernel-level relay does, instead of
- * three (application, event loop, hub). It opens with the link's handshake — preamble role
- * NODE_DATA, HELLO, the token's proof both ways — to the hub the link goes to, which binds it to
- * the node's link (docs/protocol.md, "Data links").
+ * A node's data link to its hub: a second TCP connection beside the link, for RELAY frames (and
+ * keepalives) only, read by a thread of its own and written by the application threads that send,
+ * rather than by the link's event loop: a relayed write costs no hand-over to a loop. It opens
+ * with the link's handshake — preamble role NODE_DATA, HELLO, the token's proof both ways — to the
+ * hub the link goes to, which binds it to the node's link (docs/protocol.md, "Data links").
  *
- * <p>Reads are for one thread at a time ({@link NodeRelayLink} elects it), writes are serialised
- * by {@link #writeLock()}. The channel is non-blocking; each side waits on a selector of its own,
+ * <p>Reads are for one thread ({@link DataLinkRelay}'s reader), writes are serialised by
+ * {@link #writeLock()}. The channel is non-blocking; each side waits on a selector of its own,
  * so a reader that waits can be woken ({@link #wakeReader()}) and a deadline bounds its wait.
  * Frames are decoded as slices of the buffers read into: short ones from greedy reads, long ones
  * read straight into a buffer of their own once their length is known, so that relayed bytes are
