@@ -66,7 +66,7 @@ final class LinkSession extends ChannelInboundHandlerAdapter {
         long late = lastTickNanos == 0 ? 0 : now - lastTickNanos - keepaliveNanos;
         lastTickNanos = now;
         if (late > keepaliveNanos / 2) {
-            lastReadNanos += late;
+            lastReadNanos = Math.min(now, lastReadNanos + late);
         }
         long silent = now - Math.max(lastReadNanos, dataLinkHeardNanos);
         if (silent > DEAD_AFTER_INTERVALS * keepaliveNanos) {
