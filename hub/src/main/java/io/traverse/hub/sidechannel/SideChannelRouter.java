@@ -111,7 +111,10 @@ public final class SideChannelRouter {
         } else {
             return false;
         }
-        send(next, message);
+        // Queued on the next link's loop, never written inline: a message the state loop routed
+        // just before this one is a task queued there (the state loop writes from its own thread),
+        // and an inline write on that same loop would overtake it.
+        next.execute(() -> send(next, message));
         return true;
     }
 
