@@ -61,6 +61,55 @@ class RelayBackpressureTest {
         }
     }
 
+    /**
+     * A busy node reads slowly — far slower than the hub sends, so its link stays unwritable for
+     * many keepalive intervals — but it reads: it is slow, not dead, and keeps its link (issue 21).
+     */
+    @Test
+    void aNodeThatReadsSlowlyKeepsItsLink() throws Exception {
+        Hub hub = hubs.dialOnly("slow-reader");
+        TestNodeClient slow = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
+        TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
+        java.util.concurrent.atomic.AtomicLong framesRead = new java.util.concurrent.atomic.AtomicLong();
+        Thread pings = daemon(() -> {
+            while (true) {
+                slow.send(new Ping(System.nanoTime()));
+                Thread.sleep(100);
+            }
+        });
+        // About 1.3 MB/s, far below what the hub sends: behind full kernel buffers the hub sees room
+        // on the link only every second or so, longer than the 750 ms (2.5 keepalive intervals)
+        // after which a link that stayed unwritable used to be closed.
+        Thread reader = daemon(() -> {
+            while (true) {
+                slow.readFrame();
+                framesRead.incrementAndGet();
+                Thread.sleep(50);
+            }
+        });
+        Thread stream = daemon(() -> {
+            byte[] chunk = new byte[Relay.MAX_DATA_BYTES];
+            long offset = 0;
+            for (int i = 0; i < 1024; i++) {
+                sender.send(Relay.data(1, sender.id(), slow.id(), RelayDirection.TOWARD_ACCEPTOR, offset, chunk));
+                offset += chunk.length;
+            }
+        });
+        try {
+            Thread.sleep(12 * TestHubs.KEEPALIVE.toMillis());
+            assertThat(hub.status().nodes()).extracting(NodeStatus::nodeId).as("the slow node and the sender keep their links")
+                    .contains(slow.id(), sender.id());
+            assertThat(framesRead.get()).as("the slow node read all along").isGreaterThan(20);
+            assertThat(stream.isAlive()).as("the sender was held back: the slow node's link stayed full").isTrue();
+        } finally {
+            pings.interrupt();
+            reader.interrupt();
+            stream.interrupt();
+            slow.close();
+            sender.close();
+        }
+    }
+
     private interface Body {
         void run() throws Exception;
     }

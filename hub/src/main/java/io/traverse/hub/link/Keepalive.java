@@ -22,11 +22,19 @@ import org.slf4j.LoggerFactory;
  * hub's own loop spent unable to run the check (a tick that comes late) is not counted as the
  * peer's silence: an overloaded hub must not drop its links for its own slowness. Nor is time the
  * hub held the link's reading (relay backpressure). The other way round, a link that stays
- * unwritable and whose peer takes nothing at all for as long is closed with REJECT LIMIT; a peer
- * that takes something — a busy node reading slowly — is slow, not dead, and keeps its link.
+ * unwritable and whose peer takes nothing at all for {@link #TAKES_NOTHING_INTERVALS} intervals is
+ * closed with REJECT LIMIT; a peer that takes something — a busy node reading slowly — is slow,
+ * not dead, and keeps its link.
  */
 final class Keepalive extends ChannelInboundHandlerAdapter {
     static final double SILENT_INTERVALS = 2.5;
+    /**
+     * How long a link may take nothing at all of what it is sent before it is closed. Longer than
+     * silence: a peer that reads slowly behind full kernel buffers shows its progress only in
+     * steps (the kernel reports room once a third of the send buffer is free: seconds apart at a
+     * few hundred KB/s), and it is slow, not dead.
+     */
+    static final int TAKES_NOTHING_INTERVALS = 10;
     private static final int CHECKS_PER_INTERVAL = 4;
     private static final Logger log = LoggerFactory.getLogger(Keepalive.class);
 
@@ -97,7 +105,7 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
                 unwritableSinceNanos = now;
             }
             lastBacklog = backlog;
-            if (now - unwritableSinceNanos > SILENT_INTERVALS * intervalNanos) {
+            if (now - unwritableSinceNanos > TAKES_NOTHING_INTERVALS * intervalNanos) {
                 // The peer does not read what it is sent; links held back for it (relay backpressure)
                 // wait on this one, so it goes, not them.
                 log.info("Closing link to {}: it took nothing for {} ms (keepalive every {} ms)", ctx.channel().remoteAddress(),
