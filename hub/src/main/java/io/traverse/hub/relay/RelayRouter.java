@@ -10,6 +10,7 @@ import io.traverse.identity.NodeId;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayKind;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -22,15 +23,19 @@ import org.slf4j.LoggerFactory;
  * Delivers or forwards RELAY frames by their destination node, one frame at a time, the way the
  * side channel routes its messages, and answers a frame that cannot go on with a RESET to the node
  * that sent it. A RESET that cannot go on is dropped (never a RESET about a RESET, so nothing can
- * loop). No state per connection: the two nodes run flow control end to end with CREDIT frames,
- * so the bytes of a connection in flight are bounded by the credit its receiver granted.
+ * loop). The two nodes run flow control end to end with CREDIT frames, so the bytes of a
+ * connection in flight are bounded by the credit its receiver granted; what the hub keeps per
+ * connection is only what admission needs ({@link RelayedConnections}): an OPEN beyond a limit is
+ * answered with a RESET whose reason starts with OVERLOAD, and a node whose link goes gives back
+ * its connections at once, their other ends getting a RESET.
  *
  * <p>The first frame to a destination is routed on the state loop, which remembers the link it
  * goes out on; later frames to that destination go out on the I/O thread that read them
  * ({@link #relayAtOnce}), with no hand-over between threads, until anything in the network changes
  * ({@link #forgetNextLinks()}). Frames are always sent on the I/O thread of the link they came
  * from, and skip the state loop only when no earlier frame of that link is still there, so they
- * leave in the order they came. A frame's payload is passed on as the slice of the bytes read,
+ * leave in the order they came. Frames that open or end a connection with an end at a node of
+ * this hub always go by the state loop, which counts them. A frame's payload is passed on as the slice of the bytes read,
  * never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
  * queued for a slow link pins no large read buffer). When the next link cannot take more, the
  * link the frame came from stops reading until it can (backpressure rather than queueing; bounded,
@@ -45,6 +50,7 @@ public final class RelayRouter {
     private final SideChannelNetwork network;
     private final HubMetrics metrics;
     private final ReversePaths reversePaths;
+    private final RelayedConnections connections;
     private final LongAdder delivered = new LongAdder();
     private final LongAdder forwarded = new LongAdder();
     private final Map<RelayFailure, LongAdder> failures = new EnumMap<>(RelayFailure.class);
@@ -55,9 +61,10 @@ public final class RelayRouter {
      * @param reversePathMillis how long a remote node stays reachable through the neighbour its
      *        frames last came from, while gossip does not list it yet
      */
-    public RelayRouter(SideChannelNetwork network, HubMetrics metrics, long reversePathMillis) {
+    public RelayRouter(SideChannelNetwork network, HubMetrics metrics, long reversePathMillis, RelayedConnections connections) {
         this.network = network;
         this.metrics = metrics;
+        this.connections = connections;
         this.reversePaths = new ReversePaths(ReversePaths.DEFAULT_CAPACITY, TimeUnit.MILLISECONDS.toNanos(reversePathMillis));
         for (RelayFailure failure : RelayFailure.values()) {
             failures.put(failure, new LongAdder());
@@ -91,6 +98,7 @@ public final class RelayRouter {
     public boolean relayAtOnce(Relay frame, Link from) {
         Link next = nextLinks.get(frame.destination());
         if (next == null || !next.isOpen() || !from.carriesRelays()
+                || (RelayedConnections.changes(frame.kind()) && (from.kind() != LinkKind.HUB || next.kind() != LinkKind.HUB))
                 || (from.kind() != LinkKind.HUB && !frame.source().equals(from.peerId()))
                 || (next.kind() == LinkKind.HUB && frame.hopsLeft() == 0)) {
             return false;
@@ -127,10 +135,29 @@ public final class RelayRouter {
         }
     }
 
+    /**
+     * A node of this hub lost its link: its relayed connections are given back at once, and the
+     * other end of each gets a RESET saying so.
+     */
+    public void nodeLeft(NodeId node) {
+        List<Relay> resets = connections.nodeLeft(node, "node " + node + " lost its link to hub " + network.selfId());
+        for (Relay reset : resets) {
+            route(reset, null);
+        }
+        countChanged();
+    }
+
     private void route(Relay frame, Link from) {
         NodeId destination = frame.destination();
+        if (frame.kind() != RelayKind.OPEN && RelayedConnections.changes(frame.kind())) {
+            connections.observe(frame);
+            countChanged();
+        }
         Link local = network.localNodeRelayLink(destination);
         if (local != null) {
+            if (!admitted(frame, from, true)) {
+                return;
+            }
             nextLinks.put(destination, local);
             sendInOrder(frame, from, local);
             return;
@@ -158,8 +185,38 @@ public final class RelayRouter {
                     + destination);
             return;
         }
+        if (!admitted(frame, from, false)) {
+            return;
+        }
         nextLinks.put(destination, next);
         sendInOrder(frame, from, next);
+    }
+
+    /**
+     * True unless the frame is an OPEN with an end here that a limit refuses; such an OPEN is
+     * answered with a RESET to its opener, counted, and released.
+     */
+    private boolean admitted(Relay frame, Link from, boolean acceptorHere) {
+        if (frame.kind() != RelayKind.OPEN) {
+            return true;
+        }
+        boolean openerHere = from != null && from.kind() != LinkKind.HUB;
+        if (!openerHere && !acceptorHere) {
+            return true;
+        }
+        RelayedConnections.Refusal refusal = connections.admit(frame, openerHere, acceptorHere);
+        if (refusal == null) {
+            countChanged();
+            return true;
+        }
+        metrics.overloaded(refusal.limit());
+        log.debug("Refused {}: {}", frame, refusal.reason());
+        fail(frame, RelayFailure.OVERLOAD, refusal.reason());
+        return false;
+    }
+
+    private void countChanged() {
+        metrics.relayedConnections(connections.size(), connections.setups());
     }
 
     /** Sends on the I/O thread of the link the frame came from, so that frames of a connection never overtake each other. */
