@@ -121,7 +121,8 @@ class RelayAdmissionTest {
 
     @Test
     void aNodeWhoseLinkIsCutGivesBackEveryConnectionAndItsPeersHearAtOnce() throws Exception {
-        Hub hub = hubs.start("admission-cut", b -> b.maxRelayedPerNode(1_000));
+        // A keepalive that a loaded machine's test threads keep up with while 200 connections are set up.
+        Hub hub = hubs.start("admission-cut", b -> b.maxRelayedPerNode(1_000).keepaliveInterval(Duration.ofSeconds(1)));
         TestNodeClient a = node(hub, "a");
         TestNodeClient b = node(hub, "b");
         int connections = 200;
@@ -146,21 +147,91 @@ class RelayAdmissionTest {
     }
 
     @Test
-    void newLinksBeyondTheRateAreRejectedWithTheKeyAndAdmittedOnceTheBucketRefills() throws Exception {
-        Hub hub = hubs.start("admission-rate", b -> b.linkRate(5).linkBurst(3));
-        for (int i = 0; i < 3; i++) {
-            node(hub, "burst-" + i);
+    void acrossTwoHubsTheAcceptorsHubRefusesAndBothHubsGiveBackWhenAnEndDies() throws Exception {
+        Hub near = hubs.dialOnly("admission-near");
+        Hub far = hubs.start("admission-far", b -> b.advertisedAddresses(java.util.List.of()).maxRelayedPerNode(2), near);
+        TestNodeClient a = node(near, "a");
+        TestNodeClient b = node(far, "b");
+        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
+                assertThat(a.lookup(io.traverse.wire.LookupKind.NODE, "b").entries()).first().isEqualTo(far.id().toString()));
+        accepted(a, b);
+        accepted(a, b);
+        assertRelayed(near, 2, 0);
+        assertRelayed(far, 2, 0);
+
+        // b is full at its own hub: the RESET comes back across the near hub, which gives a's setup back.
+        open(a, b);
+        Relay reset = a.await(Relay.class);
+        assertThat(reset.kind()).isEqualTo(RelayKind.RESET);
+        assertThat(reset.reason()).startsWith("OVERLOAD: node " + b.id() + " has 2 relayed connections at hub admission-far");
+        assertRelayed(near, 2, 0);
+        assertThat(overloads(far, "relayed-per-node")).isEqualTo(1);
+
+        // b dies: its hub forgets its connections and tells a, and a's hub forgets them on the way.
+        b.abort();
+        for (int i = 0; i < 2; i++) {
+            assertThat(a.await(Relay.class).reason()).contains("node " + b.id() + " lost its link");
         }
-        assertThatThrownBy(() -> node(hub, "one-too-many")).isInstanceOfSatisfying(TestNodeClient.RejectedException.class, e -> {
+        assertRelayed(far, 0, 0);
+        assertRelayed(near, 0, 0);
+    }
+
+    @Test
+    void aNodeBeyondTheHubsNodesIsRejectedWithTheKey() throws Exception {
+        Hub hub = hubs.start("admission-nodes", b -> b.maxNodes(2));
+        node(hub, "first");
+        node(hub, "second");
+        assertThatThrownBy(() -> node(hub, "third")).isInstanceOfSatisfying(TestNodeClient.RejectedException.class, e -> {
             assertThat(e.reject.code()).isEqualTo(RejectCode.LIMIT);
-            assertThat(e.reject.reason()).startsWith("OVERLOAD: new links come faster than 5 a second after a burst of 3")
-                    .contains("at hub admission-rate").contains("the most traverse.hub.link.rate allows");
+            assertThat(e.reject.reason()).isEqualTo("OVERLOAD: 2 nodes are linked at hub admission-nodes, the most"
+                    + " traverse.hub.max.nodes allows");
         });
-        assertThat(overloads(hub, "link-rate")).isGreaterThanOrEqualTo(1);
-        // 5 a second: a token every 200 ms.
-        Thread.sleep(450);
-        node(hub, "later");
-        assertThat(hub.status().nodes()).hasSize(4);
+        assertThat(overloads(hub, "nodes")).isEqualTo(1);
+    }
+
+    @Test
+    void newLinksBeyondTheRateAreRejectedWithTheKeyAndAdmittedOnceTheBucketRefills() throws Exception {
+        Hub hub = hubs.start("admission-rate", b -> b.linkRate(1).linkBurst(3));
+        // Eight link handshakes at once: the burst takes three, the rest are refused right after the preamble.
+        List<java.net.Socket> sockets = new ArrayList<>();
+        try {
+            for (int i = 0; i < 8; i++) {
+                java.net.Socket s = new java.net.Socket("127.0.0.1", hub.linkAddress().getPort());
+                s.setSoTimeout(10_000);
+                sockets.add(s);
+                java.io.DataOutputStream out = new java.io.DataOutputStream(s.getOutputStream());
+                out.write(TestNodeClient.preamble(io.traverse.wire.LinkRole.NODE));
+                out.flush();
+            }
+            List<io.traverse.wire.Reject> rejects = new ArrayList<>();
+            for (java.net.Socket s : sockets) {
+                java.io.DataInputStream in = new java.io.DataInputStream(s.getInputStream());
+                in.readFully(new byte[io.traverse.wire.LinkPreamble.LENGTH]);
+                s.setSoTimeout(500);
+                try {
+                    if (TestNodeClient.readFrame(in) instanceof io.traverse.wire.Reject r) {
+                        rejects.add(r);
+                    }
+                } catch (java.net.SocketTimeoutException admitted) {
+                    // waits for our HELLO: it took a token
+                }
+            }
+            assertThat(rejects).as("refused beyond the burst (a token may come back while they are sent)").hasSizeBetween(3, 5);
+            assertThat(rejects).allSatisfy(r -> {
+                assertThat(r.code()).isEqualTo(RejectCode.LIMIT);
+                assertThat(r.reason()).startsWith("OVERLOAD: new links come faster than 1 a second after a burst of 3")
+                        .contains("at hub admission-rate").contains("the most traverse.hub.link.rate allows");
+            });
+            assertThat(overloads(hub, "link-rate")).isEqualTo(rejects.size());
+        } finally {
+            for (java.net.Socket s : sockets) {
+                s.close();
+            }
+        }
+        // A token a second: a node gets in again once one is back.
+        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(300)).ignoreExceptions()
+                .until(() -> node(hub, "later") != null);
+        assertThat(hub.status().nodes()).extracting(HubStatus.NodeStatus::nodeId).contains(io.traverse.identity.NodeId.of("later"));
     }
 
     private TestNodeClient node(Hub hub, String id) throws Exception {

@@ -1,0 +1,90 @@
+package io.traverse.hub.relay;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.traverse.hub.AdmissionLimit;
+import io.traverse.identity.NodeId;
+import io.traverse.wire.Relay;
+import io.traverse.wire.RelayDirection;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The table admission counts with, frame by frame, without a hub around it. */
+class RelayedConnectionsTest {
+    private static final NodeId A = NodeId.of("a");
+    private static final NodeId B = NodeId.of("b");
+    private static final NodeId C = NodeId.of("c");
+
+    private final RelayedConnections table = new RelayedConnections("h", 3, 2, 5);
+
+    @Test
+    void aConnectionIsASetupUntilAcceptedAndIsKeptUntilBothFins() {
+        Relay open = Relay.open(1, A, B, 80, 1000);
+        assertThat(table.admit(open, true, true)).isNull();
+        assertThat(table.size()).isEqualTo(1);
+        assertThat(table.setups()).isEqualTo(1);
+        table.observe(open.accept(1000));
+        assertThat(table.setups()).isZero();
+        table.observe(Relay.fin(1, A, B, RelayDirection.TOWARD_ACCEPTOR, 10));
+        table.observe(Relay.fin(1, A, B, RelayDirection.TOWARD_ACCEPTOR, 10));
+        assertThat(table.size()).as("one direction's FIN twice is not both").isEqualTo(1);
+        table.observe(Relay.fin(1, A, B, RelayDirection.TOWARD_OPENER, 0));
+        assertThat(table.size()).isZero();
+        assertThat(table.heldBy(A)).isZero();
+        assertThat(table.heldBy(B)).isZero();
+    }
+
+    @Test
+    void aFrameNamingAnotherAcceptorDoesNotEndTheConnection() {
+        table.admit(Relay.open(1, A, B, 80, 1000), true, true);
+        table.observe(Relay.reset(1, A, C, RelayDirection.TOWARD_OPENER, "not yours"));
+        assertThat(table.size()).isEqualTo(1);
+        table.observe(Relay.reset(1, A, B, RelayDirection.TOWARD_OPENER, "yours"));
+        assertThat(table.size()).isZero();
+    }
+
+    @Test
+    void aRepeatedOpenIsNotCountedTwiceAndARefusedOneLeavesNothing() {
+        Relay open = Relay.open(1, A, B, 80, 1000);
+        table.admit(open, true, false);
+        assertThat(table.admit(open, true, false)).isNull();
+        assertThat(table.size()).isEqualTo(1);
+        table.admit(Relay.open(2, A, B, 80, 1000), true, false);
+        RelayedConnections.Refusal refusal = table.admit(Relay.open(3, A, B, 80, 1000), true, false);
+        assertThat(refusal.limit()).isEqualTo(AdmissionLimit.SETUPS_PER_NODE);
+        assertThat(table.size()).isEqualTo(2);
+        assertThat(table.heldBy(A)).isEqualTo(2);
+        assertThat(table.heldBy(B)).as("b is not a node of this hub").isZero();
+    }
+
+    @Test
+    void aNodeLeavingReleasesBothEndsAndResetsTheOtherEndOnly() {
+        Relay ab = Relay.open(1, A, B, 80, 1000);
+        Relay ca = Relay.open(2, C, A, 80, 1000);
+        table.admit(ab, true, true);
+        table.observe(ab.accept(1));
+        table.admit(ca, false, true);
+        table.admit(Relay.open(3, A, A, 80, 1000), true, true);
+        assertThat(table.heldBy(A)).isEqualTo(3);
+
+        List<Relay> resets = table.nodeLeft(A, "gone");
+        assertThat(resets).extracting(Relay::destination).containsExactlyInAnyOrder(B, C);
+        assertThat(resets).allSatisfy(r -> assertThat(r.reason()).isEqualTo("gone"));
+        assertThat(table.size()).isZero();
+        assertThat(table.setups()).isZero();
+        assertThat(table.heldBy(A)).isZero();
+        assertThat(table.heldBy(B)).isZero();
+        assertThat(table.nodeLeft(A, "again")).isEmpty();
+    }
+
+    @Test
+    void theTotalIsCheckedBeforeTheNodes() {
+        for (int i = 0; i < 5; i++) {
+            NodeId opener = NodeId.of("o" + i);
+            table.admit(Relay.open(i, opener, B, 80, 1000), true, false);
+        }
+        RelayedConnections.Refusal refusal = table.admit(Relay.open(9, A, C, 80, 1000), true, true);
+        assertThat(refusal.limit()).isEqualTo(AdmissionLimit.RELAYED);
+        assertThat(refusal.reason()).isEqualTo("OVERLOAD: 5 relayed connections are held at hub h, the most traverse.hub.max.relayed allows");
+    }
+}
