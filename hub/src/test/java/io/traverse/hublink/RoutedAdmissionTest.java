@@ -24,7 +24,7 @@ import org.junit.jupiter.api.Test;
 /**
  * Admission control seen by applications on real nodes: a connect beyond a hub's limit fails
  * with a ConnectException that names the limit's key while the connections already open stream on
- * (length and SHA-256 checked), and a node killed mid-stream gives its connections back at once.
+ * (length and SHA-256 checked), and a node killed with its connections open gives them back at once.
  */
 class RoutedAdmissionTest {
     private static final int PORT = 4200;
@@ -73,7 +73,7 @@ class RoutedAdmissionTest {
     }
 
     @Test
-    void aNodeKilledMidStreamGivesItsConnectionsBackAtOnce() throws Exception {
+    void aNodeKilledWithAHundredConnectionsGivesThemBackAtOnce() throws Exception {
         int connections = 100;
         Hub hub = net.hub("admission-kill");
         Traverse server = node(hub);
