@@ -10,7 +10,6 @@ import io.traverse.identity.NodeId;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayKind;
 import java.util.EnumMap;
-import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,8 +34,8 @@ import org.slf4j.LoggerFactory;
  * ({@link #forgetNextLinks()}). Frames are always sent on the I/O thread of the link they came
  * from, and skip the state loop only when no earlier frame of that link is still there, so they
  * leave in the order they came. Frames that open or end a connection with an end at a node of
- * this hub always go by the state loop, which counts them. A frame's payload is passed on as the slice of the bytes read,
- * never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
+ * this hub always go by the state loop, which counts them. A frame's payload is passed on as the
+ * slice of the bytes read, never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
  * queued for a slow link pins no large read buffer). When the next link cannot take more, the
  * link the frame came from stops reading until it can (backpressure rather than queueing; bounded,
  * see {@link Link#holdReadingUntilWritable}). State-loop only, except {@link #relayAtOnce} and the
@@ -140,8 +139,7 @@ public final class RelayRouter {
      * other end of each gets a RESET saying so.
      */
     public void nodeLeft(NodeId node) {
-        List<Relay> resets = connections.nodeLeft(node, "node " + node + " lost its link to hub " + network.selfId());
-        for (Relay reset : resets) {
+        for (Relay reset : connections.nodeLeft(node)) {
             route(reset, null);
         }
         countChanged();

@@ -175,14 +175,16 @@ public final class RelayedConnections {
 
     /**
      * A node of this hub lost its link: every connection it had here is forgotten at once, and for
-     * each one whose other end is another node, a RESET with {@code reason} toward that end is
-     * returned for the caller to route (the other end learns now, not when its probes go unanswered).
+     * each one whose other end is another node, a RESET toward that end ("node … lost its link to
+     * hub …") is returned for the caller to route (the other end learns now, not when its probes
+     * go unanswered).
      */
-    public List<Relay> nodeLeft(NodeId node, String reason) {
+    public List<Relay> nodeLeft(NodeId node) {
         NodeShare share = shares.get(node);
         if (share == null) {
             return List.of();
         }
+        String reason = "node " + node + " lost its link to hub " + hubName;
         List<Relay> resets = new ArrayList<>();
         for (Key key : List.copyOf(share.connections)) {
             Entry entry = entries.get(key);

@@ -67,14 +67,14 @@ class RelayedConnectionsTest {
         table.admit(Relay.open(3, A, A, 80, 1000), true, true);
         assertThat(table.heldBy(A)).isEqualTo(3);
 
-        List<Relay> resets = table.nodeLeft(A, "gone");
+        List<Relay> resets = table.nodeLeft(A);
         assertThat(resets).extracting(Relay::destination).containsExactlyInAnyOrder(B, C);
-        assertThat(resets).allSatisfy(r -> assertThat(r.reason()).isEqualTo("gone"));
+        assertThat(resets).allSatisfy(r -> assertThat(r.reason()).isEqualTo("node " + A + " lost its link to hub h"));
         assertThat(table.size()).isZero();
         assertThat(table.setups()).isZero();
         assertThat(table.heldBy(A)).isZero();
         assertThat(table.heldBy(B)).isZero();
-        assertThat(table.nodeLeft(A, "again")).isEmpty();
+        assertThat(table.nodeLeft(A)).isEmpty();
     }
 
     @Test
