@@ -212,6 +212,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         descriptionBytes += bytes;
         registry.add(link.peerId(), link, hello.identityText());
+        relayRouter.nodeJoined(link.peerId());
         forgetNextLinks();
         return null;
     }

@@ -12,6 +12,7 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
 
 /**
  * Counters and gauges of one hub, safe to update from any thread. The hub's state loop sets the
@@ -25,8 +26,6 @@ public final class HubMetrics {
     private final AtomicInteger knownHubs = new AtomicInteger();
     private final AtomicInteger reachableHubs = new AtomicInteger();
     private final AtomicInteger names = new AtomicInteger();
-    private final AtomicInteger relayedConnections = new AtomicInteger();
-    private final AtomicInteger relayedSetups = new AtomicInteger();
     private final Map<AdmissionLimit, Counter> overloads = new EnumMap<>(AdmissionLimit.class);
     private final LongAdder sideDelivered = new LongAdder();
     private final LongAdder sideForwarded = new LongAdder();
@@ -84,10 +83,6 @@ public final class HubMetrics {
             refusals.put(code, Counter.builder("traverse.hub.links.refused").tag("code", code.name())
                     .description("links this hub refused or ended with a REJECT").register(registry));
         }
-        Gauge.builder("traverse.hub.relayed.connections", relayedConnections, AtomicInteger::get)
-                .description("relayed connections with an end at a node of this hub (setups included)").register(registry);
-        Gauge.builder("traverse.hub.relayed.setups", relayedSetups, AtomicInteger::get)
-                .description("relayed connections of nodes of this hub that wait for their ACCEPT or REFUSE").register(registry);
         for (AdmissionLimit limit : AdmissionLimit.values()) {
             overloads.put(limit, Counter.builder("traverse.hub.overload.refusals").tag("limit", limit.tag())
                     .description("links and relayed connections refused with OVERLOAD, by the limit that refused them").register(registry));
@@ -170,10 +165,14 @@ public final class HubMetrics {
                 .description("relay frames this hub answered with a RESET (or dropped, for a RESET)").register(registry).increment();
     }
 
-    /** The relayed connections held now, and how many of them wait for an answer. */
-    public void relayedConnections(int held, int setups) {
-        relayedConnections.set(held);
-        relayedSetups.set(setups);
+    /** Gauges of the relayed connections held now, and of how many of them wait for an answer; registered once. */
+    public void relayedConnections(IntSupplier held, IntSupplier setups) {
+        Gauge.builder("traverse.hub.relayed.connections", held, IntSupplier::getAsInt)
+                .description("relayed connections with an end at a node of this hub (setups included)").strongReference(true)
+                .register(registry);
+        Gauge.builder("traverse.hub.relayed.setups", setups, IntSupplier::getAsInt)
+                .description("relayed connections of nodes of this hub that wait for their ACCEPT or REFUSE")
+                .strongReference(true).register(registry);
     }
 
     /** A link or relayed connection refused by an admission limit. */

@@ -33,8 +33,9 @@ import org.slf4j.LoggerFactory;
  * ({@link #relayAtOnce}), with no hand-over between threads, until anything in the network changes
  * ({@link #forgetNextLinks()}). Frames are always sent on the I/O thread of the link they came
  * from, and skip the state loop only when no earlier frame of that link is still there, so they
- * leave in the order they came. Frames that open or end a connection with an end at a node of
- * this hub always go by the state loop, which counts them. A frame's payload is passed on as the
+ * leave in the order they came. Whichever thread passes on a frame that opens or ends a
+ * connection with an end here counts it ({@link RelayedConnections} is lock-free); an OPEN a limit
+ * refuses is left to the state loop, which answers it. A frame's payload is passed on as the
  * slice of the bytes read, never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
  * queued for a slow link pins no large read buffer). When the next link cannot take more, the
  * link the frame came from stops reading until it can (backpressure rather than queueing; bounded,
@@ -64,6 +65,7 @@ public final class RelayRouter {
         this.network = network;
         this.metrics = metrics;
         this.connections = connections;
+        metrics.relayedConnections(connections::size, connections::setups);
         this.reversePaths = new ReversePaths(ReversePaths.DEFAULT_CAPACITY, TimeUnit.MILLISECONDS.toNanos(reversePathMillis));
         for (RelayFailure failure : RelayFailure.values()) {
             failures.put(failure, new LongAdder());
@@ -97,13 +99,26 @@ public final class RelayRouter {
     public boolean relayAtOnce(Relay frame, Link from) {
         Link next = nextLinks.get(frame.destination());
         if (next == null || !next.isOpen() || !from.carriesRelays()
-                || (RelayedConnections.changes(frame.kind()) && (from.kind() != LinkKind.HUB || next.kind() != LinkKind.HUB))
                 || (from.kind() != LinkKind.HUB && !frame.source().equals(from.peerId()))
                 || (next.kind() == LinkKind.HUB && frame.hopsLeft() == 0)) {
             return false;
         }
+        if (frame.kind() == RelayKind.OPEN) {
+            boolean openerHere = from.kind() != LinkKind.HUB;
+            boolean acceptorHere = next.kind() != LinkKind.HUB;
+            if ((openerHere || acceptorHere) && connections.admit(frame, openerHere, acceptorHere) != null) {
+                return false; // refused: the state loop answers it (and judges it afresh)
+            }
+        } else if (RelayedConnections.changes(frame.kind())) {
+            connections.observe(frame);
+        }
         send(frame, from, next);
         return true;
+    }
+
+    /** A node linked here: its relayed connections are counted from now on. */
+    public void nodeJoined(NodeId node) {
+        connections.nodeJoined(node);
     }
 
     /** The network changed (nodes, hub links, routes): route afresh on the state loop. */
@@ -142,14 +157,12 @@ public final class RelayRouter {
         for (Relay reset : connections.nodeLeft(node)) {
             route(reset, null);
         }
-        countChanged();
     }
 
     private void route(Relay frame, Link from) {
         NodeId destination = frame.destination();
         if (frame.kind() != RelayKind.OPEN && RelayedConnections.changes(frame.kind())) {
             connections.observe(frame);
-            countChanged();
         }
         Link local = network.localNodeRelayLink(destination);
         if (local != null) {
@@ -204,17 +217,12 @@ public final class RelayRouter {
         }
         RelayedConnections.Refusal refusal = connections.admit(frame, openerHere, acceptorHere);
         if (refusal == null) {
-            countChanged();
             return true;
         }
         metrics.overloaded(refusal.limit());
         log.debug("Refused {}: {}", frame, refusal.reason());
         fail(frame, RelayFailure.OVERLOAD, refusal.reason());
         return false;
-    }
-
-    private void countChanged() {
-        metrics.relayedConnections(connections.size(), connections.setups());
     }
 
     /** Sends on the I/O thread of the link the frame came from, so that frames of a connection never overtake each other. */

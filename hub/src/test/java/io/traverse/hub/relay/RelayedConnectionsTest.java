@@ -7,6 +7,7 @@ import io.traverse.identity.NodeId;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
 import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /** The table admission counts with, frame by frame, without a hub around it. */
@@ -16,6 +17,13 @@ class RelayedConnectionsTest {
     private static final NodeId C = NodeId.of("c");
 
     private final RelayedConnections table = new RelayedConnections("h", 3, 2, 5);
+
+    @BeforeEach
+    void linkNodes() {
+        table.nodeJoined(A);
+        table.nodeJoined(B);
+        table.nodeJoined(C);
+    }
 
     @Test
     void aConnectionIsASetupUntilAcceptedAndIsKeptUntilBothFins() {
@@ -81,10 +89,64 @@ class RelayedConnectionsTest {
     void theTotalIsCheckedBeforeTheNodes() {
         for (int i = 0; i < 5; i++) {
             NodeId opener = NodeId.of("o" + i);
+            table.nodeJoined(opener);
             table.admit(Relay.open(i, opener, B, 80, 1000), true, false);
         }
         RelayedConnections.Refusal refusal = table.admit(Relay.open(9, A, C, 80, 1000), true, true);
         assertThat(refusal.limit()).isEqualTo(AdmissionLimit.RELAYED);
         assertThat(refusal.reason()).isEqualTo("OVERLOAD: 5 relayed connections are held at hub h, the most traverse.hub.max.relayed allows");
+    }
+
+    @Test
+    void anOpenForANodeThatIsNotLinkedHereCountsNothing() {
+        table.nodeLeft(A);
+        assertThat(table.admit(Relay.open(1, A, NodeId.of("elsewhere"), 80, 1000), true, false)).isNull();
+        assertThat(table.size()).isZero();
+    }
+
+    @Test
+    void manyThreadsOpeningAndEndingAtOnceLeaveExactCountsAndNeverPassALimit() throws Exception {
+        RelayedConnections shared = new RelayedConnections("h", 1_000, 1_000, 1_500);
+        int threads = 4;
+        NodeId[] openers = new NodeId[threads];
+        for (int t = 0; t < threads; t++) {
+            openers[t] = NodeId.of("opener-" + t);
+            shared.nodeJoined(openers[t]);
+        }
+        shared.nodeJoined(B);
+        java.util.concurrent.atomic.AtomicInteger admitted = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger worst = new java.util.concurrent.atomic.AtomicInteger();
+        List<Thread> running = new java.util.ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            NodeId opener = openers[t];
+            Thread thread = new Thread(() -> {
+                for (long id = 0; id < 2_000; id++) {
+                    Relay open = Relay.open(id, opener, B, 80, 1000);
+                    if (shared.admit(open, true, true) == null) {
+                        admitted.incrementAndGet();
+                        worst.accumulateAndGet(shared.heldBy(B), Math::max);
+                        if (id % 2 == 0) {
+                            shared.observe(open.accept(1));
+                            shared.observe(Relay.fin(id, opener, B, RelayDirection.TOWARD_ACCEPTOR, 0));
+                            shared.observe(Relay.fin(id, opener, B, RelayDirection.TOWARD_OPENER, 0));
+                        }
+                    }
+                }
+            });
+            running.add(thread);
+            thread.start();
+        }
+        for (Thread thread : running) {
+            thread.join();
+        }
+        assertThat(worst.get()).as("b's connections never above its limit").isLessThanOrEqualTo(1_000);
+        assertThat(shared.heldBy(B)).isEqualTo(1_000).isEqualTo(shared.size());
+        assertThat(shared.setups()).as("the odd ones were never answered").isEqualTo(1_000);
+        shared.nodeLeft(B);
+        assertThat(shared.size()).isZero();
+        assertThat(shared.setups()).isZero();
+        for (NodeId opener : openers) {
+            assertThat(shared.heldBy(opener)).isZero();
+        }
     }
 }
