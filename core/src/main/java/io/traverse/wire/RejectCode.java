@@ -10,7 +10,10 @@ public enum RejectCode {
     PROTOCOL(3),
     /** A node or hub with this id already has a live link. */
     DUPLICATE_ID(4),
-    /** Too many nodes, names or pending requests. */
+    /**
+     * Too many nodes, names or pending requests, or new links faster than the hub's link rate;
+     * for an admission limit the reason starts with {@code OVERLOAD: } and names the limit's key.
+     */
     LIMIT(5),
     /** The hub is closing. */
     SHUTTING_DOWN(6),

@@ -14,7 +14,9 @@ import java.util.Objects;
  * One frame of a virtual connection relayed by hubs (the routed module, paper §3.3.3). The
  * connection is named by the opener's id and a connection id the opener chose (unique among its
  * own connections), together with the acceptor's id; hubs route each frame by its destination
- * node alone and keep no state per connection. Flow control is end to end: a node sends DATA only
+ * node alone; the hubs of its ends keep a small entry per connection for their admission limits
+ * (an OPEN beyond one is answered with a RESET whose reason starts with OVERLOAD), nothing more.
+ * Flow control is end to end: a node sends DATA only
  * within the credit the other node granted (OPEN, ACCEPT, CREDIT), so the bytes of one connection
  * inside the hub network never exceed what its receiver offered to buffer.
  *

@@ -14,6 +14,7 @@ import io.traverse.hub.http.StatusSource;
 import io.traverse.hub.identity.HubIdSource;
 import io.traverse.hub.link.HubDialer;
 import io.traverse.hub.link.LinkListener;
+import io.traverse.hub.link.LinkRate;
 import io.traverse.hub.link.LinkSettings;
 import io.traverse.hub.link.NettyTransport;
 import io.traverse.hub.link.OwnChallenges;
@@ -109,7 +110,8 @@ public final class Hub implements AutoCloseable {
         }
         this.metrics = new HubMetrics(name);
         LinkSettings settings = new LinkSettings(id, name, advertised, state::current, authentication, config.handshakeTimeout(),
-                config.keepaliveInterval(), config.maxQueuedMessagesPerLink(), metrics::refused, new OwnChallenges());
+                config.keepaliveInterval(), config.maxQueuedMessagesPerLink(), metrics::refused, new OwnChallenges(),
+                new LinkRate(config.linkRate(), config.linkBurst(), () -> metrics.overloaded(AdmissionLimit.LINK_RATE)));
         this.core = new HubCore(config, id, name, "id " + idSource, advertised, state, stateLoop, metrics);
         this.sshGateways = config.sshTunnels().isEmpty() ? null : new SshGateways(config.sshTunnels());
         HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, worker, sshGateways);

@@ -48,6 +48,11 @@ public final class HubConfig {
     private final int maxPendingRequestsPerNode;
     private final int maxHubLinks;
     private final int maxQueuedMessagesPerLink;
+    private final int maxRelayedPerNode;
+    private final int maxSetupsPerNode;
+    private final int maxRelayed;
+    private final int linkRate;
+    private final int linkBurst;
     private final int ioThreads;
     private final io.traverse.hub.longpoll.LongPollLimits longPollLimits;
 
@@ -76,6 +81,11 @@ public final class HubConfig {
         this.maxPendingRequestsPerNode = b.maxPendingRequestsPerNode;
         this.maxHubLinks = b.maxHubLinks;
         this.maxQueuedMessagesPerLink = b.maxQueuedMessagesPerLink;
+        this.maxRelayedPerNode = b.maxRelayedPerNode;
+        this.maxSetupsPerNode = b.maxSetupsPerNode;
+        this.maxRelayed = b.maxRelayed;
+        this.linkRate = b.linkRate;
+        this.linkBurst = b.linkBurst;
         this.ioThreads = b.ioThreads;
         this.longPollLimits = b.longPollLimits;
     }
@@ -240,6 +250,31 @@ public final class HubConfig {
         return maxQueuedMessagesPerLink;
     }
 
+    /** Relayed connections one node of this hub may hold, as opener and as acceptor ({@link AdmissionLimit#RELAYED_PER_NODE}). */
+    public int maxRelayedPerNode() {
+        return maxRelayedPerNode;
+    }
+
+    /** Relayed connections of one node of this hub that may wait for an answer ({@link AdmissionLimit#SETUPS_PER_NODE}). */
+    public int maxSetupsPerNode() {
+        return maxSetupsPerNode;
+    }
+
+    /** Relayed connections with an end at a node of this hub, all together ({@link AdmissionLimit#RELAYED}). */
+    public int maxRelayed() {
+        return maxRelayed;
+    }
+
+    /** New links accepted per second, over all link handshakes ({@link AdmissionLimit#LINK_RATE}). */
+    public int linkRate() {
+        return linkRate;
+    }
+
+    /** New links accepted at once before {@link #linkRate()} applies ({@link AdmissionLimit#LINK_BURST_KEY}). */
+    public int linkBurst() {
+        return linkBurst;
+    }
+
     public int ioThreads() {
         return ioThreads;
     }
@@ -286,6 +321,11 @@ public final class HubConfig {
         private int maxPendingRequestsPerNode = 256;
         private int maxHubLinks = 256;
         private int maxQueuedMessagesPerLink = 1024;
+        private int maxRelayedPerNode = 5_000;
+        private int maxSetupsPerNode = 1_024;
+        private int maxRelayed = 65_536;
+        private int linkRate = 500;
+        private int linkBurst = 1_000;
         private int ioThreads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         private io.traverse.hub.longpoll.LongPollLimits longPollLimits = io.traverse.hub.longpoll.LongPollLimits.defaults();
 
@@ -428,6 +468,33 @@ public final class HubConfig {
             return this;
         }
 
+        public Builder maxRelayedPerNode(int max) {
+            this.maxRelayedPerNode = max;
+            return this;
+        }
+
+        public Builder maxSetupsPerNode(int max) {
+            this.maxSetupsPerNode = max;
+            return this;
+        }
+
+        public Builder maxRelayed(int max) {
+            this.maxRelayed = max;
+            return this;
+        }
+
+        /** New links accepted per second, over all link handshakes. */
+        public Builder linkRate(int perSecond) {
+            this.linkRate = perSecond;
+            return this;
+        }
+
+        /** New links accepted at once before the rate applies (the token bucket's size). */
+        public Builder linkBurst(int links) {
+            this.linkBurst = links;
+            return this;
+        }
+
         public Builder longPollLimits(io.traverse.hub.longpoll.LongPollLimits limits) {
             this.longPollLimits = java.util.Objects.requireNonNull(limits);
             return this;
@@ -496,6 +563,11 @@ public final class HubConfig {
             range("max pending requests per node", maxPendingRequestsPerNode, 1, 1_000_000);
             range("max hub links", maxHubLinks, 1, 65_535);
             range("max queued messages per link", maxQueuedMessagesPerLink, 2, 1_000_000);
+            range(AdmissionLimit.RELAYED_PER_NODE.key(), maxRelayedPerNode, 1, 10_000_000);
+            range(AdmissionLimit.SETUPS_PER_NODE.key(), maxSetupsPerNode, 1, 10_000_000);
+            range(AdmissionLimit.RELAYED.key(), maxRelayed, 1, 10_000_000);
+            range(AdmissionLimit.LINK_RATE.key(), linkRate, 1, 1_000_000);
+            range(AdmissionLimit.LINK_BURST_KEY, linkBurst, 1, 1_000_000);
             range("I/O threads", ioThreads, 1, 1024);
             return new HubConfig(this);
         }

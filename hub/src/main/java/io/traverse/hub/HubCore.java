@@ -24,6 +24,7 @@ import io.traverse.hub.routing.HubGraph;
 import io.traverse.hub.routing.HubRoutingTable;
 import io.traverse.hub.sidechannel.SideChannelNetwork;
 import io.traverse.hub.relay.RelayRouter;
+import io.traverse.hub.relay.RelayedConnections;
 import io.traverse.hub.sidechannel.SideChannelRouter;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
@@ -123,7 +124,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         this.stateLoop = stateLoop;
         this.registry = new NodeRegistry(config.maxNodes(), config.maxNamesPerNode());
         this.router = new SideChannelRouter(this, metrics, config.maxPendingRequestsPerNode(), config.sideRequestTimeout().toMillis());
-        this.relayRouter = new RelayRouter(this, metrics, config.sideRequestTimeout().toMillis());
+        this.relayRouter = new RelayRouter(this, metrics, config.sideRequestTimeout().toMillis(),
+                new RelayedConnections(name, config.maxRelayedPerNode(), config.maxSetupsPerNode(), config.maxRelayed()));
         this.expiryNanos = config.hubExpiry().toNanos();
         this.routes = HubRoutingTable.compute(HubGraph.of(selfId, java.util.Set.of(), Map.of()));
         this.descriptionBytes = 64 + name.length() + advertised.stream().mapToInt(a -> a.length() + 2).sum();
@@ -201,7 +203,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             }
         }
         if (registry.isFull()) {
-            return Reject.of(RejectCode.LIMIT, "hub " + name + " serves its maximum of " + config.maxNodes() + " nodes");
+            metrics.overloaded(AdmissionLimit.NODES);
+            return Reject.of(RejectCode.LIMIT, AdmissionLimit.NODES.reason(registry.size() + " nodes are linked", name));
         }
         long bytes = nodeBytes(link.peerId(), hello.identityText());
         if (descriptionBytes + bytes > DESCRIPTION_BUDGET) {
@@ -209,6 +212,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         descriptionBytes += bytes;
         registry.add(link.peerId(), link, hello.identityText());
+        relayRouter.nodeJoined(link.peerId());
         forgetNextLinks();
         return null;
     }
@@ -422,6 +426,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                     descriptionBytes -= nameBytes(n, node.id());
                 }
                 router.nodeLeft(node.id());
+                relayRouter.nodeLeft(node.id());
                 log.info("Node {} left{}", node.id(), node.names().isEmpty() ? "" : ", releasing names " + node.names().keySet());
                 ownChanged();
             }

@@ -20,6 +20,12 @@ class HubConfigTest {
         assertThatThrownBy(() -> HubConfig.builder().gossipRefreshInterval(Duration.ofSeconds(20)).build())
                 .hasMessageContaining("at least twice the gossip refresh");
         assertThatThrownBy(() -> HubConfig.builder().maxPendingRequestsPerNode(0).build()).hasMessageContaining("pending");
+        assertThatThrownBy(() -> HubConfig.builder().maxRelayedPerNode(0).build())
+                .hasMessageContaining("traverse.hub.max.relayed.per.node 0");
+        assertThatThrownBy(() -> HubConfig.builder().maxSetupsPerNode(-1).build()).hasMessageContaining("traverse.hub.max.setups.per.node");
+        assertThatThrownBy(() -> HubConfig.builder().maxRelayed(0).build()).hasMessageContaining("traverse.hub.max.relayed 0");
+        assertThatThrownBy(() -> HubConfig.builder().linkRate(0).build()).hasMessageContaining("traverse.hub.link.rate 0");
+        assertThatThrownBy(() -> HubConfig.builder().linkBurst(0).build()).hasMessageContaining("traverse.hub.link.burst 0");
         assertThatThrownBy(() -> HubConfig.builder().redial(Duration.ofSeconds(2), Duration.ofSeconds(1)).build())
                 .hasMessageContaining("redial");
     }

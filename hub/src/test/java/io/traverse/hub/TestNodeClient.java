@@ -269,6 +269,16 @@ final class TestNodeClient implements AutoCloseable {
         }
     }
 
+    /** Closes the socket with a reset, as the kernel does for a process killed with SIGKILL mid-stream. */
+    void abort() {
+        try {
+            socket.setSoLinger(true, 0);
+            socket.close();
+        } catch (IOException ignored) {
+            // closing a test socket
+        }
+    }
+
     /** The hub refused the link. */
     static final class RejectedException extends SocketException {
         private static final long serialVersionUID = 1L;

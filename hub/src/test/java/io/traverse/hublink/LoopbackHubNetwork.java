@@ -50,11 +50,21 @@ final class LoopbackHubNetwork implements AutoCloseable {
         return hub(name, true, 0, peers);
     }
 
+    /** Like {@link #hub(String, Hub...)}, with settings of the test's own on top (limits, say). */
+    Hub hub(String name, java.util.function.Consumer<HubConfig.Builder> customise, Hub... peers) throws Exception {
+        return hub(name, true, -1, customise, peers);
+    }
+
     private Hub hub(String name, boolean advertised, Hub... peers) throws Exception {
         return hub(name, advertised, -1, peers);
     }
 
     private Hub hub(String name, boolean advertised, int httpPort, Hub... peers) throws Exception {
+        return hub(name, advertised, httpPort, b -> { }, peers);
+    }
+
+    private Hub hub(String name, boolean advertised, int httpPort, java.util.function.Consumer<HubConfig.Builder> customise,
+            Hub... peers) throws Exception {
         HubConfig.Builder b = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(httpPort).name(name).token(TOKEN)
                 .keepaliveInterval(Duration.ofMillis(300)).gossipRefreshInterval(Duration.ofSeconds(1)).hubExpiry(Duration.ofSeconds(3))
                 .redial(Duration.ofMillis(100), Duration.ofSeconds(1));
@@ -64,6 +74,7 @@ final class LoopbackHubNetwork implements AutoCloseable {
         for (Hub peer : peers) {
             b.peer(address(peer).getHostString() + ":" + address(peer).getPort());
         }
+        customise.accept(b);
         Hub hub = Hub.start(b.build());
         started.add(hub);
         return hub;

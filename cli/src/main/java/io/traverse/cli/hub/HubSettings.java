@@ -1,6 +1,7 @@
 package io.traverse.cli.hub;
 
 import io.traverse.cli.TokenFile;
+import io.traverse.hub.AdmissionLimit;
 import io.traverse.hub.HubConfig;
 import java.io.IOException;
 import java.io.Reader;
@@ -39,14 +40,20 @@ final class HubSettings {
     static final String KEEPALIVE = "traverse.hub.keepalive";
     static final String GOSSIP_REFRESH = "traverse.hub.gossip.refresh";
     static final String EXPIRY = "traverse.hub.expiry";
-    static final String MAX_NODES = "traverse.hub.max.nodes";
+    static final String MAX_NODES = AdmissionLimit.NODES.key();
     static final String MAX_NAMES = "traverse.hub.max.names.per.node";
     static final String MAX_PENDING = "traverse.hub.max.pending.per.node";
+    static final String MAX_RELAYED_PER_NODE = AdmissionLimit.RELAYED_PER_NODE.key();
+    static final String MAX_SETUPS_PER_NODE = AdmissionLimit.SETUPS_PER_NODE.key();
+    static final String MAX_RELAYED = AdmissionLimit.RELAYED.key();
+    static final String LINK_RATE = AdmissionLimit.LINK_RATE.key();
+    static final String LINK_BURST = AdmissionLimit.LINK_BURST_KEY;
     static final String IO_THREADS = "traverse.hub.io.threads";
     /** Rules separated by ';', as {@code --ssh-tunnel} takes them one by one. */
     static final String SSH_TUNNELS = "traverse.hub.ssh.tunnels";
     static final Set<String> KEYS = Set.of(BIND, PORT, NAME, STATE_DIR, ID_FILE, PEERS, ADVERTISE, HTTP_PORT, DISCOVERY_PORT, TOKEN, TOKEN_FILE, KEEPALIVE, GOSSIP_REFRESH,
-            EXPIRY, MAX_NODES, MAX_NAMES, MAX_PENDING, IO_THREADS, SSH_TUNNELS);
+            EXPIRY, MAX_NODES, MAX_NAMES, MAX_PENDING, MAX_RELAYED_PER_NODE, MAX_SETUPS_PER_NODE, MAX_RELAYED, LINK_RATE, LINK_BURST,
+            IO_THREADS, SSH_TUNNELS);
     /** The value of {@code traverse.hub.advertise} (or {@code --advertise}) for a hub that only dials out. */
     static final String ADVERTISE_NONE = "none";
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)?");
@@ -152,6 +159,21 @@ final class HubSettings {
         }
         if (get(MAX_PENDING) != null) {
             builder.maxPendingRequestsPerNode(integer(MAX_PENDING));
+        }
+        if (get(MAX_RELAYED_PER_NODE) != null) {
+            builder.maxRelayedPerNode(integer(MAX_RELAYED_PER_NODE));
+        }
+        if (get(MAX_SETUPS_PER_NODE) != null) {
+            builder.maxSetupsPerNode(integer(MAX_SETUPS_PER_NODE));
+        }
+        if (get(MAX_RELAYED) != null) {
+            builder.maxRelayed(integer(MAX_RELAYED));
+        }
+        if (get(LINK_RATE) != null) {
+            builder.linkRate(integer(LINK_RATE));
+        }
+        if (get(LINK_BURST) != null) {
+            builder.linkBurst(integer(LINK_BURST));
         }
         if (get(IO_THREADS) != null) {
             builder.ioThreads(integer(IO_THREADS));

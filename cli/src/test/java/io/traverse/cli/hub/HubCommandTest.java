@@ -40,6 +40,26 @@ class HubCommandTest {
         assertThat(config.idSource()).hasToString("kept in " + config.stateDirectory().resolve("hub-17000.id"));
         assertThat(config.advertisedAddresses()).isEmpty();
         assertThat(config.keepaliveInterval()).isEqualTo(Duration.ofSeconds(2));
+        // the admission limits of docs/operations.md
+        assertThat(config.maxNodes()).isEqualTo(10_000);
+        assertThat(config.maxRelayedPerNode()).isEqualTo(5_000);
+        assertThat(config.maxSetupsPerNode()).isEqualTo(1_024);
+        assertThat(config.maxRelayed()).isEqualTo(65_536);
+        assertThat(config.linkRate()).isEqualTo(500);
+        assertThat(config.linkBurst()).isEqualTo(1_000);
+    }
+
+    @Test
+    void theAdmissionLimitsComeFromTheFile() throws Exception {
+        Path file = dir.resolve("limits.properties");
+        Files.writeString(file, String.join("\n", "traverse.hub.max.relayed.per.node = 100", "traverse.hub.max.setups.per.node = 10",
+                "traverse.hub.max.relayed = 1000", "traverse.hub.link.rate = 20", "traverse.hub.link.burst = 40"));
+        HubConfig config = parse(Map.of(), "--config", file.toString());
+        assertThat(config.maxRelayedPerNode()).isEqualTo(100);
+        assertThat(config.maxSetupsPerNode()).isEqualTo(10);
+        assertThat(config.maxRelayed()).isEqualTo(1000);
+        assertThat(config.linkRate()).isEqualTo(20);
+        assertThat(config.linkBurst()).isEqualTo(40);
     }
 
     @Test

@@ -115,6 +115,13 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
                     .writeBytes(EndpointEcho.encode((InetSocketAddress) ctx.channel().remoteAddress())));
             return;
         }
+        if (preamble.role() != LinkRole.NODE_DATA && !settings.linkRate().tryTake(System.nanoTime())) {
+            // Before any work for it (no nonce, no proof, no admission): a refused link costs almost nothing.
+            // Logged by the rate (at most once in a while), not per link.
+            stage = Stage.DONE;
+            LinkClosing.rejectAndClose(ctx.channel(), Reject.of(RejectCode.LIMIT, settings.linkRate().reason(settings.hubName())));
+            return;
+        }
         ctx.flush();
         role = preamble.role();
         stage = Stage.HELLO;

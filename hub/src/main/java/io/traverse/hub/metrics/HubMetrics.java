@@ -5,12 +5,14 @@ import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.traverse.hub.AdmissionLimit;
 import io.traverse.wire.RejectCode;
 import io.traverse.wire.SideMessageError;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
 
 /**
  * Counters and gauges of one hub, safe to update from any thread. The hub's state loop sets the
@@ -24,6 +26,7 @@ public final class HubMetrics {
     private final AtomicInteger knownHubs = new AtomicInteger();
     private final AtomicInteger reachableHubs = new AtomicInteger();
     private final AtomicInteger names = new AtomicInteger();
+    private final Map<AdmissionLimit, Counter> overloads = new EnumMap<>(AdmissionLimit.class);
     private final LongAdder sideDelivered = new LongAdder();
     private final LongAdder sideForwarded = new LongAdder();
     private final LongAdder sideBytesForwarded = new LongAdder();
@@ -79,6 +82,10 @@ public final class HubMetrics {
         for (RejectCode code : RejectCode.values()) {
             refusals.put(code, Counter.builder("traverse.hub.links.refused").tag("code", code.name())
                     .description("links this hub refused or ended with a REJECT").register(registry));
+        }
+        for (AdmissionLimit limit : AdmissionLimit.values()) {
+            overloads.put(limit, Counter.builder("traverse.hub.overload.refusals").tag("limit", limit.tag())
+                    .description("links and relayed connections refused with OVERLOAD, by the limit that refused them").register(registry));
         }
         gossipReceived = Counter.builder("traverse.hub.gossip.received").description("hub descriptions received").register(registry);
         gossipAccepted = Counter.builder("traverse.hub.gossip.accepted").description("hub descriptions that were news")
@@ -156,6 +163,21 @@ public final class HubMetrics {
     public void relayFailure(String kind) {
         Counter.builder("traverse.hub.relay.failures").tag("kind", kind)
                 .description("relay frames this hub answered with a RESET (or dropped, for a RESET)").register(registry).increment();
+    }
+
+    /** Gauges of the relayed connections held now, and of how many of them wait for an answer; registered once. */
+    public void relayedConnections(IntSupplier held, IntSupplier setups) {
+        Gauge.builder("traverse.hub.relayed.connections", held, IntSupplier::getAsInt)
+                .description("relayed connections with an end at a node of this hub (setups included)").strongReference(true)
+                .register(registry);
+        Gauge.builder("traverse.hub.relayed.setups", setups, IntSupplier::getAsInt)
+                .description("relayed connections of nodes of this hub that wait for their ACCEPT or REFUSE")
+                .strongReference(true).register(registry);
+    }
+
+    /** A link or relayed connection refused by an admission limit. */
+    public void overloaded(AdmissionLimit limit) {
+        overloads.get(limit).increment();
     }
 
     public void refused(RejectCode code) {

@@ -7,5 +7,7 @@ public enum RelayFailure {
     /** No reachable hub lists the destination node. */
     UNKNOWN_NODE,
     /** The frame had no hops left and was not at its destination's hub. */
-    HOP_LIMIT
+    HOP_LIMIT,
+    /** An OPEN beyond one of the hub's admission limits (the RESET's reason starts with OVERLOAD). */
+    OVERLOAD
 }

@@ -22,16 +22,21 @@ import org.slf4j.LoggerFactory;
  * Delivers or forwards RELAY frames by their destination node, one frame at a time, the way the
  * side channel routes its messages, and answers a frame that cannot go on with a RESET to the node
  * that sent it. A RESET that cannot go on is dropped (never a RESET about a RESET, so nothing can
- * loop). No state per connection: the two nodes run flow control end to end with CREDIT frames,
- * so the bytes of a connection in flight are bounded by the credit its receiver granted.
+ * loop). The two nodes run flow control end to end with CREDIT frames, so the bytes of a
+ * connection in flight are bounded by the credit its receiver granted; what the hub keeps per
+ * connection is only what admission needs ({@link RelayedConnections}): an OPEN beyond a limit is
+ * answered with a RESET whose reason starts with OVERLOAD, and a node whose link goes gives back
+ * its connections at once, their other ends getting a RESET.
  *
  * <p>The first frame to a destination is routed on the state loop, which remembers the link it
  * goes out on; later frames to that destination go out on the I/O thread that read them
  * ({@link #relayAtOnce}), with no hand-over between threads, until anything in the network changes
  * ({@link #forgetNextLinks()}). Frames are always sent on the I/O thread of the link they came
  * from, and skip the state loop only when no earlier frame of that link is still there, so they
- * leave in the order they came. A frame's payload is passed on as the slice of the bytes read,
- * never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
+ * leave in the order they came. Whichever thread passes on a frame that opens or ends a
+ * connection with an end here counts it ({@link RelayedConnections} is lock-free); an OPEN a limit
+ * refuses is left to the state loop, which answers it. A frame's payload is passed on as the
+ * slice of the bytes read, never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
  * queued for a slow link pins no large read buffer). When the next link cannot take more, the
  * link the frame came from stops reading until it can (backpressure rather than queueing; bounded,
  * see {@link Link#holdReadingUntilWritable}). State-loop only, except {@link #relayAtOnce} and the
@@ -45,6 +50,7 @@ public final class RelayRouter {
     private final SideChannelNetwork network;
     private final HubMetrics metrics;
     private final ReversePaths reversePaths;
+    private final RelayedConnections connections;
     private final LongAdder delivered = new LongAdder();
     private final LongAdder forwarded = new LongAdder();
     private final Map<RelayFailure, LongAdder> failures = new EnumMap<>(RelayFailure.class);
@@ -55,9 +61,11 @@ public final class RelayRouter {
      * @param reversePathMillis how long a remote node stays reachable through the neighbour its
      *        frames last came from, while gossip does not list it yet
      */
-    public RelayRouter(SideChannelNetwork network, HubMetrics metrics, long reversePathMillis) {
+    public RelayRouter(SideChannelNetwork network, HubMetrics metrics, long reversePathMillis, RelayedConnections connections) {
         this.network = network;
         this.metrics = metrics;
+        this.connections = connections;
+        metrics.relayedConnections(connections::size, connections::setups);
         this.reversePaths = new ReversePaths(ReversePaths.DEFAULT_CAPACITY, TimeUnit.MILLISECONDS.toNanos(reversePathMillis));
         for (RelayFailure failure : RelayFailure.values()) {
             failures.put(failure, new LongAdder());
@@ -95,8 +103,22 @@ public final class RelayRouter {
                 || (next.kind() == LinkKind.HUB && frame.hopsLeft() == 0)) {
             return false;
         }
+        if (frame.kind() == RelayKind.OPEN) {
+            boolean openerHere = from.kind() != LinkKind.HUB;
+            boolean acceptorHere = next.kind() != LinkKind.HUB;
+            if ((openerHere || acceptorHere) && connections.admit(frame, openerHere, acceptorHere) != null) {
+                return false; // refused: the state loop answers it (and judges it afresh)
+            }
+        } else if (RelayedConnections.changes(frame.kind())) {
+            connections.observe(frame);
+        }
         send(frame, from, next);
         return true;
+    }
+
+    /** A node linked here: its relayed connections are counted from now on. */
+    public void nodeJoined(NodeId node) {
+        connections.nodeJoined(node);
     }
 
     /** The network changed (nodes, hub links, routes): route afresh on the state loop. */
@@ -127,10 +149,26 @@ public final class RelayRouter {
         }
     }
 
+    /**
+     * A node of this hub lost its link: its relayed connections are given back at once, and the
+     * other end of each gets a RESET saying so.
+     */
+    public void nodeLeft(NodeId node) {
+        for (Relay reset : connections.nodeLeft(node)) {
+            route(reset, null);
+        }
+    }
+
     private void route(Relay frame, Link from) {
         NodeId destination = frame.destination();
+        if (frame.kind() != RelayKind.OPEN && RelayedConnections.changes(frame.kind())) {
+            connections.observe(frame);
+        }
         Link local = network.localNodeRelayLink(destination);
         if (local != null) {
+            if (!admitted(frame, from, true)) {
+                return;
+            }
             nextLinks.put(destination, local);
             sendInOrder(frame, from, local);
             return;
@@ -158,8 +196,33 @@ public final class RelayRouter {
                     + destination);
             return;
         }
+        if (!admitted(frame, from, false)) {
+            return;
+        }
         nextLinks.put(destination, next);
         sendInOrder(frame, from, next);
+    }
+
+    /**
+     * True unless the frame is an OPEN with an end here that a limit refuses; such an OPEN is
+     * answered with a RESET to its opener, counted, and released.
+     */
+    private boolean admitted(Relay frame, Link from, boolean acceptorHere) {
+        if (frame.kind() != RelayKind.OPEN) {
+            return true;
+        }
+        boolean openerHere = from != null && from.kind() != LinkKind.HUB;
+        if (!openerHere && !acceptorHere) {
+            return true;
+        }
+        RelayedConnections.Refusal refusal = connections.admit(frame, openerHere, acceptorHere);
+        if (refusal == null) {
+            return true;
+        }
+        metrics.overloaded(refusal.limit());
+        log.debug("Refused {}: {}", frame, refusal.reason());
+        fail(frame, RelayFailure.OVERLOAD, refusal.reason());
+        return false;
     }
 
     /** Sends on the I/O thread of the link the frame came from, so that frames of a connection never overtake each other. */
