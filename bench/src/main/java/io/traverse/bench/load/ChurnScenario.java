@@ -23,8 +23,8 @@ final class ChurnScenario {
         try (LoadBed bed = new LoadBed(o, log)) {
             boolean withBurst = o.burst() > 0;
             bed.start(withBurst);
-            long rssIdle = bed.hub().sample().rssBytes();
             long heapIdle = bed.hub().heapAfterGc();
+            long rssIdle = bed.hub().sample().rssBytes(); // after the GC, as the loaded figure is
             double cpuIdle = bed.hub().sample().cpuSeconds();
             long rampMillis = o.rampSeconds() * 1000L;
             bed.share("CHURN %d " + o.lifetimeMillis() + " " + rampMillis, o.connections());
@@ -87,11 +87,11 @@ final class ChurnScenario {
                 why = e.getMessage();
             }
             if (why.isEmpty() && bed.survivorFailures() > 0) {
-                why = "failures on survivors " + RampScenario.failureSummary(bed) + "; first: " + RampScenario.first(bed.failureLines());
+                why = "failures on survivors " + RampScenario.failureSummary(bed) + "; first: " + RampScenario.first(bed.survivorFailureLines());
             }
             return new LoadResult(o, held, 0, why, bed.latencies(), mbps, held == 0 ? 0 : mbps * 1e6 / held, bed.streamFairness(),
                     bed.worstWindowFairness(), bed.survivorCount("verified"), bed.survivorCount("lost"), bed.survivorCount("reordered"),
-                    bed.survivorFailures("reset"), bed.survivorFailures() - bed.survivorFailures("reset"), bed.failureLines(), rssIdle,
+                    bed.survivorResets(), bed.survivorFailures() - bed.survivorResets(), bed.failureLines(), rssIdle,
                     rssLoaded, heapIdle, heapLoaded, end.threads(), end.cpuSeconds() - cpuIdle, hubReclaim, serverReclaim, points,
                     LoadReport.uptime());
         }

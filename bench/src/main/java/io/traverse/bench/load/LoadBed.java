@@ -132,12 +132,40 @@ final class LoadBed implements AutoCloseable {
         return clients.stream().mapToLong(c -> c.stat().get(stat)).sum();
     }
 
+    /** Resets of the surviving clients' connections, seen at either end. */
+    long survivorResets() {
+        String burstSuffix = "@" + options.clients();
+        return survivorFailures("reset") + server.stat().counts("failures").entrySet().stream()
+                .filter(e -> e.getKey().startsWith("reset@") && !e.getKey().endsWith(burstSuffix)).mapToLong(java.util.Map.Entry::getValue).sum();
+    }
+
+    /** FAIL lines about the surviving clients' connections (none of the burst JVM's, at either end). */
+    List<String> survivorFailureLines() {
+        String burstKind = "@" + options.clients() + " ";
+        List<String> lines = new ArrayList<>();
+        for (String line : failureLines()) {
+            if (!line.contains(burstKind) && !line.startsWith("client-" + options.clients() + ":")) {
+                lines.add(line);
+            }
+        }
+        return lines;
+    }
+
+    /** Failures of one kind of the surviving clients' connections, at the client end. */
     long survivorFailures(String kind) {
         return clients.stream().mapToLong(c -> c.stat().counts("failures").getOrDefault(kind, 0L)).sum();
     }
 
+    /** Failures of the surviving clients' connections, seen at either end. */
     long survivorFailures() {
-        return clients.stream().mapToLong(c -> c.stat().failures()).sum();
+        return clients.stream().mapToLong(c -> c.stat().failures()).sum() + serverFailures(false);
+    }
+
+    /** Failures the server saw on the surviving clients' connections ({@code burst} false) or the burst JVM's (true). */
+    long serverFailures(boolean burstOnes) {
+        String burstSuffix = "@" + options.clients();
+        return server.stat().counts("failures").entrySet().stream().filter(e -> e.getKey().endsWith(burstSuffix) == burstOnes)
+                .mapToLong(java.util.Map.Entry::getValue).sum();
     }
 
     /** Every latency recorded so far, all clients together. */

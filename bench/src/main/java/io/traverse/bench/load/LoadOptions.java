@@ -28,7 +28,7 @@ record LoadOptions(String mode, int clients, int nodesPerClient, int serverNodes
         d.put("step-seconds", "10");             // ramp: length of a step (a third to open, the rest measured)
         d.put("max-connections", "2000");        // ramp: stop here if nothing broke
         d.put("p99-limit-ms", "1000");           // ramp: a step whose p99 round trip is above this breaks
-        d.put("late-limit", "0.05");             // ramp: a step with more late chunks than this fraction breaks
+        d.put("late-limit", "0.25");             // ramp: a step with more late chunks than this fraction breaks
         d.put("connections", "1000");            // churn: mean connections held by the surviving clients
         d.put("lifetime-ms", "20000");           // churn: mean lifetime of a surviving connection
         d.put("burst", "500");                   // churn: connections of the JVM that is SIGKILLed (0: none)

@@ -65,6 +65,7 @@ final class PacedConnection {
         }
         long started = System.nanoTime();
         tally.opened(this);
+        String phase = "header";
         try (s) {
             s.setSoTimeout(readTimeoutMillis);
             OutputStream out = s.getOutputStream();
@@ -81,6 +82,7 @@ final class PacedConnection {
             int chunks = 0;
             long lastEcho = started;
             do {
+                phase = "chunk " + (chunks + 1);
                 random.nextBytes(buffer);
                 long sent = System.nanoTime();
                 stamp.putLong(0, sent);
@@ -104,9 +106,12 @@ final class PacedConnection {
                     next = now;
                 }
             } while (now() - started < lifetimeNanos && !finish.await(next - now(), TimeUnit.NANOSECONDS));
+            phase = "half-close after " + chunks + " chunks";
             s.shutdownOutput();
+            phase = "answer after " + chunks + " chunks";
             long answeredLength = in.readLong();
             byte[] digest = in.readNBytes(32);
+            phase = "EOF after the answer";
             int after = in.read();
             if (after != -1) {
                 tally.failures().count("after-answer", "byte " + after + " after the answer instead of EOF");
@@ -120,7 +125,8 @@ final class PacedConnection {
                 tally.verified(length, chunks, (long) chunks * chunk, (lastEcho - started) / 1e9);
             }
         } catch (IOException | RuntimeException e) {
-            tally.failures().count(FailureKinds.kindOf(e), String.valueOf(e.getMessage()));
+            tally.failures().count(FailureKinds.kindOf(e), "[" + phase + ", " + (System.nanoTime() - started) / 1_000_000 + " ms] "
+                    + e.getMessage());
         } finally {
             tally.closed(this);
         }

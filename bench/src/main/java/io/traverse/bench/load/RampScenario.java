@@ -23,8 +23,8 @@ final class RampScenario {
     static LoadResult run(LoadOptions o, PrintStream log) throws IOException, InterruptedException {
         try (LoadBed bed = new LoadBed(o, log)) {
             bed.start(false);
-            long rssIdle = bed.hub().sample().rssBytes();
             long heapIdle = bed.hub().heapAfterGc();
+            long rssIdle = bed.hub().sample().rssBytes(); // after the GC, as the loaded figure is
             double cpuIdle = bed.hub().sample().cpuSeconds();
             List<LoadResult.Point> steps = new ArrayList<>();
             int target = 0;
@@ -98,7 +98,7 @@ final class RampScenario {
             }
             return new LoadResult(o, held, brokeAt, why + finishProblem, bed.latencies(), bestMbps, bestPerConnection, bed.streamFairness(),
                     bed.worstWindowFairness(), bed.survivorCount("verified"), bed.survivorCount("lost"), bed.survivorCount("reordered"),
-                    bed.survivorFailures("reset"), bed.survivorFailures() - bed.survivorFailures("reset"), bed.failureLines(), rssIdle,
+                    bed.survivorResets(), bed.survivorFailures() - bed.survivorResets(), bed.failureLines(), rssIdle,
                     rssLoaded, heapIdle, heapLoaded, end.threads(), end.cpuSeconds() - cpuIdle, Double.NaN, Double.NaN, steps,
                     LoadReport.uptime());
         }
@@ -109,7 +109,7 @@ final class RampScenario {
         for (LoadClientProcess c : bed.allClients()) {
             c.stat().counts("failures").forEach((k, v) -> kinds.merge("client " + k, v, Long::sum));
         }
-        bed.server().stat().counts("failures").forEach((k, v) -> kinds.merge("server " + k, v, Long::sum));
+        bed.server().stat().counts("failures").forEach((k, v) -> kinds.merge("server " + k, v, Long::sum)); // kind@group
         return kinds.toString();
     }
 

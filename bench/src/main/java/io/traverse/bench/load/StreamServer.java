@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.LongAdder;
  * linked to one hub, each accepting relayed connections on one virtual port with a thread per
  * connection, which echoes each chunk's timestamp, hashes the stream to EOF and answers length and
  * SHA-256 ({@link PacedStreamFormat}). Prints {@code SERVER i ADDRESS} per node and {@code READY},
- * then four times a second {@code STAT} with connections open per client group; ends at end of input.
+ * then four times a second {@code STAT} with connections open and failures per client group
+ * ({@code reset@1:12}: 12 resets of group 1's connections); ends at end of input.
  *
  * <p>Arguments: {@code hubHost:port token serverNodes virtualPort readTimeoutMillis}.
  */
@@ -97,6 +98,8 @@ public final class StreamServer {
 
     private void serve(Socket s) {
         AtomicLong open = null;
+        int group = -1;
+        String phase = "header";
         try (s) {
             s.setSoTimeout(readTimeoutMillis);
             DataInputStream in = new DataInputStream(s.getInputStream());
@@ -107,7 +110,9 @@ public final class StreamServer {
             int[] chunkAndGroup = PacedStreamFormat.parseHeader(header);
             sha.update(header);
             long length = header.length;
-            open = openByGroup.computeIfAbsent(chunkAndGroup[1], g -> new AtomicLong());
+            group = chunkAndGroup[1];
+            phase = "stream";
+            open = openByGroup.computeIfAbsent(group, g -> new AtomicLong());
             open.incrementAndGet();
             byte[] chunk = new byte[chunkAndGroup[0]];
             while (true) {
@@ -120,10 +125,12 @@ public final class StreamServer {
                 }
                 out.write(chunk, 0, PacedStreamFormat.ECHO_BYTES);
             }
+            phase = "answer";
             out.write(PacedStreamFormat.answer(length, sha.digest()));
             answered.increment();
         } catch (IOException | RuntimeException e) {
-            failures.count(FailureKinds.kindOf(e), String.valueOf(e.getMessage()));
+            // by client group ("reset@1"), so a run can tell the killed JVM's connections from the survivors'
+            failures.count(FailureKinds.kindOf(e) + "@" + group, "[" + phase + "] " + e.getMessage());
         } finally {
             if (open != null) {
                 open.decrementAndGet();
