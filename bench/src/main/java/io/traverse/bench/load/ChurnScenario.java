@@ -80,6 +80,7 @@ final class ChurnScenario {
                 points.addAll(bed.hold(o.seconds() / 2.0));
             }
             ProcessSample end = bed.hub().sample();
+            String cpuSplit = bed.cpuSplit();
             String why = "";
             try {
                 bed.finishAll();
@@ -93,7 +94,7 @@ final class ChurnScenario {
                     bed.worstWindowFairness(), bed.survivorCount("verified"), bed.survivorCount("lost"), bed.survivorCount("reordered"),
                     bed.survivorResets(), bed.survivorFailures() - bed.survivorResets(), bed.failureLines(), rssIdle,
                     rssLoaded, heapIdle, heapLoaded, end.threads(), end.cpuSeconds() - cpuIdle, hubReclaim, serverReclaim, points,
-                    LoadReport.uptime());
+                    cpuSplit, LoadReport.uptime());
         }
     }
 }

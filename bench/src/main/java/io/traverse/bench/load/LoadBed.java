@@ -28,6 +28,7 @@ final class LoadBed implements AutoCloseable {
     private long lastNanos = System.nanoTime();
     private final List<LatencyHistogram> lastHistograms = new ArrayList<>();
     private double worstWindowFairness = 1;
+    private final java.util.Map<String, Double> cpuAtStart = new java.util.LinkedHashMap<>();
 
     LoadBed(LoadOptions options, PrintStream log) {
         this.options = options;
@@ -62,6 +63,9 @@ final class LoadBed implements AutoCloseable {
                 burst = c;
             }
         }
+ for (var e : pids().entrySet()) {
+            cpuAtStart.put(e.getKey(), ProcessSample.of(e.getValue()).cpuSeconds());
+        }
         log.println("# " + clients.size() + " client JVM(s) x " + options.nodesPerClient() + " nodes" + (burst == null ? ""
                 : ", burst JVM of " + options.burstNodes() + " nodes") + " linked after " + fmt(seconds()) + " s");
     }
@@ -69,6 +73,34 @@ final class LoadBed implements AutoCloseable {
     private <T extends AutoCloseable> T track(T child) {
         started.add(child);
         return child;
+    }
+
+    private java.util.Map<String, Long> pids() {
+        java.util.Map<String, Long> pids = new java.util.LinkedHashMap<>();
+        pids.put("hub", hub.pid());
+        pids.put("server", server.pid());
+        for (LoadClientProcess c : allClients()) {
+            pids.put(c == burst ? "burst" : "client-" + c.group(), c.pid());
+        }
+        return pids;
+    }
+
+    /**
+     * CPU seconds each process used since every node was linked ({@code hub 12.3, server 40.1, ...}),
+     * and this machine's load: whether the hub or the harness was short of CPU.
+     */
+    String cpuSplit() {
+        StringBuilder b = new StringBuilder();
+        for (var e : pids().entrySet()) {
+            String used;
+            try {
+                used = fmt(ProcessSample.of(e.getValue()).cpuSeconds() - cpuAtStart.getOrDefault(e.getKey(), 0.0));
+            } catch (IOException gone) {
+                used = "gone";
+            }
+            b.append(b.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(used);
+        }
+        return b.append(" (CPU s; ").append(fmt(seconds())).append(" s since start)").toString();
     }
 
     HubProcess hub() {

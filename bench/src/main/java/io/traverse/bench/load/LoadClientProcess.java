@@ -67,6 +67,10 @@ final class LoadClientProcess implements AutoCloseable {
         return failures;
     }
 
+    long pid() {
+        return jvm.pid();
+    }
+
     boolean alive() {
         return jvm.alive();
     }

@@ -63,6 +63,7 @@ final class LoadReport {
                 r.hubHeapLoaded() / mib, (r.hubHeapLoaded() - r.hubHeapIdle()) / 1024.0 / held));
         b.append(String.format(Locale.ROOT, "  hub threads, CPU:   %d threads; %.1f CPU s over the run = %.1f ms per connection%n", r.hubThreads(),
                 r.hubCpuSeconds(), r.hubCpuSeconds() * 1000 / held));
+        b.append("  CPU by process:     ").append(r.cpuSplit()).append('\n');
         if (!r.failureLines().isEmpty()) {
             b.append("  first failures:\n");
             List<String> lines = r.failureLines();

@@ -21,12 +21,13 @@ import java.util.List;
  * @param hubReclaimSeconds churn: from the SIGKILL until the hub listed none of the killed JVM's nodes (-1: never)
  * @param serverReclaimSeconds churn: until the server had closed every connection of the killed JVM (-1: never)
  * @param steps ramp: one point per step; churn: one per progress line
+ * @param cpuSplit CPU seconds of each process over the run (is the hub or the harness short of CPU?)
  */
 record LoadResult(LoadOptions options, int held, int brokeAt, String why, LatencyHistogram latency, double mbPerSecond,
         double perConnectionBytesPerSecond, double streamFairness, double windowFairness, long verified, long lostBytes, long reordered, long resets,
         long otherFailures, List<String> failureLines, long hubRssIdle, long hubRssLoaded, long hubHeapIdle, long hubHeapLoaded,
         int hubThreads, double hubCpuSeconds, double hubReclaimSeconds, double serverReclaimSeconds, List<Point> steps,
-        String machineLoad) {
+        String cpuSplit, String machineLoad) {
 
     /** One measurement while the run goes on. */
     record Point(double seconds, int held, long hubRss, long hubHeap, double p50Millis, double p99Millis, double mbPerSecond,

@@ -90,6 +90,7 @@ final class RampScenario {
                 log.println("BROKE at " + target + " connections: " + why);
             }
             ProcessSample end = bed.hub().sample();
+            String cpuSplit = bed.cpuSplit();
             String finishProblem = "";
             try {
                 bed.finishAll();
@@ -100,7 +101,7 @@ final class RampScenario {
                     bed.worstWindowFairness(), bed.survivorCount("verified"), bed.survivorCount("lost"), bed.survivorCount("reordered"),
                     bed.survivorResets(), bed.survivorFailures() - bed.survivorResets(), bed.failureLines(), rssIdle,
                     rssLoaded, heapIdle, heapLoaded, end.threads(), end.cpuSeconds() - cpuIdle, Double.NaN, Double.NaN, steps,
-                    LoadReport.uptime());
+                    cpuSplit, LoadReport.uptime());
         }
     }
 
