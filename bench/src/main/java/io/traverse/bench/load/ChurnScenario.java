@@ -63,7 +63,7 @@ final class ChurnScenario {
                     }
                     if (serverReclaim < 0 && bed.server().open(burstGroup) == 0) {
                         serverReclaim = (System.nanoTime() - killed) / 1e9;
-                        log.printf(Locale.ROOT, "server has closed every connection of the killed JVM after %.2f s (its STAT each second)%n",
+                        log.printf(Locale.ROOT, "server has closed every connection of the killed JVM after %.2f s (it reports 4 times a second)%n",
                                 serverReclaim);
                     }
                     if (System.nanoTime() > nextProgress) {

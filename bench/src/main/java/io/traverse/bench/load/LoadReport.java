@@ -1,7 +1,6 @@
 package io.traverse.bench.load;
 
 import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -76,9 +75,5 @@ final class LoadReport {
 
     private static String seconds(double s) {
         return Double.isNaN(s) ? "n/a" : s < 0 ? "NEVER (within the limit)" : String.format(Locale.ROOT, "%.2f s", s);
-    }
-
-    static String jvm() {
-        return ManagementFactory.getRuntimeMXBean().getVmName();
     }
 }
