@@ -10,11 +10,12 @@
 #   bench/run-load.sh --mode ramp --step 200 --max-connections 3000 --p99-limit-ms 500
 #   bench/run-load.sh --mode churn                      # mean 1000 held, mean life 20 s, SIGKILL of a JVM with 500
 #   bench/run-load.sh --mode churn --connections 2000 --burst 1000 --interval-ms 2000 --lifetime-ms 30000
+#   bench/run-load.sh --mode ramp --hubs 3              # through three hub JVMs in a line (clients on the first, server on the last)
 #   bench/run-load.sh --help                            # every option and its default
 #   REBUILD=1 bench/run-load.sh ...                     # rebuild the bench jar from the reactor first
 #
 # Main options (defaults in brackets):
-#   --mode ramp|churn [ramp]   --clients N client JVMs [2]   --nodes N nodes per client JVM [10]
+#   --mode ramp|churn [ramp]   --hubs N in a line [1]   --clients N client JVMs [2]   --nodes N nodes per client JVM [10]
 #   --server-nodes N [1]       --chunk BYTES [4096]          --interval-ms MS [50]   --read-timeout-ms MS [30000]
 #   ramp:  --step N [100] --step-seconds S [10] --max-connections N [2000] --p99-limit-ms MS [1000] --late-limit F [0.25]
 #   churn: --connections M mean held [1000] --lifetime-ms D mean [20000] --burst B killed at once [500]

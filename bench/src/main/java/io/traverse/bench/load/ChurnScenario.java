@@ -45,7 +45,7 @@ final class ChurnScenario {
             double serverReclaim = Double.NaN;
             if (withBurst) {
                 int burstGroup = bed.burst().group();
-                int expectedNodes = o.clients() * o.nodesPerClient() + o.serverNodes();
+                int expectedNodes = o.clients() * o.nodesPerClient() + (o.hubs() == 1 ? o.serverNodes() : 0); // on the clients' hub
                 long burstHeld = bed.burst().stat().get("held");
                 log.println("KILL the burst JVM (SIGKILL): " + burstHeld + " connections, " + o.burstNodes() + " nodes; hub lists "
                         + bed.hub().nodes() + " nodes, server has " + bed.server().open(burstGroup) + " of its connections open");

@@ -6,7 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The hub of a load run: a {@link StandaloneHub} in a JVM of its own, so that its resident memory,
+ * A hub of a load run: a {@link StandaloneHub} in a JVM of its own, so that its resident memory,
  * threads and CPU time are its alone ({@link ProcessSample}) and its heap can be measured after a
  * full GC ({@code HEAP}, which runs {@code System.gc()} in the hub).
  */
@@ -15,9 +15,18 @@ final class HubProcess implements AutoCloseable {
     private final ChildJvm jvm;
     private final int port;
 
-    HubProcess(String heap, int ioThreads) throws IOException, InterruptedException {
+    /**
+     * @param inLine one of several hubs in a line: it advertises no address, so that only the hubs that
+     *        dial it link with it (a line, not the mesh gossip would make)
+     * @param previous the hub before this one in the line, which this one dials; null: the first or only hub
+     */
+    HubProcess(int index, String heap, int ioThreads, boolean inLine, HubProcess previous) throws IOException, InterruptedException {
         List<String> options = new ArrayList<>(List.of("-Xmx" + heap, "-Dbench.hub.ioThreads=" + ioThreads));
-        jvm = new ChildJvm("hub", options, StandaloneHub.class, List.of("load-hub", "5000", TOKEN, "advertised"), "PORT ", line -> { });
+        List<String> args = new ArrayList<>(List.of("load-hub-" + index, "5000", TOKEN, inLine ? "dial-only" : "advertised"));
+        if (previous != null) {
+            args.add(previous.address());
+        }
+        jvm = new ChildJvm("hub-" + index, options, StandaloneHub.class, args, "PORT ", line -> { });
         String first = jvm.ask(null, "PORT ", 60);
         port = Integer.parseInt(first.substring(5).trim());
     }

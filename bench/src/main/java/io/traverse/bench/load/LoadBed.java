@@ -9,7 +9,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The processes of a load run on loopback: the hub, the server JVM, the client JVMs (and, for a
+ * The processes of a load run on loopback: the hub (or {@code --hubs} in a line, the clients
+ * linked to the first and the server to the last), the server JVM, the client JVMs (and, for a
  * churn burst, one more client JVM to be SIGKILLed), with what the scenarios read from them
  * together: connections held, bytes written, latencies, failures, the hub's memory and CPU. Prints
  * a progress line when asked. Closing it kills every child; so does this JVM's exit.
@@ -20,6 +21,8 @@ final class LoadBed implements AutoCloseable {
     private final long startNanos = System.nanoTime();
     private final long deadlineNanos;
     private final List<AutoCloseable> started = new ArrayList<>();
+    private final List<HubProcess> hubs = new ArrayList<>();
+    /** The first hub, the clients' (with one hub, the server's too): the one measured. */
     private HubProcess hub;
     private StreamServerProcess server;
     private final List<LoadClientProcess> clients = new ArrayList<>();
@@ -38,9 +41,13 @@ final class LoadBed implements AutoCloseable {
 
     /** Starts the hub, the server and the client JVMs (and the burst JVM when {@code withBurst}); every node is linked on return. */
     void start(boolean withBurst) throws IOException, InterruptedException {
-        hub = track(new HubProcess(options.hubHeap(), options.hubIoThreads()));
-        log.println("# hub pid " + hub.pid() + " at " + hub.address());
-        server = track(new StreamServerProcess(hub.address(), options.serverNodes(), options.readTimeoutMillis(), options.clientHeap()));
+        for (int i = 0; i < options.hubs(); i++) {
+            hubs.add(track(new HubProcess(i, options.hubHeap(), options.hubIoThreads(), options.hubs() > 1,
+                    i == 0 ? null : hubs.get(i - 1))));
+            log.println("# hub " + i + " pid " + hubs.get(i).pid() + " at " + hubs.get(i).address() + (i == 0 ? "" : ", dials hub " + (i - 1)));
+        }
+        hub = hubs.get(0);
+        server = track(new StreamServerProcess(hubs.get(hubs.size() - 1).address(), options.serverNodes(), options.readTimeoutMillis(), options.clientHeap()));
         log.println("# server pid " + server.pid() + ", " + options.serverNodes() + " node(s)");
         List<CompletableFuture<LoadClientProcess>> starting = new ArrayList<>();
         int count = options.clients() + (withBurst ? 1 : 0);
@@ -77,7 +84,9 @@ final class LoadBed implements AutoCloseable {
 
     private java.util.Map<String, Long> pids() {
         java.util.Map<String, Long> pids = new java.util.LinkedHashMap<>();
-        pids.put("hub", hub.pid());
+        for (int i = 0; i < hubs.size(); i++) {
+            pids.put(hubs.size() == 1 ? "hub" : "hub-" + i, hubs.get(i).pid());
+        }
         pids.put("server", server.pid());
         for (LoadClientProcess c : allClients()) {
             pids.put(c == burst ? "burst" : "client-" + c.group(), c.pid());

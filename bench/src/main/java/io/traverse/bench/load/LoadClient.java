@@ -3,6 +3,7 @@ package io.traverse.bench.load;
 import io.traverse.Traverse;
 import io.traverse.TraverseConfig;
 import io.traverse.VirtualSocketAddress;
+import io.traverse.identity.NodeId;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -76,6 +77,7 @@ public final class LoadClient {
                     throw new IOException("a client node did not link to the hub within 60 s");
                 }
             }
+            client.awaitRoutes();
             client.out.println("READY");
             Thread stats = new Thread(client::printStats, "stats");
             stats.setDaemon(true);
@@ -84,6 +86,20 @@ public final class LoadClient {
         } finally {
             for (Traverse node : client.nodes) {
                 node.close();
+            }
+        }
+    }
+
+    /** Waits until the first node's hub knows every server node (with hubs in a line, gossip takes a moment). */
+    private void awaitRoutes() throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        for (VirtualSocketAddress server : servers) {
+            NodeId id = server.node().id().orElseThrow();
+            while (nodes.get(0).hubDirectory().locateNode(id).get(10, TimeUnit.SECONDS).isEmpty()) {
+                if (System.nanoTime() > deadline) {
+                    throw new IOException("no hub knows server node " + id + " after 60 s");
+                }
+                Thread.sleep(100);
             }
         }
     }

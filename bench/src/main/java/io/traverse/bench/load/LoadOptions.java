@@ -8,7 +8,7 @@ import java.util.Map;
  * The options of a load run ({@code bench/run-load.sh --help} lists them), read once from
  * {@code --name value} pairs and checked here.
  */
-record LoadOptions(String mode, int clients, int nodesPerClient, int serverNodes, int chunk, long intervalMillis,
+record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int serverNodes, int chunk, long intervalMillis,
         int readTimeoutMillis, int step, int stepSeconds, int maxConnections, long p99LimitMillis, double lateLimit,
         int connections, long lifetimeMillis, int burst, int burstNodes, int seconds, int rampSeconds, int progressSeconds,
         String hubHeap, int hubIoThreads, String clientHeap, long seed, Path plots, int deadlineSeconds) {
@@ -18,6 +18,7 @@ record LoadOptions(String mode, int clients, int nodesPerClient, int serverNodes
     private static Map<String, String> defaults() {
         Map<String, String> d = new LinkedHashMap<>();
         d.put("mode", "ramp");                   // ramp | churn
+        d.put("hubs", "1");                      // hubs in a line: clients link to the first, the server to the last
         d.put("clients", "2");                   // client JVMs (churn: survivors; the burst JVM comes on top)
         d.put("nodes", "10");                    // emulated nodes per client JVM
         d.put("server-nodes", "1");              // server nodes (one server JVM)
@@ -54,7 +55,7 @@ record LoadOptions(String mode, int clients, int nodesPerClient, int serverNodes
             }
             v.put(name, args[++i]);
         }
-        LoadOptions o = new LoadOptions(v.get("mode"), i(v, "clients"), i(v, "nodes"), i(v, "server-nodes"), i(v, "chunk"),
+        LoadOptions o = new LoadOptions(v.get("mode"), i(v, "hubs"), i(v, "clients"), i(v, "nodes"), i(v, "server-nodes"), i(v, "chunk"),
                 l(v, "interval-ms"), i(v, "read-timeout-ms"), i(v, "step"), i(v, "step-seconds"), i(v, "max-connections"),
                 l(v, "p99-limit-ms"), Double.parseDouble(v.get("late-limit")), i(v, "connections"), l(v, "lifetime-ms"),
                 i(v, "burst"), i(v, "burst-nodes"), i(v, "seconds"), i(v, "ramp-seconds"), i(v, "progress-seconds"),
@@ -66,7 +67,7 @@ record LoadOptions(String mode, int clients, int nodesPerClient, int serverNodes
         if (o.chunk < PacedStreamFormat.MIN_CHUNK || o.chunk > PacedStreamFormat.MAX_CHUNK) {
             throw new IllegalArgumentException("--chunk must be within " + PacedStreamFormat.MIN_CHUNK + "-" + PacedStreamFormat.MAX_CHUNK);
         }
-        if (o.clients < 1 || o.nodesPerClient < 1 || o.serverNodes < 1 || o.intervalMillis < 1 || o.step < 1 || o.stepSeconds < 3
+        if (o.hubs < 1 || o.hubs > 5 || o.clients < 1 || o.nodesPerClient < 1 || o.serverNodes < 1 || o.intervalMillis < 1 || o.step < 1 || o.stepSeconds < 3
                 || o.deadlineSeconds < 10 || o.connections < 0 || o.burst < 0 || o.burstNodes < 1) {
             throw new IllegalArgumentException("a count or time is out of range: " + o);
         }

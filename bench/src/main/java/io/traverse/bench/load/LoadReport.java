@@ -28,8 +28,9 @@ final class LoadReport {
         int held = Math.max(1, r.held());
         b.append(String.format(Locale.ROOT, "Load run (issue 21), harness bench/run-load.sh --mode %s; %d CPUs, %s; java %s%n", o.mode(),
                 Runtime.getRuntime().availableProcessors(), r.machineLoad(), System.getProperty("java.version")));
-        b.append(String.format(Locale.ROOT, "  set-up: 1 hub JVM (-Xmx%s, io threads %s), 1 server JVM (%d node(s)), %d client JVM(s) x %d nodes%s;"
-                        + " traverse.modules=routed; %d B every %d ms per connection%n", o.hubHeap(), o.hubIoThreads() == 0 ? "default" : o.hubIoThreads(),
+        b.append(String.format(Locale.ROOT, "  set-up: %s (-Xmx%s, io threads %s), 1 server JVM (%d node(s)), %d client JVM(s) x %d nodes%s;"
+                        + " traverse.modules=routed; %d B every %d ms per connection%n", o.hubs() == 1 ? "1 hub JVM" : o.hubs() + " hub JVMs in a line (clients on the first, server on the last; hub figures are the first's)",
+                o.hubHeap(), o.hubIoThreads() == 0 ? "default" : o.hubIoThreads(),
                 o.serverNodes(), o.clients(), o.nodesPerClient(), o.mode().equals("churn") && o.burst() > 0
                         ? " + 1 burst JVM x " + o.burstNodes() + " nodes holding " + o.burst() : "", o.chunk(), o.intervalMillis()));
         if (o.mode().equals("ramp")) {
