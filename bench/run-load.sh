@@ -10,19 +10,22 @@
 #   bench/run-load.sh --mode ramp --step 200 --max-connections 3000 --p99-limit-ms 500
 #   bench/run-load.sh --mode churn                      # mean 1000 held, mean life 20 s, SIGKILL of a JVM with 500
 #   bench/run-load.sh --mode churn --connections 2000 --burst 1000 --interval-ms 2000 --lifetime-ms 30000
+#   bench/run-load.sh --mode restart --connections 200 --interval-ms 200   # SIGKILL the hub half-way, restart it on its port
 #   bench/run-load.sh --mode ramp --hubs 3              # through three hub JVMs in a line (clients on the first, server on the last)
 #   bench/run-load.sh --help                            # every option and its default
 #   REBUILD=1 bench/run-load.sh ...                     # rebuild the bench jar from the reactor first
 #
 # Main options (defaults in brackets):
-#   --mode ramp|churn [ramp]   --hubs N in a line [1]   --clients N client JVMs [2]   --nodes N nodes per client JVM [10]
+#   --mode ramp|churn|restart [ramp]   --hubs N in a line [1]   --clients N client JVMs [2]   --nodes N nodes per client JVM [10]
 #   --server-nodes N [1]       --chunk BYTES [4096]          --interval-ms MS [50]   --read-timeout-ms MS [30000]
 #   ramp:  --step N [100] --step-seconds S [10] --max-connections N [2000] --p99-limit-ms MS [1000] --late-limit F [0.25]
 #   churn: --connections M mean held [1000] --lifetime-ms D mean [20000] --burst B killed at once [500]
 #          --burst-nodes N [10] --seconds S after the ramp [60] --ramp-seconds S [20]
 #   --hub-heap [1g] --hub-io-threads N (0: the hub's default) [0] --client-heap [1g] --progress-seconds [5]
 #   --deadline-seconds [900]
-# Exit code: churn runs exit 1 when a surviving stream lost, reordered or reset anything.
+#   restart: uses --connections, --lifetime-ms, --seconds and --ramp-seconds as churn does (no burst)
+# Exit code: churn runs exit 1 when a surviving stream lost, reordered or reset anything; restart runs
+# when anything but a reset (a hang to the read timeout, a length or digest mismatch) happened.
 # Not pinned to a core: the hub, the server and the clients share the machine's CPUs (the summary names the load).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -27,11 +27,13 @@ public final class StandaloneHub {
      * 0 means the hub's own default, min(4, CPUs), as {@code traverse hub} runs.
      */
     private static final int IO_THREADS = Integer.getInteger("bench.hub.ioThreads", 1);
+    /** The link port: 0 (any free one) unless {@code -Dbench.hub.port=N} asks for one (a hub restarted where its nodes look for it). */
+    private static final int PORT = Integer.getInteger("bench.hub.port", 0);
     static final String ADVERTISED = "advertised";
     static final String DIAL_ONLY = "dial-only";
 
     public static void main(String[] args) throws IOException {
-        HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(args[0])
+        HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(PORT).httpPort(-1).name(args[0])
                 .keepaliveInterval(Duration.ofMillis(Long.parseLong(args[1]))).token(args[2]).maxNodes(20_000);
         if (IO_THREADS > 0) {
             config.ioThreads(IO_THREADS);

@@ -21,7 +21,12 @@ final class HubProcess implements AutoCloseable {
      * @param previous the hub before this one in the line, which this one dials; null: the first or only hub
      */
     HubProcess(int index, String heap, int ioThreads, boolean inLine, HubProcess previous) throws IOException, InterruptedException {
-        List<String> options = new ArrayList<>(List.of("-Xmx" + heap, "-Dbench.hub.ioThreads=" + ioThreads));
+        this(index, heap, ioThreads, inLine, previous, 0);
+    }
+
+    /** @param wantedPort the link port, 0: any free one (a restarted hub takes its predecessor's) */
+    HubProcess(int index, String heap, int ioThreads, boolean inLine, HubProcess previous, int wantedPort) throws IOException, InterruptedException {
+        List<String> options = new ArrayList<>(List.of("-Xmx" + heap, "-Dbench.hub.ioThreads=" + ioThreads, "-Dbench.hub.port=" + wantedPort));
         List<String> args = new ArrayList<>(List.of("load-hub-" + index, "5000", TOKEN, inLine ? "dial-only" : "advertised"));
         if (previous != null) {
             args.add(previous.address());
@@ -29,6 +34,15 @@ final class HubProcess implements AutoCloseable {
         jvm = new ChildJvm("hub-" + index, options, StandaloneHub.class, args, "PORT ", line -> { });
         String first = jvm.ask(null, "PORT ", 60);
         port = Integer.parseInt(first.substring(5).trim());
+    }
+
+    int port() {
+        return port;
+    }
+
+    /** SIGKILL, as a crashed hub machine. */
+    void kill() throws InterruptedException {
+        jvm.kill();
     }
 
     String address() {

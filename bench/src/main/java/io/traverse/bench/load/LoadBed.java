@@ -112,6 +112,32 @@ final class LoadBed implements AutoCloseable {
         return b.append(" (CPU s; ").append(fmt(seconds())).append(" s since start)").toString();
     }
 
+    /**
+     * SIGKILLs the (only) hub and starts a new one on the same port, where the nodes look for it;
+     * returns once it listens (a bind that fails while the old port is released is tried again).
+     */
+    void restartHub() throws IOException, InterruptedException {
+        if (hubs.size() != 1) {
+            throw new IllegalStateException("a hub restart needs --hubs 1");
+        }
+        int port = hub.port();
+        hub.kill();
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (true) {
+            try {
+                hub = track(new HubProcess(0, options.hubHeap(), options.hubIoThreads(), false, null, port));
+                break;
+            } catch (IOException e) {
+                if (System.nanoTime() > giveUp) {
+                    throw e;
+                }
+                Thread.sleep(200);
+            }
+        }
+        hubs.set(0, hub);
+        cpuAtStart.put("hub", 0.0);
+    }
+
     HubProcess hub() {
         return hub;
     }

@@ -17,7 +17,7 @@ record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int s
 
     private static Map<String, String> defaults() {
         Map<String, String> d = new LinkedHashMap<>();
-        d.put("mode", "ramp");                   // ramp | churn
+        d.put("mode", "ramp");                   // ramp | churn | restart
         d.put("hubs", "1");                      // hubs in a line: clients link to the first, the server to the last
         d.put("clients", "2");                   // client JVMs (churn: survivors; the burst JVM comes on top)
         d.put("nodes", "10");                    // emulated nodes per client JVM
@@ -61,8 +61,11 @@ record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int s
                 i(v, "burst"), i(v, "burst-nodes"), i(v, "seconds"), i(v, "ramp-seconds"), i(v, "progress-seconds"),
                 v.get("hub-heap"), i(v, "hub-io-threads"), v.get("client-heap"), l(v, "seed"),
                 v.get("plots").isEmpty() ? null : Path.of(v.get("plots")), i(v, "deadline-seconds"));
-        if (!o.mode.equals("ramp") && !o.mode.equals("churn")) {
-            throw new IllegalArgumentException("--mode is ramp or churn, not " + o.mode);
+        if (!o.mode.equals("ramp") && !o.mode.equals("churn") && !o.mode.equals("restart")) {
+            throw new IllegalArgumentException("--mode is ramp, churn or restart, not " + o.mode);
+        }
+        if (o.mode.equals("restart") && o.hubs != 1) {
+            throw new IllegalArgumentException("--mode restart restarts the one hub: --hubs 1");
         }
         if (o.chunk < PacedStreamFormat.MIN_CHUNK || o.chunk > PacedStreamFormat.MAX_CHUNK) {
             throw new IllegalArgumentException("--chunk must be within " + PacedStreamFormat.MIN_CHUNK + "-" + PacedStreamFormat.MAX_CHUNK);

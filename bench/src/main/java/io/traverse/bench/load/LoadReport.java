@@ -38,6 +38,13 @@ final class LoadReport {
                     o.step(), o.stepSeconds(), o.maxConnections(), o.p99LimitMillis(), o.lateLimit() * 100));
             b.append("  broke at:           ").append(r.brokeAt() == 0 ? "did not break" : r.brokeAt() + " connections").append(" (")
                     .append(r.why()).append(")\n");
+        } else if (o.mode().equals("restart")) {
+            b.append(String.format(Locale.ROOT, "  restart: mean %d connections, mean lifetime %.1f s, %d s after a %d s ramp; the hub SIGKILLed"
+                    + " and started again on its port half-way%n", o.connections(), o.lifetimeMillis() / 1000.0, o.seconds(), o.rampSeconds()));
+            b.append(String.format(Locale.ROOT, "  after the crash:    the new hub listed every node in %s, clients held 90 %% of before in %s%n",
+                    seconds(r.hubReclaimSeconds()), seconds(r.serverReclaimSeconds())));
+            b.append("  resets (expected): ").append(r.resets()).append(" (at either end: a connection counts at both)").append("; faults other than resets: ").append(r.otherFailures())
+                    .append(r.why().isEmpty() ? "" : " (" + r.why() + ")").append('\n');
         } else {
             b.append(String.format(Locale.ROOT, "  churn: mean %d connections, mean lifetime %.1f s, %d s after a %d s ramp; SIGKILL of %d connections half-way%n",
                     o.connections(), o.lifetimeMillis() / 1000.0, o.seconds(), o.rampSeconds(), o.burst()));

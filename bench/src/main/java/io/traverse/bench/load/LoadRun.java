@@ -8,8 +8,9 @@ import java.io.PrintStream;
  * through the hub, each writing seeded random bytes at a steady pace and verified end to end.
  * {@code --mode ramp} ({@link RampScenario}) finds where the hub breaks; {@code --mode churn}
  * ({@link ChurnScenario}) checks that connections that stay are untouched by others coming, going
- * and dying. Prints progress lines, then a summary block for docs/benchmarks.md; exits 1 when a
- * churn run's survivors lost anything. {@code bench/run-load.sh} runs it; {@code --help} lists the options.
+ * and dying; {@code --mode restart} ({@link RestartScenario}) crashes the hub and brings it back.
+ * Prints progress lines, then a summary block for docs/benchmarks.md; exits 1 when a churn run's
+ * survivors lost anything or a restart run saw anything but resets. {@code bench/run-load.sh} runs it; {@code --help} lists the options.
  */
 public final class LoadRun {
     private LoadRun() {
@@ -37,10 +38,15 @@ public final class LoadRun {
             LoadPlots.write(r, o.plots());
             out.println("plots written to " + o.plots());
         }
-        System.exit(o.mode().equals("churn") && !(r.survivorsClean() && r.why().isEmpty()) ? 1 : 0);
+        System.exit(o.mode().equals("churn") && !(r.survivorsClean() && r.why().isEmpty())
+                || o.mode().equals("restart") && !(r.otherFailures() == 0 && r.why().isEmpty()) ? 1 : 0);
     }
 
     static LoadResult run(LoadOptions o, PrintStream log) throws Exception {
-        return o.mode().equals("ramp") ? RampScenario.run(o, log) : ChurnScenario.run(o, log);
+        return switch (o.mode()) {
+            case "ramp" -> RampScenario.run(o, log);
+            case "churn" -> ChurnScenario.run(o, log);
+            default -> RestartScenario.run(o, log);
+        };
     }
 }
