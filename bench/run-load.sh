@@ -20,7 +20,9 @@
 #   --server-nodes N [1]       --chunk BYTES [4096]          --interval-ms MS [50]   --read-timeout-ms MS [30000]
 #   ramp:  --step N [100] --step-seconds S [10] --max-connections N [2000] --p99-limit-ms MS [1000] --late-limit F [0.25]
 #   churn: --connections M mean held [1000] --lifetime-ms D mean [20000] --burst B killed at once [500]
-#          --burst-nodes N [10] --seconds S after the ramp [60] --ramp-seconds S [20]
+#          --burst-nodes N [10] --burst-end kill|drop [kill] --seconds S after the ramp [60] --ramp-seconds S [20]
+#          (drop: the burst JVM's hub links fall silent through an nftables table of the run's own, loopback
+#          and those ports only, removed at the end and on exit; needs root and nft)
 #   --hub-heap [1g] --hub-io-threads N (0: the hub's default) [0] --client-heap [1g] --progress-seconds [5]
 #   --deadline-seconds [900]
 #   restart: uses --connections, --lifetime-ms, --seconds and --ramp-seconds as churn does (no burst)

@@ -11,7 +11,8 @@ import java.util.Locale;
  * unstable: the surviving clients keep a mean of {@code --connections} connected, each living an
  * exponentially distributed time of mean {@code --lifetime-ms} before it half-closes, is verified
  * and is replaced; one more client JVM holds {@code --burst} long-lived connections and is
- * SIGKILLed half-way through {@code --seconds}. Measures how long the hub takes to drop the dead
+ * SIGKILLed half-way through {@code --seconds} (or, with {@code --burst-end drop}, its links to the
+ * hub fall silent, {@link SilentDrop}; it is killed once the hub and the server have let go). Measures how long the hub takes to drop the dead
  * JVM's nodes and the server to close its connections, and then checks that every surviving
  * stream verified: bytes lost, reordered and resets on survivors must all be 0.
  */
@@ -47,10 +48,18 @@ final class ChurnScenario {
                 int burstGroup = bed.burst().group();
                 int expectedNodes = o.clients() * o.nodesPerClient() + (o.hubs() == 1 ? o.serverNodes() : 0); // on the clients' hub
                 long burstHeld = bed.burst().stat().get("held");
-                log.println("KILL the burst JVM (SIGKILL): " + burstHeld + " connections, " + o.burstNodes() + " nodes; hub lists "
-                        + bed.hub().nodes() + " nodes, server has " + bed.server().open(burstGroup) + " of its connections open");
+                boolean drop = o.burstEnd().equals("drop");
+                log.println((drop ? "DROP the burst JVM's hub links silently (nft): " : "KILL the burst JVM (SIGKILL): ") + burstHeld
+                        + " connections, " + o.burstNodes() + " nodes; hub lists " + bed.hub().nodes() + " nodes, server has "
+                        + bed.server().open(burstGroup) + " of its connections open");
                 long killed = System.nanoTime();
-                bed.burst().kill();
+                SilentDrop silence = null;
+                if (drop) {
+                    silence = bed.closeLater(SilentDrop.of(bed.burst().pid(), bed.hub().port()));
+                    log.println("dropping " + silence.ports().size() + " links");
+                } else {
+                    bed.burst().kill();
+                }
                 long limit = killed + (o.readTimeoutMillis() + 30_000L) * 1_000_000L;
                 long nextProgress = killed + o.progressSeconds() * 1_000_000_000L;
                 hubReclaim = -1;
@@ -71,6 +80,10 @@ final class ChurnScenario {
                         nextProgress += o.progressSeconds() * 1_000_000_000L;
                     }
                     Thread.sleep(100);
+                }
+                if (silence != null) {
+                    bed.burst().kill(); // while its links are still silent: nothing of it reaches the hub again
+                    silence.close();
                 }
                 double left = o.seconds() / 2.0 - (System.nanoTime() - killed) / 1e9;
                 if (left > 0) {

@@ -77,6 +77,11 @@ final class LoadBed implements AutoCloseable {
                 : ", burst JVM of " + options.burstNodes() + " nodes") + " linked after " + fmt(seconds()) + " s");
     }
 
+    /** Closes {@code resource} when the bed closes (before the processes), whatever happens meanwhile. */
+    <T extends AutoCloseable> T closeLater(T resource) {
+        return track(resource);
+    }
+
     private <T extends AutoCloseable> T track(T child) {
         started.add(child);
         return child;

@@ -10,7 +10,7 @@ import java.util.Map;
  */
 record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int serverNodes, int chunk, long intervalMillis,
         int readTimeoutMillis, int step, int stepSeconds, int maxConnections, long p99LimitMillis, double lateLimit,
-        int connections, long lifetimeMillis, int burst, int burstNodes, int seconds, int rampSeconds, int progressSeconds,
+        int connections, long lifetimeMillis, int burst, int burstNodes, String burstEnd, int seconds, int rampSeconds, int progressSeconds,
         String hubHeap, int hubIoThreads, String clientHeap, long seed, Path plots, int deadlineSeconds) {
 
     static final Map<String, String> DEFAULTS = defaults();
@@ -34,6 +34,7 @@ record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int s
         d.put("lifetime-ms", "20000");           // churn: mean lifetime of a surviving connection
         d.put("burst", "500");                   // churn: connections of the JVM that is SIGKILLed (0: none)
         d.put("burst-nodes", "10");              // churn: nodes of that JVM
+        d.put("burst-end", "kill");              // churn: how the burst JVM goes: kill (SIGKILL) | drop (its hub links fall silent, nft)
         d.put("seconds", "60");                  // churn: run length after the ramp; the kill comes half-way
         d.put("ramp-seconds", "20");             // churn: time over which connections are first opened
         d.put("progress-seconds", "5");          // a progress line this often
@@ -58,11 +59,14 @@ record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int s
         LoadOptions o = new LoadOptions(v.get("mode"), i(v, "hubs"), i(v, "clients"), i(v, "nodes"), i(v, "server-nodes"), i(v, "chunk"),
                 l(v, "interval-ms"), i(v, "read-timeout-ms"), i(v, "step"), i(v, "step-seconds"), i(v, "max-connections"),
                 l(v, "p99-limit-ms"), Double.parseDouble(v.get("late-limit")), i(v, "connections"), l(v, "lifetime-ms"),
-                i(v, "burst"), i(v, "burst-nodes"), i(v, "seconds"), i(v, "ramp-seconds"), i(v, "progress-seconds"),
+                i(v, "burst"), i(v, "burst-nodes"), v.get("burst-end"), i(v, "seconds"), i(v, "ramp-seconds"), i(v, "progress-seconds"),
                 v.get("hub-heap"), i(v, "hub-io-threads"), v.get("client-heap"), l(v, "seed"),
                 v.get("plots").isEmpty() ? null : Path.of(v.get("plots")), i(v, "deadline-seconds"));
         if (!o.mode.equals("ramp") && !o.mode.equals("churn") && !o.mode.equals("restart")) {
             throw new IllegalArgumentException("--mode is ramp, churn or restart, not " + o.mode);
+        }
+        if (!o.burstEnd.equals("kill") && !o.burstEnd.equals("drop")) {
+            throw new IllegalArgumentException("--burst-end is kill or drop, not " + o.burstEnd);
         }
         if (o.mode.equals("restart") && o.hubs != 1) {
             throw new IllegalArgumentException("--mode restart restarts the one hub: --hubs 1");

@@ -46,9 +46,10 @@ final class LoadReport {
             b.append("  resets (expected): ").append(r.resets()).append(" (at either end: a connection counts at both)").append("; faults other than resets: ").append(r.otherFailures())
                     .append(r.why().isEmpty() ? "" : " (" + r.why() + ")").append('\n');
         } else {
-            b.append(String.format(Locale.ROOT, "  churn: mean %d connections, mean lifetime %.1f s, %d s after a %d s ramp; SIGKILL of %d connections half-way%n",
-                    o.connections(), o.lifetimeMillis() / 1000.0, o.seconds(), o.rampSeconds(), o.burst()));
-            b.append(String.format(Locale.ROOT, "  reclaim after kill: hub dropped the nodes in %s, server closed the connections in %s%n",
+            b.append(String.format(Locale.ROOT, "  churn: mean %d connections, mean lifetime %.1f s, %d s after a %d s ramp; %s of %d connections half-way%n",
+                    o.connections(), o.lifetimeMillis() / 1000.0, o.seconds(), o.rampSeconds(),
+                    o.burstEnd().equals("drop") ? "silent drop (nft) of the hub links" : "SIGKILL", o.burst()));
+            b.append(String.format(Locale.ROOT, "  reclaim:            hub dropped the nodes in %s, server closed the connections in %s%n",
                     seconds(r.hubReclaimSeconds()), seconds(r.serverReclaimSeconds())));
             if (!r.why().isEmpty()) {
                 b.append("  fault:              ").append(r.why()).append('\n');
