@@ -103,6 +103,7 @@ final class ChurnScenario {
             if (why.isEmpty() && bed.survivorFailures() > 0) {
                 why = "failures on survivors " + RampScenario.failureSummary(bed) + "; first: " + RampScenario.first(bed.survivorFailureLines());
             }
+            held = Math.max(held, bed.mostHeld());
             return new LoadResult(o, held, 0, why, bed.latencies(), mbps, held == 0 ? 0 : mbps * 1e6 / held, bed.streamFairness(),
                     bed.worstWindowFairness(), bed.survivorCount("verified"), bed.survivorCount("lost"), bed.survivorCount("reordered"),
                     bed.survivorResets(), bed.survivorFailures() - bed.survivorResets(), bed.failureLines(), rssIdle,

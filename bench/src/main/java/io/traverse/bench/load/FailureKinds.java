@@ -48,15 +48,6 @@ final class FailureKinds {
         }
     }
 
-    long count(String kind) {
-        LongAdder n = counts.get(kind);
-        return n == null ? 0 : n.sum();
-    }
-
-    long total() {
-        return counts.values().stream().mapToLong(LongAdder::sum).sum();
-    }
-
     /** {@code kind:count,...} ("-" when none). */
     String encode() {
         StringBuilder b = new StringBuilder();

@@ -3,8 +3,10 @@ package io.traverse.bench.load;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -31,7 +33,8 @@ final class LoadBed implements AutoCloseable {
     private long lastNanos = System.nanoTime();
     private final List<LatencyHistogram> lastHistograms = new ArrayList<>();
     private double worstWindowFairness = 1;
-    private final java.util.Map<String, Double> cpuAtStart = new java.util.LinkedHashMap<>();
+    private int mostHeld;
+    private final Map<String, Double> cpuAtStart = new LinkedHashMap<>();
 
     LoadBed(LoadOptions options, PrintStream log) {
         this.options = options;
@@ -87,8 +90,8 @@ final class LoadBed implements AutoCloseable {
         return child;
     }
 
-    private java.util.Map<String, Long> pids() {
-        java.util.Map<String, Long> pids = new java.util.LinkedHashMap<>();
+    private Map<String, Long> pids() {
+        Map<String, Long> pids = new LinkedHashMap<>();
         for (int i = 0; i < hubs.size(); i++) {
             pids.put(hubs.size() == 1 ? "hub" : "hub-" + i, hubs.get(i).pid());
         }
@@ -191,7 +194,14 @@ final class LoadBed implements AutoCloseable {
     /** Connections held by the surviving clients (and the burst JVM while it lives). */
     int held() {
         int held = clients.stream().mapToInt(c -> (int) c.stat().get("held")).sum();
-        return burst != null && burst.alive() ? held + (int) burst.stat().get("held") : held;
+        held = burst != null && burst.alive() ? held + (int) burst.stat().get("held") : held;
+        mostHeld = Math.max(mostHeld, held);
+        return held;
+    }
+
+    /** The most connections {@link #held} has seen at once (progress lines look every few seconds). */
+    int mostHeld() {
+        return mostHeld;
     }
 
     /** Chunk bytes written so far by every client (the burst JVM's until it died). */
@@ -208,7 +218,7 @@ final class LoadBed implements AutoCloseable {
     long survivorResets() {
         String burstSuffix = "@" + options.clients();
         return survivorFailures("reset") + server.stat().counts("failures").entrySet().stream()
-                .filter(e -> e.getKey().startsWith("reset@") && !e.getKey().endsWith(burstSuffix)).mapToLong(java.util.Map.Entry::getValue).sum();
+                .filter(e -> e.getKey().startsWith("reset@") && !e.getKey().endsWith(burstSuffix)).mapToLong(Map.Entry::getValue).sum();
     }
 
     /** FAIL lines about the surviving clients' connections (none of the burst JVM's, at either end). */
@@ -237,7 +247,7 @@ final class LoadBed implements AutoCloseable {
     long serverFailures(boolean burstOnes) {
         String burstSuffix = "@" + options.clients();
         return server.stat().counts("failures").entrySet().stream().filter(e -> e.getKey().endsWith(burstSuffix) == burstOnes)
-                .mapToLong(java.util.Map.Entry::getValue).sum();
+                .mapToLong(Map.Entry::getValue).sum();
     }
 
     /** Every latency recorded so far, all clients together. */

@@ -79,6 +79,7 @@ final class RestartScenario {
             if (why.isEmpty() && (faults > 0 || bed.survivorCount("mismatched") > 0)) {
                 why = "faults other than resets " + RampScenario.failureSummary(bed) + "; first: " + RampScenario.first(bed.failureLines());
             }
+            held = Math.max(held, bed.mostHeld());
             return new LoadResult(o, held, 0, why, bed.latencies(), mbps, held == 0 ? 0 : mbps * 1e6 / held, bed.streamFairness(),
                     bed.worstWindowFairness(), bed.survivorCount("verified"), bed.survivorCount("lost"), bed.survivorCount("reordered"),
                     bed.survivorResets(), faults, bed.failureLines(), rssIdle, rssLoaded, heapIdle, heapLoaded, end.threads(),

@@ -1,6 +1,8 @@
 package io.traverse.bench.load;
 
 import java.io.PrintStream;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
@@ -30,7 +32,7 @@ final class StreamTally {
     private LatencyHistogram latencies = new LatencyHistogram();
     private double rateMin = Double.MAX_VALUE;
     private double rateMax;
-    private java.util.Map<PacedConnection, Long> windowStart = new java.util.HashMap<>();
+    private Map<PacedConnection, Long> windowStart = new HashMap<>();
     private int lines;
     private long windowMin;
     private long windowMax;
@@ -85,10 +87,6 @@ final class StreamTally {
         }
     }
 
-    int held() {
-        return open.size();
-    }
-
     /** The {@code STAT} line for the second since the last call. */
     String statLine() {
         LatencyHistogram h;
@@ -101,7 +99,7 @@ final class StreamTally {
             max = rateMax;
         }
         if (lines++ % WINDOW_LINES == 0) {
-            java.util.Map<PacedConnection, Long> now = new java.util.HashMap<>();
+            Map<PacedConnection, Long> now = new HashMap<>();
             long least = Long.MAX_VALUE;
             long most = 0;
             int connections = 0;
