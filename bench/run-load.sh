@@ -16,6 +16,7 @@
 #   REBUILD=1 bench/run-load.sh ...                     # rebuild the bench jar from the reactor first
 #
 # Main options (defaults in brackets):
+#   --transport routed|plain [routed]  (plain: the control run, same harness on plain loopback sockets)
 #   --mode ramp|churn|restart [ramp]   --hubs N in a line [1]   --clients N client JVMs [2]   --nodes N nodes per client JVM [10]
 #   --server-nodes N [1]       --chunk BYTES [4096]          --interval-ms MS [50]   --read-timeout-ms MS [30000]
 #   ramp:  --step N [100] --step-seconds S [10] --max-connections N [2000] --p99-limit-ms MS [1000] --late-limit F [0.25]

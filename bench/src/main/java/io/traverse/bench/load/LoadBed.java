@@ -59,7 +59,8 @@ final class LoadBed implements AutoCloseable {
             int nodes = group < options.clients() ? options.nodesPerClient() : options.burstNodes();
             starting.add(CompletableFuture.supplyAsync(() -> {
                 try {
-                    return new LoadClientProcess(group, hub.address(), nodes, options, server.addresses());
+                    return new LoadClientProcess(group, hub.address(), nodes, options,
+                            options.transport().equals("plain") ? List.of(server.plainAddress()) : server.addresses());
                 } catch (IOException | InterruptedException e) {
                     throw new IllegalStateException("client JVM " + group + " did not start: " + e.getMessage(), e);
                 }

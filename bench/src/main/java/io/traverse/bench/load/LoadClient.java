@@ -30,7 +30,9 @@ import java.util.concurrent.TimeUnit;
  * Prints {@code READY} once every node is linked, a {@link StreamTally} {@code STAT} line a
  * second and {@code FAIL} lines for the first failures of each kind.
  *
- * <p>Arguments: {@code hubHost:port token nodes group chunkBytes intervalMillis readTimeoutMillis seed serverAddress...}.
+ * <p>Arguments: {@code hubHost:port token nodes group chunkBytes intervalMillis readTimeoutMillis seed serverAddress...};
+ * a server address {@code plain:127.0.0.1:PORT} is dialled with a plain socket, not through a node
+ * (the control runs of {@code --transport plain}: the same harness without Traverse).
  */
 public final class LoadClient {
     private static final long THREAD_STACK = 256 * 1024;
@@ -38,6 +40,7 @@ public final class LoadClient {
     private final StreamTally tally = new StreamTally(out);
     private final List<Traverse> nodes = new ArrayList<>();
     private final List<VirtualSocketAddress> servers = new ArrayList<>();
+    private final List<InetSocketAddress> plainServers = new ArrayList<>();
     private final List<Thread> slots = new ArrayList<>();
     private final CountDownLatch finish = new CountDownLatch(1);
     private int group;
@@ -66,7 +69,12 @@ public final class LoadClient {
         client.readTimeoutMillis = Integer.parseInt(args[6]);
         client.seed = Long.parseLong(args[7]);
         for (int i = 8; i < args.length; i++) {
-            client.servers.add(VirtualSocketAddress.parse(args[i]));
+            if (args[i].startsWith("plain:")) {
+                String[] hostPort = args[i].substring(6).split(":");
+                client.plainServers.add(new InetSocketAddress(hostPort[0], Integer.parseInt(hostPort[1])));
+            } else {
+                client.servers.add(VirtualSocketAddress.parse(args[i]));
+            }
         }
         try {
             for (int i = 0; i < nodeCount; i++) {
@@ -130,9 +138,16 @@ public final class LoadClient {
         for (int i = 0; i < n; i++) {
             int slot = slots.size();
             long slotSeed = seed + 1_000_000L * group + 1000L * slot;
-            Traverse node = nodes.get(slot % nodes.size());
-            VirtualSocketAddress server = servers.get(slot % servers.size());
-            Thread t = new Thread(null, () -> runSlot(node, server, slotSeed, meanLifetimeMillis), "slot-" + slot, THREAD_STACK);
+            PacedConnection.Dialer dialer;
+            if (plainServers.isEmpty()) {
+                Traverse node = nodes.get(slot % nodes.size());
+                VirtualSocketAddress server = servers.get(slot % servers.size());
+                dialer = () -> node.socketFactory().createSocket(server.getHostString(), server.getPort());
+            } else {
+                InetSocketAddress server = plainServers.get(slot % plainServers.size());
+                dialer = () -> new java.net.Socket(server.getAddress(), server.getPort());
+            }
+            Thread t = new Thread(null, () -> runSlot(dialer, slotSeed, meanLifetimeMillis), "slot-" + slot, THREAD_STACK);
             t.setDaemon(true);
             slots.add(t);
             t.start();
@@ -142,13 +157,13 @@ public final class LoadClient {
         }
     }
 
-    private void runSlot(Traverse node, VirtualSocketAddress server, long slotSeed, long meanLifetimeMillis) {
+    private void runSlot(PacedConnection.Dialer dialer, long slotSeed, long meanLifetimeMillis) {
         Random lifetimes = new Random(slotSeed);
         try {
             for (int i = 0; finish.getCount() > 0; i++) {
                 long lifetime = meanLifetimeMillis == 0 ? Long.MAX_VALUE
                         : (long) (-Math.log(1 - lifetimes.nextDouble()) * TimeUnit.MILLISECONDS.toNanos(meanLifetimeMillis));
-                boolean connected = new PacedConnection(node, server, chunk, intervalNanos, slotSeed + i, group, readTimeoutMillis, tally)
+                boolean connected = new PacedConnection(dialer, chunk, intervalNanos, slotSeed + i, group, readTimeoutMillis, tally)
                         .run(lifetime, finish);
                 if (meanLifetimeMillis == 0 || !connected && finish.await(1, TimeUnit.SECONDS)) {
                     return; // a connection that could not connect is tried again a second later

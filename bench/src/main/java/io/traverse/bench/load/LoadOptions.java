@@ -8,7 +8,7 @@ import java.util.Map;
  * The options of a load run ({@code bench/run-load.sh --help} lists them), read once from
  * {@code --name value} pairs and checked here.
  */
-record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int serverNodes, int chunk, long intervalMillis,
+record LoadOptions(String mode, String transport, int hubs, int clients, int nodesPerClient, int serverNodes, int chunk, long intervalMillis,
         int readTimeoutMillis, int step, int stepSeconds, int maxConnections, long p99LimitMillis, double lateLimit,
         int connections, long lifetimeMillis, int burst, int burstNodes, String burstEnd, int seconds, int rampSeconds, int progressSeconds,
         String hubHeap, int hubIoThreads, String clientHeap, long seed, Path plots, int deadlineSeconds) {
@@ -18,6 +18,7 @@ record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int s
     private static Map<String, String> defaults() {
         Map<String, String> d = new LinkedHashMap<>();
         d.put("mode", "ramp");                   // ramp | churn | restart
+        d.put("transport", "routed");            // routed | plain: the control run, the same harness on plain loopback sockets
         d.put("hubs", "1");                      // hubs in a line: clients link to the first, the server to the last
         d.put("clients", "2");                   // client JVMs (churn: survivors; the burst JVM comes on top)
         d.put("nodes", "10");                    // emulated nodes per client JVM
@@ -56,7 +57,7 @@ record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int s
             }
             v.put(name, args[++i]);
         }
-        LoadOptions o = new LoadOptions(v.get("mode"), i(v, "hubs"), i(v, "clients"), i(v, "nodes"), i(v, "server-nodes"), i(v, "chunk"),
+        LoadOptions o = new LoadOptions(v.get("mode"), v.get("transport"), i(v, "hubs"), i(v, "clients"), i(v, "nodes"), i(v, "server-nodes"), i(v, "chunk"),
                 l(v, "interval-ms"), i(v, "read-timeout-ms"), i(v, "step"), i(v, "step-seconds"), i(v, "max-connections"),
                 l(v, "p99-limit-ms"), Double.parseDouble(v.get("late-limit")), i(v, "connections"), l(v, "lifetime-ms"),
                 i(v, "burst"), i(v, "burst-nodes"), v.get("burst-end"), i(v, "seconds"), i(v, "ramp-seconds"), i(v, "progress-seconds"),
@@ -64,6 +65,9 @@ record LoadOptions(String mode, int hubs, int clients, int nodesPerClient, int s
                 v.get("plots").isEmpty() ? null : Path.of(v.get("plots")), i(v, "deadline-seconds"));
         if (!o.mode.equals("ramp") && !o.mode.equals("churn") && !o.mode.equals("restart")) {
             throw new IllegalArgumentException("--mode is ramp, churn or restart, not " + o.mode);
+        }
+        if (!o.transport.equals("routed") && !o.transport.equals("plain")) {
+            throw new IllegalArgumentException("--transport is routed or plain, not " + o.transport);
         }
         if (!o.burstEnd.equals("kill") && !o.burstEnd.equals("drop")) {
             throw new IllegalArgumentException("--burst-end is kill or drop, not " + o.burstEnd);

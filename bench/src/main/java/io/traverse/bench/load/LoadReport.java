@@ -29,10 +29,12 @@ final class LoadReport {
         b.append(String.format(Locale.ROOT, "Load run (issue 21), harness bench/run-load.sh --mode %s; %d CPUs, %s; java %s%n", o.mode(),
                 Runtime.getRuntime().availableProcessors(), r.machineLoad(), System.getProperty("java.version")));
         b.append(String.format(Locale.ROOT, "  set-up: %s (-Xmx%s, io threads %s), 1 server JVM (%d node(s)), %d client JVM(s) x %d nodes%s;"
-                        + " traverse.modules=routed; %d B every %d ms per connection%n", o.hubs() == 1 ? "1 hub JVM" : o.hubs() + " hub JVMs in a line (clients on the first, server on the last; hub figures are the first's)",
+                        + " %s; %d B every %d ms per connection%n", o.hubs() == 1 ? "1 hub JVM" : o.hubs() + " hub JVMs in a line (clients on the first, server on the last; hub figures are the first's)",
                 o.hubHeap(), o.hubIoThreads() == 0 ? "default" : o.hubIoThreads(),
                 o.serverNodes(), o.clients(), o.nodesPerClient(), o.mode().equals("churn") && o.burst() > 0
-                        ? " + 1 burst JVM x " + o.burstNodes() + " nodes holding " + o.burst() : "", o.chunk(), o.intervalMillis()));
+                        ? " + 1 burst JVM x " + o.burstNodes() + " nodes holding " + o.burst() : "",
+                o.transport().equals("plain") ? "CONTROL RUN: plain loopback sockets, no Traverse (nodes idle)" : "traverse.modules=routed",
+                o.chunk(), o.intervalMillis()));
         if (o.mode().equals("ramp")) {
             b.append(String.format(Locale.ROOT, "  ramp: +%d every %d s up to %d; break on any failure, p99 > %d ms or > %.0f %% late chunks%n",
                     o.step(), o.stepSeconds(), o.maxConnections(), o.p99LimitMillis(), o.lateLimit() * 100));

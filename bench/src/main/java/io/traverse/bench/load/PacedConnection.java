@@ -1,7 +1,5 @@
 package io.traverse.bench.load;
 
-import io.traverse.Traverse;
-import io.traverse.VirtualSocketAddress;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -14,7 +12,8 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One client connection of a load run: connects through its node, writes a chunk of the seed's
+ * One client connection of a load run: connects (through its node, or with a plain socket for the
+ * control runs of {@code --transport plain}), writes a chunk of the seed's
  * stream every interval and waits for the server's echo of the chunk's timestamp (the per-event
  * round trip), until its lifetime ends or the run finishes; then half-closes and checks the
  * server's length and SHA-256 against what it wrote, and that EOF follows. A chunk whose echo
@@ -22,8 +21,12 @@ import java.util.concurrent.TimeUnit;
  * path shows as late chunks and lower throughput, never as a queue inside the harness.
  */
 final class PacedConnection {
-    private final Traverse node;
-    private final VirtualSocketAddress server;
+    /** Opens the connection's socket. */
+    interface Dialer {
+        Socket dial() throws IOException;
+    }
+
+    private final Dialer dialer;
     private final int chunk;
     private final long intervalNanos;
     private final long seed;
@@ -33,10 +36,8 @@ final class PacedConnection {
     /** Chunk bytes written so far (read by the reporter for the fairness window). */
     private volatile long written;
 
-    PacedConnection(Traverse node, VirtualSocketAddress server, int chunk, long intervalNanos, long seed, int group,
-            int readTimeoutMillis, StreamTally tally) {
-        this.node = node;
-        this.server = server;
+    PacedConnection(Dialer dialer, int chunk, long intervalNanos, long seed, int group, int readTimeoutMillis, StreamTally tally) {
+        this.dialer = dialer;
         this.chunk = chunk;
         this.intervalNanos = intervalNanos;
         this.seed = seed;
@@ -58,7 +59,7 @@ final class PacedConnection {
     boolean run(long lifetimeNanos, CountDownLatch finish) throws InterruptedException {
         Socket s;
         try {
-            s = node.socketFactory().createSocket(server.getHostString(), server.getPort());
+            s = dialer.dial();
         } catch (IOException e) {
             tally.failures().count("connect", String.valueOf(e.getMessage()));
             return false;

@@ -26,7 +26,8 @@ import java.util.concurrent.atomic.LongAdder;
  * The server side of the load runs, a process of its own ({@link LoadRun} starts it): server nodes
  * linked to one hub, each accepting relayed connections on one virtual port with a thread per
  * connection, which echoes each chunk's timestamp, hashes the stream to EOF and answers length and
- * SHA-256 ({@link PacedStreamFormat}). Prints {@code SERVER i ADDRESS} per node and {@code READY},
+ * SHA-256 ({@link PacedStreamFormat}); the same on a plain loopback socket for control runs.
+ * Prints {@code SERVER i ADDRESS} per node, {@code PLAIN 127.0.0.1:PORT} and {@code READY},
  * then four times a second {@code STAT} with connections open and failures per client group
  * ({@code reset@1:12}: 12 resets of group 1's connections); ends at end of input.
  *
@@ -63,10 +64,16 @@ public final class StreamServer {
                 }
                 TraverseServerSocket listening = (TraverseServerSocket) node.serverSocketFactory().createServerSocket(port, 4096);
                 server.out.println("SERVER " + i + " " + listening.getLocalSocketAddress());
-                Thread acceptor = new Thread(() -> server.acceptAll(listening), "accept-" + i);
+                Thread acceptor = new Thread(() -> server.acceptAll(listening::accept), "accept-" + i);
                 acceptor.setDaemon(true);
                 acceptor.start();
             }
+            // The control runs (--transport plain) reach the same serving code over a plain loopback socket.
+            java.net.ServerSocket plain = new java.net.ServerSocket(0, 4096, java.net.InetAddress.getLoopbackAddress());
+            server.out.println("PLAIN 127.0.0.1:" + plain.getLocalPort());
+            Thread plainAcceptor = new Thread(() -> server.acceptAll(plain::accept), "accept-plain");
+            plainAcceptor.setDaemon(true);
+            plainAcceptor.start();
             server.out.println("READY");
             Thread stats = new Thread(server::printStats, "stats");
             stats.setDaemon(true);
@@ -82,7 +89,12 @@ public final class StreamServer {
         }
     }
 
-    private void acceptAll(TraverseServerSocket listening) {
+    /** Accepts one socket. */
+    private interface Acceptor {
+        Socket accept() throws IOException;
+    }
+
+    private void acceptAll(Acceptor listening) {
         while (true) {
             Socket s;
             try {

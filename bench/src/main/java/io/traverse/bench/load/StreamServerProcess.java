@@ -12,6 +12,7 @@ final class StreamServerProcess implements AutoCloseable {
     private final List<String> addresses = new CopyOnWriteArrayList<>();
     private final List<String> failures = new CopyOnWriteArrayList<>();
     private volatile Stat last = Stat.EMPTY;
+    private volatile String plainAddress;
 
     StreamServerProcess(String hub, int nodes, int readTimeoutMillis, String heap) throws IOException, InterruptedException {
         jvm = new ChildJvm("server", List.of("-Xmx" + heap, "-Xss256k"), StreamServer.class,
@@ -23,6 +24,8 @@ final class StreamServerProcess implements AutoCloseable {
     private void line(String line) {
         if (line.startsWith("STAT ")) {
             last = Stat.parse(line);
+        } else if (line.startsWith("PLAIN ")) {
+            plainAddress = line.substring(6).trim();
         } else if (line.startsWith("SERVER ")) {
             addresses.add(line.split(" ", 3)[2]);
         } else if (line.startsWith("FAIL ")) {
@@ -32,6 +35,11 @@ final class StreamServerProcess implements AutoCloseable {
 
     List<String> addresses() {
         return new ArrayList<>(addresses);
+    }
+
+    /** The plain loopback socket serving the same streams (control runs), as {@code plain:127.0.0.1:PORT}. */
+    String plainAddress() {
+        return "plain:" + plainAddress;
     }
 
     Stat stat() {
