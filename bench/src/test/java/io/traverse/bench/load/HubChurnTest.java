@@ -14,6 +14,11 @@ import org.junit.jupiter.api.Timeout;
  * no other failure; the hub must drop the dead JVM's nodes and the server close its connections;
  * the hub's heap after a full GC stays small (it keeps no state per relayed connection). The full
  * figures are printed (bench/run-load.sh --mode churn runs the same at any size).
+ *
+ * <p>As of issue 21 this fails on the routed path, not the harness (docs/benchmarks.md, "Load and
+ * churn"): survivors lose the server's answer to a reset when they read it more than a probe
+ * interval after the server closed, and with round trips of several seconds the routed keepalive
+ * resets every connection at once. The same run on plain sockets ({@code --transport plain}) passes.
  */
 class HubChurnTest {
     private static final long HEAP_BOUND = 64L * 1024 * 1024;
