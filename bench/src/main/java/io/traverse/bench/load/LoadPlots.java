@@ -11,8 +11,8 @@ import org.knowm.xchart.style.markers.SeriesMarkers;
 
 /**
  * PNG plots of a load run (XChart), written by {@code --plots DIR}: the hub's memory against
- * connections held, the CDF of the chunk round trip, and the throughput per connection against
- * connections held. Files are named {@code load-MODE-memory.png} and so on.
+ * connections held, the CDF of the chunk round trip, the round trip's p50 and p99 and the
+ * throughput per connection against connections held. Files are named {@code load-MODE-memory.png} and so on.
  */
 final class LoadPlots {
     private static final int WIDTH = 800;
@@ -46,6 +46,16 @@ final class LoadPlots {
             latency.addSeries("round trip", cdf.stream().mapToDouble(p -> Math.max(p[0], 1) / 1000.0).toArray(),
                     cdf.stream().mapToDouble(p -> p[1]).toArray()).setMarker(SeriesMarkers.NONE);
             save(latency, folder.resolve(prefix + "latency-cdf"));
+        }
+
+        if (!points.isEmpty()) {
+            XYChart rtt = chart("Chunk round trip against connections held (" + setUp + ")", "connections held", "round trip (ms, log scale)");
+            rtt.getStyler().setYAxisLogarithmic(true);
+            rtt.addSeries("p50", x(points), points.stream().mapToDouble(p -> Math.max(p.p50Millis(), 0.01)).toArray())
+                    .setMarker(SeriesMarkers.CIRCLE);
+            rtt.addSeries("p99", x(points), points.stream().mapToDouble(p -> Math.max(p.p99Millis(), 0.01)).toArray())
+                    .setMarker(SeriesMarkers.DIAMOND);
+            save(rtt, folder.resolve(prefix + "latency"));
         }
 
         XYChart throughput = chart("Throughput per connection against connections held", "connections held", "bytes/s per connection");

@@ -71,7 +71,8 @@ final class RampScenario {
                     long chunks = bed.survivorCount("chunks") - chunksBefore;
                     double lateFraction = chunks == 0 ? 1 : (double) (bed.survivorCount("late") - lateBefore) / chunks;
                     String broke = failures > 0 ? "failures " + failureSummary(bed) + "; first: " + first(bed.failureLines())
-                            : heldNow < target ? "only " + heldNow + " of " + target + " connections held"
+                            : heldNow < target ? "only " + heldNow + " of " + target + " connections held" + (bed.survivorCount("opened") < target
+                                    ? " (no failure: " + bed.survivorCount("opened") + " opened by the step's end, opening is that slow)" : "")
                             : p.p99Millis() > o.p99LimitMillis() ? String.format(Locale.ROOT, "p99 round trip %.1f ms above %d ms",
                                     p.p99Millis(), o.p99LimitMillis())
                             : lateFraction > o.lateLimit() ? String.format(Locale.ROOT, "%.1f %% of chunks late (above %.1f %%)",
