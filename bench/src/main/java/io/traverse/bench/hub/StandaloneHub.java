@@ -12,7 +12,7 @@ import java.time.Duration;
 /**
  * A hub in a process of its own, driven through stdin by {@link ChildHub}: prints
  * {@code PORT <port>} once listening; answers {@code HEAP} with the heap in use after a full GC and
- * the JVM's thread count; closes the hub at {@code QUIT} or end of input. A separate process is
+ * the JVM's thread count, {@code NODES} with the nodes connected (no GC, cheap enough to poll); closes the hub at {@code QUIT} or end of input. A separate process is
  * what lets a scenario freeze a hub (SIGSTOP: silent, sockets open, as a hung machine) and measure
  * one hub's heap alone.
  *
@@ -27,11 +27,13 @@ public final class StandaloneHub {
      * 0 means the hub's own default, min(4, CPUs), as {@code traverse hub} runs.
      */
     private static final int IO_THREADS = Integer.getInteger("bench.hub.ioThreads", 1);
+    /** The link port: 0 (any free one) unless {@code -Dbench.hub.port=N} asks for one (a hub restarted where its nodes look for it). */
+    private static final int PORT = Integer.getInteger("bench.hub.port", 0);
     static final String ADVERTISED = "advertised";
     static final String DIAL_ONLY = "dial-only";
 
     public static void main(String[] args) throws IOException {
-        HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(args[0])
+        HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(PORT).httpPort(-1).name(args[0])
                 .keepaliveInterval(Duration.ofMillis(Long.parseLong(args[1]))).token(args[2]).maxNodes(20_000);
         if (IO_THREADS > 0) {
             config.ioThreads(IO_THREADS);
@@ -53,6 +55,9 @@ public final class StandaloneHub {
                     long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
                     int threads = ManagementFactory.getThreadMXBean().getThreadCount();
                     System.out.println("HEAP " + used + " THREADS " + threads + " NODES " + hub.status().nodes().size());
+                    System.out.flush();
+                } else if (line.equals("NODES")) {
+                    System.out.println("NODES " + hub.status().nodes().size());
                     System.out.flush();
                 }
             }
