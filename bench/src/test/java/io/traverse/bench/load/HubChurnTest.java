@@ -12,13 +12,8 @@ import org.junit.jupiter.api.Timeout;
  * JVM and 1,000 long-lived ones in another that is SIGKILLed at once half-way. Every surviving
  * stream must verify (length and SHA-256 after half-close): no byte lost, none reordered, no reset,
  * no other failure; the hub must drop the dead JVM's nodes and the server close its connections;
- * the hub's heap after a full GC stays small (it keeps no state per relayed connection). The full
+ * the hub's heap after a full GC stays small (a few hundred bytes per relayed connection). The full
  * figures are printed (bench/run-load.sh --mode churn runs the same at any size).
- *
- * <p>As of issue 21 this fails on the routed path, not the harness (docs/benchmarks.md, "Load and
- * churn"): survivors lose the server's answer to a reset when they read it more than a probe
- * interval after the server closed, and with round trips of several seconds the routed keepalive
- * resets every connection at once. The same run on plain sockets ({@code --transport plain}) passes.
  */
 class HubChurnTest {
     private static final long HEAP_BOUND = 64L * 1024 * 1024;
