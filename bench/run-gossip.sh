@@ -6,7 +6,7 @@
 # gossip bytes per hub per minute in steady state and right after each change
 # (io.traverse.bench.hub.GossipAtScale; --help lists the options). Uses both cores unless CPU= says
 # otherwise. Bounded: each wait gives up after --give-up s (180), each child JVM ends itself after
-# --max-seconds (900) or when this JVM goes, and the child JVMs are killed on any failure.
+# --max-seconds (1800) or when this JVM goes, and the child JVMs are killed on any failure.
 #
 #   bench/run-gossip.sh                                    # 1,000 hubs in 4 JVMs, 5 deaths + 5 joins
 #   bench/run-gossip.sh --hubs 200 --groups 2 --changes 3 --steady-seconds 20   # a quick look

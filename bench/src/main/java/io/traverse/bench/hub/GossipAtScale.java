@@ -39,7 +39,7 @@ import java.util.stream.IntStream;
  * <pre>
  * options: --hubs N (1000)  --groups N child JVMs (4)  --degree N (3)  --changes N (5)  --steady-seconds S (60)
  *          --window-seconds S (5)  --keepalive MS (2000)  --refresh MS gossip refresh (10000)  --seed N (1)
- *          --give-up S per wait (180)  --heap SIZE per group (1g)  --poll MS (250)  --max-seconds S whole run (900)
+ *          --give-up S per wait (180)  --heap SIZE per group (1g)  --poll MS (250)  --max-seconds S whole run (1800)
  *          --threads IO,STATE threads each group's hubs share (2,2), or own: every hub its own I/O loop, state loop, worker
  * </pre>
  */
@@ -56,7 +56,7 @@ public final class GossipAtScale {
     private long giveUpSeconds = 180;
     private String heap = "1g";
     private long pollMillis = 250;
-    private long maxSeconds = 900;
+    private long maxSeconds = 1800;
     private String threadsPerGroup = "2,2";
 
     private final List<HubGroupChild> children = new ArrayList<>();
@@ -208,6 +208,8 @@ public final class GossipAtScale {
     /** Polls until every running hub's routes are shortest; the last poll before that is kept as {@link #lastBeforeChange}. */
     private Check awaitConverged(long sinceNanos, String what) throws Exception {
         lastBeforeChange = check();
+        System.out.printf(Locale.ROOT, "  %s: first poll, routes right at %d of %d hubs (%d too busy to answer); load %s%n", what,
+                lastBeforeChange.right, running.size(), lastBeforeChange.busy, load());
         long giveUp = System.nanoTime() + giveUpSeconds * 1_000_000_000L;
         Check c = lastBeforeChange;
         long lastProgress = System.nanoTime();

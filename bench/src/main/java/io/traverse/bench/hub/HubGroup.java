@@ -40,7 +40,7 @@ import java.util.TimerTask;
  * every hub it can reach, with the hop count of a shortest path, and no route to any other.
  * {@code System.nanoTime()} is CLOCK_MONOTONIC on Linux, one clock for every process of the machine,
  * so the coordinator compares the times of hubs in different JVMs. The JVM ends itself at end of
- * input (the coordinator died) and after {@code -Dbench.maxSeconds} (default 900) whatever happens.
+ * input (the coordinator died) and after {@code -Dbench.maxSeconds} (default 1800) whatever happens.
  * The hubs share {@code -Dbench.ioThreads} (2) I/O loops and {@code -Dbench.stateThreads} (2) state
  * loops ({@link SharedHubThreads}) unless {@code -Dbench.sharedThreads=false} gives each its own.
  */
@@ -48,6 +48,12 @@ public final class HubGroup {
     static final String TOKEN = "bench-gossip-secret";
 
     private final Map<Integer, Hub> hubs = new HashMap<>();
+    /** Wait for the hubs' answers to CHECK side by side (each waits on a hub's state loop). */
+    private final java.util.concurrent.ExecutorService askers = java.util.concurrent.Executors.newFixedThreadPool(128, r -> {
+        Thread t = new Thread(r, "hub-group-check");
+        t.setDaemon(true);
+        return t;
+    });
     /** Null: every hub has threads of its own (-Dbench.sharedThreads=false). */
     private final SharedHubThreads threads = Boolean.parseBoolean(System.getProperty("bench.sharedThreads", "true"))
             ? new SharedHubThreads(Integer.getInteger("bench.ioThreads", 2), Integer.getInteger("bench.stateThreads", 2), 4096) : null;
@@ -65,7 +71,7 @@ public final class HubGroup {
     }
 
     public static void main(String[] args) throws Exception {
-        long maxSeconds = Long.getLong("bench.maxSeconds", 900);
+        long maxSeconds = Long.getLong("bench.maxSeconds", 1800);
         Timer deadline = new Timer("hub-group-deadline", true);
         deadline.schedule(new TimerTask() {
             @Override
@@ -157,16 +163,24 @@ public final class HubGroup {
         for (int i = 0; i < ids.length; i++) {
             indexOf.put(ids[i], i);
         }
+        // Asked all at once: a hub too busy to answer within the 5 s of Hub.routing() must not hold up the others.
+        Map<Integer, java.util.concurrent.Future<HubRouting>> asked = new HashMap<>();
         for (Map.Entry<Integer, Hub> e : hubs.entrySet()) {
             Hub hub = e.getValue();
             gossipBytes += hub.metrics().gossipBytesReceived();
             descriptions += (long) hub.metrics().registry().get("traverse.hub.gossip.received").counter().count();
+            asked.put(e.getKey(), askers.submit(hub::routing));
+        }
+        for (Map.Entry<Integer, java.util.concurrent.Future<HubRouting>> e : asked.entrySet()) {
             HubRouting routing;
             try {
-                routing = hub.routing();
-            } catch (IllegalStateException tooBusy) {
+                routing = e.getValue().get();
+            } catch (java.util.concurrent.ExecutionException tooBusy) {
                 busy++;
                 continue;
+            } catch (InterruptedException interrupted) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException(interrupted);
             }
             lastRouteChange = Math.max(lastRouteChange, routing.routesChangedNanos());
             lastLinkChange = Math.max(lastLinkChange, routing.linksChangedNanos());

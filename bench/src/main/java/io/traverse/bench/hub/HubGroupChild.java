@@ -22,8 +22,8 @@ final class HubGroupChild implements AutoCloseable {
 
     HubGroupChild(int number, String maxHeap, List<String> properties) throws IOException {
         this.number = number;
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx" + maxHeap,
-                "-Xss512k", "-XX:+UseSerialGC", "-Dorg.slf4j.simpleLogger.defaultLogLevel=error"));
+        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx" + maxHeap, "-Xms" + maxHeap,
+                "-Xss512k", "-XX:+UseParallelGC", "-XX:NewRatio=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=error"));
         command.addAll(properties);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), HubGroup.class.getName()));
         process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
