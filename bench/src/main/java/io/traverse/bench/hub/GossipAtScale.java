@@ -151,9 +151,11 @@ public final class GossipAtScale {
         double steadyDescriptions = (after.descriptions - before.descriptions) * 60e9 / (after.polledNanos - before.polledNanos)
                 / running.size();
         System.out.printf(Locale.ROOT, "steady state over %.1f s: %.0f gossip bytes per hub per minute (%.1f KiB), %.0f descriptions"
-                        + " received per hub per minute; routes right at %d of %d hubs; load %s%n",
+                        + " received per hub per minute; routes right at %d of %d hubs; last link change of any hub %.1f s before"
+                        + " the window's end (%s); load %s%n",
                 (after.polledNanos - before.polledNanos) / 1e9, steadyPerHubMinute, steadyPerHubMinute / 1024, steadyDescriptions,
-                after.right, running.size(), load());
+                after.right, running.size(), (after.polledNanos - after.lastLinkChange) / 1e9,
+                after.lastLinkChange > before.polledNanos ? "links changed in the window" : "no link changed in the window", load());
 
         List<Double> deaths = new ArrayList<>();
         List<Double> joins = new ArrayList<>();
