@@ -63,7 +63,8 @@ import org.slf4j.LoggerFactory;
  *
  * Threads: a few Netty I/O event loops (epoll when available) shared by all links, one state
  * loop that owns every decision, and one worker thread for what may take a while and so must
- * stay off the event loops: resolving peers' host names, rendering metrics and status.
+ * stay off the event loops: resolving peers' host names, rendering metrics and status. Simulations
+ * of many hubs in one JVM share these instead ({@link SharedHubThreads}).
  */
 public final class Hub implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Hub.class);
@@ -77,6 +78,8 @@ public final class Hub implements AutoCloseable {
     private final EventLoopGroup ioLoops;
     private final EventExecutor stateLoop;
     private final ThreadPoolExecutor worker;
+    /** False when the threads are {@link SharedHubThreads}: closing this hub leaves them running. */
+    private final boolean ownThreads;
     private final LinkListener listener;
     private final HubCore core;
     private final HubMetrics metrics;
@@ -90,8 +93,9 @@ public final class Hub implements AutoCloseable {
     private volatile io.traverse.hub.longpoll.LongPollSessions longPoll;
 
     private Hub(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor worker,
-            LinkListener listener) throws IOException, InterruptedException {
+            LinkListener listener, boolean ownThreads) throws IOException, InterruptedException {
         this.config = config;
+        this.ownThreads = ownThreads;
         this.ioLoops = ioLoops;
         this.stateLoop = stateLoop;
         this.worker = worker;
@@ -200,6 +204,22 @@ public final class Hub implements AutoCloseable {
         ThreadPoolExecutor worker = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
                 new DefaultThreadFactory("traverse-hub-worker", true), new ThreadPoolExecutor.AbortPolicy());
         worker.allowCoreThreadTimeOut(true);
+        return start(config, transport, ioLoops, stateLoop, worker, true);
+    }
+
+    /**
+     * Binds the link port and starts the hub on threads it shares with other hubs of this JVM
+     * (simulations of large networks; see {@link SharedHubThreads}). {@link HubConfig#ioThreads()}
+     * does not apply; closing the hub leaves the shared threads running.
+     *
+     * @throws IOException if the port cannot be bound or the bind address is unknown
+     */
+    public static Hub start(HubConfig config, SharedHubThreads threads) throws IOException {
+        return start(config, threads.transport(), threads.ioLoops(), threads.nextStateLoop(), threads.worker(), false);
+    }
+
+    private static Hub start(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop,
+            ThreadPoolExecutor worker, boolean ownThreads) throws IOException {
         try {
             InetAddress bind = InetAddress.getByName(config.bindAddress());
             InetSocketAddress linkPort = new InetSocketAddress(bind, config.port());
@@ -210,17 +230,21 @@ public final class Hub implements AutoCloseable {
                 throw cannotListen("link", linkPort, e);
             }
             try {
-                return new Hub(config, transport, ioLoops, stateLoop, worker, listener);
+                return new Hub(config, transport, ioLoops, stateLoop, worker, listener, ownThreads);
             } catch (IOException | RuntimeException | InterruptedException e) {
                 listener.close();
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
-            shutdown(ioLoops, stateLoop, worker);
+            if (ownThreads) {
+                shutdown(ioLoops, stateLoop, worker);
+            }
             throw e instanceof IOException io ? io : new IOException("hub could not start: " + e.getMessage(), e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            shutdown(ioLoops, stateLoop, worker);
+            if (ownThreads) {
+                shutdown(ioLoops, stateLoop, worker);
+            }
             throw new IOException("interrupted while binding", e);
         }
     }
@@ -398,7 +422,9 @@ public final class Hub implements AutoCloseable {
         if (sshGateways != null) {
             sshGateways.close();
         }
-        shutdown(ioLoops, stateLoop, worker);
+        if (ownThreads) {
+            shutdown(ioLoops, stateLoop, worker);
+        }
         log.info("Hub {} stopped", name);
     }
 

@@ -403,6 +403,11 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     }
 
     @Override
+    public void gossipFrameArrived(int frameBytes) {
+        metrics.gossipBytesReceived(frameBytes);
+    }
+
+    @Override
     public void closed(Link link) {
         if (link.kind() == LinkKind.NODE_DATA) {
             ConnectedNode node = registry.get(link.peerId());

@@ -242,4 +242,22 @@ class HubGossipTest {
         // x is known to a through the digest exchange of the new link, long before x's next refresh
         await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(a.status().routes()).containsKey(x.id()));
     }
+
+    @Test
+    void gossipBytesCountEveryDescriptionFrameWholeNewsOrNot() throws Exception {
+        Hub a = hubs.dialOnly("bytes-a");
+        NodeId raw = NodeId.of("raw-bytes");
+        byte[] frame = LinkMessageCodec.encodeToBytes(new Gossip(new HubDescription(raw, 1, "raw-bytes", List.of(),
+                List.of(a.id()), List.of(), List.of(), List.of())));
+        long before = a.metrics().gossipBytesReceived();
+        try (RawHubLink link = RawHubLink.connect(a, raw.toString())) {
+            link.sendFrame(frame);
+            long once = before + 4 + frame.length; // the u32 length prefix and the frame
+            await().atMost(CONVERGE).until(() -> a.metrics().gossipBytesReceived() == once);
+            // The same state again is no news (dropped undecoded) but crossed the link all the same.
+            link.sendFrame(frame);
+            await().atMost(CONVERGE).until(() -> a.metrics().gossipBytesReceived() == once + 4 + frame.length);
+        }
+        assertThat(a.metrics().scrape()).contains("traverse_hub_gossip_bytes_total");
+    }
 }

@@ -7,7 +7,8 @@ import io.traverse.wire.SideMessage;
 import io.traverse.wire.Reject;
 
 /**
- * What the link layer reports to the hub. Every method but {@link #isStaleGossip} is called on the hub's state loop, one
+ * What the link layer reports to the hub. Every method but {@link #isStaleGossip}, {@link #gossipFrameArrived}
+ * and the two {@code AtOnce} ones is called on the hub's state loop, one
  * at a time, so the hub needs no locks; messages of a link arrive in order, between its
  * {@link #established} and its {@link #closed}.
  */
@@ -33,6 +34,13 @@ public interface LinkEvents {
      */
     default boolean isStaleGossip(NodeId hubId, long stateNumber) {
         return false;
+    }
+
+    /**
+     * A GOSSIP or GOSSIP_DIGEST frame of this many bytes (length prefix included) arrived on a hub
+     * link, news or not: counted for the metrics. Called on I/O threads: must be thread-safe and cheap.
+     */
+    default void gossipFrameArrived(int frameBytes) {
     }
 
     /**

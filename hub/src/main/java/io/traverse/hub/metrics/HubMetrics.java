@@ -38,6 +38,7 @@ public final class HubMetrics {
     private final Map<SideMessageError, Counter> sideErrors = new EnumMap<>(SideMessageError.class);
     private final Map<RejectCode, Counter> refusals = new EnumMap<>(RejectCode.class);
     private final Counter gossipReceived;
+    private final LongAdder gossipBytes = new LongAdder();
     private final Counter gossipAccepted;
     private final Counter idConflicts;
 
@@ -90,6 +91,9 @@ public final class HubMetrics {
         gossipReceived = Counter.builder("traverse.hub.gossip.received").description("hub descriptions received").register(registry);
         gossipAccepted = Counter.builder("traverse.hub.gossip.accepted").description("hub descriptions that were news")
                 .register(registry);
+        FunctionCounter.builder("traverse.hub.gossip.bytes", gossipBytes, LongAdder::sum).baseUnit("bytes")
+                .description("bytes of GOSSIP and GOSSIP_DIGEST frames received from other hubs, length prefix included"
+                        + " (copies that were no news too)").register(registry);
         idConflicts = Counter.builder("traverse.hub.id.conflicts")
                 .description("times another hub was found using this hub's id (any increase needs an operator)").register(registry);
     }
@@ -193,6 +197,16 @@ public final class HubMetrics {
         if (accepted) {
             gossipAccepted.increment();
         }
+    }
+
+    /** A GOSSIP or GOSSIP_DIGEST frame of this many bytes (length prefix included) arrived on a hub link; any thread. */
+    public void gossipBytesReceived(int frameBytes) {
+        gossipBytes.add(frameBytes);
+    }
+
+    /** Bytes of gossip frames received from other hubs so far. */
+    public long gossipBytesReceived() {
+        return gossipBytes.sum();
     }
 
     /** The Prometheus text exposition of every metric. */
