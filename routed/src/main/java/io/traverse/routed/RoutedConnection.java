@@ -30,9 +30,10 @@ import java.util.concurrent.locks.ReentrantLock;
 final class RoutedConnection {
     /**
      * Payloads smaller than this are copied out of the link's read buffer, so that many tiny
-     * frames cannot pin many large buffers. Larger ones are kept as slices of the read buffer only
-     * while the reader keeps up (nothing else queued): a reader that falls behind gets copies, so
-     * what its queue pins is its own bytes, not the read buffers they shared with other connections.
+     * frames cannot pin many large buffers. Larger ones are kept as slices of the read buffer
+     * while the reader keeps up (nothing else queued), or when the frame was read into a buffer of
+     * its own: a reader that falls behind gets copies of frames that share a read buffer, so what
+     * its queue pins is its own bytes, not the read buffers they shared with other connections.
      */
     private static final int COPY_BELOW = 8 * 1024;
 
@@ -178,7 +179,7 @@ final class RoutedConnection {
                 received += n;
                 discard = inputShut || closed;
                 if (!discard) {
-                    inbox.add(n < COPY_BELOW || !inbox.isEmpty() ? copyOf(payload) : payload);
+                    inbox.add(n < COPY_BELOW || !inbox.isEmpty() && sharesItsBuffer(payload) ? copyOf(payload) : payload);
                     readable.signalAll();
                 }
             }
@@ -196,6 +197,16 @@ final class RoutedConnection {
                 grant(n);
             }
         }
+    }
+
+    /**
+     * Whether the bytes are a slice of a larger read buffer that other frames share (a greedy read),
+     * rather than of a buffer the frame was read into on its own (a long frame on the data link):
+     * only the first kind pins other connections' memory while it waits in a queue.
+     */
+    private static boolean sharesItsBuffer(ByteBuf payload) {
+        ByteBuf root = payload.unwrap();
+        return root == null || root.capacity() > payload.readableBytes() + 2 * Relay.DATA_OFFSET_LENGTH + 1024;
     }
 
     private static ByteBuf copyOf(ByteBuf payload) {
