@@ -56,7 +56,11 @@ class AgentSignalTest {
                     + "forward second " + added + " 127.0.0.1:" + echo.getLocalPort() + "\n");
             Process kill = new ProcessBuilder("kill", "-HUP", String.valueOf(agent.pid())).inheritIO().start();
             assertThat(kill.waitFor()).isZero();
-            await().atMost(Duration.ofSeconds(20)).until(() -> canConnect(added));
+            try {
+                await().atMost(Duration.ofSeconds(20)).until(() -> canConnect(added));
+            } catch (org.awaitility.core.ConditionTimeoutException e) {
+                throw new AssertionError("the added forward did not listen within 20 s of SIGHUP; the agent said: " + lines, e);
+            }
             await().atMost(Duration.ofSeconds(5)).until(() -> lines.stream().anyMatch(l -> l.contains("Reloaded " + file
                     + ": 1 started, 0 stopped, 0 restarted, 0 failed, 2 running")));
             assertThat(agent.isAlive()).as("SIGHUP no longer ends the JVM").isTrue();
