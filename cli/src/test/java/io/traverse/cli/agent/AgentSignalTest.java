@@ -72,6 +72,40 @@ class AgentSignalTest {
         }
     }
 
+    /** Under nohup SIGHUP is ignored, and the JVM keeps it so: the agent must say it cannot reload, not claim it can. */
+    @Test
+    void underNohupTheAgentSaysSighupCannotReload() throws Exception {
+        ServerSocket echo = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Path file = dir.resolve("agent.conf");
+        Files.writeString(file, "traverse.discovery = false\ntraverse.bind = 127.0.0.1\nforward first 0 127.0.0.1:" + echo.getLocalPort() + "\n");
+        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
+        Process agent = new ProcessBuilder("nohup", java.toString(), "-cp", classPath, "io.traverse.cli.TraverseCommand", "agent", "--config",
+                file.toString()).redirectErrorStream(true).start();
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader out = new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = out.readLine()) != null; ) {
+                    lines.add(line);
+                }
+            } catch (IOException e) {
+                // the process ended
+            }
+        });
+        reader.setDaemon(true);
+        reader.start();
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> lines.stream().anyMatch(l -> l.startsWith("agent: 1 services")));
+            assertThat(lines).anyMatch(l -> l.contains("SIGHUP is ignored in this process"));
+            assertThat(lines).noneMatch(l -> l.contains("SIGHUP reloads the file"));
+        } finally {
+            agent.destroy();
+            agent.waitFor(20, TimeUnit.SECONDS);
+            agent.destroyForcibly();
+            echo.close();
+        }
+    }
+
     private static int freePort() throws IOException {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             return s.getLocalPort();
