@@ -31,22 +31,8 @@ class AgentSignalTest {
         Path file = dir.resolve("agent.conf");
         String node = "traverse.discovery = false\ntraverse.bind = 127.0.0.1\n";
         Files.writeString(file, node + "forward first 0 127.0.0.1:" + echo.getLocalPort() + "\n");
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process agent = new ProcessBuilder(java.toString(), "-cp", classPath, "io.traverse.cli.TraverseCommand", "agent", "--config",
-                file.toString()).redirectErrorStream(true).start();
         List<String> lines = new CopyOnWriteArrayList<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
-                for (String line; (line = out.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            } catch (IOException e) {
-                // the process ended
-            }
-        });
-        reader.setDaemon(true);
-        reader.start();
+        Process agent = startAgent(file, lines);
         try {
             await().atMost(Duration.ofSeconds(30)).until(() -> lines.stream().anyMatch(l -> l.startsWith("agent: 1 services")));
             assertThat(lines).anyMatch(l -> l.contains("SIGHUP reloads the file"));
@@ -78,11 +64,27 @@ class AgentSignalTest {
         ServerSocket echo = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Path file = dir.resolve("agent.conf");
         Files.writeString(file, "traverse.discovery = false\ntraverse.bind = 127.0.0.1\nforward first 0 127.0.0.1:" + echo.getLocalPort() + "\n");
+        List<String> lines = new CopyOnWriteArrayList<>();
+        Process agent = startAgent(file, lines, "nohup");
+        try {
+            await().atMost(Duration.ofSeconds(30)).until(() -> lines.stream().anyMatch(l -> l.startsWith("agent: 1 services")));
+            assertThat(lines).anyMatch(l -> l.contains("SIGHUP is ignored in this process"));
+            assertThat(lines).noneMatch(l -> l.contains("SIGHUP reloads the file"));
+        } finally {
+            agent.destroy();
+            agent.waitFor(20, TimeUnit.SECONDS);
+            agent.destroyForcibly();
+            echo.close();
+        }
+    }
+
+    /** Starts {@code traverse agent --config file} in a JVM of its own (after {@code prefix}, e.g. nohup); its output lines go to {@code lines}. */
+    private static Process startAgent(Path file, List<String> lines, String... prefix) throws IOException {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        Process agent = new ProcessBuilder("nohup", java.toString(), "-cp", classPath, "io.traverse.cli.TraverseCommand", "agent", "--config",
-                file.toString()).redirectErrorStream(true).start();
-        List<String> lines = new CopyOnWriteArrayList<>();
+        List<String> command = new java.util.ArrayList<>(List.of(prefix));
+        command.addAll(List.of(java.toString(), "-cp", classPath, "io.traverse.cli.TraverseCommand", "agent", "--config", file.toString()));
+        Process agent = new ProcessBuilder(command).redirectErrorStream(true).start();
         Thread reader = new Thread(() -> {
             try (BufferedReader out = new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = out.readLine()) != null; ) {
@@ -94,16 +96,7 @@ class AgentSignalTest {
         });
         reader.setDaemon(true);
         reader.start();
-        try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> lines.stream().anyMatch(l -> l.startsWith("agent: 1 services")));
-            assertThat(lines).anyMatch(l -> l.contains("SIGHUP is ignored in this process"));
-            assertThat(lines).noneMatch(l -> l.contains("SIGHUP reloads the file"));
-        } finally {
-            agent.destroy();
-            agent.waitFor(20, TimeUnit.SECONDS);
-            agent.destroyForcibly();
-            echo.close();
-        }
+        return agent;
     }
 
     private static int freePort() throws IOException {
