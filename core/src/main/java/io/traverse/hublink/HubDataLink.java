@@ -47,7 +47,7 @@ import java.util.function.Consumer;
  *
  * <p>Reads are for one thread ({@link DataLinkRelay}'s reader), writes are serialised by
  * {@link #writeLock()}. The channel is non-blocking; each side waits on a selector of its own,
- * so a reader that waits can be woken ({@link #wakeReader()}) and a deadline bounds its wait.
+ * so closing wakes a reader that waits, and a deadline bounds its wait.
  * Frames are decoded as slices of the buffers read into: short ones from greedy reads, long ones
  * read straight into a buffer of their own once their length is known, so that relayed bytes are
  * not copied in user space on their way to the connection that reads them.
@@ -316,7 +316,7 @@ final class HubDataLink implements Closeable {
 
     /**
      * Reads what the hub sent and hands out every whole message (RELAY, PING, PONG or REJECT), waiting
-     * for bytes until the deadline (0: none) or {@link #wakeReader()}.
+     * for bytes until the deadline (0: none) or {@link #close()}.
      *
      * @return the number of messages handed out; 0 if the wait ended without one
      * @throws IOException if the link broke, the hub closed it or sent what a data link does not carry
@@ -438,11 +438,6 @@ final class HubDataLink implements Closeable {
         }
         drained = n < max;
         return n;
-    }
-
-    /** Makes a reader waiting for bytes return. Any thread. */
-    void wakeReader() {
-        readSelector.wakeup();
     }
 
     // ---- writing (holding writeLock) --------------------------------------------------------

@@ -2,7 +2,6 @@ package io.traverse.routed;
 
 import io.netty.buffer.ByteBuf;
 import io.traverse.identity.NodeId;
-import io.traverse.spi.RelayLink;
 import io.traverse.wire.LinkLimits;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
