@@ -6,9 +6,13 @@ import io.traverse.wire.Ping;
 import io.traverse.wire.Pong;
 import io.traverse.wire.Reject;
 import io.traverse.wire.Relay;
+import io.traverse.wire.RelayEncoder;
 import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -24,13 +28,16 @@ import org.slf4j.LoggerFactory;
  * can hold up the link's reading: the hub's keepalive always finds the link taking what it is
  * sent, and one slow reader stalls only its own connection (its credit runs out, nothing else).
  *
- * <p>Application threads write their frames themselves, one at a time under the link's write
- * lock, and block while the hub does not read (that is the backpressure). The reader thread, and
- * the event loop, must never block on a write — two nodes each blocked writing while neither reads
- * would wait for each other through the hub — so their frames (PONG, CREDIT for discarded input,
- * RESET, ACCEPT) go to a queue that a writer thread, or the next application write, sends first:
- * frames leave in the order they were sent, and control frames never wait behind more than the
- * one data frame being written.
+ * <p>Every frame goes to one outbox, written by group commit: the application thread that takes
+ * the link's write lock writes everything waiting in gathering writes, and threads that find the
+ * lock taken return at once, leaving their frames to it; they wait for the lock — the backpressure
+ * of a hub that does not read — only when the outbox holds more than {@link #OUTBOX_LIMIT} bytes.
+ * A thousand application threads each writing a frame under one lock convoyed on it for 100 ms a
+ * turn (issue 21); batching makes one system call of many frames. The reader thread, and the event
+ * loop, must never block on a write — two nodes each blocked writing while neither reads would
+ * wait for each other through the hub — so their frames (PONG, CREDIT for discarded input, RESET,
+ * ACCEPT) are written by a writer thread, or by the next application thread that holds the lock:
+ * each thread's frames leave in the order it sent them.
  */
 final class DataLinkRelay {
     private static final Logger log = LoggerFactory.getLogger(DataLinkRelay.class);
@@ -39,7 +46,18 @@ final class DataLinkRelay {
     private final Consumer<Relay> frames;
     private final Consumer<String> failed;
     private final Runnable heard;
-    private final Queue<Object> deferred = new ConcurrentLinkedQueue<>();
+    /**
+     * How many bytes may wait in the outbox before a sender waits for the write lock: enough for
+     * a batch of full frames from many threads, little against the memory of a thousand connections.
+     */
+    static final int OUTBOX_LIMIT = 256 * 1024;
+
+    /** A frame or message waiting to be written, with what it counts against {@link #OUTBOX_LIMIT}. */
+    private record Outgoing(Object message, int bytes) {
+    }
+
+    private final Queue<Outgoing> outbox = new ConcurrentLinkedQueue<>();
+    private final AtomicLong outboxBytes = new AtomicLong();
     private final Thread reader;
     private final Thread writer;
     private volatile String failure;
@@ -122,83 +140,107 @@ final class DataLinkRelay {
     }
 
     /**
-     * Sends a frame: written on this thread, or queued when this thread must not block (it reads
-     * the link, or it is {@code noBlocking}, e.g. an event loop). Takes over the frame.
+     * Sends a frame. Every frame goes to the outbox; whichever thread holds the link's write lock
+     * writes the whole outbox in gathering writes (group commit). A thread that finds the lock
+     * taken leaves its frame to the holder and returns at once; it waits for the lock — the
+     * backpressure of a hub that does not read — only when more than {@link #OUTBOX_LIMIT} bytes
+     * wait already. The reader thread and {@code noBlocking} callers (event loops) never write:
+     * the writer thread does. Takes over the frame.
      *
-     * @return false if the link is gone (the frame is released)
+     * @return false if the link is gone (the frame is released); a frame left in the outbox when
+     *     the link breaks later is dropped, as bytes in a kernel socket's buffer are
      */
     boolean send(Relay frame, boolean noBlocking) {
         if (failure != null) {
             frame.release();
             return false;
         }
+        enqueue(frame, RelayEncoder.HEADER_CAPACITY + frame.payloadLength());
+        if (failure != null) {
+            return false;
+        }
         Thread me = Thread.currentThread();
         if (noBlocking || me == reader || me == writer) {
-            defer(frame);
+            LockSupport.unpark(writer);
             return true;
         }
         ReentrantLock w = link.writeLock();
-        w.lock();
-        boolean handedOn = false;
-        try {
-            writeQueued();
-            handedOn = true;
-            link.write(frame);
-            return true;
-        } catch (IOException e) {
-            if (!handedOn) {
-                frame.release();
-            }
-            fail("the data link broke: " + e.getMessage());
-            return false;
-        } finally {
-            w.unlock();
+        if (outboxBytes.get() > OUTBOX_LIMIT) {
+            w.lock();
+        } else if (!w.tryLock()) {
+            return true; // the holder writes it: it looks at the outbox again after it lets go
         }
+        writeHolding(w);
+        return failure == null;
     }
 
-    private void defer(Object frame) {
-        deferred.add(frame);
+    private void defer(Object message) {
+        enqueue(message, 64);
         LockSupport.unpark(writer);
+    }
+
+    private void enqueue(Object message, int bytes) {
+        outboxBytes.addAndGet(bytes);
+        outbox.add(new Outgoing(message, bytes));
         if (failure != null) {
             drop();
         }
     }
 
-    /** Holding the write lock: sends what was queued. */
-    private void writeQueued() throws IOException {
-        Object m;
-        while ((m = deferred.poll()) != null) {
-            if (m instanceof Relay frame) {
-                link.write(frame);
-            } else {
-                link.write((LinkMessage) m);
+    /**
+     * Holding the write lock: writes the outbox until it is empty, lets go, and takes the lock
+     * again if frames came meanwhile — a sender that found the lock taken left its frame here
+     * and counts on this look.
+     */
+    private void writeHolding(ReentrantLock w) {
+        do {
+            try {
+                writeOutbox();
+            } catch (IOException e) {
+                fail("the data link broke: " + e.getMessage());
+            } finally {
+                w.unlock();
             }
+        } while (failure == null && !outbox.isEmpty() && w.tryLock());
+    }
+
+    /** Holding the write lock: sends what is in the outbox, {@link HubDataLink#MAX_BATCH} frames a write. */
+    private void writeOutbox() throws IOException {
+        List<Object> batch = new ArrayList<>(HubDataLink.MAX_BATCH);
+        Outgoing o;
+        while (true) {
+            batch.clear();
+            long bytes = 0;
+            while (batch.size() < HubDataLink.MAX_BATCH && (o = outbox.poll()) != null) {
+                batch.add(o.message());
+                bytes += o.bytes();
+            }
+            if (batch.isEmpty()) {
+                return;
+            }
+            outboxBytes.addAndGet(-bytes);
+            link.write(batch);
         }
     }
 
     private void writeDeferred() {
         ReentrantLock w = link.writeLock();
         while (failure == null) {
-            if (deferred.isEmpty()) {
+            if (outbox.isEmpty()) {
                 LockSupport.park(this);
                 continue;
             }
             w.lock();
-            try {
-                writeQueued();
-            } catch (IOException e) {
-                fail("the data link broke: " + e.getMessage());
-            } finally {
-                w.unlock();
-            }
+            writeHolding(w);
         }
         drop();
     }
 
     private void drop() {
-        Object m;
-        while ((m = deferred.poll()) != null) {
-            ReferenceCountUtil.release(m);
+        Outgoing o;
+        while ((o = outbox.poll()) != null) {
+            outboxBytes.addAndGet(-o.bytes());
+            ReferenceCountUtil.release(o.message());
         }
     }
 

@@ -65,11 +65,13 @@ final class HubDataLink implements Closeable {
     private final Selector writeSelector;
     private final SelectionKey writeKey;
     private final ReentrantLock writeLock = new ReentrantLock();
+    /** The most frames one gathering write takes (IOV_MAX is 1024; a payload may span several buffers). */
+    static final int MAX_BATCH = 64;
     /**
-     * Where the writer encodes RELAY headers (writeLock held): one buffer for the link's life
-     * rather than one per frame; its memory belongs to a JDK direct buffer, so nothing to release.
+     * Where the writer encodes the RELAY headers of a batch (writeLock held): one buffer for the
+     * link's life rather than one per frame; its memory belongs to a JDK direct buffer, so nothing to release.
      */
-    private final ByteBuf header = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(RelayEncoder.HEADER_CAPACITY));
+    private final ByteBuf header = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(MAX_BATCH * RelayEncoder.HEADER_CAPACITY));
     private volatile boolean closed;
     // The reading thread's (one at a time; hand-overs are ordered by NodeRelayLink's lock):
     private ByteBuf chunk;
@@ -447,32 +449,43 @@ final class HubDataLink implements Closeable {
         return writeLock;
     }
 
-    /** Writes a RELAY frame (header and payload in one gathering write) and releases it; blocks while the hub does not read. */
-    void write(Relay frame) throws IOException {
-        ByteBuf header = RelayEncoder.header(frame, this.header.clear());
-        try {
-            ByteBuf payload = frame.payload();
-            if (payload.isReadable()) {
-                ByteBuffer[] parts = payload.nioBuffers();
-                ByteBuffer[] all = new ByteBuffer[parts.length + 1];
-                all[0] = header.nioBuffer();
-                System.arraycopy(parts, 0, all, 1, parts.length);
-                writeFully(all);
-            } else {
-                writeFully(new ByteBuffer[] {header.nioBuffer()});
-            }
-        } finally {
-            frame.release();
+    /**
+     * Writes a batch of frames — {@link Relay} frames and other {@link LinkMessage}s, at most
+     * {@link #MAX_BATCH} — in one gathering write, and releases them; blocks while the hub does
+     * not read. One system call for many frames is what lets a thousand application threads share
+     * one link (issue 21: one write per frame under a contended lock queued them for 100 ms).
+     */
+    void write(java.util.List<Object> batch) throws IOException {
+        if (batch.size() > MAX_BATCH) {
+            throw new IllegalArgumentException("at most " + MAX_BATCH + " frames in a batch, not " + batch.size());
         }
-    }
-
-    /** Writes another message (a PONG). */
-    void write(LinkMessage message) throws IOException {
-        ByteBuf frame = LinkMessageEncoder.frame(message, alloc);
+        java.util.List<ByteBuffer> parts = new java.util.ArrayList<>(batch.size() * 2);
+        java.util.List<ByteBuf> encoded = new java.util.ArrayList<>(0);
+        ByteBuf headers = this.header.clear();
         try {
-            writeFully(new ByteBuffer[] {frame.nioBuffer()});
+            for (Object m : batch) {
+                if (m instanceof Relay frame) {
+                    int start = headers.writerIndex();
+                    RelayEncoder.header(frame, headers);
+                    parts.add(headers.nioBuffer(start, headers.writerIndex() - start));
+                    ByteBuf payload = frame.payload();
+                    if (payload.isReadable()) {
+                        java.util.Collections.addAll(parts, payload.nioBuffers());
+                    }
+                } else {
+                    ByteBuf frame = LinkMessageEncoder.frame((LinkMessage) m, alloc);
+                    encoded.add(frame);
+                    parts.add(frame.nioBuffer());
+                }
+            }
+            writeFully(parts.toArray(new ByteBuffer[0]));
         } finally {
-            frame.release();
+            for (Object m : batch) {
+                ReferenceCountUtil.release(m);
+            }
+            for (ByteBuf b : encoded) {
+                b.release();
+            }
         }
     }
 

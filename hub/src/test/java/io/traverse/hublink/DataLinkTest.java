@@ -143,7 +143,7 @@ class DataLinkTest {
         try (HubDataLink fake = boundDataLink(hub, node)) {
             fake.writeLock().lock();
             try {
-                fake.write(new Lookup(1, LookupKind.NODE, id.toString()));
+                fake.write(List.of(new Lookup(1, LookupKind.NODE, id.toString())));
             } finally {
                 fake.writeLock().unlock();
             }
