@@ -74,7 +74,6 @@ final class RoutedConnection {
     private long bytesOut;
     // Liveness, touched on the loop:
     private volatile long lastHeardNanos = System.nanoTime();
-    private volatile long lastPingNanos = lastHeardNanos;
     /** Hubs on the path, set from the OPEN or ACCEPT before the connection is handed out. */
     private volatile int hubs;
 
@@ -148,10 +147,6 @@ final class RoutedConnection {
 
     long lastHeardNanos() {
         return lastHeardNanos;
-    }
-
-    long lastPingNanos() {
-        return lastPingNanos;
     }
 
     /**
@@ -568,8 +563,7 @@ final class RoutedConnection {
         table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
     }
 
-    void ping(long nowNanos) {
-        lastPingNanos = nowNanos;
+    void ping() {
         table.send(Relay.ping(key.id(), opener, acceptor, outbound));
     }
 

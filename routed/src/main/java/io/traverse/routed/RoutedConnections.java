@@ -32,11 +32,14 @@ import org.slf4j.LoggerFactory;
  * <p>Liveness without state in the hubs, per peer node: when nothing has been heard from a node on
  * any connection to it for a probe interval (the hub keepalive, at least {@link #MIN_PROBE_MILLIS}),
  * the connection last heard from sends a PING every interval (the other end answers PONG; a hub
- * that cannot route it answers RESET), and when the node has been silent for
- * {@value #DEAD_AFTER_PROBES} intervals every connection to it is reset, so a hub or link that dies
- * on the way ends both ends with an {@link java.io.IOException}. The floor is there because PINGs queue behind
- * data on busy links: a hundred connections' windows take a while to drain. Losing the hub link
- * resets every connection at once.
+ * that cannot route it answers RESET); a peer heard from all the time gets one every
+ * {@value #BUSY_PEER_PING_PROBES} intervals, so that its round trip is always measured
+ * ({@link PeerLiveness}). When the node has been silent for {@value #DEAD_AFTER_PROBES} timeouts —
+ * each the larger of the interval and the round-trip timeout its PONGs measured — every connection
+ * to it is reset, so a hub or link that dies on the way ends both ends with an
+ * {@link java.io.IOException}. The floor and the measured timeout are there because PINGs queue
+ * behind data on busy links: a path slowed by load is slow, not dead. Losing the hub link resets
+ * every connection at once.
  *
  * <p>A connection reset by the keepalive, or by a hub on the way that could not forward its
  * frames, is reported to the node's listeners as an unreachable peer ({@link ModuleEvents}).
@@ -44,6 +47,8 @@ import org.slf4j.LoggerFactory;
 final class RoutedConnections implements RelayLink.Receiver {
     static final int DEAD_AFTER_PROBES = 3;
     static final long MIN_PROBE_MILLIS = 1000;
+    /** A peer that is heard from all the time still gets a PING every this many probe intervals, to measure its round trip. */
+    static final int BUSY_PEER_PING_PROBES = 4;
     /**
      * What the opener of an accepted connection may send before the application reads from it:
      * about what kernel socket buffers take before the server reads (a client may write a sizeable
@@ -69,6 +74,8 @@ final class RoutedConnections implements RelayLink.Receiver {
     private final Map<Key, Held> held = new ConcurrentHashMap<>();
     private final long holdNanos;
     private final ScheduledFuture<?> prober;
+    /** Per peer node with open connections: its PING in flight and measured round trip (prober and receiver). */
+    private final Map<NodeId, PeerLiveness> peers = new ConcurrentHashMap<>();
     /** The module an accepted connection is reported as made by (longpoll while the hub link is a long-poll session). */
     private volatile java.util.function.Supplier<String> acceptedBy = () -> RoutedModuleProvider.NAME;
 
@@ -205,7 +212,14 @@ final class RoutedConnections implements RelayLink.Receiver {
                 c.heard();
                 switch (frame.kind()) {
                     case DATA -> c.onData(frame.streamOffset(), frame.dataBytes().retain());
-                    case CREDIT, PONG -> c.onCredit(frame.credit());
+                    case CREDIT -> c.onCredit(frame.credit());
+                    case PONG -> {
+                        c.onCredit(frame.credit());
+                        PeerLiveness peer = peers.get(c.peer());
+                        if (peer != null) {
+                            peer.ponged(c, System.nanoTime());
+                        }
+                    }
                     case FIN -> c.onFin(frame.streamOffset());
                     case RESET -> reset(c, frame);
                     case PING -> c.pong(frame);
@@ -368,33 +382,37 @@ final class RoutedConnections implements RelayLink.Receiver {
             }
         }
         byPeer.forEach((peer, list) -> probePeer(peer, list, now));
+        peers.keySet().retainAll(byPeer.keySet());
     }
 
     private void probePeer(NodeId peer, List<RoutedConnection> list, long now) {
         RoutedConnection latest = list.get(0);
-        long sincePing = Long.MAX_VALUE;
         for (RoutedConnection c : list) {
             if (c.lastHeardNanos() - latest.lastHeardNanos() > 0) {
                 latest = c;
             }
-            sincePing = Math.min(sincePing, now - c.lastPingNanos());
         }
+        PeerLiveness liveness = peers.computeIfAbsent(peer, p -> new PeerLiveness(now));
         long silent = now - latest.lastHeardNanos();
-        if (silent > DEAD_AFTER_PROBES * probeNanos) {
+        long deadAfter = liveness.deadAfterNanos(probeNanos, DEAD_AFTER_PROBES);
+        if (silent > deadAfter) {
             String reason = "nothing heard from node " + peer + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
                     + " ms: a hub or link on the way is gone";
-            log.debug("Resetting {} connection(s) to node {}: nothing heard for {} ms", list.size(), peer,
-                    TimeUnit.NANOSECONDS.toMillis(silent));
+            log.debug("Resetting {} connection(s) to node {}: nothing heard for {} ms (limit {} ms, smoothed round trip {} ms)",
+                    list.size(), peer, TimeUnit.NANOSECONDS.toMillis(silent), TimeUnit.NANOSECONDS.toMillis(deadAfter),
+                    TimeUnit.NANOSECONDS.toMillis(liveness.smoothedRoundTripNanos()));
             boolean anyOpen = false;
             for (RoutedConnection c : list) {
                 anyOpen |= !c.isReset();
                 c.reset(reason, true);
             }
+            peers.remove(peer);
             if (anyOpen) {
                 events.peerUnreachable(RoutedModuleProvider.NAME, peer, reason);
             }
-        } else if (silent > probeNanos && sincePing > probeNanos) {
-            latest.ping(now);
+        } else if (liveness.shouldPing(silent, probeNanos, now, BUSY_PEER_PING_PROBES)) {
+            liveness.pinged(latest, now);
+            latest.ping();
         }
     }
 

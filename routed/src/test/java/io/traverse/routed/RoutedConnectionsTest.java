@@ -240,6 +240,55 @@ class RoutedConnectionsTest {
         }
     }
 
+    /**
+     * Issue 21: under load PONGs queue behind data for seconds while the peer works. A peer heard
+     * from all the time is still pinged now and then, so that when it falls silent the limit
+     * already allows for its measured round trip: PONGs 2.5 s late make silences of 3.5 s — a slow
+     * path, not a dead one (the fixed limit of 3 intervals reset it after 3 s).
+     */
+    @Test
+    void aBusyPeerIsMeasuredAndASlowPathIsNotTakenForADeadOne() throws Exception {
+        RoutedConnections probing = new RoutedConnections(link, ports, (module, peer, reason) -> { }, 1 << 20,
+                RoutedConnections.MIN_PROBE_MILLIS);
+        ScheduledExecutorService peer = Executors.newSingleThreadScheduledExecutor();
+        try {
+            RoutedConnections.Opening o = probing.open(PEER, 80);
+            probing.frame(sent.get(sent.size() - 1).accept(1 << 20));
+            RoutedConnection c = o.answer().get(5, TimeUnit.SECONDS);
+            long id = c.key().id();
+            java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean(true);
+            java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
+            // The peer: a CREDIT every 200 ms while busy; every PING answered 2.5 s late.
+            peer.scheduleAtFixedRate(() -> {
+                if (busy.get()) {
+                    probing.frame(Relay.credit(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 1 << 20));
+                }
+            }, 0, 200, TimeUnit.MILLISECONDS);
+            // Equal PINGs of one connection are distinct frames: an identity set.
+            java.util.Set<Relay> seen = java.util.Collections.synchronizedSet(
+                    java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
+            peer.scheduleAtFixedRate(() -> {
+                for (Relay f : sent) {
+                    if (f.kind() == RelayKind.PING && seen.add(f)) {
+                        peer.schedule(() -> {
+                            answered.incrementAndGet();
+                            probing.frame(f.pong(1 << 20));
+                        }, 2500, TimeUnit.MILLISECONDS);
+                    }
+                }
+            }, 0, 50, TimeUnit.MILLISECONDS);
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> answered.get() >= 1);
+            assertThat(c.isReset()).isFalse();
+            busy.set(false);
+            Thread.sleep(5_000);
+            assertThat(c.isReset()).as("5 s on a path whose PONGs take 2.5 s").isFalse();
+            assertThat(seen).as("the silent peer is pinged").hasSizeGreaterThan(1);
+        } finally {
+            peer.shutdownNow();
+            probing.close();
+        }
+    }
+
     @Test
     void theFinCarriesTheLengthOfEverythingWrittenAndComesLast() throws Exception {
         RoutedConnection c = opened();
