@@ -145,6 +145,11 @@ final class RoutedConnection {
         lastHeardNanos = System.nanoTime();
     }
 
+    /** This node stood still for {@code nanos}: that much of the silence since the last frame is not the peer's. */
+    void excuse(long nanos) {
+        lastHeardNanos = Math.min(System.nanoTime(), lastHeardNanos + nanos);
+    }
+
     long lastHeardNanos() {
         return lastHeardNanos;
     }

@@ -74,6 +74,9 @@ final class RoutedConnections implements RelayLink.Receiver {
     private final Map<Key, Held> held = new ConcurrentHashMap<>();
     private final long holdNanos;
     private final ScheduledFuture<?> prober;
+    private final long tickNanos;
+    /** When the prober last ran (prober thread only), to tell a late tick: this node's own stall. */
+    private long lastProbeNanos;
     /** Per peer node with open connections: its PING in flight and measured round trip (prober and receiver). */
     private final Map<NodeId, PeerLiveness> peers = new ConcurrentHashMap<>();
     /** The module an accepted connection is reported as made by (longpoll while the hub link is a long-poll session). */
@@ -101,6 +104,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         long probe = Math.max(MIN_PROBE_MILLIS, probeMillis);
         this.probeNanos = TimeUnit.MILLISECONDS.toNanos(probe);
         long tick = probe / 4;
+        this.tickNanos = TimeUnit.MILLISECONDS.toNanos(tick);
         this.prober = link.loop().scheduleWithFixedDelay(this::probe, tick, tick, TimeUnit.MILLISECONDS);
         link.receiveWith(this);
     }
@@ -363,6 +367,17 @@ final class RoutedConnections implements RelayLink.Receiver {
 
     private void probe() {
         long now = System.nanoTime();
+        // A tick that comes late means this node stood still (a JVM-wide pause: with ten thousand
+        // threads a safepoint took 12 s to reach); the frames its peers sent meanwhile wait unread.
+        // That time is not the peers' silence.
+        long late = lastProbeNanos == 0 ? 0 : now - lastProbeNanos - tickNanos;
+        lastProbeNanos = now;
+        if (late > tickNanos) {
+            log.debug("The prober ran {} ms late: not counted as silence of any peer", TimeUnit.NANOSECONDS.toMillis(late));
+            for (RoutedConnection c : connections.values()) {
+                c.excuse(late);
+            }
+        }
         for (Held h : List.copyOf(held.values())) {
             if (h.connection().isReset() || now - h.untilNanos() >= 0) {
                 releaseHeld(h.connection().key());

@@ -289,6 +289,69 @@ class RoutedConnectionsTest {
         }
     }
 
+    /**
+     * A node that stood still (a JVM-wide pause; its prober could not run) must not blame its
+     * peers for the silence: what they sent meanwhile waits unread. A silent peer is still reset
+     * once it has been silent for the limit while this node runs.
+     */
+    @Test
+    void thisNodesOwnStallIsNotItsPeersSilence() throws Exception {
+        ScheduledExecutorService ownLoop = Executors.newSingleThreadScheduledExecutor();
+        RelayLink stallingLink = new RelayLink() {
+            @Override
+            public NodeId localId() {
+                return SELF;
+            }
+
+            @Override
+            public void receiveWith(Receiver receiver) {
+            }
+
+            @Override
+            public boolean send(Relay frame) {
+                sent.add(frame);
+                return true;
+            }
+
+            @Override
+            public boolean isLinked() {
+                return true;
+            }
+
+            @Override
+            public ScheduledExecutorService loop() {
+                return ownLoop;
+            }
+
+            @Override
+            public ByteBufAllocator allocator() {
+                return ByteBufAllocator.DEFAULT;
+            }
+        };
+        RoutedConnections probing = new RoutedConnections(stallingLink, ports, (module, peer, reason) -> { }, 1 << 20,
+                RoutedConnections.MIN_PROBE_MILLIS);
+        try {
+            RoutedConnections.Opening o = probing.open(PEER, 80);
+            probing.frame(sent.get(sent.size() - 1).accept(1 << 20));
+            RoutedConnection c = o.answer().get(5, TimeUnit.SECONDS);
+            Thread.sleep(600); // the prober has ticked: it knows when it last ran
+            // This node stands still for 4 s (more than the 3 s limit) while the peer says nothing.
+            ownLoop.submit(() -> {
+                try {
+                    Thread.sleep(4_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }).get(10, TimeUnit.SECONDS);
+            Thread.sleep(500);
+            assertThat(c.isReset()).as("right after this node's own 4-s stall").isFalse();
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(8)).until(c::isReset);
+        } finally {
+            probing.close();
+            ownLoop.shutdownNow();
+        }
+    }
+
     @Test
     void theFinCarriesTheLengthOfEverythingWrittenAndComesLast() throws Exception {
         RoutedConnection c = opened();
