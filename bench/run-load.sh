@@ -14,6 +14,7 @@
 #   bench/run-load.sh --mode ramp --hubs 3              # through three hub JVMs in a line (clients on the first, server on the last)
 #   bench/run-load.sh --help                            # every option and its default
 #   REBUILD=1 bench/run-load.sh ...                     # rebuild the bench jar from the reactor first
+#   BENCH_CHILD_JVM_OPTS="-Xlog:gc:file=/tmp/gc-%n.log" bench/run-load.sh ...   # more options for every child JVM (%n: its name)
 #
 # Main options (defaults in brackets):
 #   --transport routed|plain [routed]  (plain: the control run, same harness on plain loopback sockets)

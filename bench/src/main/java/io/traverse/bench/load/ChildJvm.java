@@ -34,6 +34,11 @@ final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(ProcessHandle.current().info().command().orElse("java"));
         command.addAll(jvmOptions);
+        // Diagnosis of a run (GC logs, JFR): BENCH_CHILD_JVM_OPTS goes to every child JVM, %n in it becomes the child's name.
+        String extra = System.getenv().getOrDefault("BENCH_CHILD_JVM_OPTS", "").trim();
+        if (!extra.isEmpty()) {
+            command.addAll(List.of(extra.replace("%n", name).split("\\s+")));
+        }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 main.getName()));
         command.addAll(args);

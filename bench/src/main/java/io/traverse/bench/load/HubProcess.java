@@ -26,7 +26,9 @@ final class HubProcess implements AutoCloseable {
 
     /** @param wantedPort the link port, 0: any free one (a restarted hub takes its predecessor's) */
     HubProcess(int index, String heap, int ioThreads, boolean inLine, HubProcess previous, int wantedPort) throws IOException, InterruptedException {
-        List<String> options = new ArrayList<>(List.of("-Xmx" + heap, "-Dbench.hub.ioThreads=" + ioThreads, "-Dbench.hub.port=" + wantedPort));
+        List<String> options = new ArrayList<>(List.of("-Xmx" + heap, "-Dbench.hub.ioThreads=" + ioThreads, "-Dbench.hub.port=" + wantedPort,
+                // Why the hub closed a link is what a load run must show.
+                "-Dorg.slf4j.simpleLogger.log.io.traverse.hub.link=info"));
         List<String> args = new ArrayList<>(List.of("load-hub-" + index, "5000", TOKEN, inLine ? "dial-only" : "advertised"));
         if (previous != null) {
             args.add(previous.address());
