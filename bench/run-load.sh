@@ -15,6 +15,9 @@
 #   bench/run-load.sh --help                            # every option and its default
 #   REBUILD=1 bench/run-load.sh ...                     # rebuild the bench jar from the reactor first
 #   BENCH_CHILD_JVM_OPTS="-Xlog:gc:file=/tmp/gc-%n.log" bench/run-load.sh ...   # more options for every child JVM (%n: its name)
+#   JAVA=/usr/lib/jvm/temurin-25-jdk-amd64/bin/java BENCH_CHILD_JVM_OPTS=-Dbench.load.virtualThreads=true bench/run-load.sh ...
+#                                                       # every JVM on Java 25, the harness's connections on virtual threads
+#   HUB_JAVA=/usr/lib/jvm/java-17-openjdk-amd64/bin/java ...   # the hub JVMs on this Java, whatever the harness runs on
 #
 # Main options (defaults in brackets):
 #   --transport routed|plain [routed]  (plain: the control run, same harness on plain loopback sockets)
@@ -39,5 +42,6 @@ if [[ ! -f "$JAR" || "${REBUILD:-0}" == 1 ]]; then
   mvn -q -B -DskipTests package -pl bench -am
 fi
 echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); $(uptime)"
-echo "# $(java -version 2>&1 | sed -n 1p)"
-exec java -Xmx512m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" io.traverse.bench.load.LoadRun "$@"
+JAVA="${JAVA:-java}"
+echo "# $("$JAVA" -version 2>&1 | sed -n 1p)"
+exec "$JAVA" -Xmx512m -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" io.traverse.bench.load.LoadRun "$@"

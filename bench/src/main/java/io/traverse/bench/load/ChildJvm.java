@@ -32,7 +32,9 @@ final class ChildJvm implements AutoCloseable {
         this.name = name;
         this.awaitedPrefix = ready;
         List<String> command = new ArrayList<>();
-        command.add(ProcessHandle.current().info().command().orElse("java"));
+        // HUB_JAVA: the hubs on another Java than the harness (e.g. the harness on 25 for virtual threads, the hubs on 17).
+        String hubJava = System.getenv().getOrDefault("HUB_JAVA", "");
+        command.add(name.startsWith("hub-") && !hubJava.isEmpty() ? hubJava : ProcessHandle.current().info().command().orElse("java"));
         command.addAll(jvmOptions);
         // Diagnosis of a run (GC logs, JFR): BENCH_CHILD_JVM_OPTS goes to every child JVM, %n in it becomes the child's name.
         String extra = System.getenv().getOrDefault("BENCH_CHILD_JVM_OPTS", "").trim();

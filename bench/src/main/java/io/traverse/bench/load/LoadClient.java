@@ -35,7 +35,6 @@ import java.util.concurrent.TimeUnit;
  * (the control runs of {@code --transport plain}: the same harness without Traverse).
  */
 public final class LoadClient {
-    private static final long THREAD_STACK = 256 * 1024;
     private final PrintStream out = System.out;
     private final StreamTally tally = new StreamTally(out);
     private final List<Traverse> nodes = new ArrayList<>();
@@ -147,10 +146,7 @@ public final class LoadClient {
                 InetSocketAddress server = plainServers.get(slot % plainServers.size());
                 dialer = () -> new java.net.Socket(server.getAddress(), server.getPort());
             }
-            Thread t = new Thread(null, () -> runSlot(dialer, slotSeed, meanLifetimeMillis), "slot-" + slot, THREAD_STACK);
-            t.setDaemon(true);
-            slots.add(t);
-            t.start();
+            slots.add(ConnectionThreads.start("slot-" + slot, () -> runSlot(dialer, slotSeed, meanLifetimeMillis)));
             if (rampMillis > 0 && finish.await(rampMillis / n, TimeUnit.MILLISECONDS)) {
                 return;
             }

@@ -34,7 +34,6 @@ import java.util.concurrent.atomic.LongAdder;
  * <p>Arguments: {@code hubHost:port token serverNodes virtualPort readTimeoutMillis}.
  */
 public final class StreamServer {
-    private static final long THREAD_STACK = 256 * 1024;
     private final PrintStream out = System.out;
     private final FailureKinds failures = new FailureKinds(out);
     private final LongAdder accepted = new LongAdder();
@@ -104,7 +103,7 @@ public final class StreamServer {
                 return;
             }
             accepted.increment();
-            new Thread(null, () -> serve(s), "serve", THREAD_STACK).start();
+            ConnectionThreads.start("serve", () -> serve(s));
         }
     }
 
