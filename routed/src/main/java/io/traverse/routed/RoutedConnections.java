@@ -256,15 +256,18 @@ final class RoutedConnections implements RelayLink.Receiver {
         int initial = Math.min(window, BACKLOG_CREDIT);
         RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), window, initial, open.credit());
         c.pathFrom(open);
-        connections.put(key, c);
         RoutedSocket socket = new RoutedSocket(c, localId(), open.opener());
+        // The ACCEPT goes out before the table lists the connection: once listed, the prober may
+        // PING on it, and a PING ahead of the ACCEPT reaches an opener that does not know the
+        // connection yet, which answers RESET (seen twice in 10,000 set-ups under load). The
+        // opener's frames come on this thread, after this method, so none finds it missing.
+        link.send(open.accept(initial));
+        connections.put(key, c);
         if (open.holdUntilConfirmed()) {
             // Another attempt of the opener's may win: the application sees this one only after CONFIRM.
             held.put(key, new Held(c, slot, socket, System.nanoTime() + holdNanos));
-            link.send(open.accept(initial));
             return;
         }
-        link.send(open.accept(initial));
         slot.deliver(socket, acceptedBy.get());
     }
 
