@@ -31,6 +31,7 @@ import io.traverse.identity.NodeIdentity;
 import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.Gossip;
 import io.traverse.wire.GossipDigest;
+import io.traverse.wire.GossipSummary;
 import io.traverse.wire.HubDescription;
 import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAddress;
@@ -54,6 +55,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Set;
@@ -111,6 +113,24 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private long linksChangedNanos = System.nanoTime();
     private long routesChangedNanos = System.nanoTime();
     private long descriptionBytes;
+    /** Per hub link, what anti-entropy knows of it (the same keys as {@link #hubLinks}' values). */
+    private final Map<Link, LinkSync> syncs = new IdentityHashMap<>();
+    /** Hub links whose round-trip time was not yet measured when this hub last published its description. */
+    private final Set<NodeId> publishedWithoutTime = new java.util.HashSet<>();
+    /**
+     * How long a summary that differs from ours may wait for the gossip under way to settle it
+     * before we send our digest: a change floods within this in a quiet network, so a summary
+     * crossing a flood costs no digest.
+     */
+    static final long SUMMARY_SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
+
+    /** Anti-entropy state of one hub link. */
+    private static final class LinkSync {
+        /** The link's own catch-up digest has arrived; later digests answer our summaries. */
+        boolean caughtUp;
+        /** The last summary that differed from ours, waiting for {@link #SUMMARY_SETTLE_NANOS}; null when none. */
+        GossipSummary differing;
+    }
 
     HubCore(HubConfig config, NodeId selfId, String name, String idSource, List<String> advertised, StateNumber state,
             EventExecutor stateLoop, HubMetrics metrics) {
@@ -384,11 +404,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         // What we know, by state number only: the peer answers with the descriptions we lack and we
         // answer its digest likewise (a hub joining a dense network would otherwise receive the whole
         // directory from each of its many new links).
-        List<GossipDigest.Entry> digest = new ArrayList<>();
-        // Our own entry too: a peer holding a newer state of us (an earlier life with a clock that was ahead) sends it back.
-        digest.add(new GossipDigest.Entry(selfId, state.current()));
-        directory.stateNumbers().forEach((hub, stateNumber) -> digest.add(new GossipDigest.Entry(hub, stateNumber)));
-        link.send(new GossipDigest(digest));
+        syncs.put(link, new LinkSync());
+        sendDigest(link);
         topologyChanged();
         ownChanged();
     }
@@ -437,6 +454,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             }
             return;
         }
+        syncs.remove(link);
         if (hubLinks.get(link.peerId()) == link) {
             hubLinks.remove(link.peerId());
             forgetNextLinks();
@@ -659,6 +677,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             onGossip(link, gossip.description());
         } else if (message instanceof GossipDigest digest) {
             onDigest(link, digest);
+        } else if (message instanceof GossipSummary summary) {
+            onSummary(link, summary);
         } else if (message instanceof SideMessage side) {
             router.fromHub(side, link);
         } else if (message instanceof Relay relay) {
@@ -692,7 +712,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         // Most news is about links and nodes; the dial targets change only with a hub's addresses, the
         // routes only with its links (a refresh or a node joining changes neither).
-        boolean addressesChanged = previous == null || !previous.linkAddresses().equals(description.linkAddresses());
+        List<String> previousAddresses = previous == null ? List.of() : previous.linkAddresses();
+        boolean addressesChanged = !previousAddresses.equals(description.linkAddresses());
         boolean linksChanged = previous == null || !previous.neighbours().equals(description.neighbours());
         // Flood on, except back to the sender, to the hubs this description lists as the origin's
         // neighbours (the origin sent it to each of them itself), and to hubs that one of those
@@ -714,8 +735,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         } else {
             forgetView();
         }
-        if (addressesChanged) {
-            updateDialTargets();
+        if (addressesChanged && dialing != null) {
+            dialing.gossipedAddressesChanged(origin, previousAddresses, description.linkAddresses());
         }
     }
 
@@ -724,8 +745,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * did not send it to: of the origin's neighbours linked with the peer, the one with the smallest
      * id forwards (it had the description from the origin itself); when none is, every hub that
      * has it floods it on. Views of the links may differ for a moment while the network changes;
-     * a description missed then arrives with its origin's next publication (at most a gossip
-     * refresh later).
+     * a description missed then arrives with the next anti-entropy round (at most a gossip
+     * refresh interval and {@link #SUMMARY_SETTLE_NANOS} later).
      *
      * @param originNeighbours the origin's neighbours as its description lists them (sorted by id)
      */
@@ -748,12 +769,29 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         return true;
     }
 
+    /** What we hold, by hub id and state number: our own first, then every description held. */
+    private void sendDigest(Link link) {
+        List<GossipDigest.Entry> digest = new ArrayList<>(directory.size() + 1);
+        // Our own entry too: a peer holding a newer state of us (an earlier life with a clock that was ahead) sends it back.
+        digest.add(new GossipDigest.Entry(selfId, state.current()));
+        directory.stateNumbers().forEach((hub, stateNumber) -> digest.add(new GossipDigest.Entry(hub, stateNumber)));
+        link.send(new GossipDigest(digest));
+    }
+
     /**
-     * Sends the peer every description it lacks or holds an older state of, except those whose
-     * origin sent them to the peer itself; its own only when we hold a newer state of it than it has.
+     * Sends the peer every description of a reachable hub it lacks or holds an older state of; its
+     * own only when we hold a newer state of it than it has (an earlier life). The first digest of
+     * a link is its catch-up: descriptions whose origin lists the peer as a neighbour are left out
+     * (the origin sent them itself), and so is ours (published to every new link). A later digest
+     * answers a summary that differed, so something was missed: then those go too.
      */
     private void onDigest(Link from, GossipDigest digest) {
-        Map<NodeId, Long> held = new HashMap<>();
+        LinkSync sync = syncs.get(from);
+        boolean catchUp = sync == null || !sync.caughtUp;
+        if (sync != null) {
+            sync.caughtUp = true;
+        }
+        Map<NodeId, Long> held = new HashMap<>(digest.entries().size() * 2);
         for (GossipDigest.Entry e : digest.entries()) {
             held.put(e.hubId(), e.stateNumber());
         }
@@ -762,16 +800,66 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         for (HubDescription known : directory.descriptions()) {
             Long theirs = held.get(known.hubId());
             boolean newer = theirs == null || Long.compareUnsigned(known.stateNumber(), theirs) > 0;
-            // The peer's own description goes back only when it is ahead of the peer itself (an earlier life);
-            // one that lists the peer as a neighbour went to the peer from its origin directly.
-            boolean send = known.hubId().equals(peer) ? theirs != null && newer
-                    : newer && !directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer);
+            boolean send;
+            if (known.hubId().equals(peer)) {
+                send = theirs != null && newer;
+            } else {
+                // An unreachable hub's description is on its way out: passing it on would bring a dead hub back.
+                send = newer && directory.isReachable(known.hubId())
+                        && !(catchUp && directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer));
+            }
             if (send) {
                 from.send(new Gossip(known));
                 sent++;
             }
         }
-        log.debug("Hub {} holds {} descriptions; sent it the {} it lacked", peer, held.size(), sent);
+        Long ownHeld = held.get(selfId);
+        if (!catchUp && (ownHeld == null || Long.compareUnsigned(state.current(), ownHeld) > 0) && !ownDirty) {
+            from.send(new Gossip(ownDescription()));
+            sent++;
+        }
+        log.debug("Hub {} holds {} descriptions; sent it the {} it lacked ({})", peer, held.size(), sent,
+                catchUp ? "new link" : "anti-entropy");
+    }
+
+    /**
+     * A neighbour's summary of what it holds (anti-entropy, every gossip refresh interval). Equal
+     * to ours: nothing to do. Different: gossip may be under way, so we look again after
+     * {@link #SUMMARY_SETTLE_NANOS}, and if ours still differs from it we send our digest, which
+     * the neighbour answers with what we lack. What the neighbour lacks comes the other way, when
+     * our summary reaches it.
+     */
+    private void onSummary(Link from, GossipSummary theirs) {
+        LinkSync sync = syncs.get(from);
+        if (sync == null) {
+            return;
+        }
+        if (theirs.equals(ownSummary())) {
+            sync.differing = null;
+            return;
+        }
+        boolean scheduled = sync.differing != null;
+        sync.differing = theirs;
+        if (!scheduled) {
+            stateLoop.schedule(() -> settleSummary(from, sync), SUMMARY_SETTLE_NANOS, TimeUnit.NANOSECONDS);
+        }
+    }
+
+    private void settleSummary(Link link, LinkSync sync) {
+        GossipSummary theirs = sync.differing;
+        sync.differing = null;
+        if (theirs == null || syncs.get(link) != sync || shuttingDown || theirs.equals(ownSummary())) {
+            return;
+        }
+        log.debug("Hub {} holds {} descriptions (hash {}), this hub {}: sending our digest", link.peerId(), theirs.descriptions(),
+                Long.toHexString(theirs.hash()), ownSummary());
+        metrics.digestForSummary();
+        sendDigest(link);
+    }
+
+    /** Our own description and those of the hubs our routes reach, as a neighbour would summarise them when it agrees. */
+    GossipSummary ownSummary() {
+        return directory.summary(selfId, state.current());
     }
 
     /**
@@ -821,7 +909,14 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return;
         }
         state.next();
-        sendToAll(new Gossip(ownDescription()), hubLinks.values());
+        HubDescription own = ownDescription();
+        publishedWithoutTime.clear();
+        for (int i = 0; i < own.neighbours().size(); i++) {
+            if (own.neighbourRttMicros().get(i) == HubDescription.RTT_UNKNOWN) {
+                publishedWithoutTime.add(own.neighbours().get(i));
+            }
+        }
+        sendToAll(new Gossip(own), hubLinks.values());
     }
 
     /** Encodes a message once for many links. */
@@ -839,13 +934,25 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
     }
 
-    /** Periodic re-gossip, so that others can tell a live hub from a silent one. */
+    /**
+     * Every gossip refresh interval: anti-entropy, not re-publication. Each hub link gets our
+     * {@link GossipSummary} (12 bytes), and a neighbour that holds something else asks for what
+     * differs ({@link #onSummary}). Our description goes out again only if it changed, or if a
+     * link that had no round-trip time in our last description has one now (so that a new
+     * link's time shows on other hubs' dashboards once, not at every interval).
+     */
     void refresh() {
-        if (!ownDirty) {
-            ownDirty = true;
-            publishDueNanos = System.nanoTime();
-            publishOwn();
+        if (shuttingDown) {
+            return;
         }
+        for (NodeId unmeasured : publishedWithoutTime) {
+            Link link = hubLinks.get(unmeasured);
+            if (link != null && link.rttMicros() >= 0) {
+                ownChanged();
+                break;
+            }
+        }
+        sendToAll(ownSummary(), hubLinks.values());
     }
 
     private HubDescription ownDescription() {
@@ -911,27 +1018,21 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         metrics.names(view().index().names().size());
     }
 
-    private void updateDialTargets() {
-        if (dialing == null) {
-            return;
-        }
-        Map<String, NodeId> addresses = new HashMap<>();
-        for (HubDescription hub : directory.descriptions()) {
-            for (String address : hub.linkAddresses()) {
-                addresses.putIfAbsent(address, hub.hubId());
-            }
-        }
-        dialing.setGossipedAddresses(addresses);
-    }
-
     /** Periodic: forget silent and long-unreachable hubs, and unanswered requests. */
     void expire() {
         long now = System.nanoTime();
-        List<NodeId> expired = directory.expire(now, expiryNanos);
+        List<HubDescription> expired = directory.expire(now, expiryNanos);
         if (!expired.isEmpty()) {
-            log.info("Forgot hubs {}: silent or unreachable for {} ms", expired, TimeUnit.NANOSECONDS.toMillis(expiryNanos));
+            log.info("Forgot hubs {}: unreachable for {} ms", expired.stream().map(HubDescription::hubId).toList(),
+                    TimeUnit.NANOSECONDS.toMillis(expiryNanos));
             topologyChanged();
-            updateDialTargets();
+            if (dialing != null) {
+                for (HubDescription gone : expired) {
+                    if (!gone.linkAddresses().isEmpty()) {
+                        dialing.gossipedAddressesChanged(gone.hubId(), gone.linkAddresses(), List.of());
+                    }
+                }
+            }
         }
         router.expire(now);
         refreshNameGauge();
