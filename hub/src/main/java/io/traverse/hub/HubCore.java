@@ -115,21 +115,22 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private long descriptionBytes;
     /** Per hub link, what anti-entropy knows of it (the same keys as {@link #hubLinks}' values). */
     private final Map<Link, LinkSync> syncs = new IdentityHashMap<>();
-    /** Hub links whose round-trip time was not yet measured when this hub last published its description. */
-    private final Set<NodeId> publishedWithoutTime = new java.util.HashSet<>();
     /**
-     * How long a summary that differs from ours may wait for the gossip under way to settle it
-     * before we send our digest: a change floods within this in a quiet network, so a summary
-     * crossing a flood costs no digest.
+     * Summaries that differ from ours this many times in a row from one link get our digest even
+     * while gossip keeps changing both (a network forming, or much churn): a repair at least
+     * every so many refresh intervals, and at most one digest per link that often meanwhile.
      */
-    static final long SUMMARY_SETTLE_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
+    static final int FORCE_DIGEST_ROUNDS = 6;
 
     /** Anti-entropy state of one hub link. */
     private static final class LinkSync {
         /** The link's own catch-up digest has arrived; later digests answer our summaries. */
         boolean caughtUp;
-        /** The last summary that differed from ours, waiting for {@link #SUMMARY_SETTLE_NANOS}; null when none. */
-        GossipSummary differing;
+        /** The neighbour's last summary, and ours when it arrived (null before the first). */
+        GossipSummary theirs;
+        GossipSummary ours;
+        /** Summaries in a row that differed from ours, since the last digest. */
+        int differing;
     }
 
     HubCore(HubConfig config, NodeId selfId, String name, String idSource, List<String> advertised, StateNumber state,
@@ -745,8 +746,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * did not send it to: of the origin's neighbours linked with the peer, the one with the smallest
      * id forwards (it had the description from the origin itself); when none is, every hub that
      * has it floods it on. Views of the links may differ for a moment while the network changes;
-     * a description missed then arrives with the next anti-entropy round (at most a gossip
-     * refresh interval and {@link #SUMMARY_SETTLE_NANOS} later).
+     * a description missed then arrives with anti-entropy, once both hubs' summaries have held
+     * still for a refresh interval ({@link #onSummary}).
      *
      * @param originNeighbours the origin's neighbours as its description lists them (sorted by id)
      */
@@ -824,37 +825,36 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     /**
      * A neighbour's summary of what it holds (anti-entropy, every gossip refresh interval). Equal
-     * to ours: nothing to do. Different: gossip may be under way, so we look again after
-     * {@link #SUMMARY_SETTLE_NANOS}, and if ours still differs from it we send our digest, which
-     * the neighbour answers with what we lack. What the neighbour lacks comes the other way, when
-     * our summary reaches it.
+     * to ours: nothing to do. Different while either summary changed since the neighbour's last
+     * one: gossip is under way and the flood settles it, so we wait (a network forming would
+     * otherwise swap whole digests on every link every interval). Different although neither
+     * changed for a whole interval: something was missed, and we send our digest, which the
+     * neighbour answers with what we lack; what it lacks comes the other way, when our summary
+     * reaches it. After {@link #FORCE_DIGEST_ROUNDS} differing summaries in a row the digest goes
+     * anyway.
      */
     private void onSummary(Link from, GossipSummary theirs) {
         LinkSync sync = syncs.get(from);
         if (sync == null) {
             return;
         }
-        if (theirs.equals(ownSummary())) {
-            sync.differing = null;
+        GossipSummary ours = ownSummary();
+        boolean stable = theirs.equals(sync.theirs) && ours.equals(sync.ours);
+        sync.theirs = theirs;
+        sync.ours = ours;
+        if (theirs.equals(ours)) {
+            sync.differing = 0;
             return;
         }
-        boolean scheduled = sync.differing != null;
-        sync.differing = theirs;
-        if (!scheduled) {
-            stateLoop.schedule(() -> settleSummary(from, sync), SUMMARY_SETTLE_NANOS, TimeUnit.NANOSECONDS);
-        }
-    }
-
-    private void settleSummary(Link link, LinkSync sync) {
-        GossipSummary theirs = sync.differing;
-        sync.differing = null;
-        if (theirs == null || syncs.get(link) != sync || shuttingDown || theirs.equals(ownSummary())) {
+        sync.differing++;
+        if (!stable && sync.differing < FORCE_DIGEST_ROUNDS) {
             return;
         }
-        log.debug("Hub {} holds {} descriptions (hash {}), this hub {}: sending our digest", link.peerId(), theirs.descriptions(),
-                Long.toHexString(theirs.hash()), ownSummary());
+        log.debug("Hub {} holds {} descriptions (hash {}), this hub {} ({} summaries in a row differed): sending our digest",
+                from.peerId(), theirs.descriptions(), Long.toHexString(theirs.hash()), ours, sync.differing);
+        sync.differing = 0;
         metrics.digestForSummary();
-        sendDigest(link);
+        sendDigest(from);
     }
 
     /** Our own description and those of the hubs our routes reach, as a neighbour would summarise them when it agrees. */
@@ -909,14 +909,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return;
         }
         state.next();
-        HubDescription own = ownDescription();
-        publishedWithoutTime.clear();
-        for (int i = 0; i < own.neighbours().size(); i++) {
-            if (own.neighbourRttMicros().get(i) == HubDescription.RTT_UNKNOWN) {
-                publishedWithoutTime.add(own.neighbours().get(i));
-            }
-        }
-        sendToAll(new Gossip(own), hubLinks.values());
+        sendToAll(new Gossip(ownDescription()), hubLinks.values());
     }
 
     /** Encodes a message once for many links. */
@@ -937,22 +930,14 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     /**
      * Every gossip refresh interval: anti-entropy, not re-publication. Each hub link gets our
      * {@link GossipSummary} (12 bytes), and a neighbour that holds something else asks for what
-     * differs ({@link #onSummary}). Our description goes out again only if it changed, or if a
-     * link that had no round-trip time in our last description has one now (so that a new
-     * link's time shows on other hubs' dashboards once, not at every interval).
+     * differs ({@link #onSummary}). Our description goes out only when it changes; the link
+     * round-trip times ride along then (a new time alone is no change: republishing for times
+     * would flood the network as the old refresh did).
      */
     void refresh() {
-        if (shuttingDown) {
-            return;
+        if (!shuttingDown) {
+            sendToAll(ownSummary(), hubLinks.values());
         }
-        for (NodeId unmeasured : publishedWithoutTime) {
-            Link link = hubLinks.get(unmeasured);
-            if (link != null && link.rttMicros() >= 0) {
-                ownChanged();
-                break;
-            }
-        }
-        sendToAll(ownSummary(), hubLinks.values());
     }
 
     private HubDescription ownDescription() {
@@ -1035,7 +1020,6 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             }
         }
         router.expire(now);
-        refreshNameGauge();
     }
 
     void dialTick() {

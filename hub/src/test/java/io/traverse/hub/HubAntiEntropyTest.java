@@ -43,7 +43,7 @@ class HubAntiEntropyTest {
         Hub[] all = {a, b, c};
         await().atMost(CONVERGE).until(() -> c.status().routes().containsKey(a.id()) && a.status().routes().containsKey(c.id()));
         try (RawHubLink watcher = RawHubLink.connect(a, "steady-watcher").answerPings()) {
-            // Let the new link's publications and its first round-trip time (published once) pass.
+            // Let the new link's publications pass.
             Thread.sleep(6 * REFRESH_MILLIS);
             Map<Hub, Long> states = new HashMap<>();
             Map<Hub, Long> descriptions = new HashMap<>();
@@ -92,7 +92,7 @@ class HubAntiEntropyTest {
             await().atMost(CONVERGE).until(() -> a.status().knownHubs().get(origin).stateNumber() == 2);
             Thread.sleep(REFRESH_MILLIS / 2);
             assertThat(b.status().knownHubs().get(origin).stateNumber()).as("not flooded to b").isEqualTo(1);
-            // The next summaries differ; a second later b sends a its digest and a answers with state 2.
+            // The summaries differ; once both have held still for an interval, b sends a its digest and a answers with state 2.
             await().atMost(Duration.ofSeconds(4)).until(() -> b.status().knownHubs().get(origin).stateNumber() == 2);
             assertThat(b.metrics().digestsForSummaries()).isPositive();
             // And then the summaries agree again: no further digests.
