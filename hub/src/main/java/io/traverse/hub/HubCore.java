@@ -107,7 +107,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     /** Changes of the graph within this gap (plus {@link #ROUTES_GAP_PER_HUB_NANOS} per known hub) cost one route computation. */
     static final long MIN_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
     static final long ROUTES_GAP_PER_HUB_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    static final long MAX_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    static final long MAX_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
     private long lastRoutesNanos = System.nanoTime() - MIN_ROUTES_GAP_NANOS;
     private boolean shuttingDown;
     private long linksChangedNanos = System.nanoTime();
@@ -715,7 +715,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         // routes only with its links (a refresh or a node joining changes neither).
         List<String> previousAddresses = previous == null ? List.of() : previous.linkAddresses();
         boolean addressesChanged = !previousAddresses.equals(description.linkAddresses());
-        boolean linksChanged = previous == null || !previous.neighbours().equals(description.neighbours());
+        boolean linksChanged = edgesChanged(description.hubId(), previous == null ? List.of() : previous.neighbours(),
+                description.neighbours());
         // Flood on, except back to the sender, to the hubs this description lists as the origin's
         // neighbours (the origin sent it to each of them itself), and to hubs that one of those
         // neighbours serves (see forwards). In a dense network (hubs link to every hub they learn of)
@@ -739,6 +740,36 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (addressesChanged && dialing != null) {
             dialing.gossipedAddressesChanged(origin, previousAddresses, description.linkAddresses());
         }
+    }
+
+    /**
+     * Whether a hub's new neighbour list adds or removes an edge of the routing graph: a neighbour
+     * gained or lost counts only if it lists the hub too (for this hub: if it is linked). Half the
+     * descriptions of a network forming change no edge (the second end's description makes each
+     * link an edge), and a route computation costs O(hubs + links).
+     */
+    private boolean edgesChanged(NodeId hub, List<NodeId> before, List<NodeId> after) {
+        if (before.equals(after)) {
+            return false;
+        }
+        Set<NodeId> beforeSet = Set.copyOf(before);
+        Set<NodeId> afterSet = Set.copyOf(after);
+        for (NodeId gained : after) {
+            if (!beforeSet.contains(gained) && listsBack(gained, hub)) {
+                return true;
+            }
+        }
+        for (NodeId lost : before) {
+            if (!afterSet.contains(lost) && listsBack(lost, hub)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean listsBack(NodeId neighbour, NodeId hub) {
+        return neighbour.equals(selfId) ? hubLinks.containsKey(hub)
+                : directory.neighbourSets().getOrDefault(neighbour, Set.of()).contains(hub);
     }
 
     /**
@@ -986,7 +1017,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (!routes.routes().equals(previous.routes())) {
             routesChangedNanos = lastRoutesNanos;
         }
-        directory.markReachable(routes.reachable(), System.nanoTime());
+        directory.markReachable(selfId, routes.routes().keySet(), System.nanoTime());
         forgetView();
         updateGauges();
     }

@@ -141,9 +141,14 @@ public final class HubDirectory {
 
     /** Records which hubs the routing graph reaches now. */
     public void markReachable(Set<NodeId> reachable, long nowNanos) {
+        markReachable(null, reachable, nowNanos);
+    }
+
+    /** Records which hubs the routing graph reaches now: {@code self} (may be null) and {@code routed}. */
+    public void markReachable(NodeId self, Set<NodeId> routed, long nowNanos) {
         for (Map.Entry<NodeId, Entry> e : entries.entrySet()) {
             Entry entry = e.getValue();
-            boolean now = reachable.contains(e.getKey());
+            boolean now = routed.contains(e.getKey()) || e.getKey().equals(self);
             if (now && !entry.reachable()) {
                 entry.unreachableSinceNanos = -1;
                 reachableCount++;
@@ -180,6 +185,9 @@ public final class HubDirectory {
      */
     public List<HubDescription> expire(long nowNanos, long expiryNanos) {
         List<HubDescription> expired = new ArrayList<>();
+        if (reachableCount == entries.size()) {
+            return expired; // every hub reachable: nothing to look at
+        }
         entries.entrySet().removeIf(e -> {
             Entry entry = e.getValue();
             if (!entry.reachable() && nowNanos - entry.unreachableSinceNanos > expiryNanos) {
