@@ -811,11 +811,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     }
 
     /**
-     * Sends the peer every description of a reachable hub it lacks or holds an older state of; its
-     * own only when we hold a newer state of it than it has (an earlier life). The first digest of
-     * a link is its catch-up: descriptions whose origin lists the peer as a neighbour are left out
-     * (the origin sent them itself), and so is ours (published to every new link). A later digest
-     * answers a summary that differed, so something was missed: then those go too.
+     * Sends the peer every description it lacks or holds an older state of; its own only when we
+     * hold a newer state of it than it has (an earlier life). The first digest of a link is its
+     * catch-up: descriptions whose origin lists the peer as a neighbour are left out (the origin
+     * sent them itself), and so is ours (published to every new link). A later digest answers
+     * summaries that differed, so something was missed: then those go too, but only descriptions
+     * of hubs reachable from here, as summaries count them.
      */
     private void onDigest(Link from, GossipDigest digest) {
         LinkSync sync = syncs.get(from);
@@ -836,9 +837,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             if (known.hubId().equals(peer)) {
                 send = theirs != null && newer;
             } else {
-                // An unreachable hub's description is on its way out: passing it on would bring a dead hub back.
-                send = newer && directory.isReachable(known.hubId())
-                        && !(catchUp && directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer));
+                // A new link's catch-up sends unreachable hubs too: a hub that just joined may not be reachable yet
+                // here (the description of its link's other end is on its way), and the peer missed its flood. An
+                // answer to summaries leaves them out, as summaries do (a dead hub held here until its expiry would
+                // otherwise go round again; a hub forgotten recently refuses its old states anyway).
+                send = newer && (catchUp ? !directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer)
+                        : directory.isReachable(known.hubId()));
             }
             if (send) {
                 from.send(new Gossip(known));

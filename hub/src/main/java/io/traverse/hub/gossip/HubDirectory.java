@@ -29,6 +29,14 @@ public final class HubDirectory {
     /** Each hub's listed neighbours as a set, made once per description rather than per route computation. */
     private final Map<NodeId, Set<NodeId>> neighbourSets = new HashMap<>();
     private final int maxHubs;
+    /**
+     * Hubs forgotten within the last expiry time, with the state they were forgotten at and when:
+     * that state or an older one is no news, so a dead hub's description that some hub still
+     * holds (or passes on in a new link's catch-up) does not bring it back everywhere. A newer
+     * state (the hub restarted) is news as usual. Their states stay in {@link #newestStates} so
+     * that I/O threads drop such copies undecoded.
+     */
+    private final Map<NodeId, long[]> forgotten = new HashMap<>();
 
     /** @param maxHubs descriptions kept at most; news of further hubs is ignored until some expire */
     public HubDirectory(int maxHubs) {
@@ -60,6 +68,13 @@ public final class HubDirectory {
         Entry entry = entries.get(description.hubId());
         if (entry != null && Long.compareUnsigned(description.stateNumber(), entry.description.stateNumber()) <= 0) {
             return false;
+        }
+        long[] tombstone = entry == null ? forgotten.get(description.hubId()) : null;
+        if (tombstone != null) {
+            if (Long.compareUnsigned(description.stateNumber(), tombstone[0]) <= 0) {
+                return false;
+            }
+            forgotten.remove(description.hubId());
         }
         if (entry == null) {
             if (entries.size() >= maxHubs) {
@@ -185,6 +200,15 @@ public final class HubDirectory {
      */
     public List<HubDescription> expire(long nowNanos, long expiryNanos) {
         List<HubDescription> expired = new ArrayList<>();
+        if (!forgotten.isEmpty()) {
+            forgotten.entrySet().removeIf(t -> {
+                if (nowNanos - t.getValue()[1] > expiryNanos) {
+                    newestStates.remove(t.getKey());
+                    return true;
+                }
+                return false;
+            });
+        }
         if (reachableCount == entries.size()) {
             return expired; // every hub reachable: nothing to look at
         }
@@ -193,7 +217,7 @@ public final class HubDirectory {
             if (!entry.reachable() && nowNanos - entry.unreachableSinceNanos > expiryNanos) {
                 expired.add(entry.description);
                 neighbourSets.remove(e.getKey());
-                newestStates.remove(e.getKey());
+                forgotten.put(e.getKey(), new long[] {entry.description.stateNumber(), nowNanos});
                 unindexNodes(entry.description);
                 return true;
             }

@@ -113,8 +113,20 @@ class HubDirectoryTest {
         assertThat(directory.neighbourSets().get(HUB)).containsExactlyInAnyOrder(a, b);
         assertThat(directory.stateNumbers()).containsEntry(HUB, 7L);
         directory.expire(10 * SECOND, SECOND);
-        assertThat(directory.holdsAtLeast(HUB, 1)).as("forgotten hubs are news again").isFalse();
         assertThat(directory.neighbourSets()).isEmpty();
+        // For one more expiry time, the state it was forgotten at (or older) is no news: a dead hub does not come back.
+        assertThat(directory.holdsAtLeast(HUB, 7)).isTrue();
+        assertThat(directory.offer(new HubDescription(HUB, 7, "x", List.of(), List.of(a, b), List.of(), List.of()), 10 * SECOND))
+                .isFalse();
+        assertThat(directory.get(HUB)).isNull();
+        directory.expire(11 * SECOND + 1, SECOND);
+        assertThat(directory.holdsAtLeast(HUB, 1)).as("forgotten hubs are news again after that").isFalse();
+        // A restarted hub (a newer state) is news at once.
+        directory.expire(20 * SECOND, SECOND);
+        directory.offer(new HubDescription(HUB, 8, "x", List.of(), List.of(), List.of(), List.of()), 20 * SECOND);
+        directory.expire(22 * SECOND, SECOND);
+        assertThat(directory.offer(new HubDescription(HUB, 9, "x", List.of(), List.of(), List.of(), List.of()), 22 * SECOND))
+                .isTrue();
     }
 
     private static HubDescription description(long state, String name) {
