@@ -8,7 +8,8 @@ package io.traverse.wire;
  */
 public sealed interface LinkMessage
         permits Hello, Challenge, Auth, Welcome, Reject, Ping, Pong, NodeUpdate, NameBind, NameRelease,
-        Lookup, Result, LookupResult, DataLinkSwitch, SideMessage, Relay, Gossip, GossipDigest {
+        Lookup, Result, LookupResult, DataLinkSwitch, SideMessage, Relay, Gossip, GossipDigest,
+        GossipSummary {
 
     /** The frame type this message travels as. */
     LinkMessageType type();

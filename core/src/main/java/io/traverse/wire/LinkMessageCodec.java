@@ -71,6 +71,8 @@ public final class LinkMessageCodec {
             for (GossipDigest.Entry e : d.entries()) {
                 w.nodeId(e.hubId()).u64(e.stateNumber());
             }
+        } else if (message instanceof GossipSummary s) {
+            w.u32(s.descriptions()).u64(s.hash());
         } else {
             throw new IllegalArgumentException("no encoding for " + message.getClass().getName());
         }
@@ -178,6 +180,7 @@ public final class LinkMessageCodec {
                     r.retainedLongBytes("payload", LinkLimits.MAX_RELAY_PAYLOAD));
             case GOSSIP -> new Gossip(decodeDescription(r));
             case GOSSIP_DIGEST -> decodeDigest(r);
+            case GOSSIP_SUMMARY -> new GossipSummary(r.u32("summary descriptions"), r.u64("summary hash"));
         };
     }
 

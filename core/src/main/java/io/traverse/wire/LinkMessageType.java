@@ -19,7 +19,8 @@ public enum LinkMessageType {
     SIDE_MESSAGE(32),
     RELAY(34),
     GOSSIP(48),
-    GOSSIP_DIGEST(49);
+    GOSSIP_DIGEST(49),
+    GOSSIP_SUMMARY(50);
 
     private static final LinkMessageType[] BY_CODE = new LinkMessageType[256];
 

@@ -138,6 +138,41 @@ class LinkMessageCodecTest {
     }
 
     @Test
+    void aGossipSummaryIsTwelveBytesAfterItsTypeAndRefusesAnythingElse() throws Exception {
+        GossipSummary summary = new GossipSummary(1000, 0x0123456789abcdefL);
+        byte[] frame = LinkMessageCodec.encodeToBytes(summary);
+        assertThat(frame).containsExactly(50, 0, 0, 0x03, (byte) 0xe8, 0x01, 0x23, 0x45, 0x67, (byte) 0x89, (byte) 0xab, (byte) 0xcd,
+                (byte) 0xef);
+        assertThat(LinkMessageCodec.decode(frame)).isEqualTo(summary);
+        assertThat(LinkMessageCodec.decode(LinkMessageCodec.encodeToBytes(new GossipSummary(0xFFFF_FFFFL, -1))))
+                .isEqualTo(new GossipSummary(0xFFFF_FFFFL, -1));
+        assertThatThrownBy(() -> LinkMessageCodec.decode(java.util.Arrays.copyOf(frame, frame.length - 1)))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("summary hash");
+        assertThatThrownBy(() -> LinkMessageCodec.decode(java.util.Arrays.copyOf(frame, 3)))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("summary descriptions");
+        assertThatThrownBy(() -> LinkMessageCodec.decode(java.util.Arrays.copyOf(frame, frame.length + 1)))
+                .isInstanceOf(ProtocolException.class).hasMessage("1 trailing bytes after GOSSIP_SUMMARY");
+        assertThatThrownBy(() -> new GossipSummary(-1, 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new GossipSummary(0x1_0000_0000L, 0)).isInstanceOf(IllegalArgumentException.class);
+        // Not a GOSSIP frame: nothing to peek at.
+        assertThat(LinkMessageCodec.peekGossip(Unpooled.wrappedBuffer(frame))).isNull();
+    }
+
+    @Test
+    void theSummaryHashIsFixedByTheProtocolAndIndependentOfOrder() {
+        NodeId a = NodeId.of("hub-a");
+        NodeId b = NodeId.of("hub-b");
+        // Pinned: both ends of a link must compute the same value, whatever their build (docs/protocol.md).
+        assertThat(GossipSummary.entryHash(a, 1)).isEqualTo(PINNED_HASH_A1);
+        assertThat(GossipSummary.entryHash(a, 1)).isNotEqualTo(GossipSummary.entryHash(a, 2)).isNotEqualTo(GossipSummary.entryHash(b, 1));
+        long ab = GossipSummary.entryHash(a, 1) + GossipSummary.entryHash(b, 7);
+        long ba = GossipSummary.entryHash(b, 7) + GossipSummary.entryHash(a, 1);
+        assertThat(ab).isEqualTo(ba);
+    }
+
+    private static final long PINNED_HASH_A1 = 0x71d43f9be6567860L;
+
+    @Test
     void frameLimitRisesAfterAuthentication() {
         EmbeddedChannel receiver = new EmbeddedChannel();
         LinkPipeline.installCodec(receiver.pipeline());

@@ -25,7 +25,7 @@ final class RandomLinkMessages {
         return all;
     }
 
-    static final int KINDS = 19;
+    static final int KINDS = 20;
 
     static LinkMessage any(Random r) {
         return of(r.nextInt(KINDS), r);
@@ -52,7 +52,8 @@ final class RandomLinkMessages {
             case 15 -> new Gossip(description(r));
             case 16 -> relay(r);
             case 17 -> new DataLinkSwitch();
-            default -> new GossipDigest(list(r, 20, () -> new GossipDigest.Entry(id(r), r.nextLong())));
+            case 18 -> new GossipDigest(list(r, 20, () -> new GossipDigest.Entry(id(r), r.nextLong())));
+            default -> new GossipSummary(r.nextInt() & 0xFFFF_FFFFL, r.nextLong());
         };
     }
 

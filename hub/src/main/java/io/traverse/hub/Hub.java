@@ -343,6 +343,12 @@ public final class Hub implements AutoCloseable {
 
             @Override
             public String metrics() {
+                // Counting names needs the network index, built on demand: counted for the scrape, not on a timer.
+                try {
+                    stateLoop.submit(core::refreshNameGauge).await(1, TimeUnit.SECONDS);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
                 return metrics.scrape();
             }
 

@@ -210,10 +210,16 @@ public final class HubConfig {
         return handshakeTimeout;
     }
 
+    /**
+     * How often the hub sends each hub link a summary of the descriptions it holds (anti-entropy;
+     * a neighbour that holds something else asks for what differs). Descriptions themselves go
+     * out on change only.
+     */
     public Duration gossipRefreshInterval() {
         return gossipRefreshInterval;
     }
 
+    /** How long the description of a hub unreachable over the hub links (both ends listing each) is kept. */
     public Duration hubExpiry() {
         return hubExpiry;
     }
@@ -550,8 +556,11 @@ public final class HubConfig {
             positive("gossip refresh interval", gossipRefreshInterval);
             positive("hub expiry", hubExpiry);
             if (hubExpiry.compareTo(gossipRefreshInterval.multipliedBy(2)) < 0) {
+                // Liveness is reachability now, not re-publication; but a hub cut off in this hub's view only
+                // because a description was missed must be kept until anti-entropy (every refresh interval) repairs it.
                 throw new IllegalArgumentException("hub expiry (" + hubExpiry.toMillis() + " ms) must be at least twice the gossip refresh interval ("
-                        + gossipRefreshInterval.toMillis() + " ms), or live hubs expire");
+                        + gossipRefreshInterval.toMillis() + " ms), or a hub unreachable only for a missed description is forgotten"
+                        + " before anti-entropy brings it");
             }
             positive("minimum redial delay", redialMin);
             if (redialMax.compareTo(redialMin) < 0) {

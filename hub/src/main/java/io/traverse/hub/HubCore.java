@@ -31,6 +31,7 @@ import io.traverse.identity.NodeIdentity;
 import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.Gossip;
 import io.traverse.wire.GossipDigest;
+import io.traverse.wire.GossipSummary;
 import io.traverse.wire.HubDescription;
 import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAddress;
@@ -54,6 +55,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Set;
@@ -105,12 +107,31 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     /** Changes of the graph within this gap (plus {@link #ROUTES_GAP_PER_HUB_NANOS} per known hub) cost one route computation. */
     static final long MIN_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
     static final long ROUTES_GAP_PER_HUB_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    static final long MAX_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
+    static final long MAX_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
     private long lastRoutesNanos = System.nanoTime() - MIN_ROUTES_GAP_NANOS;
     private boolean shuttingDown;
     private long linksChangedNanos = System.nanoTime();
     private long routesChangedNanos = System.nanoTime();
     private long descriptionBytes;
+    /** Per hub link, what anti-entropy knows of it (the same keys as {@link #hubLinks}' values). */
+    private final Map<Link, LinkSync> syncs = new IdentityHashMap<>();
+    /**
+     * Summaries that differ from ours this many times in a row from one link get our digest even
+     * while gossip keeps changing both (a network forming, or much churn): a repair at least
+     * every so many refresh intervals, and at most one digest per link that often meanwhile.
+     */
+    static final int FORCE_DIGEST_ROUNDS = 6;
+
+    /** Anti-entropy state of one hub link. */
+    private static final class LinkSync {
+        /** The link's own catch-up digest has arrived; later digests answer our summaries. */
+        boolean caughtUp;
+        /** The neighbour's last summary, and ours when it arrived (null before the first). */
+        GossipSummary theirs;
+        GossipSummary ours;
+        /** Summaries in a row that differed from ours, since the last digest. */
+        int differing;
+    }
 
     HubCore(HubConfig config, NodeId selfId, String name, String idSource, List<String> advertised, StateNumber state,
             EventExecutor stateLoop, HubMetrics metrics) {
@@ -384,11 +405,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         // What we know, by state number only: the peer answers with the descriptions we lack and we
         // answer its digest likewise (a hub joining a dense network would otherwise receive the whole
         // directory from each of its many new links).
-        List<GossipDigest.Entry> digest = new ArrayList<>();
-        // Our own entry too: a peer holding a newer state of us (an earlier life with a clock that was ahead) sends it back.
-        digest.add(new GossipDigest.Entry(selfId, state.current()));
-        directory.stateNumbers().forEach((hub, stateNumber) -> digest.add(new GossipDigest.Entry(hub, stateNumber)));
-        link.send(new GossipDigest(digest));
+        syncs.put(link, new LinkSync());
+        sendDigest(link);
         topologyChanged();
         ownChanged();
     }
@@ -437,6 +455,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             }
             return;
         }
+        syncs.remove(link);
         if (hubLinks.get(link.peerId()) == link) {
             hubLinks.remove(link.peerId());
             forgetNextLinks();
@@ -659,6 +678,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             onGossip(link, gossip.description());
         } else if (message instanceof GossipDigest digest) {
             onDigest(link, digest);
+        } else if (message instanceof GossipSummary summary) {
+            onSummary(link, summary);
         } else if (message instanceof SideMessage side) {
             router.fromHub(side, link);
         } else if (message instanceof Relay relay) {
@@ -692,8 +713,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         // Most news is about links and nodes; the dial targets change only with a hub's addresses, the
         // routes only with its links (a refresh or a node joining changes neither).
-        boolean addressesChanged = previous == null || !previous.linkAddresses().equals(description.linkAddresses());
-        boolean linksChanged = previous == null || !previous.neighbours().equals(description.neighbours());
+        List<String> previousAddresses = previous == null ? List.of() : previous.linkAddresses();
+        boolean addressesChanged = !previousAddresses.equals(description.linkAddresses());
+        boolean linksChanged = edgesChanged(description.hubId(), previous == null ? List.of() : previous.neighbours(),
+                description.neighbours());
         // Flood on, except back to the sender, to the hubs this description lists as the origin's
         // neighbours (the origin sent it to each of them itself), and to hubs that one of those
         // neighbours serves (see forwards). In a dense network (hubs link to every hub they learn of)
@@ -714,9 +737,39 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         } else {
             forgetView();
         }
-        if (addressesChanged) {
-            updateDialTargets();
+        if (addressesChanged && dialing != null) {
+            dialing.gossipedAddressesChanged(origin, previousAddresses, description.linkAddresses());
         }
+    }
+
+    /**
+     * Whether a hub's new neighbour list adds or removes an edge of the routing graph: a neighbour
+     * gained or lost counts only if it lists the hub too (for this hub: if it is linked). Half the
+     * descriptions of a network forming change no edge (the second end's description makes each
+     * link an edge), and a route computation costs O(hubs + links).
+     */
+    private boolean edgesChanged(NodeId hub, List<NodeId> before, List<NodeId> after) {
+        if (before.equals(after)) {
+            return false;
+        }
+        Set<NodeId> beforeSet = Set.copyOf(before);
+        Set<NodeId> afterSet = Set.copyOf(after);
+        for (NodeId gained : after) {
+            if (!beforeSet.contains(gained) && listsBack(gained, hub)) {
+                return true;
+            }
+        }
+        for (NodeId lost : before) {
+            if (!afterSet.contains(lost) && listsBack(lost, hub)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean listsBack(NodeId neighbour, NodeId hub) {
+        return neighbour.equals(selfId) ? hubLinks.containsKey(hub)
+                : directory.neighbourSets().getOrDefault(neighbour, Set.of()).contains(hub);
     }
 
     /**
@@ -724,8 +777,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * did not send it to: of the origin's neighbours linked with the peer, the one with the smallest
      * id forwards (it had the description from the origin itself); when none is, every hub that
      * has it floods it on. Views of the links may differ for a moment while the network changes;
-     * a description missed then arrives with its origin's next publication (at most a gossip
-     * refresh later).
+     * a description missed then arrives with anti-entropy, once both hubs' summaries have held
+     * still for a refresh interval ({@link #onSummary}).
      *
      * @param originNeighbours the origin's neighbours as its description lists them (sorted by id)
      */
@@ -748,12 +801,30 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         return true;
     }
 
+    /** What we hold, by hub id and state number: our own first, then every description held. */
+    private void sendDigest(Link link) {
+        List<GossipDigest.Entry> digest = new ArrayList<>(directory.size() + 1);
+        // Our own entry too: a peer holding a newer state of us (an earlier life with a clock that was ahead) sends it back.
+        digest.add(new GossipDigest.Entry(selfId, state.current()));
+        directory.stateNumbers().forEach((hub, stateNumber) -> digest.add(new GossipDigest.Entry(hub, stateNumber)));
+        link.send(new GossipDigest(digest));
+    }
+
     /**
-     * Sends the peer every description it lacks or holds an older state of, except those whose
-     * origin sent them to the peer itself; its own only when we hold a newer state of it than it has.
+     * Sends the peer every description it lacks or holds an older state of; its own only when we
+     * hold a newer state of it than it has (an earlier life). The first digest of a link is its
+     * catch-up: descriptions whose origin lists the peer as a neighbour are left out (the origin
+     * sent them itself), and so is ours (published to every new link). A later digest answers
+     * summaries that differed, so something was missed: then those go too, but only descriptions
+     * of hubs reachable from here, as summaries count them.
      */
     private void onDigest(Link from, GossipDigest digest) {
-        Map<NodeId, Long> held = new HashMap<>();
+        LinkSync sync = syncs.get(from);
+        boolean catchUp = sync == null || !sync.caughtUp;
+        if (sync != null) {
+            sync.caughtUp = true;
+        }
+        Map<NodeId, Long> held = new HashMap<>(digest.entries().size() * 2);
         for (GossipDigest.Entry e : digest.entries()) {
             held.put(e.hubId(), e.stateNumber());
         }
@@ -762,16 +833,68 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         for (HubDescription known : directory.descriptions()) {
             Long theirs = held.get(known.hubId());
             boolean newer = theirs == null || Long.compareUnsigned(known.stateNumber(), theirs) > 0;
-            // The peer's own description goes back only when it is ahead of the peer itself (an earlier life);
-            // one that lists the peer as a neighbour went to the peer from its origin directly.
-            boolean send = known.hubId().equals(peer) ? theirs != null && newer
-                    : newer && !directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer);
+            boolean send;
+            if (known.hubId().equals(peer)) {
+                send = theirs != null && newer;
+            } else {
+                // A new link's catch-up sends unreachable hubs too: a hub that just joined may not be reachable yet
+                // here (the description of its link's other end is on its way), and the peer missed its flood. An
+                // answer to summaries leaves them out, as summaries do (a dead hub held here until its expiry would
+                // otherwise go round again; a hub forgotten recently refuses its old states anyway).
+                send = newer && (catchUp ? !directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer)
+                        : directory.isReachable(known.hubId()));
+            }
             if (send) {
                 from.send(new Gossip(known));
                 sent++;
             }
         }
-        log.debug("Hub {} holds {} descriptions; sent it the {} it lacked", peer, held.size(), sent);
+        Long ownHeld = held.get(selfId);
+        if (!catchUp && (ownHeld == null || Long.compareUnsigned(state.current(), ownHeld) > 0) && !ownDirty) {
+            from.send(new Gossip(ownDescription()));
+            sent++;
+        }
+        log.debug("Hub {} holds {} descriptions; sent it the {} it lacked ({})", peer, held.size(), sent,
+                catchUp ? "new link" : "anti-entropy");
+    }
+
+    /**
+     * A neighbour's summary of what it holds (anti-entropy, every gossip refresh interval). Equal
+     * to ours: nothing to do. Different while either summary changed since the neighbour's last
+     * one: gossip is under way and the flood settles it, so we wait (a network forming would
+     * otherwise swap whole digests on every link every interval). Different although neither
+     * changed for a whole interval: something was missed, and we send our digest, which the
+     * neighbour answers with what we lack; what it lacks comes the other way, when our summary
+     * reaches it. After {@link #FORCE_DIGEST_ROUNDS} differing summaries in a row the digest goes
+     * anyway.
+     */
+    private void onSummary(Link from, GossipSummary theirs) {
+        LinkSync sync = syncs.get(from);
+        if (sync == null) {
+            return;
+        }
+        GossipSummary ours = ownSummary();
+        boolean stable = theirs.equals(sync.theirs) && ours.equals(sync.ours);
+        sync.theirs = theirs;
+        sync.ours = ours;
+        if (theirs.equals(ours)) {
+            sync.differing = 0;
+            return;
+        }
+        sync.differing++;
+        if (!stable && sync.differing < FORCE_DIGEST_ROUNDS) {
+            return;
+        }
+        log.debug("Hub {} holds {} descriptions (hash {}), this hub {} ({} summaries in a row differed): sending our digest",
+                from.peerId(), theirs.descriptions(), Long.toHexString(theirs.hash()), ours, sync.differing);
+        sync.differing = 0;
+        metrics.digestForSummary();
+        sendDigest(from);
+    }
+
+    /** Our own description and those of the hubs our routes reach, as a neighbour would summarise them when it agrees. */
+    GossipSummary ownSummary() {
+        return directory.summary(selfId, state.current());
     }
 
     /**
@@ -839,12 +962,16 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
     }
 
-    /** Periodic re-gossip, so that others can tell a live hub from a silent one. */
+    /**
+     * Every gossip refresh interval: anti-entropy, not re-publication. Each hub link gets our
+     * {@link GossipSummary} (12 bytes), and a neighbour that holds something else asks for what
+     * differs ({@link #onSummary}). Our description goes out only when it changes; the link
+     * round-trip times ride along then (a new time alone is no change: republishing for times
+     * would flood the network as the old refresh did).
+     */
     void refresh() {
-        if (!ownDirty) {
-            ownDirty = true;
-            publishDueNanos = System.nanoTime();
-            publishOwn();
+        if (!shuttingDown) {
+            sendToAll(ownSummary(), hubLinks.values());
         }
     }
 
@@ -894,7 +1021,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (!routes.routes().equals(previous.routes())) {
             routesChangedNanos = lastRoutesNanos;
         }
-        directory.markReachable(routes.reachable(), System.nanoTime());
+        directory.markReachable(selfId, routes.routes().keySet(), System.nanoTime());
         forgetView();
         updateGauges();
     }
@@ -911,30 +1038,23 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         metrics.names(view().index().names().size());
     }
 
-    private void updateDialTargets() {
-        if (dialing == null) {
-            return;
-        }
-        Map<String, NodeId> addresses = new HashMap<>();
-        for (HubDescription hub : directory.descriptions()) {
-            for (String address : hub.linkAddresses()) {
-                addresses.putIfAbsent(address, hub.hubId());
-            }
-        }
-        dialing.setGossipedAddresses(addresses);
-    }
-
     /** Periodic: forget silent and long-unreachable hubs, and unanswered requests. */
     void expire() {
         long now = System.nanoTime();
-        List<NodeId> expired = directory.expire(now, expiryNanos);
+        List<HubDescription> expired = directory.expire(now, expiryNanos);
         if (!expired.isEmpty()) {
-            log.info("Forgot hubs {}: silent or unreachable for {} ms", expired, TimeUnit.NANOSECONDS.toMillis(expiryNanos));
+            log.info("Forgot hubs {}: unreachable for {} ms", expired.stream().map(HubDescription::hubId).toList(),
+                    TimeUnit.NANOSECONDS.toMillis(expiryNanos));
             topologyChanged();
-            updateDialTargets();
+            if (dialing != null) {
+                for (HubDescription gone : expired) {
+                    if (!gone.linkAddresses().isEmpty()) {
+                        dialing.gossipedAddressesChanged(gone.hubId(), gone.linkAddresses(), List.of());
+                    }
+                }
+            }
         }
         router.expire(now);
-        refreshNameGauge();
     }
 
     void dialTick() {

@@ -59,6 +59,37 @@ final class RawHubLink implements AutoCloseable {
         out.flush();
     }
 
+    private final java.util.List<LinkMessage> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    /**
+     * Reads on a thread of its own from now on: answers every PING (so the hub keeps the link)
+     * and keeps every other message for {@link #received}. Ends when the link closes.
+     */
+    RawHubLink answerPings() {
+        Thread reader = new Thread(() -> {
+            try {
+                while (true) {
+                    LinkMessage m = TestNodeClient.readFrame(in);
+                    if (m instanceof io.traverse.wire.Ping ping) {
+                        send(new io.traverse.wire.Pong(ping.token()));
+                    } else {
+                        received.add(m);
+                    }
+                }
+            } catch (IOException closed) {
+                // the test closed the link, or the hub did
+            }
+        }, "raw-hub-link-reader");
+        reader.setDaemon(true);
+        reader.start();
+        return this;
+    }
+
+    /** What the hub sent since {@link #answerPings}, PINGs left out, oldest first. */
+    java.util.List<LinkMessage> received() {
+        return java.util.List.copyOf(received);
+    }
+
     /** Reads what the hub sends until it closes the link; returns the REJECT it sent before, or null. */
     Reject awaitClose() throws IOException {
         Reject reject = null;

@@ -215,7 +215,18 @@ public final class GossipAtScale {
         long giveUp = System.nanoTime() + giveUpSeconds * 1_000_000_000L;
         Check c = lastBeforeChange;
         long lastProgress = System.nanoTime();
+        boolean diagnosed = false;
         while (c.right < running.size()) {
+            if (!diagnosed && System.nanoTime() - sinceNanos > 3_000_000_000L && !what.contains("forming")) {
+                // Past the target: which hubs are wrong, and which descriptions they lack (if any).
+                diagnosed = true;
+                for (HubGroupChild child : children) {
+                    child.send("DIAG");
+                }
+                for (HubGroupChild child : children) {
+                    System.out.printf(Locale.ROOT, "  %s: 3 s on, %s%n", what, child.answer());
+                }
+            }
             if (System.nanoTime() > giveUp) {
                 throw new IllegalStateException(what + ": routes right at only " + c.right + " of " + running.size() + " hubs after "
                         + giveUpSeconds + " s (" + c.busy + " too busy to answer)");

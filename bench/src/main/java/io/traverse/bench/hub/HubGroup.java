@@ -33,6 +33,8 @@ import java.util.TimerTask;
  * START i peerPort ...          starts hub i here, dialling those ports                     -> STARTED i port nanoTimeBeforeStart
  * STOP i                        closes hub i (its links end with a FIN, as when its process dies) -> STOPPED i nanoTimeBeforeClose
  * CHECK                         -> CHECKED right hubs lastRouteChangeNanos lastLinkChangeNanos gossipBytes descriptions busy
+ * DIAG                          -> DIAG and, for up to 3 hubs here whose routes are wrong, what is wrong and which
+ *                                  descriptions of hubs in this group it holds at an older state than theirs
  * QUIT                          ends the JVM
  * </pre>
  *
@@ -148,6 +150,9 @@ public final class HubGroup {
             case "CHECK" -> {
                 return check();
             }
+            case "DIAG" -> {
+                return diagnose();
+            }
             default -> throw new IllegalArgumentException("unknown command " + Arrays.toString(words));
         }
     }
@@ -189,6 +194,74 @@ public final class HubGroup {
             }
         }
         return "CHECKED " + right + " " + lastRouteChange + " " + lastLinkChange + " " + gossipBytes + " " + descriptions + " " + busy;
+    }
+
+    /** Why routes are wrong at a few hubs here: for finding descriptions that gossip failed to deliver. */
+    private String diagnose() {
+        Map<NodeId, Integer> indexOf = new HashMap<>();
+        for (int i = 0; i < ids.length; i++) {
+            indexOf.put(ids[i], i);
+        }
+        Map<Integer, Long> currentStates = new HashMap<>();
+        Map<Integer, HubStatus> statuses = new HashMap<>();
+        for (Map.Entry<Integer, Hub> e : hubs.entrySet()) {
+            try {
+                HubStatus status = e.getValue().status();
+                statuses.put(e.getKey(), status);
+                currentStates.put(e.getKey(), status.stateNumber());
+            } catch (IllegalStateException busy) {
+                // left out
+            }
+        }
+        StringBuilder out = new StringBuilder("DIAG");
+        int shown = 0;
+        for (Map.Entry<Integer, HubStatus> e : statuses.entrySet()) {
+            int from = e.getKey();
+            HubStatus status = e.getValue();
+            if (routesAreShortest(from, status.routes(), indexOf) || shown++ >= 3) {
+                continue;
+            }
+            int[] hops = shortestHops(from);
+            StringBuilder wrong = new StringBuilder();
+            for (Map.Entry<NodeId, HubStatus.RouteStatus> route : status.routes().entrySet()) {
+                Integer to = indexOf.get(route.getKey());
+                if (to == null || hops[to] != route.getValue().hops()) {
+                    wrong.append(' ').append(to).append(':').append(route.getValue().hops()).append("/").append(to == null ? -1 : hops[to]);
+                }
+            }
+            for (int to = 0; to < hops.length; to++) {
+                if (hops[to] > 0 && !status.routes().containsKey(ids[to])) {
+                    wrong.append(" missing:").append(to);
+                }
+            }
+            StringBuilder stale = new StringBuilder();
+            status.knownHubs().forEach((id, known) -> {
+                Integer index = indexOf.get(id);
+                Long current = index == null ? null : currentStates.get(index);
+                if (current != null && known.stateNumber() != current) {
+                    stale.append(' ').append(index).append('@').append(current - known.stateNumber()).append("behind");
+                }
+            });
+            out.append(" | hub ").append(from).append(" routes (to:hops/expected)").append(wrong).append("; stale here:").append(stale);
+        }
+        return out.toString();
+    }
+
+    private int[] shortestHops(int from) {
+        int[] hops = new int[neighbours.length];
+        Arrays.fill(hops, -1);
+        hops[from] = 0;
+        Deque<Integer> queue = new ArrayDeque<>(List.of(from));
+        while (!queue.isEmpty()) {
+            int u = queue.poll();
+            for (int v : neighbours[u]) {
+                if (live[v] && hops[v] < 0) {
+                    hops[v] = hops[u] + 1;
+                    queue.add(v);
+                }
+            }
+        }
+        return hops;
     }
 
     private boolean routesAreShortest(int from, Map<NodeId, HubStatus.RouteStatus> routes, Map<NodeId, Integer> indexOf) {

@@ -1,6 +1,7 @@
 package io.traverse.hub.gossip;
 
 import io.traverse.identity.NodeId;
+import io.traverse.wire.GossipSummary;
 import io.traverse.wire.HubDescription;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -13,8 +14,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The newest description of every other hub, when it arrived, and since when the hub has been
- * unreachable in the routing graph. Not thread-safe (but {@link #holdsAtLeast}): the hub's state loop owns it.
+ * The newest description of every other hub, and since when the hub has been unreachable in the
+ * routing graph (a hub is alive while it is reachable: its links are watched by their keepalives,
+ * and the surviving end of a dead link gossips its loss). Also the {@link GossipSummary} of the
+ * descriptions of reachable hubs, kept up to date one description at a time. Not thread-safe (but
+ * {@link #holdsAtLeast}): the hub's state loop owns it.
  */
 public final class HubDirectory {
     private final Map<NodeId, Entry> entries = new HashMap<>();
@@ -25,16 +29,34 @@ public final class HubDirectory {
     /** Each hub's listed neighbours as a set, made once per description rather than per route computation. */
     private final Map<NodeId, Set<NodeId>> neighbourSets = new HashMap<>();
     private final int maxHubs;
+    /**
+     * Hubs forgotten within the last expiry time, with the state they were forgotten at and when:
+     * that state or an older one is no news, so a dead hub's description that some hub still
+     * holds (or passes on in a new link's catch-up) does not bring it back everywhere. A newer
+     * state (the hub restarted) is news as usual. Their states stay in {@link #newestStates} so
+     * that I/O threads drop such copies undecoded.
+     */
+    private final Map<NodeId, long[]> forgotten = new HashMap<>();
 
     /** @param maxHubs descriptions kept at most; news of further hubs is ignored until some expire */
     public HubDirectory(int maxHubs) {
         this.maxHubs = maxHubs;
     }
 
+    /** Over the descriptions of reachable hubs: how many, and the sum of their {@link GossipSummary#entryHash}es. */
+    private long reachableCount;
+    private long reachableHash;
+
     private static final class Entry {
         HubDescription description;
-        long receivedNanos;
-        long unreachableSinceNanos = -1;
+        /** {@link GossipSummary#entryHash} of the description's hub id and state number. */
+        long pairHash;
+        /** Until the routes say otherwise, a hub just learned of counts as unreachable since it arrived. */
+        long unreachableSinceNanos;
+
+        boolean reachable() {
+            return unreachableSinceNanos < 0;
+        }
     }
 
     /**
@@ -47,18 +69,30 @@ public final class HubDirectory {
         if (entry != null && Long.compareUnsigned(description.stateNumber(), entry.description.stateNumber()) <= 0) {
             return false;
         }
+        long[] tombstone = entry == null ? forgotten.get(description.hubId()) : null;
+        if (tombstone != null) {
+            if (Long.compareUnsigned(description.stateNumber(), tombstone[0]) <= 0) {
+                return false;
+            }
+            forgotten.remove(description.hubId());
+        }
         if (entry == null) {
             if (entries.size() >= maxHubs) {
                 return false;
             }
             entry = new Entry();
+            entry.unreachableSinceNanos = nowNanos;
             entries.put(description.hubId(), entry);
         }
         if (entry.description != null) {
             unindexNodes(entry.description);
         }
+        long pairHash = GossipSummary.entryHash(description.hubId(), description.stateNumber());
+        if (entry.reachable()) {
+            reachableHash += pairHash - entry.pairHash;
+        }
         entry.description = description;
-        entry.receivedNanos = nowNanos;
+        entry.pairHash = pairHash;
         for (HubDescription.NodeEntry node : description.nodes()) {
             hubsByNode.computeIfAbsent(node.nodeId(), n -> new HashSet<>(2)).add(description.hubId());
         }
@@ -122,31 +156,68 @@ public final class HubDirectory {
 
     /** Records which hubs the routing graph reaches now. */
     public void markReachable(Set<NodeId> reachable, long nowNanos) {
+        markReachable(null, reachable, nowNanos);
+    }
+
+    /** Records which hubs the routing graph reaches now: {@code self} (may be null) and {@code routed}. */
+    public void markReachable(NodeId self, Set<NodeId> routed, long nowNanos) {
         for (Map.Entry<NodeId, Entry> e : entries.entrySet()) {
-            if (reachable.contains(e.getKey())) {
-                e.getValue().unreachableSinceNanos = -1;
-            } else if (e.getValue().unreachableSinceNanos < 0) {
-                e.getValue().unreachableSinceNanos = nowNanos;
+            Entry entry = e.getValue();
+            boolean now = routed.contains(e.getKey()) || e.getKey().equals(self);
+            if (now && !entry.reachable()) {
+                entry.unreachableSinceNanos = -1;
+                reachableCount++;
+                reachableHash += entry.pairHash;
+            } else if (!now && entry.reachable()) {
+                entry.unreachableSinceNanos = nowNanos;
+                reachableCount--;
+                reachableHash -= entry.pairHash;
             }
         }
     }
 
+    /** Whether the routes reached this hub when they were last computed (false for hubs not known). */
+    public boolean isReachable(NodeId hubId) {
+        Entry entry = entries.get(hubId);
+        return entry != null && entry.reachable();
+    }
+
     /**
-     * Forgets hubs whose description is older than the expiry (the hub stopped re-gossiping) or
-     * that have been unreachable that long.
-     *
-     * @return the ids forgotten
+     * The summary of what this hub holds, for its neighbours to compare with theirs: its own
+     * description (id and state given) and those of the hubs its routes reach. Descriptions of
+     * unreachable hubs are left out, as they are left out of digest answers: they are on their
+     * way to being forgotten, and passing them on would bring them back.
      */
-    public List<NodeId> expire(long nowNanos, long expiryNanos) {
-        List<NodeId> expired = new ArrayList<>();
+    public GossipSummary summary(NodeId self, long ownState) {
+        return new GossipSummary(reachableCount + 1, reachableHash + GossipSummary.entryHash(self, ownState));
+    }
+
+    /**
+     * Forgets hubs that have been unreachable in the routing graph for the expiry time (a hub
+     * just learned of counts as unreachable from its arrival until the routes reach it).
+     *
+     * @return the descriptions forgotten
+     */
+    public List<HubDescription> expire(long nowNanos, long expiryNanos) {
+        List<HubDescription> expired = new ArrayList<>();
+        if (!forgotten.isEmpty()) {
+            forgotten.entrySet().removeIf(t -> {
+                if (nowNanos - t.getValue()[1] > expiryNanos) {
+                    newestStates.remove(t.getKey());
+                    return true;
+                }
+                return false;
+            });
+        }
+        if (reachableCount == entries.size()) {
+            return expired; // every hub reachable: nothing to look at
+        }
         entries.entrySet().removeIf(e -> {
             Entry entry = e.getValue();
-            boolean silent = nowNanos - entry.receivedNanos > expiryNanos;
-            boolean unreachable = entry.unreachableSinceNanos >= 0 && nowNanos - entry.unreachableSinceNanos > expiryNanos;
-            if (silent || unreachable) {
-                expired.add(e.getKey());
+            if (!entry.reachable() && nowNanos - entry.unreachableSinceNanos > expiryNanos) {
+                expired.add(entry.description);
                 neighbourSets.remove(e.getKey());
-                newestStates.remove(e.getKey());
+                forgotten.put(e.getKey(), new long[] {entry.description.stateNumber(), nowNanos});
                 unindexNodes(entry.description);
                 return true;
             }

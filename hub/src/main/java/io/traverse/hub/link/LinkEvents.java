@@ -37,7 +37,7 @@ public interface LinkEvents {
     }
 
     /**
-     * A GOSSIP or GOSSIP_DIGEST frame of this many bytes (length prefix included) arrived on a hub
+     * A GOSSIP, GOSSIP_DIGEST or GOSSIP_SUMMARY frame of this many bytes (length prefix included) arrived on a hub
      * link, news or not: counted for the metrics. Called on I/O threads: must be thread-safe and cheap.
      */
     default void gossipFrameArrived(int frameBytes) {

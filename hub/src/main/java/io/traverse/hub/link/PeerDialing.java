@@ -5,10 +5,9 @@ import io.traverse.wire.LinkAddress;
 import io.traverse.wire.RejectCode;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
@@ -42,6 +41,8 @@ public final class PeerDialing {
         NodeId hubId;
         boolean inFlight;
         boolean leadsHere;
+        /** No longer gossiped, but a dial was under way: dropped when it ends. */
+        boolean forgotten;
         long nextAttemptNanos;
 
         Target(String text, InetSocketAddress address, boolean configured, NodeId hubId) {
@@ -84,37 +85,54 @@ public final class PeerDialing {
         targets.put(LinkAddress.format(address), new Target(hostPort, address, true, null));
     }
 
-    /** The addresses of hubs learned by gossip; those no longer listed are forgotten (configured peers stay). */
-    public void setGossipedAddresses(Map<String, NodeId> addressToHub) {
-        Set<String> keep = new HashSet<>();
-        for (Map.Entry<String, NodeId> e : addressToHub.entrySet()) {
-            Target known = targets.get(e.getKey());
-            if (known != null) {
-                // Already in canonical form (the usual case): no need to parse it again.
-                keep.add(e.getKey());
-                known.hubId = e.getValue();
+    /**
+     * A hub's advertised addresses changed in gossip: it was learned of, re-described or forgotten
+     * (an empty list). Only its own addresses are looked at, so a network of many hubs costs
+     * nothing per description that leaves the addresses alone. An address no longer advertised
+     * is forgotten unless it is a configured peer or another hub's; a dial under way ends first.
+     */
+    public void gossipedAddressesChanged(NodeId hub, List<String> before, List<String> after) {
+        for (String text : before) {
+            if (after.contains(text)) {
                 continue;
             }
-            InetSocketAddress address;
-            try {
-                address = LinkAddress.parse(e.getKey());
-            } catch (IllegalArgumentException bad) {
+            String key = canonical(text);
+            Target target = key == null ? null : targets.get(key);
+            if (target == null || target.configured || (target.hubId != null && !target.hubId.equals(hub))) {
                 continue;
             }
-            String key = LinkAddress.format(address);
-            keep.add(key);
+            if (target.inFlight) {
+                target.forgotten = true;
+            } else {
+                targets.remove(key);
+            }
+        }
+        for (String text : after) {
+            String key = canonical(text);
+            if (key == null) {
+                continue;
+            }
             Target target = targets.get(key);
             if (target == null) {
-                Target learned = new Target(e.getKey(), address, false, e.getValue());
-                if (e.getValue() != null && e.getValue().compareTo(selfId) < 0) {
+                Target learned = new Target(text, LinkAddress.parse(key), false, hub);
+                if (hub.compareTo(selfId) < 0) {
                     learned.nextAttemptNanos = System.nanoTime() + DEFER_TO_SMALLER_ID.toNanos();
                 }
                 targets.put(key, learned);
-            } else if (target.hubId == null || !target.hubId.equals(e.getValue())) {
-                target.hubId = e.getValue();
+            } else {
+                target.forgotten = false;
+                target.hubId = hub;
             }
         }
-        targets.entrySet().removeIf(t -> !t.getValue().configured && !keep.contains(t.getKey()) && !t.getValue().inFlight);
+    }
+
+    /** The address in canonical form, or null if it is not one. */
+    private static String canonical(String text) {
+        try {
+            return LinkAddress.format(LinkAddress.parse(text));
+        } catch (IllegalArgumentException bad) {
+            return null;
+        }
     }
 
     /** Dials every address whose hub is not linked and whose backoff has passed. */
@@ -144,6 +162,10 @@ public final class PeerDialing {
         log.debug("Dialling hub at {}", target.text);
         dialer.dial(target.address).whenComplete((link, failure) -> stateLoop.execute(() -> {
             target.inFlight = false;
+            if (target.forgotten) {
+                targets.values().remove(target);
+                return;
+            }
             long now = System.nanoTime();
             if (failure == null) {
                 target.hubId = link.peerId();

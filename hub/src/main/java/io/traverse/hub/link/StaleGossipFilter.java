@@ -12,7 +12,7 @@ import io.traverse.wire.LinkMessageType;
  * On a hub link, between the frame decoder and the message decoder: drops a GOSSIP frame whose
  * hub id and state number say it is no news, without decoding the description. While a dense
  * network forms, about half the descriptions a hub receives are copies of ones it already holds.
- * It also counts the bytes of every gossip frame (descriptions and digests) for the metrics.
+ * It also counts the bytes of every gossip frame (descriptions, digests and summaries) for the metrics.
  */
 final class StaleGossipFilter extends ChannelInboundHandlerAdapter {
     private final LinkEvents events;
@@ -28,7 +28,8 @@ final class StaleGossipFilter extends ChannelInboundHandlerAdapter {
         if (msg instanceof ByteBuf frame) {
             if (frame.readableBytes() > 0) {
                 int type = frame.getUnsignedByte(frame.readerIndex());
-                if (type == LinkMessageType.GOSSIP.code() || type == LinkMessageType.GOSSIP_DIGEST.code()) {
+                if (type == LinkMessageType.GOSSIP.code() || type == LinkMessageType.GOSSIP_DIGEST.code()
+                        || type == LinkMessageType.GOSSIP_SUMMARY.code()) {
                     events.gossipFrameArrived(LinkFrameDecoder.LENGTH_FIELD + frame.readableBytes());
                 }
             }

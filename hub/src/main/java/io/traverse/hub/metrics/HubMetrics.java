@@ -40,6 +40,7 @@ public final class HubMetrics {
     private final Counter gossipReceived;
     private final LongAdder gossipBytes = new LongAdder();
     private final Counter gossipAccepted;
+    private final Counter digestsForSummaries;
     private final Counter idConflicts;
 
     public HubMetrics(String hubName) {
@@ -89,10 +90,13 @@ public final class HubMetrics {
                     .description("links and relayed connections refused with OVERLOAD, by the limit that refused them").register(registry));
         }
         gossipReceived = Counter.builder("traverse.hub.gossip.received").description("hub descriptions received").register(registry);
+        digestsForSummaries = Counter.builder("traverse.hub.gossip.summary.digests")
+                .description("digests sent because a neighbour's gossip summary differed from this hub's (anti-entropy repairs)")
+                .register(registry);
         gossipAccepted = Counter.builder("traverse.hub.gossip.accepted").description("hub descriptions that were news")
                 .register(registry);
         FunctionCounter.builder("traverse.hub.gossip.bytes", gossipBytes, LongAdder::sum).baseUnit("bytes")
-                .description("bytes of GOSSIP and GOSSIP_DIGEST frames received from other hubs, length prefix included"
+                .description("bytes of GOSSIP, GOSSIP_DIGEST and GOSSIP_SUMMARY frames received from other hubs, length prefix included"
                         + " (copies that were no news too)").register(registry);
         idConflicts = Counter.builder("traverse.hub.id.conflicts")
                 .description("times another hub was found using this hub's id (any increase needs an operator)").register(registry);
@@ -199,7 +203,20 @@ public final class HubMetrics {
         }
     }
 
-    /** A GOSSIP or GOSSIP_DIGEST frame of this many bytes (length prefix included) arrived on a hub link; any thread. */
+    /**
+     * A neighbour's gossip summary still differed from ours a moment after it came: this hub sent
+     * its digest to catch up (anti-entropy). Zero in a network that floods every change to everyone.
+     */
+    public void digestForSummary() {
+        digestsForSummaries.increment();
+    }
+
+    /** Digests sent because a neighbour's summary differed from ours. */
+    public long digestsForSummaries() {
+        return (long) digestsForSummaries.count();
+    }
+
+    /** A GOSSIP, GOSSIP_DIGEST or GOSSIP_SUMMARY frame of this many bytes (length prefix included) arrived on a hub link; any thread. */
     public void gossipBytesReceived(int frameBytes) {
         gossipBytes.add(frameBytes);
     }

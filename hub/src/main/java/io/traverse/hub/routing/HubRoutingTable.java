@@ -32,27 +32,29 @@ public final class HubRoutingTable {
 
     public static HubRoutingTable compute(HubGraph graph) {
         NodeId self = graph.self();
+        // One map for distance and next hop (a route's hops); self is at 0 with no route of its own.
         Map<NodeId, Route> routes = new HashMap<>();
-        Map<NodeId, Integer> distance = new HashMap<>();
-        distance.put(self, 0);
         Deque<NodeId> queue = new ArrayDeque<>();
         queue.add(self);
         while (!queue.isEmpty()) {
             NodeId hub = queue.poll();
-            int d = distance.get(hub);
-            NodeId viaHop = hub.equals(self) ? null : routes.get(hub).nextHop();
+            Route viaRoute = hub == self ? null : routes.get(hub);
+            int d = viaRoute == null ? 0 : viaRoute.hops();
             for (NodeId next : graph.listedBy(hub)) {
-                Integer known = distance.get(next);
-                // Hubs nearer than d + 1 first: in a dense network that skips most, before the costlier edge check.
-                if ((known != null && known <= d) || !graph.linked(hub, next)) {
+                if (next.equals(self)) {
                     continue;
                 }
-                NodeId candidateHop = viaHop == null ? next : viaHop;
+                Route known = routes.get(next);
+                // Hubs nearer than d + 1 first: in a dense network that skips most, before the costlier edge check.
+                // The hub lists next (we iterate its list): the edge needs only next to list it back.
+                if ((known != null && known.hops() <= d) || !graph.listedBy(next).contains(hub)) {
+                    continue;
+                }
+                NodeId candidateHop = viaRoute == null ? next : viaRoute.nextHop();
                 if (known == null) {
-                    distance.put(next, d + 1);
                     routes.put(next, new Route(next, candidateHop, d + 1));
                     queue.add(next);
-                } else if (known == d + 1 && candidateHop.compareTo(routes.get(next).nextHop()) < 0) {
+                } else if (known.hops() == d + 1 && candidateHop.compareTo(known.nextHop()) < 0) {
                     routes.put(next, new Route(next, candidateHop, d + 1));
                 }
             }

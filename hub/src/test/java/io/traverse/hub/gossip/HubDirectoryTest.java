@@ -3,6 +3,7 @@ package io.traverse.hub.gossip;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.traverse.identity.NodeId;
+import io.traverse.wire.GossipSummary;
 import io.traverse.wire.HubDescription;
 import java.util.List;
 import java.util.Set;
@@ -35,18 +36,53 @@ class HubDirectoryTest {
     }
 
     @Test
-    void silentHubsExpireAndSoDoUnreachableOnes() {
+    void onlyUnreachableHubsExpireHoweverLongTheyHaveBeenSilent() {
         HubDirectory directory = new HubDirectory(16);
-        directory.offer(description(1, "silent"), 0);
+        directory.offer(description(1, "quiet-but-reachable"), 0);
         NodeId other = NodeId.of("hub-y");
+        NodeId never = NodeId.of("hub-z");
         directory.offer(new HubDescription(other, 1, "cut-off", List.of(), List.of(), List.of(), List.of()), 0);
-        // y keeps gossiping but is not reachable in the graph from some moment on.
-        directory.markReachable(Set.of(HUB), 0);
-        directory.offer(new HubDescription(other, 2, "cut-off", List.of(), List.of(), List.of(), List.of()), 2 * SECOND);
+        directory.offer(new HubDescription(never, 1, "never-reached", List.of(), List.of(), List.of(), List.of()), 0);
+        directory.markReachable(Set.of(HUB, other), 0);
+        // y is cut off from 2 s on; z was never reached (unreachable since it arrived, at 0).
         directory.markReachable(Set.of(HUB), 2 * SECOND);
         assertThat(directory.expire(2 * SECOND, 3 * SECOND)).isEmpty();
-        assertThat(directory.expire(3 * SECOND + 1, 3 * SECOND)).containsExactlyInAnyOrder(HUB, other);
-        assertThat(directory.size()).isZero();
+        assertThat(directory.expire(3 * SECOND + 1, 3 * SECOND)).extracting(HubDescription::hubId).containsExactly(never);
+        assertThat(directory.expire(5 * SECOND + 1, 3 * SECOND)).extracting(HubDescription::hubId).containsExactly(other);
+        // x said nothing for a minute, but the routes reach it: it is alive.
+        assertThat(directory.expire(60 * SECOND, 3 * SECOND)).isEmpty();
+        assertThat(directory.get(HUB)).isNotNull();
+    }
+
+    @Test
+    void theSummaryCoversTheOwnStateAndReachableHubsAndFollowsEveryChange() {
+        NodeId self = NodeId.of("hub-self");
+        NodeId a = NodeId.of("hub-a");
+        NodeId b = NodeId.of("hub-b");
+        HubDirectory mine = new HubDirectory(16);
+        assertThat(mine.summary(self, 7)).isEqualTo(new GossipSummary(1, GossipSummary.entryHash(self, 7)));
+        mine.offer(new HubDescription(a, 3, "a", List.of(), List.of(), List.of(), List.of()), 0);
+        mine.offer(new HubDescription(b, 5, "b", List.of(), List.of(), List.of(), List.of()), 0);
+        assertThat(mine.summary(self, 7).descriptions()).as("not reached yet: left out").isEqualTo(1);
+        mine.markReachable(Set.of(self, a, b), 0);
+        GossipSummary all = mine.summary(self, 7);
+        assertThat(all).isEqualTo(new GossipSummary(3, GossipSummary.entryHash(self, 7) + GossipSummary.entryHash(a, 3)
+                + GossipSummary.entryHash(b, 5)));
+        // A's neighbour holding the same states, learned in another order, sums to the same.
+        HubDirectory theirs = new HubDirectory(16);
+        theirs.offer(new HubDescription(b, 4, "b", List.of(), List.of(), List.of(), List.of()), 0);
+        theirs.offer(new HubDescription(self, 7, "self", List.of(), List.of(), List.of(), List.of()), 0);
+        theirs.markReachable(Set.of(a, self, b), 0);
+        assertThat(theirs.summary(a, 3)).as("b at an older state").isNotEqualTo(all);
+        theirs.offer(new HubDescription(b, 5, "b", List.of(), List.of(), List.of(), List.of()), 0);
+        assertThat(theirs.summary(a, 3)).isEqualTo(all);
+        // b cut off, then forgotten: out of the summary at once.
+        mine.markReachable(Set.of(self, a), SECOND);
+        assertThat(mine.summary(self, 7)).isEqualTo(new GossipSummary(2, GossipSummary.entryHash(self, 7) + GossipSummary.entryHash(a, 3)));
+        mine.expire(10 * SECOND, SECOND);
+        assertThat(mine.summary(self, 7)).isEqualTo(new GossipSummary(2, GossipSummary.entryHash(self, 7) + GossipSummary.entryHash(a, 3)));
+        assertThat(mine.isReachable(a)).isTrue();
+        assertThat(mine.isReachable(b)).isFalse();
     }
 
     @Test
@@ -77,8 +113,20 @@ class HubDirectoryTest {
         assertThat(directory.neighbourSets().get(HUB)).containsExactlyInAnyOrder(a, b);
         assertThat(directory.stateNumbers()).containsEntry(HUB, 7L);
         directory.expire(10 * SECOND, SECOND);
-        assertThat(directory.holdsAtLeast(HUB, 1)).as("forgotten hubs are news again").isFalse();
         assertThat(directory.neighbourSets()).isEmpty();
+        // For one more expiry time, the state it was forgotten at (or older) is no news: a dead hub does not come back.
+        assertThat(directory.holdsAtLeast(HUB, 7)).isTrue();
+        assertThat(directory.offer(new HubDescription(HUB, 7, "x", List.of(), List.of(a, b), List.of(), List.of()), 10 * SECOND))
+                .isFalse();
+        assertThat(directory.get(HUB)).isNull();
+        directory.expire(11 * SECOND + 1, SECOND);
+        assertThat(directory.holdsAtLeast(HUB, 1)).as("forgotten hubs are news again after that").isFalse();
+        // A restarted hub (a newer state) is news at once.
+        directory.expire(20 * SECOND, SECOND);
+        directory.offer(new HubDescription(HUB, 8, "x", List.of(), List.of(), List.of(), List.of()), 20 * SECOND);
+        directory.expire(22 * SECOND, SECOND);
+        assertThat(directory.offer(new HubDescription(HUB, 9, "x", List.of(), List.of(), List.of(), List.of()), 22 * SECOND))
+                .isTrue();
     }
 
     private static HubDescription description(long state, String name) {
