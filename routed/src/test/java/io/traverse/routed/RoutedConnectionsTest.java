@@ -34,38 +34,7 @@ class RoutedConnectionsTest {
 
     private final List<Relay> sent = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
-    private final RelayLink link = new RelayLink() {
-        @Override
-        public NodeId localId() {
-            return SELF;
-        }
-
-        @Override
-        public void receiveWith(Receiver receiver) {
-            // frames are handed to the table directly
-        }
-
-        @Override
-        public boolean send(Relay frame) {
-            sent.add(frame);
-            return true;
-        }
-
-        @Override
-        public boolean isLinked() {
-            return true;
-        }
-
-        @Override
-        public ScheduledExecutorService loop() {
-            return loop;
-        }
-
-        @Override
-        public ByteBufAllocator allocator() {
-            return ByteBufAllocator.DEFAULT;
-        }
-    };
+    private final RelayLink link = new RecordingLink(loop, frame -> { });
     private final List<Socket> accepted = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
     /** Virtual port 80 listens; accepted connections are collected. */
@@ -297,37 +266,7 @@ class RoutedConnectionsTest {
     @Test
     void thisNodesOwnStallIsNotItsPeersSilence() throws Exception {
         ScheduledExecutorService ownLoop = Executors.newSingleThreadScheduledExecutor();
-        RelayLink stallingLink = new RelayLink() {
-            @Override
-            public NodeId localId() {
-                return SELF;
-            }
-
-            @Override
-            public void receiveWith(Receiver receiver) {
-            }
-
-            @Override
-            public boolean send(Relay frame) {
-                sent.add(frame);
-                return true;
-            }
-
-            @Override
-            public boolean isLinked() {
-                return true;
-            }
-
-            @Override
-            public ScheduledExecutorService loop() {
-                return ownLoop;
-            }
-
-            @Override
-            public ByteBufAllocator allocator() {
-                return ByteBufAllocator.DEFAULT;
-            }
-        };
+        RelayLink stallingLink = new RecordingLink(ownLoop, frame -> { });
         RoutedConnections probing = new RoutedConnections(stallingLink, ports, (module, peer, reason) -> { }, 1 << 20,
                 RoutedConnections.MIN_PROBE_MILLIS);
         try {
@@ -362,40 +301,11 @@ class RoutedConnectionsTest {
     void anAcceptedConnectionIsListedOnlyOnceItsAcceptIsOnItsWay() throws Exception {
         List<Integer> listedWhenAccepting = new CopyOnWriteArrayList<>();
         RoutedConnections[] self = new RoutedConnections[1];
-        RelayLink watching = new RelayLink() {
-            @Override
-            public NodeId localId() {
-                return SELF;
+        RelayLink watching = new RecordingLink(loop, frame -> {
+            if (frame.kind() == RelayKind.ACCEPT) {
+                listedWhenAccepting.add(self[0].size());
             }
-
-            @Override
-            public void receiveWith(Receiver receiver) {
-            }
-
-            @Override
-            public boolean send(Relay frame) {
-                if (frame.kind() == RelayKind.ACCEPT) {
-                    listedWhenAccepting.add(self[0].size());
-                }
-                sent.add(frame);
-                return true;
-            }
-
-            @Override
-            public boolean isLinked() {
-                return true;
-            }
-
-            @Override
-            public ScheduledExecutorService loop() {
-                return loop;
-            }
-
-            @Override
-            public ByteBufAllocator allocator() {
-                return ByteBufAllocator.DEFAULT;
-            }
-        };
+        });
         self[0] = new RoutedConnections(watching, ports, (module, peer, reason) -> { }, 1 << 20, 60_000);
         try {
             self[0].frame(Relay.open(7, PEER, SELF, 80, 1 << 20, false));
@@ -460,5 +370,48 @@ class RoutedConnectionsTest {
         c.abort();
         assertThat(c.isClosed()).isTrue();
         assertThat(sent.get(sent.size() - 1).kind()).isEqualTo(RelayKind.RESET);
+    }
+
+    /** A link on {@code loop} that records every frame sent, after {@code beforeSend} has seen it. */
+    private final class RecordingLink implements RelayLink {
+        private final ScheduledExecutorService loop;
+        private final java.util.function.Consumer<Relay> beforeSend;
+
+        RecordingLink(ScheduledExecutorService loop, java.util.function.Consumer<Relay> beforeSend) {
+            this.loop = loop;
+            this.beforeSend = beforeSend;
+        }
+
+        @Override
+        public NodeId localId() {
+            return SELF;
+        }
+
+        @Override
+        public void receiveWith(Receiver receiver) {
+            // frames are handed to the table directly
+        }
+
+        @Override
+        public boolean send(Relay frame) {
+            beforeSend.accept(frame);
+            sent.add(frame);
+            return true;
+        }
+
+        @Override
+        public boolean isLinked() {
+            return true;
+        }
+
+        @Override
+        public ScheduledExecutorService loop() {
+            return loop;
+        }
+
+        @Override
+        public ByteBufAllocator allocator() {
+            return ByteBufAllocator.DEFAULT;
+        }
     }
 }
