@@ -55,6 +55,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -98,6 +99,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private boolean ownDirty;
     /** While {@link #ownDirty}: when the scheduled publication runs. */
     private long publishDueNanos;
+    /** Neighbours whose link's round trip was not measured yet when our description last went out (state loop). */
+    private Set<NodeId> publishedUnmeasured = Set.of();
     private boolean routesDirty;
     private long lastPublishNanos = System.nanoTime() - MIN_PUBLISH_GAP_NANOS;
     /** Changes of this hub's own description within this gap (or longer: {@link #publishGapNanos}) go out as one gossip. */
@@ -944,7 +947,26 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return;
         }
         state.next();
-        sendToAll(new Gossip(ownDescription()), hubLinks.values());
+        HubDescription own = ownDescription();
+        Set<NodeId> unmeasured = new HashSet<>();
+        for (int i = 0; i < own.neighbours().size(); i++) {
+            if (own.neighbourRttMicros().get(i) == HubDescription.RTT_UNKNOWN) {
+                unmeasured.add(own.neighbours().get(i));
+            }
+        }
+        publishedUnmeasured = unmeasured;
+        sendToAll(new Gossip(own), hubLinks.values());
+    }
+
+    /** A link our last description listed as not measured yet has its first round trip now. */
+    private boolean firstTimesSincePublished() {
+        for (NodeId neighbour : publishedUnmeasured) {
+            Link link = hubLinks.get(neighbour);
+            if (link != null && link.rttMicros() >= 0) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Encodes a message once for many links. */
@@ -967,10 +989,16 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * {@link GossipSummary} (12 bytes), and a neighbour that holds something else asks for what
      * differs ({@link #onSummary}). Our description goes out only when it changes; the link
      * round-trip times ride along then (a new time alone is no change: republishing for times
-     * would flood the network as the old refresh did).
+     * would flood the network as the old refresh did). One exception, at most once per interval:
+     * links that were not measured yet when we last published have their first times now, so
+     * every hub's view (the dashboard's map) gets them within an interval of a link being made,
+     * not only at our next change.
      */
     void refresh() {
         if (!shuttingDown) {
+            if (firstTimesSincePublished()) {
+                ownChanged();
+            }
             sendToAll(ownSummary(), hubLinks.values());
         }
     }
