@@ -56,7 +56,12 @@ final class DataLinkRelay {
     private record Outgoing(Object message, int bytes) {
     }
 
+    /** What a PING or PONG counts against {@link #OUTBOX_LIMIT}. */
+    private static final int CONTROL_BYTES = 64;
+
     private final Queue<Outgoing> outbox = new ConcurrentLinkedQueue<>();
+    /** One gathering write's frames, refilled from the outbox (write lock held): no list per write. */
+    private final List<Object> batch = new ArrayList<>(HubDataLink.MAX_BATCH);
     private final AtomicLong outboxBytes = new AtomicLong();
     private final Thread reader;
     private final Thread writer;
@@ -116,7 +121,7 @@ final class DataLinkRelay {
         if (message instanceof Relay frame) {
             frames.accept(frame);
         } else if (message instanceof Ping ping) {
-            defer(new Pong(ping.token()));
+            defer(new Pong(ping.token()), CONTROL_BYTES);
         } else if (message instanceof Pong) {
             // The answer to this node's keepalive: hearing it was the point (see ping()).
         } else if (message instanceof Reject r) {
@@ -135,7 +140,7 @@ final class DataLinkRelay {
      */
     void ping() {
         if (failure == null) {
-            defer(new Ping(System.nanoTime()));
+            defer(new Ping(System.nanoTime()), CONTROL_BYTES);
         }
     }
 
@@ -155,14 +160,15 @@ final class DataLinkRelay {
             frame.release();
             return false;
         }
-        enqueue(frame, RelayEncoder.HEADER_CAPACITY + frame.payloadLength());
-        if (failure != null) {
-            return false;
-        }
+        int bytes = RelayEncoder.HEADER_CAPACITY + frame.payloadLength();
         Thread me = Thread.currentThread();
         if (noBlocking || me == reader || me == writer) {
-            LockSupport.unpark(writer);
-            return true;
+            defer(frame, bytes);
+            return failure == null;
+        }
+        enqueue(frame, bytes);
+        if (failure != null) {
+            return false;
         }
         ReentrantLock w = link.writeLock();
         if (outboxBytes.get() > OUTBOX_LIMIT) {
@@ -174,8 +180,9 @@ final class DataLinkRelay {
         return failure == null;
     }
 
-    private void defer(Object message) {
-        enqueue(message, 64);
+    /** For the writer thread: from threads that must not write (the reader, event loops). */
+    private void defer(Object message, int bytes) {
+        enqueue(message, bytes);
         LockSupport.unpark(writer);
     }
 
@@ -206,7 +213,6 @@ final class DataLinkRelay {
 
     /** Holding the write lock: sends what is in the outbox, {@link HubDataLink#MAX_BATCH} frames a write. */
     private void writeOutbox() throws IOException {
-        List<Object> batch = new ArrayList<>(HubDataLink.MAX_BATCH);
         Outgoing o;
         while (true) {
             batch.clear();
