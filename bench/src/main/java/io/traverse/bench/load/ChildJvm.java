@@ -29,12 +29,16 @@ final class ChildJvm implements AutoCloseable {
 
     /** @param ready the start of the first line to {@link #ask} for (kept even if it comes before the ask) */
     ChildJvm(String name, List<String> jvmOptions, Class<?> main, List<String> args, String ready, Consumer<String> lines) throws IOException {
+        this(name, null, jvmOptions, main, args, ready, lines);
+    }
+
+    /** @param java the java command to run, null: the one running this JVM */
+    ChildJvm(String name, String java, List<String> jvmOptions, Class<?> main, List<String> args, String ready, Consumer<String> lines)
+            throws IOException {
         this.name = name;
         this.awaitedPrefix = ready;
         List<String> command = new ArrayList<>();
-        // HUB_JAVA: the hubs on another Java than the harness (e.g. the harness on 25 for virtual threads, the hubs on 17).
-        String hubJava = System.getenv().getOrDefault("HUB_JAVA", "");
-        command.add(name.startsWith("hub-") && !hubJava.isEmpty() ? hubJava : ProcessHandle.current().info().command().orElse("java"));
+        command.add(java != null ? java : ProcessHandle.current().info().command().orElse("java"));
         command.addAll(jvmOptions);
         // Diagnosis of a run (GC logs, JFR): BENCH_CHILD_JVM_OPTS goes to every child JVM, %n in it becomes the child's name.
         String extra = System.getenv().getOrDefault("BENCH_CHILD_JVM_OPTS", "").trim();

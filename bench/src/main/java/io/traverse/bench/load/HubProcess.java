@@ -33,7 +33,9 @@ final class HubProcess implements AutoCloseable {
         if (previous != null) {
             args.add(previous.address());
         }
-        jvm = new ChildJvm("hub-" + index, options, StandaloneHub.class, args, "PORT ", line -> { });
+        // HUB_JAVA: the hubs on another Java than the harness (e.g. the harness on 25 for virtual threads, the hubs on 17).
+        String hubJava = System.getenv().getOrDefault("HUB_JAVA", "");
+        jvm = new ChildJvm("hub-" + index, hubJava.isEmpty() ? null : hubJava, options, StandaloneHub.class, args, "PORT ", line -> { });
         String first = jvm.ask(null, "PORT ", 60);
         port = Integer.parseInt(first.substring(5).trim());
     }
