@@ -20,8 +20,8 @@ import io.traverse.hub.registry.ConnectedNode;
 import io.traverse.hub.registry.NameRules;
 import io.traverse.hub.registry.NetworkIndex;
 import io.traverse.hub.registry.NodeRegistry;
-import io.traverse.hub.routing.HubGraph;
 import io.traverse.hub.routing.HubRoutingTable;
+import io.traverse.hub.routing.HubTopology;
 import io.traverse.hub.sidechannel.SideChannelNetwork;
 import io.traverse.hub.relay.RelayRouter;
 import io.traverse.hub.relay.RelayedConnections;
@@ -88,6 +88,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     /** Hubs known at most: the network is meant for tens to hundreds of sites. */
     static final int MAX_KNOWN_HUBS = 4096;
     private final HubDirectory directory = new HubDirectory(MAX_KNOWN_HUBS);
+    /** The routing graph, updated as descriptions and links change; the routes are computed from it. */
+    private final HubTopology topology;
     private final Map<NodeId, Link> hubLinks = new LinkedHashMap<>();
     private final SideChannelRouter router;
     private final RelayRouter relayRouter;
@@ -101,6 +103,16 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private long publishDueNanos;
     /** Neighbours whose link's round trip was not measured yet when our description last went out (state loop). */
     private Set<NodeId> publishedUnmeasured = Set.of();
+    /** The scheduled publication includes a lost link: it waits for no round trip. */
+    private boolean publishUrgent;
+    /** New hub links whose first round trip our next description waits for, until when (state loop). */
+    private final Map<Link, Long> firstRttDeadlines = new IdentityHashMap<>();
+    /**
+     * How long a publication waits for the first round trip of a new hub link (its keepalive pings
+     * at once): a description without it would be published again with it, one more flood per link.
+     */
+    static final long FIRST_RTT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
+    private static final long FIRST_RTT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private boolean routesDirty;
     private long lastPublishNanos = System.nanoTime() - MIN_PUBLISH_GAP_NANOS;
     /** Changes of this hub's own description within this gap (or longer: {@link #publishGapNanos}) go out as one gossip. */
@@ -109,8 +121,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     static final long MAX_PUBLISH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
     /** Changes of the graph within this gap (plus {@link #ROUTES_GAP_PER_HUB_NANOS} per known hub) cost one route computation. */
     static final long MIN_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
-    static final long ROUTES_GAP_PER_HUB_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
-    static final long MAX_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
+    static final long ROUTES_GAP_PER_HUB_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
+    static final long MAX_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private long lastRoutesNanos = System.nanoTime() - MIN_ROUTES_GAP_NANOS;
     private boolean shuttingDown;
     private long linksChangedNanos = System.nanoTime();
@@ -141,6 +153,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         this.metrics = metrics;
         this.config = config;
         this.selfId = selfId;
+        this.topology = new HubTopology(selfId);
         this.name = name;
         this.idSource = idSource;
         this.advertised = List.copyOf(advertised);
@@ -151,7 +164,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         this.relayRouter = new RelayRouter(this, metrics, config.sideRequestTimeout().toMillis(),
                 new RelayedConnections(name, config.maxRelayedPerNode(), config.maxSetupsPerNode(), config.maxRelayed()));
         this.expiryNanos = config.hubExpiry().toNanos();
-        this.routes = HubRoutingTable.compute(HubGraph.of(selfId, java.util.Set.of(), Map.of()));
+        this.routes = topology.routes();
         this.descriptionBytes = 64 + name.length() + advertised.stream().mapToInt(a -> a.length() + 2).sum();
     }
 
@@ -409,7 +422,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         // answer its digest likewise (a hub joining a dense network would otherwise receive the whole
         // directory from each of its many new links).
         syncs.put(link, new LinkSync());
+        firstRttDeadlines.put(link, System.nanoTime() + FIRST_RTT_WAIT_NANOS);
         sendDigest(link);
+        topology.list(selfId, Set.copyOf(hubLinks.keySet()));
         topologyChanged();
         ownChanged();
     }
@@ -459,11 +474,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return;
         }
         syncs.remove(link);
+        firstRttDeadlines.remove(link);
         if (hubLinks.get(link.peerId()) == link) {
             hubLinks.remove(link.peerId());
             forgetNextLinks();
             linksChangedNanos = System.nanoTime();
             log.info("Link with hub {} is gone; routes through it are withdrawn", link.peerId());
+            topology.list(selfId, Set.copyOf(hubLinks.keySet()));
             topologyChanged();
             ownChanged(true);
         }
@@ -718,8 +735,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         // routes only with its links (a refresh or a node joining changes neither).
         List<String> previousAddresses = previous == null ? List.of() : previous.linkAddresses();
         boolean addressesChanged = !previousAddresses.equals(description.linkAddresses());
-        boolean linksChanged = edgesChanged(description.hubId(), previous == null ? List.of() : previous.neighbours(),
-                description.neighbours());
+        boolean linksChanged = topology.list(description.hubId(), directory.neighbourSets().get(description.hubId()));
         // Flood on, except back to the sender, to the hubs this description lists as the origin's
         // neighbours (the origin sent it to each of them itself), and to hubs that one of those
         // neighbours serves (see forwards). In a dense network (hubs link to every hub they learn of)
@@ -743,36 +759,6 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (addressesChanged && dialing != null) {
             dialing.gossipedAddressesChanged(origin, previousAddresses, description.linkAddresses());
         }
-    }
-
-    /**
-     * Whether a hub's new neighbour list adds or removes an edge of the routing graph: a neighbour
-     * gained or lost counts only if it lists the hub too (for this hub: if it is linked). Half the
-     * descriptions of a network forming change no edge (the second end's description makes each
-     * link an edge), and a route computation costs O(hubs + links).
-     */
-    private boolean edgesChanged(NodeId hub, List<NodeId> before, List<NodeId> after) {
-        if (before.equals(after)) {
-            return false;
-        }
-        Set<NodeId> beforeSet = Set.copyOf(before);
-        Set<NodeId> afterSet = Set.copyOf(after);
-        for (NodeId gained : after) {
-            if (!beforeSet.contains(gained) && listsBack(gained, hub)) {
-                return true;
-            }
-        }
-        for (NodeId lost : before) {
-            if (!afterSet.contains(lost) && listsBack(lost, hub)) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    private boolean listsBack(NodeId neighbour, NodeId hub) {
-        return neighbour.equals(selfId) ? hubLinks.containsKey(hub)
-                : directory.neighbourSets().getOrDefault(neighbour, Set.of()).contains(hub);
     }
 
     /**
@@ -911,6 +897,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     /** @param urgent a lost link: published after the minimum gap, as it withdraws routes */
     private void ownChanged(boolean urgent) {
+        publishUrgent |= urgent;
         forgetView();
         updateGauges();
         long due = lastPublishNanos + (urgent ? MIN_PUBLISH_GAP_NANOS : publishGapNanos());
@@ -941,7 +928,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (!ownDirty || System.nanoTime() - publishDueNanos < 0) {
             return; // published already by an earlier (urgent) schedule, or superseded by a later one
         }
+        if (!publishUrgent && !shuttingDown && awaitingFirstRoundTrips()) {
+            stateLoop.schedule(this::publishOwn, FIRST_RTT_POLL_NANOS, TimeUnit.NANOSECONDS);
+            return;
+        }
         ownDirty = false;
+        publishUrgent = false;
         lastPublishNanos = System.nanoTime();
         if (shuttingDown) {
             return;
@@ -956,6 +948,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         publishedUnmeasured = unmeasured;
         sendToAll(new Gossip(own), hubLinks.values());
+    }
+
+    /** Whether a new hub link's first round trip is still due (and not overdue). */
+    private boolean awaitingFirstRoundTrips() {
+        long now = System.nanoTime();
+        firstRttDeadlines.entrySet().removeIf(e -> e.getKey().rttMicros() >= 0 || now - e.getValue() > 0);
+        return !firstRttDeadlines.isEmpty();
     }
 
     /** A link our last description listed as not measured yet has its first round trip now. */
@@ -1045,7 +1044,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         routesDirty = false;
         lastRoutesNanos = System.nanoTime();
         HubRoutingTable previous = routes;
-        routes = HubRoutingTable.compute(HubGraph.ofListed(selfId, hubLinks.keySet(), directory.neighbourSets()));
+        routes = topology.routes();
         if (!routes.routes().equals(previous.routes())) {
             routesChangedNanos = lastRoutesNanos;
         }
@@ -1073,6 +1072,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (!expired.isEmpty()) {
             log.info("Forgot hubs {}: unreachable for {} ms", expired.stream().map(HubDescription::hubId).toList(),
                     TimeUnit.NANOSECONDS.toMillis(expiryNanos));
+            for (HubDescription gone : expired) {
+                topology.list(gone.hubId(), null);
+            }
             topologyChanged();
             if (dialing != null) {
                 for (HubDescription gone : expired) {

@@ -132,6 +132,21 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
         }
     }
 
+    /**
+     * A first PING right after the handshake, not an interval later: a hub's description carries
+     * its links' round-trip times, and a hub that waits briefly for them publishes a new link once
+     * instead of twice. Queued behind what the channel's loop is running now (the acceptor's
+     * WELCOME goes out in the same task that installs this handler).
+     */
+    void pingAtOnce(ChannelHandlerContext ctx) {
+        ctx.executor().execute(() -> {
+            if (ctx.channel().isActive() && !ctx.isRemoved()) {
+                lastPingNanos = System.nanoTime();
+                ctx.writeAndFlush(new Ping(lastPingNanos), ctx.voidPromise());
+            }
+        });
+    }
+
     /** The hub holds (true) or lets go of (false) this link's reading. Any thread. */
     void readingHeld(boolean held) {
         readingHeld = held;

@@ -44,6 +44,11 @@ public final class HubGraph {
         return new HubGraph(self, listed);
     }
 
+    /** Each hub's listed neighbours, this hub's live links included. */
+    void forEachListed(java.util.function.BiConsumer<NodeId, Set<NodeId>> action) {
+        listed.forEach(action);
+    }
+
     public NodeId self() {
         return self;
     }

@@ -1,17 +1,13 @@
 package io.traverse.hub.routing;
 
 import io.traverse.identity.NodeId;
-import java.util.ArrayDeque;
-import java.util.Collections;
-import java.util.Deque;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 
 /**
  * Shortest next hops from this hub to every hub reachable in the {@link HubGraph}, by hop count
- * (breadth-first search). Of several shortest paths, the one through the neighbour with the
+ * (breadth-first search, {@link HubTopology#routes}). Of several shortest paths, the one through the neighbour with the
  * lowest id wins, so every run on the same graph gives the same table whatever order the search
  * visits neighbours in (a hub's next hop is final before the search leaves its distance). Immutable.
  */
@@ -30,36 +26,15 @@ public final class HubRoutingTable {
         this.graph = graph;
     }
 
+    /** Computes the routes of a graph from scratch (a hub keeps a {@link HubTopology} instead, updated as lists arrive). */
     public static HubRoutingTable compute(HubGraph graph) {
-        NodeId self = graph.self();
-        // One map for distance and next hop (a route's hops); self is at 0 with no route of its own.
-        Map<NodeId, Route> routes = new HashMap<>();
-        Deque<NodeId> queue = new ArrayDeque<>();
-        queue.add(self);
-        while (!queue.isEmpty()) {
-            NodeId hub = queue.poll();
-            Route viaRoute = hub == self ? null : routes.get(hub);
-            int d = viaRoute == null ? 0 : viaRoute.hops();
-            for (NodeId next : graph.listedBy(hub)) {
-                if (next.equals(self)) {
-                    continue;
-                }
-                Route known = routes.get(next);
-                // Hubs nearer than d + 1 first: in a dense network that skips most, before the costlier edge check.
-                // The hub lists next (we iterate its list): the edge needs only next to list it back.
-                if ((known != null && known.hops() <= d) || !graph.listedBy(next).contains(hub)) {
-                    continue;
-                }
-                NodeId candidateHop = viaRoute == null ? next : viaRoute.nextHop();
-                if (known == null) {
-                    routes.put(next, new Route(next, candidateHop, d + 1));
-                    queue.add(next);
-                } else if (known.hops() == d + 1 && candidateHop.compareTo(known.nextHop()) < 0) {
-                    routes.put(next, new Route(next, candidateHop, d + 1));
-                }
-            }
-        }
-        return new HubRoutingTable(self, Collections.unmodifiableMap(routes), graph);
+        HubTopology topology = new HubTopology(graph.self());
+        graph.forEachListed(topology::list);
+        return topology.routes();
+    }
+
+    static HubRoutingTable of(NodeId self, Map<NodeId, Route> routes, HubGraph graph) {
+        return new HubRoutingTable(self, routes, graph);
     }
 
     public NodeId self() {
