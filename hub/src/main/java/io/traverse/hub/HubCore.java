@@ -742,11 +742,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         // each description then travels about once per hub instead of once per link.
         NodeId origin = description.hubId();
         Set<NodeId> toldByOrigin = directory.neighbourSets().getOrDefault(origin, Set.of());
+        Set<NodeId> previousNeighbours = previous == null ? Set.of() : Set.copyOf(previous.neighbours());
         List<Link> to = new ArrayList<>();
         for (Map.Entry<NodeId, Link> neighbour : hubLinks.entrySet()) {
             NodeId peer = neighbour.getKey();
             if (neighbour.getValue() != from && !peer.equals(origin) && !toldByOrigin.contains(peer)
-                    && forwards(origin, description.neighbours(), peer)) {
+                    && forwards(origin, description.neighbours(), previousNeighbours, peer)) {
                 to.add(neighbour.getValue());
             }
         }
@@ -765,13 +766,17 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * Whether this hub is the one to forward a description to {@code peer}, a neighbour its origin
      * did not send it to: of the origin's neighbours linked with the peer, the one with the smallest
      * id forwards (it had the description from the origin itself); when none is, every hub that
-     * has it floods it on. Views of the links may differ for a moment while the network changes;
-     * a description missed then arrives with anti-entropy, once both hubs' summaries have held
-     * still for a refresh interval ({@link #onSummary}).
+     * has it floods it on. Only neighbours the origin listed before this description count: a hub
+     * whose link with the origin is new may have had the description before its own links to the
+     * peer's side came up (a hub joining), and a flood that counts on it misses hubs until
+     * anti-entropy repairs them, a refresh interval or two later. Views of the links may still
+     * differ for a moment while links go; a description missed then arrives with anti-entropy,
+     * once both hubs' summaries have held still for a refresh interval ({@link #onSummary}).
      *
      * @param originNeighbours the origin's neighbours as its description lists them (sorted by id)
+     * @param listedBefore the origin's neighbours as its previous description here listed them
      */
-    private boolean forwards(NodeId origin, List<NodeId> originNeighbours, NodeId peer) {
+    private boolean forwards(NodeId origin, List<NodeId> originNeighbours, Set<NodeId> listedBefore, NodeId peer) {
         Set<NodeId> peerLinks = directory.neighbourSets().get(peer);
         if (peerLinks == null) {
             return true;
@@ -780,6 +785,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             // Sorted: in a dense network the first candidates are linked with the peer, so this stops early.
             if (candidate.equals(selfId)) {
                 return true;
+            }
+            if (!listedBefore.contains(candidate)) {
+                continue;
             }
             Set<NodeId> candidateLinks = directory.neighbourSets().getOrDefault(candidate, Set.of());
             // The candidate must list the origin too (it really had the description from it) and be linked with the peer.
