@@ -6,7 +6,13 @@ import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.EventExecutorGroup;
 import io.traverse.hub.link.NettyTransport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
@@ -56,6 +62,31 @@ public final class SharedHubThreads implements AutoCloseable {
 
     ThreadPoolExecutor worker() {
         return worker;
+    }
+
+    /**
+     * How long a task queued now waits before its loop runs it, the longest over every I/O and
+     * state loop: how far behind the hubs are. A simulation starts its next hubs once this is
+     * short, so that it measures a network formed rather than a backlog.
+     */
+    public Duration queueDelay() throws InterruptedException {
+        List<Future<Long>> probes = new ArrayList<>();
+        long queued = System.nanoTime();
+        for (EventExecutor loop : ioLoops) {
+            probes.add(loop.submit(System::nanoTime));
+        }
+        for (EventExecutor loop : stateLoops) {
+            probes.add(loop.submit(System::nanoTime));
+        }
+        long longest = 0;
+        for (Future<Long> probe : probes) {
+            try {
+                longest = Math.max(longest, probe.get(60, TimeUnit.SECONDS) - queued);
+            } catch (ExecutionException | TimeoutException e) {
+                return Duration.ofSeconds(60);
+            }
+        }
+        return Duration.ofNanos(longest);
     }
 
     @Override

@@ -41,6 +41,8 @@ import java.util.stream.IntStream;
  *          --window-seconds S (5)  --keepalive MS (2000)  --refresh MS gossip refresh (10000)  --seed N (1)
  *          --give-up S per wait (180)  --heap SIZE per group (1g)  --poll MS (250)  --max-seconds S whole run (1800)
  *          --threads IO,STATE threads each group's hubs share (2,2), or own: every hub its own I/O loop, state loop, worker
+ *          --pace-lag MS  while forming, start the next 10 hubs only once every group's shared loops run a task
+ *                         queued within MS (0, the default: start each hub as soon as its peers are up)
  * </pre>
  */
 public final class GossipAtScale {
@@ -58,6 +60,7 @@ public final class GossipAtScale {
     private long pollMillis = 250;
     private long maxSeconds = 1800;
     private String threadsPerGroup = "2,2";
+    private long paceLagMillis;
 
     private final List<HubGroupChild> children = new ArrayList<>();
     private int[][] peers;
@@ -82,9 +85,11 @@ public final class GossipAtScale {
                 case "--poll" -> run.pollMillis = Long.parseLong(args[++i]);
                 case "--max-seconds" -> run.maxSeconds = Long.parseLong(args[++i]);
                 case "--threads" -> run.threadsPerGroup = args[++i];
+                case "--pace-lag" -> run.paceLagMillis = Long.parseLong(args[++i]);
                 case "--help" -> {
                     System.out.println("options: --hubs N  --groups N  --degree N  --changes N  --steady-seconds S  --window-seconds S"
-                            + "  --keepalive MS  --refresh MS  --seed N  --give-up S  --heap SIZE  --poll MS  --max-seconds S  --threads IO,STATE|own");
+                            + "  --keepalive MS  --refresh MS  --seed N  --give-up S  --heap SIZE  --poll MS  --max-seconds S  --threads IO,STATE|own"
+                            + "  --pace-lag MS");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help lists them)");
@@ -273,7 +278,7 @@ public final class GossipAtScale {
      * Starts hubs 0 to {@code hubs - 1}, each as soon as the ports of the hubs it dials are known:
      * the groups start hubs at the same time, each group one after the other.
      */
-    private void startAllBaseHubs() throws IOException {
+    private void startAllBaseHubs() throws IOException, InterruptedException {
         broadcast("LIVE 1" + IntStream.range(0, hubs).mapToObj(i -> " " + i).collect(Collectors.joining()));
         List<java.util.ArrayDeque<Integer>> pending = new ArrayList<>();
         children.forEach(c -> pending.add(new java.util.ArrayDeque<>()));
@@ -290,6 +295,9 @@ public final class GossipAtScale {
                 System.out.printf(Locale.ROOT, "  %.0f s: %d of %d hubs started; load %s%n", (lastProgress - begun) / 1e9, running.size(),
                         hubs, load());
             }
+            if (paceLagMillis > 0 && i % PACED_BATCH == 0 && i > 0) {
+                awaitLoopsCaughtUp(pending);
+            }
             owner(i).send(startCommand(i));
             pending.get(i % children.size()).add(i);
         }
@@ -297,6 +305,29 @@ public final class GossipAtScale {
             while (!pending.get(g).isEmpty()) {
                 readStarted(g, pending);
             }
+        }
+    }
+
+    private static final int PACED_BATCH = 10;
+
+    /** Waits (answers to the starts sent first) until every group's busiest loop runs a new task within --pace-lag. */
+    private void awaitLoopsCaughtUp(List<java.util.ArrayDeque<Integer>> pending) throws IOException, InterruptedException {
+        for (int g = 0; g < children.size(); g++) {
+            while (!pending.get(g).isEmpty()) {
+                readStarted(g, pending);
+            }
+        }
+        while (true) {
+            long worst = 0;
+            for (HubGroupChild child : children) {
+                String[] f = child.call("LAG").split(" ");
+                expect(f[0], "LAG");
+                worst = Math.max(worst, Long.parseLong(f[1]));
+            }
+            if (worst <= paceLagMillis * 1000) {
+                return;
+            }
+            Thread.sleep(50);
         }
     }
 

@@ -32,6 +32,7 @@ import java.util.TimerTask;
  * LIVE 0|1 i ...                whether hubs i ... run, anywhere (links count only while both ends do) -> OK
  * START i peerPort ...          starts hub i here, dialling those ports                     -> STARTED i port nanoTimeBeforeStart
  * STOP i                        closes hub i (its links end with a FIN, as when its process dies) -> STOPPED i nanoTimeBeforeClose
+ * LAG                           -> LAG micros: how long a task waits for the group's busiest shared loop (0 with own threads)
  * CHECK                         -> CHECKED right hubs lastRouteChangeNanos lastLinkChangeNanos gossipBytes descriptions busy
  * DIAG                          -> DIAG and, for up to 3 hubs here whose routes are wrong, what is wrong and which
  *                                  descriptions of hubs in this group it holds at an older state than theirs
@@ -146,6 +147,9 @@ public final class HubGroup {
                 long before = System.nanoTime();
                 hubs.remove(index).close();
                 return "STOPPED " + index + " " + before;
+            }
+            case "LAG" -> {
+                return "LAG " + (threads == null ? 0 : threads.queueDelay().toNanos() / 1000);
             }
             case "CHECK" -> {
                 return check();

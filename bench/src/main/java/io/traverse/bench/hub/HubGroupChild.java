@@ -23,7 +23,15 @@ final class HubGroupChild implements AutoCloseable {
     HubGroupChild(int number, String maxHeap, List<String> properties) throws IOException {
         this.number = number;
         List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx" + maxHeap, "-Xms" + maxHeap,
-                "-Xss512k", "-XX:+UseParallelGC", "-XX:NewRatio=1", "-Dorg.slf4j.simpleLogger.defaultLogLevel=error"));
+                "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=error"));
+        // Diagnosis (GC logs, JFR) and other collectors: BENCH_CHILD_JVM_OPTS goes to every group, %n becomes "group-N".
+        String extra = System.getenv().getOrDefault("BENCH_CHILD_JVM_OPTS", "").trim();
+        if (!extra.matches(".*-XX:\\+Use\\w+GC.*")) {
+            command.addAll(List.of("-XX:+UseParallelGC", "-XX:NewRatio=1"));
+        }
+        if (!extra.isEmpty()) {
+            command.addAll(List.of(extra.replace("%n", "group-" + number).split("\\s+")));
+        }
         command.addAll(properties);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), HubGroup.class.getName()));
         process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
