@@ -199,9 +199,14 @@ public final class GossipAtScale {
         }
         Check window = check();
         double windowPerHubMinute = perHubPerMinute(window.gossipBytes - baseline.gossipBytes, window.polledNanos - baseline.polledNanos);
-        System.out.printf(Locale.ROOT, "%s: routes shortest everywhere %.0f ms after it (seen by a poll %.0f ms after it);"
+        // How the change spread: when the hubs whose routes it changed had their last change (the slowest is the figure).
+        long[] after = Arrays.stream(done.routeChanges).filter(t -> t - changeNanos > 0).map(t -> t - changeNanos).sorted().toArray();
+        String spread = after.length == 0 ? "no hub's routes changed" : String.format(Locale.ROOT,
+                "%d hubs' routes changed: half by %.0f ms, 90 %% by %.0f ms, 99 %% by %.0f ms", after.length,
+                after[(after.length - 1) / 2] / 1e6, after[(int) ((after.length - 1) * 0.9)] / 1e6, after[(int) ((after.length - 1) * 0.99)] / 1e6);
+        System.out.printf(Locale.ROOT, "%s: routes shortest everywhere %.0f ms after it (seen by a poll %.0f ms after it; %s);"
                         + " gossip in the %.1f s around it: %.0f bytes per hub per minute (%.1fx steady); load %s%n", what, millis,
-                (done.polledNanos - changeNanos) / 1e6, (window.polledNanos - baseline.polledNanos) / 1e9, windowPerHubMinute,
+                (done.polledNanos - changeNanos) / 1e6, spread, (window.polledNanos - baseline.polledNanos) / 1e9, windowPerHubMinute,
                 windowPerHubMinute / steadyPerHubMinute, load());
         return millis;
     }
@@ -248,7 +253,7 @@ public final class GossipAtScale {
     }
 
     private record Check(int right, long lastRouteChange, long lastLinkChange, long gossipBytes, long descriptions, int busy,
-            long polledNanos) {
+            long polledNanos, long[] routeChanges) {
     }
 
     private Check check() throws IOException {
@@ -261,6 +266,7 @@ public final class GossipAtScale {
         long lastLink = Long.MIN_VALUE;
         long bytes = 0;
         long descriptions = 0;
+        List<Long> routeChanges = new ArrayList<>();
         for (HubGroupChild child : children) {
             String[] f = child.answer().split(" ");
             expect(f[0], "CHECKED");
@@ -270,8 +276,14 @@ public final class GossipAtScale {
             bytes += Long.parseLong(f[4]);
             descriptions += Long.parseLong(f[5]);
             busy += Integer.parseInt(f[6]);
+            if (!f[7].equals("-")) {
+                for (String t : f[7].split(",")) {
+                    routeChanges.add(Long.parseLong(t));
+                }
+            }
         }
-        return new Check(right, lastRoute, lastLink, bytes, descriptions, busy, System.nanoTime());
+        return new Check(right, lastRoute, lastLink, bytes, descriptions, busy, System.nanoTime(),
+                routeChanges.stream().mapToLong(Long::longValue).toArray());
     }
 
     /**

@@ -34,6 +34,7 @@ import java.util.TimerTask;
  * STOP i                        closes hub i (its links end with a FIN, as when its process dies) -> STOPPED i nanoTimeBeforeClose
  * LAG                           -> LAG micros: how long a task waits for the group's busiest shared loop (0 with own threads)
  * CHECK                         -> CHECKED right hubs lastRouteChangeNanos lastLinkChangeNanos gossipBytes descriptions busy
+ *                                  routeChangeNanos,... (each hub's last route change)
  * DIAG                          -> DIAG and, for up to 3 hubs here whose routes are wrong, what is wrong and which
  *                                  descriptions of hubs in this group it holds at an older state than theirs
  * QUIT                          ends the JVM
@@ -174,6 +175,7 @@ public final class HubGroup {
         }
         // Asked all at once: a hub too busy to answer within the 5 s of Hub.routing() must not hold up the others.
         Map<Integer, java.util.concurrent.Future<HubRouting>> asked = new HashMap<>();
+        List<Long> routeChanges = new ArrayList<>();
         for (Map.Entry<Integer, Hub> e : hubs.entrySet()) {
             Hub hub = e.getValue();
             gossipBytes += hub.metrics().gossipBytesReceived();
@@ -192,12 +194,14 @@ public final class HubGroup {
                 throw new IllegalStateException(interrupted);
             }
             lastRouteChange = Math.max(lastRouteChange, routing.routesChangedNanos());
+            routeChanges.add(routing.routesChangedNanos());
             lastLinkChange = Math.max(lastLinkChange, routing.linksChangedNanos());
             if (routesAreShortest(e.getKey(), routing.routes(), indexOf)) {
                 right++;
             }
         }
-        return "CHECKED " + right + " " + lastRouteChange + " " + lastLinkChange + " " + gossipBytes + " " + descriptions + " " + busy;
+        return "CHECKED " + right + " " + lastRouteChange + " " + lastLinkChange + " " + gossipBytes + " " + descriptions + " " + busy
+                + " " + (routeChanges.isEmpty() ? "-" : routeChanges.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")));
     }
 
     /** Why routes are wrong at a few hubs here: for finding descriptions that gossip failed to deliver. */
