@@ -736,18 +736,18 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         List<String> previousAddresses = previous == null ? List.of() : previous.linkAddresses();
         boolean addressesChanged = !previousAddresses.equals(description.linkAddresses());
         boolean linksChanged = topology.list(description.hubId(), directory.neighbourSets().get(description.hubId()));
-        // Flood on, except back to the sender, to the hubs this description lists as the origin's
-        // neighbours (the origin sent it to each of them itself), and to hubs that one of those
-        // neighbours serves (see forwards). In a dense network (hubs link to every hub they learn of)
-        // each description then travels about once per hub instead of once per link.
+        // Flood on, except back to the sender and to the hubs this description lists as the origin's
+        // neighbours: the origin sent it to each of them itself, as it lists exactly the links it sends
+        // on. In a full mesh that is everyone, so a description travels once per hub. Skipping more on
+        // a guess that another hub forwards (by this hub's view of the links) missed hubs while a hub
+        // joined, at 1,000 hubs, until anti-entropy repaired them seconds later; copies that are no
+        // news cost little (dropped on the I/O thread after their id and state number).
         NodeId origin = description.hubId();
         Set<NodeId> toldByOrigin = directory.neighbourSets().getOrDefault(origin, Set.of());
-        Set<NodeId> previousNeighbours = previous == null ? Set.of() : Set.copyOf(previous.neighbours());
         List<Link> to = new ArrayList<>();
         for (Map.Entry<NodeId, Link> neighbour : hubLinks.entrySet()) {
             NodeId peer = neighbour.getKey();
-            if (neighbour.getValue() != from && !peer.equals(origin) && !toldByOrigin.contains(peer)
-                    && forwards(origin, description.neighbours(), previousNeighbours, peer)) {
+            if (neighbour.getValue() != from && !peer.equals(origin) && !toldByOrigin.contains(peer)) {
                 to.add(neighbour.getValue());
             }
         }
@@ -760,42 +760,6 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (addressesChanged && dialing != null) {
             dialing.gossipedAddressesChanged(origin, previousAddresses, description.linkAddresses());
         }
-    }
-
-    /**
-     * Whether this hub is the one to forward a description to {@code peer}, a neighbour its origin
-     * did not send it to: of the origin's neighbours linked with the peer, the one with the smallest
-     * id forwards (it had the description from the origin itself); when none is, every hub that
-     * has it floods it on. Only neighbours the origin listed before this description count: a hub
-     * whose link with the origin is new may have had the description before its own links to the
-     * peer's side came up (a hub joining), and a flood that counts on it misses hubs until
-     * anti-entropy repairs them, a refresh interval or two later. Views of the links may still
-     * differ for a moment while links go; a description missed then arrives with anti-entropy,
-     * once both hubs' summaries have held still for a refresh interval ({@link #onSummary}).
-     *
-     * @param originNeighbours the origin's neighbours as its description lists them (sorted by id)
-     * @param listedBefore the origin's neighbours as its previous description here listed them
-     */
-    private boolean forwards(NodeId origin, List<NodeId> originNeighbours, Set<NodeId> listedBefore, NodeId peer) {
-        Set<NodeId> peerLinks = directory.neighbourSets().get(peer);
-        if (peerLinks == null) {
-            return true;
-        }
-        for (NodeId candidate : originNeighbours) {
-            // Sorted: in a dense network the first candidates are linked with the peer, so this stops early.
-            if (candidate.equals(selfId)) {
-                return true;
-            }
-            if (!listedBefore.contains(candidate)) {
-                continue;
-            }
-            Set<NodeId> candidateLinks = directory.neighbourSets().getOrDefault(candidate, Set.of());
-            // The candidate must list the origin too (it really had the description from it) and be linked with the peer.
-            if (peerLinks.contains(candidate) && candidateLinks.contains(peer) && candidateLinks.contains(origin)) {
-                return false;
-            }
-        }
-        return true;
     }
 
     /** What we hold, by hub id and state number: our own first, then every description held. */
