@@ -43,6 +43,14 @@ public final class HubDirectory {
         this.maxHubs = maxHubs;
     }
 
+    /**
+     * No unreachable hub became so before this instant (it may be earlier than the truth: a hub
+     * that was the earliest may be reachable again), so {@link #expire} looks at the entries only
+     * once an expiry time has passed since; {@link #NONE} while every hub is reachable.
+     */
+    private long earliestUnreachableNanos = NONE;
+    private static final long NONE = Long.MAX_VALUE;
+
     /** Over the descriptions of reachable hubs: how many, and the sum of their {@link GossipSummary#entryHash}es. */
     private long reachableCount;
     private long reachableHash;
@@ -82,6 +90,7 @@ public final class HubDirectory {
             }
             entry = new Entry();
             entry.unreachableSinceNanos = nowNanos;
+            unreachableSince(nowNanos);
             entries.put(description.hubId(), entry);
         }
         if (entry.description != null) {
@@ -170,9 +179,16 @@ public final class HubDirectory {
                 reachableHash += entry.pairHash;
             } else if (!now && entry.reachable()) {
                 entry.unreachableSinceNanos = nowNanos;
+                unreachableSince(nowNanos);
                 reachableCount--;
                 reachableHash -= entry.pairHash;
             }
+        }
+    }
+
+    private void unreachableSince(long nowNanos) {
+        if (earliestUnreachableNanos == NONE || nowNanos - earliestUnreachableNanos < 0) {
+            earliestUnreachableNanos = nowNanos;
         }
     }
 
@@ -210,8 +226,13 @@ public final class HubDirectory {
             });
         }
         if (reachableCount == entries.size()) {
+            earliestUnreachableNanos = NONE;
             return expired; // every hub reachable: nothing to look at
         }
+        if (earliestUnreachableNanos != NONE && nowNanos - earliestUnreachableNanos <= expiryNanos) {
+            return expired; // none unreachable for long enough yet: a dead hub's 30 s must not cost a walk every second
+        }
+        earliestUnreachableNanos = NONE;
         entries.entrySet().removeIf(e -> {
             Entry entry = e.getValue();
             if (!entry.reachable() && nowNanos - entry.unreachableSinceNanos > expiryNanos) {
@@ -220,6 +241,9 @@ public final class HubDirectory {
                 forgotten.put(e.getKey(), new long[] {entry.description.stateNumber(), nowNanos});
                 unindexNodes(entry.description);
                 return true;
+            }
+            if (!entry.reachable()) {
+                unreachableSince(entry.unreachableSinceNanos);
             }
             return false;
         });

@@ -55,6 +55,21 @@ class HubDirectoryTest {
     }
 
     @Test
+    void aHubUnreachableAgainAfterComingBackExpiresFromItsLatestAbsence() {
+        HubDirectory directory = new HubDirectory(16);
+        NodeId flapping = NodeId.of("hub-f");
+        directory.offer(new HubDescription(flapping, 1, "flapping", List.of(), List.of(), List.of(), List.of()), 0);
+        directory.markReachable(Set.of(flapping), 0);
+        directory.markReachable(Set.of(), SECOND);
+        directory.markReachable(Set.of(flapping), 2 * SECOND);
+        directory.markReachable(Set.of(), 4 * SECOND);
+        // Unreachable from 1 s to 2 s and again from 4 s: with an expiry of 3 s it goes at 7 s, not at 4 s.
+        assertThat(directory.expire(4 * SECOND + 1, 3 * SECOND)).isEmpty();
+        assertThat(directory.expire(6 * SECOND, 3 * SECOND)).isEmpty();
+        assertThat(directory.expire(7 * SECOND + 1, 3 * SECOND)).extracting(HubDescription::hubId).containsExactly(flapping);
+    }
+
+    @Test
     void theSummaryCoversTheOwnStateAndReachableHubsAndFollowsEveryChange() {
         NodeId self = NodeId.of("hub-self");
         NodeId a = NodeId.of("hub-a");
