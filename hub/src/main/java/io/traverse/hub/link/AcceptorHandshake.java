@@ -1,5 +1,6 @@
 package io.traverse.hub.link;
 
+import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
@@ -184,7 +185,16 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
                 LinkPipelineSwitch.toEstablished(ctx, link, keepalive, events, stateLoop, settings.maxQueuedMessagesPerLink());
             });
             InetSocketAddress observed = (InetSocketAddress) ctx.channel().remoteAddress();
-            ctx.channel().writeAndFlush(new Welcome(proof, observed, (int) keepaliveMillis));
+            ChannelFuture welcomed = ctx.channel().writeAndFlush(new Welcome(proof, observed, (int) keepaliveMillis));
+            if (kind == LinkKind.HUB) {
+                // Not from the pipeline switch: that runs on the channel's loop and may run before this
+                // thread queues the WELCOME, and the dialler reads nothing before its WELCOME.
+                welcomed.addListener(f -> {
+                    if (f.isSuccess()) {
+                        keepalive.pingAtOnce();
+                    }
+                });
+            }
             LinkPipelineSwitch.reportClose(link, events, stateLoop);
             events.established(link);
             java.util.function.Consumer<io.traverse.identity.NodeId> admitted = ctx.channel().attr(LinkListener.ADMITTED).get();

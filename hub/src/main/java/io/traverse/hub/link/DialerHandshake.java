@@ -133,6 +133,7 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
         });
         // Installed now, on this loop: the acceptor may send right behind its WELCOME.
         LinkPipelineSwitch.toEstablished(ctx, link, keepalive, events, stateLoop, settings.maxQueuedMessagesPerLink());
+        keepalive.pingAtOnce(); // the WELCOME is in: the handshake is over for both ends
     }
 
     private void fail(ChannelHandlerContext ctx, IOException cause) {

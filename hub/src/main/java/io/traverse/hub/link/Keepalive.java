@@ -54,6 +54,8 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
     private long lastBacklog = Long.MAX_VALUE;
     private long checkNanos;
     private ScheduledFuture<?> ticker;
+    /** Set once the handler is in the pipeline (for {@link #pingAtOnce}). */
+    private volatile ChannelHandlerContext context;
 
     Keepalive(long intervalMillis) {
         this.intervalNanos = TimeUnit.MILLISECONDS.toNanos(intervalMillis);
@@ -65,6 +67,7 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
+        context = ctx;
         lastReadNanos = System.nanoTime();
         lastPingNanos = lastReadNanos;
         checkNanos = Math.max(1, intervalNanos / CHECKS_PER_INTERVAL);
@@ -135,10 +138,14 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
     /**
      * A first PING right after the handshake, not an interval later: a hub's description carries
      * its links' round-trip times, and a hub that waits briefly for them publishes a new link once
-     * instead of twice. Queued behind what the channel's loop is running now (the acceptor's
-     * WELCOME goes out in the same task that installs this handler).
+     * instead of twice. Any thread; the caller makes sure the handshake's last frame (the
+     * acceptor's WELCOME) is written first, as the dialler reads nothing else before it.
      */
-    void pingAtOnce(ChannelHandlerContext ctx) {
+    void pingAtOnce() {
+        ChannelHandlerContext ctx = context;
+        if (ctx == null) {
+            return;
+        }
         ctx.executor().execute(() -> {
             if (ctx.channel().isActive() && !ctx.isRemoved()) {
                 lastPingNanos = System.nanoTime();

@@ -27,9 +27,6 @@ final class LinkPipelineSwitch {
             pipeline.addBefore(LinkPipeline.MESSAGES, STALE_GOSSIP, new StaleGossipFilter(events, keepalive));
         }
         pipeline.remove(handshakeCtx.handler());
-        if (link.kind() == LinkKind.HUB) {
-            keepalive.pingAtOnce(pipeline.context(KEEPALIVE));
-        }
         // Last: replacing the frame decoder hands its buffered bytes on at once, and the frames in
         // them (the peer may send right behind its WELCOME) must find the new handlers in place.
         LinkPipeline.authenticated(pipeline);
