@@ -51,6 +51,7 @@ public final class TraverseConfig {
     private final Duration hubKeepalive;
     private final Duration hubTimeout;
     private final boolean hubDataLink;
+    private final int routedReceiveBudget;
     private final boolean portmap;
     private final List<String> portmapProtocols;
     private final Duration portmapLease;
@@ -82,6 +83,7 @@ public final class TraverseConfig {
         hubKeepalive = b.hubKeepalive;
         hubTimeout = b.hubTimeout;
         hubDataLink = b.hubDataLink;
+        routedReceiveBudget = b.routedReceiveBudget;
         portmap = b.portmap;
         portmapProtocols = List.copyOf(b.portmapProtocols);
         portmapLease = b.portmapLease;
@@ -217,6 +219,14 @@ public final class TraverseConfig {
         return hubDataLink;
     }
 
+    /**
+     * The most bytes the senders of all relayed connections may have on their way to this node beyond
+     * what its application read ({@code traverse.routed.receive.budget}); each connection still gets 64 KiB.
+     */
+    public int routedReceiveBudget() {
+        return routedReceiveBudget;
+    }
+
     /** True if the node asks its NAT router to map its listening port ({@code traverse.portmap}). */
     public boolean portmap() {
         return portmap;
@@ -255,7 +265,7 @@ public final class TraverseConfig {
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
                 + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery + ", discoveryPort=" + discoveryPort
-                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
+                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink + ", routedReceiveBudget=" + routedReceiveBudget
                 + ", portmap=" + portmap + ", portmapProtocols=" + portmapProtocols + ", portmapLease=" + portmapLease
                 + ", portmapGateway=" + (portmapGateway == null ? "default" : portmapGateway.getHostAddress())
                 + (httpProxy == null ? "" : ", httpProxy=" + httpProxy)
@@ -289,6 +299,7 @@ public final class TraverseConfig {
         private Duration hubKeepalive;
         private Duration hubTimeout;
         private boolean hubDataLink;
+        private int routedReceiveBudget;
         private boolean portmap;
         private List<String> portmapProtocols;
         private Duration portmapLease;
@@ -340,6 +351,7 @@ public final class TraverseConfig {
                     case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
                     case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
                     case HUB_DATA_LINK -> hubDataLink = bool(v);
+                    case ROUTED_RECEIVE_BUDGET -> routedReceiveBudget = atLeast(size(v), 64 * 1024, "64k");
                     case PORTMAP -> portmap = bool(v);
                     case PORTMAP_PROTOCOLS -> portmapProtocols = portmapProtocols(v);
                     case PORTMAP_LEASE -> portmapLease = portmapLease(duration(v));
@@ -481,6 +493,11 @@ public final class TraverseConfig {
             return this;
         }
 
+        /** {@code traverse.routed.receive.budget} in bytes (at least 64 KiB). */
+        public Builder routedReceiveBudget(int bytes) {
+            return set(ConfigKey.ROUTED_RECEIVE_BUDGET, Integer.toString(bytes), "code");
+        }
+
         public Builder hubTimeout(Duration d) {
             hubTimeout = positive(d);
             return this;
@@ -538,6 +555,13 @@ public final class TraverseConfig {
             } catch (IllegalArgumentException e) {
                 throw new TraverseConfigException("the traverse.longpoll settings are invalid: " + e.getMessage(), e);
             }
+        }
+
+        private static int atLeast(int n, int min, String shown) {
+            if (n < min) {
+                throw new IllegalArgumentException(n + " bytes is less than " + shown);
+            }
+            return n;
         }
 
         /** A size in bytes: a whole number, optionally with k or m (1024-based). */

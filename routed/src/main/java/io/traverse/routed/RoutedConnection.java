@@ -17,10 +17,10 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One end of a virtual connection relayed by hubs: the byte stream of a {@link RoutedSocket} over
- * RELAY frames, with credit-based flow control end to end. This end grants the other at most
- * {@code window} bytes beyond what its application has read (so no buffer anywhere holds more of
- * this connection than that), and grants more as the application reads; writes wait for the
- * other end's grants. FIN is a half-close, RESET ends both directions at once.
+ * RELAY frames, with credit-based flow control end to end. This end grants the other at most its
+ * share of the node's {@link ReceiveBudget} beyond what its application has read (so no buffer
+ * anywhere holds more of this connection than that), and grants more as the application reads;
+ * writes wait for the other end's grants. FIN is a half-close, RESET ends both directions at once.
  *
  * <p>Frames arrive on the hub link's event loop ({@code on...} methods); reads and writes come
  * from application threads and block on this connection alone, so a stalled reader holds up
@@ -43,7 +43,6 @@ final class RoutedConnection {
     private final RelayDirection outbound;
     private final NodeId peer;
     private final int virtualPort;
-    private final int window;
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition readable = lock.newCondition();
     private final Condition writable = lock.newCondition();
@@ -69,6 +68,8 @@ final class RoutedConnection {
     private boolean finWaiting;
     private boolean inputShut;
     private boolean closed;
+    /** Whether {@link #granted} minus {@link #consumed} counts in the node's receive budget (the connection is in the table). */
+    private boolean inBudget;
     private String resetReason;
     private long bytesIn;
     private long bytesOut;
@@ -78,10 +79,10 @@ final class RoutedConnection {
     private volatile int hubs;
 
     /**
-     * @param initialGrant what the other end may send before this end's application reads (the
-     *        whole window for an opener; less for an accepted connection still in the backlog)
+     * @param initialGrant what the other end may send before this end's application reads (a share
+     *        of the receive budget for an opener; less for an accepted connection still in the backlog)
      */
-    RoutedConnection(RoutedConnections table, RoutedConnections.Key key, NodeId acceptor, boolean local, int virtualPort, int window,
+    RoutedConnection(RoutedConnections table, RoutedConnections.Key key, NodeId acceptor, boolean local, int virtualPort,
             long initialGrant, long initialSendCredit) {
         this.table = table;
         this.key = key;
@@ -90,7 +91,6 @@ final class RoutedConnection {
         this.outbound = local ? RelayDirection.TOWARD_ACCEPTOR : RelayDirection.TOWARD_OPENER;
         this.peer = local ? acceptor : opener;
         this.virtualPort = virtualPort;
-        this.window = window;
         this.granted = initialGrant;
         this.sendLimit = initialSendCredit;
     }
@@ -319,12 +319,13 @@ final class RoutedConnection {
                 }
             }
             bytesIn += n;
-            consumed += n;
-            // Keep the other end allowed a window beyond what was read; top up in quarters (or once
-            // everything queued is read), not for every read.
-            long target = consumed + window;
-            if (target - granted >= window / 4 || inbox.isEmpty() && target - granted >= LinkLimits.MAX_RELAY_PAYLOAD) {
-                granted = target;
+            consume(n);
+            // Keep the other end allowed its share of the receive budget beyond what was read; top
+            // up in quarters (or once everything queued is read), not for every read.
+            long target = table.receiveLimit(consumed, granted);
+            long raise = target - granted;
+            if (raise > 0 && (raise >= (target - consumed) / 4 || inbox.isEmpty() && raise >= LinkLimits.MAX_RELAY_PAYLOAD)) {
+                grantUpTo(target);
                 grant = 1;
                 limit = granted;
             }
@@ -495,8 +496,10 @@ final class RoutedConnection {
                 b.release();
             }
             inbox.clear();
-            consumed += unread;
-            granted = Math.max(granted, consumed + window);
+            consume(unread);
+            // What still arrives is dropped: none of its credit can be buffered any more.
+            leaveBudgetLocked();
+            grantUpTo(table.receiveLimit(consumed, granted));
             limit = granted;
             readable.signalAll();
         } finally {
@@ -519,6 +522,8 @@ final class RoutedConnection {
                 return;
             }
             closed = true;
+            // What still arrives resets the connection: none of its credit can be buffered any more.
+            leaveBudgetLocked();
             readable.signalAll();
             writable.signalAll();
             if (resetReason != null) {
@@ -559,13 +564,61 @@ final class RoutedConnection {
         long limit;
         lock.lock();
         try {
-            consumed += bytes;
-            granted = Math.max(granted, consumed + window);
+            consume(bytes);
+            grantUpTo(table.receiveLimit(consumed, granted));
             limit = granted;
         } finally {
             lock.unlock();
         }
         table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
+    }
+
+    /** Counts what this connection was granted and not consumed in the node's receive budget, from now on. */
+    void joinBudget() {
+        lock.lock();
+        try {
+            if (!inBudget) {
+                inBudget = true;
+                table.budget().add(granted - consumed);
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Gives this connection's part of the receive budget back (it left the table). */
+    void leaveBudget() {
+        lock.lock();
+        try {
+            leaveBudgetLocked();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void leaveBudgetLocked() {
+        if (inBudget) {
+            inBudget = false;
+            table.budget().add(-(granted - consumed));
+        }
+    }
+
+    /** Holding {@link #lock}: {@code n} more bytes were read or thrown away. */
+    private void consume(long n) {
+        consumed += n;
+        if (inBudget) {
+            table.budget().add(-n);
+        }
+    }
+
+    /** Holding {@link #lock}: the other end may send up to {@code limit} (never lowered). */
+    private void grantUpTo(long limit) {
+        if (limit > granted) {
+            if (inBudget) {
+                table.budget().add(limit - granted);
+            }
+            granted = limit;
+        }
     }
 
     void ping() {

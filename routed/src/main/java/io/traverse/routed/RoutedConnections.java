@@ -64,7 +64,7 @@ final class RoutedConnections implements RelayLink.Receiver {
     private final RelayLink link;
     private final ReverseConnections ports;
     private final ModuleEvents events;
-    private final int window;
+    private final ReceiveBudget budget;
     private final long probeNanos;
     /** Connection ids are random, so that one connection's id tells nothing of the next. */
     private final SecureRandom ids = new SecureRandom();
@@ -90,17 +90,23 @@ final class RoutedConnections implements RelayLink.Receiver {
     private record Held(RoutedConnection connection, ReverseConnections.PortSlot slot, RoutedSocket socket, long untilNanos) {
     }
 
+    /** A table whose connections each get their whole window (no budget across them), holding for CONFIRM at most 5 s. */
     RoutedConnections(RelayLink link, ReverseConnections ports, ModuleEvents events, int window, long probeMillis) {
-        this(link, ports, events, window, probeMillis, TimeUnit.SECONDS.toMillis(5));
+        this(link, ports, events, ReceiveBudget.unlimited(window), probeMillis, TimeUnit.SECONDS.toMillis(5));
     }
 
-    /** @param holdMillis how long an accepted connection waits at most for its opener's CONFIRM (the handshake timeout) */
-    RoutedConnections(RelayLink link, ReverseConnections ports, ModuleEvents events, int window, long probeMillis, long holdMillis) {
+    /**
+     * @param budget what all connections together may have on their way here beyond what the
+     *        application read (traverse.routed.receive.budget), and one connection's window
+     * @param holdMillis how long an accepted connection waits at most for its opener's CONFIRM (the handshake timeout)
+     */
+    RoutedConnections(RelayLink link, ReverseConnections ports, ModuleEvents events, ReceiveBudget budget, long probeMillis,
+            long holdMillis) {
         this.holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMillis);
         this.link = link;
         this.ports = ports;
         this.events = events;
-        this.window = window;
+        this.budget = budget;
         long probe = Math.max(MIN_PROBE_MILLIS, probeMillis);
         this.probeNanos = TimeUnit.MILLISECONDS.toNanos(probe);
         long tick = probe / 4;
@@ -139,12 +145,14 @@ final class RoutedConnections implements RelayLink.Receiver {
         Key key;
         RoutedConnection connection;
         Opening o;
+        // Counted in the budget from the ACCEPT on: until then nothing can arrive on it.
+        long initial = budget.initialGrant(size() + 1);
         do {
             key = new Key(link.localId(), ids.nextLong());
-            connection = new RoutedConnection(this, key, target, true, virtualPort, window, window, 0);
+            connection = new RoutedConnection(this, key, target, true, virtualPort, initial, 0);
             o = new Opening(connection, new CompletableFuture<>());
         } while (connections.containsKey(key) || opening.putIfAbsent(key, o) != null);
-        if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, window, hold))) {
+        if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, initial, hold))) {
             opening.remove(key);
             o.answer.completeExceptionally(new AttemptFailedException(FailureScope.MODULE, "no hub link"));
         }
@@ -172,7 +180,18 @@ final class RoutedConnections implements RelayLink.Receiver {
     }
 
     void remove(RoutedConnection connection) {
-        connections.remove(connection.key(), connection);
+        if (connections.remove(connection.key(), connection)) {
+            connection.leaveBudget();
+        }
+    }
+
+    ReceiveBudget budget() {
+        return budget;
+    }
+
+    /** The credit limit for a connection that consumed {@code consumed} and was granted {@code granted} ({@link ReceiveBudget#limitFor}). */
+    long receiveLimit(long consumed, long granted) {
+        return budget.limitFor(consumed, granted, size());
     }
 
     int size() {
@@ -253,8 +272,8 @@ final class RoutedConnections implements RelayLink.Receiver {
         }
         // Until the application reads, the opener may send only a little: a backlog of connections
         // nobody accepted yet must not hold a window each.
-        int initial = Math.min(window, BACKLOG_CREDIT);
-        RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), window, initial, open.credit());
+        long initial = Math.min(budget.initialGrant(size() + 1), BACKLOG_CREDIT);
+        RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), initial, open.credit());
         c.pathFrom(open);
         RoutedSocket socket = new RoutedSocket(c, localId(), open.opener());
         // The ACCEPT goes out before the table lists the connection: once listed, the prober may
@@ -262,6 +281,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         // connection yet, which answers RESET (seen twice in 10,000 set-ups under load). The
         // opener's frames come on this thread, after this method, so none finds it missing.
         link.send(open.accept(initial));
+        c.joinBudget();
         connections.put(key, c);
         if (open.holdUntilConfirmed()) {
             // Another attempt of the opener's may win: the application sees this one only after CONFIRM.
@@ -308,6 +328,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         c.pathFrom(answer);
         c.onCredit(answer.credit());
         c.heard();
+        c.joinBudget();
         connections.put(key, c);
         if (!o.answer().complete(c)) {
             // The opener gave up meanwhile.

@@ -28,8 +28,9 @@ final class SharedRoutedConnections {
         synchronized (BY_LINK) {
             SharedRoutedConnections shared = BY_LINK.get(context.relayLink());
             if (shared == null) {
+                ReceiveBudget budget = new ReceiveBudget(context.config().routedReceiveBudget(), RoutedModule.WINDOW);
                 RoutedConnections table = new RoutedConnections(context.relayLink(), context.reverseConnections(), context.events(),
-                        RoutedModule.WINDOW, context.config().hubKeepalive().toMillis(), context.config().handshakeTimeout().toMillis());
+                        budget, context.config().hubKeepalive().toMillis(), context.config().handshakeTimeout().toMillis());
                 shared = new SharedRoutedConnections(context.relayLink(), table);
                 SharedRoutedConnections s = shared;
                 // An accepted connection is the longpoll module's while the hub link is a long-poll session and that module is here.

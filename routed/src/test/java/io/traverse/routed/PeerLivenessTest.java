@@ -83,6 +83,6 @@ class PeerLivenessTest {
     /** Identity is all PeerLiveness looks at; a connection that was never opened will do. */
     private static RoutedConnection connection() {
         return new RoutedConnection(null, new RoutedConnections.Key(io.traverse.identity.NodeId.of("a"), 1),
-                io.traverse.identity.NodeId.of("b"), true, 80, 1024, 1024, 0);
+                io.traverse.identity.NodeId.of("b"), true, 80, 1024, 0);
     }
 }

@@ -373,6 +373,59 @@ class RoutedConnectionsTest {
     }
 
     /** A link on {@code loop} that records every frame sent, after {@code beforeSend} has seen it. */
+    /**
+     * The node's application reads none of 40 connections while each peer sends all the credit it
+     * was granted: the node buffers no more than its receive budget plus the floor per connection,
+     * a connection whose application reads is still topped up, and closing gives the budget back.
+     */
+    @Test
+    void aNodeThatReadsNoneOfItsConnectionsBuffersAtMostItsBudgetPlusTheFloorEach() throws Exception {
+        int budgetBytes = 1 << 20;
+        int count = 40;
+        RoutedConnections budgeted = new RoutedConnections(link, ports, (module, peer, reason) -> { },
+                new ReceiveBudget(budgetBytes, 1 << 20), 60_000, 5_000);
+        try {
+            List<RoutedConnection> connections = new java.util.ArrayList<>();
+            long offered = 0;
+            for (int i = 0; i < count; i++) {
+                sent.clear();
+                RoutedConnections.Opening o = budgeted.open(PEER, 80);
+                Relay open = sent.get(0);
+                budgeted.frame(open.accept(1 << 20));
+                RoutedConnection c = o.answer().get(5, TimeUnit.SECONDS);
+                connections.add(c);
+                long credit = open.credit();
+                assertThat(credit).as("connection %d's initial credit", i).isGreaterThanOrEqualTo(ReceiveBudget.FLOOR);
+                for (long at = 0; at < credit; at += 32 * 1024) {
+                    byte[] bytes = new byte[(int) Math.min(32 * 1024, credit - at)];
+                    budgeted.frame(Relay.data(open.connectionId(), SELF, PEER, RelayDirection.TOWARD_OPENER, at, bytes));
+                }
+                offered += credit;
+            }
+            assertThat(sent).as("every DATA was within its credit: nothing reset").noneMatch(f -> f.kind() == RelayKind.RESET);
+            assertThat(offered).as("bytes buffered for an application that reads nothing")
+                    .isLessThanOrEqualTo(budgetBytes + (long) count * ReceiveBudget.FLOOR)
+                    .isEqualTo(budgeted.budget().outstanding());
+
+            RoutedConnection reader = connections.get(count - 1);
+            sent.clear();
+            byte[] buffer = new byte[1 << 16];
+            long read = 0;
+            while (reader.available() > 0) {
+                read += reader.read(buffer, 0, buffer.length, 1000);
+            }
+            assertThat(read).isEqualTo(ReceiveBudget.FLOOR);
+            long expectedLimit = read + ReceiveBudget.FLOOR;
+            assertThat(sent).as("a connection that reads is topped up to the floor beyond what it read, the budget being spent")
+                    .anyMatch(f -> f.kind() == RelayKind.CREDIT && f.credit() == expectedLimit);
+
+            connections.forEach(RoutedConnection::close);
+            assertThat(budgeted.budget().outstanding()).as("closed connections give their part of the budget back").isZero();
+        } finally {
+            budgeted.close();
+        }
+    }
+
     private final class RecordingLink implements RelayLink {
         private final ScheduledExecutorService loop;
         private final java.util.function.Consumer<Relay> beforeSend;
