@@ -424,8 +424,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         syncs.put(link, new LinkSync());
         firstRttDeadlines.put(link, System.nanoTime() + FIRST_RTT_WAIT_NANOS);
         sendDigest(link);
-        topology.list(selfId, Set.copyOf(hubLinks.keySet()));
-        topologyChanged();
+        ownLinksChanged();
         ownChanged();
     }
 
@@ -480,8 +479,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             forgetNextLinks();
             linksChangedNanos = System.nanoTime();
             log.info("Link with hub {} is gone; routes through it are withdrawn", link.peerId());
-            topology.list(selfId, Set.copyOf(hubLinks.keySet()));
-            topologyChanged();
+            ownLinksChanged();
             ownChanged(true);
         }
     }
@@ -998,6 +996,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * whole directory; in a dense network every change arrives from every neighbour) costs one
      * computation, not one per description. Routes lag the gossip by at most that gap.
      */
+    /** This hub's own hub links changed: the routing graph lists them afresh. State loop. */
+    private void ownLinksChanged() {
+        topology.list(selfId, Set.copyOf(hubLinks.keySet()));
+        topologyChanged();
+    }
+
     private void topologyChanged() {
         forgetView();
         if (!routesDirty) {
