@@ -271,6 +271,29 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
         return copy;
     }
 
+    /**
+     * This OPEN, ACCEPT, CREDIT or PONG granting {@code limit} instead, releasing this frame's
+     * reference: what a hub passes on when it lets the sender have less than the receiver granted.
+     */
+    public Relay withCredit(long limit) {
+        ByteBuf payload = content().copy();
+        int at = payload.readerIndex();
+        try {
+            switch (kind) {
+                case OPEN -> payload.setInt(at + 2, u32("credit", limit));
+                case ACCEPT -> payload.setInt(at, u32("credit", limit));
+                case CREDIT, PONG -> payload.setLong(at, limit);
+                default -> throw new IllegalStateException("a " + kind + " relay frame grants no credit");
+            }
+        } catch (RuntimeException e) {
+            payload.release();
+            throw e;
+        }
+        Relay copy = new Relay(connectionId, opener, acceptor, direction, hopsLeft, kind, payload);
+        release();
+        return copy;
+    }
+
     public long connectionId() {
         return connectionId;
     }

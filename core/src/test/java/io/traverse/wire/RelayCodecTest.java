@@ -56,6 +56,30 @@ class RelayCodecTest {
     }
 
     @Test
+    void aHubPassesOnLessCreditWithEveryOtherFieldKept() throws Exception {
+        Relay open = Relay.open(7, OPENER, ACCEPTOR, 8080, 0xFFFF_FFFFL, true).forwarded();
+        Relay less = roundTrip(open.withCredit(1 << 20));
+        assertThat(less.credit()).isEqualTo(1 << 20);
+        assertThat(less.virtualPort()).isEqualTo(8080);
+        assertThat(less.holdUntilConfirmed()).isTrue();
+        assertThat(less.hopsLeft()).isEqualTo(open.hopsLeft());
+        assertThat(open.refCnt()).as("the original's reference is given up").isZero();
+        less.release();
+
+        Relay accept = Relay.open(7, OPENER, ACCEPTOR, 80, 1).accept(5_000_000);
+        assertThat(roundTrip(accept.withCredit(4_000_000)).credit()).isEqualTo(4_000_000);
+        Relay credit = Relay.credit(7, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, 1L << 40);
+        Relay passed = roundTrip(credit.withCredit(1L << 33));
+        assertThat(passed.credit()).isEqualTo(1L << 33);
+        assertThat(passed.direction()).isEqualTo(RelayDirection.TOWARD_OPENER);
+        Relay pong = Relay.ping(7, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR).pong(99);
+        assertThat(roundTrip(pong.withCredit(42)).credit()).isEqualTo(42);
+        Relay data = Relay.data(7, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, 0, new byte[3]);
+        assertThatThrownBy(() -> data.withCredit(1)).isInstanceOf(IllegalStateException.class);
+        data.release();
+    }
+
+    @Test
     void aHubResetGoesBackToTheSenderOfTheFrame() {
         Relay data = Relay.data(3, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, 0, new byte[10]).forwarded();
         Relay reset = data.resetToSender("x".repeat(5000));

@@ -110,6 +110,119 @@ class RelayBackpressureTest {
         }
     }
 
+    /**
+     * One sender, two connections: one to a node that reads slowly, one to a node that reads at
+     * once. The slow node's link fills, but the hub holds back only that connection (it passes on
+     * the slow node's credit no further than what it has written to it), not the sender's link:
+     * the other connection goes on at full speed (issue 21, "a hub applies backpressure per
+     * virtual connection"). Both senders keep to the credit they are passed, as nodes do.
+     */
+    @Test
+    void aSlowNodeHoldsBackOnlyItsOwnConnectionNotTheSendersOthers() throws Exception {
+        Hub hub = hubs.dialOnly("per-connection");
+        TestNodeClient slow = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
+        TestNodeClient fast = TestNodeClient.connect(hub, TestHubs.TOKEN, "fast");
+        TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
+        long granted = 0xFFFF_FFFFL; // both receivers grant far more than the test can send (the most an OPEN or ACCEPT carries)
+        sender.send(Relay.open(1, sender.id(), slow.id(), 80, granted));
+        sender.send(Relay.open(2, sender.id(), fast.id(), 80, granted));
+        Relay toSlow = awaitRelay(slow::readFrame);
+        slow.send(toSlow.accept(granted));
+        toSlow.release();
+        Relay toFast = (Relay) fast.await(Relay.class);
+        fast.send(toFast.accept(granted));
+        toFast.release();
+
+        java.util.concurrent.ConcurrentHashMap<Long, java.util.concurrent.atomic.AtomicLong> limits = new java.util.concurrent.ConcurrentHashMap<>();
+        limits.put(1L, new java.util.concurrent.atomic.AtomicLong());
+        limits.put(2L, new java.util.concurrent.atomic.AtomicLong());
+        java.util.concurrent.atomic.AtomicLong fastBytes = new java.util.concurrent.atomic.AtomicLong();
+        java.util.concurrent.atomic.AtomicLong slowFrames = new java.util.concurrent.atomic.AtomicLong();
+        Thread credits = daemon(() -> {
+            while (true) {
+                if (sender.poll(Duration.ofSeconds(1)) instanceof Relay r) {
+                    if (r.kind() == io.traverse.wire.RelayKind.ACCEPT || r.kind() == io.traverse.wire.RelayKind.CREDIT) {
+                        limits.get(r.connectionId()).accumulateAndGet(r.credit(), Math::max);
+                    }
+                    r.release();
+                }
+            }
+        });
+        Thread pings = daemon(() -> {
+            while (true) {
+                slow.send(new Ping(System.nanoTime()));
+                Thread.sleep(100);
+            }
+        });
+        Thread slowReader = daemon(() -> {
+            while (true) {
+                slow.readFrame();
+                slowFrames.incrementAndGet();
+                Thread.sleep(50);
+            }
+        });
+        Thread fastReader = daemon(() -> {
+            while (true) {
+                if (fast.poll(Duration.ofSeconds(1)) instanceof Relay r) {
+                    if (r.kind() == io.traverse.wire.RelayKind.DATA) {
+                        fastBytes.addAndGet(r.dataBytes().readableBytes());
+                    }
+                    r.release();
+                }
+            }
+        });
+        Thread streamToSlow = daemon(() -> stream(sender, slow.id(), 1, limits.get(1L)));
+        Thread streamToFast = daemon(() -> stream(sender, fast.id(), 2, limits.get(2L)));
+        try {
+            Thread.sleep(1000); // the slow node's link fills
+            long before = fastBytes.get();
+            Thread.sleep(3000);
+            long moved = fastBytes.get() - before;
+            assertThat(moved).as("bytes the fast node got in 3 s while the slow node's link was full").isGreaterThan(48L << 20);
+            assertThat(limits.get(1L).get()).as("what the slow node's connection was let send: the hub's window beyond what it wrote")
+                    .isLessThan(64L << 20);
+            assertThat(hub.status().nodes()).extracting(NodeStatus::nodeId).contains(slow.id(), fast.id(), sender.id());
+            assertThat(slowFrames.get()).isGreaterThan(10);
+        } finally {
+            for (Thread t : new Thread[] {credits, pings, slowReader, fastReader, streamToSlow, streamToFast}) {
+                t.interrupt();
+            }
+            slow.close();
+            fast.close();
+            sender.close();
+        }
+    }
+
+    /** Sends DATA on connection {@code id} as far as its credit goes, waiting for more when it runs out. */
+    private static void stream(TestNodeClient sender, NodeId acceptor, long id, java.util.concurrent.atomic.AtomicLong limit)
+            throws Exception {
+        byte[] chunk = new byte[64 * 1024];
+        long offset = 0;
+        while (true) {
+            long room = limit.get() - offset;
+            if (room <= 0) {
+                Thread.sleep(1);
+                continue;
+            }
+            int n = (int) Math.min(chunk.length, room);
+            sender.send(Relay.data(id, sender.id(), acceptor, RelayDirection.TOWARD_ACCEPTOR, offset,
+                    n == chunk.length ? chunk : java.util.Arrays.copyOf(chunk, n)));
+            offset += n;
+        }
+    }
+
+    private interface FrameSource {
+        io.traverse.wire.LinkMessage next() throws Exception;
+    }
+
+    private static Relay awaitRelay(FrameSource source) throws Exception {
+        while (true) {
+            if (source.next() instanceof Relay r) {
+                return r;
+            }
+        }
+    }
+
     private interface Body {
         void run() throws Exception;
     }

@@ -200,6 +200,16 @@ final class TestNodeClient implements AutoCloseable {
         }
     }
 
+    /** The next message the reader queued (PINGs are answered, not queued), or null after {@code wait}. */
+    LinkMessage poll(Duration wait) throws InterruptedException {
+        LinkMessage m = inbox.poll(wait.toNanos(), TimeUnit.NANOSECONDS);
+        if (m == CLOSED) {
+            inbox.add(CLOSED);
+            throw new AssertionError("link closed");
+        }
+        return m;
+    }
+
     /** Waits until the hub closes the link; returns the REJECT it sent before, or null. */
     Reject awaitClose() throws InterruptedException {
         Reject reject = null;

@@ -221,6 +221,23 @@ public final class Link {
     }
 
     /**
+     * Queues a message as {@link #send(LinkMessage)} does, and runs {@code written} on this link's
+     * loop once it is written to the socket (not if the link fails first).
+     */
+    public void send(LinkMessage message, Runnable written) {
+        if (!channel.isWritable() && channel.bytesBeforeWritable() > MAX_UNREAD_BYTES) {
+            ReferenceCountUtil.release(message);
+            close(RejectCode.LIMIT, "the link does not read what it is sent");
+            return;
+        }
+        channel.writeAndFlush(message).addListener(f -> {
+            if (f.isSuccess()) {
+                written.run();
+            }
+        });
+    }
+
+    /**
      * Queues a frame encoded once for many links ({@link io.traverse.wire.LinkMessageEncoder#frame});
      * takes over one reference of {@code frame}.
      */

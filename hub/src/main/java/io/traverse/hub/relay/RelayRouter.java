@@ -8,6 +8,7 @@ import io.traverse.hub.sidechannel.ReversePaths;
 import io.traverse.hub.sidechannel.SideChannelNetwork;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.Relay;
+import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
 import java.util.EnumMap;
 import java.util.Map;
@@ -24,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * that sent it. A RESET that cannot go on is dropped (never a RESET about a RESET, so nothing can
  * loop). The two nodes run flow control end to end with CREDIT frames, so the bytes of a
  * connection in flight are bounded by the credit its receiver granted; what the hub keeps per
- * connection is only what admission needs ({@link RelayedConnections}): an OPEN beyond a limit is
+ * connection is what admission needs and the delivery windows of its ends here
+ * ({@link RelayedConnections}): an OPEN beyond a limit is
  * answered with a RESET whose reason starts with OVERLOAD, and a node whose link goes gives back
  * its connections at once, their other ends getting a RESET.
  *
@@ -37,14 +39,23 @@ import org.slf4j.LoggerFactory;
  * connection with an end here counts it ({@link RelayedConnections} is lock-free); an OPEN a limit
  * refuses is left to the state loop, which answers it. A frame's payload is passed on as the
  * slice of the bytes read, never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
- * queued for a slow link pins no large read buffer). When the next link cannot take more, the
- * link the frame came from stops reading until it can (backpressure rather than queueing; bounded,
- * see {@link Link#holdReadingUntilWritable}). State-loop only, except {@link #relayAtOnce} and the
- * counters.
+ * queued for a slow link pins no large read buffer). Toward a node of this hub, a connection's
+ * DATA is held back by itself: the node's credit is passed on at most a {@link DeliveryWindow}
+ * beyond what was written to it, so such frames (and small ones) queue for the node without holding
+ * back the link they came from, which carries other connections. Otherwise, when the next link
+ * cannot take more, the link the frame came from stops reading until it can (backpressure rather
+ * than queueing; bounded, see {@link Link#holdReadingUntilWritable}). State-loop only, except
+ * {@link #relayAtOnce} and the counters.
  */
 public final class RelayRouter {
     /** Payloads smaller than this are copied before they are queued (CREDIT, FIN, small DATA); larger ones travel as slices. */
     static final int OWN_COPY_BELOW = 8 * 1024;
+    /**
+     * Bytes a node's link may have queued beyond its high water mark before even frames within
+     * their connection's window hold back the links they come from: many connections at once to one
+     * slow node. Half of what closes the link ({@code Link.MAX_UNREAD_BYTES}).
+     */
+    static final long BOUNDED_BACKLOG = 8L * 1024 * 1024;
     private static final Logger log = LoggerFactory.getLogger(RelayRouter.class);
 
     private final SideChannelNetwork network;
@@ -127,6 +138,9 @@ public final class RelayRouter {
     }
 
     private void send(Relay frame, Link from, Link next) {
+        if (from != null && from.kind() != LinkKind.HUB && grantsCredit(frame.kind())) {
+            frame = passOnCredit(frame);
+        }
         int bytes = frame.payloadLength();
         if (bytes > 0 && bytes < OWN_COPY_BELOW) {
             // A slice of the read buffer would keep all of it alive while it waits on a slow link.
@@ -135,18 +149,71 @@ public final class RelayRouter {
         if (frame.kind() == RelayKind.OPEN) {
             metrics.routedOpen();
         }
+        // What waits for a node's link is bounded per connection when it is a DATA frame within the
+        // window this hub passed on, or a small frame: then a slow node holds back only its own
+        // connections, and the sender's link, with its other connections, is read on.
+        boolean bounded;
         if (next.kind() != LinkKind.HUB) {
-            next.send(frame);
+            bounded = frame.kind() != RelayKind.DATA || sendWithinWindow(frame, from, next);
+            if (frame.kind() != RelayKind.DATA || !bounded) {
+                next.send(frame);
+            }
             delivered.increment();
             metrics.relayDelivered(bytes);
         } else {
+            bounded = false;
             next.send(frame.forwarded());
             forwarded.increment();
             metrics.relayForwarded(bytes);
         }
-        if (from != null && !next.isWritable()) {
+        if (from != null && !next.isWritable() && !(bounded && next.bytesOverHighWaterMark() <= BOUNDED_BACKLOG)) {
             from.holdReadingUntilWritable(next);
         }
+    }
+
+    private static boolean grantsCredit(RelayKind kind) {
+        return switch (kind) {
+            case OPEN, ACCEPT, CREDIT, PONG -> true;
+            default -> false;
+        };
+    }
+
+    /** A frame from a node here granting credit: passed on no further than its window allows. */
+    private Relay passOnCredit(Relay frame) {
+        DeliveryWindow window = connections.window(frame, false);
+        if (window == null) {
+            return frame;
+        }
+        long granted = frame.credit();
+        long passed = window.granted(granted);
+        return passed == granted ? frame : frame.withCredit(passed);
+    }
+
+    /**
+     * Sends a DATA frame to a node here if it keeps to the window passed on for its connection, and
+     * passes on more credit as its bytes are written; false (nothing sent) if it does not.
+     */
+    private boolean sendWithinWindow(Relay frame, Link from, Link next) {
+        DeliveryWindow window = connections.window(frame, true);
+        long offset = frame.streamOffset();
+        int length = frame.payloadLength() - Relay.DATA_OFFSET_LENGTH;
+        if (window == null || from == null || !window.covers(offset, length)) {
+            return false;
+        }
+        long end = offset + length;
+        long id = frame.connectionId();
+        NodeId opener = frame.opener();
+        NodeId acceptor = frame.acceptor();
+        RelayDirection back = frame.direction().reversed();
+        next.send(frame, () -> {
+            long limit = window.written(end);
+            if (limit >= 0) {
+                // Back the way the DATA came: the sender's own link, or the hub that forwarded it.
+                Relay credit = Relay.credit(id, opener, acceptor, back, limit);
+                from.send(from.kind() == LinkKind.HUB ? credit.forwarded() : credit);
+            }
+        });
+        return true;
     }
 
     /**

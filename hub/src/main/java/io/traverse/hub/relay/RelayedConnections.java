@@ -20,7 +20,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * <p>A connection is known from its admitted OPEN until its REFUSE, a RESET (from either end or a
  * hub), both FINs, or the link of a node of this hub at either end going ({@link #nodeLeft}). Until
  * its ACCEPT it is a setup waiting for an answer. Per connection this keeps one small entry (the
- * shares of its ends here, and its state: answered, which FINs, ended), keyed by the opener, the
+ * shares of its ends here, its state: answered, which FINs, ended, and for each end here the
+ * {@link DeliveryWindow} of what may be on its way to it), keyed by the opener, the
  * acceptor and the connection id: a frame can end only the connection it names in full, so a node
  * cannot end another node's connection that happens to share an id.
  *
@@ -45,15 +46,30 @@ public final class RelayedConnections {
         }
     }
 
-    /** What is known of one connection: the shares of its ends here (null for an end elsewhere) and its state bits. */
+    /**
+     * What is known of one connection: the shares of its ends here (null for an end elsewhere), its
+     * state bits, and for each end here the window of what may be on its way to it.
+     */
     private static final class Entry {
         final NodeShare opener;
         final NodeShare acceptor;
         final AtomicInteger state = new AtomicInteger();
+        final DeliveryWindow towardOpener;
+        final DeliveryWindow towardAcceptor;
 
-        Entry(NodeShare opener, NodeShare acceptor) {
+        Entry(NodeShare opener, NodeShare acceptor, boolean openerLocal, boolean acceptorLocal) {
             this.opener = opener;
             this.acceptor = acceptor;
+            this.towardOpener = openerLocal ? new DeliveryWindow() : null;
+            this.towardAcceptor = acceptorLocal ? new DeliveryWindow() : null;
+        }
+
+        void endWindows() {
+            for (DeliveryWindow w : new DeliveryWindow[] {towardOpener, towardAcceptor}) {
+                if (w != null) {
+                    w.end();
+                }
+            }
         }
     }
 
@@ -112,6 +128,8 @@ public final class RelayedConnections {
     public Refusal admit(Relay open, boolean openerHere, boolean acceptorHere) {
         NodeShare opener = openerHere ? shares.get(open.opener()) : null;
         NodeShare acceptor = acceptorHere ? shares.get(open.acceptor()) : null;
+        boolean openerLocal = opener != null;
+        boolean acceptorLocal = acceptor != null;
         if (acceptor == opener) {
             acceptor = null; // a node connecting to itself counts once
         }
@@ -135,7 +153,7 @@ public final class RelayedConnections {
             return refusal;
         }
         setups.incrementAndGet();
-        Entry entry = new Entry(opener, acceptor);
+        Entry entry = new Entry(opener, acceptor, openerLocal, acceptorLocal);
         if (entries.putIfAbsent(key, entry) != null) {
             // The same OPEN counted on another thread meanwhile: give this one's counts back.
             giveBack(entry, false);
@@ -237,6 +255,7 @@ public final class RelayedConnections {
                 return false;
             }
         } while (!entry.state.compareAndSet(before, before | ENDED));
+        entry.endWindows();
         forget(key, entry);
         giveBack(entry, (before & ANSWERED) != 0);
         return true;
@@ -285,6 +304,20 @@ public final class RelayedConnections {
             }
         }
         return resets;
+    }
+
+    /**
+     * The window of what may be on its way to the end of the frame's connection that the frame
+     * travels to ({@code toward} the destination) or comes from, if that end is a node of this hub
+     * and the connection is kept; else null. Any thread.
+     */
+    DeliveryWindow window(Relay frame, boolean ofDestination) {
+        Entry entry = entries.get(Key.of(frame));
+        if (entry == null || (entry.state.get() & ENDED) != 0) {
+            return null;
+        }
+        boolean opener = (frame.direction() == RelayDirection.TOWARD_OPENER) == ofDestination;
+        return opener ? entry.towardOpener : entry.towardAcceptor;
     }
 
     /** Connections kept (with an end at a node of this hub), answered or not. */
