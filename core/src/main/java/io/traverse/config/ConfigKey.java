@@ -39,7 +39,7 @@ public enum ConfigKey {
     HUB_DATA_LINK("traverse.hub.datalink", "true",
             "true or false: relayed connections travel on a data link beside the hub link, with a reader thread of its own (false: on the hub link itself)"),
     ROUTED_RECEIVE_BUDGET("traverse.routed.receive.budget", "64m",
-            "a size from 64k such as 64m: the most bytes the senders of all of a node's relayed connections may have on their way to it"
+            "a size from 64k to 2047m such as 64m: the most bytes the senders of all of a node's relayed connections may have on their way to it"
                     + " beyond what its application read, shared among the connections (each still gets 64 KiB, at most 1 MiB)"),
     PORTMAP("traverse.portmap", "false",
             "true or false: ask the NAT router in front of this node to map its listening port (UPnP IGD, PCP, NAT-PMP) and advertise the mapped address"),

@@ -68,8 +68,14 @@ final class RoutedConnection {
     private boolean finWaiting;
     private boolean inputShut;
     private boolean closed;
-    /** Whether {@link #granted} minus {@link #consumed} counts in the node's receive budget (the connection is in the table). */
+    /**
+     * A member of the node's receive budget: it counts {@link #granted} minus {@link #consumed} there.
+     * Once it leaves (nothing more can arrive, or nothing that does is kept), it counts only what it
+     * received and was not read yet, until that is read or thrown away.
+     */
     private boolean inBudget;
+    /** What this connection counts in the receive budget (guarded by lock). */
+    private long counted;
     private String resetReason;
     private long bytesIn;
     private long bytesOut;
@@ -80,7 +86,8 @@ final class RoutedConnection {
 
     /**
      * @param initialGrant what the other end may send before this end's application reads (a share
-     *        of the receive budget for an opener; less for an accepted connection still in the backlog)
+     *        of the receive budget for an opener; less for an accepted connection still in the backlog),
+     *        counted in the receive budget already ({@link ReceiveBudget#join}): the connection is a member
      */
     RoutedConnection(RoutedConnections table, RoutedConnections.Key key, NodeId acceptor, boolean local, int virtualPort,
             long initialGrant, long initialSendCredit) {
@@ -92,6 +99,8 @@ final class RoutedConnection {
         this.peer = local ? acceptor : opener;
         this.virtualPort = virtualPort;
         this.granted = initialGrant;
+        this.inBudget = true;
+        this.counted = initialGrant;
         this.sendLimit = initialSendCredit;
     }
 
@@ -261,13 +270,13 @@ final class RoutedConnection {
                 return false;
             }
             resetReason = reason;
-            if (!peerFinished) {
+            if (!peerFinished || closed) {
                 // What arrived of a stream that did not end is thrown away, as a kernel socket does on
                 // RST. A stream that ended (FIN) arrived whole: it stays readable, so a RESET that
                 // only crossed this end's last frames (an answer to a liveness PING, say, from an end
-                // that finished and forgot the connection) loses nothing.
-                inbox.forEach(ByteBuf::release);
-                inbox.clear();
+                // that finished and forgot the connection) loses nothing — unless the application
+                // closed the socket, and nobody will read it.
+                discardInbox();
             }
             readable.signalAll();
             writable.signalAll();
@@ -322,10 +331,10 @@ final class RoutedConnection {
             consume(n);
             // Keep the other end allowed its share of the receive budget beyond what was read; top
             // up in quarters (or once everything queued is read), not for every read.
-            long target = table.receiveLimit(consumed, granted);
-            long raise = target - granted;
-            if (raise > 0 && (raise >= (target - consumed) / 4 || inbox.isEmpty() && raise >= LinkLimits.MAX_RELAY_PAYLOAD)) {
-                grantUpTo(target);
+            long share = table.budget().share(table.budget().members());
+            long target = consumed + share;
+            if (target > granted && (target - granted >= share / 4 || inbox.isEmpty() && target - granted >= LinkLimits.MAX_RELAY_PAYLOAD)
+                    && topUp() > 0) {
                 grant = 1;
                 limit = granted;
             }
@@ -482,7 +491,6 @@ final class RoutedConnection {
 
     /** Reads from now on see EOF; what arrives is dropped (and credited, so the other end is not stalled). */
     void shutdownInput() throws SocketException {
-        int unread = 0;
         long limit;
         lock.lock();
         try {
@@ -491,15 +499,10 @@ final class RoutedConnection {
                 return;
             }
             inputShut = true;
-            for (ByteBuf b : inbox) {
-                unread += b.readableBytes();
-                b.release();
-            }
-            inbox.clear();
-            consume(unread);
+            discardInbox();
             // What still arrives is dropped: none of its credit can be buffered any more.
             leaveBudgetLocked();
-            grantUpTo(table.receiveLimit(consumed, granted));
+            topUp();
             limit = granted;
             readable.signalAll();
         } finally {
@@ -527,6 +530,7 @@ final class RoutedConnection {
             readable.signalAll();
             writable.signalAll();
             if (resetReason != null) {
+                discardInbox(); // a stream that ended before the RESET, kept readable until now
                 return;
             }
             unread = !inbox.isEmpty();
@@ -565,7 +569,7 @@ final class RoutedConnection {
         lock.lock();
         try {
             consume(bytes);
-            grantUpTo(table.receiveLimit(consumed, granted));
+            topUp();
             limit = granted;
         } finally {
             lock.unlock();
@@ -573,20 +577,7 @@ final class RoutedConnection {
         table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
     }
 
-    /** Counts what this connection was granted and not consumed in the node's receive budget, from now on. */
-    void joinBudget() {
-        lock.lock();
-        try {
-            if (!inBudget) {
-                inBudget = true;
-                table.budget().add(granted - consumed);
-            }
-        } finally {
-            lock.unlock();
-        }
-    }
-
-    /** Gives this connection's part of the receive budget back (it left the table). */
+    /** Leaves the node's receive budget (the connection left the table, or never got into it). */
     void leaveBudget() {
         lock.lock();
         try {
@@ -596,29 +587,52 @@ final class RoutedConnection {
         }
     }
 
+    /**
+     * Holding {@link #lock}: leaves the receive budget, still counting what was received and not
+     * read (a stream that ended stays readable after a RESET); that goes as it is read or thrown away.
+     */
     private void leaveBudgetLocked() {
         if (inBudget) {
             inBudget = false;
-            table.budget().add(-(granted - consumed));
+            long keep = Math.min(counted, received - consumed);
+            table.budget().leave(counted - keep);
+            counted = keep;
         }
     }
 
     /** Holding {@link #lock}: {@code n} more bytes were read or thrown away. */
     private void consume(long n) {
         consumed += n;
-        if (inBudget) {
-            table.budget().add(-n);
+        long given = Math.min(n, counted);
+        if (given > 0) {
+            counted -= given;
+            table.budget().release(given);
         }
     }
 
-    /** Holding {@link #lock}: the other end may send up to {@code limit} (never lowered). */
-    private void grantUpTo(long limit) {
-        if (limit > granted) {
-            if (inBudget) {
-                table.budget().add(limit - granted);
-            }
-            granted = limit;
+    /**
+     * Holding {@link #lock}: raises what the other end may send to this connection's share beyond
+     * what was read (the floor when the budget is spent; counted while a member); returns the raise.
+     */
+    private long topUp() {
+        long limit = inBudget ? table.budget().topUp(consumed, granted) : table.budget().limitFor(consumed, granted);
+        long raise = limit - granted;
+        if (inBudget) {
+            counted += raise;
         }
+        granted = limit;
+        return raise;
+    }
+
+    /** Holding {@link #lock}: throws away what waits unread (no one will read it) and gives its budget back. */
+    private void discardInbox() {
+        long n = 0;
+        for (ByteBuf b : inbox) {
+            n += b.readableBytes();
+            b.release();
+        }
+        inbox.clear();
+        consume(n);
     }
 
     void ping() {

@@ -145,8 +145,8 @@ final class RoutedConnections implements RelayLink.Receiver {
         Key key;
         RoutedConnection connection;
         Opening o;
-        // Counted in the budget from the ACCEPT on: until then nothing can arrive on it.
-        long initial = budget.initialGrant(size() + 1);
+        // Counted in the budget from now on (every way an opening fails leaves it again).
+        long initial = budget.join(Long.MAX_VALUE);
         do {
             key = new Key(link.localId(), ids.nextLong());
             connection = new RoutedConnection(this, key, target, true, virtualPort, initial, 0);
@@ -154,6 +154,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         } while (connections.containsKey(key) || opening.putIfAbsent(key, o) != null);
         if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, initial, hold))) {
             opening.remove(key);
+            connection.leaveBudget();
             o.answer.completeExceptionally(new AttemptFailedException(FailureScope.MODULE, "no hub link"));
         }
         return o;
@@ -175,6 +176,7 @@ final class RoutedConnections implements RelayLink.Receiver {
             c.reset(reason, true);
         } else {
             o.answer().cancel(false);
+            c.leaveBudget();
             link.send(Relay.reset(c.key().id(), c.key().opener(), c.peer(), RelayDirection.TOWARD_ACCEPTOR, reason));
         }
     }
@@ -189,10 +191,6 @@ final class RoutedConnections implements RelayLink.Receiver {
         return budget;
     }
 
-    /** The credit limit for a connection that consumed {@code consumed} and was granted {@code granted} ({@link ReceiveBudget#limitFor}). */
-    long receiveLimit(long consumed, long granted) {
-        return budget.limitFor(consumed, granted, size());
-    }
 
     int size() {
         return connections.size() + opening.size();
@@ -225,6 +223,7 @@ final class RoutedConnections implements RelayLink.Receiver {
                     if (o != null && frame.kind() == RelayKind.RESET && o.connection().carries(frame)) {
                         // A hub could not deliver the OPEN, or the acceptor gave up on it.
                         opening.remove(key);
+                        o.connection().leaveBudget();
                         o.answer().completeExceptionally(new AttemptFailedException(FailureScope.MODULE,
                                 "relayed connection to node " + frame.acceptor() + " failed: " + frame.reason()));
                         return;
@@ -272,7 +271,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         }
         // Until the application reads, the opener may send only a little: a backlog of connections
         // nobody accepted yet must not hold a window each.
-        long initial = Math.min(budget.initialGrant(size() + 1), BACKLOG_CREDIT);
+        long initial = budget.join(BACKLOG_CREDIT);
         RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), initial, open.credit());
         c.pathFrom(open);
         RoutedSocket socket = new RoutedSocket(c, localId(), open.opener());
@@ -281,7 +280,6 @@ final class RoutedConnections implements RelayLink.Receiver {
         // connection yet, which answers RESET (seen twice in 10,000 set-ups under load). The
         // opener's frames come on this thread, after this method, so none finds it missing.
         link.send(open.accept(initial));
-        c.joinBudget();
         connections.put(key, c);
         if (open.holdUntilConfirmed()) {
             // Another attempt of the opener's may win: the application sees this one only after CONFIRM.
@@ -321,6 +319,7 @@ final class RoutedConnections implements RelayLink.Receiver {
             return;
         }
         if (answer.kind() == RelayKind.REFUSE) {
+            o.connection().leaveBudget();
             o.answer().completeExceptionally(refusal(answer));
             return;
         }
@@ -328,7 +327,6 @@ final class RoutedConnections implements RelayLink.Receiver {
         c.pathFrom(answer);
         c.onCredit(answer.credit());
         c.heard();
-        c.joinBudget();
         connections.put(key, c);
         if (!o.answer().complete(c)) {
             // The opener gave up meanwhile.
@@ -384,6 +382,7 @@ final class RoutedConnections implements RelayLink.Receiver {
             releaseHeld(key);
         }
         for (Opening o : opening.values()) {
+            o.connection().leaveBudget();
             o.answer().completeExceptionally(new AttemptFailedException(FailureScope.MODULE, reason));
         }
         opening.clear();

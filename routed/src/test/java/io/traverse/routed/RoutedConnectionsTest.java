@@ -372,11 +372,11 @@ class RoutedConnectionsTest {
         assertThat(sent.get(sent.size() - 1).kind()).isEqualTo(RelayKind.RESET);
     }
 
-    /** A link on {@code loop} that records every frame sent, after {@code beforeSend} has seen it. */
     /**
-     * The node's application reads none of 40 connections while each peer sends all the credit it
-     * was granted: the node buffers no more than its receive budget plus the floor per connection,
-     * a connection whose application reads is still topped up, and closing gives the budget back.
+     * The node's application reads none of 40 connections, all opened before any is accepted, while
+     * each peer sends all the credit it was granted: the node buffers no more than its receive budget
+     * plus the floor per connection, a connection whose application reads is still topped up, and
+     * closing gives the budget back.
      */
     @Test
     void aNodeThatReadsNoneOfItsConnectionsBuffersAtMostItsBudgetPlusTheFloorEach() throws Exception {
@@ -386,13 +386,16 @@ class RoutedConnectionsTest {
                 new ReceiveBudget(budgetBytes, 1 << 20), 60_000, 5_000);
         try {
             List<RoutedConnection> connections = new java.util.ArrayList<>();
+            List<RoutedConnections.Opening> openings = new java.util.ArrayList<>();
+            for (int i = 0; i < count; i++) {
+                openings.add(budgeted.open(PEER, 80));
+            }
+            List<Relay> opens = List.copyOf(sent);
             long offered = 0;
             for (int i = 0; i < count; i++) {
-                sent.clear();
-                RoutedConnections.Opening o = budgeted.open(PEER, 80);
-                Relay open = sent.get(0);
+                Relay open = opens.get(i);
                 budgeted.frame(open.accept(1 << 20));
-                RoutedConnection c = o.answer().get(5, TimeUnit.SECONDS);
+                RoutedConnection c = openings.get(i).answer().get(5, TimeUnit.SECONDS);
                 connections.add(c);
                 long credit = open.credit();
                 assertThat(credit).as("connection %d's initial credit", i).isGreaterThanOrEqualTo(ReceiveBudget.FLOOR);
@@ -426,6 +429,43 @@ class RoutedConnectionsTest {
         }
     }
 
+    /**
+     * A stream that ended (FIN) stays readable after a RESET, and what it holds stays counted in the
+     * receive budget until the application reads it or closes; a connection that never got answered
+     * gives its reservation back.
+     */
+    @Test
+    void bytesKeptReadableAfterAResetStayCountedUntilReadOrClosed() throws Exception {
+        RoutedConnections budgeted = new RoutedConnections(link, ports, (module, peer, reason) -> { },
+                new ReceiveBudget(1 << 20, 1 << 20), 60_000, 5_000);
+        try {
+            RoutedConnections.Opening refused = budgeted.open(PEER, 80);
+            Relay refusedOpen = sent.get(sent.size() - 1);
+            budgeted.frame(refusedOpen.refuse(io.traverse.protocol.IdentityHandshake.Answer.PORT_NOT_FOUND.code, "no"));
+            assertThat(refused.answer()).isCompletedExceptionally();
+            assertThat(budgeted.budget().outstanding()).as("a refused opening gives its reservation back").isZero();
+
+            RoutedConnections.Opening o = budgeted.open(PEER, 80);
+            Relay open = sent.get(sent.size() - 1);
+            budgeted.frame(open.accept(1 << 20));
+            RoutedConnection c = o.answer().get(5, TimeUnit.SECONDS);
+            long id = open.connectionId();
+            budgeted.frame(Relay.data(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 0, new byte[100_000]));
+            budgeted.frame(Relay.fin(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 100_000));
+            budgeted.frame(Relay.reset(id, SELF, PEER, RelayDirection.TOWARD_OPENER, "gone"));
+            assertThat(budgeted.budget().members()).isZero();
+            assertThat(budgeted.budget().outstanding()).as("only what was received and not read").isEqualTo(100_000);
+            byte[] buffer = new byte[60_000];
+            assertThat(c.read(buffer, 0, buffer.length, 1000)).isEqualTo(60_000);
+            assertThat(budgeted.budget().outstanding()).isEqualTo(40_000);
+            c.close();
+            assertThat(budgeted.budget().outstanding()).as("closing throws the rest away").isZero();
+        } finally {
+            budgeted.close();
+        }
+    }
+
+    /** A link on {@code loop} that records every frame sent, after {@code beforeSend} has seen it. */
     private final class RecordingLink implements RelayLink {
         private final ScheduledExecutorService loop;
         private final java.util.function.Consumer<Relay> beforeSend;
