@@ -15,10 +15,11 @@ import java.util.Objects;
  * connection is named by the opener's id and a connection id the opener chose (unique among its
  * own connections), together with the acceptor's id; hubs route each frame by its destination
  * node alone; the hubs of its ends keep a small entry per connection for their admission limits
- * (an OPEN beyond one is answered with a RESET whose reason starts with OVERLOAD), nothing more.
- * Flow control is end to end: a node sends DATA only
+ * (an OPEN beyond one is answered with a RESET whose reason starts with OVERLOAD) and for the
+ * credit they pass on. Flow control is end to end: a node sends DATA only
  * within the credit the other node granted (OPEN, ACCEPT, CREDIT), so the bytes of one connection
- * inside the hub network never exceed what its receiver offered to buffer.
+ * inside the hub network never exceed what its receiver offered to buffer; the receiver's hub may
+ * pass on less ({@link #withCredit}).
  *
  * <p>Payload by kind: OPEN u16 virtual port (1–65,535) and u32 initial credit, optionally u8 flags
  * (bit 0: hold the accepted connection until CONFIRM); CONFIRM nothing; ACCEPT u32 initial

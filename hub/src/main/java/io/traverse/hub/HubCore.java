@@ -161,7 +161,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         this.stateLoop = stateLoop;
         this.registry = new NodeRegistry(config.maxNodes(), config.maxNamesPerNode());
         this.router = new SideChannelRouter(this, metrics, config.maxPendingRequestsPerNode(), config.sideRequestTimeout().toMillis());
-        this.relayRouter = new RelayRouter(this, metrics, config.sideRequestTimeout().toMillis(),
+        this.relayRouter = new RelayRouter(this, stateLoop, metrics, config.sideRequestTimeout().toMillis(),
                 new RelayedConnections(name, config.maxRelayedPerNode(), config.maxSetupsPerNode(), config.maxRelayed()));
         this.expiryNanos = config.hubExpiry().toNanos();
         this.routes = topology.routes();

@@ -233,6 +233,8 @@ public final class Link {
         channel.writeAndFlush(message).addListener(f -> {
             if (f.isSuccess()) {
                 written.run();
+            } else {
+                channel.pipeline().fireExceptionCaught(f.cause()); // as a void promise does
             }
         });
     }
