@@ -240,6 +240,18 @@ public final class Link {
     }
 
     /**
+     * Runs {@code written} on this link's loop once everything queued before is written to the
+     * socket (an empty write: writes complete in order); not if the link fails first.
+     */
+    public void sendBarrier(Runnable written) {
+        channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> {
+            if (f.isSuccess()) {
+                written.run();
+            }
+        });
+    }
+
+    /**
      * Queues a frame encoded once for many links ({@link io.traverse.wire.LinkMessageEncoder#frame});
      * takes over one reference of {@code frame}.
      */

@@ -146,7 +146,7 @@ public final class RelayRouter {
 
     private void send(Relay frame, Link from, Link next) {
         if (from != null && from.kind() != LinkKind.HUB && grantsCredit(frame.kind())) {
-            frame = passOnCredit(frame);
+            frame = passOnCredit(frame, from);
         }
         int bytes = frame.payloadLength();
         if (bytes > 0 && bytes < OWN_COPY_BELOW) {
@@ -185,16 +185,39 @@ public final class RelayRouter {
         };
     }
 
-    /** A frame from a node here granting credit: passed on no further than its window allows. */
-    private Relay passOnCredit(Relay frame) {
+    /**
+     * A frame from a node here ({@code from} is its link) granting credit: passed on no further than
+     * its window allows. When the window starts to follow the writes, a barrier on the node's link
+     * tells when what was queued before is written.
+     */
+    private Relay passOnCredit(Relay frame, Link from) {
         DeliveryWindow window = connections.window(frame, false);
         if (window == null) {
             return frame;
         }
         long granted = frame.credit();
         long passed = window.granted(granted);
+        long barrierAt = window.barrier();
+        if (barrierAt >= 0) {
+            Link node = network.localNodeRelayLink(frame.source());
+            if (node != null) {
+                Relay template = frame;
+                node.sendBarrier(() -> passOn(window.written(barrierAt), template.connectionId(), template.opener(),
+                        template.acceptor(), template.direction()));
+            } else {
+                window.written(barrierAt); // the node is gone: nothing will wait for this
+            }
+        }
         // Only ever lowered: a limit above this frame's was passed on before (senders keep the highest).
         return passed >= granted ? frame : frame.withCredit(passed);
+    }
+
+    /** Sends the sender a CREDIT of this hub's if {@code limit} is one (≥ 0), routed like the node's own. */
+    private void passOn(long limit, long id, NodeId opener, NodeId acceptor, RelayDirection towardSender) {
+        if (limit >= 0) {
+            Relay credit = Relay.credit(id, opener, acceptor, towardSender, limit);
+            stateLoop.execute(() -> route(credit, null));
+        }
     }
 
     /**
@@ -203,25 +226,27 @@ public final class RelayRouter {
      */
     private boolean sendWithinWindow(Relay frame, Link from, Link next) {
         DeliveryWindow window = connections.window(frame, true);
-        long offset = frame.streamOffset();
-        int length = frame.payloadLength() - Relay.DATA_OFFSET_LENGTH;
-        if (window == null || from == null || !window.covers(offset, length)) {
+        if (window == null || from == null) {
             return false;
         }
-        long end = offset + length;
-        long id = frame.connectionId();
-        NodeId opener = frame.opener();
-        NodeId acceptor = frame.acceptor();
-        RelayDirection back = frame.direction().reversed();
-        next.send(frame, () -> {
-            long limit = window.written(end);
-            if (limit >= 0) {
-                // Routed to the sender like the node's own frames (only a node that grants more than
-                // a window ahead makes the hub send these, so the state loop's way costs little).
-                Relay credit = Relay.credit(id, opener, acceptor, back, limit);
-                stateLoop.execute(() -> route(credit, null));
+        long offset = frame.streamOffset();
+        int length = frame.payloadLength() - Relay.DATA_OFFSET_LENGTH;
+        switch (window.sending(offset, length)) {
+            case DeliveryWindow.COVERED -> next.send(frame);
+            case DeliveryWindow.COVERED_REPORT_WRITE -> {
+                long end = offset + length;
+                long id = frame.connectionId();
+                NodeId opener = frame.opener();
+                NodeId acceptor = frame.acceptor();
+                RelayDirection back = frame.direction().reversed();
+                // Only once the node granted more than a window ahead (never a routed node): a write
+                // future per frame is not free.
+                next.send(frame, () -> passOn(window.written(end), id, opener, acceptor, back));
             }
-        });
+            default -> {
+                return false;
+            }
+        }
         return true;
     }
 

@@ -2,6 +2,7 @@ package io.traverse.hub.relay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.util.ArrayDeque;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
@@ -13,60 +14,88 @@ class DeliveryWindowTest {
     void aLargeGrantIsPassedOnOnlyAWindowBeyondWhatWasWritten() {
         DeliveryWindow window = new DeliveryWindow();
         assertThat(window.granted(100L * W)).isEqualTo(W);
-        assertThat(window.covers(0, W)).isTrue();
-        assertThat(window.covers(W - 10, 11)).as("a sender that ignores the credit passed on").isFalse();
+        assertThat(window.sending(0, W)).as("held back: its write is reported").isEqualTo(DeliveryWindow.COVERED_REPORT_WRITE);
+        assertThat(window.sending(W - 10, 11)).as("a sender that ignores the credit passed on").isEqualTo(DeliveryWindow.NOT_COVERED);
         assertThat(window.written(W / 8)).as("less than a quarter window further: no CREDIT yet").isEqualTo(-1);
         assertThat(window.written(W / 4)).isEqualTo(W / 4 + W);
         assertThat(window.granted(W / 2)).as("an old limit changes nothing").isEqualTo(W / 4 + W);
     }
 
     @Test
-    void aSmallGrantIsPassedOnWholeAndItsLastBytesStillGetTheirCredit() {
+    void aNodeThatGrantsNoMoreThanAWindowAheadIsNeverHeldBackNorFollowed() {
         DeliveryWindow window = new DeliveryWindow();
-        assertThat(window.granted(1000)).isEqualTo(1000);
-        assertThat(window.written(1000)).as("the node granted no more").isEqualTo(-1);
-        assertThat(window.granted(W + 1000)).isEqualTo(W + 1000);
-        assertThat(window.granted(3L * W)).isEqualTo(W + 1000);
-        // the node's limit is within reach: passed on even though it is less than a quarter window further
-        assertThat(window.written(2L * W)).isEqualTo(3L * W);
+        assertThat(window.granted(W)).isEqualTo(W);
+        assertThat(window.sending(0, W / 2)).isEqualTo(DeliveryWindow.COVERED);
+        assertThat(window.barrier()).isEqualTo(-1);
+        assertThat(window.granted(W + W / 2)).as("the node read half: a routed node's grant").isEqualTo(W + W / 2);
+        assertThat(window.barrier()).as("nothing held back: no barrier").isEqualTo(-1);
+    }
+
+    @Test
+    void whenTheWindowStartsToHoldBackABarrierCoversWhatWasQueuedUnreported() {
+        DeliveryWindow window = new DeliveryWindow();
+        window.granted(W);
+        assertThat(window.sending(0, W)).isEqualTo(DeliveryWindow.COVERED);
+        assertThat(window.granted(10L * W)).as("written is not known past 0: held to a window").isEqualTo(W);
+        assertThat(window.barrier()).isEqualTo(W);
+        assertThat(window.barrier()).as("one barrier, when following begins").isEqualTo(-1);
+        assertThat(window.written(W)).as("the barrier tells what was written: the sender gets more").isEqualTo(2L * W);
         window.end();
-        assertThat(window.granted(4L * W)).as("the node's own CREDITs still pass").isEqualTo(2L * W + W);
-        assertThat(window.written(3L * W)).as("an ended connection gets no more CREDITs").isEqualTo(-1);
+        assertThat(window.written(2L * W)).as("an ended connection gets no more CREDITs").isEqualTo(-1);
     }
 
     /**
-     * Seeded: a sender that sends all it is passed, a hub that writes some of it, a node that grants
-     * at random. The sender never stalls while the node has granted more than was written (no lost
-     * wake-up), and the hub never holds more than a window of the connection.
+     * Seeded: a sender that sends what it is passed, a hub link that writes queued frames in order
+     * (and barriers with them), a node that grants at random, sometimes far ahead. The sender never
+     * waits while the node granted more than everything sent (no lost wake-up), and no more than a
+     * window of the connection waits unwritten at the hub.
      */
     @Test
     void theSenderAlwaysGetsMoreWhileTheNodeGrantsMoreAndTheHubHoldsAtMostAWindow() {
         long seed = 2126L;
         Random random = new Random(seed);
         DeliveryWindow window = new DeliveryWindow();
+        ArrayDeque<long[]> linkQueue = new ArrayDeque<>(); // {end, 0 = unreported DATA, 1 = reported DATA, 2 = barrier}
         long nodeLimit = 0;
         long senderLimit = 0;
         long sent = 0;
         long written = 0;
-        for (int step = 0; step < 100_000; step++) {
-            switch (random.nextInt(3)) {
+        for (int step = 0; step < 200_000; step++) {
+            switch (random.nextInt(4)) {
                 case 0 -> {
-                    nodeLimit += random.nextInt(2 * W);
+                    nodeLimit = Math.max(nodeLimit, written + random.nextInt(random.nextBoolean() ? W : 4 * W));
                     senderLimit = Math.max(senderLimit, window.granted(nodeLimit));
+                    long barrier = window.barrier();
+                    if (barrier >= 0) {
+                        linkQueue.add(new long[] {barrier, 2});
+                    }
                 }
-                case 1 -> sent = senderLimit;
+                case 1 -> {
+                    if (sent < senderLimit) {
+                        int n = (int) Math.min(senderLimit - sent, 1 + random.nextInt(128 * 1024));
+                        int kind = window.sending(sent, n);
+                        assertThat(kind).isNotEqualTo(DeliveryWindow.NOT_COVERED);
+                        sent += n;
+                        linkQueue.add(new long[] {sent, kind == DeliveryWindow.COVERED_REPORT_WRITE ? 1 : 0});
+                    }
+                }
                 default -> {
-                    written += random.nextLong(sent - written + 1);
-                    long more = window.written(written);
-                    if (more >= 0) {
-                        senderLimit = Math.max(senderLimit, more);
+                    long[] head = linkQueue.poll();
+                    if (head != null) {
+                        if (head[1] != 2) {
+                            written = head[0];
+                        }
+                        if (head[1] != 0) {
+                            long more = window.written(head[0]);
+                            senderLimit = Math.max(senderLimit, more);
+                        }
                     }
                 }
             }
             assertThat(senderLimit).as("seed %d step %d", seed, step).isLessThanOrEqualTo(nodeLimit);
-            assertThat(sent - written).as("held at the hub, seed %d step %d", seed, step).isLessThanOrEqualTo(W);
-            if (written == sent && sent == senderLimit) {
-                assertThat(senderLimit).as("everything sent was written: the sender waits only for the node, seed %d step %d", seed, step)
+            assertThat(sent - written).as("unwritten at the hub, seed %d step %d", seed, step).isLessThanOrEqualTo(W);
+            if (linkQueue.isEmpty() && sent == senderLimit) {
+                assertThat(senderLimit).as("all written and the sender waits: only for the node, seed %d step %d", seed, step)
                         .isEqualTo(nodeLimit);
             }
         }
