@@ -43,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * queued for a slow link pins no large read buffer). Toward a node of this hub, a connection's
  * DATA is held back by itself: the node's credit is passed on at most a {@link DeliveryWindow}
  * beyond what was written to it, so such frames (and small ones) queue for the node without holding
- * back the link they came from, which carries other connections. Otherwise, when the next link
+ * back the link they came from when that link carries other connections. Otherwise, when the next link
  * cannot take more, the link the frame came from stops reading until it can (backpressure rather
  * than queueing; bounded, see {@link Link#holdReadingUntilWritable}). State-loop only, except
  * {@link #relayAtOnce} and the counters.
@@ -52,14 +52,13 @@ public final class RelayRouter {
     /** Payloads smaller than this are copied before they are queued (CREDIT, FIN, small DATA); larger ones travel as slices. */
     static final int OWN_COPY_BELOW = 8 * 1024;
     /**
-     * Bytes a node's link may have queued beyond its high water mark before even frames within
-     * their connection's window hold back the links they come from (many connections at once to
-     * one slow node): one connection's window, so that one busy connection to a slow node holds
-     * nothing back, while a node that cannot keep up with many gets no deeper queue than before —
-     * a queue of 8 MiB tripled the round trips of 10,000 connections to four busy nodes.
+     * Bytes a node's link may have queued above its low water mark (Netty's bytes before writable)
+     * before even frames within their connection's window hold back the links they come from (many
+     * connections at once to one slow node): one connection's window, so that one busy connection
+     * to a slow node holds nothing back, while a node that cannot keep up with many gets a queue
+     * hardly deeper than before (8 MiB let a long-poll session, bounded at 8 MiB, fail).
      */
     static final long BOUNDED_BACKLOG = DeliveryWindow.SIZE;
-    // (measured as Netty's bytes before writable: what is queued above the link's low water mark)
     private static final Logger log = LoggerFactory.getLogger(RelayRouter.class);
 
     private final SideChannelNetwork network;
