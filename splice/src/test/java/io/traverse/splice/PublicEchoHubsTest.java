@@ -115,6 +115,12 @@ class PublicEchoHubsTest {
         endpoints.learn(Deadline.after(Duration.ofSeconds(10)));
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
 
+        // Its connection is counted when its accept thread gets it, which may come after the public
+        // hub's answer ended the search (seen once in a full build).
+        long askedBy = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+        while (silent.connections.get() == 0 && System.nanoTime() - askedBy < 0) {
+            Thread.sleep(10);
+        }
         assertThat(silent.connections.get()).as("the silent hub was asked").isPositive();
         assertThat(alsoPrivate.connections.get()).as("a hub that also sees a private address is passed over").isPositive();
         assertThat(tookMillis).as("the public hub's echo, not the silent hub's timeout first").isLessThan(candidateTimeout.toMillis());
