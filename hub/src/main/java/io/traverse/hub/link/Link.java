@@ -240,8 +240,9 @@ public final class Link {
     }
 
     /**
-     * Runs {@code written} on this link's loop once everything queued before is written to the
-     * socket (an empty write: writes complete in order); not if the link fails first.
+     * Runs {@code written} on this link's loop once everything queued on this link before it is
+     * written to the socket (an empty write: writes complete in order; a write another thread has
+     * not handed to this link's loop yet is not covered); not if the link fails first.
      */
     public void sendBarrier(Runnable written) {
         channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> {

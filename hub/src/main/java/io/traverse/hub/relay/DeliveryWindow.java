@@ -1,12 +1,13 @@
 package io.traverse.hub.relay;
 
 /**
- * One direction of a relayed connection whose receiving end is a node of this hub. The credit that
- * node grants is passed on to the sender no further than {@link #SIZE} beyond what this hub has
- * written to the node's link, so this hub queues at most that much of the connection for a node
- * that reads slowly, and it need not stop reading the sender's link, which carries the sender's
- * other connections, to bound its memory: backpressure per connection, hop by hop, with the
- * credit frames the nodes already exchange (docs/protocol.md, "Flow control").
+ * One direction of a relayed connection whose receiving end is a node of this hub. Once that node
+ * grants more than {@link #SIZE} beyond what this hub queued for it, its credit is passed on to the
+ * sender no further than {@link #SIZE} beyond what this hub has written to the node's link, so this
+ * hub queues about that much of the connection for a node that reads slowly, and it need not stop
+ * reading the sender's link, which carries the sender's other connections, to bound its memory:
+ * backpressure per connection, hop by hop, with the credit frames the nodes already exchange
+ * (docs/protocol.md, "Flow control").
  *
  * <p>A routed node never grants more than its own window (as large as this one) beyond what it
  * read, which is never beyond what this hub queued for it plus a window: its credit is passed on
@@ -14,7 +15,8 @@ package io.traverse.hub.relay;
  * node grants more than a window beyond what was queued for the connection, the window starts to
  * follow the writes ({@link #sending} says to report them), and one barrier write covers what was
  * queued before ({@link #barrier}), so a sender that waits for credit always gets it once the
- * node's link drains. A node that grants a window ahead of what was queued again and again without
+ * node's link drains. (The barrier may pass DATA another thread has not queued yet; then up to a
+ * window more is passed on, once.) A node that grants a window ahead of what was queued again and again without
  * reading is not held back here but by its link (the hub stops reading the links that send to a
  * node whose link has too much queued, and closes a link that takes nothing).
  *
@@ -34,7 +36,7 @@ final class DeliveryWindow {
 
     /** The node's latest credit limit. */
     private long granted;
-    /** Stream offset up to which this hub has written the connection's bytes to the node's link (or more). */
+    /** Stream offset up to which this hub has written the connection's bytes to the node's link, as far as followed writes and the barrier tell. */
     private long written;
     /** Stream offset up to which this hub has queued the connection's bytes for the node's link. */
     private long queued;

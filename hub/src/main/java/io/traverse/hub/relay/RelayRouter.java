@@ -41,9 +41,10 @@ import org.slf4j.LoggerFactory;
  * refuses is left to the state loop, which answers it. A frame's payload is passed on as the
  * slice of the bytes read, never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
  * queued for a slow link pins no large read buffer). Toward a node of this hub, a connection's
- * DATA is held back by itself: the node's credit is passed on at most a {@link DeliveryWindow}
- * beyond what was written to it, so such frames (and small ones) queue for the node without holding
- * back the link they came from when that link carries other connections. Otherwise, when the next link
+ * DATA is held back by itself: by the node's own credit, which the hub passes on at most a
+ * {@link DeliveryWindow} beyond what it wrote to the node once the node grants more than that, so
+ * such frames (and small ones) queue for the node without holding back the link they came from when
+ * that link carries other connections and the node's queue is short. Otherwise, when the next link
  * cannot take more, the link the frame came from stops reading until it can (backpressure rather
  * than queueing; bounded, see {@link Link#holdReadingUntilWritable}). State-loop only, except
  * {@link #relayAtOnce} and the counters.
@@ -55,8 +56,9 @@ public final class RelayRouter {
      * Bytes a node's link may have queued above its low water mark (Netty's bytes before writable)
      * before even frames within their connection's window hold back the links they come from (many
      * connections at once to one slow node): one connection's window, so that one busy connection
-     * to a slow node holds nothing back, while a node that cannot keep up with many gets a queue
-     * hardly deeper than before (8 MiB let a long-poll session, bounded at 8 MiB, fail).
+     * to a slow node does not hold back its sender's other connections, while a node that cannot
+     * keep up with many gets a queue hardly deeper than before (8 MiB let a long-poll session,
+     * bounded at 8 MiB, fail).
      */
     static final long BOUNDED_BACKLOG = DeliveryWindow.SIZE;
     private static final Logger log = LoggerFactory.getLogger(RelayRouter.class);
@@ -210,14 +212,13 @@ public final class RelayRouter {
         long passed = window.granted(granted);
         long barrierAt = window.barrier();
         if (barrierAt >= 0) {
-            Link node = network.localNodeRelayLink(frame.source());
-            if (node != null) {
-                Relay template = frame;
-                node.sendBarrier(() -> passOn(window.written(barrierAt), template.connectionId(), template.opener(),
-                        template.acceptor(), template.direction()));
-            } else {
-                window.written(barrierAt); // the node is gone: nothing will wait for this
-            }
+            // On the link the node's credit came on, which is the one its DATA goes out on but
+            // around a switch to its data link (the node registry is the state loop's, not this
+            // thread's). A barrier can pass DATA that another loop has not queued yet: then up to
+            // a window more is passed on, once per connection.
+            Relay template = frame;
+            from.sendBarrier(() -> passOn(window.written(barrierAt), template.connectionId(), template.opener(),
+                    template.acceptor(), template.direction()));
         }
         // Only ever lowered: a limit above this frame's was passed on before (senders keep the highest).
         return passed >= granted ? frame : frame.withCredit(passed);
