@@ -32,12 +32,7 @@ class RelayBackpressureTest {
         // Sends PINGs (so it is not silent) but never reads what the hub sends it.
         TestNodeClient stalled = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("stalled"), false);
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
-        Thread pings = daemon(() -> {
-            while (true) {
-                stalled.send(new Ping(System.nanoTime()));
-                Thread.sleep(100);
-            }
-        });
+        Thread pings = pingEvery100Ms(stalled);
         Thread stream = daemon(() -> {
             byte[] chunk = new byte[Relay.MAX_DATA_BYTES];
             long offset = 0;
@@ -71,12 +66,7 @@ class RelayBackpressureTest {
         TestNodeClient slow = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
         java.util.concurrent.atomic.AtomicLong framesRead = new java.util.concurrent.atomic.AtomicLong();
-        Thread pings = daemon(() -> {
-            while (true) {
-                slow.send(new Ping(System.nanoTime()));
-                Thread.sleep(100);
-            }
-        });
+        Thread pings = pingEvery100Ms(slow);
         // About 1.3 MB/s, far below what the hub sends: behind full kernel buffers the hub sees room
         // on the link only every second or so, longer than the 750 ms (2.5 keepalive intervals)
         // after which a link that stayed unwritable used to be closed.
@@ -149,12 +139,7 @@ class RelayBackpressureTest {
                 }
             }
         });
-        Thread pings = daemon(() -> {
-            while (true) {
-                slow.send(new Ping(System.nanoTime()));
-                Thread.sleep(100);
-            }
-        });
+        Thread pings = pingEvery100Ms(slow);
         Thread slowReader = daemon(() -> {
             while (true) {
                 if (slow.readFrame() instanceof Relay r) {
@@ -237,6 +222,16 @@ class RelayBackpressureTest {
                 return r;
             }
         }
+    }
+
+    /** Keeps a node that does not read from being silent to the hub's keepalive. */
+    private static Thread pingEvery100Ms(TestNodeClient node) {
+        return daemon(() -> {
+            while (true) {
+                node.send(new Ping(System.nanoTime()));
+                Thread.sleep(100);
+            }
+        });
     }
 
     private interface Body {

@@ -49,6 +49,11 @@ final class ReceiveBudget {
         return (int) Math.min(window, Math.max(FLOOR, perConnection));
     }
 
+    /** One connection's share among the members now. */
+    int share() {
+        return share(members.get());
+    }
+
     /** A new member's first credit, counted: its share if the budget has room, else the floor; at most {@code cap}. */
     long join(long cap) {
         return reserve(0, 0, members.incrementAndGet(), cap);
@@ -65,7 +70,7 @@ final class ReceiveBudget {
 
     /** The limit a connection that is no member (nothing it receives is kept) may be granted; not counted. */
     long limitFor(long consumed, long granted) {
-        return Math.max(granted, consumed + share(members.get()));
+        return Math.max(granted, consumed + share());
     }
 
     /** A member leaves, giving back {@code bytes} of what it had counted. */

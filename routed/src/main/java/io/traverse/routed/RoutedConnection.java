@@ -331,7 +331,7 @@ final class RoutedConnection {
             consume(n);
             // Keep the other end allowed its share of the receive budget beyond what was read; top
             // up in quarters (or once everything queued is read), not for every read.
-            long share = table.budget().share(table.budget().members());
+            long share = table.budget().share();
             long target = consumed + share;
             if (target > granted && (target - granted >= share / 4 || inbox.isEmpty() && target - granted >= LinkLimits.MAX_RELAY_PAYLOAD)
                     && topUp() > 0) {

@@ -191,7 +191,6 @@ final class RoutedConnections implements RelayLink.Receiver {
         return budget;
     }
 
-
     int size() {
         return connections.size() + opening.size();
     }

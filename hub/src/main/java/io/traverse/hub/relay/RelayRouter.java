@@ -162,10 +162,7 @@ public final class RelayRouter {
         // connections, and the sender's link, with its other connections, is read on.
         boolean bounded;
         if (next.kind() != LinkKind.HUB) {
-            bounded = frame.kind() != RelayKind.DATA || sendWithinWindow(frame, from, next);
-            if (frame.kind() != RelayKind.DATA || !bounded) {
-                next.send(frame);
-            }
+            bounded = sendToNode(frame, from, next);
             delivered.increment();
             metrics.relayDelivered(bytes);
         } else {
@@ -233,33 +230,32 @@ public final class RelayRouter {
     }
 
     /**
-     * Sends a DATA frame to a node here if it keeps to the window passed on for its connection, and
-     * passes on more credit as its bytes are written; false (nothing sent) if it does not.
+     * Sends a frame to a node here; true if what it adds to the node's queue is bounded: a small
+     * frame, or DATA that keeps to the window passed on for its connection (whose writes pass on
+     * more credit if the window follows them).
      */
-    private boolean sendWithinWindow(Relay frame, Link from, Link next) {
-        DeliveryWindow window = connections.window(frame, true);
-        if (window == null || from == null) {
-            return false;
+    private boolean sendToNode(Relay frame, Link from, Link next) {
+        if (frame.kind() != RelayKind.DATA) {
+            next.send(frame);
+            return true;
         }
         long offset = frame.streamOffset();
         int length = frame.payloadLength() - Relay.DATA_OFFSET_LENGTH;
-        switch (window.sending(offset, length)) {
-            case DeliveryWindow.COVERED -> next.send(frame);
-            case DeliveryWindow.COVERED_REPORT_WRITE -> {
-                long end = offset + length;
-                long id = frame.connectionId();
-                NodeId opener = frame.opener();
-                NodeId acceptor = frame.acceptor();
-                RelayDirection back = frame.direction().reversed();
-                // Only once the node granted more than a window ahead (never a routed node): a write
-                // future per frame is not free.
-                next.send(frame, () -> passOn(window.written(end), id, opener, acceptor, back));
-            }
-            default -> {
-                return false;
-            }
+        DeliveryWindow window = from == null ? null : connections.window(frame, true);
+        int covered = window == null ? DeliveryWindow.NOT_COVERED : window.sending(offset, length);
+        if (covered == DeliveryWindow.COVERED_REPORT_WRITE) {
+            long end = offset + length;
+            long id = frame.connectionId();
+            NodeId opener = frame.opener();
+            NodeId acceptor = frame.acceptor();
+            RelayDirection back = frame.direction().reversed();
+            // Only once the node granted more than a window ahead (never a routed node): a write
+            // future per frame is not free.
+            next.send(frame, () -> passOn(window.written(end), id, opener, acceptor, back));
+        } else {
+            next.send(frame);
         }
-        return true;
+        return covered != DeliveryWindow.NOT_COVERED;
     }
 
     /**
