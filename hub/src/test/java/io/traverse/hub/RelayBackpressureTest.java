@@ -8,7 +8,14 @@ import io.traverse.identity.NodeId;
 import io.traverse.wire.Ping;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
+import io.traverse.wire.RelayKind;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -65,7 +72,7 @@ class RelayBackpressureTest {
         Hub hub = hubs.dialOnly("slow-reader");
         TestNodeClient slow = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
-        java.util.concurrent.atomic.AtomicLong framesRead = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong framesRead = new AtomicLong();
         Thread pings = pingEvery100Ms(slow);
         // About 1.3 MB/s, far below what the hub sends: behind full kernel buffers the hub sees room
         // on the link only every second or so, longer than the 750 ms (2.5 keepalive intervals)
@@ -109,80 +116,108 @@ class RelayBackpressureTest {
      */
     @Test
     void aSlowNodeHoldsBackOnlyItsOwnConnectionNotTheSendersOthers() throws Exception {
-        Hub hub = hubs.dialOnly("per-connection");
+        slowAndFastConnections("per-connection", 1);
+    }
+
+    /**
+     * The same with eight busy connections to the slow node: together they queue more for it than
+     * one connection's window, and still only they are held back, each by its own window, while
+     * the sender's connection to the fast node goes on (before, the hub stopped reading the
+     * sender's link once the slow node's queue passed one window).
+     */
+    @Test
+    void severalBusyConnectionsToASlowNodeHoldBackOnlyThemselves() throws Exception {
+        slowAndFastConnections("many-to-slow", 8);
+    }
+
+    private void slowAndFastConnections(String hubName, int toSlow) throws Exception {
+        Hub hub = hubs.dialOnly(hubName);
         TestNodeClient slow = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
         TestNodeClient fast = TestNodeClient.connect(hub, TestHubs.TOKEN, "fast");
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
         long granted = 0xFFFF_FFFFL; // both receivers grant far more than the test can send (the most an OPEN or ACCEPT carries)
-        sender.send(Relay.open(1, sender.id(), slow.id(), 80, granted));
-        sender.send(Relay.open(2, sender.id(), fast.id(), 80, granted));
-        Relay toSlow = awaitRelay(slow::readFrame);
-        slow.send(toSlow.accept(granted));
-        toSlow.release();
-        Relay toFast = (Relay) fast.await(Relay.class);
-        fast.send(toFast.accept(granted));
-        toFast.release();
+        long fastId = 0;
+        Map<Long, AtomicLong> limits = new ConcurrentHashMap<>();
+        Map<Long, AtomicLong> slowBytes = new ConcurrentHashMap<>();
+        for (long id = 1; id <= toSlow; id++) {
+            limits.put(id, new AtomicLong());
+            slowBytes.put(id, new AtomicLong());
+            sender.send(Relay.open(id, sender.id(), slow.id(), 80, granted));
+            Relay open = awaitRelay(slow::readFrame);
+            slow.send(open.accept(granted));
+            open.release();
+        }
+        limits.put(fastId, new AtomicLong());
+        sender.send(Relay.open(fastId, sender.id(), fast.id(), 80, granted));
+        Relay open = (Relay) fast.await(Relay.class);
+        fast.send(open.accept(granted));
+        open.release();
 
-        java.util.concurrent.ConcurrentHashMap<Long, java.util.concurrent.atomic.AtomicLong> limits = new java.util.concurrent.ConcurrentHashMap<>();
-        limits.put(1L, new java.util.concurrent.atomic.AtomicLong());
-        limits.put(2L, new java.util.concurrent.atomic.AtomicLong());
-        java.util.concurrent.atomic.AtomicLong fastBytes = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.AtomicLong slowBytes = new java.util.concurrent.atomic.AtomicLong();
-        java.util.concurrent.atomic.AtomicBoolean slowInOrder = new java.util.concurrent.atomic.AtomicBoolean(true);
-        Thread credits = daemon(() -> {
+        AtomicLong fastBytes = new AtomicLong();
+        AtomicBoolean slowInOrder = new AtomicBoolean(true);
+        List<Thread> threads = new ArrayList<>();
+        threads.add(daemon(() -> {
             while (true) {
                 if (sender.poll(Duration.ofSeconds(1)) instanceof Relay r) {
-                    if (r.kind() == io.traverse.wire.RelayKind.ACCEPT || r.kind() == io.traverse.wire.RelayKind.CREDIT) {
+                    if (r.kind() == RelayKind.ACCEPT || r.kind() == RelayKind.CREDIT) {
                         limits.get(r.connectionId()).accumulateAndGet(r.credit(), Math::max);
                     }
                     r.release();
                 }
             }
-        });
-        Thread pings = pingEvery100Ms(slow);
-        Thread slowReader = daemon(() -> {
+        }));
+        threads.add(pingEvery100Ms(slow));
+        threads.add(daemon(() -> {
             while (true) {
                 if (slow.readFrame() instanceof Relay r) {
-                    if (r.kind() == io.traverse.wire.RelayKind.DATA) {
-                        if (r.streamOffset() != slowBytes.get()) {
+                    if (r.kind() == RelayKind.DATA) {
+                        AtomicLong read = slowBytes.get(r.connectionId());
+                        if (r.streamOffset() != read.get()) {
                             slowInOrder.set(false);
                         }
-                        slowBytes.addAndGet(r.dataBytes().readableBytes());
+                        read.addAndGet(r.dataBytes().readableBytes());
                     }
                     r.release();
                 }
                 Thread.sleep(50);
             }
-        });
-        Thread fastReader = daemon(() -> {
+        }));
+        threads.add(daemon(() -> {
             while (true) {
                 if (fast.poll(Duration.ofSeconds(1)) instanceof Relay r) {
-                    if (r.kind() == io.traverse.wire.RelayKind.DATA) {
+                    if (r.kind() == RelayKind.DATA) {
                         fastBytes.addAndGet(r.dataBytes().readableBytes());
                     }
                     r.release();
                 }
             }
-        });
-        Thread streamToSlow = daemon(() -> stream(sender, slow.id(), 1, limits.get(1L)));
-        Thread streamToFast = daemon(() -> stream(sender, fast.id(), 2, limits.get(2L)));
+        }));
+        for (long id = 0; id <= toSlow; id++) {
+            long connection = id;
+            NodeId acceptor = id == fastId ? fast.id() : slow.id();
+            threads.add(daemon(() -> stream(sender, acceptor, connection, limits.get(connection))));
+        }
         try {
             Thread.sleep(1000); // the slow node's link fills
             long before = fastBytes.get();
             Thread.sleep(3000);
             long moved = fastBytes.get() - before;
             assertThat(moved).as("bytes the fast node got in 3 s while the slow node's link was full").isGreaterThan(48L << 20);
-            long slowLimit = limits.get(1L).get();
-            assertThat(slowLimit).as("the slow node's connection moves on: the hub passed on more as it wrote")
+            long slowLimits = 0;
+            long slowRead = 0;
+            for (long id = 1; id <= toSlow; id++) {
+                slowLimits += limits.get(id).get();
+                slowRead += slowBytes.get(id).get();
+            }
+            assertThat(slowLimits).as("the slow node's connections move on: the hub passed on more as it wrote")
                     .isGreaterThan(2L * DeliveryWindowSize.BYTES);
-            assertThat(slowLimit - slowBytes.get()).as("what the slow connection was let send beyond what its node read: the hub's"
-                    + " window beyond what it wrote, plus what the kernel's socket buffers took").isLessThan(DeliveryWindowSize.BYTES + (16L << 20));
+            assertThat(slowLimits - slowRead).as("what the slow connections were let send beyond what their node read: the"
+                    + " hub's windows beyond what it wrote, plus what the kernel's socket buffers took")
+                    .isLessThan(toSlow * DeliveryWindowSize.BYTES + (16L << 20));
             assertThat(slowInOrder).as("the slow node's bytes arrived in order, none lost").isTrue();
             assertThat(hub.status().nodes()).extracting(NodeStatus::nodeId).contains(slow.id(), fast.id(), sender.id());
         } finally {
-            for (Thread t : new Thread[] {credits, pings, slowReader, fastReader, streamToSlow, streamToFast}) {
-                t.interrupt();
-            }
+            threads.forEach(Thread::interrupt);
             slow.close();
             fast.close();
             sender.close();
@@ -195,7 +230,7 @@ class RelayBackpressureTest {
     }
 
     /** Sends DATA on connection {@code id} as far as its credit goes, waiting for more when it runs out. */
-    private static void stream(TestNodeClient sender, NodeId acceptor, long id, java.util.concurrent.atomic.AtomicLong limit)
+    private static void stream(TestNodeClient sender, NodeId acceptor, long id, AtomicLong limit)
             throws Exception {
         byte[] chunk = new byte[64 * 1024];
         long offset = 0;

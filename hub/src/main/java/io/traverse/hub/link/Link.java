@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.Channel;
 import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
+import io.traverse.longpolling.SessionChannel;
 import io.traverse.wire.Hello;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Reject;
@@ -20,8 +21,11 @@ import java.util.concurrent.atomic.AtomicLong;
  * accepted it; a link we dialled knows the far end by the CHALLENGE's id.
  */
 public final class Link {
-    /** Outbound bytes beyond the high water mark after which a link counts as dead. */
-    static final long MAX_UNREAD_BYTES = 16L * 1024 * 1024;
+    /**
+     * Outbound bytes beyond the high water mark after which a link counts as dead: above what the
+     * relay lets queue for one node ({@code DeliveryWindow.MAX_NODE_QUEUE}, 48 MiB).
+     */
+    static final long MAX_UNREAD_BYTES = 64L * 1024 * 1024;
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
     private final long serial = SEQUENCE.incrementAndGet();
@@ -123,6 +127,11 @@ public final class Link {
 
     public boolean isOpen() {
         return channel.isActive();
+    }
+
+    /** Whether this link is a long-poll session (whose queue for its node is bounded more tightly). */
+    public boolean isLongPollSession() {
+        return channel instanceof SessionChannel;
     }
 
     /** False while the far end does not read fast enough (the outbound buffer is over its high mark). */

@@ -2,30 +2,46 @@ package io.traverse.hub.relay;
 
 /**
  * One direction of a relayed connection whose receiving end is a node of this hub. Once that node
- * grants more than {@link #SIZE} beyond what this hub queued for it, its credit is passed on to the
- * sender no further than {@link #SIZE} beyond what this hub has written to the node's link, so this
- * hub queues about that much of the connection for a node that reads slowly, and it need not stop
- * reading the sender's link, which carries the sender's other connections, to bound its memory:
- * backpressure per connection, hop by hop, with the credit frames the nodes already exchange
- * (docs/protocol.md, "Flow control").
+ * grants more than {@link #SIZE} beyond what this hub queued for it — or, while the node's link is
+ * congested (over its high water mark), more than the connection's share of that link
+ * ({@link #sizeFor}) — its credit is passed on to the sender no further than that window beyond
+ * what this hub has written to the node's link. So this hub queues about a window of each
+ * connection for a node that reads slowly, and it need not stop reading the senders' links, which
+ * carry their other connections, to bound its memory: backpressure per connection, hop by hop,
+ * with the credit frames the nodes already exchange (docs/protocol.md, "Flow control").
  *
- * <p>A routed node never grants more than its own window (as large as this one) beyond what it
- * read, which is never beyond what this hub queued for it plus a window: its credit is passed on
- * whole and its writes are not followed (a write future per frame is not free). The first time a
- * node grants more than a window beyond what was queued for the connection, the window starts to
- * follow the writes ({@link #sending} says to report them), and one barrier write covers what was
- * queued before ({@link #barrier}), so a sender that waits for credit always gets it once the
- * node's link drains. (The barrier may pass DATA another thread has not queued yet; then up to a
- * window more is passed on, once.) A node that grants a window ahead of what was queued again and again without
- * reading is not held back here but by its link (the hub stops reading the links that send to a
- * node whose link has too much queued, and closes a link that takes nothing).
+ * <p>While its link is congested, a node with many connections here gives each a smaller window:
+ * together they may queue about {@link #NODE_QUEUE}, and each at least {@link #FLOOR}. A routed node never grants more than its
+ * own window (at most {@link #SIZE}, less when its receive budget is shared) beyond what it read,
+ * which is never beyond what this hub queued for it plus that window: while its link keeps up its
+ * credit is passed on whole and its writes are not followed (a write future per frame is not
+ * free). The first time a node grants more than the window allows beyond what was queued for the
+ * connection, the window starts to follow the writes for good ({@link #sending} says to report
+ * them), and one barrier write covers what was queued before ({@link #barrier}), so a sender that
+ * waits for credit always gets it once the node's link drains. (The barrier may pass DATA another
+ * thread has not queued yet; then up to a window more is passed on, once.) A node that grants
+ * less than a window ahead of what was queued again and again without reading is not held back
+ * here but by its link (beyond {@link #queueBound} the hub stops reading the links that send to
+ * the node, and it closes a link that takes nothing).
  *
  * <p>Credit frames from the node and the writes to its link come on different threads; a window
  * is small and touched once per frame, so it locks itself.
  */
 final class DeliveryWindow {
-    /** What a connection may have on its way to a node beyond what this hub wrote to it: a node's largest window. */
+    /** The most a connection may have on its way to a node beyond what this hub wrote to it: a node's largest window. */
     static final int SIZE = 1024 * 1024;
+    /** The least each connection gets while {@link #MAX_NODE_QUEUE} allows it (up to about 3,000 connections of one node). */
+    static final int FLOOR = 16 * 1024;
+    /** The least at any count (a node may be let hold more connections than the default 5,000). */
+    static final int MIN = 4 * 1024;
+    /** What the windows of one node's connections add up to while each gets more than {@link #FLOOR}. */
+    static final long NODE_QUEUE = 8L * 1024 * 1024;
+    /**
+     * The most a node's link queues for relayed connections at any count: past it the windows'
+     * transitions (a node that granted a larger window before its link got congested, or before
+     * it held more connections) are absorbed by holding the senders' links, as a last resort.
+     */
+    static final long MAX_NODE_QUEUE = 48L * 1024 * 1024;
 
     /** {@link #sending}: the frame goes beyond the credit passed on (a sender that ignores it). */
     static final int NOT_COVERED = 0;
@@ -42,20 +58,43 @@ final class DeliveryWindow {
     private long queued;
     /** The credit limit passed on to the sender. */
     private long passed;
+    /** The window now: {@link #sizeFor} the node's connections when it last granted. */
+    private int size = SIZE;
     /** The node granted more than a window beyond what was queued: writes are followed from now on. */
     private boolean following;
     /** A barrier write must cover what was queued before following began. */
     private boolean barrierDue;
     private boolean ended;
 
-    /** The node granted up to {@code limit}: the limit to pass on instead (never below one passed before). */
-    synchronized long granted(long limit) {
+    /** Each connection's window at a node that holds {@code connections} relayed connections here. */
+    static int sizeFor(int connections) {
+        long n = Math.max(1, connections);
+        long size = Math.max(FLOOR, Math.min(SIZE, NODE_QUEUE / n));
+        return (int) Math.max(MIN, Math.min(size, (MAX_NODE_QUEUE - SIZE) / n));
+    }
+
+    /**
+     * What a node's link may have queued above its low water mark before even DATA within its
+     * connections' windows holds back the links it comes from: what all windows allow, plus one
+     * window for the frames in flight between threads; at most {@link #MAX_NODE_QUEUE}.
+     */
+    static long queueBound(int connections) {
+        return Math.min(MAX_NODE_QUEUE, (long) Math.max(1, connections) * sizeFor(connections) + SIZE);
+    }
+
+    /**
+     * The node granted up to {@code limit}: the limit to pass on instead (never below one passed
+     * before). {@code size} is the connection's window now ({@link #sizeFor}); {@code congested}
+     * says the node's link is over its high water mark.
+     */
+    synchronized long granted(long limit, int size, boolean congested) {
         granted = Math.max(granted, limit);
-        if (!following && granted > queued + SIZE) {
+        this.size = size;
+        if (!following && (granted > queued + SIZE || (congested && granted > queued + size))) {
             following = true;
             barrierDue = queued > written;
         }
-        passed = Math.max(passed, following ? Math.min(granted, written + SIZE) : granted);
+        passed = Math.max(passed, following ? Math.min(granted, written + size) : granted);
         return passed;
     }
 
@@ -89,8 +128,8 @@ final class DeliveryWindow {
      */
     synchronized long written(long end) {
         written = Math.max(written, end);
-        long allowed = Math.min(granted, written + SIZE);
-        if (ended || allowed <= passed || (allowed - passed < SIZE / 4 && allowed < granted)) {
+        long allowed = Math.min(granted, written + size);
+        if (ended || allowed <= passed || (allowed - passed < size / 4 && allowed < granted)) {
             return -1;
         }
         passed = allowed;

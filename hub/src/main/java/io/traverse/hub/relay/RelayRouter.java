@@ -44,7 +44,8 @@ import org.slf4j.LoggerFactory;
  * DATA is held back by itself: by the node's own credit, which the hub passes on at most a
  * {@link DeliveryWindow} beyond what it wrote to the node once the node grants more than that, so
  * such frames (and small ones) queue for the node without holding back the link they came from when
- * that link carries other connections and the node's queue is short. Otherwise, when the next link
+ * that link carries other connections, up to what the node's windows allow together
+ * ({@link DeliveryWindow#queueBound}). Otherwise, when the next link
  * cannot take more, the link the frame came from stops reading until it can (backpressure rather
  * than queueing; bounded, see {@link Link#holdReadingUntilWritable}). State-loop only, except
  * {@link #relayAtOnce} and the counters.
@@ -53,14 +54,11 @@ public final class RelayRouter {
     /** Payloads smaller than this are copied before they are queued (CREDIT, FIN, small DATA); larger ones travel as slices. */
     static final int OWN_COPY_BELOW = 8 * 1024;
     /**
-     * Bytes a node's link may have queued above its low water mark (Netty's bytes before writable)
-     * before even frames within their connection's window hold back the links they come from (many
-     * connections at once to one slow node): one connection's window, so that one busy connection
-     * to a slow node does not hold back its sender's other connections, while a node that cannot
-     * keep up with many gets a queue hardly deeper than before (8 MiB let a long-poll session,
-     * bounded at 8 MiB, fail).
+     * Bytes a long-poll session's link may have queued above its low water mark before even frames
+     * within their connection's window hold back the links they come from: a session fails when
+     * 8 MiB wait for its node (queues of 8 MiB did fail one), so it keeps the short queue it had.
      */
-    static final long BOUNDED_BACKLOG = DeliveryWindow.SIZE;
+    static final long LONG_POLL_BACKLOG = DeliveryWindow.SIZE;
     private static final Logger log = LoggerFactory.getLogger(RelayRouter.class);
 
     private final SideChannelNetwork network;
@@ -171,8 +169,7 @@ public final class RelayRouter {
             forwarded.increment();
             metrics.relayForwarded(bytes);
         }
-        if (from != null && !next.isWritable()
-                && !(bounded && next.bytesOverHighWaterMark() <= BOUNDED_BACKLOG && carriesOthers(from))) {
+        if (from != null && !next.isWritable() && !(bounded && carriesOthers(from) && withinQueueBound(next))) {
             from.holdReadingUntilWritable(next);
         }
     }
@@ -186,6 +183,12 @@ public final class RelayRouter {
      */
     private boolean carriesOthers(Link from) {
         return from.kind() == LinkKind.HUB || connections.heldBy(from.peerId()) > 1;
+    }
+
+    /** Whether a node's link has no more queued than its connections' windows allow together ({@link DeliveryWindow#queueBound}). */
+    private boolean withinQueueBound(Link node) {
+        long bound = node.isLongPollSession() ? LONG_POLL_BACKLOG : DeliveryWindow.queueBound(connections.heldBy(node.peerId()));
+        return node.bytesOverHighWaterMark() <= bound;
     }
 
     private static boolean grantsCredit(RelayKind kind) {
@@ -206,7 +209,7 @@ public final class RelayRouter {
             return frame;
         }
         long granted = frame.credit();
-        long passed = window.granted(granted);
+        long passed = window.granted(granted, DeliveryWindow.sizeFor(connections.heldBy(from.peerId())), !from.isWritable());
         long barrierAt = window.barrier();
         if (barrierAt >= 0) {
             // On the link the node's credit came on, which is the one its DATA goes out on but
@@ -221,10 +224,20 @@ public final class RelayRouter {
         return passed >= granted ? frame : frame.withCredit(passed);
     }
 
-    /** Sends the sender a CREDIT of this hub's if {@code limit} is one (≥ 0), routed like the node's own. */
+    /**
+     * Sends the sender a CREDIT of this hub's if {@code limit} is one (≥ 0), routed like the node's
+     * own: at once on this thread when the state loop has routed to the sender since the network
+     * last changed (a limit overtaking another is harmless, senders keep the highest), else there.
+     */
     private void passOn(long limit, long id, NodeId opener, NodeId acceptor, RelayDirection towardSender) {
-        if (limit >= 0) {
-            Relay credit = Relay.credit(id, opener, acceptor, towardSender, limit);
+        if (limit < 0) {
+            return;
+        }
+        Relay credit = Relay.credit(id, opener, acceptor, towardSender, limit);
+        Link next = nextLinks.get(credit.destination());
+        if (next != null && next.isOpen()) {
+            send(credit, null, next);
+        } else {
             stateLoop.execute(() -> route(credit, null));
         }
     }
