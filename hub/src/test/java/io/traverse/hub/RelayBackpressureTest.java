@@ -215,6 +215,8 @@ class RelayBackpressureTest {
                     + " hub's windows beyond what it wrote, plus what the kernel's socket buffers took")
                     .isLessThan(toSlow * DeliveryWindowSize.BYTES + (16L << 20));
             assertThat(slowInOrder).as("the slow node's bytes arrived in order, none lost").isTrue();
+            assertThat(hub.metrics().relayHolds()).as("links held: the windows alone bounded the slow node's queue").isZero();
+            assertThat(hub.metrics().relayWindowCredits()).as("the hub's own CREDITs, as it wrote to the slow node").isPositive();
             assertThat(hub.status().nodes()).extracting(NodeStatus::nodeId).contains(slow.id(), fast.id(), sender.id());
         } finally {
             threads.forEach(Thread::interrupt);

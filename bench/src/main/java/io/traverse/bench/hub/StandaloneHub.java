@@ -12,7 +12,8 @@ import java.time.Duration;
 /**
  * A hub in a process of its own, driven through stdin by {@link ChildHub}: prints
  * {@code PORT <port>} once listening; answers {@code HEAP} with the heap in use after a full GC and
- * the JVM's thread count, {@code NODES} with the nodes connected (no GC, cheap enough to poll); closes the hub at {@code QUIT} or end of input. A separate process is
+ * the JVM's thread count, {@code NODES} with the nodes connected (no GC, cheap enough to poll),
+ * {@code RELAY} with the relay's link holds and window CREDITs so far; closes the hub at {@code QUIT} or end of input. A separate process is
  * what lets a scenario freeze a hub (SIGSTOP: silent, sockets open, as a hung machine) and measure
  * one hub's heap alone.
  *
@@ -55,6 +56,9 @@ public final class StandaloneHub {
                     long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
                     int threads = ManagementFactory.getThreadMXBean().getThreadCount();
                     System.out.println("HEAP " + used + " THREADS " + threads + " NODES " + hub.status().nodes().size());
+                    System.out.flush();
+                } else if (line.equals("RELAY")) {
+                    System.out.println("RELAY " + hub.metrics().relayHolds() + " " + hub.metrics().relayWindowCredits());
                     System.out.flush();
                 } else if (line.equals("NODES")) {
                     System.out.println("NODES " + hub.status().nodes().size());

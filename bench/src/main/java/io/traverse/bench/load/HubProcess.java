@@ -67,6 +67,12 @@ final class HubProcess implements AutoCloseable {
         return Long.parseLong(f[1]);
     }
 
+    /** The hub's relay backpressure so far: links held, and CREDITs it made for connections held to their windows. */
+    String relayCounters() throws IOException, InterruptedException {
+        String[] f = jvm.ask("RELAY", "RELAY ", 30).trim().split(" ");
+        return f[1] + " link holds, " + f[2] + " window CREDITs";
+    }
+
     int nodes() throws IOException, InterruptedException {
         return Integer.parseInt(jvm.ask("NODES", "NODES ", 30).substring(6).trim());
     }

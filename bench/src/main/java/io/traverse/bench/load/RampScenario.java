@@ -60,8 +60,8 @@ final class RampScenario {
                             window.quantileMicros(0.99) / 1e3, mbps, heldNow == 0 ? 0 : mbps * 1e6 / heldNow);
                     steps.add(p);
                     log.printf(Locale.ROOT, "STEP %d connections: held %d, %.2f MB/s (%.0f B/s each), rtt p50 %.1f p99 %.1f max %.1f ms,"
-                                    + " hub heap %.1f MiB rss %.1f MiB%n", target, heldNow, mbps, p.perConnectionBytesPerSecond(),
-                            p.p50Millis(), p.p99Millis(), window.maxMicros() / 1e3, heap / 1048576.0, rss / 1048576.0);
+                                    + " hub heap %.1f MiB rss %.1f MiB; relay so far: %s%n", target, heldNow, mbps, p.perConnectionBytesPerSecond(),
+                            p.p50Millis(), p.p99Millis(), window.maxMicros() / 1e3, heap / 1048576.0, rss / 1048576.0, bed.hub().relayCounters());
                     // The figures of the last step measured: the most load the hub carried (also when that step broke).
                     bestMbps = mbps;
                     bestPerConnection = p.perConnectionBytesPerSecond();

@@ -34,6 +34,8 @@ public final class HubMetrics {
     private final LongAdder relayForwarded = new LongAdder();
     private final LongAdder relayBytesDelivered = new LongAdder();
     private final LongAdder relayBytesForwarded = new LongAdder();
+    private final LongAdder relayHolds = new LongAdder();
+    private final LongAdder relayWindowCredits = new LongAdder();
     private final ModuleSetUps setUps = new ModuleSetUps();
     private final Map<SideMessageError, Counter> sideErrors = new EnumMap<>(SideMessageError.class);
     private final Map<RejectCode, Counter> refusals = new EnumMap<>(RejectCode.class);
@@ -76,6 +78,13 @@ public final class HubMetrics {
                 .baseUnit("bytes").description(relayBytes).register(registry);
         FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesForwarded, LongAdder::sum).tag("outcome", "forwarded")
                 .baseUnit("bytes").description(relayBytes).register(registry);
+        FunctionCounter.builder("traverse.hub.relay.holds", relayHolds, LongAdder::sum)
+                .description("times this hub stopped reading a link because a link its relay frames go out on could not take more")
+                .register(registry);
+        FunctionCounter.builder("traverse.hub.relay.window.credits", relayWindowCredits, LongAdder::sum)
+                .description("CREDIT frames this hub made for connections to a slow node, passing on its credit only as far as"
+                        + " it wrote to the node")
+                .register(registry);
         for (String module : setUps.modules()) {
             FunctionCounter.builder("traverse.hub.connection.setups", setUps.counter(module), LongAdder::sum).tag("module", module)
                     .description("connection set-ups this hub passed on, by module: routed (OPEN frames), reverse and splice"
@@ -140,6 +149,24 @@ public final class HubMetrics {
     public void relayForwarded(int payloadBytes) {
         relayForwarded.increment();
         relayBytesForwarded.add(payloadBytes);
+    }
+
+    /** A link's reading held for relay backpressure. */
+    public void relayHold() {
+        relayHolds.increment();
+    }
+
+    /** A CREDIT of this hub's own sent for a connection's delivery window. */
+    public void relayWindowCredit() {
+        relayWindowCredits.increment();
+    }
+
+    public long relayHolds() {
+        return relayHolds.sum();
+    }
+
+    public long relayWindowCredits() {
+        return relayWindowCredits.sum();
     }
 
     /** A routed connection's OPEN frame passed on. */

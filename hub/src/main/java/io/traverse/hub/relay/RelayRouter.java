@@ -170,6 +170,7 @@ public final class RelayRouter {
             metrics.relayForwarded(bytes);
         }
         if (from != null && !next.isWritable() && !(bounded && carriesOthers(from) && withinQueueBound(next))) {
+            metrics.relayHold();
             from.holdReadingUntilWritable(next);
         }
     }
@@ -233,6 +234,7 @@ public final class RelayRouter {
         if (limit < 0) {
             return;
         }
+        metrics.relayWindowCredit();
         Relay credit = Relay.credit(id, opener, acceptor, towardSender, limit);
         Link next = nextLinks.get(credit.destination());
         if (next != null && next.isOpen()) {
