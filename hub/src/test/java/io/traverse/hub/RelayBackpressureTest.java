@@ -5,15 +5,23 @@ import static org.awaitility.Awaitility.await;
 
 import io.traverse.hub.HubStatus.NodeStatus;
 import io.traverse.identity.NodeId;
+import io.traverse.wire.LookupKind;
 import io.traverse.wire.Ping;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -226,6 +234,104 @@ class RelayBackpressureTest {
         }
     }
 
+    /**
+     * A sender with sixteen busy connections across a slow hub-to-hub link (a narrow WAN between
+     * two sites, here a pipe that passes about 4 MB/s) and one to a node of its own hub. Together
+     * the crossing connections' windows fill the hub link, but the sender's hub holds back only
+     * them (it passes on their credit no further than what it wrote to the hub link), not the
+     * sender's link: the local connection goes on at full speed. (One crossing connection alone is
+     * held to a window by the far hub, which passes on the credit of its node only as far as it
+     * wrote to it; the near hub's link does not fill.)
+     */
+    @Test
+    void aSlowHubLinkHoldsBackOnlyTheConnectionsOnItNotTheSendersOthers() throws Exception {
+        int crossing = 16;
+        Hub far = hubs.dialOnly("far-site");
+        try (ThrottledPipe wan = new ThrottledPipe(far.linkAddress().getPort(), 16 * 1024, 4)) {
+            Hub near = hubs.start("near-site", b -> b.advertisedAddresses(List.of()).peer("127.0.0.1:" + wan.port()));
+            TestNodeClient remote = TestNodeClient.connect(far, TestHubs.TOKEN, "remote");
+            TestNodeClient local = TestNodeClient.connect(near, TestHubs.TOKEN, "local");
+            TestNodeClient sender = TestNodeClient.connect(near, TestHubs.TOKEN, "sender");
+            List<Thread> threads = new ArrayList<>();
+            try {
+                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
+                        sender.lookup(LookupKind.NODE, "remote").entries()).first().isEqualTo(far.id().toString()));
+                long granted = 0xFFFF_FFFFL;
+                long localId = 0;
+                Map<Long, AtomicLong> limits = new ConcurrentHashMap<>();
+                Map<Long, AtomicLong> remoteBytes = new ConcurrentHashMap<>();
+                for (long id = 0; id <= crossing; id++) {
+                    limits.put(id, new AtomicLong());
+                    TestNodeClient acceptor = id == localId ? local : remote;
+                    remoteBytes.put(id, new AtomicLong());
+                    sender.send(Relay.open(id, sender.id(), acceptor.id(), 80, granted));
+                    Relay open = (Relay) acceptor.await(Relay.class);
+                    acceptor.send(open.accept(granted));
+                    open.release();
+                }
+                AtomicLong localBytes = remoteBytes.remove(localId);
+                AtomicBoolean remoteInOrder = new AtomicBoolean(true);
+                threads.add(daemon(() -> {
+                    while (true) {
+                        if (sender.poll(Duration.ofSeconds(1)) instanceof Relay r) {
+                            if (r.kind() == RelayKind.ACCEPT || r.kind() == RelayKind.CREDIT) {
+                                limits.get(r.connectionId()).accumulateAndGet(r.credit(), Math::max);
+                            }
+                            r.release();
+                        }
+                    }
+                }));
+                threads.add(daemon(() -> {
+                    while (true) {
+                        if (remote.poll(Duration.ofSeconds(1)) instanceof Relay r) {
+                            if (r.kind() == RelayKind.DATA) {
+                                AtomicLong got = remoteBytes.get(r.connectionId());
+                                if (r.streamOffset() != got.get()) {
+                                    remoteInOrder.set(false);
+                                }
+                                got.addAndGet(r.dataBytes().readableBytes());
+                            }
+                            r.release();
+                        }
+                    }
+                }));
+                threads.add(daemon(() -> {
+                    while (true) {
+                        if (local.poll(Duration.ofSeconds(1)) instanceof Relay r) {
+                            if (r.kind() == RelayKind.DATA) {
+                                localBytes.addAndGet(r.dataBytes().readableBytes());
+                            }
+                            r.release();
+                        }
+                    }
+                }));
+                for (long id = 0; id <= crossing; id++) {
+                    long connection = id;
+                    NodeId acceptor = id == localId ? local.id() : remote.id();
+                    threads.add(daemon(() -> stream(sender, acceptor, connection, limits.get(connection))));
+                }
+                Thread.sleep(1000); // the hub link fills
+                long before = localBytes.get();
+                Thread.sleep(3000);
+                assertThat(localBytes.get() - before).as("bytes the local node got in 3 s while the hub link was full")
+                        .isGreaterThan(48L << 20);
+                long arrived = remoteBytes.values().stream().mapToLong(AtomicLong::get).sum();
+                long let = remoteBytes.keySet().stream().mapToLong(id -> limits.get(id).get()).sum();
+                assertThat(arrived).as("the connections across the slow link move on").isGreaterThan(2L << 20);
+                assertThat(let - arrived).as("what the crossing connections were let send beyond what arrived: their windows"
+                        + " beyond what the near hub wrote, plus the kernels' and the pipe's buffers")
+                        .isLessThan(crossing * DeliveryWindowSize.BYTES + (16L << 20));
+                assertThat(remoteInOrder).as("in order, none lost").isTrue();
+                assertThat(near.metrics().relayHolds()).as("links the near hub held").isZero();
+            } finally {
+                threads.forEach(Thread::interrupt);
+                remote.close();
+                local.close();
+                sender.close();
+            }
+        }
+    }
+
     /** The hub's window per connection ({@code io.traverse.hub.relay.DeliveryWindow.SIZE}, package-private there). */
     private static final class DeliveryWindowSize {
         static final long BYTES = 1 << 20;
@@ -246,6 +352,51 @@ class RelayBackpressureTest {
             sender.send(Relay.data(id, sender.id(), acceptor, RelayDirection.TOWARD_ACCEPTOR, offset,
                     n == chunk.length ? chunk : java.util.Arrays.copyOf(chunk, n)));
             offset += n;
+        }
+    }
+
+    /**
+     * A TCP pipe to a local port that passes {@code chunk} bytes every {@code pauseMillis} one way
+     * (dialler to target) and everything the other way: a narrow link between two sites.
+     */
+    private static final class ThrottledPipe implements AutoCloseable {
+        private final ServerSocket server = new ServerSocket(0, 4, InetAddress.getLoopbackAddress());
+        private final List<Socket> sockets = new CopyOnWriteArrayList<>();
+
+        ThrottledPipe(int targetPort, int chunk, long pauseMillis) throws IOException {
+            daemon(() -> {
+                while (true) {
+                    Socket in = server.accept();
+                    Socket out = new Socket(InetAddress.getLoopbackAddress(), targetPort);
+                    sockets.add(in);
+                    sockets.add(out);
+                    daemon(() -> copy(in.getInputStream(), out.getOutputStream(), chunk, pauseMillis));
+                    daemon(() -> copy(out.getInputStream(), in.getOutputStream(), 64 * 1024, 0));
+                }
+            });
+        }
+
+        int port() {
+            return server.getLocalPort();
+        }
+
+        private static void copy(InputStream from, OutputStream to, int chunk, long pauseMillis) throws Exception {
+            byte[] buffer = new byte[chunk];
+            for (int n; (n = from.read(buffer)) >= 0; ) {
+                to.write(buffer, 0, n);
+                if (pauseMillis > 0) {
+                    Thread.sleep(pauseMillis);
+                }
+            }
+            to.close();
+        }
+
+        @Override
+        public void close() throws IOException {
+            server.close();
+            for (Socket socket : sockets) {
+                socket.close();
+            }
         }
     }
 

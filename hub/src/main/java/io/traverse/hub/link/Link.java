@@ -23,7 +23,7 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Link {
     /**
      * Outbound bytes beyond the high water mark after which a link counts as dead: above what the
-     * relay lets queue for one node ({@code DeliveryWindow.MAX_NODE_QUEUE}, 48 MiB).
+     * relay lets queue on one link ({@code DeliveryWindow.MAX_LINK_QUEUE}, 48 MiB).
      */
     static final long MAX_UNREAD_BYTES = 64L * 1024 * 1024;
     private static final AtomicLong SEQUENCE = new AtomicLong();

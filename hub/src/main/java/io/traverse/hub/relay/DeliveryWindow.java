@@ -1,47 +1,51 @@
 package io.traverse.hub.relay;
 
 /**
- * One direction of a relayed connection whose receiving end is a node of this hub. Once that node
- * grants more than {@link #SIZE} beyond what this hub queued for it — or, while the node's link is
- * congested (over its high water mark), more than the connection's share of that link
- * ({@link #sizeFor}) — its credit is passed on to the sender no further than that window beyond
- * what this hub has written to the node's link. So this hub queues about a window of each
- * connection for a node that reads slowly, and it need not stop reading the senders' links, which
- * carry their other connections, to bound its memory: backpressure per connection, hop by hop,
- * with the credit frames the nodes already exchange (docs/protocol.md, "Flow control").
+ * One direction of a relayed connection with an end at this hub, on the link its DATA leaves this
+ * hub on: the receiving node's link, or the hub link toward a receiver elsewhere (for DATA a node
+ * of this hub sends). Once the receiver grants more than {@link #SIZE} beyond what this hub queued
+ * on that link — or, while the link is congested (over its high water mark), more than the
+ * connection's share of it ({@link #sizeFor}) — the credit is passed on to the sender no further
+ * than that window beyond what this hub has written to the link. So this hub queues about a window
+ * of each connection for a node that reads slowly or a hub link that is narrow, and it need not
+ * stop reading the senders' links, which carry their other connections, to bound its memory:
+ * backpressure per connection, hop by hop, with the credit frames the nodes already exchange
+ * (docs/protocol.md, "Flow control").
  *
- * <p>While its link is congested, a node with many connections here gives each a smaller window:
- * together they may queue about {@link #NODE_QUEUE}, and each at least {@link #FLOOR}. A routed node never grants more than its
- * own window (at most {@link #SIZE}, less when its receive budget is shared) beyond what it read,
- * which is never beyond what this hub queued for it plus that window: while its link keeps up its
- * credit is passed on whole and its writes are not followed (a write future per frame is not
- * free). The first time a node grants more than the window allows beyond what was queued for the
- * connection, the window starts to follow the writes for good ({@link #sending} says to report
- * them), and one barrier write covers what was queued before ({@link #barrier}), so a sender that
- * waits for credit always gets it once the node's link drains. (The barrier may pass DATA another
- * thread has not queued yet; then up to a window more is passed on, once.) A node that grants
- * less than a window ahead of what was queued again and again without reading is not held back
- * here but by its link (beyond {@link #queueBound} the hub stops reading the links that send to
- * the node, and it closes a link that takes nothing).
+ * <p>While a link is congested, the more connections share it the smaller each window: together
+ * they may queue about {@link #NODE_QUEUE}, and each at least {@link #FLOOR}. A routed node never
+ * grants more than its own window (at most {@link #SIZE}, less when its receive budget is shared)
+ * beyond what it read, which is never beyond what this hub queued plus that window: while the link
+ * keeps up its credit is passed on whole and the writes are not followed (a write future per frame
+ * is not free). The first time a receiver grants more than the window allows beyond what was
+ * queued for the connection, the window starts to follow the writes for good ({@link #sending}
+ * says to report them), and one barrier write covers what was queued before ({@link #barrier}), so
+ * a sender that waits for credit always gets it once the link drains. (The barrier may pass DATA
+ * another thread has not queued yet; then up to a window more is passed on, once.) A receiver that
+ * grants less than a window ahead of what was queued again and again without reading is not held
+ * back here but by the link (beyond {@link #queueBound} the hub stops reading the links that send
+ * to it, and it closes a link that takes nothing).
  *
- * <p>Credit frames from the node and the writes to its link come on different threads; a window
- * is small and touched once per frame, so it locks itself.
+ * <p>Credit frames and the writes to the link come on different threads; a window is small and
+ * touched once per frame, so it locks itself.
  */
 final class DeliveryWindow {
     /** The most a connection may have on its way to a node beyond what this hub wrote to it: a node's largest window. */
     static final int SIZE = 1024 * 1024;
-    /** The least each connection gets while {@link #MAX_NODE_QUEUE} allows it (up to about 3,000 connections of one node). */
+    /** The least each connection gets while {@link #MAX_LINK_QUEUE} allows it (up to about 3,000 connections of one node). */
     static final int FLOOR = 16 * 1024;
     /** The least at any count (a node may be let hold more connections than the default 5,000). */
     static final int MIN = 4 * 1024;
     /** What the windows of one node's connections add up to while each gets more than {@link #FLOOR}. */
     static final long NODE_QUEUE = 8L * 1024 * 1024;
     /**
-     * The most a node's link queues for relayed connections at any count: past it the windows'
-     * transitions (a node that granted a larger window before its link got congested, or before
-     * it held more connections) are absorbed by holding the senders' links, as a last resort.
+     * The most one link queues for relayed connections at any count: past it the windows'
+     * transitions (a receiver that granted a larger window before the link got congested, or
+     * before its node held more connections) are absorbed by holding the senders' links, as a
+     * last resort. A hub link, shared by every connection that crosses it, may always queue this
+     * much.
      */
-    static final long MAX_NODE_QUEUE = 48L * 1024 * 1024;
+    static final long MAX_LINK_QUEUE = 48L * 1024 * 1024;
 
     /** {@link #sending}: the frame goes beyond the credit passed on (a sender that ignores it). */
     static final int NOT_COVERED = 0;
@@ -70,16 +74,16 @@ final class DeliveryWindow {
     static int sizeFor(int connections) {
         long n = Math.max(1, connections);
         long size = Math.max(FLOOR, Math.min(SIZE, NODE_QUEUE / n));
-        return (int) Math.max(MIN, Math.min(size, (MAX_NODE_QUEUE - SIZE) / n));
+        return (int) Math.max(MIN, Math.min(size, (MAX_LINK_QUEUE - SIZE) / n));
     }
 
     /**
      * What a node's link may have queued above its low water mark before even DATA within its
      * connections' windows holds back the links it comes from: what all windows allow, plus one
-     * window for the frames in flight between threads; at most {@link #MAX_NODE_QUEUE}.
+     * window for the frames in flight between threads; at most {@link #MAX_LINK_QUEUE}.
      */
     static long queueBound(int connections) {
-        return Math.min(MAX_NODE_QUEUE, (long) Math.max(1, connections) * sizeFor(connections) + SIZE);
+        return Math.min(MAX_LINK_QUEUE, (long) Math.max(1, connections) * sizeFor(connections) + SIZE);
     }
 
     /**

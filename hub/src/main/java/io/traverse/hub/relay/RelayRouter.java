@@ -40,11 +40,12 @@ import org.slf4j.LoggerFactory;
  * connection with an end here counts it ({@link RelayedConnections} is lock-free); an OPEN a limit
  * refuses is left to the state loop, which answers it. A frame's payload is passed on as the
  * slice of the bytes read, never copied (payloads under {@value #OWN_COPY_BELOW} bytes are copied, so that a small frame
- * queued for a slow link pins no large read buffer). Toward a node of this hub, a connection's
- * DATA is held back by itself: by the node's own credit, which the hub passes on at most a
- * {@link DeliveryWindow} beyond what it wrote to the node once the node grants more than that, so
- * such frames (and small ones) queue for the node without holding back the link they came from when
- * that link carries other connections, up to what the node's windows allow together
+ * queued for a slow link pins no large read buffer). The DATA of a connection with an end at this
+ * hub is held back by itself on the link it leaves on (the receiving node's, or the hub link toward
+ * a far receiver): by the receiver's credit, which the hub passes on at most a
+ * {@link DeliveryWindow} beyond what it wrote to that link once the receiver grants more than that,
+ * so such frames (and small ones) queue without holding back the link they came from when that
+ * link carries other connections, up to what the windows allow together
  * ({@link DeliveryWindow#queueBound}). Otherwise, when the next link
  * cannot take more, the link the frame came from stops reading until it can (backpressure rather
  * than queueing; bounded, see {@link Link#holdReadingUntilWritable}). State-loop only, except
@@ -144,7 +145,10 @@ public final class RelayRouter {
     }
 
     private void send(Relay frame, Link from, Link next) {
-        if (from != null && from.kind() != LinkKind.HUB && grantsCredit(frame.kind())) {
+        // A connection with an end here is held back by itself on the link its DATA leaves on: a
+        // node's link, or the hub link toward the far end for DATA a node of this hub sends.
+        boolean windowed = from != null && (next.kind() != LinkKind.HUB || from.kind() != LinkKind.HUB);
+        if (windowed && grantsCredit(frame.kind())) {
             frame = passOnCredit(frame, from);
         }
         int bytes = frame.payloadLength();
@@ -155,17 +159,23 @@ public final class RelayRouter {
         if (frame.kind() == RelayKind.OPEN) {
             metrics.routedOpen();
         }
-        // What waits for a node's link is bounded per connection when it is a DATA frame within the
-        // window this hub passed on, or a small frame: then a slow node holds back only its own
-        // connections, and the sender's link, with its other connections, is read on.
+        // What waits for the next link is bounded per connection when it is a DATA frame within the
+        // window this hub passed on, or a small frame of a connection with an end here: then a slow
+        // link holds back only the connections on it, and the sender's link, with its other
+        // connections, is read on.
         boolean bounded;
         if (next.kind() != LinkKind.HUB) {
-            bounded = sendToNode(frame, from, next);
+            bounded = sendWithinWindow(frame, from, next);
             delivered.increment();
             metrics.relayDelivered(bytes);
         } else {
-            bounded = false;
-            next.send(frame.forwarded());
+            Relay out = frame.forwarded();
+            if (windowed) {
+                bounded = sendWithinWindow(out, from, next);
+            } else {
+                bounded = false;
+                next.send(out);
+            }
             forwarded.increment();
             metrics.relayForwarded(bytes);
         }
@@ -186,10 +196,24 @@ public final class RelayRouter {
         return from.kind() == LinkKind.HUB || connections.heldBy(from.peerId()) > 1;
     }
 
-    /** Whether a node's link has no more queued than its connections' windows allow together ({@link DeliveryWindow#queueBound}). */
-    private boolean withinQueueBound(Link node) {
-        long bound = node.isLongPollSession() ? LONG_POLL_BACKLOG : DeliveryWindow.queueBound(connections.heldBy(node.peerId()));
-        return node.bytesOverHighWaterMark() <= bound;
+    /**
+     * Whether a link has no more queued than the windows of the connections on it allow together:
+     * a node's ({@link DeliveryWindow#queueBound}), a long-poll session's short queue, or a hub
+     * link's {@link DeliveryWindow#MAX_LINK_QUEUE} (its connections' windows shrink only once it
+     * is congested, so it must take what they were passed before).
+     */
+    private boolean withinQueueBound(Link link) {
+        long bound = link.kind() == LinkKind.HUB ? DeliveryWindow.MAX_LINK_QUEUE
+                : link.isLongPollSession() ? LONG_POLL_BACKLOG : DeliveryWindow.queueBound(sharing(link));
+        return link.bytesOverHighWaterMark() <= bound;
+    }
+
+    /**
+     * How many connections may share a link's windows: a node's relayed connections here, or for
+     * a hub link every connection with an end here (any of them may cross it).
+     */
+    private int sharing(Link link) {
+        return link.kind() == LinkKind.HUB ? connections.size() : connections.heldBy(link.peerId());
     }
 
     private static boolean grantsCredit(RelayKind kind) {
@@ -200,9 +224,10 @@ public final class RelayRouter {
     }
 
     /**
-     * A frame from a node here ({@code from} is its link) granting credit: passed on no further than
-     * its window allows. When the window starts to follow the writes, a barrier on the node's link
-     * tells when what was queued before is written.
+     * A frame granting credit that comes in on the link its connection's DATA leaves this hub on
+     * ({@code from}: the receiving node's link, or the hub link toward a far receiver): passed on
+     * no further than its window allows. When the window starts to follow the writes, a barrier on
+     * that link tells when what was queued before is written.
      */
     private Relay passOnCredit(Relay frame, Link from) {
         DeliveryWindow window = connections.window(frame, false);
@@ -210,13 +235,14 @@ public final class RelayRouter {
             return frame;
         }
         long granted = frame.credit();
-        long passed = window.granted(granted, DeliveryWindow.sizeFor(connections.heldBy(from.peerId())), !from.isWritable());
+        long passed = window.granted(granted, DeliveryWindow.sizeFor(sharing(from)), !from.isWritable());
         long barrierAt = window.barrier();
         if (barrierAt >= 0) {
-            // On the link the node's credit came on, which is the one its DATA goes out on but
-            // around a switch to its data link (the node registry is the state loop's, not this
-            // thread's). A barrier can pass DATA that another loop has not queued yet: then up to
-            // a window more is passed on, once per connection.
+            // On the link the credit came on, which is the one the DATA goes out on but around a
+            // node's switch to its data link (the node registry is the state loop's, not this
+            // thread's) or where hub routes differ by direction. A barrier can pass DATA that
+            // another loop has not queued yet: then up to a window more is passed on, once per
+            // connection.
             Relay template = frame;
             from.sendBarrier(() -> passOn(window.written(barrierAt), template.connectionId(), template.opener(),
                     template.acceptor(), template.direction()));
@@ -245,11 +271,11 @@ public final class RelayRouter {
     }
 
     /**
-     * Sends a frame to a node here; true if what it adds to the node's queue is bounded: a small
-     * frame, or DATA that keeps to the window passed on for its connection (whose writes pass on
-     * more credit if the window follows them).
+     * Sends a frame of a connection with an end here; true if what it adds to the next link's
+     * queue is bounded: a small frame, or DATA that keeps to the window passed on for its
+     * connection (whose writes pass on more credit if the window follows them).
      */
-    private boolean sendToNode(Relay frame, Link from, Link next) {
+    private boolean sendWithinWindow(Relay frame, Link from, Link next) {
         if (frame.kind() != RelayKind.DATA) {
             next.send(frame);
             return true;
@@ -264,8 +290,8 @@ public final class RelayRouter {
             NodeId opener = frame.opener();
             NodeId acceptor = frame.acceptor();
             RelayDirection back = frame.direction().reversed();
-            // Only once the node granted more than a window ahead (never a routed node): a write
-            // future per frame is not free.
+            // Only once the receiver granted more than a window ahead, or the link is congested: a
+            // write future per frame is not free.
             next.send(frame, () -> passOn(window.written(end), id, opener, acceptor, back));
         } else {
             next.send(frame);

@@ -48,7 +48,8 @@ public final class RelayedConnections {
 
     /**
      * What is known of one connection: the shares of its ends here (null for an end elsewhere), its
-     * state bits, and for each end here the window of what may be on its way to it.
+     * state bits, and for each direction the window of what may be on its way out of this hub: to
+     * the end here, or, for the bytes an end here sends, on the hub link toward the far end.
      */
     private static final class Entry {
         final NodeShare opener;
@@ -57,19 +58,16 @@ public final class RelayedConnections {
         final DeliveryWindow towardOpener;
         final DeliveryWindow towardAcceptor;
 
-        Entry(NodeShare opener, NodeShare acceptor, boolean openerLocal, boolean acceptorLocal) {
+        Entry(NodeShare opener, NodeShare acceptor) {
             this.opener = opener;
             this.acceptor = acceptor;
-            this.towardOpener = openerLocal ? new DeliveryWindow() : null;
-            this.towardAcceptor = acceptorLocal ? new DeliveryWindow() : null;
+            this.towardOpener = new DeliveryWindow();
+            this.towardAcceptor = new DeliveryWindow();
         }
 
         void endWindows() {
-            for (DeliveryWindow w : new DeliveryWindow[] {towardOpener, towardAcceptor}) {
-                if (w != null) {
-                    w.end();
-                }
-            }
+            towardOpener.end();
+            towardAcceptor.end();
         }
     }
 
@@ -128,8 +126,6 @@ public final class RelayedConnections {
     public Refusal admit(Relay open, boolean openerHere, boolean acceptorHere) {
         NodeShare opener = openerHere ? shares.get(open.opener()) : null;
         NodeShare acceptor = acceptorHere ? shares.get(open.acceptor()) : null;
-        boolean openerLocal = opener != null;
-        boolean acceptorLocal = acceptor != null;
         if (acceptor == opener) {
             acceptor = null; // a node connecting to itself counts once
         }
@@ -153,7 +149,7 @@ public final class RelayedConnections {
             return refusal;
         }
         setups.incrementAndGet();
-        Entry entry = new Entry(opener, acceptor, openerLocal, acceptorLocal);
+        Entry entry = new Entry(opener, acceptor);
         if (entries.putIfAbsent(key, entry) != null) {
             // The same OPEN counted on another thread meanwhile: give this one's counts back.
             giveBack(entry, false);
@@ -307,9 +303,9 @@ public final class RelayedConnections {
     }
 
     /**
-     * The window of what may be on its way to the end of the frame's connection that the frame
-     * travels to ({@code toward} the destination) or comes from, if that end is a node of this hub
-     * and the connection is kept; else null. Any thread.
+     * The window of the direction the frame travels in ({@code ofDestination}: DATA) or grants
+     * credit for (the opposite one: OPEN, ACCEPT, CREDIT, PONG), if the connection is kept here;
+     * else null. Any thread.
      */
     DeliveryWindow window(Relay frame, boolean ofDestination) {
         Entry entry = entries.get(Key.of(frame));

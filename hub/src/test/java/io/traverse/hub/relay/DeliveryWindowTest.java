@@ -70,7 +70,7 @@ class DeliveryWindowTest {
             assertThat((long) n * DeliveryWindow.sizeFor(n)).as("%d connections' windows", n)
                     .isLessThanOrEqualTo(DeliveryWindow.queueBound(n) - DeliveryWindow.SIZE)
                     .isLessThanOrEqualTo(Math.max(DeliveryWindow.NODE_QUEUE, (long) n * DeliveryWindow.FLOOR));
-            assertThat(DeliveryWindow.queueBound(n)).isLessThanOrEqualTo(DeliveryWindow.MAX_NODE_QUEUE);
+            assertThat(DeliveryWindow.queueBound(n)).isLessThanOrEqualTo(DeliveryWindow.MAX_LINK_QUEUE);
         }
         assertThat(DeliveryWindow.sizeFor(5000)).as("the default most per node").isGreaterThan(8 * 1024);
     }
