@@ -143,7 +143,7 @@ public final class Link {
      * Stops reading this link until {@code blocked} can take more (relay backpressure: a hub
      * stops reading what it cannot pass on rather than queueing it). Holds nest; reading resumes
      * when the last is let go. Any thread. The hold is bounded: held time is not this link's
-     * silence to its keepalive, and a link that takes nothing for 2.5 keepalive intervals is
+     * silence to its keepalive, and a link that takes nothing for 10 keepalive intervals is
      * closed as not reading ({@link Keepalive}), which lets every link held for it read again —
      * the one that does not read goes, not those that wait for it.
      */
@@ -249,16 +249,13 @@ public final class Link {
     }
 
     /**
-     * Runs {@code written} on this link's loop once everything queued on this link before it is
+     * Runs {@code done} on this link's loop once everything queued on this link before it is
      * written to the socket (an empty write: writes complete in order; a write another thread has
-     * not handed to this link's loop yet is not covered); not if the link fails first.
+     * not handed to this link's loop yet is not covered), or once the link failed: what waited for
+     * it is gone either way, and whoever waits for the barrier must not wait forever.
      */
-    public void sendBarrier(Runnable written) {
-        channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> {
-            if (f.isSuccess()) {
-                written.run();
-            }
-        });
+    public void sendBarrier(Runnable done) {
+        channel.writeAndFlush(io.netty.buffer.Unpooled.EMPTY_BUFFER).addListener(f -> done.run());
     }
 
     /**

@@ -79,7 +79,8 @@ public final class HubMetrics {
         FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesForwarded, LongAdder::sum).tag("outcome", "forwarded")
                 .baseUnit("bytes").description(relayBytes).register(registry);
         FunctionCounter.builder("traverse.hub.relay.holds", relayHolds, LongAdder::sum)
-                .description("times this hub stopped reading a link because a link its relay frames go out on could not take more")
+                .description("relay frames after which this hub stopped reading the link they came from, because the link they go out on"
+                        + " could not take more (holds nest)")
                 .register(registry);
         FunctionCounter.builder("traverse.hub.relay.window.credits", relayWindowCredits, LongAdder::sum)
                 .description("CREDIT frames this hub made for connections to a slow node, passing on its credit only as far as"

@@ -1,5 +1,7 @@
 package io.traverse.hub.relay;
 
+import io.traverse.hub.link.Link;
+
 /**
  * One direction of a relayed connection with an end at this hub, on the link its DATA leaves this
  * hub on: the receiving node's link, or the hub link toward a receiver elsewhere (for DATA a node
@@ -62,6 +64,8 @@ final class DeliveryWindow {
     private long queued;
     /** The credit limit passed on to the sender. */
     private long passed;
+    /** The link the connection's DATA last left on (null before the first). */
+    private Link link;
     /** The window now: {@link #sizeFor} the node's connections when it last granted. */
     private int size = SIZE;
     /** The node granted more than a window beyond what was queued: writes are followed from now on. */
@@ -69,6 +73,11 @@ final class DeliveryWindow {
     /** A barrier write must cover what was queued before following began. */
     private boolean barrierDue;
     private boolean ended;
+
+    /** The link the connection's DATA last left on, or {@code otherwise} before the first. */
+    synchronized Link link(Link otherwise) {
+        return link == null ? otherwise : link;
+    }
 
     /** Each connection's window at a node that holds {@code connections} relayed connections here. */
     static int sizeFor(int connections) {
@@ -115,8 +124,12 @@ final class DeliveryWindow {
         return queued;
     }
 
-    /** A DATA frame of {@code length} bytes at {@code offset} is about to be queued for the node: see the constants. */
-    synchronized int sending(long offset, int length) {
+    /**
+     * A DATA frame of {@code length} bytes at {@code offset} is about to be queued on {@code link}:
+     * see the constants.
+     */
+    synchronized int sending(long offset, int length, Link link) {
+        this.link = link;
         long end = offset + length;
         if (end > passed) {
             return NOT_COVERED;

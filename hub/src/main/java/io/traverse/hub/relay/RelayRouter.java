@@ -12,10 +12,13 @@ import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Iterator;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -60,6 +63,14 @@ public final class RelayRouter {
      * 8 MiB wait for its node (queues of 8 MiB did fail one), so it keeps the short queue it had.
      */
     static final long LONG_POLL_BACKLOG = DeliveryWindow.SIZE;
+    /**
+     * What all of this hub's links together may have queued beyond their low marks before even
+     * frames within their connections' windows hold back the links they come from: many nodes
+     * with a few busy connections each may not make the hub buffer a window of every one.
+     */
+    static final long MAX_HUB_BACKLOG = 256L * 1024 * 1024;
+    /** How stale the hub-wide backlog may be ({@link #backlog()}). */
+    static final long BACKLOG_RECOUNT_MILLIS = 10;
     private static final Logger log = LoggerFactory.getLogger(RelayRouter.class);
 
     private final SideChannelNetwork network;
@@ -70,6 +81,10 @@ public final class RelayRouter {
     private final LongAdder delivered = new LongAdder();
     private final LongAdder forwarded = new LongAdder();
     private final Map<RelayFailure, LongAdder> failures = new EnumMap<>(RelayFailure.class);
+    /** Links found over their high mark when a relay frame was queued on them (for {@link #backlog()}). */
+    private final Set<Link> backlogged = ConcurrentHashMap.newKeySet();
+    private final AtomicLong backlogCountedAt = new AtomicLong();
+    private volatile long backlog;
     /** Destination node → the link the state loop last sent its frames out on. */
     private final Map<NodeId, Link> nextLinks = new ConcurrentHashMap<>();
 
@@ -179,6 +194,9 @@ public final class RelayRouter {
             forwarded.increment();
             metrics.relayForwarded(bytes);
         }
+        if (!next.isWritable()) {
+            backlogged.add(next);
+        }
         if (from != null && !next.isWritable() && !(bounded && carriesOthers(from) && withinQueueBound(next))) {
             metrics.relayHold();
             from.holdReadingUntilWritable(next);
@@ -205,7 +223,30 @@ public final class RelayRouter {
     private boolean withinQueueBound(Link link) {
         long bound = link.kind() == LinkKind.HUB ? DeliveryWindow.MAX_LINK_QUEUE
                 : link.isLongPollSession() ? LONG_POLL_BACKLOG : DeliveryWindow.queueBound(sharing(link));
-        return link.bytesOverHighWaterMark() <= bound;
+        return link.bytesOverHighWaterMark() <= bound && backlog() <= MAX_HUB_BACKLOG;
+    }
+
+    /**
+     * What all links over their high mark have queued beyond their low marks, recounted at most
+     * every {@value #BACKLOG_RECOUNT_MILLIS} ms by whichever thread asks first (a pass over the
+     * links that were over their high mark, not over all links). Any thread.
+     */
+    private long backlog() {
+        long now = System.nanoTime();
+        long last = backlogCountedAt.get();
+        if (now - last > TimeUnit.MILLISECONDS.toNanos(BACKLOG_RECOUNT_MILLIS) && backlogCountedAt.compareAndSet(last, now)) {
+            long sum = 0;
+            for (Iterator<Link> it = backlogged.iterator(); it.hasNext(); ) {
+                Link link = it.next();
+                long bytes = link.isOpen() ? link.bytesOverHighWaterMark() : 0;
+                if (bytes == 0) {
+                    it.remove(); // added again the next time it is found over its high mark
+                }
+                sum += bytes;
+            }
+            backlog = sum;
+        }
+        return backlog;
     }
 
     /**
@@ -234,17 +275,18 @@ public final class RelayRouter {
         if (window == null) {
             return frame;
         }
+        // The link the connection's DATA last left on; before any, the one the credit came on
+        // (the same but around a node's switch to its data link, or where hub routes differ by
+        // direction).
+        Link out = window.link(from);
         long granted = frame.credit();
-        long passed = window.granted(granted, DeliveryWindow.sizeFor(sharing(from)), !from.isWritable());
+        long passed = window.granted(granted, DeliveryWindow.sizeFor(sharing(out)), !out.isWritable());
         long barrierAt = window.barrier();
         if (barrierAt >= 0) {
-            // On the link the credit came on, which is the one the DATA goes out on but around a
-            // node's switch to its data link (the node registry is the state loop's, not this
-            // thread's) or where hub routes differ by direction. A barrier can pass DATA that
-            // another loop has not queued yet: then up to a window more is passed on, once per
-            // connection.
+            // A barrier can pass DATA that another loop has not queued yet: then up to a window
+            // more is passed on, once per connection.
             Relay template = frame;
-            from.sendBarrier(() -> passOn(window.written(barrierAt), template.connectionId(), template.opener(),
+            out.sendBarrier(() -> passOn(window.written(barrierAt), template.connectionId(), template.opener(),
                     template.acceptor(), template.direction()));
         }
         // Only ever lowered: a limit above this frame's was passed on before (senders keep the highest).
@@ -283,7 +325,7 @@ public final class RelayRouter {
         long offset = frame.streamOffset();
         int length = frame.payloadLength() - Relay.DATA_OFFSET_LENGTH;
         DeliveryWindow window = from == null ? null : connections.window(frame, true);
-        int covered = window == null ? DeliveryWindow.NOT_COVERED : window.sending(offset, length);
+        int covered = window == null ? DeliveryWindow.NOT_COVERED : window.sending(offset, length, next);
         if (covered == DeliveryWindow.COVERED_REPORT_WRITE) {
             long end = offset + length;
             long id = frame.connectionId();
