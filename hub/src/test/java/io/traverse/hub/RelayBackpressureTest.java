@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.traverse.hub.HubStatus.NodeStatus;
 import io.traverse.identity.NodeId;
+import io.traverse.wire.LinkMessage;
 import io.traverse.wire.LookupKind;
 import io.traverse.wire.Ping;
 import io.traverse.wire.Relay;
@@ -164,46 +165,17 @@ class RelayBackpressureTest {
         AtomicLong fastBytes = new AtomicLong();
         AtomicBoolean slowInOrder = new AtomicBoolean(true);
         List<Thread> threads = new ArrayList<>();
-        threads.add(daemon(() -> {
-            while (true) {
-                if (sender.poll(Duration.ofSeconds(1)) instanceof Relay r) {
-                    if (r.kind() == RelayKind.ACCEPT || r.kind() == RelayKind.CREDIT) {
-                        limits.get(r.connectionId()).accumulateAndGet(r.credit(), Math::max);
-                    }
-                    r.release();
-                }
-            }
-        }));
+        threads.add(recordCredit(sender, limits));
         threads.add(pingEvery100Ms(slow));
         threads.add(daemon(() -> {
             while (true) {
-                if (slow.readFrame() instanceof Relay r) {
-                    if (r.kind() == RelayKind.DATA) {
-                        AtomicLong read = slowBytes.get(r.connectionId());
-                        if (r.streamOffset() != read.get()) {
-                            slowInOrder.set(false);
-                        }
-                        read.addAndGet(r.dataBytes().readableBytes());
-                    }
-                    r.release();
-                }
+                count(slow.readFrame(), slowBytes, slowInOrder);
                 Thread.sleep(50);
             }
         }));
-        threads.add(daemon(() -> {
-            while (true) {
-                if (fast.poll(Duration.ofSeconds(1)) instanceof Relay r) {
-                    if (r.kind() == RelayKind.DATA) {
-                        fastBytes.addAndGet(r.dataBytes().readableBytes());
-                    }
-                    r.release();
-                }
-            }
-        }));
+        threads.add(countData(fast, Map.of(fastId, fastBytes), new AtomicBoolean(true)));
         for (long id = 0; id <= toSlow; id++) {
-            long connection = id;
-            NodeId acceptor = id == fastId ? fast.id() : slow.id();
-            threads.add(daemon(() -> stream(sender, acceptor, connection, limits.get(connection))));
+            threads.add(stream(sender, id == fastId ? fast.id() : slow.id(), id, limits.get(id)));
         }
         try {
             Thread.sleep(1000); // the slow node's link fills
@@ -271,44 +243,11 @@ class RelayBackpressureTest {
                 }
                 AtomicLong localBytes = remoteBytes.remove(localId);
                 AtomicBoolean remoteInOrder = new AtomicBoolean(true);
-                threads.add(daemon(() -> {
-                    while (true) {
-                        if (sender.poll(Duration.ofSeconds(1)) instanceof Relay r) {
-                            if (r.kind() == RelayKind.ACCEPT || r.kind() == RelayKind.CREDIT) {
-                                limits.get(r.connectionId()).accumulateAndGet(r.credit(), Math::max);
-                            }
-                            r.release();
-                        }
-                    }
-                }));
-                threads.add(daemon(() -> {
-                    while (true) {
-                        if (remote.poll(Duration.ofSeconds(1)) instanceof Relay r) {
-                            if (r.kind() == RelayKind.DATA) {
-                                AtomicLong got = remoteBytes.get(r.connectionId());
-                                if (r.streamOffset() != got.get()) {
-                                    remoteInOrder.set(false);
-                                }
-                                got.addAndGet(r.dataBytes().readableBytes());
-                            }
-                            r.release();
-                        }
-                    }
-                }));
-                threads.add(daemon(() -> {
-                    while (true) {
-                        if (local.poll(Duration.ofSeconds(1)) instanceof Relay r) {
-                            if (r.kind() == RelayKind.DATA) {
-                                localBytes.addAndGet(r.dataBytes().readableBytes());
-                            }
-                            r.release();
-                        }
-                    }
-                }));
+                threads.add(recordCredit(sender, limits));
+                threads.add(countData(remote, remoteBytes, remoteInOrder));
+                threads.add(countData(local, Map.of(localId, localBytes), new AtomicBoolean(true)));
                 for (long id = 0; id <= crossing; id++) {
-                    long connection = id;
-                    NodeId acceptor = id == localId ? local.id() : remote.id();
-                    threads.add(daemon(() -> stream(sender, acceptor, connection, limits.get(connection))));
+                    threads.add(stream(sender, id == localId ? local.id() : remote.id(), id, limits.get(id)));
                 }
                 Thread.sleep(1000); // the hub link fills
                 long before = localBytes.get();
@@ -337,8 +276,48 @@ class RelayBackpressureTest {
         static final long BYTES = 1 << 20;
     }
 
-    /** Sends DATA on connection {@code id} as far as its credit goes, waiting for more when it runs out. */
-    private static void stream(TestNodeClient sender, NodeId acceptor, long id, AtomicLong limit)
+    /** Keeps the highest limit the sender is granted on each connection (ACCEPT and CREDIT). */
+    private static Thread recordCredit(TestNodeClient sender, Map<Long, AtomicLong> limits) {
+        return daemon(() -> {
+            while (true) {
+                if (sender.poll(Duration.ofSeconds(1)) instanceof Relay r) {
+                    if (r.kind() == RelayKind.ACCEPT || r.kind() == RelayKind.CREDIT) {
+                        limits.get(r.connectionId()).accumulateAndGet(r.credit(), Math::max);
+                    }
+                    r.release();
+                }
+            }
+        });
+    }
+
+    /** Counts the DATA bytes a node gets on each connection, clearing {@code inOrder} if any come out of order. */
+    private static Thread countData(TestNodeClient node, Map<Long, AtomicLong> bytes, AtomicBoolean inOrder) {
+        return daemon(() -> {
+            while (true) {
+                count(node.poll(Duration.ofSeconds(1)), bytes, inOrder);
+            }
+        });
+    }
+
+    private static void count(LinkMessage message, Map<Long, AtomicLong> bytes, AtomicBoolean inOrder) {
+        if (message instanceof Relay r) {
+            if (r.kind() == RelayKind.DATA) {
+                AtomicLong got = bytes.get(r.connectionId());
+                if (r.streamOffset() != got.get()) {
+                    inOrder.set(false);
+                }
+                got.addAndGet(r.dataBytes().readableBytes());
+            }
+            r.release();
+        }
+    }
+
+    /** A thread that sends DATA on connection {@code id} as far as its credit goes, waiting for more when it runs out. */
+    private static Thread stream(TestNodeClient sender, NodeId acceptor, long id, AtomicLong limit) {
+        return daemon(() -> sendWithinCredit(sender, acceptor, id, limit));
+    }
+
+    private static void sendWithinCredit(TestNodeClient sender, NodeId acceptor, long id, AtomicLong limit)
             throws Exception {
         byte[] chunk = new byte[64 * 1024];
         long offset = 0;
@@ -401,7 +380,7 @@ class RelayBackpressureTest {
     }
 
     private interface FrameSource {
-        io.traverse.wire.LinkMessage next() throws Exception;
+        LinkMessage next() throws Exception;
     }
 
     private static Relay awaitRelay(FrameSource source) throws Exception {
