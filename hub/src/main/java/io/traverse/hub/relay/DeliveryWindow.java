@@ -56,19 +56,19 @@ final class DeliveryWindow {
     /** {@link #sending}: within the credit passed on; report its write with {@link #written}. */
     static final int COVERED_REPORT_WRITE = 2;
 
-    /** The node's latest credit limit. */
+    /** The receiver's latest credit limit. */
     private long granted;
-    /** Stream offset up to which this hub has written the connection's bytes to the node's link, as far as followed writes and the barrier tell. */
+    /** Stream offset up to which this hub has written the connection's bytes to the link, as far as followed writes and the barrier tell. */
     private long written;
-    /** Stream offset up to which this hub has queued the connection's bytes for the node's link. */
+    /** Stream offset up to which this hub has queued the connection's bytes on the link. */
     private long queued;
     /** The credit limit passed on to the sender. */
     private long passed;
     /** The link the connection's DATA last left on (null before the first). */
     private Link link;
-    /** The window now: {@link #sizeFor} the node's connections when it last granted. */
+    /** The window now: {@link #sizeFor} the connections sharing the link when the receiver last granted. */
     private int size = SIZE;
-    /** The node granted more than a window beyond what was queued: writes are followed from now on. */
+    /** The receiver granted more than the window allowed beyond what was queued: writes are followed from now on. */
     private boolean following;
     /** A barrier write must cover what was queued before following began. */
     private boolean barrierDue;
@@ -79,7 +79,7 @@ final class DeliveryWindow {
         return link == null ? otherwise : link;
     }
 
-    /** Each connection's window at a node that holds {@code connections} relayed connections here. */
+    /** Each connection's window on a link that {@code connections} relayed connections share. */
     static int sizeFor(int connections) {
         long n = Math.max(1, connections);
         long size = Math.max(FLOOR, Math.min(SIZE, NODE_QUEUE / n));
@@ -87,7 +87,7 @@ final class DeliveryWindow {
     }
 
     /**
-     * What a node's link may have queued above its low water mark before even DATA within its
+     * What a link may have queued above its low water mark before even DATA within its
      * connections' windows holds back the links it comes from: what all windows allow, plus one
      * window for the frames in flight between threads; at most {@link #MAX_LINK_QUEUE}.
      */
@@ -96,9 +96,9 @@ final class DeliveryWindow {
     }
 
     /**
-     * The node granted up to {@code limit}: the limit to pass on instead (never below one passed
-     * before). {@code size} is the connection's window now ({@link #sizeFor}); {@code congested}
-     * says the node's link is over its high water mark.
+     * The receiver granted up to {@code limit}: the limit to pass on instead (never below one
+     * passed before). {@code size} is the connection's window now ({@link #sizeFor}); {@code
+     * congested} says the link is over its high water mark.
      */
     synchronized long granted(long limit, int size, boolean congested) {
         granted = Math.max(granted, limit);
@@ -112,7 +112,7 @@ final class DeliveryWindow {
     }
 
     /**
-     * The stream offset a barrier write on the node's link should report to {@link #written} once it
+     * The stream offset a barrier write on the link should report to {@link #written} once it
      * is written, or -1 if none is needed: one is, once, when the window starts to follow the writes
      * and bytes queued before were not followed.
      */
@@ -139,9 +139,9 @@ final class DeliveryWindow {
     }
 
     /**
-     * The bytes up to {@code end} were written to the node's link (a followed DATA frame's write or
-     * the barrier's): a higher limit to pass on in a CREDIT, or -1 while that would move it by less than
-     * a quarter window (or the node granted no more, or the connection ended).
+     * The bytes up to {@code end} were written to the link (a followed DATA frame's write or the
+     * barrier's): a higher limit to pass on in a CREDIT, or -1 while that would move it by less
+     * than a quarter window (or the receiver granted no more, or the connection ended).
      */
     synchronized long written(long end) {
         written = Math.max(written, end);

@@ -178,28 +178,25 @@ public final class RelayRouter {
         // window this hub passed on, or a small frame of a connection with an end here: then a slow
         // link holds back only the connections on it, and the sender's link, with its other
         // connections, is read on.
-        boolean bounded;
-        if (next.kind() != LinkKind.HUB) {
-            bounded = sendWithinWindow(frame, from, next);
+        boolean toNode = next.kind() != LinkKind.HUB;
+        Relay out = toNode ? frame : frame.forwarded();
+        boolean bounded = windowed && sendWithinWindow(out, next);
+        if (!windowed) {
+            next.send(out);
+        }
+        if (toNode) {
             delivered.increment();
             metrics.relayDelivered(bytes);
         } else {
-            Relay out = frame.forwarded();
-            if (windowed) {
-                bounded = sendWithinWindow(out, from, next);
-            } else {
-                bounded = false;
-                next.send(out);
-            }
             forwarded.increment();
             metrics.relayForwarded(bytes);
         }
         if (!next.isWritable()) {
             backlogged.add(next);
-        }
-        if (from != null && !next.isWritable() && !(bounded && carriesOthers(from) && withinQueueBound(next))) {
-            metrics.relayHold();
-            from.holdReadingUntilWritable(next);
+            if (from != null && !(bounded && carriesOthers(from) && withinQueueBound(next))) {
+                metrics.relayHold();
+                from.holdReadingUntilWritable(next);
+            }
         }
     }
 
@@ -313,18 +310,18 @@ public final class RelayRouter {
     }
 
     /**
-     * Sends a frame of a connection with an end here; true if what it adds to the next link's
-     * queue is bounded: a small frame, or DATA that keeps to the window passed on for its
-     * connection (whose writes pass on more credit if the window follows them).
+     * Sends a frame of a connection with an end here that came in on a link; true if what it adds
+     * to the next link's queue is bounded: a small frame, or DATA that keeps to the window passed
+     * on for its connection (whose writes pass on more credit if the window follows them).
      */
-    private boolean sendWithinWindow(Relay frame, Link from, Link next) {
+    private boolean sendWithinWindow(Relay frame, Link next) {
         if (frame.kind() != RelayKind.DATA) {
             next.send(frame);
             return true;
         }
         long offset = frame.streamOffset();
         int length = frame.payloadLength() - Relay.DATA_OFFSET_LENGTH;
-        DeliveryWindow window = from == null ? null : connections.window(frame, true);
+        DeliveryWindow window = connections.window(frame, true);
         int covered = window == null ? DeliveryWindow.NOT_COVERED : window.sending(offset, length, next);
         if (covered == DeliveryWindow.COVERED_REPORT_WRITE) {
             long end = offset + length;
