@@ -85,7 +85,7 @@ public final class HostCapabilities {
         return path.toString();
     }
 
-    private static Optional<Path> locate(String tool) {
+    static Optional<Path> locate(String tool) {
         Set<String> directories = new LinkedHashSet<>();
         String pathVariable = System.getenv("PATH");
         if (pathVariable != null) {

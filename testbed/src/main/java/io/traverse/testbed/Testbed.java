@@ -43,6 +43,7 @@ public final class Testbed implements AutoCloseable {
     private final Set<String> labels = new HashSet<>();
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private Internet internet;
+    private WanLatency latency = WanLatency.none();
     private boolean closed;
 
     private Testbed(HostCapabilities host) {
@@ -98,9 +99,24 @@ public final class Testbed implements AutoCloseable {
     public synchronized Internet internet() {
         ensureOpen();
         if (internet == null) {
-            internet = new Internet(namespace("internet"));
+            internet = new Internet(namespace("internet"), latency);
         }
         return internet;
+    }
+
+    /**
+     * Gives the internet WAN latency between its places (sites and public hosts); must come before
+     * anything is plugged into it.
+     *
+     * @throws IllegalStateException if the internet is already made
+     */
+    public synchronized Testbed wanLatency(WanLatency wanLatency) {
+        ensureOpen();
+        if (internet != null) {
+            throw new IllegalStateException("the internet is already made: set its latency first");
+        }
+        latency = java.util.Objects.requireNonNull(wanLatency, "wanLatency");
+        return this;
     }
 
     /**
