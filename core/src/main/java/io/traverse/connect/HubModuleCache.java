@@ -16,7 +16,11 @@ import java.util.Optional;
 public final class HubModuleCache {
     static final int MAX_ENTRIES = 4096;
 
-    private record Entry(String module, long expiresAtNanos) {
+    private record Entry(String module, long setupNanos, long expiresAtNanos) {
+    }
+
+    /** A cached module and how long its attempt took when it was remembered (0 if unknown). */
+    public record Choice(String module, long setupNanos) {
     }
 
     private final long ttlNanos;
@@ -46,7 +50,12 @@ public final class HubModuleCache {
         return "address " + IpLiterals.formatEndpoint(first.getAddress(), first.getPort());
     }
 
-    public synchronized Optional<String> lookup(String key) {
+    public Optional<String> lookup(String key) {
+        return choice(key).map(Choice::module);
+    }
+
+    /** The cached module for {@code key} with its last setup time. */
+    public synchronized Optional<Choice> choice(String key) {
         Entry e = entries.get(key);
         if (e == null) {
             return Optional.empty();
@@ -55,12 +64,17 @@ public final class HubModuleCache {
             entries.remove(key);
             return Optional.empty();
         }
-        return Optional.of(e.module);
+        return Optional.of(new Choice(e.module, e.setupNanos));
     }
 
-    public synchronized void remember(String key, String module) {
+    public void remember(String key, String module) {
+        remember(key, module, 0);
+    }
+
+    /** Remembers {@code module} for {@code key}, with how long its attempt took (0 if unknown). */
+    public synchronized void remember(String key, String module, long setupNanos) {
         if (ttlNanos > 0) {
-            entries.put(key, new Entry(module, System.nanoTime() + ttlNanos));
+            entries.put(key, new Entry(module, Math.max(0, setupNanos), System.nanoTime() + ttlNanos));
         }
     }
 

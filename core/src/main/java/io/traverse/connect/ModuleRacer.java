@@ -20,10 +20,25 @@ import java.util.concurrent.Executor;
  * that fails is forgotten. The racer knows nothing about NAT; modules know nothing about timing.
  * When a module other than the first configured one wins, the modules before it are probed again
  * in the background ({@link PathUpgradeProbes}), so the cache learns when a better path opens.
+ *
+ * <p>Kernel sockets before relays: a relay's success waits about its own setup time for a kernel
+ * socket still under way ({@link StaggeredRace.Preference}); when the relay wins after all, the
+ * kernel attempts it beat go on, and the first of them to get through is cached (with its setup
+ * time) for the next connection, its socket closed unseen by the target's application. A cached
+ * kernel module gets a head start over the rest of the chain of half again its last setup time,
+ * so that a relay does not overtake it on a long path.
  */
 public final class ModuleRacer {
-    /** A connection and how it was made. */
-    public record Outcome(Socket socket, String module, long setupNanos, boolean fromCache) {
+    /**
+     * A connection and how it was made.
+     *
+     * @param setupNanos   from the start of the connect
+     * @param attemptNanos from the launch of the winning module's attempt
+     */
+    public record Outcome(Socket socket, String module, long setupNanos, boolean fromCache, long attemptNanos) {
+        public Outcome(Socket socket, String module, long setupNanos, boolean fromCache) {
+            this(socket, module, setupNanos, fromCache, setupNanos);
+        }
     }
 
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ModuleRacer.class);
@@ -34,6 +49,10 @@ public final class ModuleRacer {
     private final long staggerNanos;
     private final Executor executor;
     private final PathUpgradeProbes probes;
+    /** Races whose kernel attempts outlived a relay's win, cancelled when the node closes. */
+    private final java.util.Set<StaggeredRace<Outcome>> continuing = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The head start of a cached kernel module over the rest, at most: RFC 8305's upper bound on its attempt delay. */
+    static final long MAX_CACHED_HEAD_START_NANOS = 2_000_000_000L;
 
     public ModuleRacer(List<ConnectionModule> modules, HubModuleCache cache, ModuleCounters counters, long staggerNanos,
             Executor executor, PathUpgradeProbes probes) {
@@ -66,7 +85,8 @@ public final class ModuleRacer {
             }
             long start = System.nanoTime();
             String key = HubModuleCache.keyOf(request.target());
-            String cached = cache.lookup(key).orElse(null);
+            HubModuleCache.Choice choice = cache.choice(key).orElse(null);
+            String cached = choice == null ? null : choice.module();
             // Modules plan when the race launches them: when the first one wins, as it mostly does,
             // the others cost nothing, not even working out that they would not apply.
             List<ModuleAttempt> attempts = new ArrayList<>(modules.size());
@@ -81,6 +101,11 @@ public final class ModuleRacer {
             StaggeredRace<Outcome> r = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor,
                     failure -> FailureScope.of(failure) == FailureScope.TARGET, outcome -> SocketAttempt.closeQuietly(outcome.socket()),
                     request.rivals()::appeared);
+            r.prefer(new KernelSocketsFirst(key));
+            if (choice != null && choice.setupNanos() > 0 && attempts.get(0).fromCache && !attempts.get(0).module.relays()) {
+                long headStart = choice.setupNanos() + choice.setupNanos() / 2;
+                r.firstStagger(Math.max(staggerNanos, Math.min(MAX_CACHED_HEAD_START_NANOS, headStart)));
+            }
             race = r;
             if (cancelled) {
                 r.cancel();
@@ -98,8 +123,15 @@ public final class ModuleRacer {
                 throw new AttemptFailedException(FailureScope.PATH, "module " + outcome.module() + ": connection lost while confirming it: "
                         + e.getMessage());
             }
-            cache.remember(key, outcome.module());
-            probes.consider(key, request, modulesBefore(outcome.module()), outcome.module());
+            cache.remember(key, outcome.module(), outcome.attemptNanos());
+            if (r.hasContinuing()) {
+                continuing.add(r); // the kernel attempts still under way are this relay's upgrade probe
+                if (!r.hasContinuing()) {
+                    continuing.remove(r);
+                }
+            } else {
+                probes.consider(key, request, modulesBefore(outcome.module()), outcome.module());
+            }
             return outcome;
         }
 
@@ -175,9 +207,46 @@ public final class ModuleRacer {
         return List.of();
     }
 
-    /** Cancels the background probes; races in progress are the callers' to cancel. */
+    /** Cancels the background probes and kernel attempts that outlived a relay; races in progress are the callers' to cancel. */
     public void close() {
         probes.close();
+        continuing.forEach(StaggeredRace::cancelContinuing);
+        continuing.clear();
+    }
+
+    /**
+     * The racer's preference: kernel-socket modules over relays. A kernel attempt that outlives a
+     * relay's win and gets through is cached for next time, and its connection closed unconfirmed.
+     */
+    private final class KernelSocketsFirst implements StaggeredRace.Preference<Outcome> {
+        private final String key;
+
+        KernelSocketsFirst(String key) {
+            this.key = key;
+        }
+
+        @Override
+        public boolean preferred(StaggeredRace.Attempt<Outcome> attempt) {
+            return !((ModuleAttempt) attempt).module.relays();
+        }
+
+        @Override
+        public void continued(StaggeredRace.Attempt<Outcome> attempt, Outcome result) {
+            ModuleAttempt a = (ModuleAttempt) attempt;
+            if (result == null) {
+                log.debug("Connect to {}: module {}, left running after a relay won, did not get through", key, a.module.name());
+            } else {
+                SocketAttempt.closeQuietly(result.socket()); // unconfirmed: the target drops it unseen
+                String before = cache.lookup(key).orElse("nothing");
+                if (!before.equals(result.module())) {
+                    cache.remember(key, result.module(), result.attemptNanos());
+                    log.info("Module {} reaches {} too ({} ms after its launch), after a relay won the connection; new"
+                            + " connections start with it", result.module(), key, result.attemptNanos() / 1_000_000);
+                    probes.upgraded(key, before, result.module());
+                }
+            }
+            continuing.removeIf(r -> !r.hasContinuing());
+        }
     }
 
     /** Plans a module's attempt when the race launches it, and wraps it with statistics and cache upkeep. */
@@ -190,6 +259,7 @@ public final class ModuleRacer {
         private volatile ConnectionAttempt attempt;
         private volatile boolean cancelled;
         private volatile boolean started;
+        private volatile long launchedAt;
         /** Why the module did not plan an attempt (it does not apply here), or null. */
         private volatile String notApplicable;
         /** Why it failed, once it has; null while it runs or if it won. */
@@ -206,6 +276,7 @@ public final class ModuleRacer {
         @Override
         public void prepare() throws IOException {
             started = true;
+            launchedAt = System.nanoTime();
             log.debug("Connect to {}: module {} launched at {} us", request.target(), module.name(), sinceStart());
             ConnectionAttempt planned;
             try {
@@ -239,10 +310,11 @@ public final class ModuleRacer {
         public Outcome run() throws IOException {
             try {
                 Socket socket = attempt.connect();
-                long setup = System.nanoTime() - raceStart;
+                long now = System.nanoTime();
+                long setup = now - raceStart;
                 counters.succeeded(module.name(), setup);
                 log.debug("Connect to {}: module {} connected at {} us", request.target(), module.name(), setup / 1000);
-                return new Outcome(socket, module.name(), setup, fromCache);
+                return new Outcome(socket, module.name(), setup, fromCache, now - launchedAt);
             } catch (IOException e) {
                 failed(e);
                 throw e;

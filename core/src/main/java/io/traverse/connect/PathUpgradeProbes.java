@@ -143,6 +143,17 @@ public final class PathUpgradeProbes {
         }
     }
 
+    /**
+     * A kernel attempt that outlived a relay's win got through for {@code key}: tells the listeners,
+     * as a probe would, and counts as this key's probe for the interval.
+     */
+    public void upgraded(String key, String winner, String better) {
+        synchronized (this) {
+            lastStarted.put(key, System.nanoTime());
+        }
+        events.pathUpgraded(key, winner, better);
+    }
+
     /** Probes running now (for tests). */
     public synchronized int running() {
         return running.size();

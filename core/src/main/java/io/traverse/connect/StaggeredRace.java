@@ -28,6 +28,14 @@ import java.util.function.Predicate;
  * per cached direct setup) only to be cancelled when the first attempt wins. A launch may come up
  * to one watchdog tick (5 ms) late. Single use.
  *
+ * <p>With a {@link Preference} (the module chain: kernel sockets before relays), a success of an
+ * attempt that is not preferred does not win at once while a preferred one still runs: it is held
+ * for as long as it took itself (about one round trip of its path), and a preferred success in that
+ * time wins instead (RFC 8305 §5's reasoning: prefer the better path within a delay measured from
+ * the round trip). When the held one wins after all, preferred attempts that began after the first
+ * are not cancelled but left to finish, and the preference hears how they ended; the first
+ * attempt is cancelled as before, since it asked its target without a hold.
+ *
  * @param <T> the result, e.g. a connected socket
  */
 public final class StaggeredRace<T> {
@@ -57,6 +65,23 @@ public final class StaggeredRace<T> {
         }
     }
 
+    /** Which attempts are better when they get through, and what to do with those that outlive a worse winner. */
+    public interface Preference<T> {
+        /** True for an attempt whose success beats a success of one that is not, if it comes soon enough. */
+        boolean preferred(Attempt<T> attempt);
+
+        /**
+         * A preferred attempt that was left running when one that is not won has ended: with its
+         * result (which this must close), or with {@code result} null if it failed or was cancelled.
+         */
+        void continued(Attempt<T> attempt, T result);
+    }
+
+    /** A held success is held at least this long, so that a preferred answer already on its way is seen. */
+    static final long MIN_HOLD_NANOS = 1_000_000;
+    /** ... and at most this long, whatever the round trip. */
+    static final long MAX_HOLD_NANOS = 2_000_000_000L;
+
     private final List<? extends Attempt<T>> attempts;
     private final long staggerNanos;
     private final Deadline deadline;
@@ -79,7 +104,17 @@ public final class StaggeredRace<T> {
     private final boolean[] running;
     /** Running and still in {@link Attempt#prepare()}: the next launch waits until it is under way. */
     private final boolean[] preparing;
+    /** When each attempt was launched (System.nanoTime), to hold a success as long as it took. */
+    private final long[] launchedAt;
+    /** Left running after the race ended, their outcome for the preference. */
+    private final boolean[] continuing;
     private DeadlineWatchdog.Watch nextLaunch;
+    private Preference<T> preference;
+    private long firstStaggerNanos = -1;
+    /** A success that waits for preferred attempts, or null. */
+    private T held;
+    private int heldIndex = -1;
+    private DeadlineWatchdog.Watch holdRelease;
 
     /**
      * @param stagger    nanoseconds before the next attempt starts; {@link Long#MAX_VALUE} means only after a failure
@@ -106,6 +141,23 @@ public final class StaggeredRace<T> {
         this.discard = discard;
         this.running = new boolean[attempts.size()];
         this.preparing = new boolean[attempts.size()];
+        this.launchedAt = new long[attempts.size()];
+        this.continuing = new boolean[attempts.size()];
+    }
+
+    /** Makes preferred attempts beat others that are only a little faster (see the class comment); before {@link #run()}. */
+    public synchronized StaggeredRace<T> prefer(Preference<T> p) {
+        this.preference = p;
+        return this;
+    }
+
+    /**
+     * Waits this long, instead of the stagger, before the second attempt: for a first attempt known
+     * to take longer (its setup time last time); before {@link #run()}.
+     */
+    public synchronized StaggeredRace<T> firstStagger(long nanos) {
+        this.firstStaggerNanos = nanos;
+        return this;
     }
 
 
@@ -118,6 +170,7 @@ public final class StaggeredRace<T> {
             started = 1;
             running[0] = true;
             preparing[0] = true;
+            launchedAt[0] = System.nanoTime();
         }
         runAttempt(0);
         return awaitOutcome();
@@ -140,6 +193,7 @@ public final class StaggeredRace<T> {
     /** Stops the race from another thread: {@link #run()} then throws {@code SocketException("Socket closed")}. */
     public void cancel() {
         List<Attempt<T>> toCancel;
+        T unwanted;
         synchronized (this) {
             cancelled = true;
             if (done) {
@@ -147,9 +201,36 @@ public final class StaggeredRace<T> {
             }
             done = true;
             toCancel = runningExcept(-1);
+            unwanted = takeHeld();
             notifyAll();
         }
         toCancel.forEach(Attempt::cancel);
+        if (unwanted != null) {
+            discard.accept(unwanted);
+        }
+    }
+
+    /** Cancels the preferred attempts left running after a worse winner (e.g. when the node closes). */
+    public void cancelContinuing() {
+        List<Attempt<T>> toCancel = new ArrayList<>();
+        synchronized (this) {
+            for (int i = 0; i < continuing.length; i++) {
+                if (continuing[i] && running[i]) {
+                    toCancel.add(attempts.get(i));
+                }
+            }
+        }
+        toCancel.forEach(Attempt::cancel);
+    }
+
+    /** True while a preferred attempt left running after a worse winner has not ended. */
+    public synchronized boolean hasContinuing() {
+        for (int i = 0; i < continuing.length; i++) {
+            if (continuing[i] && running[i]) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private void runAttempt(int index) {
@@ -176,19 +257,26 @@ public final class StaggeredRace<T> {
     private void report(int index, T result, IOException failure) {
         List<Attempt<T>> toCancel = List.of();
         T unwanted = null;
+        T unwantedHeld = null;
+        boolean continued = false;
         synchronized (this) {
             finished++;
             running[index] = false;
             preparing[index] = false;
-            if (result != null) {
+            if (continuing[index]) {
+                continued = true;
+            } else if (result != null) {
                 if (done) {
                     unwanted = result;
+                } else if (mustWaitForPreferred(index)) {
+                    if (held == null) {
+                        hold(index, result);
+                    } else {
+                        unwanted = result; // the first held success is as good, and already waiting
+                    }
                 } else {
-                    winner = result;
-                    winnerIndex = index;
-                    done = true;
-                    toCancel = runningExcept(index);
-                    notifyAll();
+                    unwantedHeld = takeHeld();
+                    toCancel = win(index, result);
                 }
             } else if (!done) {
                 failures.add(failure);
@@ -196,22 +284,111 @@ public final class StaggeredRace<T> {
                     ending = failure;
                     done = true;
                     toCancel = runningExcept(index);
+                    unwantedHeld = takeHeld();
                     notifyAll();
+                } else if (held != null && !preferredRunning()) {
+                    int i = heldIndex;
+                    toCancel = win(i, takeHeld()); // nothing better is coming
                 } else if (started < attempts.size()) {
                     // Not while one prepares (it launches the next a stagger after it is under way), and not
                     // past the deadline (an attempt's own timeout may come a moment before the race's).
                     if (!anyPreparing() && !deadline.isExpired()) {
                         launchNext();
                     }
-                } else if (finished == started) {
+                } else if (finished == started && held == null) {
                     done = true;
                     notifyAll();
                 }
             }
         }
+        if (continued) {
+            preference.continued(attempts.get(index), result);
+            return;
+        }
         toCancel.forEach(Attempt::cancel);
         if (unwanted != null) {
             discard.accept(unwanted);
+        }
+        if (unwantedHeld != null) {
+            discard.accept(unwantedHeld);
+        }
+    }
+
+    /**
+     * Ends the race with attempt {@code index} as winner; returns the attempts to cancel. Preferred
+     * attempts other than the first are left running when a worse one wins. Caller holds the lock.
+     */
+    private List<Attempt<T>> win(int index, T result) {
+        winner = result;
+        winnerIndex = index;
+        done = true;
+        cancelHoldRelease();
+        notifyAll();
+        List<Attempt<T>> toCancel = new ArrayList<>();
+        boolean worseWon = preference != null && !preference.preferred(attempts.get(index));
+        for (int i = 0; i < running.length; i++) {
+            if (!running[i] || i == index) {
+                continue;
+            }
+            if (worseWon && i > 0 && preference.preferred(attempts.get(i))) {
+                continuing[i] = true;
+            } else {
+                toCancel.add(attempts.get(i));
+            }
+        }
+        return toCancel;
+    }
+
+    /** True if a success of attempt {@code index} must wait for a preferred attempt still running. Caller holds the lock. */
+    private boolean mustWaitForPreferred(int index) {
+        return preference != null && !preference.preferred(attempts.get(index)) && preferredRunning();
+    }
+
+    /** Caller holds the lock. */
+    private boolean preferredRunning() {
+        for (int i = 0; i < running.length; i++) {
+            if (running[i] && preference.preferred(attempts.get(i))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Holds a success for as long as it took (its path's round trip, about), within the bounds. Caller holds the lock. */
+    private void hold(int index, T result) {
+        held = result;
+        heldIndex = index;
+        long took = System.nanoTime() - launchedAt[index];
+        long holdFor = Math.max(MIN_HOLD_NANOS, Math.min(MAX_HOLD_NANOS, took));
+        holdRelease = DeadlineWatchdog.shared().watch(System.nanoTime() + holdFor, this::releaseHeld);
+    }
+
+    /** The hold is over: the held success wins unless something already did. */
+    private void releaseHeld() {
+        List<Attempt<T>> toCancel;
+        synchronized (this) {
+            if (done || held == null) {
+                return;
+            }
+            int i = heldIndex;
+            toCancel = win(i, takeHeld());
+        }
+        toCancel.forEach(Attempt::cancel);
+    }
+
+    /** Takes the held success away (to win or to be discarded), or null. Caller holds the lock. */
+    private T takeHeld() {
+        T h = held;
+        held = null;
+        heldIndex = -1;
+        cancelHoldRelease();
+        return h;
+    }
+
+    private void cancelHoldRelease() {
+        if (holdRelease != null) {
+            holdRelease.close();
+            holdRelease = null;
         }
     }
 
@@ -224,6 +401,7 @@ public final class StaggeredRace<T> {
         }
         running[index] = true;
         preparing[index] = true;
+        launchedAt[index] = System.nanoTime();
         try {
             executor.execute(() -> runAttempt(index));
         } catch (RejectedExecutionException e) {
@@ -248,11 +426,12 @@ public final class StaggeredRace<T> {
         if (started >= attempts.size() || staggerNanos == Long.MAX_VALUE) {
             return;
         }
-        if (staggerNanos <= 0) {
+        long stagger = started == 1 && firstStaggerNanos >= 0 ? firstStaggerNanos : staggerNanos;
+        if (stagger <= 0) {
             launchNext(); // no stagger: each launches the next as soon as it is under way
             return;
         }
-        nextLaunch = DeadlineWatchdog.shared().watch(System.nanoTime() + staggerNanos, () -> {
+        nextLaunch = DeadlineWatchdog.shared().watch(System.nanoTime() + stagger, () -> {
             synchronized (StaggeredRace.this) {
                 if (!done && started < attempts.size()) {
                     launchNext();
@@ -267,6 +446,11 @@ public final class StaggeredRace<T> {
             try {
                 while (!done) {
                     long remaining = deadline.remainingNanos();
+                    if (remaining <= 0 && held != null) {
+                        int i = heldIndex;
+                        toCancel = win(i, takeHeld()); // the deadline ends the wait for something better
+                        break;
+                    }
                     if (remaining <= 0) {
                         timedOut = true;
                         done = true;
@@ -284,7 +468,11 @@ public final class StaggeredRace<T> {
                 done = true;
                 toCancel = runningExcept(-1);
                 cancelScheduled();
+                T unwanted = takeHeld();
                 toCancel.forEach(Attempt::cancel);
+                if (unwanted != null) {
+                    discard.accept(unwanted);
+                }
                 throw new InterruptedIOException("connect interrupted");
             }
             cancelScheduled();

@@ -17,6 +17,15 @@ public interface ConnectionModule extends Closeable {
      */
     ConnectionAttempt plan(ConnectRequest request) throws IOException;
 
+    /**
+     * True if this module's connections pass through hubs rather than being kernel sockets between
+     * the two nodes. The racer prefers the others: a relay wins only when it is clearly sooner, and
+     * a kernel socket still under way when it does is left to finish, to be cached for next time.
+     */
+    default boolean relays() {
+        return false;
+    }
+
     @Override
     default void close() {
     }

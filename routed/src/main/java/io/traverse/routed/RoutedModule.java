@@ -70,6 +70,12 @@ final class RoutedModule implements ConnectionModule {
         return name;
     }
 
+    /** Every byte passes through the hubs. */
+    @Override
+    public boolean relays() {
+        return true;
+    }
+
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
         NodeId target = request.target().id().orElseThrow(() ->
