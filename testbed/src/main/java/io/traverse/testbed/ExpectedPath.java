@@ -40,8 +40,8 @@ public final class ExpectedPath {
             // Every reach that dials out is spliceable here (a dropping firewall on a public address, or a port-keeping NAT), and
             // a hub of the network with a public address echoes their public sides. A cold node's splice waits for that echo,
             // asked of every public hub at once when its link comes up: its first connection is spliced too.
-            new ModuleRule("splice", "both dial out (public address behind a dropping firewall, or a port-keeping NAT)",
-                    (source, target) -> source.dialsOut() && target.dialsOut()),
+            new ModuleRule("splice", "both dial out from ports that can be predicted (public address behind a dropping firewall,"
+                    + " or NATs that keep ports)", (source, target) -> source.keepsPorts() && target.keepsPorts()),
             // A proxy-only node neither accepts from outside nor dials out but through its proxy's CONNECT tunnel to its hub,
             // so no rule above holds for it in either direction: it is reached, and reaches everyone, routed.
             new ModuleRule("routed", "both reach their hubs (a proxy-only node through its HTTP proxy)", (source, target) -> true));

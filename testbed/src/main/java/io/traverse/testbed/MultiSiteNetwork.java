@@ -22,7 +22,9 @@ import java.util.function.Supplier;
  *
  * <p>How a {@link Reach} is built: a site is a {@link Site} (its router masquerades; for
  * {@link Reach#NAT_FIREWALLED} its firewall drops inbound connections, otherwise the router resets
- * them). A multi-homed machine also gets a public address on the {@link Internet} (interface
+ * them; for {@link Reach#NAT_RANDOM_PORTS} it randomises source ports; for
+ * {@link Reach#NAT_BEHIND_CARRIER} it is a host of a carrier-grade NAT's site, {@code <name>-cgn},
+ * which masquerades and resets too). A multi-homed machine also gets a public address on the {@link Internet} (interface
  * {@value #PUBLIC_INTERFACE}), through which it reaches other public addresses directly; a
  * {@link Reach#FIREWALLED} one loads a dropping {@link Firewall} on that interface. A
  * {@link Reach#NON_ROUTED} node has no route beyond its site's network. A {@link Reach#SSH_ONLY}
@@ -52,6 +54,10 @@ public final class MultiSiteNetwork {
     public static final int PLAIN_ECHO_PORT = 17008;
     /** The interface of a multi-homed machine on the internet. */
     public static final String PUBLIC_INTERFACE = "pub0";
+    /** The carrier-grade NAT's network in front of a {@link Reach#NAT_BEHIND_CARRIER} site (RFC 6598 shared address space). */
+    static final String CARRIER_RANGE = "100.64.0.0/24";
+    private static final java.util.Set<Reach> NAT_KINDS = java.util.EnumSet.of(Reach.NAT, Reach.NAT_FIREWALLED, Reach.NAT_RANDOM_PORTS,
+            Reach.NAT_BEHIND_CARRIER);
 
     /**
      * The machines of one site.
@@ -171,11 +177,16 @@ public final class MultiSiteNetwork {
     }
 
     private static Built buildSite(Testbed testbed, SiteLine line) {
-        if ((line.frontend() == Reach.NAT && line.nodes() == Reach.NAT_FIREWALLED)
-                || (line.frontend() == Reach.NAT_FIREWALLED && line.nodes() == Reach.NAT)) {
-            throw new IllegalArgumentException("site " + line.name() + " has one router: it cannot both reset and drop");
+        if (NAT_KINDS.contains(line.frontend()) && NAT_KINDS.contains(line.nodes()) && line.frontend() != line.nodes()) {
+            throw new IllegalArgumentException("site " + line.name() + " has one router: its frontend (" + line.frontend()
+                    + ") and its nodes (" + line.nodes() + ") must be behind the same kind of NAT");
         }
-        Site site = testbed.site(line.name(), line.privateRange());
+        Site site = line.frontend() == Reach.NAT_BEHIND_CARRIER || line.nodes() == Reach.NAT_BEHIND_CARRIER
+                ? testbed.site(line.name() + "-cgn", CARRIER_RANGE).siteBehind(line.name(), line.privateRange())
+                : testbed.site(line.name(), line.privateRange());
+        if (line.frontend() == Reach.NAT_RANDOM_PORTS || line.nodes() == Reach.NAT_RANDOM_PORTS) {
+            site.router().nat(NatMode.MASQUERADE_RANDOM);
+        }
         if (line.sshOnly()) {
             Host frontend = site.host("fe");
             site.router().firewall(Firewall.dropInbound().droppingOutbound()).forwardPort(SshDaemon.PORT, frontend,

@@ -34,7 +34,20 @@ public final class NatRouter {
 
     /** Makes {@code ns} the router between {@code internet} and a network from {@code lan} (taking its first address). */
     static NatRouter attach(NetworkNamespace ns, Internet internet, AddressPool lan) {
-        Inet4Address wanAddress = internet.attach(ns, WAN);
+        return build(ns, internet.attach(ns, WAN), lan);
+    }
+
+    /**
+     * Makes {@code ns} a router whose outside is a host of {@code outer}'s site (a home router behind
+     * a carrier-grade NAT), with a network from {@code lan} inside.
+     */
+    static NatRouter attachBehind(NetworkNamespace ns, NatRouter outer, AddressPool outerLan, AddressPool lan) {
+        Inet4Address wanAddress = outerLan.next();
+        outer.connect(ns, WAN, outerLan.withPrefix(wanAddress), true);
+        return build(ns, wanAddress, lan);
+    }
+
+    private static NatRouter build(NetworkNamespace ns, Inet4Address wanAddress, AddressPool lan) {
         Inet4Address lanAddress = lan.next();
         ns.ip("link", "add", LAN, "type", "bridge");
         ns.addAddress(LAN, lan.withPrefix(lanAddress));
@@ -64,7 +77,10 @@ public final class NatRouter {
         return namespace;
     }
 
-    /** The router's address on the internet: what the site's outbound connections come from. */
+    /**
+     * The router's address on its outside: on the internet, what the site's outbound connections
+     * come from; behind a carrier-grade NAT, its address in the carrier's network.
+     */
     public Inet4Address publicAddress() {
         return publicAddress;
     }

@@ -15,6 +15,18 @@ public enum Reach {
     NAT(false, false, true),
     /** A private address behind a masquerading router whose firewall drops connections from outside (FW, NAT). */
     NAT_FIREWALLED(false, false, true),
+    /**
+     * A private address behind a masquerading router that randomises source ports (as many
+     * carrier and mobile NATs do), which resets connections from outside: its mapped port cannot
+     * be predicted, so it cannot splice.
+     */
+    NAT_RANDOM_PORTS(false, false, true),
+    /**
+     * A private address behind a home router that is itself behind a carrier-grade NAT (an address
+     * from 100.64.0.0/10 on its outside): ports are kept through both, and each router's own stack
+     * answers an unsolicited SYN with a reset, the carrier's included (nothing listens there).
+     */
+    NAT_BEHIND_CARRIER(false, false, true),
     /** Non-routed (NR): a private address only, no route beyond its site; it reaches its frontend and nothing else. */
     NON_ROUTED(false, false, false),
     /**
@@ -58,6 +70,14 @@ public enum Reach {
     /** True if a machine that dials out reaches this one through its site's sshd (and only so). */
     public boolean reachedThroughSsh() {
         return this == SSH_ONLY;
+    }
+
+    /**
+     * True if a connection it opens to the internet leaves from a port that can be predicted: its
+     * own (a public address, or NATs that keep ports). Splicing needs that at both ends.
+     */
+    public boolean keepsPorts() {
+        return dialsOut && this != NAT_RANDOM_PORTS;
     }
 
     /** True if the machine can open connections to public addresses. */

@@ -22,6 +22,16 @@ public final class Site {
         return new Site(label, lan, NatRouter.attach(routerNamespace, internet, lan));
     }
 
+    /**
+     * A site behind this one: its router's outside is a host of this site's network, as a home
+     * router behind a carrier-grade NAT. Its hosts go out through both routers.
+     */
+    public Site siteBehind(String innerLabel, String lanCidr) {
+        AddressPool inner = new AddressPool(lanCidr); // checked before anything is made
+        NetworkNamespace ns = router.namespace().testbed().namespace(innerLabel + "-router");
+        return new Site(innerLabel, inner, NatRouter.attachBehind(ns, router, lan, inner));
+    }
+
     public String label() {
         return label;
     }

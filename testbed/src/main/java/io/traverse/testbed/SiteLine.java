@@ -77,6 +77,6 @@ public record SiteLine(String name, Reach frontend, Reach nodes, String privateR
     /** True if the site sits behind a masquerading router. */
     boolean behindNat() {
         return frontend == Reach.NAT || frontend == Reach.NAT_FIREWALLED || frontend == Reach.SSH_ONLY
-                || frontend == Reach.PROXY_ONLY;
+                || frontend == Reach.PROXY_ONLY || frontend == Reach.NAT_RANDOM_PORTS || frontend == Reach.NAT_BEHIND_CARRIER;
     }
 }

@@ -14,7 +14,13 @@
  *       198.18.0.0/15 only); {@link io.traverse.testbed.Site} a private network behind a
  *       {@link io.traverse.testbed.NatRouter} with {@link io.traverse.testbed.NatMode},
  *       {@link io.traverse.testbed.PortForward}s and a {@link io.traverse.testbed.Firewall};
- *       {@link io.traverse.testbed.Host} a machine on either;</li>
+ *       {@link io.traverse.testbed.Host} a machine on either; {@link io.traverse.testbed.Site#siteBehind}
+ *       puts a site behind another (a home router behind a carrier-grade NAT);</li>
+ *   <li>{@link io.traverse.testbed.WanLatency} ({@link io.traverse.testbed.Testbed#wanLatency}) gives the
+ *       internet one-way delays between places (sites and public hosts), from access latencies or
+ *       round trips per pair: its bridge is then a user-space switch over TAP devices
+ *       ({@code WanSwitch}, {@code wan-switch.c}, built with gcc at first use), since this kernel has
+ *       no netem;</li>
  *   <li>{@link io.traverse.testbed.NetworkNamespace} runs commands and processes inside a namespace and
  *       loads {@link io.traverse.testbed.NftTable}s; {@link io.traverse.testbed.ConnectionCounter}
  *       proves that connections reached a machine;</li>

@@ -19,22 +19,51 @@ import java.util.Optional;
  * --no-cold          skip the cold connections
  * --sites a,b,...    only these sites (default: the paper's six and proxy-only)
  * --json FILE        also write the results as JSON
+ * --network paper|everyday  the paper's sites and proxy-only (the default), or {@link EverydaySites}
+ * --latency wan|none  WAN latency between the sites (the paper's round trips of Table 4, or the
+ *                    everyday sites' access latencies), or none (the default)
  * </pre>
  */
 public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rounds, int repeats, Duration timeout, Duration plainTimeout,
-        int coldParallel, boolean cold, List<String> sites, Optional<Path> json) {
+        int coldParallel, boolean cold, List<String> sites, Optional<Path> json, String network, String latency) {
 
     public MatrixOptions {
         if (bytes < 1 || checkBytes < 0 || coldBytes < 0 || rounds < 1 || repeats < 1 || coldParallel < 1) {
             throw new IllegalArgumentException("sizes, rounds and parallelism must be positive");
         }
+        if (!latency.equals("none") && !latency.equals("wan")) {
+            throw new IllegalArgumentException("--latency is wan or none, not " + latency);
+        }
+        if (!network.equals("paper") && !network.equals("everyday")) {
+            throw new IllegalArgumentException("--network is paper or everyday, not " + network);
+        }
         sites = List.copyOf(sites);
+    }
+
+    /** The WAN latency between the sites of the {@link #network}, or none. */
+    public io.traverse.testbed.WanLatency wanLatency() {
+        if (latency.equals("none")) {
+            return io.traverse.testbed.WanLatency.none();
+        }
+        return network.equals("paper") ? PaperSites.TABLE_4_ROUND_TRIPS : EverydaySites.ACCESS_LATENCY;
+    }
+
+    /** The sites of the {@link #network}, or those of them that {@link #sites} names. */
+    public List<io.traverse.testbed.SiteLine> siteLines() {
+        List<io.traverse.testbed.SiteLine> all = network.equals("paper") ? PaperSites.TABLE_2_AND_PROXY_ONLY : EverydaySites.SITES;
+        return sites.isEmpty() ? all : all.stream().filter(s -> sites.contains(s.name())).toList();
+    }
+
+    /** The same on another network and with another latency. */
+    public MatrixOptions on(String newNetwork, String newLatency) {
+        return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, repeats, timeout, plainTimeout, coldParallel, cold, sites, json,
+                newNetwork, newLatency);
     }
 
     /** The full run recorded in docs/benchmarks.md. */
     public static MatrixOptions full() {
         return new MatrixOptions(16L << 20, 64 << 10, 1 << 20, 1000, 5, Duration.ofSeconds(10), Duration.ofSeconds(5), 1, true,
-                List.of(), Optional.empty());
+                List.of(), Optional.empty(), "paper", "none");
     }
 
     public static MatrixOptions parse(String[] args) {
@@ -50,6 +79,8 @@ public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rou
         boolean cold = true;
         List<String> sites = List.of();
         Optional<Path> json = Optional.empty();
+        String latency = d.latency;
+        String network = d.network;
         for (int i = 0; i < args.length; i++) {
             String arg = args[i];
             if (arg.equals("--no-cold")) {
@@ -71,21 +102,23 @@ public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rou
                 case "--cold-parallel" -> coldParallel = Integer.parseInt(v);
                 case "--sites" -> sites = List.of(v.split(","));
                 case "--json" -> json = Optional.of(Path.of(v));
+                case "--latency" -> latency = v;
+                case "--network" -> network = v;
                 default -> throw new IllegalArgumentException("unknown option " + arg);
             }
         }
         return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, repeats, timeout, plainTimeout, coldParallel, cold,
-                sites, json);
+                sites, json, network, latency);
     }
 
     /** The same with other sizes: for scaled-down runs. */
     public MatrixOptions scaled(long newBytes, long newColdBytes, int newRounds, int newRepeats, int newColdParallel) {
         return new MatrixOptions(newBytes, checkBytes, newColdBytes, newRounds, newRepeats, timeout, plainTimeout, newColdParallel, cold,
-                sites, json);
+                sites, json, network, latency);
     }
 
     /** The same with another plain connect timeout. */
     public MatrixOptions plainTimeout(Duration newTimeout) {
-        return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, repeats, timeout, newTimeout, coldParallel, cold, sites, json);
+        return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, repeats, timeout, newTimeout, coldParallel, cold, sites, json, network, latency);
     }
 }

@@ -42,6 +42,13 @@ public final class MatrixReport {
             table(md, result, "Connection setup, cold JVM connecting at start (ms)",
                     p -> p.cold().map(c -> cell(c, r -> ms(r.setupMillis()))).orElse("-"));
         }
+        if (!o.wanLatency().isNone()) {
+            md.append("\nWAN latency of the ").append(o.network()).append(" network: ").append(o.wanLatency()).append(".\n");
+            table(md, result, "Network round trip of the pair (ms, as ping would see it on an idle network)",
+                    p -> ms(networkRttMillis(o, p)));
+            table(md, result, "Connection setup in network round trips: cached / first" + (o.cold() ? " / cold" : "")
+                    + " (module of the cached one)", p -> inRoundTrips(o, p));
+        }
         table(md, result, "Round trip, median of " + o.rounds() + " one-byte round trips (us; v2 = routed through 2 hubs;"
                         + " plain socket in brackets)",
                 p -> rttCell(p.rtt()) + p.plainRtt().map(r -> " (" + (r.ok() ? us(r.medianMicros()) : "failed") + ")").orElse(""));
@@ -103,6 +110,18 @@ public final class MatrixReport {
         }
     }
 
+    private static double networkRttMillis(MatrixOptions o, PairResult p) {
+        return o.wanLatency().roundTrip(p.source(), p.target()).toNanos() / 1e6;
+    }
+
+    private static String inRoundTrips(MatrixOptions o, PairResult p) {
+        double rtt = networkRttMillis(o, p);
+        Function<TransferResult, String> n = r -> r.ok() ? String.format(Locale.ROOT, "%.1f", r.setupMillis() / rtt) : "failed";
+        return n.apply(p.cached()) + " / " + n.apply(p.first()) + p.cold().map(c -> " / " + n.apply(c)).orElse("")
+                + (p.cached().ok() ? " " + letter(p.cached().module()) : "")
+                + p.upgradeMillis().map(ms -> " (first " + letter(p.first().module()) + ", cached after " + ms + " ms)").orElse("");
+    }
+
     private static String cell(TransferResult r, Function<TransferResult, String> value) {
         return r.ok() ? value.apply(r) + " " + letter(r.module()) : "failed";
     }
@@ -154,7 +173,8 @@ public final class MatrixReport {
         j.append("\"bytes\": ").append(o.bytes()).append(", \"checkBytes\": ").append(o.checkBytes())
                 .append(", \"coldBytes\": ").append(o.coldBytes()).append(", \"rounds\": ").append(o.rounds()).append(", \"repeats\": ").append(o.repeats())
                 .append(", \"timeoutMs\": ").append(o.timeout().toMillis()).append(", \"plainTimeoutMs\": ")
-                .append(o.plainTimeout().toMillis()).append(", \"coldParallel\": ").append(o.coldParallel()).append("},\n");
+                .append(o.plainTimeout().toMillis()).append(", \"coldParallel\": ").append(o.coldParallel())
+                .append(", \"latency\": ").append(str(o.latency())).append("},\n");
         j.append("  \"sites\": [");
         for (int i = 0; i < result.sites().size(); i++) {
             SiteLine s = result.sites().get(i);
@@ -174,7 +194,8 @@ public final class MatrixReport {
                     .append(transfer(Optional.of(p.cached()))).append(",\n     \"rtt\": ").append(rtt(Optional.of(p.rtt())))
                     .append(",\n     \"plainRtt\": ").append(rtt(p.plainRtt())).append(",\n     \"throughput\": ")
                     .append(transfer(Optional.of(p.throughput()))).append(",\n     \"plainThroughput\": ")
-                    .append(transfer(p.plainThroughput())).append(",\n     \"problems\": [");
+                    .append(transfer(p.plainThroughput())).append(",\n     \"upgradeMs\": ")
+                    .append(p.upgradeMillis().map(String::valueOf).orElse("null")).append(",\n     \"problems\": [");
             List<String> problems = p.problems();
             for (int k = 0; k < problems.size(); k++) {
                 j.append(k == 0 ? "" : ", ").append(str(problems.get(k)));

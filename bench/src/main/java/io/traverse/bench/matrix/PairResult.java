@@ -25,11 +25,13 @@ import java.util.Optional;
  * @param plainRtt        round trips over a plain socket, if plain sockets get through
  * @param throughput      the large transfer over Traverse
  * @param plainThroughput the large transfer over a plain socket, if plain sockets get through
+ * @param upgradeMillis   when the first connection was won by {@code firstMayBe}: how long after it the
+ *                        expected module was cached (empty if not within the matrix's wait, or not needed)
  */
 public record PairResult(String source, String target, String targetNode, String expectedModule, String expectedBecause,
         String firstMayBe, boolean plainExpected, TransferResult plain, Optional<TransferResult> cold, TransferResult first,
         TransferResult cached, RoundTripResult rtt, Optional<RoundTripResult> plainRtt, TransferResult throughput,
-        Optional<TransferResult> plainThroughput) {
+        Optional<TransferResult> plainThroughput, Optional<Long> upgradeMillis) {
 
     /** True if the plain socket connected, moved the data intact and reached the target node (not another 10.0.0.3). */
     public boolean plainWorked() {
