@@ -248,7 +248,15 @@ public final class DirectConnector {
         StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor,
                 failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly, request.rivals()::appeared);
         TunnelSetUpWait setUpWait = setUps.isEmpty() ? null : new TunnelSetUpWait(setUps);
+        // Only another network's private addresses, no tunnel, none that worked before: most such SYNs are dropped.
+        boolean longShot = tunnelled.stream().noneMatch(Optional::isPresent) && workingAddresses.known(target) == null
+                && AddressOrdering.onlyOtherNetworksPrivate(order, localInterfaces);
         return new ConnectionAttempt() {
+            @Override
+            public boolean longShot() {
+                return longShot;
+            }
+
             @Override
             public void prepare() throws IOException {
                 if (setUpWait != null) {

@@ -336,6 +336,12 @@ public final class ModuleRacer {
         }
 
         @Override
+        public boolean longShot() {
+            ConnectionAttempt a = attempt;
+            return a != null && a.longShot();
+        }
+
+        @Override
         public String describe() {
             return "module " + module.name();
         }

@@ -59,6 +59,11 @@ public final class StaggeredRace<T> {
         default void confirm() throws IOException {
         }
 
+        /** Asked once {@link #prepare()} returned: true launches the next attempt at once, without the stagger. */
+        default boolean longShot() {
+            return false;
+        }
+
         /** What is tried, for the message when the deadline passes while this still runs. */
         default String describe() {
             return toString();
@@ -239,10 +244,11 @@ public final class StaggeredRace<T> {
         try {
             Attempt<T> attempt = attempts.get(index);
             attempt.prepare();
+            boolean longShot = attempt.longShot();
             synchronized (this) {
                 preparing[index] = false;
                 if (!done && !anyPreparing()) { // under way: the next one's turn comes after the stagger
-                    scheduleNextLaunch();
+                    scheduleNextLaunch(longShot);
                 }
             }
             result = attempt.run();
@@ -422,11 +428,11 @@ public final class StaggeredRace<T> {
     }
 
     /** Caller holds the lock. */
-    private void scheduleNextLaunch() {
+    private void scheduleNextLaunch(boolean now) {
         if (started >= attempts.size() || staggerNanos == Long.MAX_VALUE) {
             return;
         }
-        long stagger = started == 1 && firstStaggerNanos >= 0 ? firstStaggerNanos : staggerNanos;
+        long stagger = now ? 0 : started == 1 && firstStaggerNanos >= 0 ? firstStaggerNanos : staggerNanos;
         if (stagger <= 0) {
             launchNext(); // no stagger: each launches the next as soon as it is under way
             return;

@@ -67,6 +67,14 @@ public final class AddressOrdering {
         return new Candidates(kept, skipped);
     }
 
+    /**
+     * True if every one of {@code order} is a private or link-local address of a network none of
+     * {@code reachable}'s interfaces is on: it leads somewhere only inside a routed site or a VPN.
+     */
+    public static boolean onlyOtherNetworksPrivate(List<InetSocketAddress> order, LocalInterfaces reachable) {
+        return !order.isEmpty() && order.stream().allMatch(a -> rank(a, reachable, false) >= 4);
+    }
+
     static int rank(InetSocketAddress address, LocalInterfaces local, boolean sameHost) {
         AddressClass cls = AddressClass.of(address.getAddress());
         if (cls == AddressClass.LOOPBACK) {

@@ -33,6 +33,16 @@ public interface ConnectionAttempt {
     default void confirm() throws IOException {
     }
 
+    /**
+     * True if this attempt is unlikely to get through: the direct module dialling only private
+     * addresses of networks this host is not on, whose SYNs are mostly dropped on the way. The racer
+     * then starts the next module as soon as this one is under way, rather than a stagger later, and
+     * lets this one run on beside it.
+     */
+    default boolean longShot() {
+        return false;
+    }
+
     /** Stops a running {@link #connect()} from another thread; it then throws and leaves nothing open. */
     void cancel();
 

@@ -47,6 +47,10 @@ class KernelSocketsFirstTest {
     }
 
     private ModuleRacer racer(ConnectionModule... modules) {
+        return racer(STAGGER_MS, modules);
+    }
+
+    private ModuleRacer racer(long staggerMs, ConnectionModule... modules) {
         TraverseListener events = new TraverseListener() {
             @Override
             public void pathUpgraded(String hub, String from, String to) {
@@ -55,7 +59,7 @@ class KernelSocketsFirstTest {
         };
         PathUpgradeProbes probes = new PathUpgradeProbes(cache, events, TimeUnit.MILLISECONDS.toNanos(STAGGER_MS),
                 Duration.ofSeconds(5), executor);
-        return new ModuleRacer(List.of(modules), cache, new ModuleCounters(), TimeUnit.MILLISECONDS.toNanos(STAGGER_MS), executor,
+        return new ModuleRacer(List.of(modules), cache, new ModuleCounters(), TimeUnit.MILLISECONDS.toNanos(staggerMs), executor,
                 probes);
     }
 
@@ -131,6 +135,19 @@ class KernelSocketsFirstTest {
         assertThat(tookMs).as("not held for its own 200 ms again").isLessThan(380);
     }
 
+    @Test
+    void aLongShotLetsTheNextModuleStartAtOnceAndRunsOnBesideIt() throws Exception {
+        Timed direct = Timed.succeeding("direct", 3_000, false).longShot();
+        Timed reverse = Timed.succeeding("reverse", 30, false);
+
+        long start = System.nanoTime();
+        ModuleRacer.Outcome outcome = connect(racer(1_000, direct, reverse));
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+
+        assertThat(outcome.module()).isEqualTo("reverse");
+        assertThat(tookMs).as("reverse did not wait the 1 s stagger behind a long shot").isLessThan(700);
+    }
+
     /** A module whose attempts take a fixed time, then fail or return a fresh (unconnected) socket. */
     private static final class Timed implements ConnectionModule {
         final String name;
@@ -139,6 +156,7 @@ class KernelSocketsFirstTest {
         final boolean relays;
         final List<Socket> sockets = new CopyOnWriteArrayList<>();
         final AtomicInteger plans = new AtomicInteger();
+        private boolean longShot;
 
         private Timed(String name, long millis, boolean succeeds, boolean relays) {
             this.name = name;
@@ -153,6 +171,11 @@ class KernelSocketsFirstTest {
 
         static Timed failing(String name, long millis) {
             return new Timed(name, millis, false, false);
+        }
+
+        Timed longShot() {
+            longShot = true;
+            return this;
         }
 
         @Override
@@ -170,6 +193,11 @@ class KernelSocketsFirstTest {
             plans.incrementAndGet();
             return new ConnectionAttempt() {
                 private volatile Thread runner;
+
+                @Override
+                public boolean longShot() {
+                    return longShot;
+                }
 
                 @Override
                 public Socket connect() throws IOException {

@@ -66,6 +66,18 @@ class AddressOrderingTest {
     }
 
     @Test
+    void onlyAnotherNetworksPrivateAddressesAreALongShot() {
+        LocalInterfaces here = local("127.0.0.1/8", "10.10.0.2/24", "198.18.0.2/15");
+        List<InetSocketAddress> lab = AddressOrdering.order(target("10.20.0.3"), here);
+        assertThat(AddressOrdering.onlyOtherNetworksPrivate(lab, here)).isTrue();
+        assertThat(AddressOrdering.onlyOtherNetworksPrivate(AddressOrdering.order(target("10.20.0.3", "198.18.0.9"), here), here))
+                .as("a public address may well answer").isFalse();
+        assertThat(AddressOrdering.onlyOtherNetworksPrivate(AddressOrdering.order(target("10.10.0.7"), here), here))
+                .as("on one of our subnets").isFalse();
+        assertThat(AddressOrdering.onlyOtherNetworksPrivate(List.of(), here)).isFalse();
+    }
+
+    @Test
     void differentPrivateRangesMeanPublicFirst() {
         LocalInterfaces here = local("127.0.0.1/8", "10.0.0.10/8", "198.18.0.5/24");
         assertThat(order(target("192.168.1.20", "203.0.113.9"), here)).containsExactly("203.0.113.9", "192.168.1.20");
