@@ -78,6 +78,18 @@ public final class HubModuleCache {
         }
     }
 
+    /**
+     * Remembers {@code module} for {@code key} only if the entry still names {@code expected} (null:
+     * no entry): a relay's win must not overwrite a kernel module cached meanwhile by an attempt that
+     * outlived an earlier relay's win.
+     */
+    public synchronized void rememberIfStill(String key, String expected, String module, long setupNanos) {
+        String now = choice(key).map(Choice::module).orElse(null);
+        if (java.util.Objects.equals(now, expected)) {
+            remember(key, module, setupNanos);
+        }
+    }
+
     /** Drops the entry if it still names {@code module}. */
     public synchronized void forget(String key, String module) {
         Entry e = entries.get(key);

@@ -123,7 +123,11 @@ public final class ModuleRacer {
                 throw new AttemptFailedException(FailureScope.PATH, "module " + outcome.module() + ": connection lost while confirming it: "
                         + e.getMessage());
             }
-            cache.remember(key, outcome.module(), outcome.attemptNanos());
+            if (winnerRelays(outcome)) {
+                cache.rememberIfStill(key, cached, outcome.module(), outcome.attemptNanos());
+            } else {
+                cache.remember(key, outcome.module(), outcome.attemptNanos());
+            }
             if (r.hasContinuing()) {
                 continuing.add(r); // the kernel attempts still under way are this relay's upgrade probe
                 if (!r.hasContinuing()) {
@@ -193,6 +197,10 @@ public final class ModuleRacer {
 
     public Race prepare(ConnectRequest request) {
         return new Race(request);
+    }
+
+    private boolean winnerRelays(Outcome outcome) {
+        return modules.stream().anyMatch(m -> m.name().equals(outcome.module()) && m.relays());
     }
 
     /** The modules configured before {@code winner}: the ones an upgrade probe tries. */

@@ -84,4 +84,14 @@ class HubModuleCacheTest {
         assertThat(cache.lookup("k1")).as("the least recently used entry was evicted").isEmpty();
         assertThat(cache.lookup("extra")).contains("routed");
     }
+
+    @Test
+    void aRelaysWinDoesNotOverwriteAKernelModuleCachedMeanwhile() {
+        HubModuleCache cache = new HubModuleCache(TimeUnit.MINUTES.toNanos(1));
+        cache.rememberIfStill("hub a", null, "routed", 0);
+        assertThat(cache.lookup("hub a")).contains("routed");
+        cache.remember("hub a", "splice", 5_000_000); // an attempt that outlived the relay's win got through
+        cache.rememberIfStill("hub a", "routed", "routed", 0); // a connect that began with routed cached wins with it
+        assertThat(cache.choice("hub a")).contains(new HubModuleCache.Choice("splice", 5_000_000));
+    }
 }
