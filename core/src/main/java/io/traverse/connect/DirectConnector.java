@@ -144,7 +144,26 @@ public final class DirectConnector {
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
      */
     public ConnectionAttempt attempt(ConnectRequest request, byte[] reverseToken) throws AttemptFailedException {
-        return plan(request, reverseToken, reverseToken == null ? null : dialBackTunnels);
+        return attempt(request, reverseToken, null);
+    }
+
+    /**
+     * Something to do once a TCP connection is up and before its identity handshake goes out: a
+     * dial-back takes its backlog slot there, so the handshake's arrival tells the dialler the slot
+     * is taken. A failure ends the attempt with it.
+     */
+    @FunctionalInterface
+    public interface BeforeHandshake {
+        void run() throws IOException;
+    }
+
+    /**
+     * As {@link #attempt(ConnectRequest, byte[])}, running {@code beforeHandshake} (may be null) on
+     * every address whose TCP connection is up, before its handshake is sent; it must be idempotent.
+     */
+    public ConnectionAttempt attempt(ConnectRequest request, byte[] reverseToken, BeforeHandshake beforeHandshake)
+            throws AttemptFailedException {
+        return plan(request, reverseToken, reverseToken == null ? null : dialBackTunnels, beforeHandshake);
     }
 
     /**
@@ -167,10 +186,10 @@ public final class DirectConnector {
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
      */
     public ConnectionAttempt attemptWithTunnels(ConnectRequest request, Tunnels tunnels) throws AttemptFailedException {
-        return plan(request, null, tunnels);
+        return plan(request, null, tunnels, null);
     }
 
-    private ConnectionAttempt plan(ConnectRequest request, byte[] reverseToken, Tunnels tunnels)
+    private ConnectionAttempt plan(ConnectRequest request, byte[] reverseToken, Tunnels tunnels, BeforeHandshake beforeHandshake)
             throws AttemptFailedException {
         NodeIdentity target = request.target();
         AddressOrdering.Candidates planned = candidatesFor(target);
@@ -197,6 +216,7 @@ public final class DirectConnector {
             tunnelled.add(tunnel);
             HandshakeAttempt plain = new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
                     workingAddresses);
+            plain.beforeHandshake = beforeHandshake;
             tunnel.ifPresent(t -> plain.onSuccess = () -> {
                 preferredTunnels.remove(t.describe());
                 if (plainlyReached.size() < MAX_PLANNED_TARGETS) {
@@ -227,6 +247,7 @@ public final class DirectConnector {
                     }
                     TunnelledAttempt through = new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake, workingTunnels,
                             preferredTunnels);
+                    through.beforeHandshake = beforeHandshake;
                     boolean first = knownTunnel != null ? address.equals(knownTunnel) : preferredTunnels.contains(tunnel.get().describe());
                     if (tunnelFirst && first) {
                         attempts.add(0, through);
@@ -472,6 +493,8 @@ public final class DirectConnector {
         private final Set<String> preferredTunnels;
         private volatile HandshakeAttempt inner;
         private volatile boolean cancelled;
+        /** Handed to the inner handshake attempt; may be null. */
+        BeforeHandshake beforeHandshake;
 
         TunnelledAttempt(InetSocketAddress address, Tunnels.Tunnel tunnel, ConnectRequest request, byte[] handshake,
                 WorkingAddresses workingTunnels, Set<String> preferredTunnels) {
@@ -492,6 +515,7 @@ public final class DirectConnector {
                     return TunnelledAttempt.this.describe();
                 }
             };
+            attempt.beforeHandshake = beforeHandshake;
             inner = attempt;
             if (cancelled) {
                 throw new java.net.SocketException(describe() + ": cancelled");
@@ -547,6 +571,8 @@ public final class DirectConnector {
         private final WorkingAddresses workingAddresses;
         /** Run when the handshake was accepted (a plain address a tunnel also leads to: that tunnel no longer goes first); may be null. */
         Runnable onSuccess;
+        /** Run once TCP is up, before the handshake goes out; may be null. */
+        BeforeHandshake beforeHandshake;
 
         /** How long a held attempt that got through waits at least for an unheld rival's answer (Rivals#heldMayWin). */
         private static final long MIN_GIVE_WAY_WAIT_NANOS = 20_000_000;
@@ -564,6 +590,9 @@ public final class DirectConnector {
 
         @Override
         protected void afterConnect(Socket socket) throws IOException {
+            if (beforeHandshake != null) {
+                beforeHandshake.run();
+            }
             if (workingAddresses == null) {
                 exchangeHandshake(socket); // a tunnel's entrance: not one of the target's addresses
                 return;

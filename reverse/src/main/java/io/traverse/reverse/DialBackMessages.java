@@ -13,17 +13,19 @@ import java.nio.charset.StandardCharsets;
  * application).
  *
  * <pre>
- * request: version u8 (2) | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
+ * request: version u8 (3) | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
  * answer:  status u8 | reason: rest, UTF-8
  * </pre>
  * Since version 2 a dial-back for a connection (not a probe) is held by the target after
  * CONNECTED until the dialler sends {@link IdentityHandshake#CONFIRM} on it (it won its race), and
- * dropped unseen if the dialler closes it instead.
+ * dropped unseen if the dialler closes it instead. Since version 3 the target takes its backlog
+ * slot once its TCP connection to the dialler is up, before its handshake goes out, so the dialler
+ * uses the connection when the handshake arrives and does not wait for CONNECTED.
  */
 final class DialBackMessages {
     static final String SERVICE = "traverse.reverse";
     static final String PROBE_SERVICE = "traverse.reverse.probe";
-    static final int VERSION = 2;
+    static final int VERSION = 3;
 
     /** What the asked node did. */
     enum Status {

@@ -7,10 +7,12 @@ import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.reverse.DialBackMessages.Answer;
 import io.traverse.reverse.DialBackMessages.Status;
+import io.traverse.connect.DirectConnector;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.Deadline;
+import io.traverse.spi.FailureScope;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ReverseConnections;
 import java.io.IOException;
@@ -96,21 +98,38 @@ final class DialBackService implements SideChannelHandler {
     private void dialBack(NodeId sender, DialBackMessages.Request request, NodeIdentity dialler, CompletableFuture<Answer> answer) {
         long millis = Math.max(1, Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
         ConnectRequest back = new ConnectRequest(dialler, request.virtualPort(), Deadline.after(Duration.ofMillis(millis)), ConnectOptions.NONE);
+        // The backlog slot is taken once a TCP connection to the dialler is up, before the handshake goes out: the
+        // handshake's arrival then tells the dialler its connection has a place here, and it need not wait for this
+        // answer (version 3). A dial that hangs holds no slot.
+        java.util.concurrent.atomic.AtomicReference<ReverseConnections.PortSlot> reserved = new java.util.concurrent.atomic.AtomicReference<>();
+        DirectConnector.BeforeHandshake takeSlot = () -> {
+            synchronized (reserved) {
+                if (reserved.get() == null) {
+                    reserved.set(context.reverseConnections().reserve(request.virtualPort()));
+                }
+            }
+        };
         Socket socket;
         try {
             // Also through this node's SSH tunnels, if its direct module has any (a node only SSH reaches).
-            socket = context.directConnector().attempt(back, request.token()).connect();
+            socket = context.directConnector().attempt(back, request.token(), takeSlot).connect();
         } catch (IOException e) {
+            ReverseConnections.PortSlot taken = reserved.getAndSet(null);
+            if (taken != null) {
+                taken.release();
+            }
+            if (FailureScope.of(e) == FailureScope.TARGET) { // no room in the backlog, or the port closed meanwhile
+                answer.complete(new Answer(Status.TARGET_ANSWER, e.getMessage()));
+                return;
+            }
             log.debug("Could not dial node {} back: {}", sender, e.getMessage());
             answer.complete(new Answer(Status.UNREACHABLE, "node " + self() + " could not dial back: " + e.getMessage()));
             return;
         }
-        ReverseConnections.PortSlot slot;
-        try {
-            slot = context.reverseConnections().reserve(request.virtualPort());
-        } catch (AttemptFailedException e) {
-            ReverseModule.closeQuietly(socket); // the dialler waits for this answer before it uses its end
-            answer.complete(new Answer(Status.TARGET_ANSWER, e.getMessage()));
+        ReverseConnections.PortSlot slot = reserved.get();
+        if (slot == null) { // cannot happen: the handshake went out after takeSlot
+            ReverseModule.closeQuietly(socket);
+            answer.complete(new Answer(Status.UNREACHABLE, "node " + self() + " dialled back without a backlog slot"));
             return;
         }
         if (probe) {

@@ -140,7 +140,9 @@ final class ReverseModule implements ConnectionModule {
                     }
                 });
                 try {
-                    Socket socket = confirmed(waiting.take(untilPastDeadline()), pending);
+                    // The target took its backlog slot before its handshake went out (version 3): the connection's
+                    // arrival is the answer, and the side channel's CONNECTED, half a round trip later, is not awaited.
+                    Socket socket = waiting.take(untilPastDeadline());
                     if (!request.probe() && !request.rivals().heldMayWin(request.deadline(), GIVE_WAY_WAIT_NANOS)) {
                         closeQuietly(socket);
                         throw new AttemptFailedException(FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
@@ -167,36 +169,6 @@ final class ReverseModule implements ConnectionModule {
          */
         private long untilPastDeadline() {
             return request.deadline().remainingMillis() + DEADLINE_MARGIN_MILLIS;
-        }
-
-        /**
-         * The socket once the target confirms it queued its end for its server socket: until then
-         * the target may still close it (its backlog filled up meanwhile), and the application
-         * must not get a connection that ends at once.
-         */
-        private Socket confirmed(Socket socket, CompletableFuture<byte[]> answer) throws IOException {
-            boolean confirmed = false;
-            try {
-                AttemptFailedException refused = fromAnswer(answer.get(untilPastDeadline(), TimeUnit.MILLISECONDS));
-                if (refused != null) {
-                    throw refused;
-                }
-                confirmed = true;
-                return socket;
-            } catch (java.util.concurrent.TimeoutException e) {
-                throw new SocketTimeoutException("connect timed out waiting for node " + target + " to confirm its dial-back");
-            } catch (java.util.concurrent.ExecutionException e) {
-                throw fromSideChannel(e.getCause());
-            } catch (java.util.concurrent.CancellationException e) {
-                throw new AttemptFailedException(FailureScope.PATH, "cancelled");
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted waiting for node " + target + " to confirm its dial-back");
-            } finally {
-                if (!confirmed) {
-                    closeQuietly(socket);
-                }
-            }
         }
 
         private AttemptFailedException fromAnswer(byte[] bytes) {
