@@ -79,13 +79,14 @@ public final class HubModuleCache {
     }
 
     /**
-     * Remembers {@code module} for {@code key} only if the entry still names {@code expected} (null:
-     * no entry): a relay's win must not overwrite a kernel module cached meanwhile by an attempt that
-     * outlived an earlier relay's win.
+     * Remembers {@code module} for {@code key} unless the entry now names another module than
+     * {@code startedWith} (null: none): a relay's win must not overwrite a kernel module cached
+     * meanwhile by an attempt that outlived an earlier relay's win. An entry dropped meanwhile (the
+     * cached module failed) is filled.
      */
-    public synchronized void rememberIfStill(String key, String expected, String module, long setupNanos) {
+    public synchronized void rememberUnlessUpgraded(String key, String startedWith, String module, long setupNanos) {
         String now = choice(key).map(Choice::module).orElse(null);
-        if (java.util.Objects.equals(now, expected)) {
+        if (now == null || now.equals(startedWith)) {
             remember(key, module, setupNanos);
         }
     }

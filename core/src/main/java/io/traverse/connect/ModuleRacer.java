@@ -33,7 +33,7 @@ public final class ModuleRacer {
      * A connection and how it was made.
      *
      * @param setupNanos   from the start of the connect
-     * @param attemptNanos from the launch of the winning module's attempt
+     * @param attemptNanos from when the winning module's attempt was under way (its wait for a hub link left out)
      */
     public record Outcome(Socket socket, String module, long setupNanos, boolean fromCache, long attemptNanos) {
         public Outcome(Socket socket, String module, long setupNanos, boolean fromCache) {
@@ -114,17 +114,19 @@ public final class ModuleRacer {
             try {
                 outcome = r.run();
             } catch (IOException e) {
+                r.cancelContinuing(); // a win cancelled by the caller: nothing may outlive it
                 throw explained(e, attempts);
             }
             try {
                 r.confirmWinner(); // the target may hold it until now (a rival ran)
             } catch (IOException e) {
                 SocketAttempt.closeQuietly(outcome.socket());
+                r.cancelContinuing();
                 throw new AttemptFailedException(FailureScope.PATH, "module " + outcome.module() + ": connection lost while confirming it: "
                         + e.getMessage());
             }
             if (winnerRelays(outcome)) {
-                cache.rememberIfStill(key, cached, outcome.module(), outcome.attemptNanos());
+                cache.rememberUnlessUpgraded(key, cached, outcome.module(), outcome.attemptNanos());
             } else {
                 cache.remember(key, outcome.module(), outcome.attemptNanos());
             }
@@ -133,9 +135,15 @@ public final class ModuleRacer {
                 if (!r.hasContinuing()) {
                     continuing.remove(r);
                 }
-            } else {
-                probes.consider(key, request, modulesBefore(outcome.module()), outcome.module());
             }
+            // Modules before the winner are probed as before, but for those still running: they probe themselves.
+            List<ConnectionModule> toProbe = new ArrayList<>();
+            for (ConnectionModule m : modulesBefore(outcome.module())) {
+                if (attempts.stream().noneMatch(a -> a.module == m && a.stillRunning())) {
+                    toProbe.add(m);
+                }
+            }
+            probes.consider(key, request, toProbe, outcome.module());
             return outcome;
         }
 
@@ -246,7 +254,8 @@ public final class ModuleRacer {
             } else {
                 SocketAttempt.closeQuietly(result.socket()); // unconfirmed: the target drops it unseen
                 String before = cache.lookup(key).orElse("nothing");
-                if (!before.equals(result.module())) {
+                boolean beforeIsKernel = modules.stream().anyMatch(m -> m.name().equals(before) && !m.relays());
+                if (!beforeIsKernel) { // the first kernel module through is kept; a later one does not replace it
                     cache.remember(key, result.module(), result.attemptNanos());
                     log.info("Module {} reaches {} too ({} ms after its launch), after a relay won the connection; new"
                             + " connections start with it", result.module(), key, result.attemptNanos() / 1_000_000);
@@ -267,6 +276,7 @@ public final class ModuleRacer {
         private volatile ConnectionAttempt attempt;
         private volatile boolean cancelled;
         private volatile boolean started;
+        private volatile boolean ended;
         private volatile long launchedAt;
         /** Why the module did not plan an attempt (it does not apply here), or null. */
         private volatile String notApplicable;
@@ -284,12 +294,12 @@ public final class ModuleRacer {
         @Override
         public void prepare() throws IOException {
             started = true;
-            launchedAt = System.nanoTime();
             log.debug("Connect to {}: module {} launched at {} us", request.target(), module.name(), sinceStart());
             ConnectionAttempt planned;
             try {
                 planned = module.plan(request);
             } catch (AttemptFailedException e) {
+                ended = true;
                 notApplicable = e.getMessage(); // a TARGET answer ends the race; the others only rule this module out
                 log.debug("Connect to {}: module {} does not apply ({} us): {}", request.target(), module.name(), sinceStart(),
                         e.getMessage());
@@ -297,6 +307,7 @@ public final class ModuleRacer {
             }
             attempt = planned;
             if (cancelled) {
+                ended = true;
                 planned.cancel();
                 throw new AttemptFailedException(FailureScope.PATH, "cancelled");
             }
@@ -304,9 +315,11 @@ public final class ModuleRacer {
             try {
                 planned.prepare();
             } catch (IOException e) {
+                ended = true;
                 failed(e);
                 throw e;
             }
+            launchedAt = System.nanoTime(); // under way: a wait for the hub link is not the path's setup time
             log.debug("Connect to {}: module {} under way at {} us", request.target(), module.name(), sinceStart());
         }
 
@@ -314,16 +327,23 @@ public final class ModuleRacer {
             return (System.nanoTime() - raceStart) / 1000;
         }
 
+        /** Launched and not ended: an attempt that outlives a relay's win. */
+        boolean stillRunning() {
+            return started && !ended;
+        }
+
         @Override
         public Outcome run() throws IOException {
             try {
                 Socket socket = attempt.connect();
+                ended = true;
                 long now = System.nanoTime();
                 long setup = now - raceStart;
                 counters.succeeded(module.name(), setup);
                 log.debug("Connect to {}: module {} connected at {} us", request.target(), module.name(), setup / 1000);
                 return new Outcome(socket, module.name(), setup, fromCache, now - launchedAt);
             } catch (IOException e) {
+                ended = true;
                 failed(e);
                 throw e;
             }

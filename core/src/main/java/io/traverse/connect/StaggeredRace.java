@@ -109,8 +109,8 @@ public final class StaggeredRace<T> {
     private final boolean[] running;
     /** Running and still in {@link Attempt#prepare()}: the next launch waits until it is under way. */
     private final boolean[] preparing;
-    /** When each attempt was launched (System.nanoTime), to hold a success as long as it took. */
-    private final long[] launchedAt;
+    /** When each attempt was under way (its prepare() done; System.nanoTime), to hold a success as long as it took. */
+    private final long[] underWayAt;
     /** Left running after the race ended, their outcome for the preference. */
     private final boolean[] continuing;
     private DeadlineWatchdog.Watch nextLaunch;
@@ -146,7 +146,7 @@ public final class StaggeredRace<T> {
         this.discard = discard;
         this.running = new boolean[attempts.size()];
         this.preparing = new boolean[attempts.size()];
-        this.launchedAt = new long[attempts.size()];
+        this.underWayAt = new long[attempts.size()];
         this.continuing = new boolean[attempts.size()];
     }
 
@@ -175,7 +175,6 @@ public final class StaggeredRace<T> {
             started = 1;
             running[0] = true;
             preparing[0] = true;
-            launchedAt[0] = System.nanoTime();
         }
         runAttempt(0);
         return awaitOutcome();
@@ -246,6 +245,7 @@ public final class StaggeredRace<T> {
             attempt.prepare();
             boolean longShot = attempt.longShot();
             synchronized (this) {
+                underWayAt[index] = System.nanoTime();
                 preparing[index] = false;
                 if (!done && !anyPreparing()) { // under way: the next one's turn comes after the stagger
                     scheduleNextLaunch(longShot);
@@ -364,7 +364,7 @@ public final class StaggeredRace<T> {
     private void hold(int index, T result) {
         held = result;
         heldIndex = index;
-        long took = System.nanoTime() - launchedAt[index];
+        long took = System.nanoTime() - underWayAt[index]; // not its wait for a hub link: its path's time
         long holdFor = Math.max(MIN_HOLD_NANOS, Math.min(MAX_HOLD_NANOS, took));
         holdRelease = DeadlineWatchdog.shared().watch(System.nanoTime() + holdFor, this::releaseHeld);
     }
@@ -407,7 +407,6 @@ public final class StaggeredRace<T> {
         }
         running[index] = true;
         preparing[index] = true;
-        launchedAt[index] = System.nanoTime();
         try {
             executor.execute(() -> runAttempt(index));
         } catch (RejectedExecutionException e) {
@@ -448,6 +447,8 @@ public final class StaggeredRace<T> {
 
     private T awaitOutcome() throws IOException {
         List<Attempt<T>> toCancel = List.of();
+        List<Attempt<T>> interruptedCancel = null;
+        List<T> interruptedDiscard = new ArrayList<>(2);
         synchronized (this) {
             try {
                 while (!done) {
@@ -472,16 +473,20 @@ public final class StaggeredRace<T> {
                 Thread.currentThread().interrupt();
                 cancelled = true;
                 done = true;
-                toCancel = runningExcept(-1);
+                interruptedCancel = runningExcept(-1);
                 cancelScheduled();
-                T unwanted = takeHeld();
-                toCancel.forEach(Attempt::cancel);
-                if (unwanted != null) {
-                    discard.accept(unwanted);
-                }
-                throw new InterruptedIOException("connect interrupted");
+                interruptedDiscard.add(takeHeld());
+                interruptedDiscard.add(winner); // a win that came with the interrupt: nobody will have it
+                winner = null;
             }
-            cancelScheduled();
+            if (interruptedCancel == null) {
+                cancelScheduled();
+            }
+        }
+        if (interruptedCancel != null) {
+            interruptedCancel.forEach(Attempt::cancel);
+            interruptedDiscard.stream().filter(java.util.Objects::nonNull).forEach(discard);
+            throw new InterruptedIOException("connect interrupted");
         }
         toCancel.forEach(Attempt::cancel);
         synchronized (this) {

@@ -88,10 +88,14 @@ class HubModuleCacheTest {
     @Test
     void aRelaysWinDoesNotOverwriteAKernelModuleCachedMeanwhile() {
         HubModuleCache cache = new HubModuleCache(TimeUnit.MINUTES.toNanos(1));
-        cache.rememberIfStill("hub a", null, "routed", 0);
+        cache.rememberUnlessUpgraded("hub a", null, "routed", 0);
         assertThat(cache.lookup("hub a")).contains("routed");
         cache.remember("hub a", "splice", 5_000_000); // an attempt that outlived the relay's win got through
-        cache.rememberIfStill("hub a", "routed", "routed", 0); // a connect that began with routed cached wins with it
+        cache.rememberUnlessUpgraded("hub a", "routed", "routed", 0); // a connect that began with routed cached wins with it
         assertThat(cache.choice("hub a")).contains(new HubModuleCache.Choice("splice", 5_000_000));
+
+        cache.forget("hub a", "splice"); // the cached module failed in a race that a relay then won
+        cache.rememberUnlessUpgraded("hub a", "splice", "routed", 0);
+        assertThat(cache.lookup("hub a")).as("the emptied entry is filled").contains("routed");
     }
 }

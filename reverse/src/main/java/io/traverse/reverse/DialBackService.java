@@ -7,7 +7,6 @@ import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.reverse.DialBackMessages.Answer;
 import io.traverse.reverse.DialBackMessages.Status;
-import io.traverse.connect.DirectConnector;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
@@ -100,24 +99,14 @@ final class DialBackService implements SideChannelHandler {
         ConnectRequest back = new ConnectRequest(dialler, request.virtualPort(), Deadline.after(Duration.ofMillis(millis)), ConnectOptions.NONE);
         // The backlog slot is taken once a TCP connection to the dialler is up, before the handshake goes out: the
         // handshake's arrival then tells the dialler its connection has a place here, and it need not wait for this
-        // answer (version 3). A dial that hangs holds no slot.
-        java.util.concurrent.atomic.AtomicReference<ReverseConnections.PortSlot> reserved = new java.util.concurrent.atomic.AtomicReference<>();
-        DirectConnector.BeforeHandshake takeSlot = () -> {
-            synchronized (reserved) {
-                if (reserved.get() == null) {
-                    reserved.set(context.reverseConnections().reserve(request.virtualPort()));
-                }
-            }
-        };
+        // answer (version 3). A dial whose TCP connection never comes up holds no slot.
+        SlotForDialBack slotHolder = new SlotForDialBack(request.virtualPort());
         Socket socket;
         try {
             // Also through this node's SSH tunnels, if its direct module has any (a node only SSH reaches).
-            socket = context.directConnector().attempt(back, request.token(), takeSlot).connect();
+            socket = context.directConnector().attempt(back, request.token(), slotHolder::take).connect();
         } catch (IOException e) {
-            ReverseConnections.PortSlot taken = reserved.getAndSet(null);
-            if (taken != null) {
-                taken.release();
-            }
+            slotHolder.giveBack(); // and no address still connecting may take one now
             if (FailureScope.of(e) == FailureScope.TARGET) { // no room in the backlog, or the port closed meanwhile
                 answer.complete(new Answer(Status.TARGET_ANSWER, e.getMessage()));
                 return;
@@ -126,7 +115,7 @@ final class DialBackService implements SideChannelHandler {
             answer.complete(new Answer(Status.UNREACHABLE, "node " + self() + " could not dial back: " + e.getMessage()));
             return;
         }
-        ReverseConnections.PortSlot slot = reserved.get();
+        ReverseConnections.PortSlot slot = slotHolder.taken();
         if (slot == null) { // cannot happen: the handshake went out after takeSlot
             ReverseModule.closeQuietly(socket);
             answer.complete(new Answer(Status.UNREACHABLE, "node " + self() + " dialled back without a backlog slot"));
@@ -161,6 +150,43 @@ final class DialBackService implements SideChannelHandler {
             if (!delivered) {
                 slot.release();
                 ReverseModule.closeQuietly(socket);
+            }
+        }
+    }
+
+    /**
+     * The backlog slot of one dial-back: taken by the first of the dialler's addresses whose TCP
+     * connection comes up (the staggered addresses share it), given back if the dial fails. Once
+     * given back, no address still connecting may take one: its handshake would tell the dialler of a
+     * slot that this node no longer holds for it.
+     */
+    private final class SlotForDialBack {
+        private final int virtualPort;
+        private ReverseConnections.PortSlot slot;
+        private boolean over;
+
+        SlotForDialBack(int virtualPort) {
+            this.virtualPort = virtualPort;
+        }
+
+        synchronized void take() throws IOException {
+            if (over) {
+                throw new AttemptFailedException(FailureScope.PATH, "the dial-back is over");
+            }
+            if (slot == null) {
+                slot = context.reverseConnections().reserve(virtualPort);
+            }
+        }
+
+        synchronized ReverseConnections.PortSlot taken() {
+            return slot;
+        }
+
+        synchronized void giveBack() {
+            over = true;
+            if (slot != null) {
+                slot.release();
+                slot = null;
             }
         }
     }
