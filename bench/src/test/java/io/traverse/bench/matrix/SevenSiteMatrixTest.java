@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.traverse.testbed.HostCapabilities;
 import io.traverse.testbed.MultiSiteNetwork;
-import io.traverse.testbed.NetworkNamespace;
 import io.traverse.testbed.SiteHttpProxy;
 import io.traverse.testbed.Testbed;
 import java.time.Duration;
@@ -57,31 +56,8 @@ class SevenSiteMatrixTest {
 
     @AfterAll
     void removeEverything() {
-        if (testbed == null) {
-            return;
-        }
-        List<NetworkNamespace> made = testbed.namespaces();
-        testbed.close();
-        List<String> existing = namespacesNow();
-        assertThat(made).as("namespaces of the matrix").isNotEmpty();
-        for (NetworkNamespace ns : made) {
-            assertThat(existing).as("namespaces after the testbed closed").noneMatch(line -> line.startsWith(ns.name()));
-        }
-        assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive).map(ph -> ph.info().commandLine()
-                .orElse("pid " + ph.pid())).toList()).as("hub and node JVMs after the testbed closed").isEmpty();
-    }
-
-    private static List<String> namespacesNow() {
-        try {
-            Process p = new ProcessBuilder(HostCapabilities.probe().tool("ip"), "netns", "list").redirectErrorStream(true).start();
-            String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-            assertThat(p.waitFor(10, TimeUnit.SECONDS)).isTrue();
-            return out.lines().toList();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException(e);
+        if (testbed != null) {
+            MatrixTeardown.closeAndCheck(testbed);
         }
     }
 
