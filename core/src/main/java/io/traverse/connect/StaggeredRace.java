@@ -113,6 +113,8 @@ public final class StaggeredRace<T> {
     private final long[] underWayAt;
     /** Left running after the race ended, their outcome for the preference. */
     private final boolean[] continuing;
+    /** A long shot that launched the next attempt when it went under way: its failure launches nothing more. */
+    private final boolean[] launchedNextEarly;
     private DeadlineWatchdog.Watch nextLaunch;
     private Preference<T> preference;
     private long firstStaggerNanos = -1;
@@ -148,6 +150,7 @@ public final class StaggeredRace<T> {
         this.preparing = new boolean[attempts.size()];
         this.underWayAt = new long[attempts.size()];
         this.continuing = new boolean[attempts.size()];
+        this.launchedNextEarly = new boolean[attempts.size()];
     }
 
     /** Makes preferred attempts beat others that are only a little faster (see the class comment); before {@link #run()}. */
@@ -248,6 +251,7 @@ public final class StaggeredRace<T> {
                 underWayAt[index] = System.nanoTime();
                 preparing[index] = false;
                 if (!done && !anyPreparing()) { // under way: the next one's turn comes after the stagger
+                    launchedNextEarly[index] = longShot && started < attempts.size();
                     scheduleNextLaunch(longShot);
                 }
             }
@@ -296,9 +300,11 @@ public final class StaggeredRace<T> {
                     int i = heldIndex;
                     toCancel = win(i, takeHeld()); // nothing better is coming
                 } else if (started < attempts.size()) {
-                    // Not while one prepares (it launches the next a stagger after it is under way), and not
-                    // past the deadline (an attempt's own timeout may come a moment before the race's).
-                    if (!anyPreparing() && !deadline.isExpired()) {
+                    // Not while one prepares (it launches the next a stagger after it is under way), not past the
+                    // deadline (an attempt's own timeout may come a moment before the race's), and not for a long shot
+                    // that already launched the next when it went under way: that one keeps its head start.
+                    boolean spent = launchedNextEarly[index] && anyRunning();
+                    if (!anyPreparing() && !deadline.isExpired() && !spent) {
                         launchNext();
                     }
                 } else if (finished == started && held == null) {
@@ -506,6 +512,16 @@ public final class StaggeredRace<T> {
             nextLaunch.close();
             nextLaunch = null;
         }
+    }
+
+    /** Caller holds the lock. */
+    private boolean anyRunning() {
+        for (boolean r : running) {
+            if (r) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Caller holds the lock. */

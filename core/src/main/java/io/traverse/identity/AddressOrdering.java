@@ -72,7 +72,8 @@ public final class AddressOrdering {
      * {@code reachable}'s interfaces is on: it leads somewhere only inside a routed site or a VPN.
      */
     public static boolean onlyOtherNetworksPrivate(List<InetSocketAddress> order, LocalInterfaces reachable) {
-        return !order.isEmpty() && order.stream().allMatch(a -> rank(a, reachable, false) >= 4);
+        // Rank 4: private, not on one of our links; 6: link-local. Loopback (5 only for another host) is skipped before.
+        return !order.isEmpty() && order.stream().mapToInt(a -> rank(a, reachable, false)).allMatch(r -> r == 4 || r == 6);
     }
 
     static int rank(InetSocketAddress address, LocalInterfaces local, boolean sameHost) {

@@ -148,6 +148,18 @@ class KernelSocketsFirstTest {
         assertThat(tookMs).as("reverse did not wait the 1 s stagger behind a long shot").isLessThan(700);
     }
 
+    @Test
+    void aLongShotThatFailsDoesNotCutTheHeadStartOfTheModuleItLaunched() throws Exception {
+        Timed direct = Timed.failing("direct", 10).longShot();
+        Timed reverse = Timed.succeeding("reverse", 80, false);
+        Timed routed = Timed.succeeding("routed", 5, true);
+
+        ModuleRacer.Outcome outcome = connect(racer(400, direct, reverse, routed));
+
+        assertThat(outcome.module()).isEqualTo("reverse");
+        assertThat(routed.plans.get()).as("routed waits its stagger behind reverse, as without the long shot").isZero();
+    }
+
     /** A module whose attempts take a fixed time, then fail or return a fresh (unconnected) socket. */
     private static final class Timed implements ConnectionModule {
         final String name;

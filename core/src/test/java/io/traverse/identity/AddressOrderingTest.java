@@ -75,6 +75,8 @@ class AddressOrderingTest {
         assertThat(AddressOrdering.onlyOtherNetworksPrivate(AddressOrdering.order(target("10.10.0.7"), here), here))
                 .as("on one of our subnets").isFalse();
         assertThat(AddressOrdering.onlyOtherNetworksPrivate(List.of(), here)).isFalse();
+        assertThat(AddressOrdering.onlyOtherNetworksPrivate(List.of(endpoint("127.0.5.1", PORT)), here))
+                .as("loopback is kept only for a node on this host").isFalse();
     }
 
     @Test
