@@ -21,17 +21,29 @@ public final class ConnectionCounter {
 
     /** Starts counting SYNs to TCP {@code port} arriving in {@code namespace} (from zero). */
     public static ConnectionCounter install(NetworkNamespace namespace, int port) {
+        return install(namespace, port, "", "tvb-count-" + port);
+    }
+
+    /** Like {@link #install(NetworkNamespace, int)}, counting only IPv4 SYNs that arrive with IP TTL {@code ttl}. */
+    public static ConnectionCounter installForTtl(NetworkNamespace namespace, int port, int ttl) {
+        if (ttl < 0 || ttl > 255) {
+            throw new IllegalArgumentException("TTL " + ttl + " is not within 0-255");
+        }
+        return install(namespace, port, "ip ttl " + ttl + " ", "tvb-count-" + port + "-ttl" + ttl);
+    }
+
+    private static ConnectionCounter install(NetworkNamespace namespace, int port, String match, String name) {
         if (port < 1 || port > 65535) {
             throw new IllegalArgumentException("port " + port + " is not within 1-65535");
         }
-        NftTable table = new NftTable("inet", "tvb-count-" + port, """
+        NftTable table = new NftTable("inet", name, """
                   counter syn {
                   }
                   chain input {
                     type filter hook input priority -200; policy accept;
-                    tcp dport %d tcp flags & (fin | syn | rst | ack) == syn counter name "syn"
+                    %stcp dport %d tcp flags & (fin | syn | rst | ack) == syn counter name "syn"
                   }
-                """.formatted(port));
+                """.formatted(match, port));
         namespace.load(table);
         return new ConnectionCounter(namespace, table);
     }

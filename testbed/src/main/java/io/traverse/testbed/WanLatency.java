@@ -9,21 +9,23 @@ import java.util.Objects;
 import java.util.Optional;
 
 /**
- * One-way delays across a testbed's {@link Internet}, between places: a place is a site (every
+ * One-way delays (and, optionally, router hops) across a testbed's {@link Internet}, between places: a place is a site (every
  * namespace labelled {@code <site>} or {@code <site>-...} is there) or a public host. Built either
  * from an access latency per place (the delay between two places is the sum of theirs, so the
  * round trip is twice that) or from measured round-trip times per pair, as in the paper's Table 4;
  * pairs not given fall back to the access latencies, and places not named have none.
  */
 public final class WanLatency {
-    private static final WanLatency NONE = new WanLatency(Map.of(), Map.of());
+    private static final WanLatency NONE = new WanLatency(Map.of(), Map.of(), 0);
 
     private final Map<String, Duration> access;
     private final Map<List<String>, Duration> roundTrips;
+    private final int hops;
 
-    private WanLatency(Map<String, Duration> access, Map<List<String>, Duration> roundTrips) {
+    private WanLatency(Map<String, Duration> access, Map<List<String>, Duration> roundTrips, int hops) {
         this.access = Map.copyOf(access);
         this.roundTrips = Map.copyOf(roundTrips);
+        this.hops = hops;
     }
 
     /** No added latency: the internet is a plain bridge. */
@@ -34,7 +36,7 @@ public final class WanLatency {
     /** Each place's one-way access latency: the delay between two places is the sum of theirs. */
     public static WanLatency access(Map<String, Duration> oneWayAccess) {
         oneWayAccess.forEach(WanLatency::checkDelay);
-        return new WanLatency(oneWayAccess, Map.of());
+        return new WanLatency(oneWayAccess, Map.of(), 0);
     }
 
     /** This latency, with the round-trip time between {@code a} and {@code b} set to {@code rtt} (both ways). */
@@ -42,12 +44,30 @@ public final class WanLatency {
         checkDelay(a + "-" + b, rtt);
         Map<List<String>, Duration> more = new LinkedHashMap<>(roundTrips);
         more.put(key(a, b), rtt);
-        return new WanLatency(access, more);
+        return new WanLatency(access, more, hops);
+    }
+
+    /**
+     * This latency, with {@code n} routers between any two places: an IPv4 packet's TTL drops by
+     * {@code n} across the internet, and one whose TTL runs out is dropped on the way (as a low-TTL
+     * SYN that opens its own NAT's mapping but never reaches the far NAT).
+     */
+    public WanLatency withHops(int n) {
+        if (n < 0 || n > 64) {
+            throw new IllegalArgumentException("hops must be 0-64: " + n);
+        }
+        return new WanLatency(access, roundTrips, n);
+    }
+
+    /** Routers between two different places (none within one). */
+    public int hops(String a, String b) {
+        return a.equals(b) ? 0 : hops;
     }
 
     /** True if no two places are delayed: the testbed can use its plain bridge. */
     public boolean isNone() {
-        return access.values().stream().allMatch(Duration::isZero) && roundTrips.values().stream().allMatch(Duration::isZero);
+        return hops == 0 && access.values().stream().allMatch(Duration::isZero)
+                && roundTrips.values().stream().allMatch(Duration::isZero);
     }
 
     /** The delay a packet from place {@code a} to place {@code b} gets (half the round trip). */
@@ -90,6 +110,7 @@ public final class WanLatency {
 
     @Override
     public String toString() {
-        return isNone() ? "WanLatency[none]" : "WanLatency[access " + access + ", round trips " + roundTrips + "]";
+        return isNone() ? "WanLatency[none]" : "WanLatency[access " + access + ", round trips " + roundTrips
+                + (hops == 0 ? "" : ", " + hops + " hops") + "]";
     }
 }

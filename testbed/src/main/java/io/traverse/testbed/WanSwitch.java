@@ -74,6 +74,10 @@ final class WanSwitch implements AutoCloseable {
             for (Map.Entry<String, Integer> other : places.entrySet()) {
                 long micros = latency.oneWay(place, other.getKey()).toNanos() / 1000;
                 command("delay " + id + " " + other.getValue() + " " + micros);
+                int hops = latency.hops(place, other.getKey());
+                if (hops > 0) {
+                    command("hops " + id + " " + other.getValue() + " " + hops);
+                }
             }
         }
         command("port /run/netns/" + ns.name() + " " + ifName + " " + id);

@@ -18,7 +18,8 @@
  *       puts a site behind another (a home router behind a carrier-grade NAT);</li>
  *   <li>{@link io.traverse.testbed.WanLatency} ({@link io.traverse.testbed.Testbed#wanLatency}) gives the
  *       internet one-way delays between places (sites and public hosts), from access latencies or
- *       round trips per pair: its bridge is then a user-space switch over TAP devices
+ *       round trips per pair, and optionally router hops that take off TTL: its bridge is then a
+ *       user-space switch over TAP devices
  *       ({@code WanSwitch}, {@code wan-switch.c}, built with gcc at first use), since this kernel has
  *       no netem;</li>
  *   <li>{@link io.traverse.testbed.NetworkNamespace} runs commands and processes inside a namespace and

@@ -11,6 +11,9 @@
  * Commands, one per line on stdin; each is answered with one line "ok ..." or "err ...":
  *   port <netns-file> <ifname> <place>   a TAP named ifname in that namespace, at place (0..255)
  *   delay <placeA> <placeB> <micros>     one-way delay both ways between two places
+ *   hops <placeA> <placeB> <n>           routers between two places: an IPv4 packet's TTL drops by n
+ *                                         on the way, and a packet whose TTL would reach 0 is dropped,
+ *                                         as by the last of them (STUNT's low-TTL SYN dies on the way)
  *   stats                                 frames and bytes forwarded, dropped, queued
  * End of stdin ends the process (the testbed closed, or its JVM died).
  *
@@ -53,13 +56,14 @@ static int ports[MAX_PORTS];
 static int port_place[MAX_PORTS];
 static int nports;
 static uint32_t delay_us[MAX_PLACES][MAX_PLACES];
+static uint8_t hops[MAX_PLACES][MAX_PLACES];
 static struct { unsigned char mac[6]; int port; } macs[MAX_MACS];
 static int nmacs;
 static struct frame **heap;
 static size_t heap_len, heap_cap;
 static uint64_t seq;
 static long queued_bytes;
-static unsigned long long forwarded, forwarded_bytes, dropped;
+static unsigned long long forwarded, forwarded_bytes, dropped, expired;
 
 static uint64_t now_ns(void) {
     struct timespec t;
@@ -120,8 +124,37 @@ static void send_to(int port, const unsigned char *data, uint32_t len) {
     else { forwarded++; forwarded_bytes += len; }
 }
 
+/*
+ * Takes n router hops off an IPv4 packet's TTL in a copy of the frame, with the header checksum
+ * updated incrementally (RFC 1624). Returns the copy, or NULL if the TTL runs out on the way.
+ */
+static const unsigned char *after_hops(const unsigned char *data, uint32_t len, unsigned n) {
+    static unsigned char copy[MAX_FRAME];
+    const size_t hdr = sizeof(struct virtio_net_hdr);
+    if (n == 0 || len < hdr + 14 + 20) return data;
+    const unsigned char *eth = data + hdr;
+    if (eth[12] != 0x08 || eth[13] != 0x00) return data; /* not IPv4: ARP passes untouched */
+    unsigned ttl = eth[14 + 8];
+    if (ttl <= n) { expired++; return NULL; }
+    memcpy(copy, data, len);
+    unsigned char *ip = copy + hdr + 14;
+    uint16_t old_word = (uint16_t) ((ip[8] << 8) | ip[9]);
+    ip[8] = (unsigned char) (ttl - n);
+    uint16_t new_word = (uint16_t) ((ip[8] << 8) | ip[9]);
+    uint32_t sum = (uint16_t) ~((ip[10] << 8) | ip[11]);
+    sum += (uint16_t) ~old_word;
+    sum += new_word;
+    while (sum >> 16) sum = (sum & 0xffff) + (sum >> 16);
+    uint16_t check = (uint16_t) ~sum;
+    ip[10] = (unsigned char) (check >> 8);
+    ip[11] = (unsigned char) check;
+    return copy;
+}
+
 /* Queues (or, with no delay, sends) one copy of a frame from port in to port out. */
 static void forward(int in, int out, const unsigned char *data, uint32_t len, uint64_t now) {
+    data = after_hops(data, len, hops[port_place[in]][port_place[out]]);
+    if (data == NULL) return;
     uint32_t d = delay_us[port_place[in]][port_place[out]];
     if (d == 0 && heap_len == 0) { send_to(out, data, len); return; }
     if (queued_bytes + len > MAX_QUEUED_BYTES) { dropped++; return; }
@@ -209,7 +242,7 @@ static int open_tap(const char *netns_file, const char *ifname, char *err, size_
 static void command(char *line, int epoll) {
     char a[512], b[64];
     int place, p1, p2;
-    long micros;
+    long micros, count;
     char err[600];
     if (sscanf(line, "port %511s %63s %d", a, b, &place) == 3) {
         if (nports == MAX_PORTS || place < 0 || place >= MAX_PLACES) { printf("err no room for a port at place %d\n", place); return; }
@@ -227,9 +260,16 @@ static void command(char *line, int epoll) {
         }
         delay_us[p1][p2] = delay_us[p2][p1] = (uint32_t) micros;
         printf("ok\n");
+    } else if (sscanf(line, "hops %d %d %ld", &p1, &p2, &count) == 3) {
+        if (p1 < 0 || p2 < 0 || p1 >= MAX_PLACES || p2 >= MAX_PLACES || count < 0 || count > 64) {
+            printf("err bad hops line\n");
+            return;
+        }
+        hops[p1][p2] = hops[p2][p1] = (uint8_t) count;
+        printf("ok\n");
     } else if (strncmp(line, "stats", 5) == 0) {
-        printf("ok forwarded %llu frames %llu bytes, dropped %llu, queued %zu frames %ld bytes\n", forwarded,
-                forwarded_bytes, dropped, heap_len, queued_bytes);
+        printf("ok forwarded %llu frames %llu bytes, dropped %llu, expired %llu, queued %zu frames %ld bytes\n", forwarded,
+                forwarded_bytes, dropped, expired, heap_len, queued_bytes);
     } else {
         printf("err unknown command\n");
     }

@@ -55,6 +55,33 @@ class WanLatencyTest {
         assertThatThrownBy(() -> tb.wanLatency(WanLatency.none())).isInstanceOf(IllegalStateException.class);
     }
 
+    @Test
+    void routerHopsTakeTheirShareOfTheTtlAndDropWhatRunsOutOnTheWay() {
+        Testbed tb = testbed.get().wanLatency(WanLatency.access(Map.of("near", Duration.ofMillis(1))).withHops(8));
+        Host near = tb.internet().host("near");
+        Host far = tb.internet().host("far");
+        ConnectionCounter arrivedWith56 = ConnectionCounter.installForTtl(far.namespace(), 9, 56);
+        ConnectionCounter arrivedWith1 = ConnectionCounter.installForTtl(far.namespace(), 9, 1);
+        ConnectionCounter arrived = ConnectionCounter.install(far.namespace(), 9);
+        String connect = "exec 3<>/dev/tcp/" + far.address().getHostAddress() + "/9";
+
+        CommandResult refused = near.namespace().execAllowingFailure(Duration.ofSeconds(10), null,
+                List.of("timeout", "2", "bash", "-c", connect));
+        assertThat(refused.stderr()).as("a SYN with TTL 64 arrives, 8 hops later, and is refused").contains("Connection refused");
+        assertThat(arrivedWith56.count()).isEqualTo(1);
+
+        near.namespace().writeSysctl("net/ipv4/ip_default_ttl", "9");
+        near.namespace().execAllowingFailure(Duration.ofSeconds(10), null, List.of("timeout", "2", "bash", "-c", connect));
+        assertThat(arrivedWith1.count()).as("TTL 9 arrives with 1 left").isEqualTo(1);
+
+        near.namespace().writeSysctl("net/ipv4/ip_default_ttl", "8");
+        CommandResult lost = near.namespace().execAllowingFailure(Duration.ofSeconds(10), null,
+                List.of("timeout", "1", "bash", "-c", connect));
+        assertThat(lost.exitCode()).as("the SYN died on the way: no answer, so timeout(1) ends the connect").isEqualTo(124);
+        assertThat(arrived.count()).as("only the two SYNs that had TTL to spare arrived").isEqualTo(2);
+        assertThat(tb.internet().switchStats()).hasValueSatisfying(st -> assertThat(st).doesNotContain("expired 0,"));
+    }
+
     /** The fastest of five refused connects (port 9 listens nowhere) from {@code from} to {@code address}, timed inside bash. */
     private static double bestRefusedConnectMillis(Host from, String address) {
         String script = "for i in 1 2 3 4 5 6; do s=$EPOCHREALTIME; (exec 3<>/dev/tcp/" + address + "/9) 2>/dev/null; "
