@@ -270,8 +270,9 @@ public final class DirectConnector {
                 failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly, request.rivals()::appeared);
         TunnelSetUpWait setUpWait = setUps.isEmpty() ? null : new TunnelSetUpWait(setUps);
         // Only another network's private addresses, no tunnel, none that worked before: most such SYNs are dropped.
-        boolean longShot = tunnelled.stream().noneMatch(Optional::isPresent) && workingAddresses.known(target) == null
-                && AddressOrdering.onlyOtherNetworksPrivate(order, localInterfaces);
+        boolean otherPrivate = order.size() == planned.order().size() ? planned.onlyOtherNetworksPrivate() // cached per target
+                : AddressOrdering.onlyOtherNetworksPrivate(order, localInterfaces); // the proxy left some out
+        boolean longShot = otherPrivate && tunnelled.stream().noneMatch(Optional::isPresent) && workingAddresses.known(target) == null;
         return new ConnectionAttempt() {
             @Override
             public boolean longShot() {

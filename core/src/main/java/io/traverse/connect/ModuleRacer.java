@@ -125,7 +125,7 @@ public final class ModuleRacer {
                 throw new AttemptFailedException(FailureScope.PATH, "module " + outcome.module() + ": connection lost while confirming it: "
                         + e.getMessage());
             }
-            if (winnerRelays(outcome)) {
+            if (relays(outcome.module())) {
                 cache.rememberUnlessUpgraded(key, cached, outcome.module(), outcome.attemptNanos());
             } else {
                 cache.remember(key, outcome.module(), outcome.attemptNanos());
@@ -207,8 +207,9 @@ public final class ModuleRacer {
         return new Race(request);
     }
 
-    private boolean winnerRelays(Outcome outcome) {
-        return modules.stream().anyMatch(m -> m.name().equals(outcome.module()) && m.relays());
+    /** True if {@code module} names one of this racer's modules that relays. */
+    private boolean relays(String module) {
+        return modules.stream().anyMatch(m -> m.name().equals(module) && m.relays());
     }
 
     /** The modules configured before {@code winner}: the ones an upgrade probe tries. */
@@ -254,7 +255,7 @@ public final class ModuleRacer {
             } else {
                 SocketAttempt.closeQuietly(result.socket()); // unconfirmed: the target drops it unseen
                 String before = cache.lookup(key).orElse("nothing");
-                boolean beforeIsKernel = modules.stream().anyMatch(m -> m.name().equals(before) && !m.relays());
+                boolean beforeIsKernel = !before.equals("nothing") && !relays(before);
                 if (!beforeIsKernel) { // the first kernel module through is kept; a later one does not replace it
                     cache.remember(key, result.module(), result.attemptNanos());
                     log.info("Module {} reaches {} too ({} ms after its launch), after a relay won the connection; new"

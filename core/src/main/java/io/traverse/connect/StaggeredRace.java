@@ -219,25 +219,27 @@ public final class StaggeredRace<T> {
 
     /** Cancels the preferred attempts left running after a worse winner (e.g. when the node closes). */
     public void cancelContinuing() {
-        List<Attempt<T>> toCancel = new ArrayList<>();
+        List<Attempt<T>> toCancel;
         synchronized (this) {
-            for (int i = 0; i < continuing.length; i++) {
-                if (continuing[i] && running[i]) {
-                    toCancel.add(attempts.get(i));
-                }
-            }
+            toCancel = stillContinuing();
         }
         toCancel.forEach(Attempt::cancel);
     }
 
     /** True while a preferred attempt left running after a worse winner has not ended. */
     public synchronized boolean hasContinuing() {
+        return !stillContinuing().isEmpty();
+    }
+
+    /** Caller holds the lock. */
+    private List<Attempt<T>> stillContinuing() {
+        List<Attempt<T>> out = new ArrayList<>(0);
         for (int i = 0; i < continuing.length; i++) {
             if (continuing[i] && running[i]) {
-                return true;
+                out.add(attempts.get(i));
             }
         }
-        return false;
+        return out;
     }
 
     private void runAttempt(int index) {

@@ -22,8 +22,12 @@ import java.util.List;
  * any address, and staggered attempts bound the cost of a dead one.
  */
 public final class AddressOrdering {
-    /** The addresses to dial, best first, and the ones left out with the reason, for messages. */
-    public record Candidates(List<InetSocketAddress> order, List<String> skipped) {
+    /**
+     * The addresses to dial, best first, and the ones left out with the reason, for messages.
+     *
+     * @param onlyOtherNetworksPrivate {@link #onlyOtherNetworksPrivate} of {@code order}: worked out once per target
+     */
+    public record Candidates(List<InetSocketAddress> order, List<String> skipped, boolean onlyOtherNetworksPrivate) {
         public Candidates {
             order = List.copyOf(order);
             skipped = List.copyOf(skipped);
@@ -64,7 +68,7 @@ public final class AddressOrdering {
             kept.add(a);
         }
         kept.sort(Comparator.comparingInt(a -> rank(a, reachable, sameHost)));
-        return new Candidates(kept, skipped);
+        return new Candidates(kept, skipped, onlyOtherNetworksPrivate(kept, reachable));
     }
 
     /**

@@ -14,7 +14,7 @@
  *   hops <placeA> <placeB> <n>           routers between two places: an IPv4 packet's TTL drops by n
  *                                         on the way, and a packet whose TTL would reach 0 is dropped,
  *                                         as by the last of them (STUNT's low-TTL SYN dies on the way)
- *   stats                                 frames and bytes forwarded, dropped, queued
+ *   stats                                 frames and bytes forwarded, dropped, expired (TTL), queued
  * End of stdin ends the process (the testbed closed, or its JVM died).
  *
  * Built by the testbed with gcc at first use (io.traverse.testbed.WanSwitch); not library code.
@@ -56,7 +56,7 @@ static int ports[MAX_PORTS];
 static int port_place[MAX_PORTS];
 static int nports;
 static uint32_t delay_us[MAX_PLACES][MAX_PLACES];
-static uint8_t hops[MAX_PLACES][MAX_PLACES];
+static uint32_t hops[MAX_PLACES][MAX_PLACES];
 static struct { unsigned char mac[6]; int port; } macs[MAX_MACS];
 static int nmacs;
 static struct frame **heap;
@@ -239,10 +239,20 @@ static int open_tap(const char *netns_file, const char *ifname, char *err, size_
     return fd;
 }
 
+/* Sets one of the per-pair tables, both ways, and answers the command. */
+static void set_pair(uint32_t table[][MAX_PLACES], int p1, int p2, long value, long max, const char *what) {
+    if (p1 < 0 || p2 < 0 || p1 >= MAX_PLACES || p2 >= MAX_PLACES || value < 0 || value > max) {
+        printf("err bad %s line\n", what);
+        return;
+    }
+    table[p1][p2] = table[p2][p1] = (uint32_t) value;
+    printf("ok\n");
+}
+
 static void command(char *line, int epoll) {
     char a[512], b[64];
     int place, p1, p2;
-    long micros, count;
+    long value;
     char err[600];
     if (sscanf(line, "port %511s %63s %d", a, b, &place) == 3) {
         if (nports == MAX_PORTS || place < 0 || place >= MAX_PLACES) { printf("err no room for a port at place %d\n", place); return; }
@@ -253,20 +263,10 @@ static void command(char *line, int epoll) {
         ports[nports] = fd;
         port_place[nports] = place;
         printf("ok %d\n", nports++);
-    } else if (sscanf(line, "delay %d %d %ld", &p1, &p2, &micros) == 3) {
-        if (p1 < 0 || p2 < 0 || p1 >= MAX_PLACES || p2 >= MAX_PLACES || micros < 0 || micros > 10000000) {
-            printf("err bad delay line\n");
-            return;
-        }
-        delay_us[p1][p2] = delay_us[p2][p1] = (uint32_t) micros;
-        printf("ok\n");
-    } else if (sscanf(line, "hops %d %d %ld", &p1, &p2, &count) == 3) {
-        if (p1 < 0 || p2 < 0 || p1 >= MAX_PLACES || p2 >= MAX_PLACES || count < 0 || count > 64) {
-            printf("err bad hops line\n");
-            return;
-        }
-        hops[p1][p2] = hops[p2][p1] = (uint8_t) count;
-        printf("ok\n");
+    } else if (sscanf(line, "delay %d %d %ld", &p1, &p2, &value) == 3) {
+        set_pair(delay_us, p1, p2, value, 10000000, "delay");
+    } else if (sscanf(line, "hops %d %d %ld", &p1, &p2, &value) == 3) {
+        set_pair(hops, p1, p2, value, 64, "hops");
     } else if (strncmp(line, "stats", 5) == 0) {
         printf("ok forwarded %llu frames %llu bytes, dropped %llu, expired %llu, queued %zu frames %ld bytes\n", forwarded,
                 forwarded_bytes, dropped, expired, heap_len, queued_bytes);
