@@ -25,28 +25,62 @@ import java.util.function.Consumer;
  * the round's own local port (SO_REUSEADDR), a connect to each predicted public endpoint of the
  * peer at the round's instant. A SYN that meets a dropping router stays with the kernel, which
  * completes the connection when the peer's SYN arrives; one that meets a rejecting router ends
- * that round's try. The last round fires again whenever refused (a few milliseconds later, spread
- * at random, so that two rejecting sides may still cross) until the window ends. The first
- * connection wins; the others are closed.
+ * that round's try. The last turn fires again whenever refused (a few milliseconds later, spread
+ * at random, so that two rejecting sides may still cross) until the window ends. A primed round
+ * first opens this side's NATs with a SYN of a small TTL ({@link LowTtlSyns}), keeps its port
+ * silent ({@link SilentPort}), and sends a fresh such SYN before every connect, which it repeats
+ * whenever refused. The first connection wins; the others are closed.
  */
 final class SimultaneousOpen {
     static final long RETRY_MIN_NANOS = 1_000_000;
     static final long RETRY_SPREAD_NANOS = 4_000_000;
 
-    /** One round: a local port, the peer's endpoints for it, and when to fire (on {@link System#nanoTime()}). */
-    record Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos) {
+    /**
+     * One round: a local port, the peer's endpoints for it, and when to connect (on
+     * {@link System#nanoTime()}). With {@code primeTtl} above 0, this side sends SYNs with that
+     * TTL from {@code primeFromNanos} ({@link LowTtlSyns}), again every
+     * {@link #PRIME_INTERVAL_NANOS} until it connects, and keeps the port silent meanwhile
+     * ({@link SilentPort}).
+     */
+    record Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl, long primeFromNanos) {
         Round {
             remotes = List.copyOf(remotes);
             if (remotes.isEmpty()) {
                 throw new IllegalArgumentException("no endpoint to splice with");
             }
+            if (primeTtl < 0 || primeTtl > 255) {
+                throw new IllegalArgumentException("a TTL is 1-255 (0: no priming): " + primeTtl);
+            }
+        }
+
+        Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos) {
+            this(local, remotes, fireAtNanos, 0, fireAtNanos);
+        }
+
+        boolean primes() {
+            return primeTtl > 0;
         }
     }
+
+    /**
+     * How often a round that primes sends its SYNs again until it connects. A NAT's connection
+     * tracking (Linux's, at its default strictness) keeps the sequence number of the last SYN it
+     * let out. Once the peer's SYN has come in, it lets this side's SYN out only if that one's
+     * sequence number is within the peer's SYN window (at most 64 KiB) of the last. Both come
+     * from the initial sequence number of the same four-tuple, which grows by one every 64 ns:
+     * 64 KiB of it pass in about 4 ms. Every millisecond keeps the connect well within that.
+     */
+    static final long PRIME_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
+    /** A connect goes right after a SYN with a small TTL at most this old (a fraction of the interval). */
+    static final long FRESH_PRIME_NANOS = TimeUnit.MICROSECONDS.toNanos(300);
 
     private final List<Round> rounds;
     private final long endNanos;
     private final Executor executor;
+    private final LowTtlSyns lowTtlSyns;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private final Set<SilentPort> silentPorts = ConcurrentHashMap.newKeySet();
     private final CompletableFuture<Socket> winner = new CompletableFuture<>();
     /** Done when the first SYN is about to go out (or nothing will fire any more). */
     private final CompletableFuture<Void> firstSyn = new CompletableFuture<>();
@@ -57,31 +91,54 @@ final class SimultaneousOpen {
     private volatile Consumer<Socket> lateConnections = SimultaneousOpen::closeQuietly;
     private volatile boolean keepConnectingAfterWinner;
 
-    /** @param endNanos when to give up, on {@link System#nanoTime()} */
-    SimultaneousOpen(List<Round> rounds, long endNanos, Executor executor) {
+    /**
+     * @param endNanos when to give up, on {@link System#nanoTime()}
+     * @param lowTtlSyns sends the SYNs of the rounds that prime; null if none does
+     */
+    SimultaneousOpen(List<Round> rounds, long endNanos, Executor executor, LowTtlSyns lowTtlSyns) {
         if (rounds.isEmpty()) {
             throw new IllegalArgumentException("no round to fire");
+        }
+        if (lowTtlSyns == null && rounds.stream().anyMatch(Round::primes)) {
+            throw new IllegalArgumentException("a round primes but nothing sends SYNs with a small TTL");
         }
         this.rounds = List.copyOf(rounds);
         this.endNanos = endNanos;
         this.executor = executor;
+        this.lowTtlSyns = lowTtlSyns;
     }
 
     /** One round from one local port, retried until the window ends. */
     SimultaneousOpen(InetSocketAddress local, List<InetSocketAddress> remotes, long firstFireNanos, long endNanos, Executor executor) {
-        this(List.of(new Round(local, remotes, firstFireNanos)), endNanos, executor);
+        this(List.of(new Round(local, remotes, firstFireNanos)), endNanos, executor, null);
     }
 
     /** The connected socket; the rest are closed. */
     Socket run() throws IOException {
         int tasks = rounds.stream().mapToInt(r -> r.remotes().size()).sum();
         running.set(tasks);
+        int lastTurn = -1;
+        for (int i = 0; i < rounds.size(); i++) {
+            if (!rounds.get(i).primes()) {
+                lastTurn = i;
+            }
+        }
         for (int i = 0; i < rounds.size(); i++) {
             Round round = rounds.get(i);
-            boolean retry = i == rounds.size() - 1;
+            boolean retry = round.primes() || i == lastTurn;
+            if (round.primes()) {
+                try {
+                    silentPorts.add(SilentPort.open(round.local()));
+                } catch (IOException e) {
+                    lastFailure.set(e); // an early SYN from the peer draws a reset from this host: the round may still get through
+                }
+                if (stopped) {
+                    stop(); // cancelled meanwhile: close what was opened after stop() ran
+                }
+            }
             for (InetSocketAddress remote : round.remotes()) {
                 try {
-                    executor.execute(() -> fire(round.local(), remote, round.fireAtNanos(), retry));
+                    executor.execute(() -> fire(round, remote, retry));
                 } catch (java.util.concurrent.RejectedExecutionException e) {
                     lastFailure.set(new IOException("no thread to fire from: " + e.getMessage()));
                     finished();
@@ -170,13 +227,30 @@ final class SimultaneousOpen {
         for (Socket s : open) {
             closeQuietly(s);
         }
+        for (SilentPort p : silentPorts) {
+            p.close();
+        }
     }
 
-    private void fire(InetSocketAddress local, InetSocketAddress remote, long firstFireNanos, boolean retry) {
-        long fireAt = firstFireNanos;
+    private void fire(Round round, InetSocketAddress remote, boolean retry) {
+        long fireAt = round.fireAtNanos();
+        long lastPrime = 0;
         try {
+            if (round.primes()) {
+                waitUntil(round.primeFromNanos());
+                lastPrime = primed(round, remote);
+            }
             while (!stopped && !winner.isDone()) {
+                while (round.primes() && !stopped && fireAt - System.nanoTime() > 0) {
+                    waitUntil(Math.min(fireAt, lastPrime + PRIME_INTERVAL_NANOS));
+                    if (fireAt - System.nanoTime() > 0) {
+                        lastPrime = primed(round, remote);
+                    }
+                }
                 waitUntil(fireAt);
+                if (round.primes() && System.nanoTime() - lastPrime > FRESH_PRIME_NANOS) {
+                    lastPrime = primed(round, remote); // a reset closed this side's mappings, or the last one is getting old
+                }
                 long left = endNanos - System.nanoTime();
                 if (left <= 0 || stopped || winner.isDone()) {
                     return;
@@ -186,7 +260,10 @@ final class SimultaneousOpen {
                 tries.incrementAndGet();
                 try {
                     socket.setReuseAddress(true);
-                    socket.bind(local);
+                    if (round.primes()) {
+                        socket.setOption(java.net.StandardSocketOptions.SO_REUSEPORT, true); // beside the silent port's listener
+                    }
+                    socket.bind(round.local());
                     firstSyn.complete(null);
                     socket.connect(remote, (int) Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
                     open.remove(socket);
@@ -206,6 +283,20 @@ final class SimultaneousOpen {
             }
         } finally {
             finished();
+        }
+    }
+
+    /**
+     * Sends a SYN with the round's small TTL; returns when it went (or failed to).
+     */
+    private long primed(Round round, InetSocketAddress remote) {
+        try {
+            lowTtlSyns.send(round.local(), remote, round.primeTtl());
+            firstSyn.complete(null);
+            return System.nanoTime();
+        } catch (IOException e) {
+            lastFailure.set(e);
+            return System.nanoTime(); // not again at once: the next try is an interval away
         }
     }
 
@@ -250,7 +341,7 @@ final class SimultaneousOpen {
                 + (last == null ? "" : " (last: " + last.getMessage() + ")");
     }
 
-    static void closeQuietly(Socket socket) {
+    static void closeQuietly(java.io.Closeable socket) {
         try {
             socket.close();
         } catch (IOException ignored) {

@@ -46,6 +46,8 @@ final class SpliceModule implements ConnectionModule {
     private final ThreadPoolExecutor splices;
     private final SpliceEndpoints endpoints;
     private final SideChannel.Registration service;
+    /** Sends the SYNs with a small TTL of the rounds this side goes first in; null where no TTL can be set. */
+    private final LowTtlSyns lowTtlSyns = LowTtlSyns.available() ? new LowTtlSyns() : null;
     /**
      * The splice requests' recent round trips through the side channel (less the target's
      * processing): what the target's lead in the source's rounds must cover.
@@ -62,7 +64,7 @@ final class SpliceModule implements ConnectionModule {
         this.endpoints = new SpliceEndpoints(context::hubLinkStatus, PublicEchoHubs.fromDirectory(context.hubDirectory(),
                 context.config().hubTimeout()), PublicEchoHubs.ECHO_TIMEOUT, context.config().bindAddress().orElse(null),
                 PortPrediction.Strategy.parse(context.config().splicePrediction()), context.config().splicePorts(), splices);
-        this.service = context.sideChannel().register(SpliceMessages.SERVICE, new SpliceService(context, endpoints, splices));
+        this.service = context.sideChannel().register(SpliceMessages.SERVICE, new SpliceService(context, endpoints, splices, lowTtlSyns));
         // Learn the NAT as soon as the link is up, so the first splice (either side) starts without the two echoes.
         context.hubLinkUp().thenRunAsync(this::learnNat, splices).exceptionally(e -> null);
     }
@@ -101,6 +103,9 @@ final class SpliceModule implements ConnectionModule {
     public void close() {
         service.close();
         splices.shutdownNow();
+        if (lowTtlSyns != null) {
+            lowTtlSyns.close();
+        }
     }
 
     private final class SpliceAttempt implements ConnectionAttempt {
@@ -158,7 +163,7 @@ final class SpliceModule implements ConnectionModule {
             // Fire on the answer's arrival: the target counts from sending it (SpliceSchedule).
             long end = now + Math.min(request.deadline().remainingNanos(), SYN_WINDOW_NANOS);
             SimultaneousOpen syns = new SimultaneousOpen(SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), ready.endpoint(),
-                    now, true, TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros())), end, splices);
+                    now, true, TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros()), lowTtlSyns != null), end, splices, lowTtlSyns);
             open = syns;
             checkNotCancelled();
             stage = "firing SYNs at " + ready.endpoint() + " from local ports " + mine.localPorts();

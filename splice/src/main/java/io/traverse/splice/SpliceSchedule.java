@@ -24,8 +24,14 @@ import java.util.concurrent.TimeUnit;
  * again a few milliseconds later, with twice the lead, for when jitter beat the first pair.
  */
 final class SpliceSchedule {
-    /** Rounds with fresh ports, for NATs that keep ports. */
-    static final int ROUNDS = 4;
+    /** Rounds in which the two sides take turns to fire first ({@link #fireAt}), with fresh ports each. */
+    static final int TURN_ROUNDS = 4;
+    /**
+     * Rounds with fresh ports, for NATs that keep ports: the turns, then the primed rounds
+     * ({@link #PRIME_TTLS}). A node that offers only the turns (before the primed rounds) splices
+     * with the turns alone: each side plays as many rounds as both offered.
+     */
+    static final int ROUNDS = TURN_ROUNDS + 2;
     /** Between one pair of rounds (one of each order) and the next. */
     static final long PAIR_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(3_000);
 
@@ -61,11 +67,42 @@ final class SpliceSchedule {
     }
 
     /**
+     * The TTL of the SYNs with which the primed rounds (the first ones) open this side's NAT
+     * mappings ({@link LowTtlSyns}): enough to pass its own NATs and die at a router before the
+     * peer's. 3 passes a home router and a carrier NAT right behind it and dies at the second
+     * router beyond; 2 passes one NAT and dies at the first router. A SYN that dies too early
+     * opens no mapping at the outer NAT. One that reaches the peer's NAT fails its round: it
+     * draws a reset, or, once the peer's mapping is open, it leaves the peer's NAT holding the
+     * wrong sequence number (Linux's connection tracking checks them). So where no router stands
+     * between the two NATs (two sites on one network), only the other rounds can get through.
+     */
+    static final int[] PRIME_TTLS = {3, 2};
+
+    /** The TTL of this side's priming SYNs in {@code round}, or 0 if the round does not prime. */
+    static int primeTtl(int round) {
+        int primed = round - TURN_ROUNDS;
+        return primed >= 0 && primed < PRIME_TTLS.length ? PRIME_TTLS[primed] : 0;
+    }
+
+    /**
      * This side's rounds: its local port of each round against the peer's ports of the same
      * round, as many rounds as both sides offered.
+     *
+     * <p>If {@code canPrime}, the rounds after the turns ({@link #PRIME_TTLS}) first open this
+     * side's NAT mappings with a SYN of a small TTL ({@link LowTtlSyns}), one fire delay after
+     * the reference instant (the target's answer, the answer's arrival at the source): the turns
+     * come first, since between two NATs with no router between them a small TTL does not die
+     * on the way and the primed rounds fail. Each connect then goes at once too, right after a fresh one of those SYNs,
+     * and again after a short random wait whenever it meets a reset: that is the peer's NAT,
+     * which the peer has not opened yet. The target's first connects meet resets until the
+     * source has opened its NATs; the first connect after that gets through to the source's
+     * host, which drops it silently ({@link SilentPort}) until the source's own connect, which
+     * completes the simultaneous open. No lead and no reckoning of the answer's way is needed.
+     * In the turns, and where no TTL can be set, the two sides take turns to fire first
+     * ({@link #fireAt}).
      */
     static List<SimultaneousOpen.Round> rounds(InetAddress bindAddress, List<Integer> localPorts, SpliceMessages.PublicEndpoint peer,
-            long referenceNanos, boolean source, long fireDelayNanos) {
+            long referenceNanos, boolean source, long fireDelayNanos, boolean canPrime) {
         int count = Math.min(localPorts.size(), peer.roundPorts().size());
         List<SimultaneousOpen.Round> rounds = new ArrayList<>(count);
         for (int k = 0; k < count; k++) {
@@ -73,8 +110,10 @@ final class SpliceSchedule {
             for (int port : peer.ports(k)) {
                 remotes.add(new InetSocketAddress(peer.address(), port));
             }
-            rounds.add(new SimultaneousOpen.Round(new InetSocketAddress(bindAddress, localPorts.get(k)), remotes,
-                    fireAt(referenceNanos, k, source, fireDelayNanos)));
+            InetSocketAddress local = new InetSocketAddress(bindAddress, localPorts.get(k));
+            rounds.add(canPrime && primeTtl(k) > 0
+                    ? new SimultaneousOpen.Round(local, remotes, referenceNanos + fireDelayNanos, primeTtl(k), referenceNanos + fireDelayNanos)
+                    : new SimultaneousOpen.Round(local, remotes, fireAt(referenceNanos, k, source, fireDelayNanos)));
         }
         return rounds;
     }

@@ -37,11 +37,13 @@ final class SpliceService implements SideChannelHandler {
     private final ModuleContext context;
     private final SpliceEndpoints endpoints;
     private final Executor splices;
+    private final LowTtlSyns lowTtlSyns;
 
-    SpliceService(ModuleContext context, SpliceEndpoints endpoints, Executor splices) {
+    SpliceService(ModuleContext context, SpliceEndpoints endpoints, Executor splices, LowTtlSyns lowTtlSyns) {
         this.context = context;
         this.endpoints = endpoints;
         this.splices = splices;
+        this.lowTtlSyns = lowTtlSyns;
     }
 
     @Override
@@ -89,8 +91,8 @@ final class SpliceService implements SideChannelHandler {
         long now = System.nanoTime();
         long end = now + Math.min(TimeUnit.MILLISECONDS.toNanos(millis), SpliceModule.SYN_WINDOW_NANOS);
         List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), request.endpoint(),
-                now, false, delayNanos);
-        SimultaneousOpen open = new SimultaneousOpen(rounds, end, splices);
+                now, false, delayNanos, lowTtlSyns != null);
+        SimultaneousOpen open = new SimultaneousOpen(rounds, end, splices, lowTtlSyns);
         open.keepConnectingAfterWinner();
         try {
             splices.execute(() -> spliceAndServe(sender, request, open));

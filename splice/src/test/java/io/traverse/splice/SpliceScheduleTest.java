@@ -13,7 +13,7 @@ class SpliceScheduleTest {
     @Test
     void bothOrdersAreTriedAtOnceAndAgainWithTwiceTheLead() {
         long reference = 1_000_000_000L;
-        for (int round = 0; round < SpliceSchedule.ROUNDS; round++) {
+        for (int round = 0; round < SpliceSchedule.TURN_ROUNDS; round++) {
             long pairStart = reference + (round / 2) * SpliceSchedule.PAIR_INTERVAL_NANOS;
             long source = SpliceSchedule.fireAt(reference, round, true, DELAY);
             long target = SpliceSchedule.fireAt(reference, round, false, DELAY);
@@ -38,12 +38,30 @@ class SpliceScheduleTest {
     void eachRoundPairsThisSidesPortWithThePeersPortsOfThatRound() throws Exception {
         InetAddress peer = InetAddress.getByName("198.18.0.3");
         PublicEndpoint endpoint = new PublicEndpoint(peer, List.of(41000, 52000, 33000), 2);
-        List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(null, List.of(1001, 1002, 1003, 1004), endpoint, 0, false, DELAY);
+        List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(null, List.of(1001, 1002, 1003, 1004), endpoint, 0, false, DELAY, false);
         assertThat(rounds).hasSize(3).as("as many rounds as both offered");
         assertThat(rounds.get(1).local().getPort()).isEqualTo(1002);
         assertThat(rounds.get(1).remotes()).extracting(a -> a.getPort()).containsExactly(52000, 52001);
         assertThat(rounds.get(1).remotes()).allSatisfy(a -> assertThat(a.getAddress()).isEqualTo(peer));
         assertThat(rounds.get(0).fireAtNanos()).isEqualTo(SpliceSchedule.fireAt(0, 0, false, DELAY)).isEqualTo(DELAY);
         assertThat(rounds.get(1).fireAtNanos()).isZero();
+        assertThat(rounds).noneMatch(SimultaneousOpen.Round::primes);
+    }
+
+    @Test
+    void theRoundsAfterTheTurnsPrimeAndConnectOneFireDelayLater() throws Exception {
+        PublicEndpoint endpoint = new PublicEndpoint(InetAddress.getByName("198.18.0.3"), List.of(41000, 52000, 33000, 34000, 35000, 36000), 1);
+        List<Integer> local = List.of(1001, 1002, 1003, 1004, 1005, 1006);
+        for (boolean source : new boolean[] {true, false}) {
+            List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(null, local, endpoint, 7, source, DELAY, true);
+            assertThat(rounds).extracting(SimultaneousOpen.Round::primeTtl).containsExactly(0, 0, 0, 0, 3, 2);
+            assertThat(rounds.subList(4, 6)).allMatch(r -> r.primeFromNanos() == 7 + DELAY && r.fireAtNanos() == 7 + DELAY);
+            for (int k = 0; k < 4; k++) {
+                assertThat(rounds.get(k).fireAtNanos()).isEqualTo(SpliceSchedule.fireAt(7, k, source, DELAY));
+            }
+        }
+        assertThat(SpliceSchedule.rounds(null, local.subList(0, 4), endpoint, 7, true, DELAY, true))
+                .as("a peer that offers the turns alone plays them alone").noneMatch(SimultaneousOpen.Round::primes);
+        assertThat(SpliceSchedule.rounds(null, local, endpoint, 7, true, DELAY, false)).noneMatch(SimultaneousOpen.Round::primes);
     }
 }
