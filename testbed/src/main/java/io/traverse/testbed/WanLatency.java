@@ -64,10 +64,14 @@ public final class WanLatency {
         return a.equals(b) ? 0 : hops;
     }
 
-    /** True if no two places are delayed: the testbed can use its plain bridge. */
+    /** True if no two places are delayed and no router stands between them: the testbed can use its plain bridge. */
     public boolean isNone() {
-        return hops == 0 && access.values().stream().allMatch(Duration::isZero)
-                && roundTrips.values().stream().allMatch(Duration::isZero);
+        return hops == 0 && !hasDelay();
+    }
+
+    /** True if some two places are delayed (router hops alone delay nothing). */
+    public boolean hasDelay() {
+        return !access.values().stream().allMatch(Duration::isZero) || !roundTrips.values().stream().allMatch(Duration::isZero);
     }
 
     /** The delay a packet from place {@code a} to place {@code b} gets (half the round trip). */

@@ -34,6 +34,9 @@ class WanLatencyTest {
         assertThat(latency.placeOf("cloud")).isEqualTo("cloud");
         assertThat(latency.isNone()).isFalse();
         assertThat(WanLatency.none().isNone()).isTrue();
+        assertThat(WanLatency.none().withHops(8).isNone()).as("routers need the switch").isFalse();
+        assertThat(WanLatency.none().withHops(8).hasDelay()).as("but delay nothing").isFalse();
+        assertThat(latency.hasDelay()).isTrue();
         assertThatThrownBy(() -> WanLatency.access(Map.of("x", Duration.ofMillis(-1))))
                 .isInstanceOf(IllegalArgumentException.class);
     }

@@ -113,7 +113,7 @@ public final class ConnectionMatrix {
         boolean plainWorked = plain.ok() && plain.servedBy().equals(target.nodeId());
         // With WAN latency a relay may answer a first connection sooner than a kernel socket (issue 22); the kernel
         // attempt it beat then goes on and must be cached by the next connection.
-        String firstMayBe = !expected.firstMayBe().isEmpty() || options.wanLatency().isNone() || expected.module().equals("routed")
+        String firstMayBe = !expected.firstMayBe().isEmpty() || !options.wanLatency().hasDelay() || expected.module().equals("routed")
                 ? expected.firstMayBe() : "routed";
         TransferResult first = source.connect(target.address(), options.checkBytes(), options.timeout());
         Optional<Long> upgradeMillis = Optional.empty();

@@ -40,12 +40,20 @@ public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rou
         sites = List.copyOf(sites);
     }
 
-    /** The WAN latency between the sites of the {@link #network}, or none. */
+    /**
+     * Routers between two sites on the internet, as on the real one (paths of 8-20 hops): a SYN
+     * with a small TTL dies before the far NAT. The paper's network without latency keeps the
+     * plain bridge (no router), as before.
+     */
+    public static final int INTERNET_HOPS = 8;
+
+    /** The WAN latency between the sites of the {@link #network}, or none; with {@link #INTERNET_HOPS} but for the paper's bridge. */
     public io.traverse.testbed.WanLatency wanLatency() {
         if (latency.equals("none")) {
-            return io.traverse.testbed.WanLatency.none();
+            return network.equals("paper") ? io.traverse.testbed.WanLatency.none()
+                    : io.traverse.testbed.WanLatency.none().withHops(INTERNET_HOPS);
         }
-        return network.equals("paper") ? PaperSites.TABLE_4_ROUND_TRIPS : EverydaySites.ACCESS_LATENCY;
+        return (network.equals("paper") ? PaperSites.TABLE_4_ROUND_TRIPS : EverydaySites.ACCESS_LATENCY).withHops(INTERNET_HOPS);
     }
 
     /** The sites of the {@link #network}, or those of them that {@link #sites} names. */

@@ -42,7 +42,7 @@ public final class MatrixReport {
             table(md, result, "Connection setup, cold JVM connecting at start (ms)",
                     p -> p.cold().map(c -> cell(c, r -> ms(r.setupMillis()))).orElse("-"));
         }
-        if (!o.wanLatency().isNone()) {
+        if (o.wanLatency().hasDelay()) {
             md.append("\nWAN latency of the ").append(o.network()).append(" network: ").append(o.wanLatency()).append(".\n");
             table(md, result, "Network round trip of the pair (ms, as ping would see it on an idle network)",
                     p -> ms(networkRttMillis(o, p)));

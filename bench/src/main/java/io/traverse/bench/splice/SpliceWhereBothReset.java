@@ -57,6 +57,26 @@ public final class SpliceWhereBothReset {
                         + " (options: --attempts N --latency none|wan --hops N --bytes B)");
             }
         }
+        System.out.printf(Locale.ROOT, "# lab: port-keeping NAT, its stack resets; home: home NAT behind a carrier NAT that resets; "
+                + "%d router hops on the internet; latency %s%n", hops, wan ? "lab 3 ms, home 12 ms, hub 1 ms one way" : "none");
+        Result result = measure(attempts, wan, hops, bytes, logLevel);
+        print("lab -> home", result.labToHome());
+        print("home -> lab", result.homeToLab());
+        if (!logLevel.equals("info")) {
+            System.out.println("--- lab's log (tail) ---\n" + result.labLog() + "\n--- home's log (tail) ---\n" + result.homeLog());
+        }
+    }
+
+    /** Both directions' attempts, and the nodes' recent logs. */
+    public record Result(Attempts labToHome, Attempts homeToLab, String labLog, String homeLog) {
+    }
+
+    /**
+     * Builds the two sites and a hub, starts a splice-only node at each, warms both directions up
+     * (two connects each), then makes {@code attempts} connects each way; everything is gone
+     * afterwards.
+     */
+    public static Result measure(int attempts, boolean wan, int hops, long bytes, String logLevel) throws Exception {
         Map<String, Duration> access = new LinkedHashMap<>();
         if (wan) {
             access.put("hub", Duration.ofMillis(1));
@@ -71,28 +91,24 @@ public final class SpliceWhereBothReset {
             Host labHost = lab.host("node");
             Host homeHost = home.host("node");
             String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
-            String level = logLevel;
             CompletableFuture<RunningNode> labStart = CompletableFuture.supplyAsync(() -> RunningNode.start(labHost,
-                    node(hub, level).bind(labHost.address())));
+                    node(hub, logLevel).bind(labHost.address())));
             CompletableFuture<RunningNode> homeStart = CompletableFuture.supplyAsync(() -> RunningNode.start(homeHost,
-                    node(hub, level).bind(homeHost.address())));
+                    node(hub, logLevel).bind(homeHost.address())));
             RunningNode l = labStart.join();
             RunningNode h = homeStart.join();
-            System.out.printf(Locale.ROOT, "# lab: port-keeping NAT, its stack resets; home: home NAT behind a carrier NAT that resets; "
-                    + "%d router hops on the internet; latency %s%n", hops, wan ? "lab 3 ms, home 12 ms, hub 1 ms one way" : "none");
             for (int round = 0; round < 2; round++) { // warm up both ways: JIT, echoes, side channel
                 l.connect(h.address(), bytes, Duration.ofSeconds(5));
                 h.connect(l.address(), bytes, Duration.ofSeconds(5));
             }
-            print("lab -> home", attempts(l, h, attempts, bytes));
-            print("home -> lab", attempts(h, l, attempts, bytes));
-            if (!logLevel.equals("info")) {
-                System.out.println("--- lab's log (tail) ---\n" + l.recentLog() + "\n--- home's log (tail) ---\n" + h.recentLog());
-            }
+            Attempts there = attempts(l, h, attempts, bytes);
+            Attempts back = attempts(h, l, attempts, bytes);
+            return new Result(there, back, l.recentLog(), h.recentLog());
         }
     }
 
-    private record Attempts(int attempts, int ok, double[] setupMillis, List<String> failures) {
+    /** Connects one way: how many got through spliced with their data intact, their setup, and why the others failed. */
+    public record Attempts(int attempts, int ok, double[] setupMillis, List<String> failures) {
     }
 
     private static void print(String what, Attempts a) {
