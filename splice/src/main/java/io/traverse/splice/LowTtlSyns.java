@@ -63,14 +63,15 @@ final class LowTtlSyns implements AutoCloseable {
      */
     void send(InetSocketAddress local, InetSocketAddress remote, int ttl) throws IOException {
         CompletableFuture<Void> sent = new CompletableFuture<>();
-        CloseOnceSent handler = new CloseOnceSent(sent);
         boolean v6 = remote.getAddress() instanceof Inet6Address;
+        IntegerUnixChannelOption ttlOption = v6 ? new IntegerUnixChannelOption("IPV6_UNICAST_HOPS", IPPROTO_IPV6, IPV6_UNICAST_HOPS)
+                : new IntegerUnixChannelOption("IP_TTL", IPPROTO_IP, IP_TTL);
+        CloseOnceSent handler = new CloseOnceSent(sent, ttlOption, ttl);
         Bootstrap bootstrap = new Bootstrap().group(loop()).channel(EpollSocketChannel.class)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.SO_LINGER, 0)
                 .option(new IntegerUnixChannelOption("SO_REUSEPORT", SOL_SOCKET, SO_REUSEPORT), 1)
-                .option(v6 ? new IntegerUnixChannelOption("IPV6_UNICAST_HOPS", IPPROTO_IPV6, IPV6_UNICAST_HOPS)
-                        : new IntegerUnixChannelOption("IP_TTL", IPPROTO_IP, IP_TTL), ttl)
+                .option(ttlOption, ttl)
                 .handler(handler);
         ChannelFuture connecting = bootstrap.connect(remote, local);
         connecting.addListener(f -> {
@@ -114,16 +115,27 @@ final class LowTtlSyns implements AutoCloseable {
     /** Closes the channel right after its connect call: the kernel sent the SYN inside that call. */
     private static final class CloseOnceSent extends ChannelOutboundHandlerAdapter {
         private final CompletableFuture<Void> sent;
+        private final IntegerUnixChannelOption ttlOption;
+        private final int ttl;
         /** Set on the event loop before the connect call: from then on this handler completes {@code sent}. */
         volatile boolean reached;
 
-        CloseOnceSent(CompletableFuture<Void> sent) {
+        CloseOnceSent(CompletableFuture<Void> sent, IntegerUnixChannelOption ttlOption, int ttl) {
             this.sent = sent;
+            this.ttlOption = ttlOption;
+            this.ttl = ttl;
         }
 
         @Override
         public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
             reached = true;
+            // Netty only logs an option it could not set: a SYN with the full TTL would reach the peer's NAT and draw a reset.
+            Integer set = ctx.channel().config().getOption(ttlOption);
+            if (set == null || set != ttl) {
+                sent.completeExceptionally(new IOException("the TTL could not be set to " + ttl + " (it is " + set + ")"));
+                ctx.channel().close();
+                return;
+            }
             ctx.connect(remote, local, promise);
             Throwable failed = promise.isDone() && !promise.isSuccess() ? promise.cause() : null;
             // In SYN_SENT: no reset goes out. Closed before the sender goes on, which connects from the same four-tuple next.

@@ -22,6 +22,9 @@ final class SilentPort implements Closeable {
     /** The least backlog the JDK passes on as asked (below 1 it asks for 50); the queue is full beyond it. */
     private static final int BACKLOG = 1;
 
+    /** A connect to this host's own listener takes microseconds; one that hangs must not hold up the splice. */
+    private static final int FILLER_TIMEOUT_MILLIS = 200;
+
     private final ServerSocket listener;
     private final Socket[] fillers = new Socket[BACKLOG + 1];
 
@@ -40,7 +43,9 @@ final class SilentPort implements Closeable {
             InetAddress to = local.getAddress() == null || local.getAddress().isAnyLocalAddress() ? InetAddress.getLoopbackAddress()
                     : local.getAddress();
             for (int i = 0; i < port.fillers.length; i++) {
-                port.fillers[i] = new Socket(to, listener.getLocalPort());
+                Socket filler = new Socket();
+                port.fillers[i] = filler;
+                filler.connect(new InetSocketAddress(to, listener.getLocalPort()), FILLER_TIMEOUT_MILLIS);
             }
             return port;
         } catch (IOException e) {

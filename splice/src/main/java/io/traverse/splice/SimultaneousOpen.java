@@ -34,15 +34,22 @@ import java.util.function.Consumer;
 final class SimultaneousOpen {
     static final long RETRY_MIN_NANOS = 1_000_000;
     static final long RETRY_SPREAD_NANOS = 4_000_000;
+    /**
+     * A primed round waits longer before it connects again: it only waits for the peer to open
+     * its NATs, which is no race, and each try costs a low-TTL SYN and a connect on both sides.
+     */
+    static final long PRIMED_RETRY_MIN_NANOS = 3_000_000;
+    static final long PRIMED_RETRY_SPREAD_NANOS = 5_000_000;
 
     /**
      * One round: a local port, the peer's endpoints for it, and when to connect (on
-     * {@link System#nanoTime()}). With {@code primeTtl} above 0, this side sends SYNs with that
-     * TTL from {@code primeFromNanos} ({@link LowTtlSyns}), again every
-     * {@link #PRIME_INTERVAL_NANOS} until it connects, and keeps the port silent meanwhile
-     * ({@link SilentPort}).
+     * {@link System#nanoTime()}). With {@code primeTtl} above 0 (a primed round), this side
+     * sends a SYN with that TTL ({@link LowTtlSyns}) right before each connect, from
+     * {@code primeFromNanos} on, and keeps the port silent meanwhile ({@link SilentPort}). A
+     * round that {@code retries} connects again a few milliseconds after each refusal.
      */
-    record Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl, long primeFromNanos) {
+    record Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl, long primeFromNanos,
+            boolean retries) {
         Round {
             remotes = List.copyOf(remotes);
             if (remotes.isEmpty()) {
@@ -53,8 +60,19 @@ final class SimultaneousOpen {
             }
         }
 
+        /** A turn: connects at its instant, once, or again whenever refused if {@code retries}. */
+        Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, boolean retries) {
+            this(local, remotes, fireAtNanos, 0, fireAtNanos, retries);
+        }
+
+        /** A turn that connects once. */
         Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos) {
-            this(local, remotes, fireAtNanos, 0, fireAtNanos);
+            this(local, remotes, fireAtNanos, false);
+        }
+
+        /** A primed round: connects again whenever refused. */
+        Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl, long primeFromNanos) {
+            this(local, remotes, fireAtNanos, primeTtl, primeFromNanos, true);
         }
 
         boolean primes() {
@@ -62,17 +80,16 @@ final class SimultaneousOpen {
         }
     }
 
-    /**
-     * How often a round that primes sends its SYNs again until it connects. A NAT's connection
-     * tracking (Linux's, at its default strictness) keeps the sequence number of the last SYN it
-     * let out. Once the peer's SYN has come in, it lets this side's SYN out only if that one's
-     * sequence number is within the peer's SYN window (at most 64 KiB) of the last. Both come
-     * from the initial sequence number of the same four-tuple, which grows by one every 64 ns:
-     * 64 KiB of it pass in about 4 ms. Every millisecond keeps the connect well within that.
-     */
-    static final long PRIME_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+    /** How many of the first turns must be refused before the primed rounds start. */
+    static final int GATE_TURNS = 2;
 
-    /** A connect goes right after a SYN with a small TTL at most this old (a fraction of the interval). */
+    /**
+     * A connect goes right after a SYN with a small TTL at most this old. A NAT's connection
+     * tracking (Linux's, at its default strictness) keeps the sequence number of the last SYN it
+     * let out; once the peer's SYN has come in, it lets this side's next SYN out only within the
+     * peer's SYN window (at most 64 KiB) of it. Both come from the initial sequence number of the
+     * same four-tuple, which grows by one every 64 ns: 64 KiB of it pass in about 4 ms.
+     */
     static final long FRESH_PRIME_NANOS = TimeUnit.MICROSECONDS.toNanos(300);
 
     private final List<Round> rounds;
@@ -90,6 +107,16 @@ final class SimultaneousOpen {
     private volatile boolean stopped;
     private volatile Consumer<Socket> lateConnections = SimultaneousOpen::closeQuietly;
     private volatile boolean keepConnectingAfterWinner;
+    /**
+     * The first turns: the primed rounds start only once every SYN of these has been refused,
+     * the sign that both sides' NATs reset unsolicited SYNs. Where one side's NAT drops them the
+     * turns get through and the primed rounds send nothing, which matters between NATs with no
+     * router between them: a small TTL then reaches the peer, and a primed round could make a
+     * connection that the peer's socket resets.
+     */
+    private final Set<Round> gateRounds;
+    private final AtomicInteger unrefusedGateSyns;
+    private final CompletableFuture<Void> primeGate = new CompletableFuture<>();
 
     /**
      * @param endNanos when to give up, on {@link System#nanoTime()}
@@ -106,26 +133,25 @@ final class SimultaneousOpen {
         this.endNanos = endNanos;
         this.executor = executor;
         this.lowTtlSyns = lowTtlSyns;
+        this.gateRounds = Set.copyOf(rounds.stream().filter(r -> !r.primes()).limit(GATE_TURNS).toList());
+        this.unrefusedGateSyns = new AtomicInteger(gateRounds.stream().mapToInt(r -> r.remotes().size()).sum());
+        if (unrefusedGateSyns.get() == 0) {
+            primeGate.complete(null);
+        }
     }
 
     /** One round from one local port, retried until the window ends. */
     SimultaneousOpen(InetSocketAddress local, List<InetSocketAddress> remotes, long firstFireNanos, long endNanos, Executor executor) {
-        this(List.of(new Round(local, remotes, firstFireNanos)), endNanos, executor, null);
+        this(List.of(new Round(local, remotes, firstFireNanos, true)), endNanos, executor, null);
     }
 
     /** The connected socket; the rest are closed. */
     Socket run() throws IOException {
         int tasks = rounds.stream().mapToInt(r -> r.remotes().size()).sum();
         running.set(tasks);
-        int lastTurn = -1;
-        for (int i = 0; i < rounds.size(); i++) {
-            if (!rounds.get(i).primes()) {
-                lastTurn = i;
-            }
-        }
         for (int i = 0; i < rounds.size(); i++) {
             Round round = rounds.get(i);
-            boolean retry = round.primes() || i == lastTurn;
+            boolean retry = round.retries();
             if (round.primes()) {
                 try {
                     silentPorts.add(SilentPort.open(round.local()));
@@ -224,6 +250,7 @@ final class SimultaneousOpen {
     private void stop() {
         stopped = true;
         firstSyn.complete(null);
+        primeGate.complete(null);
         for (Socket s : open) {
             closeQuietly(s);
         }
@@ -235,21 +262,18 @@ final class SimultaneousOpen {
     private void fire(Round round, InetSocketAddress remote, boolean retry) {
         long fireAt = round.fireAtNanos();
         long lastPrime = 0;
+        boolean refusalCounted = false;
         try {
             if (round.primes()) {
+                if (!awaitPrimeGate()) {
+                    return;
+                }
                 waitUntil(round.primeFromNanos());
-                lastPrime = primed(round, remote);
             }
             while (!stopped && !winner.isDone()) {
-                while (round.primes() && !stopped && fireAt - System.nanoTime() > 0) {
-                    waitUntil(Math.min(fireAt, lastPrime + PRIME_INTERVAL_NANOS));
-                    if (fireAt - System.nanoTime() > 0) {
-                        lastPrime = primed(round, remote);
-                    }
-                }
                 waitUntil(fireAt);
-                if (round.primes() && System.nanoTime() - lastPrime > FRESH_PRIME_NANOS) {
-                    lastPrime = primed(round, remote); // a reset closed this side's mappings, or the last one is getting old
+                if (round.primes() && !stopped && !winner.isDone() && System.nanoTime() - lastPrime > FRESH_PRIME_NANOS) {
+                    lastPrime = primed(round, remote); // the first, or a reset closed this side's mappings since the last
                 }
                 long left = endNanos - System.nanoTime();
                 if (left <= 0 || stopped || winner.isDone()) {
@@ -275,15 +299,36 @@ final class SimultaneousOpen {
                     open.remove(socket);
                     closeQuietly(socket);
                     lastFailure.set(e);
+                    if (!refusalCounted && gateRounds.contains(round) && isRetryable(e)) {
+                        refusalCounted = true;
+                        if (unrefusedGateSyns.decrementAndGet() == 0) {
+                            primeGate.complete(null);
+                        }
+                    }
                     if (!retry || !isRetryable(e)) {
                         return; // a later round has fresh ports; no route: another try fails the same way
                     }
-                    fireAt = System.nanoTime() + RETRY_MIN_NANOS + ThreadLocalRandom.current().nextLong(RETRY_SPREAD_NANOS);
+                    fireAt = System.nanoTime() + (round.primes()
+                            ? PRIMED_RETRY_MIN_NANOS + ThreadLocalRandom.current().nextLong(PRIMED_RETRY_SPREAD_NANOS)
+                            : RETRY_MIN_NANOS + ThreadLocalRandom.current().nextLong(RETRY_SPREAD_NANOS));
                 }
             }
         } finally {
             finished();
         }
+    }
+
+    /** False if the window ended, or this open stopped or won, before the primed rounds were let start. */
+    private boolean awaitPrimeGate() {
+        try {
+            primeGate.get(Math.max(1, endNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+        } catch (TimeoutException | ExecutionException e) {
+            return false;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return false;
+        }
+        return !stopped && !winner.isDone();
     }
 
     /**
@@ -316,6 +361,9 @@ final class SimultaneousOpen {
 
     private void finished() {
         if (running.decrementAndGet() == 0) {
+            for (SilentPort p : silentPorts) {
+                p.close(); // nothing connects from these ports any more (the target keeps its rounds going after a winner)
+            }
             firstSyn.complete(null);
             winner.completeExceptionally(new SocketTimeoutException(describeFailure()));
         }

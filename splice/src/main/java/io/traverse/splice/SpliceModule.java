@@ -46,7 +46,7 @@ final class SpliceModule implements ConnectionModule {
     private final ThreadPoolExecutor splices;
     private final SpliceEndpoints endpoints;
     private final SideChannel.Registration service;
-    /** Sends the SYNs with a small TTL of the rounds this side goes first in; null where no TTL can be set. */
+    /** Sends the SYNs with a small TTL of the primed rounds (both sides'); null where no TTL can be set. */
     private final LowTtlSyns lowTtlSyns = LowTtlSyns.available() ? new LowTtlSyns() : null;
     /**
      * The splice requests' recent round trips through the side channel (less the target's

@@ -67,10 +67,10 @@ final class SpliceSchedule {
     }
 
     /**
-     * The TTL of the SYNs with which the primed rounds (the first ones) open this side's NAT
+     * The TTL of the SYNs with which the primed rounds (the last two) open this side's NAT
      * mappings ({@link LowTtlSyns}): enough to pass its own NATs and die at a router before the
-     * peer's. 3 passes a home router and a carrier NAT right behind it and dies at the second
-     * router beyond; 2 passes one NAT and dies at the first router. A SYN that dies too early
+     * peer's. 3 passes a home router and a carrier NAT right behind it and dies at the first
+     * router beyond (behind one NAT, at the second); 2 passes one NAT and dies at the first router. A SYN that dies too early
      * opens no mapping at the outer NAT. One that reaches the peer's NAT fails its round: it
      * draws a reset, or, once the peer's mapping is open, it leaves the peer's NAT holding the
      * wrong sequence number (Linux's connection tracking checks them). So where no router stands
@@ -88,18 +88,18 @@ final class SpliceSchedule {
      * This side's rounds: its local port of each round against the peer's ports of the same
      * round, as many rounds as both sides offered.
      *
-     * <p>If {@code canPrime}, the rounds after the turns ({@link #PRIME_TTLS}) first open this
-     * side's NAT mappings with a SYN of a small TTL ({@link LowTtlSyns}), one fire delay after
-     * the reference instant (the target's answer, the answer's arrival at the source): the turns
-     * come first, since between two NATs with no router between them a small TTL does not die
-     * on the way and the primed rounds fail. Each connect then goes at once too, right after a fresh one of those SYNs,
-     * and again after a short random wait whenever it meets a reset: that is the peer's NAT,
-     * which the peer has not opened yet. The target's first connects meet resets until the
-     * source has opened its NATs; the first connect after that gets through to the source's
-     * host, which drops it silently ({@link SilentPort}) until the source's own connect, which
-     * completes the simultaneous open. No lead and no reckoning of the answer's way is needed.
-     * In the turns, and where no TTL can be set, the two sides take turns to fire first
-     * ({@link #fireAt}).
+     * <p>If {@code canPrime}, the rounds after the turns ({@link #PRIME_TTLS}) are primed: they
+     * start as soon as both of the first two turns have been refused on this side
+     * ({@link SimultaneousOpen#GATE_TURNS}), the sign that the NATs reset. Where a NAT drops, the
+     * turns get through and the primed rounds stay quiet: between two NATs with no router between
+     * them a small TTL does not die on the way, and a primed round would fail or worse. A primed
+     * round connects right after a SYN of a small TTL ({@link LowTtlSyns}), which opens this
+     * side's NATs, and again, after a fresh one, a few milliseconds after each reset: that is the
+     * peer's NAT, which the peer has not opened yet. The first connect after the peer's NATs are
+     * open gets through to the peer's host, which drops it silently ({@link SilentPort}) until
+     * its own connect, which completes the simultaneous open. No lead and no reckoning of the
+     * answer's way is needed. The last turn (round 3) connects again after each reset too, in
+     * case the two sides' SYNs cross. Where no TTL can be set, rounds 4-5 are turns as well.
      */
     static List<SimultaneousOpen.Round> rounds(InetAddress bindAddress, List<Integer> localPorts, SpliceMessages.PublicEndpoint peer,
             long referenceNanos, boolean source, long fireDelayNanos, boolean canPrime) {
@@ -112,8 +112,9 @@ final class SpliceSchedule {
             }
             InetSocketAddress local = new InetSocketAddress(bindAddress, localPorts.get(k));
             rounds.add(canPrime && primeTtl(k) > 0
-                    ? new SimultaneousOpen.Round(local, remotes, referenceNanos + fireDelayNanos, primeTtl(k), referenceNanos + fireDelayNanos)
-                    : new SimultaneousOpen.Round(local, remotes, fireAt(referenceNanos, k, source, fireDelayNanos)));
+                    ? new SimultaneousOpen.Round(local, remotes, referenceNanos, primeTtl(k), referenceNanos)
+                    : new SimultaneousOpen.Round(local, remotes, fireAt(referenceNanos, k, source, fireDelayNanos),
+                            k == Math.min(count, TURN_ROUNDS) - 1));
         }
         return rounds;
     }

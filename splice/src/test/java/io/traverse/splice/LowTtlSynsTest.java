@@ -1,6 +1,6 @@
 package io.traverse.splice;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.net.InetAddress;
@@ -22,10 +22,11 @@ class LowTtlSynsTest {
             listener.setOption(StandardSocketOptions.SO_REUSEPORT, true);
             listener.bind(new InetSocketAddress(LOOPBACK, 0));
             InetSocketAddress local = new InetSocketAddress(LOOPBACK, listener.getLocalPort());
-            for (int i = 0; i < 300; i++) {
-                syns.send(local, nobody, 3);
-            }
-            assertThat(listener.isBound()).isTrue();
+            assertThatCode(() -> {
+                for (int i = 0; i < 300; i++) {
+                    syns.send(local, nobody, 3); // fails if the TTL could not be set, or the port not shared
+                }
+            }).doesNotThrowAnyException();
         }
     }
 }

@@ -107,12 +107,26 @@ public final class SpliceWhereBothReset {
         }
     }
 
-    /** Connects one way: how many got through spliced with their data intact, their setup, and why the others failed. */
-    public record Attempts(int attempts, int ok, double[] setupMillis, List<String> failures) {
+    /**
+     * Connects one way: how many got through spliced with their data intact, their setup, the
+     * round each came through (from the source's debug log; -1 if not found: rounds 4-5 are the
+     * primed ones), and why the others failed.
+     */
+    public record Attempts(int attempts, int ok, double[] setupMillis, List<Integer> rounds, List<String> failures) {
+        /** How many came through a primed round. */
+        public long primed() {
+            return rounds.stream().filter(r -> r >= 4).count();
+        }
     }
 
+    /** What the source logs at debug for each splice. */
+    private static final java.util.regex.Pattern SPLICED_ROUND = java.util.regex.Pattern.compile(
+            "Spliced with node \\S+ from local port (\\d+) to \\S+ \\(round (-?\\d+),");
+
     private static void print(String what, Attempts a) {
-        System.out.printf(Locale.ROOT, "splice %s: %d/%d succeeded (%.1f %%)%n", what, a.ok, a.attempts, 100.0 * a.ok / a.attempts);
+        System.out.printf(Locale.ROOT, "splice %s: %d/%d succeeded (%.1f %%), %d through a primed round (rounds %s)%n", what, a.ok,
+                a.attempts, 100.0 * a.ok / a.attempts, a.primed(), new java.util.TreeMap<>(a.rounds.stream()
+                        .collect(java.util.stream.Collectors.groupingBy(r -> r, java.util.stream.Collectors.counting()))));
         if (a.setupMillis.length > 0) {
             double[] s = a.setupMillis;
             System.out.printf(Locale.ROOT, "  setup ms: median %.2f, p90 %.2f, max %.2f%n", s[s.length / 2], s[s.length * 9 / 10],
@@ -126,21 +140,34 @@ public final class SpliceWhereBothReset {
     private static Attempts attempts(RunningNode from, RunningNode to, int attempts, long bytes) {
         int ok = 0;
         List<Double> setups = new ArrayList<>();
+        List<Integer> rounds = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (int i = 0; i < attempts; i++) {
             TransferResult result = from.connect(to.address(), bytes, Duration.ofSeconds(5));
             if (result.ok() && result.module().equals("splice") && result.bytes() == bytes) {
                 ok++;
                 setups.add(result.setupMicros() / 1000.0);
+                rounds.add(roundOf(from.recentLog()));
             } else {
                 failures.add(result.ok() ? "won by " + result.module() : result.error());
             }
         }
-        return new Attempts(attempts, ok, setups.stream().mapToDouble(Double::doubleValue).sorted().toArray(), failures);
+        return new Attempts(attempts, ok, setups.stream().mapToDouble(Double::doubleValue).sorted().toArray(), rounds, failures);
+    }
+
+    /** The round of the last splice the source logged; -1 if none is in its log's tail. */
+    private static int roundOf(String log) {
+        java.util.regex.Matcher m = SPLICED_ROUND.matcher(log);
+        int round = -1;
+        while (m.find()) {
+            round = Integer.parseInt(m.group(2));
+        }
+        return round;
     }
 
     private static NodeSettings node(String hub, String logLevel) {
+        String level = logLevel.equals("trace") ? "trace" : "debug"; // the source's debug line names the round
         return NodeSettings.linkedTo(hub, TOKEN).set("traverse.modules", "splice")
-                .jvmOption("-Dorg.slf4j.simpleLogger.log.io.traverse.splice=" + logLevel);
+                .jvmOption("-Dorg.slf4j.simpleLogger.log.io.traverse.splice=" + level);
     }
 }
