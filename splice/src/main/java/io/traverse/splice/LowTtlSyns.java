@@ -132,7 +132,9 @@ final class LowTtlSyns implements AutoCloseable {
             // Netty only logs an option it could not set: a SYN with the full TTL would reach the peer's NAT and draw a reset.
             Integer set = ctx.channel().config().getOption(ttlOption);
             if (set == null || set != ttl) {
-                sent.completeExceptionally(new IOException("the TTL could not be set to " + ttl + " (it is " + set + ")"));
+                IOException notSet = new IOException("the TTL could not be set to " + ttl + " (it is " + set + ")");
+                promise.tryFailure(notSet);
+                sent.completeExceptionally(notSet);
                 ctx.channel().close();
                 return;
             }
