@@ -44,12 +44,11 @@ final class SimultaneousOpen {
     /**
      * One round: a local port, the peer's endpoints for it, and when to connect (on
      * {@link System#nanoTime()}). With {@code primeTtl} above 0 (a primed round), this side
-     * sends a SYN with that TTL ({@link LowTtlSyns}) right before each connect, from
-     * {@code primeFromNanos} on, and keeps the port silent meanwhile ({@link SilentPort}). A
-     * round that {@code retries} connects again a few milliseconds after each refusal.
+     * sends a SYN with that TTL ({@link LowTtlSyns}) right before each connect, and keeps the
+     * port silent meanwhile ({@link SilentPort}). A round that {@code retries} connects again a
+     * few milliseconds after each refusal.
      */
-    record Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl, long primeFromNanos,
-            boolean retries) {
+    record Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl, boolean retries) {
         Round {
             remotes = List.copyOf(remotes);
             if (remotes.isEmpty()) {
@@ -62,7 +61,7 @@ final class SimultaneousOpen {
 
         /** A turn: connects at its instant, once, or again whenever refused if {@code retries}. */
         Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, boolean retries) {
-            this(local, remotes, fireAtNanos, 0, fireAtNanos, retries);
+            this(local, remotes, fireAtNanos, 0, retries);
         }
 
         /** A turn that connects once. */
@@ -71,8 +70,8 @@ final class SimultaneousOpen {
         }
 
         /** A primed round: connects again whenever refused. */
-        Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl, long primeFromNanos) {
-            this(local, remotes, fireAtNanos, primeTtl, primeFromNanos, true);
+        Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl) {
+            this(local, remotes, fireAtNanos, primeTtl, true);
         }
 
         boolean primes() {
@@ -151,7 +150,6 @@ final class SimultaneousOpen {
         running.set(tasks);
         for (int i = 0; i < rounds.size(); i++) {
             Round round = rounds.get(i);
-            boolean retry = round.retries();
             if (round.primes()) {
                 try {
                     silentPorts.add(SilentPort.open(round.local()));
@@ -164,7 +162,7 @@ final class SimultaneousOpen {
             }
             for (InetSocketAddress remote : round.remotes()) {
                 try {
-                    executor.execute(() -> fire(round, remote, retry));
+                    executor.execute(() -> fire(round, remote));
                 } catch (java.util.concurrent.RejectedExecutionException e) {
                     lastFailure.set(new IOException("no thread to fire from: " + e.getMessage()));
                     finished();
@@ -254,21 +252,22 @@ final class SimultaneousOpen {
         for (Socket s : open) {
             closeQuietly(s);
         }
+        closeSilentPorts();
+    }
+
+    private void closeSilentPorts() {
         for (SilentPort p : silentPorts) {
             p.close();
         }
     }
 
-    private void fire(Round round, InetSocketAddress remote, boolean retry) {
+    private void fire(Round round, InetSocketAddress remote) {
         long fireAt = round.fireAtNanos();
         long lastPrime = 0;
         boolean refusalCounted = false;
         try {
-            if (round.primes()) {
-                if (!awaitPrimeGate()) {
-                    return;
-                }
-                waitUntil(round.primeFromNanos());
+            if (round.primes() && !awaitPrimeGate()) {
+                return;
             }
             while (!stopped && !winner.isDone()) {
                 waitUntil(fireAt);
@@ -305,7 +304,7 @@ final class SimultaneousOpen {
                             primeGate.complete(null);
                         }
                     }
-                    if (!retry || !isRetryable(e)) {
+                    if (!round.retries() || !isRetryable(e)) {
                         return; // a later round has fresh ports; no route: another try fails the same way
                     }
                     fireAt = System.nanoTime() + (round.primes()
@@ -338,11 +337,10 @@ final class SimultaneousOpen {
         try {
             lowTtlSyns.send(round.local(), remote, round.primeTtl());
             firstSyn.complete(null);
-            return System.nanoTime();
         } catch (IOException e) {
-            lastFailure.set(e);
-            return System.nanoTime(); // not again at once: the next try is an interval away
+            lastFailure.set(e); // the connect goes all the same; the next try sends another
         }
+        return System.nanoTime();
     }
 
     /**
@@ -361,9 +359,7 @@ final class SimultaneousOpen {
 
     private void finished() {
         if (running.decrementAndGet() == 0) {
-            for (SilentPort p : silentPorts) {
-                p.close(); // nothing connects from these ports any more (the target keeps its rounds going after a winner)
-            }
+            closeSilentPorts(); // nothing connects from these ports any more (the target keeps its rounds going after a winner)
             firstSyn.complete(null);
             winner.completeExceptionally(new SocketTimeoutException(describeFailure()));
         }

@@ -112,7 +112,7 @@ final class SpliceSchedule {
             }
             InetSocketAddress local = new InetSocketAddress(bindAddress, localPorts.get(k));
             rounds.add(canPrime && primeTtl(k) > 0
-                    ? new SimultaneousOpen.Round(local, remotes, referenceNanos, primeTtl(k), referenceNanos)
+                    ? new SimultaneousOpen.Round(local, remotes, referenceNanos, primeTtl(k))
                     : new SimultaneousOpen.Round(local, remotes, fireAt(referenceNanos, k, source, fireDelayNanos),
                             k == Math.min(count, TURN_ROUNDS) - 1));
         }
