@@ -5,7 +5,8 @@ import io.traverse.identity.NodeId;
 
 /**
  * Answers side-channel requests for one service. Runs on the node's handler threads (a small
- * bounded pool, never a network thread), so it may block briefly; requests beyond what the pool
+ * bounded pool, never a network thread, unless it {@linkplain #answersAtOnce answers at once}),
+ * so it may block briefly; requests beyond what the pool
  * and its queue hold are answered {@code OVERLOAD}. A handler that throws makes the request fail
  * at the sender with {@code HANDLER_FAILED} and the exception's message.
  */
@@ -25,5 +26,15 @@ public interface SideChannelHandler {
      */
     default CompletableFuture<byte[]> answerLater(NodeId sender, byte[] request) throws Exception {
         return CompletableFuture.completedFuture(answer(sender, request));
+    }
+
+    /**
+     * True if {@link #answerLater} never blocks and returns within microseconds (it checks the
+     * request and hands any slow work to threads of its own): it then runs on the link's network
+     * thread, saving a thread hand-off per request. Only for handlers that keep that promise: one
+     * that blocks there stalls every message on the node's hub link. Default false.
+     */
+    default boolean answersAtOnce() {
+        return false;
     }
 }

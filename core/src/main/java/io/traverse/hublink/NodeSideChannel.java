@@ -145,19 +145,24 @@ public final class NodeSideChannel implements SideChannel {
             answer(request.error(SideMessageError.NO_SERVICE, "node " + self + " has no service '" + request.service() + "'"));
             return;
         }
+        Runnable serving = () -> {
+            CompletableFuture<byte[]> reply;
+            try {
+                reply = handler.answerLater(request.from(), request.payload());
+            } catch (Exception | LinkageError e) {
+                reply = CompletableFuture.failedFuture(e);
+            }
+            if (reply == null) {
+                reply = CompletableFuture.failedFuture(new NullPointerException("the handler returned no future"));
+            }
+            reply.whenComplete((bytes, failure) -> answer(answerFor(request, bytes, failure)));
+        };
+        if (handler.answersAtOnce()) {
+            serving.run(); // it only hands the work on: a hand-off to a handler thread would cost more than it does
+            return;
+        }
         try {
-            handlerPool.execute(() -> {
-                CompletableFuture<byte[]> reply;
-                try {
-                    reply = handler.answerLater(request.from(), request.payload());
-                } catch (Exception | LinkageError e) {
-                    reply = CompletableFuture.failedFuture(e);
-                }
-                if (reply == null) {
-                    reply = CompletableFuture.failedFuture(new NullPointerException("the handler returned no future"));
-                }
-                reply.whenComplete((bytes, failure) -> answer(answerFor(request, bytes, failure)));
-            });
+            handlerPool.execute(serving);
         } catch (RejectedExecutionException e) {
             answer(request.error(SideMessageError.OVERLOAD, "node " + self + " has " + HANDLER_QUEUE + " side-channel requests queued"));
         }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.traverse.HubLinkStatus;
 import io.traverse.SideChannelException;
 import io.traverse.SideChannelException.Failure;
+import io.traverse.SideChannelHandler;
 import io.traverse.Traverse;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseServerSocket;
@@ -208,6 +209,46 @@ class HubLinkTest {
         assertThatThrownBy(() -> a.sideChannel().request(bId, "echo", new byte[16 * 1024 + 1]))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("exceeds");
         assertThatThrownBy(() -> b.sideChannel().register("echo", (f, p) -> p)).isInstanceOf(IllegalStateException.class);
+    }
+
+    @Test
+    void aHandlerThatAnswersAtOnceRunsOnTheLinkThreadAndOthersOnHandlerThreads() throws Exception {
+        FakeHub hub = hub(new FakeHub(TOKEN));
+        Traverse a = node(TOKEN, hub.address());
+        Traverse b = node(TOKEN, hub.address());
+        NodeId bId = b.identity().id().orElseThrow();
+        b.sideChannel().register("thread", (from, payload) -> Thread.currentThread().getName().getBytes(StandardCharsets.UTF_8));
+        b.sideChannel().register("at-once", new SideChannelHandler() {
+            @Override
+            public byte[] answer(NodeId from, byte[] payload) {
+                return Thread.currentThread().getName().getBytes(StandardCharsets.UTF_8);
+            }
+
+            @Override
+            public boolean answersAtOnce() {
+                return true;
+            }
+        });
+        b.sideChannel().register("at-once-broken", new SideChannelHandler() {
+            @Override
+            public byte[] answer(NodeId from, byte[] payload) {
+                throw new IllegalStateException("out of order at once");
+            }
+
+            @Override
+            public boolean answersAtOnce() {
+                return true;
+            }
+        });
+        assertThat(a.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        assertThat(b.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        String pooled = new String(a.sideChannel().request(bId, "thread", new byte[0]).get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8);
+        String atOnce = new String(a.sideChannel().request(bId, "at-once", new byte[0]).get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8);
+        assertThat(atOnce).startsWith("traverse-hublink-");
+        assertThat(pooled).doesNotStartWith("traverse-hublink-");
+        assertFailure(a.sideChannel().request(bId, "at-once-broken", new byte[0]), Failure.HANDLER_FAILED, "out of order at once");
+        // The link survives a handler that threw on its thread.
+        assertThat(a.sideChannel().request(bId, "at-once", new byte[0]).get(10, TimeUnit.SECONDS)).isNotEmpty();
     }
 
     @Test

@@ -24,10 +24,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The target's side: answers "dial me back" requests. The request is checked and backlog room
- * reserved on the side channel's handler thread; the dial itself (at most the asking node's time
- * left and this node's connect timeout) runs on the module's own dial-back threads, so that
- * dial-backs to unreachable nodes never hold the few handler threads every service shares.
+ * The target's side: answers "dial me back" requests. The request is checked on the hub link's
+ * thread as it arrives ({@link #answersAtOnce}: one thread hand-off less per reverse connection);
+ * the dial itself (at most the asking node's time left and this node's connect timeout) runs on
+ * the module's own dial-back threads, so that dial-backs to unreachable nodes hold up neither the
+ * link nor the few handler threads every service shares.
  */
 final class DialBackService implements SideChannelHandler {
     private static final Logger log = LoggerFactory.getLogger(DialBackService.class);
@@ -49,6 +50,12 @@ final class DialBackService implements SideChannelHandler {
     @Override
     public byte[] answer(NodeId sender, byte[] request) throws Exception {
         return answerLater(sender, request).get();
+    }
+
+    /** Checks the request and hands the dial to the dial-back threads: never blocks. */
+    @Override
+    public boolean answersAtOnce() {
+        return true;
     }
 
     @Override
