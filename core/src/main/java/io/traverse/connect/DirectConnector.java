@@ -126,6 +126,15 @@ public final class DirectConnector {
     }
 
     /**
+     * True if every direct address of {@code target} is a private or link-local address of a
+     * network this node is not on, and none has worked before: SYNs to them are mostly dropped on
+     * the way, and a dial-back from there to this node's private addresses mostly goes nowhere.
+     */
+    public boolean onOtherPrivateNetworks(NodeIdentity target) {
+        return candidatesFor(target).onlyOtherNetworksPrivate() && workingAddresses.known(target) == null;
+    }
+
+    /**
      * Plans a direct connection to the request's target.
      *
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address

@@ -2,6 +2,7 @@ package io.traverse.reverse;
 
 import io.traverse.SideChannel;
 import io.traverse.SideChannelException;
+import io.traverse.identity.AddressClass;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
@@ -15,6 +16,7 @@ import io.traverse.spi.HubLinkWait;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ReverseConnections;
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
@@ -72,7 +74,31 @@ final class ReverseModule implements ConnectionModule {
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node's only way out is HTTP proxy "
                     + proxyOnly.get().authority() + ": node " + target + " has no address on this node's networks to dial back from");
         }
-        return new DialBackAttempt(request, target);
+        return new DialBackAttempt(request, target, dialBackIsLongShot(request));
+    }
+
+    private boolean dialBackIsLongShot(ConnectRequest request) {
+        return dialBackIsLongShot(context.localIdentity(), context.directConnector().onOtherPrivateNetworks(request.target()));
+    }
+
+    /**
+     * A dial-back is a long shot when the target sits on another private network and this node
+     * ({@code self}) has only private, link-local or loopback addresses and names no forwarder: the
+     * target's SYNs to them leave its site and are dropped, unless a VPN or a routed site joins the
+     * two. The chain then goes on at once (to splice, between two NATs) instead of a stagger later;
+     * the dial-back still runs, and wins if it gets through after all.
+     */
+    static boolean dialBackIsLongShot(NodeIdentity self, boolean targetOnOtherPrivateNetworks) {
+        if (!targetOnOtherPrivateNetworks || !self.externals().isEmpty()) {
+            return false;
+        }
+        for (InetSocketAddress a : self.addresses()) {
+            AddressClass c = AddressClass.of(a.getAddress());
+            if (c != AddressClass.PRIVATE && c != AddressClass.LINK_LOCAL && c != AddressClass.LOOPBACK) {
+                return false; // public, shared (a carrier's) or unique-local: maybe reachable from there
+            }
+        }
+        return true;
     }
 
     @Override
@@ -101,10 +127,18 @@ final class ReverseModule implements ConnectionModule {
         /** The dialled-back connection, which its target holds until {@link #confirm()}. */
         private volatile Socket won;
 
-        DialBackAttempt(ConnectRequest request, NodeId target) {
+        private final boolean longShot;
+
+        DialBackAttempt(ConnectRequest request, NodeId target, boolean longShot) {
             this.request = request;
             this.target = target;
+            this.longShot = longShot;
             this.link = HubLinkWait.of(context);
+        }
+
+        @Override
+        public boolean longShot() {
+            return longShot;
         }
 
         @Override
