@@ -65,8 +65,17 @@ final class SpliceModule implements ConnectionModule {
                 context.config().hubTimeout()), PublicEchoHubs.ECHO_TIMEOUT, context.config().bindAddress().orElse(null),
                 PortPrediction.Strategy.parse(context.config().splicePrediction()), context.config().splicePorts(), splices);
         this.service = context.sideChannel().register(SpliceMessages.SERVICE, new SpliceService(context, endpoints, splices, lowTtlSyns));
-        // Learn the NAT as soon as the link is up, so the first splice (either side) starts without the two echoes.
-        context.hubLinkUp().thenRunAsync(this::learnNat, splices).exceptionally(e -> null);
+        // Learn the NAT as soon as the link is up, so the first splice (either side) starts without the two echoes,
+        // and warm the splice code, so that it does not spend the first splice's first 100-200 ms.
+        context.hubLinkUp().thenRunAsync(this::learnNat, splices).thenRunAsync(this::warmUp, splices).exceptionally(e -> null);
+    }
+
+    private void warmUp() {
+        try {
+            SimultaneousOpen.warmUp(splices);
+        } catch (IOException e) {
+            log.debug("Could not warm the splice code up on loopback: {}", e.getMessage());
+        }
     }
 
     private void learnNat() {
