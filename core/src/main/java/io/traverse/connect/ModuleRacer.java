@@ -364,10 +364,11 @@ public final class ModuleRacer {
             attempt.confirm();
         }
 
+        /** Never for the cached module: it got through before, and keeps its head start over the rest. */
         @Override
         public boolean longShot() {
             ConnectionAttempt a = attempt;
-            return a != null && a.longShot();
+            return a != null && !fromCache && a.longShot();
         }
 
         @Override

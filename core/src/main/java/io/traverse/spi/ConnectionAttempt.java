@@ -34,10 +34,11 @@ public interface ConnectionAttempt {
     }
 
     /**
-     * True if this attempt is unlikely to get through: the direct module dialling only private
-     * addresses of networks this host is not on, whose SYNs are mostly dropped on the way. The racer
-     * then starts the next module as soon as this one is under way, rather than a stagger later, and
-     * lets this one run on beside it.
+     * True if the next module should not wait a stagger for this attempt: it is unlikely to get
+     * through (the direct module dialling only private addresses of networks this host is not on,
+     * whose SYNs are mostly dropped on the way; a dial-back to such addresses), or it cannot answer
+     * within a few round trips anyway (splice). The racer then starts the next module as soon as
+     * this one is under way, and lets this one run on beside it.
      */
     default boolean longShot() {
         return false;

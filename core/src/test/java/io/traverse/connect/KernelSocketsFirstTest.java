@@ -160,6 +160,25 @@ class KernelSocketsFirstTest {
         assertThat(routed.plans.get()).as("routed waits its stagger behind reverse, as without the long shot").isZero();
     }
 
+    @Test
+    void aSlowKernelModuleStartsTheRelayBesideItButOnceCachedKeepsItsHeadStart() throws Exception {
+        Timed direct = Timed.failing("direct", 0);
+        Timed splice = Timed.succeeding("splice", 150, false).longShot(); // several round trips, as splice says of itself
+        Timed routed = Timed.succeeding("routed", 20, true);
+        ModuleRacer racer = racer(1_000, direct, splice, routed);
+
+        long start = System.nanoTime();
+        ModuleRacer.Outcome first = connect(racer);
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
+        assertThat(first.module()).as("the relay started beside splice, not a 1 s stagger later").isEqualTo("routed");
+        assertThat(tookMs).isLessThan(140);
+        await("splice, left running, is cached").atMost(Duration.ofSeconds(3)).until(() -> cache.lookup(key).equals(Optional.of("splice")));
+
+        ModuleRacer.Outcome second = connect(racer);
+        assertThat(second.module()).as("cached, it is no long shot: it keeps its head start over the relay").isEqualTo("splice");
+        assertThat(routed.plans.get()).as("the relay was not launched the second time").isEqualTo(1);
+    }
+
     /** A module whose attempts take a fixed time, then fail or return a fresh (unconnected) socket. */
     private static final class Timed implements ConnectionModule {
         final String name;

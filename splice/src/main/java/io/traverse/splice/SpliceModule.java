@@ -136,6 +136,19 @@ final class SpliceModule implements ConnectionModule {
             this.link = HubLinkWait.of(context);
         }
 
+        /**
+         * Splice cannot answer sooner than about three round trips (its request through the hubs,
+         * SYNs crossing, a handshake), and its first turns often miss: the next module (routed)
+         * starts beside it at once instead of a stagger later. A relay that gets through first
+         * still waits its own setup time for splice, and splice, left running when the relay wins,
+         * is cached for the next connection (issue 22: a first connection within about a round
+         * trip of the relay's).
+         */
+        @Override
+        public boolean longShot() {
+            return true;
+        }
+
         @Override
         public void prepare() throws IOException {
             link.await(request.deadline(), "to splice with node " + target);

@@ -17,8 +17,7 @@ public final class ExpectedPath {
      * @param firstMayBe the module that may win a pair's first connection instead, while the
      *                   rule's own path is still being set up; the upgrade probe then caches
      *                   {@code module}. Empty when the first connection wins with {@code module}
-     *                   too, as it does for every rule now (a splice before the public echo was
-     *                   the last exception: a cold node's splice waits for the echo).
+     *                   too.
      */
     public record ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds, String firstMayBe) {
         public ModuleRule(String module, String when, BiPredicate<Reach, Reach> holds) {
@@ -38,10 +37,10 @@ public final class ExpectedPath {
             new ModuleRule("reverse", "the target dials the source back through the source's site's sshd",
                     (source, target) -> target.dialsOut() && source.reachedThroughSsh()),
             // Every reach that dials out is spliceable here (a dropping firewall on a public address, or a port-keeping NAT), and
-            // a hub of the network with a public address echoes their public sides. A cold node's splice waits for that echo,
-            // asked of every public hub at once when its link comes up: its first connection is spliced too.
+            // a hub of the network with a public address echoes their public sides. Routed starts beside splice at once
+            // (splice needs several round trips), so it may win the first connection; splice, left running, is cached.
             new ModuleRule("splice", "both dial out from ports that can be predicted (public address behind a dropping firewall,"
-                    + " or NATs that keep ports)", (source, target) -> source.keepsPorts() && target.keepsPorts()),
+                    + " or NATs that keep ports)", (source, target) -> source.keepsPorts() && target.keepsPorts(), "routed"),
             // A proxy-only node neither accepts from outside nor dials out but through its proxy's CONNECT tunnel to its hub,
             // so no rule above holds for it in either direction: it is reached, and reaches everyone, routed.
             new ModuleRule("routed", "both reach their hubs (a proxy-only node through its HTTP proxy)", (source, target) -> true));
