@@ -29,10 +29,11 @@ public interface SideChannelHandler {
     }
 
     /**
-     * True if {@link #answerLater} never blocks and returns within microseconds (it checks the
-     * request and hands any slow work to threads of its own): it then runs on the link's network
-     * thread, saving a thread hand-off per request. Only for handlers that keep that promise: one
-     * that blocks there stalls every message on the node's hub link. Default false.
+     * True if {@link #answerLater} never blocks and returns quickly (it checks the request and
+     * hands any slow work to threads of its own): it then runs on the link's network thread,
+     * saving a thread hand-off per request. Only for handlers that keep that promise: one that
+     * blocks there stalls every message on the node's hub link, and an {@link Error} it throws
+     * there may close the link. Default false.
      */
     default boolean answersAtOnce() {
         return false;

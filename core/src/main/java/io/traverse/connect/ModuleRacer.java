@@ -136,10 +136,10 @@ public final class ModuleRacer {
                     continuing.remove(r);
                 }
             }
-            // Modules before the winner are probed as before, but for those still running: they probe themselves.
+            // Modules before the winner are probed as before, but for those left running: they probe themselves.
             List<ConnectionModule> toProbe = new ArrayList<>();
             for (ConnectionModule m : modulesBefore(outcome.module())) {
-                if (attempts.stream().noneMatch(a -> a.module == m && a.stillRunning())) {
+                if (attempts.stream().noneMatch(a -> a.module == m && r.continues(a))) {
                     toProbe.add(m);
                 }
             }
@@ -277,7 +277,6 @@ public final class ModuleRacer {
         private volatile ConnectionAttempt attempt;
         private volatile boolean cancelled;
         private volatile boolean started;
-        private volatile boolean ended;
         private volatile long launchedAt;
         /** Why the module did not plan an attempt (it does not apply here), or null. */
         private volatile String notApplicable;
@@ -300,7 +299,6 @@ public final class ModuleRacer {
             try {
                 planned = module.plan(request);
             } catch (AttemptFailedException e) {
-                ended = true;
                 notApplicable = e.getMessage(); // a TARGET answer ends the race; the others only rule this module out
                 log.debug("Connect to {}: module {} does not apply ({} us): {}", request.target(), module.name(), sinceStart(),
                         e.getMessage());
@@ -308,7 +306,6 @@ public final class ModuleRacer {
             }
             attempt = planned;
             if (cancelled) {
-                ended = true;
                 planned.cancel();
                 throw new AttemptFailedException(FailureScope.PATH, "cancelled");
             }
@@ -316,7 +313,6 @@ public final class ModuleRacer {
             try {
                 planned.prepare();
             } catch (IOException e) {
-                ended = true;
                 failed(e);
                 throw e;
             }
@@ -328,23 +324,16 @@ public final class ModuleRacer {
             return (System.nanoTime() - raceStart) / 1000;
         }
 
-        /** Launched and not ended: an attempt that outlives a relay's win. */
-        boolean stillRunning() {
-            return started && !ended;
-        }
-
         @Override
         public Outcome run() throws IOException {
             try {
                 Socket socket = attempt.connect();
-                ended = true;
                 long now = System.nanoTime();
                 long setup = now - raceStart;
                 counters.succeeded(module.name(), setup);
                 log.debug("Connect to {}: module {} connected at {} us", request.target(), module.name(), setup / 1000);
                 return new Outcome(socket, module.name(), setup, fromCache, now - launchedAt);
             } catch (IOException e) {
-                ended = true;
                 failed(e);
                 throw e;
             }

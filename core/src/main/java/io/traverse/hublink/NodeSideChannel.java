@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The node's end of the side channel: sends requests through its hub and matches their answers
  * (bounded table, deadlines), and serves requests for registered services on a small bounded
- * pool of handler threads, never on the link's event loop.
+ * pool of handler threads; only a handler that {@linkplain SideChannelHandler#answersAtOnce
+ * answers at once} runs on the link's event loop.
  */
 public final class NodeSideChannel implements SideChannel {
     /** Requests of this node waiting for an answer, at most (the hub's per-node limit is 256 as well). */

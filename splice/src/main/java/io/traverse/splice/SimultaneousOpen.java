@@ -398,6 +398,7 @@ final class SimultaneousOpen {
     static void warmUp(Executor executor) throws IOException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         try (ServerSocket listener = new ServerSocket(0, 1, loopback)) {
+            listener.setSoTimeout((int) TimeUnit.NANOSECONDS.toMillis(WARM_UP_WINDOW_NANOS)); // never a thread held for good
             long now = System.nanoTime();
             SimultaneousOpen open = new SimultaneousOpen(new InetSocketAddress(loopback, 0),
                     List.of((InetSocketAddress) listener.getLocalSocketAddress()), now, now + WARM_UP_WINDOW_NANOS, executor);

@@ -67,7 +67,8 @@ final class SpliceModule implements ConnectionModule {
         this.service = context.sideChannel().register(SpliceMessages.SERVICE, new SpliceService(context, endpoints, splices, lowTtlSyns));
         // Learn the NAT as soon as the link is up, so the first splice (either side) starts without the two echoes,
         // and warm the splice code, so that it does not spend the first splice's first 100-200 ms.
-        context.hubLinkUp().thenRunAsync(this::learnNat, splices).thenRunAsync(this::warmUp, splices).exceptionally(e -> null);
+        context.hubLinkUp().thenRunAsync(this::learnNat, splices).handle((learnt, failure) -> null)
+                .thenRunAsync(this::warmUp, splices).exceptionally(e -> null);
     }
 
     private void warmUp() {
