@@ -34,8 +34,8 @@ import java.util.function.Predicate;
  * time wins instead (RFC 8305 §5's reasoning: prefer the better path within a delay measured from
  * the round trip). When the held one wins after all, preferred attempts that began after the first
  * are not cancelled but left to finish, and the preference hears how they ended; the first
- * attempt is cancelled as before, since it asked its target without a hold, unless it was a long
- * shot (it launched the second before it asked, so it asked held).
+ * attempt is cancelled as before: it asked its target without a hold, and it runs on the caller's
+ * thread, which must return with the winner.
  *
  * @param <T> the result, e.g. a connected socket
  */
@@ -350,9 +350,8 @@ public final class StaggeredRace<T> {
             if (!running[i] || i == index) {
                 continue;
             }
-            // The first attempt asked unheld, unless it was a long shot: that one launched the second (and so made
-            // every request held) before its own went out.
-            if (worseWon && (i > 0 || launchedNextEarly[0]) && preference.preferred(attempts.get(i))) {
+            // Never the first: it asked unheld, and it runs on the caller's thread, which must return with the winner.
+            if (worseWon && i > 0 && preference.preferred(attempts.get(i))) {
                 continuing[i] = true;
             } else {
                 toCancel.add(attempts.get(i));
