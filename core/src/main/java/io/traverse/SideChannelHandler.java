@@ -6,8 +6,8 @@ import io.traverse.identity.NodeId;
 /**
  * Answers side-channel requests for one service. Runs on the node's handler threads (a small
  * bounded pool, never a network thread, unless it {@linkplain #answersAtOnce answers at once}),
- * so it may block briefly; requests beyond what the pool
- * and its queue hold are answered {@code OVERLOAD}. A handler that throws makes the request fail
+ * so it may block briefly; requests beyond what the pool and its queue hold are answered
+ * {@code OVERLOAD}. A handler that throws makes the request fail
  * at the sender with {@code HANDLER_FAILED} and the exception's message.
  */
 @FunctionalInterface

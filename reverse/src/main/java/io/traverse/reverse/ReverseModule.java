@@ -120,14 +120,14 @@ final class ReverseModule implements ConnectionModule {
         private final ConnectRequest request;
         private final NodeId target;
         private final HubLinkWait link;
+        /** The target is on another private network and this node has only private addresses. */
+        private final boolean longShot;
         private final AtomicReference<AttemptFailedException> refusal = new AtomicReference<>();
         private volatile ReverseConnections.Expectation expectation;
         private volatile CompletableFuture<byte[]> answer;
         private volatile boolean cancelled;
         /** The dialled-back connection, which its target holds until {@link #confirm()}. */
         private volatile Socket won;
-
-        private final boolean longShot;
 
         DialBackAttempt(ConnectRequest request, NodeId target, boolean longShot) {
             this.request = request;
