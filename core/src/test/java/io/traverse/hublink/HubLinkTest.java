@@ -218,28 +218,10 @@ class HubLinkTest {
         Traverse b = node(TOKEN, hub.address());
         NodeId bId = b.identity().id().orElseThrow();
         b.sideChannel().register("thread", (from, payload) -> Thread.currentThread().getName().getBytes(StandardCharsets.UTF_8));
-        b.sideChannel().register("at-once", new SideChannelHandler() {
-            @Override
-            public byte[] answer(NodeId from, byte[] payload) {
-                return Thread.currentThread().getName().getBytes(StandardCharsets.UTF_8);
-            }
-
-            @Override
-            public boolean answersAtOnce() {
-                return true;
-            }
-        });
-        b.sideChannel().register("at-once-broken", new SideChannelHandler() {
-            @Override
-            public byte[] answer(NodeId from, byte[] payload) {
-                throw new IllegalStateException("out of order at once");
-            }
-
-            @Override
-            public boolean answersAtOnce() {
-                return true;
-            }
-        });
+        b.sideChannel().register("at-once", atOnce((from, payload) -> Thread.currentThread().getName().getBytes(StandardCharsets.UTF_8)));
+        b.sideChannel().register("at-once-broken", atOnce((from, payload) -> {
+            throw new IllegalStateException("out of order at once");
+        }));
         assertThat(a.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         assertThat(b.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         String pooled = new String(a.sideChannel().request(bId, "thread", new byte[0]).get(10, TimeUnit.SECONDS), StandardCharsets.UTF_8);
@@ -249,6 +231,21 @@ class HubLinkTest {
         assertFailure(a.sideChannel().request(bId, "at-once-broken", new byte[0]), Failure.HANDLER_FAILED, "out of order at once");
         // The link survives a handler that threw on its thread.
         assertThat(a.sideChannel().request(bId, "at-once", new byte[0]).get(10, TimeUnit.SECONDS)).isNotEmpty();
+    }
+
+    /** {@code answer}, declared to answer at once. */
+    private static SideChannelHandler atOnce(SideChannelHandler answer) {
+        return new SideChannelHandler() {
+            @Override
+            public byte[] answer(NodeId from, byte[] payload) throws Exception {
+                return answer.answer(from, payload);
+            }
+
+            @Override
+            public boolean answersAtOnce() {
+                return true;
+            }
+        };
     }
 
     @Test

@@ -70,8 +70,8 @@ final class SpliceSchedule {
      * The TTL of the SYNs with which the primed rounds (the last two) open this side's NAT
      * mappings ({@link LowTtlSyns}): enough to pass its own NATs and die at a router before the
      * peer's. 3 passes a home router and a carrier NAT right behind it and dies at the first
-     * router beyond (behind one NAT, at the second); 2 passes one NAT and dies at the first router. A SYN that dies too early
-     * opens no mapping at the outer NAT. One that reaches the peer's NAT fails its round: it
+     * router beyond (behind one NAT, at the second); 2 passes one NAT and dies at the first
+     * router. A SYN that dies too early opens no mapping at the outer NAT. One that reaches the peer's NAT fails its round: it
      * draws a reset, or, once the peer's mapping is open, it leaves the peer's NAT holding the
      * wrong sequence number (Linux's connection tracking checks them). So where no router stands
      * between the two NATs (two sites on one network), only the other rounds can get through.

@@ -14,7 +14,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 /**
  * Issue 22 §3: splice between two sides that both answer an unsolicited SYN with a reset, on
@@ -120,13 +124,13 @@ public final class SpliceWhereBothReset {
     }
 
     /** What the source logs at debug for each splice. */
-    private static final java.util.regex.Pattern SPLICED_ROUND = java.util.regex.Pattern.compile(
+    private static final Pattern SPLICED_ROUND = Pattern.compile(
             "Spliced with node \\S+ from local port (\\d+) to \\S+ \\(round (-?\\d+),");
 
     private static void print(String what, Attempts a) {
         System.out.printf(Locale.ROOT, "splice %s: %d/%d succeeded (%.1f %%), %d through a primed round (rounds %s)%n", what, a.ok,
-                a.attempts, 100.0 * a.ok / a.attempts, a.primed(), new java.util.TreeMap<>(a.rounds.stream()
-                        .collect(java.util.stream.Collectors.groupingBy(r -> r, java.util.stream.Collectors.counting()))));
+                a.attempts, 100.0 * a.ok / a.attempts, a.primed(), new TreeMap<>(a.rounds.stream()
+                        .collect(Collectors.groupingBy(r -> r, Collectors.counting()))));
         if (a.setupMillis.length > 0) {
             double[] s = a.setupMillis;
             System.out.printf(Locale.ROOT, "  setup ms: median %.2f, p90 %.2f, max %.2f%n", s[s.length / 2], s[s.length * 9 / 10],
@@ -157,7 +161,7 @@ public final class SpliceWhereBothReset {
 
     /** The round of the last splice the source logged; -1 if none is in its log's tail. */
     private static int roundOf(String log) {
-        java.util.regex.Matcher m = SPLICED_ROUND.matcher(log);
+        Matcher m = SPLICED_ROUND.matcher(log);
         int round = -1;
         while (m.find()) {
             round = Integer.parseInt(m.group(2));
