@@ -27,14 +27,22 @@ public final class PlainConnector {
     /** Resolves (if needed) and connects; returns a race that can be cancelled from another thread. */
     public StaggeredRace<Socket> prepare(InetSocketAddress destination, Deadline deadline, ConnectOptions options)
             throws IOException {
-        List<InetSocketAddress> addresses = new ArrayList<>();
-        if (destination.isUnresolved()) {
-            for (InetAddress a : InetAddress.getAllByName(destination.getHostString())) {
-                addresses.add(new InetSocketAddress(a, destination.getPort()));
-            }
-        } else {
-            addresses.add(destination);
+        if (!destination.isUnresolved()) {
+            return race(List.of(destination), deadline, options);
         }
+        return prepare(List.of(InetAddress.getAllByName(destination.getHostString())), destination.getPort(), deadline, options);
+    }
+
+    /** Connects to a name's addresses, already resolved (in the resolver's order), on {@code port}. */
+    public StaggeredRace<Socket> prepare(List<InetAddress> resolved, int port, Deadline deadline, ConnectOptions options) {
+        List<InetSocketAddress> addresses = new ArrayList<>();
+        for (InetAddress a : resolved) {
+            addresses.add(new InetSocketAddress(a, port));
+        }
+        return race(addresses, deadline, options);
+    }
+
+    private StaggeredRace<Socket> race(List<InetSocketAddress> addresses, Deadline deadline, ConnectOptions options) {
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>();
         for (InetSocketAddress a : addresses) {
             attempts.add(new SocketAttempt(a, deadline, options) {

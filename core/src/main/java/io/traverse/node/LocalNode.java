@@ -47,7 +47,6 @@ import io.traverse.spi.ModuleEvents;
 import io.traverse.spi.RelayLink;
 import java.io.Closeable;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -65,10 +64,7 @@ import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.ServiceLoader;
 import java.util.Set;
-import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.SynchronousQueue;
@@ -99,6 +95,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final ExecutorService attemptExecutor;
     private final DirectConnector directConnector;
     private final PlainConnector plainConnector;
+    private final HostNameResolver names;
     private final ModuleCounters counters = new ModuleCounters();
     private final HubModuleCache cache;
     private final List<ConnectionModule> modules;
@@ -140,6 +137,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             this.directConnector = new DirectConnector(() -> identity, reachableInterfaces, all, bind, stagger,
                     attemptExecutor, httpOnlyWayOut(config));
             this.plainConnector = new PlainConnector(stagger, attemptExecutor);
+            this.names = new HostNameResolver(HostNameResolver.Dns.SYSTEM, hubNames(), config.hubTimeout(),
+                    daemonThreads(threadPrefix + "-dns"));
             this.cache = new HubModuleCache(config.cacheTtl().toNanos());
             this.modules = loadModules();
             PathUpgradeProbes probes = new PathUpgradeProbes(cache, events, stagger, config.connectTimeout(), attemptExecutor);
@@ -469,30 +468,19 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 }
                 return connectVirtual(new VirtualSocketAddress(node, inet.getPort()), deadline, options, cancellation);
             }
-            boolean askedHub = false;
             if (inet.isUnresolved() && RegisteredName.isValid(inet.getHostString()) && hubLink.expectsHub()) {
-                Optional<NodeIdentity> named = resolveName(inet.getHostString(), deadline, cancellation);
-                if (named.isPresent()) {
-                    return connectVirtual(new VirtualSocketAddress(named.get(), inet.getPort()), deadline, options, cancellation);
+                HostNameResolver.Answer answer = names.resolve(inet.getHostString(), deadline, cancellation);
+                if (answer instanceof HostNameResolver.Registered registered) {
+                    return connectVirtual(new VirtualSocketAddress(registered.node(), inet.getPort()), deadline, options, cancellation);
                 }
-                askedHub = true;
-            }
-            try {
-                StaggeredRace<Socket> race = plainConnector.prepare(inet, deadline, options);
+                StaggeredRace<Socket> race = plainConnector.prepare(((HostNameResolver.Resolved) answer).addresses(), inet.getPort(),
+                        deadline, options);
                 cancellation.onCancel(race::cancel);
                 return race.run();
-            } catch (UnknownHostException e) {
-                if (askedHub) {
-                    HubLinkStatus link = hubLink.status();
-                    UnknownHostException both = new UnknownHostException(inet.getHostString()
-                            + (link.isConnected() ? ": no live node holds this name at the hub network, and "
-                                    : ": the hub network could not be asked for this name (hub link " + link + "), and ")
-                            + e.getMessage());
-                    both.initCause(e);
-                    throw both;
-                }
-                throw e;
             }
+            StaggeredRace<Socket> race = plainConnector.prepare(inet, deadline, options);
+            cancellation.onCancel(race::cancel);
+            return race.run();
         }
         if (destination == null) {
             throw new IllegalArgumentException("connect: the address can't be null");
@@ -500,39 +488,24 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         throw new IllegalArgumentException("Unsupported address type: " + destination.getClass().getName());
     }
 
-    /**
-     * Asks the hub network for the node holding {@code name}. While the hub link is still being
-     * set up, a name that DNS knows does not wait for it; otherwise the lookup may wait for the
-     * link up to the connect deadline. Empty: not a registered name (or no hub could be asked in
-     * time), so the caller falls back to DNS.
-     */
-    private Optional<NodeIdentity> resolveName(String name, Deadline deadline, Cancellation cancellation) throws IOException {
-        if (!hubLink.status().isConnected()) {
-            try {
-                InetAddress.getAllByName(name);
-                return Optional.empty();
-            } catch (UnknownHostException notInDns) {
-                // a Traverse name, or nothing: worth waiting for the hub
+    /** The hub network's name registry, as the name resolver asks it. */
+    private HostNameResolver.HubNames hubNames() {
+        return new HostNameResolver.HubNames() {
+            @Override
+            public boolean linked() {
+                return hubLink.status().isConnected();
             }
-        }
-        long withinNanos = Math.min(deadline.remainingNanos(), config.hubTimeout().toNanos());
-        if (withinNanos <= 0) {
-            return Optional.empty();
-        }
-        CompletableFuture<Optional<VirtualSocketAddress>> lookup = hubLink.directory().resolveName(name, Duration.ofNanos(withinNanos));
-        cancellation.onCancel(() -> lookup.cancel(false));
-        try {
-            return lookup.get(withinNanos + TimeUnit.MILLISECONDS.toNanos(100), TimeUnit.NANOSECONDS).map(VirtualSocketAddress::node);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while resolving name '" + name + "'");
-        } catch (CancellationException e) {
-            throw new SocketException("Socket closed");
-        } catch (ExecutionException | TimeoutException e) {
-            log.debug("Name '{}' could not be resolved through the hub network: {}", name,
-                    HubLink.unwrap(e).getMessage());
-            return Optional.empty();
-        }
+
+            @Override
+            public String linkStatus() {
+                return hubLink.status().toString();
+            }
+
+            @Override
+            public CompletableFuture<Optional<NodeIdentity>> lookup(String name, Duration within) {
+                return hubLink.directory().resolveName(name, within).thenApply(found -> found.map(VirtualSocketAddress::node));
+            }
+        };
     }
 
     private Socket connectVirtual(VirtualSocketAddress target, Deadline deadline, ConnectOptions options,
@@ -676,6 +649,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
         }
         racer.close();
+        names.close();
         hubLink.close();
         for (ConnectionModule m : modules) {
             try {
