@@ -2,6 +2,8 @@ package io.traverse.testbed;
 
 import java.io.IOException;
 import java.net.InetAddress;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,6 +17,8 @@ import java.util.concurrent.TimeUnit;
 public final class NetworkNamespace {
     /** Long enough for any {@code ip} or {@code nft} call, short enough that a hang fails a test quickly. */
     static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(15);
+    /** Where {@code ip netns exec} finds files to mount over {@code /etc} for a namespace. */
+    private static final Path ETC_NETNS = Path.of("/etc/netns");
 
     private final Testbed testbed;
     private final String name;
@@ -73,6 +77,35 @@ public final class NetworkNamespace {
         }
         testbed.track(() -> stop(process));
         return process;
+    }
+
+    /**
+     * Gives the programs run in this namespace their own resolver: {@code ip netns exec} mounts
+     * {@code /etc/netns/NAME/resolv.conf} over {@code /etc/resolv.conf} for them. Removed with the
+     * namespace.
+     */
+    public void useNameserver(InetAddress nameserver) {
+        Path dir = ETC_NETNS.resolve(name);
+        try {
+            Files.createDirectories(dir);
+            // glibc's defaults, written out: a silent server costs 2 tries of 5 s
+            Files.writeString(dir.resolve("resolv.conf"), "nameserver " + nameserver.getHostAddress()
+                    + "\noptions timeout:5 attempts:2\n");
+        } catch (IOException e) {
+            throw new TestbedException("cannot write " + dir.resolve("resolv.conf") + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Removes what {@link #useNameserver} wrote for namespace {@code name}; a problem in words, or null. */
+    static String removeEtcFiles(String name) {
+        Path dir = ETC_NETNS.resolve(name);
+        try {
+            Files.deleteIfExists(dir.resolve("resolv.conf"));
+            Files.deleteIfExists(dir);
+            return null;
+        } catch (IOException e) {
+            return "removing " + dir + ": " + e;
+        }
     }
 
     /** Adds an address such as {@code 10.0.0.2/24} to an interface. */

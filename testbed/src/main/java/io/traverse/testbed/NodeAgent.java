@@ -7,6 +7,7 @@ import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
+import io.traverse.identity.NodeIdentity;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -18,6 +19,7 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.net.SocketAddress;
 import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -41,7 +43,9 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li>{@code connect <VIRTUAL-ADDRESS> <BYTES> <TIMEOUT-MS>} — connects through the node's
  *       {@code TraverseSocketFactory}, sends BYTES random bytes, half-closes, checks the reply's
- *       length, SHA-256 and node id; answers a {@link TransferResult} line;</li>
+ *       length, SHA-256 and node id; answers a {@link TransferResult} line. {@code NAME:PORT}
+ *       instead of a virtual address connects by name, as an application does (a name registered
+ *       at the hub network, else DNS's), and checks all but the node id;</li>
  *   <li>{@code rtt <VIRTUAL-ADDRESS> <ROUNDS> <TIMEOUT-MS>} — connects to an echo service,
  *       times ROUNDS one-byte round trips after as many to warm up; answers a
  *       {@link RoundTripResult} line;</li>
@@ -59,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * application's first connection in a fresh JVM does — prints the {@link TransferResult} line,
  * closes the node and exits (0 if the transfer was verified, 1 if not).
  * Stdout carries nothing else; logs go to stderr. Usage:
- * {@code NodeAgent [--service-port N] [--echo-port N] [--plain-ports DIGEST-PORT ECHO-PORT]
+ * {@code NodeAgent [--service-port N] [--service-name NAME] [--echo-port N] [--plain-ports DIGEST-PORT ECHO-PORT]
  * [--connect-at-start ADDRESS BYTES TIMEOUT-MS] [traverse.KEY=VALUE ...]}.
  */
 public final class NodeAgent {
@@ -101,6 +105,7 @@ public final class NodeAgent {
 
     private static int run(String[] args, PrintStream replies) throws IOException, InterruptedException {
         int servicePort = 7;
+        String serviceName = null;
         int echoPort = 8;
         int plainServicePort = -1;
         int plainEchoPort = -1;
@@ -110,6 +115,8 @@ public final class NodeAgent {
             String arg = args[i];
             if (arg.equals("--service-port") && i + 1 < args.length) {
                 servicePort = Integer.parseInt(args[++i]);
+            } else if (arg.equals("--service-name") && i + 1 < args.length) {
+                serviceName = args[++i];
             } else if (arg.equals("--echo-port") && i + 1 < args.length) {
                 echoPort = Integer.parseInt(args[++i]);
             } else if (arg.equals("--plain-ports") && i + 2 < args.length) {
@@ -124,7 +131,7 @@ public final class NodeAgent {
                 config.set(k, arg.substring(arg.indexOf('=') + 1), "argument");
             } else {
                 throw new IllegalArgumentException("unexpected argument '" + arg
-                        + "'; usage: NodeAgent [--service-port N] [--echo-port N] [--plain-ports DIGEST-PORT ECHO-PORT]"
+                        + "'; usage: NodeAgent [--service-port N] [--service-name NAME] [--echo-port N] [--plain-ports DIGEST-PORT ECHO-PORT]"
                         + " [--connect-at-start ADDRESS BYTES TIMEOUT-MS] [traverse.KEY=VALUE ...]");
             }
         }
@@ -133,7 +140,8 @@ public final class NodeAgent {
                     Integer.parseInt(coldConnect[2]), replies);
         }
         try (Traverse node = Traverse.start(config.build());
-                TraverseServerSocket server = node.serverSocketFactory().createServerSocket(servicePort);
+                TraverseServerSocket server = serviceName == null ? node.serverSocketFactory().createServerSocket(servicePort)
+                        : node.serverSocketFactory().createServerSocket(serviceName, servicePort);
                 TraverseServerSocket echo = node.serverSocketFactory().createServerSocket(echoPort);
                 ServerSocket plainService = plainServicePort < 0 ? null : new ServerSocket(plainServicePort);
                 ServerSocket plainEcho = plainEchoPort < 0 ? null : new ServerSocket(plainEchoPort)) {
@@ -284,13 +292,14 @@ public final class NodeAgent {
     private static TransferResult connect(Traverse node, String address, long bytes, int timeoutMillis) {
         long start = System.nanoTime();
         try {
-            VirtualSocketAddress target = VirtualSocketAddress.parse(address);
+            SocketAddress target = target(address);
             try (Socket socket = node.socketFactory().createSocket()) {
                 socket.connect(target, timeoutMillis);
                 Optional<ConnectionInfo> info = node.connectionInfo(socket);
                 socket.setSoTimeout(60_000);
                 DigestEcho.Reply reply = DigestEcho.exchangeVerified(socket, bytes, System.nanoTime());
-                Optional<String> expected = target.node().id().map(Object::toString);
+                Optional<String> expected = target instanceof VirtualSocketAddress v ? v.node().id().map(Object::toString)
+                        : Optional.empty();
                 if (expected.isPresent() && !expected.get().equals(reply.servedBy())) {
                     throw new IOException("verification failed: connected to node " + reply.servedBy()
                             + " instead of node " + expected.get());
@@ -302,6 +311,16 @@ public final class NodeAgent {
         } catch (Exception e) {
             return TransferResult.failed(elapsedMillis(start), e);
         }
+    }
+
+    /** A virtual address, or {@code NAME:PORT} as an application passes a host name (unresolved). */
+    private static SocketAddress target(String address) {
+        int colon = address.lastIndexOf(':');
+        String host = colon < 0 ? address : address.substring(0, colon);
+        if (colon < 0 || NodeIdentity.looksLikeIdentity(host)) {
+            return VirtualSocketAddress.parse(address);
+        }
+        return InetSocketAddress.createUnresolved(host, Integer.parseInt(address.substring(colon + 1)));
     }
 
     /** Asks the hub network how many nodes and hubs it knows until there are enough or time is up. */

@@ -22,6 +22,7 @@ public final class NodeSettings {
     private final Map<String, String> traverse = new LinkedHashMap<>();
     private final List<String> jvmOptions = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xmx256m", "-XX:-UsePerfData"));
     private int servicePort = 7;
+    private String serviceName;
     private int echoPort = 8;
     private int plainServicePort = -1;
     private int plainEchoPort = -1;
@@ -77,6 +78,12 @@ public final class NodeSettings {
             throw new IllegalArgumentException("virtual port " + port + " is not within 1-65535");
         }
         servicePort = port;
+        return this;
+    }
+
+    /** Registers the verification service under {@code name} at the hub network (default: no name). */
+    public NodeSettings serviceName(String name) {
+        serviceName = name;
         return this;
     }
 
@@ -147,6 +154,11 @@ public final class NodeSettings {
 
     int servicePort() {
         return servicePort;
+    }
+
+    /** The name the verification service registers, or null. */
+    String serviceName() {
+        return serviceName;
     }
 
     int echoPort() {

@@ -65,6 +65,10 @@ public final class RunningNode implements AutoCloseable {
         List<String> argv = agentCommand(settings);
         argv.add("--service-port");
         argv.add(Integer.toString(settings.servicePort()));
+        if (settings.serviceName() != null) {
+            argv.add("--service-name");
+            argv.add(settings.serviceName());
+        }
         argv.add("--echo-port");
         argv.add(Integer.toString(settings.echoPort()));
         if (settings.plainServicePort() > 0) {
@@ -106,9 +110,24 @@ public final class RunningNode implements AutoCloseable {
     /** As {@link #coldConnect(Host, NodeSettings, VirtualSocketAddress, long, Duration)}, and hands the agent's last log lines to {@code agentLog}. */
     public static TransferResult coldConnect(Host host, NodeSettings settings, VirtualSocketAddress target, long bytes,
             Duration timeout, java.util.function.Consumer<String> agentLog) {
+        return coldConnect(host, settings, target.toString(), bytes, timeout, agentLog);
+    }
+
+    /**
+     * As {@link #coldConnect(Host, NodeSettings, VirtualSocketAddress, long, Duration, java.util.function.Consumer)}
+     * by host name ({@code NAME:PORT}, unresolved, as an application passes it): a name registered at
+     * the hub network or one DNS knows. The served node's id is not checked; the result names it.
+     */
+    public static TransferResult coldConnectByName(Host host, NodeSettings settings, String nameAndPort, long bytes,
+            Duration timeout, java.util.function.Consumer<String> agentLog) {
+        return coldConnect(host, settings, nameAndPort, bytes, timeout, agentLog);
+    }
+
+    private static TransferResult coldConnect(Host host, NodeSettings settings, String target, long bytes,
+            Duration timeout, java.util.function.Consumer<String> agentLog) {
         List<String> argv = agentCommand(settings);
         argv.add("--connect-at-start");
-        argv.add(target.toString());
+        argv.add(target);
         argv.add(Long.toString(bytes));
         argv.add(Long.toString(timeout.toMillis()));
         Process process = host.namespace().start(new ProcessBuilder(argv));
@@ -172,6 +191,19 @@ public final class RunningNode implements AutoCloseable {
      * with {@code ok == false}; only a broken agent throws.
      */
     public synchronized TransferResult connect(VirtualSocketAddress target, long bytes, Duration timeout) {
+        return connect(target.toString(), bytes, timeout);
+    }
+
+    /**
+     * As {@link #connect(VirtualSocketAddress, long, Duration)} by host name ({@code NAME:PORT},
+     * unresolved, as an application passes it): a name registered at the hub network or one DNS
+     * knows. The served node's id is not checked; the result names it.
+     */
+    public synchronized TransferResult connectByName(String nameAndPort, long bytes, Duration timeout) {
+        return connect(nameAndPort, bytes, timeout);
+    }
+
+    private TransferResult connect(String target, long bytes, Duration timeout) {
         // Connect timeout, plus time for the data at a very slow 1 MiB/s, plus a margin for the JVM.
         Duration wait = timeout.plusSeconds(10 + bytes / (1 << 20));
         String reply = command("connect " + target + " " + bytes + " " + timeout.toMillis(), wait, "the result of a connect");

@@ -234,7 +234,7 @@ public final class Testbed implements AutoCloseable {
             if (!deleted.succeeded() && !deleted.stderr().contains("No such file")) {
                 return "ip netns delete " + name + " exited with " + deleted.exitCode() + ": " + deleted.stderr().strip();
             }
-            return null;
+            return NetworkNamespace.removeEtcFiles(name);
         } catch (TestbedException e) {
             return "deleting namespace " + name + ": " + e.getMessage();
         }
