@@ -58,6 +58,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code status} — {@code status accepted=N served=M} for the verification service;</li>
  *   <li>{@code quit} (or end of stdin) — closes the node and exits.</li>
  * </ul>
+ * With {@code --rmi-name NAME} it also exports {@link RmiChecksums}' object in an RMI registry under
+ * that name. With {@code --rmi-call-at-start NAME UP DOWN CALLS} it is a one-shot cold RMI client
+ * ({@link RmiChecksums#call}) that prints {@code rmi ok …} or {@code rmi failed …} and exits.
  * With {@code --connect-at-start <VIRTUAL-ADDRESS> <BYTES> <TIMEOUT-MS>} it is a one-shot cold
  * client instead: it starts its node, connects at once — without waiting for its hub link, as an
  * application's first connection in a fresh JVM does — prints the {@link TransferResult} line,
@@ -106,6 +109,8 @@ public final class NodeAgent {
     private static int run(String[] args, PrintStream replies) throws IOException, InterruptedException {
         int servicePort = 7;
         String serviceName = null;
+        String rmiName = null;
+        String[] rmiCall = null;
         int echoPort = 8;
         int plainServicePort = -1;
         int plainEchoPort = -1;
@@ -117,6 +122,11 @@ public final class NodeAgent {
                 servicePort = Integer.parseInt(args[++i]);
             } else if (arg.equals("--service-name") && i + 1 < args.length) {
                 serviceName = args[++i];
+            } else if (arg.equals("--rmi-name") && i + 1 < args.length) {
+                rmiName = args[++i];
+            } else if (arg.equals("--rmi-call-at-start") && i + 4 < args.length) {
+                rmiCall = Arrays.copyOfRange(args, i + 1, i + 5);
+                i += 4;
             } else if (arg.equals("--echo-port") && i + 1 < args.length) {
                 echoPort = Integer.parseInt(args[++i]);
             } else if (arg.equals("--plain-ports") && i + 2 < args.length) {
@@ -131,9 +141,14 @@ public final class NodeAgent {
                 config.set(k, arg.substring(arg.indexOf('=') + 1), "argument");
             } else {
                 throw new IllegalArgumentException("unexpected argument '" + arg
-                        + "'; usage: NodeAgent [--service-port N] [--service-name NAME] [--echo-port N] [--plain-ports DIGEST-PORT ECHO-PORT]"
-                        + " [--connect-at-start ADDRESS BYTES TIMEOUT-MS] [traverse.KEY=VALUE ...]");
+                        + "'; usage: NodeAgent [--service-port N] [--service-name NAME] [--rmi-name NAME] [--echo-port N] [--plain-ports DIGEST-PORT ECHO-PORT]"
+                        + " [--connect-at-start ADDRESS BYTES TIMEOUT-MS] [--rmi-call-at-start NAME UP DOWN CALLS]"
+                        + " [traverse.KEY=VALUE ...]");
             }
+        }
+        if (rmiCall != null) {
+            return rmiCallAtStart(rmiCall[0], Integer.parseInt(rmiCall[1]), Integer.parseInt(rmiCall[2]),
+                    Integer.parseInt(rmiCall[3]), replies);
         }
         if (coldConnect != null) {
             return connectAtStart(config.build(), coldConnect[0], Long.parseLong(coldConnect[1]),
@@ -157,6 +172,9 @@ public final class NodeAgent {
                 replies.println("no hub link within " + node.config().hubTimeout().toMillis() + " ms: " + node.hubLinkStatus());
                 return 1;
             }
+            if (rmiName != null) {
+                RmiChecksums.export(node, rmiName);
+            }
             replies.println("address " + server.getLocalSocketAddress());
             agent.obeyCommands();
             agent.connections.shutdownNow();
@@ -171,6 +189,24 @@ public final class NodeAgent {
             TransferResult result = connect(node, address, bytes, timeoutMillis);
             replies.println(result.line());
             return result.ok() ? 0 : 1;
+        }
+    }
+
+    /**
+     * The one-shot RMI client: looks up and calls at once, through the JVM's default node (started by
+     * the client socket factory, configured by the {@code -Dtraverse.*} properties), as an RMI client
+     * application does; reports, stops.
+     */
+    private static int rmiCallAtStart(String name, int up, int down, int calls, PrintStream replies) throws IOException {
+        try {
+            replies.println(RmiChecksums.call(name, up, down, calls).line());
+            return 0;
+        } catch (Exception e) {
+            log().warn("RMI calls to '{}' failed", name, e);
+            replies.println("rmi failed " + oneLine(e.toString()));
+            return 1;
+        } finally {
+            Traverse.getDefault().close();
         }
     }
 

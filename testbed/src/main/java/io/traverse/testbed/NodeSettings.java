@@ -23,6 +23,7 @@ public final class NodeSettings {
     private final List<String> jvmOptions = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xmx256m", "-XX:-UsePerfData"));
     private int servicePort = 7;
     private String serviceName;
+    private String rmiName;
     private int echoPort = 8;
     private int plainServicePort = -1;
     private int plainEchoPort = -1;
@@ -84,6 +85,15 @@ public final class NodeSettings {
     /** Registers the verification service under {@code name} at the hub network (default: no name). */
     public NodeSettings serviceName(String name) {
         serviceName = name;
+        return this;
+    }
+
+    /**
+     * Also exports {@link RmiChecksums}' object in an RMI registry on this node, under {@code name}
+     * at the hub network (default: no RMI).
+     */
+    public NodeSettings rmiName(String name) {
+        rmiName = name;
         return this;
     }
 
@@ -159,6 +169,11 @@ public final class NodeSettings {
     /** The name the verification service registers, or null. */
     String serviceName() {
         return serviceName;
+    }
+
+    /** The name RMI's registry and object are exported under, or null. */
+    String rmiName() {
+        return rmiName;
     }
 
     int echoPort() {

@@ -69,6 +69,10 @@ public final class RunningNode implements AutoCloseable {
             argv.add("--service-name");
             argv.add(settings.serviceName());
         }
+        if (settings.rmiName() != null) {
+            argv.add("--rmi-name");
+            argv.add(settings.rmiName());
+        }
         argv.add("--echo-port");
         argv.add(Integer.toString(settings.echoPort()));
         if (settings.plainServicePort() > 0) {
@@ -145,6 +149,37 @@ public final class RunningNode implements AutoCloseable {
         } finally {
             node.close();
             agentLog.accept(node.recentLog());
+        }
+    }
+
+    /**
+     * Java RMI from a cold JVM ({@link RmiChecksums#call}): starts a node agent on {@code host} that
+     * looks up the object a node exported under {@code name} ({@link NodeSettings#rmiName}), at once,
+     * through its default node; uploads {@code up} bytes, downloads {@code down}, makes {@code calls}
+     * small calls, all checked. Returns the agent's line: {@code rmi ok lookup-ms=… elapsed-ms=…} or
+     * {@code rmi failed …}.
+     */
+    public static String coldRmiCall(Host host, NodeSettings settings, String name, int up, int down, int calls,
+            Duration timeout) {
+        List<String> argv = agentCommand(settings);
+        argv.add("--rmi-call-at-start");
+        argv.add(name);
+        argv.add(Integer.toString(up));
+        argv.add(Integer.toString(down));
+        argv.add(Integer.toString(calls));
+        Process process = host.namespace().start(new ProcessBuilder(argv));
+        RunningNode node = new RunningNode(host, process, settings.echoPort());
+        host.namespace().testbed().track(node);
+        node.startReaders();
+        try {
+            String reply = node.awaitReply(settings.startTimeout().plus(timeout), "the result of its RMI calls");
+            if (!reply.startsWith("rmi ")) {
+                node.awaitExit();
+                throw node.failure("answered '" + reply + "' instead of the result of its RMI calls");
+            }
+            return reply.startsWith("rmi failed") ? reply + "\n" + node.recentLog() : reply;
+        } finally {
+            node.close();
         }
     }
 
