@@ -16,10 +16,11 @@ JAR=bench/target/benchmarks.jar
 if [[ ! -f "$JAR" || "${REBUILD:-0}" == 1 ]]; then
   mvn -q -B -o -DskipTests package -pl bench -am
 fi
-echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); pinned to CPU $CPU"
+echo "# $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); CPU=$CPU (all: unpinned)"
 echo "# $(java -version 2>&1 | sed -n 1p)"
 echo "# interfaces: $(ip -br addr | awk '$2 != "DOWN" {$2=""; print}' | tr -s ' ' | paste -sd ';')"
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # shellcheck disable=SC2086
-exec taskset -c "$CPU" java -Xms512m -Xmx512m ${JAVA_OPTS:-} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+if [[ "$CPU" == all ]]; then PIN=(); else PIN=(taskset -c "$CPU"); fi
+exec "${PIN[@]}" java -Xms512m -Xmx512m ${JAVA_OPTS:-} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
   -cp "$JAR" io.traverse.bench.DropInSetupRounds "$@"

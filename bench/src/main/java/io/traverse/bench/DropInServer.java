@@ -16,10 +16,18 @@ import java.net.Socket;
  *   <li>{@code plain}: {@code new ServerSocket(0)} (every interface);</li>
  *   <li>{@code default}: {@code new TraverseServerSocketFactory().createServerSocket(0)}, the
  *       default node with the default configuration (every interface);</li>
- *   <li>{@code single}: a node started with {@code bind("127.0.0.1")}, as {@link ConnectSetup} uses.</li>
+ *   <li>{@code single}: a node started with {@code bind("127.0.0.1")}, as {@link ConnectSetup} uses;</li>
+ *   <li>{@code handshake}: {@code new ServerSocket(0)} that first reads a request of
+ *       {@link #HANDSHAKE_REQUEST} bytes and answers {@link #HANDSHAKE_REPLY} bytes: plain TCP plus
+ *       one request-and-reply round trip, the floor of any protocol with a handshake.</li>
  * </ul>
  */
 public final class DropInServer {
+    /** The handshake contender's request, about a Traverse identity handshake's. */
+    static final int HANDSHAKE_REQUEST = 256;
+    /** Its reply, as long as Traverse's ACCEPT. */
+    static final int HANDSHAKE_REPLY = 8;
+
     private DropInServer() {
     }
 
@@ -31,11 +39,26 @@ public final class DropInServer {
         serve(plain);
         serve(defaultNode);
         serve(single);
+        ServerSocket handshake = new ServerSocket(0);
+        Loopback.serverThread("dropin-acceptor", () -> {
+            byte[] request = new byte[HANDSHAKE_REQUEST];
+            byte[] reply = new byte[HANDSHAKE_REPLY];
+            while (!handshake.isClosed()) {
+                try (Socket s = handshake.accept()) {
+                    new java.io.DataInputStream(s.getInputStream()).readFully(request);
+                    s.getOutputStream().write(reply);
+                    s.getOutputStream().write(1);
+                } catch (IOException e) {
+                    // a client gone early, or closing: the loop condition decides
+                }
+            }
+        });
         System.out.println("plain 127.0.0.1 " + plain.getLocalPort());
         VirtualSocketAddress d = (VirtualSocketAddress) defaultNode.getLocalSocketAddress();
         System.out.println("default " + d.getHostString() + " " + d.getPort());
         VirtualSocketAddress s = (VirtualSocketAddress) single.getLocalSocketAddress();
         System.out.println("single " + s.getHostString() + " " + s.getPort());
+        System.out.println("handshake 127.0.0.1 " + handshake.getLocalPort());
         System.out.println("ready");
         System.out.flush();
         byte[] sink = new byte[256];
@@ -45,6 +68,7 @@ public final class DropInServer {
         Loopback.closeQuietly(plain);
         Loopback.closeQuietly(defaultNode);
         Loopback.closeQuietly(single);
+        Loopback.closeQuietly(handshake);
         singleNode.close();
     }
 

@@ -36,10 +36,11 @@ import java.util.concurrent.TimeUnit;
  * the server process inherits the affinity.
  *
  * <pre>
- * options: --rounds N (7)  --warmup N (4000)  --connects N (2000 per contender and round)  --only plain,default,single
+ * options: --rounds N (7)  --warmup N (4000)  --connects N (2000 per contender and round)  --only plain,default,single,handshake
  * </pre>
  */
 public final class DropInSetupRounds {
+    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
     private record Endpoint(String host, int port) {
     }
 
@@ -54,7 +55,7 @@ public final class DropInSetupRounds {
         int rounds = 7;
         int warmup = 4000;
         int connects = 2000;
-        List<String> names = List.of("plain", "default", "single");
+        List<String> names = List.of("plain", "default", "single", "handshake");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = JmhRuns.atLeast(args[i], args, ++i, 1);
@@ -63,7 +64,7 @@ public final class DropInSetupRounds {
                 case "--only" -> names = List.of(JmhRuns.value(args[i], args, ++i).split(","));
                 case "-h", "--help" -> {
                     System.out.println("usage: DropInSetupRounds [--rounds N] [--warmup N] [--connects N]"
-                            + " [--only plain,default,single]");
+                            + " [--only plain,default,single,handshake]");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
@@ -80,7 +81,7 @@ public final class DropInSetupRounds {
         Process server = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         try {
             Map<String, Endpoint> endpoints = readEndpoints(server);
-            run(rounds, warmup, connects, names, endpoints);
+            run(rounds, warmup, connects, names, endpoints, server.pid());
         } finally {
             try (OutputStream lifeline = server.getOutputStream()) {
                 lifeline.flush();
@@ -96,18 +97,18 @@ public final class DropInSetupRounds {
         Map<String, Endpoint> out = new HashMap<>();
         for (String line = in.readLine(); line != null && !line.equals("ready"); line = in.readLine()) {
             String[] f = line.trim().split(" ");
-            if (f.length == 3 && List.of("plain", "default", "single").contains(f[0])) { // not the JVM's own messages
+            if (f.length == 3 && List.of("plain", "default", "single", "handshake").contains(f[0])) { // not the JVM's own messages
                 out.put(f[0], new Endpoint(f[1], Integer.parseInt(f[2])));
             }
         }
-        if (out.size() != 3) {
-            throw new IOException("the server process did not report its three listeners: " + out);
+        if (out.size() != 4) {
+            throw new IOException("the server process did not report its four listeners: " + out);
         }
         return out;
     }
 
-    private static void run(int rounds, int warmup, int connects, List<String> names, Map<String, Endpoint> endpoints)
-            throws IOException {
+    private static void run(int rounds, int warmup, int connects, List<String> names, Map<String, Endpoint> endpoints,
+            long serverPid) throws IOException {
         Traverse singleNode = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").build());
         Map<String, Contender> all = new HashMap<>();
         Endpoint p = endpoints.get("plain");
@@ -116,6 +117,14 @@ public final class DropInSetupRounds {
         all.put("default", () -> new TraverseSocketFactory().createSocket(d.host, d.port));
         Endpoint s = endpoints.get("single");
         all.put("single", () -> singleNode.socketFactory().createSocket(s.host, s.port));
+        Endpoint h = endpoints.get("handshake");
+        byte[] request = new byte[DropInServer.HANDSHAKE_REQUEST];
+        all.put("handshake", () -> {
+            Socket socket = new Socket(h.host, h.port);
+            socket.getOutputStream().write(request);
+            new java.io.DataInputStream(socket.getInputStream()).readFully(new byte[DropInServer.HANDSHAKE_REPLY]);
+            return socket;
+        });
         List<Contender> contenders = new ArrayList<>();
         for (String n : names) {
             if (!all.containsKey(n)) {
@@ -132,11 +141,25 @@ public final class DropInSetupRounds {
         long[] buffer = new long[connects];
         double[][] medians = new double[names.size()][rounds];
         double[][] p90s = new double[names.size()][rounds];
+        List<Map<String, ThreadWakeups.Counts>> clientSwitches = new ArrayList<>();
+        List<Map<String, ThreadWakeups.Counts>> serverSwitches = new ArrayList<>();
+        for (int k = 0; k < names.size(); k++) {
+            clientSwitches.add(new java.util.TreeMap<>());
+            serverSwitches.add(new java.util.TreeMap<>());
+        }
+        long self = ProcessHandle.current().pid();
+        long[] callerCpuNanos = new long[names.size()];
         for (int r = 0; r < rounds; r++) {
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d/%d ", r + 1, rounds));
             for (int k = 0; k < names.size(); k++) {
                 int ci = (k + r) % names.size(); // rotate the order so drift hits every contender alike
+                Map<String, ThreadWakeups.Counts> clientBefore = ThreadWakeups.snapshot(self);
+                Map<String, ThreadWakeups.Counts> serverBefore = ThreadWakeups.snapshot(serverPid);
+                long cpuBefore = THREADS.getCurrentThreadCpuTime();
                 long[] t = time(contenders.get(ci), connects, buffer);
+                callerCpuNanos[ci] += THREADS.getCurrentThreadCpuTime() - cpuBefore;
+                ThreadWakeups.add(clientSwitches.get(ci), ThreadWakeups.between(clientBefore, ThreadWakeups.snapshot(self)));
+                ThreadWakeups.add(serverSwitches.get(ci), ThreadWakeups.between(serverBefore, ThreadWakeups.snapshot(serverPid)));
                 Arrays.sort(t);
                 medians[ci][r] = t[t.length / 2] / 1e3;
                 p90s[ci][r] = t[(int) (t.length * 0.9)] / 1e3;
@@ -163,6 +186,15 @@ public final class DropInSetupRounds {
             }
             System.out.printf(Locale.ROOT, "%-8s %8.1f [%.1f-%.1f]%s%n", names.get(ci), JmhRuns.median(m), JmhRuns.min(m),
                     JmhRuns.max(m), ratio);
+        }
+        System.out.println();
+        System.out.println("context switches per connect, by thread (woken: blocked and woken again; preempted: descheduled)");
+        for (int ci = 0; ci < names.size(); ci++) {
+            System.out.printf(Locale.ROOT, "%s, client process (the calling thread's CPU: %.1f us per connect):%n", names.get(ci),
+                    callerCpuNanos[ci] / 1e3 / ((long) rounds * connects));
+            System.out.print(ThreadWakeups.perConnection(clientSwitches.get(ci), (long) rounds * connects));
+            System.out.println(names.get(ci) + ", server process:");
+            System.out.print(ThreadWakeups.perConnection(serverSwitches.get(ci), (long) rounds * connects));
         }
         singleNode.close();
     }
