@@ -105,7 +105,7 @@ cat > "$config" <<EOF
 {"architecture":"amd64","os":"linux","created":"1970-01-01T00:00:00Z",
 "config":{"User":"10001:10001",
 "Env":["PATH=/opt/java/bin:/usr/bin:/bin","JAVA_HOME=/opt/java","XDG_STATE_HOME=/var/lib"],
-"Entrypoint":["/opt/java/bin/java","-XX:+ExitOnOutOfMemoryError","-cp","/opt/traverse/lib/*","io.traverse.cli.TraverseCommand"],
+"Entrypoint":["/opt/java/bin/java","-XX:+ExitOnOutOfMemoryError","--enable-native-access=ALL-UNNAMED","-cp","/opt/traverse/lib/*","io.traverse.cli.TraverseCommand"],
 "Cmd":["hub"],
 "ExposedPorts":{"17000/tcp":{},"17000/udp":{},"17080/tcp":{}},
 "WorkingDir":"/var/lib/traverse",
