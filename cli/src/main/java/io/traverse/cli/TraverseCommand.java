@@ -16,11 +16,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
-/** The {@code traverse} command. Subcommands grow with the modules: demo, hub, status, expose, forward, agent and diagnose. */
+/** The {@code traverse} command. Subcommands grow with the modules: demo, hub, status, expose, forward, agent, diagnose and perf. */
 @Command(name = "traverse", mixinStandardHelpOptions = true, versionProvider = TraverseCommand.Version.class,
         description = "Connect any two JVMs through firewalls, NAT and non-routed networks.",
         subcommands = {DemoCommand.class, HubCommand.class, StatusCommand.class, ExposeCommand.class, ForwardCommand.class,
-                AgentCommand.class, DiagnoseCommand.class, CommandLine.HelpCommand.class})
+                AgentCommand.class, DiagnoseCommand.class, io.traverse.cli.perf.PerfCommand.class, CommandLine.HelpCommand.class})
 public final class TraverseCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;

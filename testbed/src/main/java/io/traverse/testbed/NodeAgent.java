@@ -14,8 +14,6 @@ import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
@@ -162,10 +160,10 @@ public final class NodeAgent {
                 ServerSocket plainEcho = plainEchoPort < 0 ? null : new ServerSocket(plainEchoPort)) {
             NodeAgent agent = new NodeAgent(node, replies);
             agent.serve(server, agent::verify, true);
-            agent.serve(echo, NodeAgent::echo, false);
+            agent.serve(echo, PathMeasurement::serveEcho, false);
             if (plainService != null) {
                 agent.serve(plainService, agent::verify, false);
-                agent.serve(plainEcho, NodeAgent::echo, false);
+                agent.serve(plainEcho, PathMeasurement::serveEcho, false);
             }
             if (!node.config().hubs().isEmpty() && !node.awaitHubLink(node.config().hubTimeout())) {
                 // Said here rather than found out at the first connect: the test's setup is wrong.
@@ -248,21 +246,6 @@ public final class NodeAgent {
 
     private void verify(Socket socket) throws IOException {
         DigestEcho.serve(socket, nodeId);
-    }
-
-    /** Sends back every byte until EOF. */
-    private static void echo(Socket socket) throws IOException {
-        try (socket) {
-            socket.setTcpNoDelay(true);
-            InputStream in = socket.getInputStream();
-            OutputStream out = socket.getOutputStream();
-            byte[] buffer = new byte[8192];
-            int n;
-            while ((n = in.read(buffer)) >= 0) {
-                out.write(buffer, 0, n);
-                out.flush();
-            }
-        }
     }
 
     private void obeyCommands() throws IOException {
@@ -425,27 +408,7 @@ public final class NodeAgent {
             }
             try (socket) {
                 socket.setSoTimeout(10_000);
-                socket.setTcpNoDelay(true);
-                InputStream in = socket.getInputStream();
-                OutputStream out = socket.getOutputStream();
-                long[] times = new long[rounds];
-                for (int i = -rounds; i < rounds; i++) { // the first half warms up
-                    long t0 = System.nanoTime();
-                    out.write(i & 0x7f);
-                    out.flush();
-                    int b = in.read();
-                    if (b != (i & 0x7f)) {
-                        throw new IOException("echo answered " + b + " to " + (i & 0x7f));
-                    }
-                    if (i >= 0) {
-                        times[i] = System.nanoTime() - t0;
-                    }
-                }
-                socket.shutdownOutput();
-                if (in.read() >= 0) {
-                    throw new IOException("the echo sent more than it was sent");
-                }
-                Arrays.sort(times);
+                long[] times = PathMeasurement.roundTrips(socket, rounds);
                 return new RoundTripResult(true, module, setupMicros, hubs, rounds, times[rounds / 2], times[0], "");
             }
         } catch (Exception e) {

@@ -34,7 +34,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
     String target;
 
     @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10s",
-            description = "per module (default: ${DEFAULT-VALUE})", converter = DurationConverter.class)
+            description = "per module (default: ${DEFAULT-VALUE})", converter = io.traverse.cli.DurationConverter.class)
     Duration timeout;
 
     @Mixin
@@ -136,23 +136,5 @@ public final class DiagnoseCommand implements Callable<Integer> {
 
     private static String millis(Duration d) {
         return String.format(Locale.ROOT, "%.1f ms", d.toNanos() / 1e6);
-    }
-
-    /** Durations as 500ms, 10s, 2m. */
-    static final class DurationConverter implements picocli.CommandLine.ITypeConverter<Duration> {
-        @Override
-        public Duration convert(String value) {
-            String v = value.trim().toLowerCase(Locale.ROOT);
-            if (v.endsWith("ms")) {
-                return Duration.ofMillis(Long.parseLong(v.substring(0, v.length() - 2)));
-            }
-            if (v.endsWith("s")) {
-                return Duration.ofSeconds(Long.parseLong(v.substring(0, v.length() - 1)));
-            }
-            if (v.endsWith("m")) {
-                return Duration.ofMinutes(Long.parseLong(v.substring(0, v.length() - 1)));
-            }
-            throw new IllegalArgumentException("'" + value + "' is not a duration such as 500ms, 10s or 2m");
-        }
     }
 }
