@@ -5,7 +5,6 @@ import java.io.UncheckedIOException;
 import java.net.Inet4Address;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 
 /**
@@ -25,14 +24,11 @@ public final class SiteHttpProxy implements AutoCloseable {
     private static final List<Path> BINARIES = List.of(Path.of("/usr/bin/tinyproxy"), Path.of("/usr/sbin/tinyproxy"));
 
     private final NatRouter router;
-    private final Path binary;
-    private final Path directory;
-    private volatile Process process;
+    private final NamespaceDaemon tinyproxy;
 
-    private SiteHttpProxy(NatRouter router, Path binary, Path directory) {
+    private SiteHttpProxy(NatRouter router, NamespaceDaemon tinyproxy) {
         this.router = router;
-        this.binary = binary;
-        this.directory = directory;
+        this.tinyproxy = tinyproxy;
     }
 
     /**
@@ -59,9 +55,8 @@ public final class SiteHttpProxy implements AutoCloseable {
                 + "    type filter hook forward priority filter - 10; policy accept;\n"
                 + "    iifname \"" + NatRouter.LAN + "\" oifname != \"" + NatRouter.LAN + "\" drop\n"
                 + "  }\n"));
-        Path directory;
+        Path directory = NamespaceDaemon.newDirectory("tinyproxy");
         try {
-            directory = Files.createTempDirectory("tvb-tinyproxy");
             StringBuilder conf = new StringBuilder()
                     .append("Port ").append(PORT).append('\n')
                     .append("Listen ").append(router.lanAddress().getHostAddress()).append('\n')
@@ -74,16 +69,12 @@ public final class SiteHttpProxy implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write tinyproxy's configuration", e);
         }
-        SiteHttpProxy proxy = new SiteHttpProxy(router, binary, directory);
-        proxy.launch();
-        ns.testbed().track(proxy);
-        proxy.awaitListening();
+        NamespaceDaemon daemon = new NamespaceDaemon(ns, "tinyproxy", directory,
+                List.of(binary.toString(), "-d", "-c", directory.resolve("tinyproxy.conf").toString()), NamespaceDaemon.Listens.TCP,
+                PORT, "tinyproxy.log");
+        SiteHttpProxy proxy = ns.testbed().track(new SiteHttpProxy(router, daemon));
+        daemon.start();
         return proxy;
-    }
-
-    private void launch() {
-        process = router.namespace().start(new ProcessBuilder(binary.toString(), "-d", "-c", directory.resolve("tinyproxy.conf").toString())
-                .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("tinyproxy.out").toFile())));
     }
 
     /**
@@ -91,39 +82,7 @@ public final class SiteHttpProxy implements AutoCloseable {
      * it again with the same configuration; returns once it listens again.
      */
     public void restart() {
-        Process old = process;
-        old.destroyForcibly();
-        try {
-            if (!old.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
-                throw new TestbedException("tinyproxy did not die within 5 s of SIGKILL");
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new TestbedException("interrupted restarting tinyproxy", e);
-        }
-        launch();
-        awaitListening();
-    }
-
-    private void awaitListening() {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!process.isAlive()) {
-                throw new TestbedException("tinyproxy exited at once: " + output());
-            }
-            String listening = router.namespace().execAllowingFailure(Duration.ofSeconds(5), null,
-                    List.of("ss", "-Hltn", "sport = :" + PORT)).stdout();
-            if (!listening.isBlank()) {
-                return;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TestbedException("interrupted waiting for tinyproxy", e);
-            }
-        }
-        throw new TestbedException("tinyproxy does not listen on port " + PORT + " after 5 s: " + output());
+        tinyproxy.restart();
     }
 
     /** Where the site's hosts find the proxy: {@code traverse.http.proxy} for a node there. */
@@ -142,41 +101,12 @@ public final class SiteHttpProxy implements AutoCloseable {
 
     /** The proxy's log. */
     public String log() {
-        try {
-            Path log = directory.resolve("tinyproxy.log");
-            return Files.exists(log) ? Files.readString(log) : "";
-        } catch (IOException e) {
-            return "(cannot read tinyproxy's log: " + e + ")";
-        }
-    }
-
-    private String output() {
-        try {
-            return Files.readString(directory.resolve("tinyproxy.out")) + log();
-        } catch (IOException e) {
-            return e.toString();
-        }
+        return tinyproxy.log();
     }
 
     @Override
     public void close() {
-        Process process = this.process;
-        process.destroy();
-        try {
-            if (!process.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
-                process.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        try (var files = Files.list(directory)) {
-            for (Path p : files.toList()) {
-                Files.deleteIfExists(p);
-            }
-            Files.deleteIfExists(directory);
-        } catch (IOException e) {
-            // A temporary directory left behind is not worth failing a test for.
-        }
+        tinyproxy.close();
     }
 
     @Override

@@ -1,11 +1,8 @@
 package io.traverse.testbed;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -28,13 +25,12 @@ public final class SiteResolver implements AutoCloseable {
     private static final Pattern DROPPED = Pattern.compile("packets (\\d+)");
 
     private final NatRouter router;
-    private final Process dnsmasq;
-    private final Path directory;
+    /** Null for a silent resolver. */
+    private final NamespaceDaemon dnsmasq;
 
-    private SiteResolver(NatRouter router, Process dnsmasq, Path directory) {
+    private SiteResolver(NatRouter router, NamespaceDaemon dnsmasq) {
         this.router = router;
         this.dnsmasq = dnsmasq;
-        this.directory = directory;
     }
 
     /** A dnsmasq on {@code site}'s router that knows {@code names} (a name and its IPv4 address) and nothing else. */
@@ -42,23 +38,17 @@ public final class SiteResolver implements AutoCloseable {
         Path binary = BINARIES.stream().filter(Files::isExecutable).findFirst()
                 .orElseThrow(() -> new TestbedException("dnsmasq is not installed (Debian package dnsmasq-base)"));
         NatRouter router = site.router();
-        Path directory;
-        try {
-            directory = Files.createTempDirectory("tvb-dnsmasq");
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot make a directory for dnsmasq's log", e);
-        }
+        Path directory = NamespaceDaemon.newDirectory("dnsmasq");
         List<String> argv = new ArrayList<>(List.of(binary.toString(), "--keep-in-foreground", "--conf-file=/dev/null",
                 "--no-resolv", "--no-hosts", "--pid-file=", "--user=root", "--bind-interfaces",
                 "--listen-address=" + router.lanAddress().getHostAddress(), "--log-queries",
                 "--log-facility=" + directory.resolve("dnsmasq.log")));
         names.forEach((name, address) -> argv.add("--address=/" + name + "/" + address.getHostAddress()));
         argv.add("--address=/#/"); // everything else: NXDOMAIN, at once
-        Process process = router.namespace().start(new ProcessBuilder(argv).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("dnsmasq.out").toFile())));
-        SiteResolver resolver = new SiteResolver(router, process, directory);
-        router.namespace().testbed().track(resolver);
-        resolver.awaitListening();
+        NamespaceDaemon daemon = new NamespaceDaemon(router.namespace(), "dnsmasq", directory, argv, NamespaceDaemon.Listens.UDP,
+                53, "dnsmasq.log");
+        SiteResolver resolver = router.namespace().testbed().track(new SiteResolver(router, daemon));
+        daemon.start();
         return resolver;
     }
 
@@ -71,7 +61,7 @@ public final class SiteResolver implements AutoCloseable {
                 + "    udp dport 53 counter name \"dropped\" drop\n"
                 + "    tcp dport 53 counter name \"dropped\" drop\n"
                 + "  }\n"));
-        return new SiteResolver(router, null, null);
+        return new SiteResolver(router, null);
     }
 
     /** Makes {@code host} (at this site) ask this resolver. */
@@ -94,66 +84,13 @@ public final class SiteResolver implements AutoCloseable {
 
     /** What an answering resolver logged: its queries and answers. */
     public String log() {
-        if (directory == null) {
-            return "";
-        }
-        try {
-            Path log = directory.resolve("dnsmasq.log");
-            return Files.exists(log) ? Files.readString(log) : "";
-        } catch (IOException e) {
-            return "(cannot read dnsmasq's log: " + e + ")";
-        }
-    }
-
-    private void awaitListening() {
-        long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
-        while (System.nanoTime() < deadline) {
-            if (!dnsmasq.isAlive()) {
-                throw new TestbedException("dnsmasq exited at once: " + output());
-            }
-            String listening = router.namespace().execAllowingFailure(Duration.ofSeconds(5), null,
-                    List.of("ss", "-Hlun", "sport = :53")).stdout();
-            if (!listening.isBlank()) {
-                return;
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new TestbedException("interrupted waiting for dnsmasq", e);
-            }
-        }
-        throw new TestbedException("dnsmasq does not listen on port 53 after 5 s: " + output());
-    }
-
-    private String output() {
-        try {
-            return Files.readString(directory.resolve("dnsmasq.out")) + log();
-        } catch (IOException e) {
-            return e.toString();
-        }
+        return dnsmasq == null ? "" : dnsmasq.log();
     }
 
     @Override
     public void close() {
-        if (dnsmasq == null) {
-            return; // the table goes with the router's namespace
-        }
-        dnsmasq.destroy();
-        try {
-            if (!dnsmasq.waitFor(5, java.util.concurrent.TimeUnit.SECONDS)) {
-                dnsmasq.destroyForcibly();
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        try (var files = Files.list(directory)) {
-            for (Path p : files.toList()) {
-                Files.deleteIfExists(p);
-            }
-            Files.deleteIfExists(directory);
-        } catch (IOException e) {
-            // A temporary directory left behind is not worth failing a test for.
+        if (dnsmasq != null) {
+            dnsmasq.close(); // a silent resolver's table goes with the router's namespace
         }
     }
 

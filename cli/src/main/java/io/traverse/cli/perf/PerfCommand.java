@@ -72,12 +72,7 @@ public final class PerfCommand implements Callable<Integer> {
         if (target == null) { // optional only so that 'perf serve' is not asked for one
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing required parameter: 'TARGET'");
         }
-        PerfPorts ports;
-        try {
-            ports = new PerfPorts(port);
-        } catch (IllegalArgumentException e) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
+        PerfPorts ports = PerfPorts.from(port, spec);
         if (bytes < 1 || pings < 1) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--bytes and --pings must be at least 1");
         }

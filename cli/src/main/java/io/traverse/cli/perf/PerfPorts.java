@@ -14,6 +14,15 @@ record PerfPorts(int base) {
         }
     }
 
+    /** The ports from {@code base}, or the usage error of {@code command}. */
+    static PerfPorts from(int base, picocli.CommandLine.Model.CommandSpec command) {
+        try {
+            return new PerfPorts(base);
+        } catch (IllegalArgumentException e) {
+            throw new picocli.CommandLine.ParameterException(command.commandLine(), e.getMessage());
+        }
+    }
+
     int upload() {
         return base;
     }

@@ -53,12 +53,7 @@ public final class PerfServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         LogLevel.defaultTo("info");
-        PerfPorts ports;
-        try {
-            ports = new PerfPorts(port);
-        } catch (IllegalArgumentException e) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), e.getMessage());
-        }
+        PerfPorts ports = PerfPorts.from(port, spec);
         PrintWriter out = spec.commandLine().getOut();
         ExecutorService connections = Executors.newCachedThreadPool(r -> {
             Thread t = new Thread(r, "perf-connection");
