@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
-# Issue 12 §4: connection setup as a user of the drop-in factories gets it. Connect + first byte,
-# plain `new Socket(host, port)` against `new TraverseSocketFactory().createSocket(host, port)` to a
-# default-configuration server in another process (every interface), and against nodes bound to
-# 127.0.0.1 only; rounds interleaved, client and server process pinned to one core.
+# Issues 12 §4 and 23 §3: connection setup as a user of the drop-in factories gets it. Connect +
+# first byte, plain `new Socket(host, port)` against `new TraverseSocketFactory().createSocket(host,
+# port)` to a default-configuration server in another process (every interface), against nodes
+# bound to 127.0.0.1 only, and against plain TCP plus one request and reply (the floor of any
+# handshake); rounds interleaved; unpinned, as applications run (the headline).
 #
 #   bench/run-dropin.sh                       # 7 rounds x 2,000 connects per contender, after 4,000 warm-up
 #   bench/run-dropin.sh --rounds 3 --only plain,default
-#   CPU=1 bench/run-dropin.sh                 # pin to another core
+#   CPU=0 bench/run-dropin.sh                 # client and server pinned to one core (the second line)
 #   REBUILD=1 bench/run-dropin.sh             # rebuild core, direct and bench first
 #   JAVA_OPTS='-XX:StartFlightRecording=filename=/tmp/dropin.jfr' bench/run-dropin.sh   # profile the client
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CPU="${CPU:-0}"
+CPU="${CPU:-all}"
 JAR=bench/target/benchmarks.jar
 if [[ ! -f "$JAR" || "${REBUILD:-0}" == 1 ]]; then
   mvn -q -B -o -DskipTests package -pl bench -am
@@ -22,5 +23,5 @@ echo "# interfaces: $(ip -br addr | awk '$2 != "DOWN" {$2=""; print}' | tr -s ' 
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # shellcheck disable=SC2086
 if [[ "$CPU" == all ]]; then PIN=(); else PIN=(taskset -c "$CPU"); fi
-exec "${PIN[@]}" java -Xms512m -Xmx512m ${JAVA_OPTS:-} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
+exec ${PIN[@]+"${PIN[@]}"} java -Xms512m -Xmx512m ${JAVA_OPTS:-} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
   -cp "$JAR" io.traverse.bench.DropInSetupRounds "$@"

@@ -6,6 +6,7 @@ import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.identity.RegisteredName;
 import io.traverse.protocol.ProtocolException;
+import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Lookup;
 import io.traverse.wire.LookupKind;
 import io.traverse.wire.LookupResult;
@@ -45,7 +46,8 @@ public final class NodeHubDirectory implements HubDirectory {
     /** {@link #resolveName(String)} within the given time (a connect's deadline). */
     public CompletableFuture<Optional<VirtualSocketAddress>> resolveName(String name, Duration within) {
         String normalized = RegisteredName.normalize(name);
-        return offLoop(lookup(LookupKind.NAME, normalized, within).thenApply(r -> {
+        CompletableFuture<LookupResult> asked = lookup(LookupKind.NAME, normalized, within);
+        return cancelReaches(asked, offLoop(asked.thenApply(r -> {
             if (r.status() == ResultStatus.NOT_FOUND || r.entries().isEmpty()) {
                 return Optional.<VirtualSocketAddress>empty();
             }
@@ -55,7 +57,21 @@ public final class NodeHubDirectory implements HubDirectory {
                 throw new CompletionException(new ProtocolException("the hub answered name '" + normalized
                         + "' with a malformed virtual address: " + e.getMessage()));
             }
-        }));
+        })));
+    }
+
+    /**
+     * Makes cancelling {@code derived} cancel {@code upstream} too: a caller that stops waiting (DNS
+     * answered a name first) gives back the request's slot among the link's pending requests at
+     * once, instead of when the hub answers or the request times out.
+     */
+    static <T> CompletableFuture<T> cancelReaches(CompletableFuture<?> upstream, CompletableFuture<T> derived) {
+        derived.whenComplete((v, e) -> {
+            if (e instanceof java.util.concurrent.CancellationException) {
+                upstream.cancel(false);
+            }
+        });
+        return derived;
     }
 
     @Override
@@ -148,7 +164,8 @@ public final class NodeHubDirectory implements HubDirectory {
 
     private CompletableFuture<LookupResult> lookup(LookupKind kind, String argument, Duration within) {
         String what = "lookup " + kind + (argument.isEmpty() ? "" : " '" + argument + "'");
-        return link.exchange(id -> new Lookup(id, kind, argument), within, what).thenApply(answer -> {
+        CompletableFuture<LinkMessage> exchanged = link.exchange(id -> new Lookup(id, kind, argument), within, what);
+        return cancelReaches(exchanged, exchanged.thenApply(answer -> {
             if (!(answer instanceof LookupResult r)) {
                 throw new CompletionException(new ProtocolException(what + ": the hub answered " + answer.type()));
             }
@@ -156,7 +173,7 @@ public final class NodeHubDirectory implements HubDirectory {
                 throw new CompletionException(new IOException(what + " failed at the hub: " + r.status()));
             }
             return r;
-        });
+        }));
     }
 
     /** Callers may block in dependent stages: complete them off the event loop. */

@@ -124,10 +124,9 @@ final class HostNameResolver implements AutoCloseable {
                 decided.complete(new Resolved(addresses)); // no waiting for the link for a name DNS knows
             }
         });
-        cancellation.onCancel(() -> {
-            decided.cancel(false);
-            fromHub.cancel(false);
-        });
+        // Once decided, a lookup still waiting (for the link, say) gives its request slot back at once.
+        decided.whenComplete((answer, failure) -> fromHub.cancel(false));
+        cancellation.onCancel(() -> decided.cancel(false));
         try {
             return decided.get(Math.max(0, deadline.remainingNanos()), TimeUnit.NANOSECONDS);
         } catch (InterruptedException e) {
@@ -136,9 +135,9 @@ final class HostNameResolver implements AutoCloseable {
         } catch (CancellationException e) {
             throw new SocketException("Socket closed");
         } catch (TimeoutException e) {
-            fromHub.cancel(false);
-            throw new SocketTimeoutException("connect timed out resolving '" + name + "': " + (fromHub.isDone()
-                    ? "the hub network does not hold it, and DNS has not answered" : "neither DNS nor the hub network answered"));
+            String hubSaid = hubState(fromHub); // before cancelling, which would make it look done
+            decided.cancel(false);
+            throw new SocketTimeoutException("connect timed out resolving '" + name + "': " + hubSaid + ", and DNS has not answered");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof IOException io) {
@@ -146,6 +145,15 @@ final class HostNameResolver implements AutoCloseable {
             }
             throw new IOException("resolving '" + name + "' failed: " + cause, cause);
         }
+    }
+
+    /** What the hub network has said so far, for a timeout's message. */
+    private String hubState(CompletableFuture<Optional<NodeIdentity>> fromHub) {
+        if (!fromHub.isDone()) {
+            return "the hub network has not answered (hub link " + hub.linkStatus() + ")";
+        }
+        return fromHub.isCompletedExceptionally() ? "the hub network could not be asked (hub link " + hub.linkStatus() + ")"
+                : "the hub network does not hold it";
     }
 
     private static UnknownHostException unknown(String name, String hubSays, Throwable dnsFailure) {
@@ -166,17 +174,24 @@ final class HostNameResolver implements AutoCloseable {
         }
         try {
             dnsThreads.execute(() -> {
+                List<InetAddress> addresses = null;
+                Exception failure = null;
                 try {
-                    fresh.complete(dns.lookup(host));
+                    addresses = dns.lookup(host);
                 } catch (UnknownHostException | RuntimeException e) {
-                    fresh.completeExceptionally(e);
-                } finally {
-                    queriesInFlight.remove(host, fresh);
+                    failure = e;
+                }
+                // Out of the table before anyone hears the answer: a connect that comes after it asks afresh.
+                queriesInFlight.remove(host, fresh);
+                if (failure == null) {
+                    fresh.complete(addresses);
+                } else {
+                    fresh.completeExceptionally(failure);
                 }
             });
         } catch (RejectedExecutionException e) {
             queriesInFlight.remove(host, fresh);
-            fresh.completeExceptionally(new UnknownHostException(host + ": the node is closed"));
+            fresh.completeExceptionally(new SocketException("the Traverse node is closed"));
         }
         return fresh;
     }

@@ -31,7 +31,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * as long as that node runs (a name stands for the node, like a host name: every virtual port of the
  * node is reached by it). It is held by a virtual port of its own that accepts nothing, so that
  * RMI's listening sockets may come and go, on any ports. A name another live node holds fails the
- * export with {@code BindException}.
+ * export ({@code ExportException: Listen failed on port: …}, caused by "cannot register the RMI name
+ * … it is taken by another live node").
  *
  * <p>Two factories are equal when they register the same name (RMI shares a listening socket
  * between objects exported on one port with equal factories). Serializable, as RMI allows; a
@@ -41,6 +42,8 @@ public final class TraverseRmiServerSocketFactory implements RMIServerSocketFact
     private static final long serialVersionUID = 1L;
     /** Per node and name, the virtual port that holds the name. */
     private static final Map<NameOnNode, TraverseServerSocket> HELD = new ConcurrentHashMap<>();
+    /** Per name, what a registration in progress holds (a name's registrations are few; other names go on meanwhile). */
+    private static final Map<String, Object> REGISTERING = new ConcurrentHashMap<>();
 
     private final String name;
     /** The node to listen on; null: the default node ({@link Traverse#getDefault()}). */
@@ -82,8 +85,8 @@ public final class TraverseRmiServerSocketFactory implements RMIServerSocketFact
      * A virtual port of the node ({@code 0}: any free one, as RMI asks for an anonymous port); the
      * first call on a node registers the name.
      *
-     * @throws java.net.BindException if another live node holds the name, or the port is taken
-     * @throws java.net.SocketException if no hub can be asked within {@code traverse.hub.timeout}
+     * @throws IOException if another live node holds the name, or no hub can be asked within {@code traverse.hub.timeout}
+     * @throws java.net.BindException if the virtual port is taken
      */
     @Override
     public ServerSocket createServerSocket(int port) throws IOException {
@@ -93,12 +96,18 @@ public final class TraverseRmiServerSocketFactory implements RMIServerSocketFact
     }
 
     private void holdName(Traverse on) throws IOException {
+        HELD.values().removeIf(ServerSocket::isClosed); // names of nodes closed since
         NameOnNode key = new NameOnNode(on, name);
-        synchronized (HELD) {
+        synchronized (REGISTERING.computeIfAbsent(name, k -> new Object())) {
             TraverseServerSocket holder = HELD.get(key);
-            if (holder == null || holder.isClosed()) {
-                HELD.values().removeIf(ServerSocket::isClosed); // names of nodes closed since
+            if (holder != null && !holder.isClosed()) {
+                return;
+            }
+            try {
                 HELD.put(key, on.serverSocketFactory().createServerSocket(name, 0));
+            } catch (IOException e) {
+                // Not a BindException: RMI would say "Port already in use", and the port is not the trouble.
+                throw new IOException("cannot register the RMI name '" + name + "' at the hub network: " + e.getMessage(), e);
             }
         }
     }

@@ -56,6 +56,7 @@ class HostNameResolverTest {
         Future<HostNameResolver.Answer> answer = resolveLater("db", Duration.ofSeconds(10));
         hub.next().complete(Optional.of(registered));
         assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(new HostNameResolver.Registered(registered));
+        dns.asked.await(5, TimeUnit.SECONDS);
         assertThat(dns.queries.get()).isEqualTo(1); // asked, and still silent
     }
 
@@ -78,7 +79,7 @@ class HostNameResolverTest {
         dns.answer.countDown();
         HostNameResolver.Answer answer = resolver.resolve("web.example", Deadline.after(Duration.ofSeconds(10)), new Cancellation());
         assertThat(answer).isEqualTo(new HostNameResolver.Resolved(DNS_ADDRESSES));
-        assertThat(hub.next()).isNotDone(); // asked, never answered
+        assertThat(hub.next()).as("the lookup waiting for the link, given up (its request slot freed)").isCancelled();
     }
 
     @Test
@@ -122,7 +123,27 @@ class HostNameResolverTest {
         Future<HostNameResolver.Answer> answer = resolveLater("nowhere", Duration.ofMillis(300));
         hub.next().complete(Optional.empty());
         assertThatThrownBy(() -> unwrap(answer)).isInstanceOf(SocketTimeoutException.class)
-                .hasMessageContaining("DNS has not answered");
+                .hasMessage("connect timed out resolving 'nowhere': the hub network does not hold it, and DNS has not answered");
+    }
+
+    @Test
+    void whenNeitherAnswersTheTimeoutSaysSo() throws Exception {
+        hub.linked = false;
+        Future<HostNameResolver.Answer> answer = resolveLater("nowhere", Duration.ofMillis(300));
+        CompletableFuture<Optional<NodeIdentity>> lookup = hub.next();
+        assertThatThrownBy(() -> unwrap(answer)).isInstanceOf(SocketTimeoutException.class)
+                .hasMessage("connect timed out resolving 'nowhere': the hub network has not answered (hub link CONNECTING),"
+                        + " and DNS has not answered");
+        assertThat(lookup).isCancelled();
+    }
+
+    @Test
+    void aHubNetworkThatCannotBeAskedAndSilentDnsTimeOutSayingBoth() throws Exception {
+        hub.linked = true;
+        Future<HostNameResolver.Answer> answer = resolveLater("nowhere", Duration.ofMillis(300));
+        hub.next().completeExceptionally(new IOException("link lost"));
+        assertThatThrownBy(() -> unwrap(answer)).isInstanceOf(SocketTimeoutException.class)
+                .hasMessageContaining("the hub network could not be asked (hub link CONNECTED), and DNS has not answered");
     }
 
     @Test
@@ -169,6 +190,7 @@ class HostNameResolverTest {
     /** A resolver that stays silent until the test lets it answer (as one that drops queries does until its timeout). */
     private static final class ControlledDns implements HostNameResolver.Dns {
         final CountDownLatch answer = new CountDownLatch(1);
+        final CountDownLatch asked = new CountDownLatch(1);
         final AtomicInteger queries = new AtomicInteger();
         volatile List<InetAddress> addresses;
         volatile UnknownHostException failure;
@@ -176,6 +198,7 @@ class HostNameResolverTest {
         @Override
         public List<InetAddress> lookup(String host) throws UnknownHostException {
             queries.incrementAndGet();
+            asked.countDown();
             try {
                 answer.await();
             } catch (InterruptedException e) {

@@ -51,6 +51,8 @@ class VirtualThreadServersTest {
     private static final int IN_FLIGHT = 200;
     private static final int BYTES = 4096;
     private static final int PORT = 7000;
+    /** JFR's threshold for a pinned carrier; {@code -DpinnedThresholdMillis=0} shows every pin. */
+    private static final long PINNED_MILLIS = Long.getLong("pinnedThresholdMillis", 20);
     private final LoopbackHubNetwork net = new LoopbackHubNetwork();
 
     @AfterEach
@@ -64,7 +66,7 @@ class VirtualThreadServersTest {
         Path jfr = Files.createTempFile("virtual-threads", ".jfr");
         ExecutorService virtualThreads = newVirtualThreadPerTaskExecutor();
         try (Recording recording = new Recording()) {
-            recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ofMillis(Long.getLong("pinnedThresholdMillis", 20))).withStackTrace();
+            recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ofMillis(PINNED_MILLIS)).withStackTrace();
             recording.start();
 
             Hub hub = net.hub("hub-v");
@@ -106,14 +108,14 @@ class VirtualThreadServersTest {
             List<RecordedEvent> pinned = RecordingFile.readAllEvents(jfr).stream()
                     .filter(e -> e.getEventType().getName().equals("jdk.VirtualThreadPinned")).toList();
             log.info("Java {}: {} direct connections in {} ms, {} relayed in {} ms, {} {} at a time; served on virtual threads: {};"
-                    + " carrier threads pinned for 20 ms or more: {}", Runtime.version(), PER_MODULE, directMillis, PER_MODULE,
-                    relayedMillis, IN_FLIGHT, "clients", servedOnVirtualThreads.get(), pinned.size());
+                    + " carrier threads pinned for {} ms or more: {}", Runtime.version(), PER_MODULE, directMillis, PER_MODULE,
+                    relayedMillis, IN_FLIGHT, "clients", servedOnVirtualThreads.get(), PINNED_MILLIS, pinned.size());
             pinned.stream().limit(3).forEach(e -> log.warn("Pinned {} ms: {}", e.getDuration().toMillis(), e.getStackTrace()));
             assertThat(wrong).as("connections that did not verify (of %d)", 2 * PER_MODULE).isEmpty();
             assertThat(servedOnVirtualThreads).hasValue(2 * PER_MODULE);
             assertThat(servedElsewhere).hasValue(0);
             if (Runtime.version().feature() >= 24) {
-                assertThat(pinned).as("carrier threads pinned for 20 ms or more").isEmpty();
+                assertThat(pinned).as("carrier threads pinned for %d ms or more", PINNED_MILLIS).isEmpty();
             }
         } finally {
             virtualThreads.shutdownNow();

@@ -217,8 +217,17 @@ public final class Testbed implements AutoCloseable {
         return removed;
     }
 
-    /** Kills what still runs in the namespace (only testbed processes run there), then deletes it. */
+    /**
+     * Kills what still runs in the namespace (only testbed processes run there), then deletes it and
+     * its files under /etc/netns, whatever became of the namespace.
+     */
     private static String deleteNamespace(HostCapabilities host, String name) {
+        String problem = deleteNamespaceOnly(host, name);
+        String files = NetworkNamespace.removeEtcFiles(name);
+        return problem == null ? files : files == null ? problem : problem + "; " + files;
+    }
+
+    private static String deleteNamespaceOnly(HostCapabilities host, String name) {
         String ip = host.tool("ip");
         Duration timeout = NetworkNamespace.COMMAND_TIMEOUT;
         try {
@@ -234,7 +243,7 @@ public final class Testbed implements AutoCloseable {
             if (!deleted.succeeded() && !deleted.stderr().contains("No such file")) {
                 return "ip netns delete " + name + " exited with " + deleted.exitCode() + ": " + deleted.stderr().strip();
             }
-            return NetworkNamespace.removeEtcFiles(name);
+            return null;
         } catch (TestbedException e) {
             return "deleting namespace " + name + ": " + e.getMessage();
         }
