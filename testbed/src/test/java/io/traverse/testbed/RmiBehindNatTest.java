@@ -3,6 +3,8 @@ package io.traverse.testbed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -13,9 +15,11 @@ import org.slf4j.LoggerFactory;
 /**
  * Java RMI as a tested use (issue 23 §2). A node behind a home NAT behind a carrier-grade NAT, both
  * dropping what comes in, exports a registry and an object with Traverse's RMI socket factories
- * under the name {@code checksums}. Cold JVMs on a public host and at another NAT'd site look the
- * object up by that name at once, send 1 MiB (its SHA-256 checked by the server), fetch 4 MiB
- * (checked) and make 200 small calls. Nothing in either JVM sets {@code java.rmi.server.hostname}.
+ * under the name {@code checksums}. Cold JVMs at four other places look the object up by that name
+ * at once, send 1 MiB (its SHA-256 checked by the server), fetch 4 MiB (checked) and make 200 small
+ * calls: a public host, an office behind a NAT that drops what comes in, a site behind a
+ * port-randomising NAT, and a site whose only way out is an HTTP proxy. Two run at a time (the
+ * machine has 2 cores). Nothing in any JVM sets {@code java.rmi.server.hostname}.
  */
 @Timeout(180)
 class RmiBehindNatTest {
@@ -36,26 +40,44 @@ class RmiBehindNatTest {
         Site carrier = testbed.get().site("carrier", "100.64.7.0/24");
         Site home = carrier.siteBehind("home", "10.0.7.0/24");
         Site office = testbed.get().site("office", "10.0.8.0/24");
-        carrier.router().firewall(Firewall.dropInbound());
-        home.router().firewall(Firewall.dropInbound());
-        office.router().firewall(Firewall.dropInbound());
+        Site randomising = testbed.get().site("random", "10.0.9.0/24");
+        Site proxied = testbed.get().site("proxied", "10.0.10.0/24");
+        for (Site s : new Site[] {carrier, home, office, randomising, proxied}) {
+            s.router().firewall(Firewall.dropInbound());
+        }
+        randomising.router().nat(NatMode.MASQUERADE_RANDOM);
+        SiteHttpProxy proxy = SiteHttpProxy.start(proxied);
         Host serverHost = home.host("server", "10.0.7.2");
-        Host officeHost = office.host("client", "10.0.8.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
         RunningNode server = RunningNode.start(serverHost, NodeSettings.linkedTo(hub, TOKEN).bind(serverHost.address())
                 .rmiName("checksums"));
         log.info("Exported behind double NAT on {}", server.address());
 
-        CompletableFuture<String> fromPublic = CompletableFuture.supplyAsync(() -> RunningNode.coldRmiCall(publicHost,
-                NodeSettings.linkedTo(hub, TOKEN).bind(publicHost.address()), "checksums", UP, DOWN, CALLS, Duration.ofSeconds(60)));
-        CompletableFuture<String> fromOffice = CompletableFuture.supplyAsync(() -> RunningNode.coldRmiCall(officeHost,
-                NodeSettings.linkedTo(hub, TOKEN).bind(officeHost.address()), "checksums", UP, DOWN, CALLS, Duration.ofSeconds(60)));
-        String publicResult = fromPublic.join();
-        String officeResult = fromOffice.join();
-        log.info("RMI from a public host, cold: {}", publicResult);
-        log.info("RMI from another NAT'd site, cold: {}", officeResult);
+        Host officeHost = office.host("client", "10.0.8.2");
+        Host randomHost = randomising.host("client", "10.0.9.2");
+        Host proxiedHost = proxied.host("client", "10.0.10.2");
+        Map<String, CompletableFuture<String>> results = new LinkedHashMap<>();
+        results.put("a public host", call(publicHost, hub, null));
+        results.put("an office behind a dropping NAT", call(officeHost, hub, null));
+        results.values().forEach(CompletableFuture::join); // two at a time on 2 cores
+        results.put("a site behind a port-randomising NAT", call(randomHost, hub, null));
+        results.put("a site whose only way out is an HTTP proxy", call(proxiedHost, hub, proxy.authority()));
+
         String expected = "up=" + UP + " down=" + DOWN + " calls=" + CALLS;
-        assertThat(publicResult).as(() -> publicResult + "\nserver's log:\n" + server.recentLog()).startsWith("rmi ok").endsWith(expected);
-        assertThat(officeResult).as(() -> officeResult + "\nserver's log:\n" + server.recentLog()).startsWith("rmi ok").endsWith(expected);
+        for (Map.Entry<String, CompletableFuture<String>> e : results.entrySet()) {
+            String result = e.getValue().join();
+            log.info("RMI from {}, cold: {}", e.getKey(), result);
+            assertThat(result).as(() -> e.getKey() + ": " + result + "\nserver's log:\n" + server.recentLog())
+                    .startsWith("rmi ok").endsWith(expected);
+        }
+    }
+
+    private static CompletableFuture<String> call(Host host, String hub, String httpProxy) {
+        NodeSettings settings = NodeSettings.linkedTo(hub, TOKEN).bind(host.address());
+        if (httpProxy != null) {
+            settings.set("traverse.http.proxy", httpProxy);
+        }
+        return CompletableFuture.supplyAsync(() -> RunningNode.coldRmiCall(host, settings, "checksums", UP, DOWN, CALLS,
+                Duration.ofSeconds(60)));
     }
 }
