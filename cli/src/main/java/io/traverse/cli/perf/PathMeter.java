@@ -29,45 +29,48 @@ final class PathMeter {
     }
 
     PathResult measure(String module, Connector connector) {
-        String step = "first connection";
+        String[] step = {"first connection"};
         try {
-            progress.accept(module + ": " + step);
-            long t0 = System.nanoTime();
-            double first;
-            double up;
-            try (Socket s = connector.connect(ports.upload())) {
-                first = millisSince(t0);
-                step = "upload of " + bytes + " bytes";
-                progress.accept(module + ": " + step);
-                s.setSoTimeout(60_000);
-                long t1 = System.nanoTime();
-                DigestEcho.exchangeVerified(s, bytes, t1);
-                up = bytes / ((System.nanoTime() - t1) / 1e9) / 1e6;
-            }
-            step = "second connection";
-            long t2 = System.nanoTime();
-            double cached;
-            double down;
-            try (Socket s = connector.connect(ports.download())) {
-                cached = millisSince(t2);
-                step = "download of " + bytes + " bytes";
-                progress.accept(module + ": " + step);
-                s.setSoTimeout(60_000);
-                long t3 = System.nanoTime();
-                PathMeasurement.fetchVerified(s, bytes, t3);
-                down = bytes / ((System.nanoTime() - t3) / 1e9) / 1e6;
-            }
-            step = pings + " round trips";
-            progress.accept(module + ": " + step);
+            progress.accept(module + ": " + step[0]);
+            Leg up = leg(module, connector, ports.upload(), step, "upload of " + bytes + " bytes",
+                    (s, seed) -> DigestEcho.exchangeVerified(s, bytes, seed));
+            step[0] = "second connection";
+            Leg down = leg(module, connector, ports.download(), step, "download of " + bytes + " bytes",
+                    (s, seed) -> PathMeasurement.fetchVerified(s, bytes, seed));
+            step[0] = pings + " round trips";
+            progress.accept(module + ": " + step[0]);
             long[] rtt;
             try (Socket s = connector.connect(ports.echo())) {
                 s.setSoTimeout(30_000);
                 rtt = PathMeasurement.roundTrips(s, pings);
             }
-            return new PathResult(module, true, first, cached, PathMeasurement.quantile(rtt, 0.5) / 1e3,
-                    PathMeasurement.quantile(rtt, 0.99) / 1e3, up, down, 2 * bytes, "");
+            return new PathResult(module, true, up.setupMs(), down.setupMs(), PathMeasurement.quantile(rtt, 0.5) / 1e3,
+                    PathMeasurement.quantile(rtt, 0.99) / 1e3, up.mbps(), down.mbps(), 2 * bytes, "");
         } catch (IOException | RuntimeException e) {
-            return PathResult.failed(module, step + ": " + firstLine(e));
+            return PathResult.failed(module, step[0] + ": " + firstLine(e));
+        }
+    }
+
+    /** A connection's setup time and its transfer's rate. */
+    private record Leg(double setupMs, double mbps) {
+    }
+
+    /** One way of moving {@code bytes} over a connection, checked; the seed makes the bytes. */
+    private interface Transfer {
+        void run(Socket socket, long seed) throws IOException;
+    }
+
+    /** Connects to {@code port} (timed), then runs {@code transfer} (timed), naming each step in {@code step} as it goes. */
+    private Leg leg(String module, Connector connector, int port, String[] step, String what, Transfer transfer) throws IOException {
+        long t0 = System.nanoTime();
+        try (Socket s = connector.connect(port)) {
+            double setup = millisSince(t0);
+            step[0] = what;
+            progress.accept(module + ": " + what);
+            s.setSoTimeout(60_000);
+            long t1 = System.nanoTime();
+            transfer.run(s, t1);
+            return new Leg(setup, bytes / ((System.nanoTime() - t1) / 1e9) / 1e6);
         }
     }
 
