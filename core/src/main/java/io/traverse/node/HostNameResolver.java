@@ -1,5 +1,6 @@
 package io.traverse.node;
 
+import io.traverse.VirtualSocketAddress;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.spi.Deadline;
 import java.io.IOException;
@@ -59,8 +60,11 @@ final class HostNameResolver implements AutoCloseable {
         /** The link's state in words, for an error that says why the hub network was not asked. */
         String linkStatus();
 
-        /** The node registered under {@code name}, empty when none is; fails when no hub could be asked. */
-        CompletableFuture<Optional<NodeIdentity>> lookup(String name, Duration within);
+        /**
+         * The address registered under {@code name}, empty when none is; fails when no hub could be
+         * asked. Cancelling it gives its request back.
+         */
+        CompletableFuture<Optional<VirtualSocketAddress>> lookup(String name, Duration within);
     }
 
     /** What a name turned out to be. */
@@ -100,13 +104,13 @@ final class HostNameResolver implements AutoCloseable {
     Answer resolve(String name, Deadline deadline, Cancellation cancellation) throws IOException {
         long hubWithin = Math.min(deadline.remainingNanos(), hubTimeout.toNanos());
         CompletableFuture<List<InetAddress>> fromDns = askDns(name);
-        CompletableFuture<Optional<NodeIdentity>> fromHub = hubWithin > 0
+        CompletableFuture<Optional<VirtualSocketAddress>> fromHub = hubWithin > 0
                 ? hub.lookup(name, Duration.ofNanos(hubWithin))
                 : CompletableFuture.failedFuture(new SocketTimeoutException("no time left to ask the hub network"));
         CompletableFuture<Answer> decided = new CompletableFuture<>();
-        fromHub.whenComplete((node, failure) -> {
-            if (node != null && node.isPresent()) {
-                decided.complete(new Registered(node.get()));
+        fromHub.whenComplete((registered, failure) -> {
+            if (registered != null && registered.isPresent()) {
+                decided.complete(new Registered(registered.get().node()));
                 return;
             }
             String hubSays = failure == null ? "no live node holds this name at the hub network"
@@ -148,7 +152,7 @@ final class HostNameResolver implements AutoCloseable {
     }
 
     /** What the hub network has said so far, for a timeout's message. */
-    private String hubState(CompletableFuture<Optional<NodeIdentity>> fromHub) {
+    private String hubState(CompletableFuture<Optional<VirtualSocketAddress>> fromHub) {
         if (!fromHub.isDone()) {
             return "the hub network has not answered (hub link " + hub.linkStatus() + ")";
         }

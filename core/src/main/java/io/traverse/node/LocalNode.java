@@ -502,15 +502,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
 
             @Override
-            public CompletableFuture<Optional<NodeIdentity>> lookup(String name, Duration within) {
-                CompletableFuture<Optional<VirtualSocketAddress>> asked = hubLink.directory().resolveName(name, within);
-                CompletableFuture<Optional<NodeIdentity>> found = asked.thenApply(a -> a.map(VirtualSocketAddress::node));
-                found.whenComplete((v, e) -> {
-                    if (e instanceof java.util.concurrent.CancellationException) {
-                        asked.cancel(false); // gives the request's slot back (see NodeHubDirectory#cancelReaches)
-                    }
-                });
-                return found;
+            public CompletableFuture<Optional<VirtualSocketAddress>> lookup(String name, Duration within) {
+                return hubLink.directory().resolveName(name, within);
             }
         };
     }

@@ -3,6 +3,7 @@ package io.traverse.node;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.traverse.VirtualSocketAddress;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.identity.RandomIdentities;
 import io.traverse.spi.Deadline;
@@ -54,7 +55,7 @@ class HostNameResolverTest {
     void aNameTheHubNetworkHoldsDoesNotWaitForSilentDns() throws Exception {
         hub.linked = true;
         Future<HostNameResolver.Answer> answer = resolveLater("db", Duration.ofSeconds(10));
-        hub.next().complete(Optional.of(registered));
+        hub.next().complete(Optional.of(new VirtualSocketAddress(registered, 7)));
         assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(new HostNameResolver.Registered(registered));
         dns.asked.await(5, TimeUnit.SECONDS);
         assertThat(dns.queries.get()).isEqualTo(1); // asked, and still silent
@@ -88,10 +89,10 @@ class HostNameResolverTest {
         dns.addresses = DNS_ADDRESSES;
         dns.answer.countDown();
         Future<HostNameResolver.Answer> answer = resolveLater("db", Duration.ofSeconds(10));
-        CompletableFuture<Optional<NodeIdentity>> lookup = hub.next();
+        CompletableFuture<Optional<VirtualSocketAddress>> lookup = hub.next();
         Thread.sleep(100);
         assertThat(answer).isNotDone();
-        lookup.complete(Optional.of(registered));
+        lookup.complete(Optional.of(new VirtualSocketAddress(registered, 7)));
         assertThat(answer.get(5, TimeUnit.SECONDS)).isEqualTo(new HostNameResolver.Registered(registered));
     }
 
@@ -130,7 +131,7 @@ class HostNameResolverTest {
     void whenNeitherAnswersTheTimeoutSaysSo() throws Exception {
         hub.linked = false;
         Future<HostNameResolver.Answer> answer = resolveLater("nowhere", Duration.ofMillis(300));
-        CompletableFuture<Optional<NodeIdentity>> lookup = hub.next();
+        CompletableFuture<Optional<VirtualSocketAddress>> lookup = hub.next();
         assertThatThrownBy(() -> unwrap(answer)).isInstanceOf(SocketTimeoutException.class)
                 .hasMessage("connect timed out resolving 'nowhere': the hub network has not answered (hub link CONNECTING),"
                         + " and DNS has not answered");
@@ -213,13 +214,13 @@ class HostNameResolverTest {
 
     /** A hub network whose lookups the test answers, in the order they were asked. */
     private static final class ControlledHub implements HostNameResolver.HubNames {
-        final java.util.concurrent.BlockingQueue<CompletableFuture<Optional<NodeIdentity>>> lookups =
+        final java.util.concurrent.BlockingQueue<CompletableFuture<Optional<VirtualSocketAddress>>> lookups =
                 new java.util.concurrent.LinkedBlockingQueue<>();
         volatile boolean linked;
 
         /** The next lookup asked, waiting for it a while. */
-        CompletableFuture<Optional<NodeIdentity>> next() throws InterruptedException {
-            CompletableFuture<Optional<NodeIdentity>> f = lookups.poll(5, TimeUnit.SECONDS);
+        CompletableFuture<Optional<VirtualSocketAddress>> next() throws InterruptedException {
+            CompletableFuture<Optional<VirtualSocketAddress>> f = lookups.poll(5, TimeUnit.SECONDS);
             assertThat(f).as("a lookup asked of the hub network").isNotNull();
             return f;
         }
@@ -235,8 +236,8 @@ class HostNameResolverTest {
         }
 
         @Override
-        public CompletableFuture<Optional<NodeIdentity>> lookup(String name, Duration within) {
-            CompletableFuture<Optional<NodeIdentity>> f = new CompletableFuture<>();
+        public CompletableFuture<Optional<VirtualSocketAddress>> lookup(String name, Duration within) {
+            CompletableFuture<Optional<VirtualSocketAddress>> f = new CompletableFuture<>();
             lookups.add(f);
             return f;
         }

@@ -69,20 +69,37 @@ public final class DigestEcho {
         }
     }
 
+    /** Takes the chunks of a seeded stream in order. */
+    interface ChunkSink {
+        void accept(byte[] chunk, int length) throws IOException;
+    }
+
+    /** {@code length} pseudo-random bytes of {@code seed}'s stream, in chunks: what every sender and checker here makes. */
+    static void seededStream(long length, long seed, ChunkSink sink) throws IOException {
+        Random random = new Random(seed);
+        byte[] chunk = new byte[CHUNK];
+        for (long left = length; left > 0; left -= chunk.length) {
+            int n = (int) Math.min(chunk.length, left);
+            random.nextBytes(chunk);
+            sink.accept(chunk, n);
+        }
+    }
+
+    /** The length and SHA-256 of {@code length} bytes of {@code seed}'s stream. */
+    static Digest digestOfSeeded(long length, long seed) throws IOException {
+        MessageDigest sha = sha256();
+        seededStream(length, seed, (chunk, n) -> sha.update(chunk, 0, n));
+        return new Digest(length, HexFormat.of().formatHex(sha.digest()));
+    }
+
     /** Client side: sends {@code length} pseudo-random bytes from {@code seed}, then half-closes. */
     public static Digest sendAndHalfClose(Socket socket, long length, long seed) throws IOException {
         MessageDigest sha = sha256();
-        Random random = new Random(seed);
-        byte[] chunk = new byte[CHUNK];
         OutputStream out = socket.getOutputStream();
-        long left = length;
-        while (left > 0) {
-            int n = (int) Math.min(chunk.length, left);
-            random.nextBytes(chunk);
+        seededStream(length, seed, (chunk, n) -> {
             out.write(chunk, 0, n);
             sha.update(chunk, 0, n);
-            left -= n;
-        }
+        });
         out.flush();
         socket.shutdownOutput();
         return new Digest(length, HexFormat.of().formatHex(sha.digest()));
@@ -124,7 +141,8 @@ public final class DigestEcho {
         return reply;
     }
 
-    private static Digest readToEof(InputStream in) throws IOException {
+    /** Reads to end-of-stream: the length and SHA-256 of what came. */
+    static Digest readToEof(InputStream in) throws IOException {
         MessageDigest sha = sha256();
         byte[] buffer = new byte[CHUNK];
         long total = 0;

@@ -6,10 +6,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.Socket;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
-import java.util.Random;
 
 /**
  * How one connection is measured, by the bench harness's node agents and by {@code traverse perf}
@@ -18,7 +15,6 @@ import java.util.Random;
  * the client can make itself, so both ends check length and SHA-256 and end-of-stream.
  */
 public final class PathMeasurement {
-    private static final int CHUNK = 64 * 1024;
     /** The longest download a source serves. */
     public static final long MAX_SOURCE_BYTES = 1L << 40;
 
@@ -86,14 +82,8 @@ public final class PathMeasurement {
             if (length < 0 || length > MAX_SOURCE_BYTES) {
                 throw new IOException("asked for " + length + " bytes, beyond 0-" + MAX_SOURCE_BYTES);
             }
-            Random random = new Random(seed);
-            byte[] chunk = new byte[CHUNK];
             OutputStream out = socket.getOutputStream();
-            for (long left = length; left > 0; left -= chunk.length) {
-                int n = (int) Math.min(chunk.length, left);
-                random.nextBytes(chunk);
-                out.write(chunk, 0, n);
-            }
+            DigestEcho.seededStream(length, seed, (chunk, n) -> out.write(chunk, 0, n));
             out.flush();
             socket.shutdownOutput();
             if (in.read() >= 0) {
@@ -112,33 +102,11 @@ public final class PathMeasurement {
         out.writeLong(seed);
         out.flush();
         socket.shutdownOutput();
-        MessageDigest got = sha256();
-        InputStream in = socket.getInputStream();
-        byte[] buffer = new byte[CHUNK];
-        long total = 0;
-        for (int n; (n = in.read(buffer)) >= 0; ) {
-            got.update(buffer, 0, n);
-            total += n;
-        }
-        MessageDigest expected = sha256();
-        Random random = new Random(seed);
-        byte[] chunk = new byte[CHUNK];
-        for (long left = length; left > 0; left -= chunk.length) {
-            int n = (int) Math.min(chunk.length, left);
-            random.nextBytes(chunk);
-            expected.update(chunk, 0, n);
-        }
-        if (total != length || !MessageDigest.isEqual(got.digest(), expected.digest())) {
-            throw new IOException("download failed verification: asked for " + length + " bytes, got " + total
-                    + (total == length ? " with another SHA-256" : ""));
-        }
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is part of every JDK", e);
+        DigestEcho.Digest got = DigestEcho.readToEof(socket.getInputStream());
+        DigestEcho.Digest expected = DigestEcho.digestOfSeeded(length, seed);
+        if (!got.equals(expected)) {
+            throw new IOException("download failed verification: asked for " + length + " bytes, got " + got.length()
+                    + (got.length() == length ? " with another SHA-256" : ""));
         }
     }
 }

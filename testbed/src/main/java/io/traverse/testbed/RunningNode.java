@@ -129,27 +129,9 @@ public final class RunningNode implements AutoCloseable {
 
     private static TransferResult coldConnect(Host host, NodeSettings settings, String target, long bytes,
             Duration timeout, java.util.function.Consumer<String> agentLog) {
-        List<String> argv = agentCommand(settings);
-        argv.add("--connect-at-start");
-        argv.add(target);
-        argv.add(Long.toString(bytes));
-        argv.add(Long.toString(timeout.toMillis()));
-        Process process = host.namespace().start(new ProcessBuilder(argv));
-        RunningNode node = new RunningNode(host, process, settings.echoPort());
-        host.namespace().testbed().track(node);
-        node.startReaders();
-        try {
-            Duration wait = settings.startTimeout().plus(timeout).plusSeconds(10 + bytes / (1 << 20));
-            String reply = node.awaitReply(wait, "the result of its connect");
-            if (!reply.startsWith("result ")) {
-                node.awaitExit();
-                throw node.failure("answered '" + reply + "' instead of the result of its connect");
-            }
-            return TransferResult.parse(reply);
-        } finally {
-            node.close();
-            agentLog.accept(node.recentLog());
-        }
+        Duration wait = settings.startTimeout().plus(timeout).plusSeconds(10 + bytes / (1 << 20));
+        return TransferResult.parse(oneShot(host, settings, List.of("--connect-at-start", target, Long.toString(bytes),
+                Long.toString(timeout.toMillis())), wait, "result ", "the result of its connect", agentLog));
     }
 
     /**
@@ -161,25 +143,35 @@ public final class RunningNode implements AutoCloseable {
      */
     public static String coldRmiCall(Host host, NodeSettings settings, String name, int up, int down, int calls,
             Duration timeout) {
+        StringBuilder agentLog = new StringBuilder();
+        String reply = oneShot(host, settings, List.of("--rmi-call-at-start", name, Integer.toString(up), Integer.toString(down),
+                Integer.toString(calls)), settings.startTimeout().plus(timeout), "rmi ", "the result of its RMI calls",
+                agentLog::append);
+        return reply.startsWith("rmi failed") ? reply + "\n" + agentLog : reply;
+    }
+
+    /**
+     * Runs a node agent in a one-shot mode ({@code mode}: its arguments) and returns its one reply,
+     * which must start with {@code prefix}; hands the agent's last log lines to {@code agentLog}.
+     */
+    private static String oneShot(Host host, NodeSettings settings, List<String> mode, Duration wait, String prefix, String what,
+            java.util.function.Consumer<String> agentLog) {
         List<String> argv = agentCommand(settings);
-        argv.add("--rmi-call-at-start");
-        argv.add(name);
-        argv.add(Integer.toString(up));
-        argv.add(Integer.toString(down));
-        argv.add(Integer.toString(calls));
+        argv.addAll(mode);
         Process process = host.namespace().start(new ProcessBuilder(argv));
         RunningNode node = new RunningNode(host, process, settings.echoPort());
         host.namespace().testbed().track(node);
         node.startReaders();
         try {
-            String reply = node.awaitReply(settings.startTimeout().plus(timeout), "the result of its RMI calls");
-            if (!reply.startsWith("rmi ")) {
+            String reply = node.awaitReply(wait, what);
+            if (!reply.startsWith(prefix)) {
                 node.awaitExit();
-                throw node.failure("answered '" + reply + "' instead of the result of its RMI calls");
+                throw node.failure("answered '" + reply + "' instead of " + what);
             }
-            return reply.startsWith("rmi failed") ? reply + "\n" + node.recentLog() : reply;
+            return reply;
         } finally {
             node.close();
+            agentLog.accept(node.recentLog());
         }
     }
 
