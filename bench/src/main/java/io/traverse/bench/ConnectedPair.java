@@ -65,14 +65,14 @@ final class ConnectedPair implements Closeable {
     }
 
     /**
-     * A plain pair with both ends wrapped in {@link io.traverse.protocol.InBandEndOfStreamSocket}, as
+     * A plain pair with both ends wrapped in {@link io.traverse.connect.InBandEndOfStreamSocket}, as
      * tunnelled (SSH) connections are: the cost of in-band end-of-stream chunking alone, no SSH.
      */
     static ConnectedPair inBandEndOfStream() throws IOException {
         ConnectedPair plain = plain();
         try {
-            return new ConnectedPair(new io.traverse.protocol.InBandEndOfStreamSocket(plain.client),
-                    new io.traverse.protocol.InBandEndOfStreamSocket(plain.server), plain);
+            return new ConnectedPair(new io.traverse.connect.InBandEndOfStreamSocket(plain.client),
+                    new io.traverse.connect.InBandEndOfStreamSocket(plain.server), plain);
         } catch (IOException | RuntimeException e) {
             plain.close();
             throw e;

@@ -6,7 +6,6 @@ import io.traverse.identity.IpLiterals;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
-import io.traverse.protocol.InBandEndOfStreamSocket;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;

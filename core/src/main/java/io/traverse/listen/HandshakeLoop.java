@@ -5,7 +5,7 @@ import io.traverse.firewall.SimulatedFirewall;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
-import io.traverse.protocol.InBandEndOfStreamSocket;
+import io.traverse.connect.InBandEndOfStreamSocket;
 import io.traverse.protocol.ProtocolException;
 import java.io.IOException;
 import java.net.InetSocketAddress;

@@ -29,7 +29,7 @@ import java.nio.charset.StandardCharsets;
  * against {@link #MAX_BODY_LENGTH} before anything is allocated for it. Documented in docs/protocol.md.
  *
  * <p>The top bit of the kind byte ({@link #IN_BAND_END_OF_STREAM}) asks that end-of-stream travel
- * in-band on this connection ({@link InBandEndOfStream}), because it runs through a tunnel (SSH port
+ * in-band on this connection ({@code InBandEndOfStream}), because it runs through a tunnel (SSH port
  * forwarding) that does not carry TCP half-close; a listener that agrees sets the same bit in the
  * answer byte of its ACCEPT. A request without the bit is answered exactly as before.
  */
@@ -106,7 +106,7 @@ public final class IdentityHandshake {
 
     /**
      * Set in the kind byte of a request and the answer byte of an ACCEPT: after the handshake both
-     * directions carry {@link InBandEndOfStream} chunks instead of raw bytes.
+     * directions carry {@code InBandEndOfStream} chunks instead of raw bytes.
      */
     public static final int IN_BAND_END_OF_STREAM = 0x80;
 
@@ -128,7 +128,7 @@ public final class IdentityHandshake {
     /**
      * A client's request; {@code source} is null when the client does not say who it is;
      * {@code token} is the REVERSE token (null for CONNECT); {@code inBandEndOfStream}: the client
-     * asks for {@link InBandEndOfStream} framing (a tunnelled CONNECT, PROBE or dial-back REVERSE).
+     * asks for {@code InBandEndOfStream} framing (a tunnelled CONNECT, PROBE or dial-back REVERSE).
      */
     public record Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token,
             boolean inBandEndOfStream, boolean holdUntilConfirmed) {

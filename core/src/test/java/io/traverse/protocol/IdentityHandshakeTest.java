@@ -352,4 +352,39 @@ class IdentityHandshakeTest {
             return 1;
         }
     }
+
+    @Test
+    void theBitRoundTripsInRequestAndAcceptAndIsAbsentOtherwise() throws Exception {
+        byte[] asked = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80, TARGET, SOURCE,
+                null, true));
+        byte[] plain = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80, TARGET, SOURCE));
+        assertThat(asked[5] & 0xff).isEqualTo(0x81);
+        assertThat(plain[5] & 0xff).isEqualTo(0x01); // a node that does not ask sends what it always sent
+        IdentityHandshake.Request decoded = decodeRequestFrame(asked);
+        assertThat(decoded.inBandEndOfStream()).isTrue();
+        assertThat(decodeRequestFrame(plain).inBandEndOfStream()).isFalse();
+
+        byte[] agreed = IdentityHandshake.encode(new IdentityHandshake.Reply(IdentityHandshake.Answer.ACCEPT, TARGET, "", true));
+        assertThat(agreed[5] & 0xff).isEqualTo(0x80);
+        assertThat(IdentityHandshake.readReply(new java.io.ByteArrayInputStream(agreed)).inBandEndOfStream()).isTrue();
+    }
+
+    @Test
+    void theBitOnAReverseRequestIsKeptButOnARefusalIsAProtocolError() throws Exception {
+        // A dial-back through a tunnel (the reverse module through an sshd) asks for it as a CONNECT does.
+        byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
+        token[3] = 7;
+        byte[] reverse = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.REVERSE, 80, TARGET, SOURCE,
+                token, true));
+        assertThat(reverse[5]).isEqualTo((byte) (IdentityHandshake.Kind.REVERSE.code | 0x80));
+        IdentityHandshake.Request decoded = decodeRequestFrame(reverse);
+        assertThat(decoded.kind()).isEqualTo(IdentityHandshake.Kind.REVERSE);
+        assertThat(decoded.inBandEndOfStream()).isTrue();
+        assertThat(decoded.token()).isEqualTo(token);
+        byte[] refused = IdentityHandshake.encode(new IdentityHandshake.Reply(IdentityHandshake.Answer.REFUSED, TARGET, "no"));
+        refused[5] |= (byte) 0x80;
+        assertThatThrownBy(() -> IdentityHandshake.readReply(new java.io.ByteArrayInputStream(refused)))
+                .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown handshake answer 131");
+    }
+
 }

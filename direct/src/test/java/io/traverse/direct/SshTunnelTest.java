@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.traverse.Traverse;
 import io.traverse.TraverseServerSocket;
 import io.traverse.firewall.FirewallRule;
-import io.traverse.protocol.InBandEndOfStreamSocket;
+import io.traverse.connect.InBandEndOfStreamSocket;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;

@@ -8,7 +8,7 @@ import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.hub.Hub;
-import io.traverse.protocol.InBandEndOfStreamSocket;
+import io.traverse.connect.InBandEndOfStreamSocket;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;

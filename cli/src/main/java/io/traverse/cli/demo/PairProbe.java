@@ -3,7 +3,7 @@ package io.traverse.cli.demo;
 import io.traverse.ConnectionInfo;
 import io.traverse.Traverse;
 import io.traverse.VirtualSocketAddress;
-import io.traverse.protocol.InBandEndOfStreamSocket;
+import io.traverse.connect.InBandEndOfStreamSocket;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;

@@ -45,7 +45,7 @@ record ModuleProbe(String module, Outcome outcome, Duration setup, Duration tota
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 // A relayed connection has no IP peer: its remote address is the virtual one asked for.
                 String detail = s.getRemoteSocketAddress() instanceof io.traverse.VirtualSocketAddress ? "relayed by the hubs"
-                        : s instanceof io.traverse.protocol.InBandEndOfStreamSocket ? "through an SSH tunnel to " + s.getRemoteSocketAddress()
+                        : s instanceof io.traverse.connect.InBandEndOfStreamSocket ? "through an SSH tunnel to " + s.getRemoteSocketAddress()
                         : "to " + s.getRemoteSocketAddress();
                 String closed = checkService ? closedAtOnce(s) : null;
                 return closed == null ? new ModuleProbe(module, Outcome.CONNECTED, took, since(start), detail)

@@ -1,4 +1,4 @@
-package io.traverse.protocol;
+package io.traverse.connect;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -85,7 +85,7 @@ public final class InBandEndOfStreamSocket extends Socket {
         if (tunnel.isClosed()) {
             return;
         }
-        try (io.traverse.connect.DeadlineWatchdog.Watch limit = io.traverse.connect.DeadlineWatchdog.shared()
+        try (DeadlineWatchdog.Watch limit = DeadlineWatchdog.shared()
                 .watch(System.nanoTime() + CLOSE_WRITE_LIMIT_NANOS, this::closeTunnelQuietly)) {
             out.endIfIdle();
         } catch (IOException ignored) {

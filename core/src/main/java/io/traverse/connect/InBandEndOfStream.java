@@ -1,4 +1,4 @@
-package io.traverse.protocol;
+package io.traverse.connect;
 
 import java.io.IOException;
 import java.io.InputStream;

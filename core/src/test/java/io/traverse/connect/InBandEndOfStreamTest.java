@@ -1,9 +1,8 @@
-package io.traverse.protocol;
+package io.traverse.connect;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.traverse.identity.NodeIdentity;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,7 +11,6 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketException;
-import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -20,46 +18,9 @@ import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
-/** In-band end-of-stream: its handshake bit and its chunks, over a plain loopback connection. */
+/** In-band end-of-stream's chunks over a plain loopback connection (its handshake bit: {@code IdentityHandshakeTest}). */
 @Timeout(30)
 class InBandEndOfStreamTest {
-    private static final NodeIdentity TARGET = IdentityHandshakeTest.TARGET;
-    private static final NodeIdentity SOURCE = IdentityHandshakeTest.SOURCE;
-
-    @Test
-    void theBitRoundTripsInRequestAndAcceptAndIsAbsentOtherwise() throws Exception {
-        byte[] asked = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80, TARGET, SOURCE,
-                null, true));
-        byte[] plain = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80, TARGET, SOURCE));
-        assertThat(asked[5] & 0xff).isEqualTo(0x81);
-        assertThat(plain[5] & 0xff).isEqualTo(0x01); // a node that does not ask sends what it always sent
-        IdentityHandshake.Request decoded = decodeRequest(asked);
-        assertThat(decoded.inBandEndOfStream()).isTrue();
-        assertThat(decodeRequest(plain).inBandEndOfStream()).isFalse();
-
-        byte[] agreed = IdentityHandshake.encode(new IdentityHandshake.Reply(IdentityHandshake.Answer.ACCEPT, TARGET, "", true));
-        assertThat(agreed[5] & 0xff).isEqualTo(0x80);
-        assertThat(IdentityHandshake.readReply(new java.io.ByteArrayInputStream(agreed)).inBandEndOfStream()).isTrue();
-    }
-
-    @Test
-    void theBitOnAReverseRequestIsKeptButOnARefusalIsAProtocolError() throws Exception {
-        // A dial-back through a tunnel (the reverse module through an sshd) asks for it as a CONNECT does.
-        byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
-        token[3] = 7;
-        byte[] reverse = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.REVERSE, 80, TARGET, SOURCE,
-                token, true));
-        assertThat(reverse[5]).isEqualTo((byte) (IdentityHandshake.Kind.REVERSE.code | 0x80));
-        IdentityHandshake.Request decoded = decodeRequest(reverse);
-        assertThat(decoded.kind()).isEqualTo(IdentityHandshake.Kind.REVERSE);
-        assertThat(decoded.inBandEndOfStream()).isTrue();
-        assertThat(decoded.token()).isEqualTo(token);
-        byte[] refused = IdentityHandshake.encode(new IdentityHandshake.Reply(IdentityHandshake.Answer.REFUSED, TARGET, "no"));
-        refused[5] |= (byte) 0x80;
-        assertThatThrownBy(() -> IdentityHandshake.readReply(new java.io.ByteArrayInputStream(refused)))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown handshake answer 131");
-    }
-
     @Test
     void halfCloseTravelsInBandBothWaysWhileTheConnectionStaysOpen() throws Exception {
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
@@ -171,12 +132,6 @@ class InBandEndOfStreamTest {
         return new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) listener.getLocalSocketAddress()).getPort());
     }
 
-    private static IdentityHandshake.Request decodeRequest(byte[] bytes) throws ProtocolException {
-        ByteBuffer header = ByteBuffer.wrap(bytes, 0, IdentityHandshake.HEADER_LENGTH);
-        int length = IdentityHandshake.checkHeader(header);
-        return IdentityHandshake.decodeRequest(IdentityHandshake.code(header),
-                ByteBuffer.wrap(bytes, IdentityHandshake.HEADER_LENGTH, length).slice());
-    }
 
     private static String send(Socket s, int length, long seed) throws IOException {
         byte[] data = new byte[length];
