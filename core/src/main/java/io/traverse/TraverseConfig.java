@@ -4,7 +4,7 @@ import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
 import io.traverse.config.HttpProxy;
 import io.traverse.config.PortRange;
-import io.traverse.config.SshTunnelRule;
+import io.traverse.settings.SshTunnelRule;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
@@ -58,7 +58,7 @@ public final class TraverseConfig {
     private final InetAddress portmapGateway;
     private final HttpProxy httpProxy;
     private final List<SshTunnelRule> sshTunnels;
-    private final io.traverse.config.LongPollSettings longPoll;
+    private final io.traverse.settings.LongPollSettings longPoll;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -94,7 +94,7 @@ public final class TraverseConfig {
     }
 
     /** How the hub link goes through an HTTP proxy, and the long-polling parameters. */
-    public io.traverse.config.LongPollSettings longPoll() {
+    public io.traverse.settings.LongPollSettings longPoll() {
         return longPoll;
     }
 
@@ -548,9 +548,9 @@ public final class TraverseConfig {
             }
         }
 
-        private io.traverse.config.LongPollSettings longPoll() {
+        private io.traverse.settings.LongPollSettings longPoll() {
             try {
-                return new io.traverse.config.LongPollSettings(httpTunnel, longPollServerTimeout, longPollClientTimeout, longPollRegenerate,
+                return new io.traverse.settings.LongPollSettings(httpTunnel, longPollServerTimeout, longPollClientTimeout, longPollRegenerate,
                         longPollBatchSize, longPollBatchTimespan);
             } catch (IllegalArgumentException e) {
                 throw new TraverseConfigException("the traverse.longpoll settings are invalid: " + e.getMessage(), e);

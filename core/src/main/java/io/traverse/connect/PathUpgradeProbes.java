@@ -4,7 +4,7 @@ import io.traverse.TraverseListener;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.Socket;

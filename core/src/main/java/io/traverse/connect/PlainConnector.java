@@ -1,7 +1,7 @@
 package io.traverse.connect;
 
 import io.traverse.spi.ConnectOptions;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;

@@ -3,7 +3,7 @@ package io.traverse.connect;
 import io.traverse.identity.IpLiterals;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.ConnectException;

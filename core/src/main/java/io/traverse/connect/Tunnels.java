@@ -1,6 +1,6 @@
 package io.traverse.connect;
 
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.util.Optional;

@@ -316,7 +316,7 @@ public final class HubLink implements Closeable {
     }
 
     private void dial(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
-        io.traverse.config.LongPollSettings longPoll = config.longPoll();
+        io.traverse.settings.LongPollSettings longPoll = config.longPoll();
         if (longPoll.always() || (proxy != null && longPoll.fallBack() && connectRefused.contains(resolved))) {
             dialLongPoll(r, hub, resolved, proxy);
             return;

@@ -6,7 +6,7 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
-import io.traverse.config.LongPollSettings;
+import io.traverse.settings.LongPollSettings;
 import io.traverse.identity.NodeId;
 import io.traverse.longpolling.LongPollProtocol;
 import io.traverse.longpolling.SessionChannel;

@@ -2,7 +2,7 @@ package io.traverse.node;
 
 import io.traverse.VirtualSocketAddress;
 import io.traverse.identity.NodeIdentity;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.InetAddress;

@@ -40,7 +40,7 @@ import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.ConnectionModuleProvider;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.MeasuredConnection;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ModuleEvents;

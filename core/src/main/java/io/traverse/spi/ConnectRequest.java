@@ -1,6 +1,7 @@
 package io.traverse.spi;
 
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.Deadline;
 
 /**
  * One request to reach virtual port {@code virtualPort} of node {@code target} before

@@ -1,6 +1,7 @@
 package io.traverse.spi;
 
 import io.traverse.HubLinkStatus;
+import io.traverse.protocol.Deadline;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketTimeoutException;

@@ -1,5 +1,6 @@
 package io.traverse.spi;
 
+import io.traverse.protocol.Deadline;
 import java.io.InterruptedIOException;
 import java.util.concurrent.TimeUnit;
 

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseConfigException;
+import io.traverse.settings.LongPollSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

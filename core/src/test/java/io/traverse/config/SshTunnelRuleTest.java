@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseConfigException;
+import io.traverse.settings.SshTunnelRule;
 import io.traverse.identity.IpLiterals;
 import java.nio.file.Path;
 import java.util.List;

@@ -11,7 +11,7 @@ import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.Socket;

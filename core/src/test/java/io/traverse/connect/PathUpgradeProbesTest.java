@@ -10,7 +10,7 @@ import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketException;

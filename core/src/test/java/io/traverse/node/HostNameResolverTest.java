@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.identity.RandomIdentities;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.SocketException;

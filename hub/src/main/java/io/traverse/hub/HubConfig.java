@@ -1,6 +1,6 @@
 package io.traverse.hub;
 
-import io.traverse.config.SshTunnelRule;
+import io.traverse.settings.SshTunnelRule;
 import io.traverse.hub.identity.HubIdSource;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;

@@ -10,7 +10,7 @@ import io.traverse.reverse.DialBackMessages.Status;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ReverseConnections;

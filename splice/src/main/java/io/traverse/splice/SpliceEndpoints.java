@@ -2,7 +2,7 @@ package io.traverse.splice;
 
 import io.traverse.HubLinkStatus;
 import io.traverse.spi.AttemptFailedException;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.io.InterruptedIOException;

@@ -6,7 +6,7 @@ import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.spi.AttemptFailedException;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ReverseConnections;
 import io.traverse.splice.SpliceMessages.Answer;

@@ -7,7 +7,7 @@ import io.traverse.HubDirectory;
 import io.traverse.HubLinkStatus;
 import io.traverse.identity.NodeId;
 import io.traverse.spi.AttemptFailedException;
-import io.traverse.spi.Deadline;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import io.traverse.wire.EndpointEcho;
 import io.traverse.wire.LinkPreamble;

@@ -12,7 +12,7 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.traverse.config.LongPollSettings;
+import io.traverse.settings.LongPollSettings;
 import io.traverse.hub.link.LinkListener;
 import io.traverse.longpolling.LongPollProtocol;
 import io.traverse.longpolling.SessionChannel;

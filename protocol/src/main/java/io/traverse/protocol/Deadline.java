@@ -1,4 +1,4 @@
-package io.traverse.spi;
+package io.traverse.protocol;
 
 import java.time.Duration;
 

@@ -1,4 +1,4 @@
-package io.traverse.config;
+package io.traverse.settings;
 
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.Subnet;
