@@ -1,12 +1,12 @@
 package io.traverse.direct;
 
 import io.traverse.direct.portmap.ListeningPortMapping;
-import io.traverse.direct.ssh.SshGateways;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.ModuleContext;
+import io.traverse.ssh.SshGateways;
 
 /**
  * Direct connections (paper §3.3.3 "Direct", built on §3.2.2): the target's own addresses, tried
@@ -20,13 +20,16 @@ final class DirectModule implements ConnectionModule {
     private final ListeningPortMapping portMapping;
     /** Null when no {@code traverse.ssh.tunnels} are configured. */
     private final SshGateways sshGateways;
+    /** The gateways as the dialer's tunnels; null with them. */
+    private final SshTunnels tunnels;
 
     DirectModule(ModuleContext context) {
         this.context = context;
         this.sshGateways = context.config().sshTunnels().isEmpty() ? null : new SshGateways(context.config().sshTunnels());
+        this.tunnels = sshGateways == null ? null : new SshTunnels(sshGateways);
         if (sshGateways != null) {
-            // The reverse module's dial-backs reach the same sites as this module's CONNECTs (issue 13).
-            context.directConnector().useTunnelsForDialBacks(sshGateways);
+            // The reverse module's dial-backs reach the same sites as this module's CONNECTs.
+            context.directConnector().useTunnelsForDialBacks(tunnels);
             // A connection right after start (a pool, a command-line tool) should find the session up, not race its login.
             sshGateways.logInInBackground();
         }
@@ -40,8 +43,8 @@ final class DirectModule implements ConnectionModule {
 
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
-        if (sshGateways != null) {
-            return context.directConnector().attemptWithTunnels(request, sshGateways);
+        if (tunnels != null) {
+            return context.directConnector().attemptWithTunnels(request, tunnels);
         }
         return context.directConnector().attempt(request);
     }

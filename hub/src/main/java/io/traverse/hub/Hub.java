@@ -5,7 +5,7 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.traverse.direct.ssh.SshGateways;
+import io.traverse.ssh.SshGateways;
 import io.traverse.hub.gossip.StateNumber;
 import io.traverse.hub.discovery.DiscoveryResponder;
 import io.traverse.hub.http.HubHttpEndpoint;

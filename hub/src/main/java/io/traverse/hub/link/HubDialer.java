@@ -9,7 +9,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.resolver.NoopAddressResolverGroup;
 import io.netty.util.concurrent.EventExecutor;
-import io.traverse.direct.ssh.SshGateways;
+import io.traverse.ssh.SshGateways;
 import io.traverse.protocol.Deadline;
 import io.traverse.wire.LinkPipeline;
 import java.io.IOException;

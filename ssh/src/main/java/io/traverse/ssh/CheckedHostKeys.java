@@ -1,4 +1,4 @@
-package io.traverse.direct.ssh;
+package io.traverse.ssh;
 
 import com.jcraft.jsch.HostKey;
 import com.jcraft.jsch.HostKeyRepository;

@@ -1,14 +1,11 @@
-package io.traverse.direct.ssh;
+package io.traverse.ssh;
 
 import com.jcraft.jsch.JSch;
 import com.jcraft.jsch.JSchException;
 import com.jcraft.jsch.Session;
-import io.traverse.settings.SshTunnelRule;
-import io.traverse.connect.Tunnels;
 import io.traverse.identity.IpLiterals;
-import io.traverse.spi.AttemptFailedException;
 import io.traverse.protocol.Deadline;
-import io.traverse.spi.FailureScope;
+import io.traverse.settings.SshTunnelRule;
 import java.io.ByteArrayInputStream;
 import java.io.Closeable;
 import java.io.IOException;
@@ -45,10 +42,12 @@ import org.slf4j.LoggerFactory;
  * the logins of rules with a gateway when the node starts ({@link #logInInBackground()}), so a
  * node's first connection through a tunnel does not lose its race to a relay while JSch logs in.
  *
- * <p>Used by the direct module (as {@link Tunnels}) and by the hub, whose links to peer hubs may
- * run through an sshd ({@link #forward(InetSocketAddress, Deadline)}).
+ * <p>Used by the direct module (as the tunnels its dialer tries beside a target's plain addresses)
+ * and by the hub, whose links to peer hubs may run through an sshd
+ * ({@link #forward(InetSocketAddress, Deadline)}). Failures are {@link SshTunnelException}s that
+ * name the gateway.
  */
-public final class SshGateways implements Tunnels, Closeable {
+public final class SshGateways implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(SshGateways.class);
     /** How long JSch waits for the sshd to open a forwarded channel before it drops the local connection. */
     static final int CHANNEL_OPEN_TIMEOUT_MILLIS = 10_000;
@@ -119,7 +118,28 @@ public final class SshGateways implements Tunnels, Closeable {
         return Optional.empty();
     }
 
-    @Override
+    /** One way into one target address, through the sshd its rule names. */
+    public interface Tunnel {
+        /**
+         * The loopback address whose connections the tunnel carries to the target address, set up
+         * (logged in, forwarded) within the deadline if it is not up yet.
+         *
+         * @throws SshTunnelException naming the gateway, e.g. on a refused host key or login
+         * @throws java.net.SocketTimeoutException if the login did not end within the deadline
+         */
+        InetSocketAddress entrance(Deadline deadline) throws IOException;
+
+        /** For messages, e.g. "SSH gateway alice@198.18.3.1:22". */
+        String describe();
+
+        /**
+         * The login already under way (started at start or by another connection), completing
+         * when it ends either way; null when none is. Never starts a login itself.
+         */
+        CompletableFuture<?> setUpUnderWay();
+    }
+
+    /** The tunnel to {@code target}, if a rule covers its address. */
     public Optional<Tunnel> to(InetSocketAddress target) {
         if (target.isUnresolved()) {
             return Optional.empty();
@@ -163,7 +183,7 @@ public final class SshGateways implements Tunnels, Closeable {
 
     private Gateway gateway(SshTunnelRule rule, String sshHost) throws IOException {
         if (closed) {
-            throw new AttemptFailedException(FailureScope.MODULE, "SSH tunnels are closed");
+            throw SshTunnelException.closed();
         }
         return gateways.computeIfAbsent(new GatewayKey(rule, sshHost), k -> new Gateway(k, logins.get(rule)));
     }
@@ -254,7 +274,7 @@ public final class SshGateways implements Tunnels, Closeable {
                 loginThreads.execute(() -> logIn(started));
             } catch (RejectedExecutionException e) {
                 failedAt = System.nanoTime();
-                started.completeExceptionally(new AttemptFailedException(FailureScope.PATH, where() + ": "
+                started.completeExceptionally(new SshTunnelException(where() + ": "
                         + (closed ? "SSH tunnels are closed" : MAX_LOGINS + " SSH logins are under way already")));
             }
             return started;
@@ -264,7 +284,7 @@ public final class SshGateways implements Tunnels, Closeable {
             Session s = await(login(), deadline);
             synchronized (this) {
                 if (s != session || !s.isConnected()) {
-                    throw new AttemptFailedException(FailureScope.PATH, where() + ": session lost right after the login");
+                    throw new SshTunnelException(where() + ": session lost right after the login");
                 }
                 Integer port = forwards.get(target);
                 if (port == null) {
@@ -272,7 +292,7 @@ public final class SshGateways implements Tunnels, Closeable {
                         port = s.setPortForwardingL("127.0.0.1", 0, IpLiterals.format(target.getAddress()), target.getPort(),
                                 null, CHANNEL_OPEN_TIMEOUT_MILLIS);
                     } catch (JSchException e) {
-                        throw new AttemptFailedException(FailureScope.PATH, where() + ": cannot forward a local port to "
+                        throw new SshTunnelException(where() + ": cannot forward a local port to "
                                 + IpLiterals.formatEndpoint(target.getAddress(), target.getPort()) + ": " + e.getMessage());
                     }
                     forwards.put(target, port);
@@ -295,18 +315,18 @@ public final class SshGateways implements Tunnels, Closeable {
                         + " ms (it goes on in the background)");
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
-                if (cause instanceof AttemptFailedException a) {
-                    throw new AttemptFailedException(a.scope(), a.getMessage());
+                if (cause instanceof SshTunnelException a) {
+                    throw a.copy();
                 }
                 if (cause instanceof SocketTimeoutException) {
                     throw new SocketTimeoutException(cause.getMessage());
                 }
-                throw new AttemptFailedException(FailureScope.PATH, String.valueOf(cause.getMessage()));
+                throw new SshTunnelException(String.valueOf(cause.getMessage()));
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new java.io.InterruptedIOException(where() + ": interrupted waiting for the SSH login");
             } catch (java.util.concurrent.CancellationException e) {
-                throw new AttemptFailedException(FailureScope.PATH, where() + ": SSH tunnels are closed");
+                throw new SshTunnelException(where() + ": SSH tunnels are closed");
             }
         }
 
@@ -329,7 +349,7 @@ public final class SshGateways implements Tunnels, Closeable {
                 if (s != null) {
                     s.disconnect();
                 }
-                IOException failure = s == null ? new AttemptFailedException(FailureScope.PATH, where() + ": " + e.getMessage())
+                IOException failure = s == null ? new SshTunnelException(where() + ": " + e.getMessage())
                         : refusal(e, hostKeyName, LOGIN_TIMEOUT_MILLIS);
                 synchronized (this) {
                     failedAt = System.nanoTime();
@@ -342,7 +362,7 @@ public final class SshGateways implements Tunnels, Closeable {
                 if (closed) {
                     s.disconnect();
                     failedAt = System.nanoTime();
-                    result.completeExceptionally(new AttemptFailedException(FailureScope.PATH, where() + ": SSH tunnels are closed"));
+                    result.completeExceptionally(new SshTunnelException(where() + ": SSH tunnels are closed"));
                     return;
                 }
                 session = s;
@@ -354,12 +374,12 @@ public final class SshGateways implements Tunnels, Closeable {
         private IOException refusal(JSchException e, String hostKeyName, int millis) {
             CheckedHostKeys.Seen seen = login.hostKeys.seen(hostKeyName);
             if (seen != null && seen.verdict() != com.jcraft.jsch.HostKeyRepository.OK) {
-                return new AttemptFailedException(FailureScope.PATH, where() + ": refused: "
+                return new SshTunnelException(where() + ": refused: "
                         + login.hostKeys.explain(hostKeyName, seen));
             }
             String message = String.valueOf(e.getMessage());
             if (message.startsWith("Auth fail") || message.contains("Auth cancel")) {
-                return new AttemptFailedException(FailureScope.PATH, where() + ": public-key login as " + key.rule().user()
+                return new SshTunnelException(where() + ": public-key login as " + key.rule().user()
                         + " with key " + key.rule().keyFile() + " refused");
             }
             if (message.contains("timeout") || e.getCause() instanceof SocketTimeoutException) {
@@ -367,7 +387,7 @@ public final class SshGateways implements Tunnels, Closeable {
                 timeout.initCause(e);
                 return timeout;
             }
-            return new AttemptFailedException(FailureScope.PATH, where() + ": " + message);
+            return new SshTunnelException(where() + ": " + message);
         }
 
         private String where() {

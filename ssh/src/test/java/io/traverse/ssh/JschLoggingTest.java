@@ -1,4 +1,4 @@
-package io.traverse.direct.ssh;
+package io.traverse.ssh;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -5,4 +5,4 @@
  * checking. SSH forwarding loses TCP half-close, so such connections ask in their identity handshake
  * for in-band end-of-stream (core's {@code InBandEndOfStream}).
  */
-package io.traverse.direct.ssh;
+package io.traverse.ssh;

@@ -1,4 +1,4 @@
-package io.traverse.direct.ssh;
+package io.traverse.ssh;
 
 import com.jcraft.jsch.JSch;
 import com.jcraft.jsch.Slf4jLogger;
