@@ -2,7 +2,7 @@ package io.traverse.listen;
 
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.IdentityHandshake;
-import io.traverse.spi.ReverseConnections;
+import io.traverse.spi.InboundConnections;
 import java.io.IOException;
 import java.net.Socket;
 import java.security.SecureRandom;
@@ -24,13 +24,13 @@ public final class ReverseRendezvous {
     private record Waiting(NodeId from, AcceptQueue queue) {
     }
 
-    public ReverseConnections.Expectation expect(NodeId from) {
+    public InboundConnections.Expectation expect(NodeId from) {
         byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
         RANDOM.nextBytes(token);
         String key = HEX.formatHex(token);
         AcceptQueue queue = new AcceptQueue(1);
         waiting.put(key, new Waiting(from, queue));
-        return new ReverseConnections.Expectation() {
+        return new InboundConnections.Expectation() {
             @Override
             public byte[] token() {
                 return token.clone();

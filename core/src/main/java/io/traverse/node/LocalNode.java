@@ -3,9 +3,6 @@ package io.traverse.node;
 import io.traverse.ConnectionInfo;
 import io.traverse.ConnectionStatistics;
 import io.traverse.TraverseListener;
-import io.traverse.HubDirectory;
-import io.traverse.HubLinkStatus;
-import io.traverse.SideChannel;
 import io.traverse.ModuleStatistics;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseConfigException;
@@ -27,10 +24,8 @@ import io.traverse.identity.RegisteredName;
 import io.traverse.hublink.HubLink;
 import io.traverse.listen.AcceptQueue;
 import io.traverse.listen.HandshakeJudge;
-import io.traverse.spi.FailureScope;
-import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.AdvertisedExternal;
-import io.traverse.spi.ReverseConnections;
+import io.traverse.spi.InboundConnections;
 import io.traverse.listen.ReverseRendezvous;
 import io.traverse.listen.NodeListener;
 import io.traverse.listen.VirtualPortTable;
@@ -43,8 +38,6 @@ import io.traverse.spi.ConnectionModuleProvider;
 import io.traverse.protocol.Deadline;
 import io.traverse.spi.MeasuredConnection;
 import io.traverse.spi.ModuleContext;
-import io.traverse.spi.ModuleEvents;
-import io.traverse.spi.RelayLink;
 import java.io.Closeable;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -103,6 +96,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final SocketRecords<ConnectionInfo> connectionInfo = new SocketRecords<>();
     /** Sockets a module put in a backlog, by the module's name, until the application accepts them. */
     private final SocketRecords<String> deliveredBy = new SocketRecords<>();
+    private final InboundConnections inboundConnections = new NodeInboundConnections(rendezvous, ports, deliveredBy);
     private final NodeEvents events;
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
     private final HubLink hubLink;
@@ -160,7 +154,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     }
 
     /**
-     * The HTTP proxy that is this node's only way out (issue 14): set, and the hub link goes through
+     * The HTTP proxy that is this node's only way out: set, and the hub link goes through
      * it. Direct dials to addresses it applies to then cannot work and are not tried.
      */
     private static io.traverse.config.HttpProxy httpOnlyWayOut(TraverseConfig config) {
@@ -264,82 +258,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                         available.get(p.name()).getClass().getName(), p.getClass().getName());
             }
         }
-        ModuleContext context = new ModuleContext() {
-            @Override
-            public TraverseConfig config() {
-                return config;
-            }
-
-            @Override
-            public NodeIdentity localIdentity() {
-                return identity;
-            }
-
-            @Override
-            public LocalInterfaces localInterfaces() {
-                return reachableInterfaces;
-            }
-
-            @Override
-            public DirectConnector directConnector() {
-                return directConnector;
-            }
-
-            @Override
-            public SideChannel sideChannel() {
-                return hubLink.sideChannel();
-            }
-
-            @Override
-            public HubDirectory hubDirectory() {
-                return hubLink.directory();
-            }
-
-            @Override
-            public HubLinkStatus hubLinkStatus() {
-                return hubLink.status();
-            }
-
-            @Override
-            public CompletableFuture<Void> hubLinkUp() {
-                return hubLink.whenUp();
-            }
-
-            @Override
-            public java.util.Optional<io.traverse.config.HttpProxy> httpOnlyWayOut() {
-                return java.util.Optional.ofNullable(LocalNode.httpOnlyWayOut(config));
-            }
-
-            @Override
-            public java.util.Optional<String> hubLinkLongPoll() {
-                return hubLink.longPollRoute();
-            }
-
-            @Override
-            public ReverseConnections reverseConnections() {
-                return reverseConnections;
-            }
-
-            @Override
-            public RelayLink relayLink() {
-                return hubLink.relayLink();
-            }
-
-            @Override
-            public ModuleEvents events() {
-                return events;
-            }
-
-            @Override
-            public int listeningPort() {
-                return listener.port();
-            }
-
-            @Override
-            public AdvertisedExternal advertiseExternal(InetSocketAddress external) {
-                return advertise(external);
-            }
-        };
+        ModuleContext context = new NodeModuleContext(config, () -> identity, reachableInterfaces, directConnector, hubLink,
+                inboundConnections, events, listener, this::advertise, Optional.ofNullable(httpOnlyWayOut(config)));
         List<ConnectionModule> created = new ArrayList<>();
         for (String name : config.modules()) {
             ConnectionModuleProvider provider = available.get(name);
@@ -544,45 +464,6 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     public void untrack(Closeable serverSocket) {
         serverSockets.remove(serverSocket);
     }
-
-    private final ReverseConnections reverseConnections = new ReverseConnections() {
-        @Override
-        public Expectation expect(NodeId from) {
-            return rendezvous.expect(from);
-        }
-
-        @Override
-        public void checkListening(int virtualPort) throws AttemptFailedException {
-            AcceptQueue queue = ports.lookup(virtualPort);
-            if (queue == null || queue.isClosed()) {
-                throw new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
-            }
-        }
-
-        @Override
-        public PortSlot reserve(int virtualPort) throws AttemptFailedException {
-            AcceptQueue queue = ports.lookup(virtualPort);
-            if (queue == null) {
-                throw new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
-            }
-            if (!queue.tryReserve()) {
-                throw new AttemptFailedException(FailureScope.TARGET, queue.isClosed() ? "virtual port " + virtualPort + " is closing"
-                        : "the accept backlog of virtual port " + virtualPort + " is full (" + queue.capacity() + ")");
-            }
-            return new PortSlot() {
-                @Override
-                public void deliver(Socket socket, String module) {
-                    deliveredBy.put(socket, module);
-                    queue.deliver(socket);
-                }
-
-                @Override
-                public void release() {
-                    queue.release();
-                }
-            };
-        }
-    };
 
     /** Connections this node waits for other nodes to dial back (for tests: nothing may be left waiting). */
     public int pendingReverseConnections() {

@@ -1,6 +1,7 @@
 package io.traverse.spi;
 
 import io.traverse.HubLinkStatus;
+import io.traverse.identity.NodeId;
 import io.traverse.protocol.Deadline;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -20,7 +21,8 @@ import java.util.concurrent.TimeoutException;
  * A node with no hub at all fails at once. Nothing is waited on, or held, until {@link #await}.
  *
  * <pre>{@code
- * plan:     if (!HubLinkWait.expected(context)) throw new AttemptFailedException(MODULE, "no hub link ...");
+ * plan:     NodeId target = HubLinkWait.targetNode(request, "to ask through the hubs");
+ *           HubLinkWait.requireExpected(context, "to ask node X to dial back");
  * prepare:  link.await(request.deadline(), "to ask node X to dial back");   // link = HubLinkWait.of(context)
  * cancel:   link.cancel();
  * progress: return link.progress();
@@ -41,6 +43,27 @@ public final class HubLinkWait {
     /** True if the node is linked or getting a link: an attempt that needs it is worth planning. */
     public static boolean expected(ModuleContext context) {
         return context.hubLinkStatus().isExpected();
+    }
+
+    /**
+     * Plan's check: not applicable unless the node is linked or getting a link.
+     *
+     * @param why what the link is for, e.g. "to splice with node X": "no hub link to splice with node X (hub link …)"
+     */
+    public static void requireExpected(ModuleContext context, String why) throws AttemptFailedException {
+        if (!expected(context)) {
+            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link " + why + " (hub link " + context.hubLinkStatus() + ")");
+        }
+    }
+
+    /**
+     * Plan's check: the node id the hubs know the target by; not applicable when the target names none.
+     *
+     * @param why e.g. "to splice with through the hubs": "the target names no node id to splice with through the hubs"
+     */
+    public static NodeId targetNode(ConnectRequest request, String why) throws AttemptFailedException {
+        return request.target().id().orElseThrow(() -> AttemptFailedException.notApplicable(FailureScope.MODULE,
+                "the target names no node id " + why));
     }
 
     /** A wait for one attempt; it starts at {@link #await}. */

@@ -26,8 +26,8 @@ public interface ModuleContext {
     /** Lookups at the hub network. */
     HubDirectory hubDirectory();
 
-    /** Connections dialled back to this node, and accepting connections this node dials back (the reverse module). */
-    ReverseConnections reverseConnections();
+    /** Where connections that modules bring in arrive: virtual ports' backlogs and the dial-back rendezvous. */
+    InboundConnections inboundConnections();
 
     /** RELAY frames over the node's hub link (the routed module). */
     RelayLink relayLink();
@@ -45,7 +45,7 @@ public interface ModuleContext {
     java.util.concurrent.CompletableFuture<Void> hubLinkUp();
 
     /**
-     * How the hub link reaches its hub while it is a long-poll session (issue 14), e.g. "long-poll
+     * How the hub link reaches its hub while it is a long-poll session, e.g. "long-poll
      * session through HTTP proxy 10.0.3.1:3128 (…) with hub 198.18.0.1:17000"; empty for a TCP link.
      */
     default java.util.Optional<String> hubLinkLongPoll() {
@@ -53,7 +53,7 @@ public interface ModuleContext {
     }
 
     /**
-     * The HTTP proxy that is this node's only way out (issue 14: it is set and carries the hub
+     * The HTTP proxy that is this node's only way out (it is set and carries the hub
      * link), or empty. Nothing outside this host's networks can dial such a node, nor can it dial
      * out: modules that need either leave its requests to the relayed ones at once.
      */

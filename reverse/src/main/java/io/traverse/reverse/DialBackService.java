@@ -13,7 +13,7 @@ import io.traverse.spi.ConnectRequest;
 import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.ModuleContext;
-import io.traverse.spi.ReverseConnections;
+import io.traverse.spi.InboundConnections;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
@@ -77,7 +77,7 @@ final class DialBackService implements SideChannelHandler {
                     + dialler.id().map(NodeId::toString).orElse("(none)") + ", but the request came from node " + sender));
         }
         try {
-            context.reverseConnections().checkListening(request.virtualPort());
+            context.inboundConnections().checkListening(request.virtualPort());
         } catch (AttemptFailedException e) {
             return CompletableFuture.completedFuture(new Answer(Status.TARGET_ANSWER, e.getMessage()));
         }
@@ -122,7 +122,7 @@ final class DialBackService implements SideChannelHandler {
             answer.complete(new Answer(Status.UNREACHABLE, "node " + self() + " could not dial back: " + e.getMessage()));
             return;
         }
-        ReverseConnections.PortSlot slot = slotHolder.taken();
+        InboundConnections.PortSlot slot = slotHolder.taken();
         if (slot == null) { // cannot happen: the handshake went out after takeSlot
             ReverseModule.closeQuietly(socket);
             answer.complete(new Answer(Status.UNREACHABLE, "node " + self() + " dialled back without a backlog slot"));
@@ -169,7 +169,7 @@ final class DialBackService implements SideChannelHandler {
      */
     private final class SlotForDialBack {
         private final int virtualPort;
-        private ReverseConnections.PortSlot slot;
+        private InboundConnections.PortSlot slot;
         private boolean over;
 
         SlotForDialBack(int virtualPort) {
@@ -181,11 +181,11 @@ final class DialBackService implements SideChannelHandler {
                 throw new AttemptFailedException(FailureScope.PATH, "the dial-back is over");
             }
             if (slot == null) {
-                slot = context.reverseConnections().reserve(virtualPort);
+                slot = context.inboundConnections().reserve(virtualPort);
             }
         }
 
-        synchronized ReverseConnections.PortSlot taken() {
+        synchronized InboundConnections.PortSlot taken() {
             return slot;
         }
 

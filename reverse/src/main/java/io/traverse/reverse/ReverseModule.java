@@ -14,7 +14,7 @@ import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.HubLinkWait;
 import io.traverse.spi.ModuleContext;
-import io.traverse.spi.ReverseConnections;
+import io.traverse.spi.InboundConnections;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -58,19 +58,15 @@ final class ReverseModule implements ConnectionModule {
 
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
-        NodeId target = request.target().id().orElseThrow(() ->
-                AttemptFailedException.notApplicable(FailureScope.MODULE, "the target names no node id to ask through the hubs"));
-        if (!HubLinkWait.expected(context)) {
-            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link to ask node " + target + " to dial back (hub link "
-                    + context.hubLinkStatus() + ")");
-        }
+        NodeId target = HubLinkWait.targetNode(request, "to ask through the hubs");
+        HubLinkWait.requireExpected(context, "to ask node " + target + " to dial back");
         if (context.localIdentity().directAddresses().isEmpty()) {
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node has no address node " + target + " could dial back");
         }
         java.util.Optional<io.traverse.config.HttpProxy> proxyOnly = context.httpOnlyWayOut();
         if (proxyOnly.isPresent() && request.target().directAddresses().stream()
                 .noneMatch(a -> a.getAddress() != null && context.localInterfaces().isOnLink(a.getAddress()))) {
-            // Issue 14: a node that only an HTTP proxy lets out cannot be dialled back from outside its own networks.
+            // A node that only an HTTP proxy lets out cannot be dialled back from outside its own networks.
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node's only way out is HTTP proxy "
                     + proxyOnly.get().authority() + ": node " + target + " has no address on this node's networks to dial back from");
         }
@@ -123,7 +119,7 @@ final class ReverseModule implements ConnectionModule {
         /** The target is on another private network and this node has only private addresses. */
         private final boolean longShot;
         private final AtomicReference<AttemptFailedException> refusal = new AtomicReference<>();
-        private volatile ReverseConnections.Expectation expectation;
+        private volatile InboundConnections.Expectation expectation;
         private volatile CompletableFuture<byte[]> answer;
         private volatile boolean cancelled;
         /** The dialled-back connection, which its target holds until {@link #confirm()}. */
@@ -150,7 +146,7 @@ final class ReverseModule implements ConnectionModule {
         public Socket connect() throws IOException {
             // Read after the link is up: the identity then names the hub it came through.
             NodeIdentity self = context.localIdentity();
-            ReverseConnections.Expectation waiting = context.reverseConnections().expect(target);
+            InboundConnections.Expectation waiting = context.inboundConnections().expect(target);
             expectation = waiting;
             try {
                 if (cancelled) {
@@ -251,7 +247,7 @@ final class ReverseModule implements ConnectionModule {
             if (pending != null) {
                 pending.cancel(false);
             }
-            ReverseConnections.Expectation waiting = expectation;
+            InboundConnections.Expectation waiting = expectation;
             if (waiting != null) {
                 waiting.close();
             }

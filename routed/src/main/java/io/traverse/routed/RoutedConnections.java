@@ -7,7 +7,7 @@ import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.ModuleEvents;
 import io.traverse.spi.RelayLink;
-import io.traverse.spi.ReverseConnections;
+import io.traverse.spi.InboundConnections;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
@@ -62,7 +62,7 @@ final class RoutedConnections implements RelayLink.Receiver {
     }
 
     private final RelayLink link;
-    private final ReverseConnections ports;
+    private final InboundConnections ports;
     private final ModuleEvents events;
     private final ReceiveBudget budget;
     private final long probeNanos;
@@ -87,11 +87,11 @@ final class RoutedConnections implements RelayLink.Receiver {
     }
 
     /** An accepted connection held for its opener's CONFIRM, with its backlog slot, until {@code untilNanos}. */
-    private record Held(RoutedConnection connection, ReverseConnections.PortSlot slot, RoutedSocket socket, long untilNanos) {
+    private record Held(RoutedConnection connection, InboundConnections.PortSlot slot, RoutedSocket socket, long untilNanos) {
     }
 
     /** A table whose connections each get their whole window (no budget across them), holding for CONFIRM at most 5 s. */
-    RoutedConnections(RelayLink link, ReverseConnections ports, ModuleEvents events, int window, long probeMillis) {
+    RoutedConnections(RelayLink link, InboundConnections ports, ModuleEvents events, int window, long probeMillis) {
         this(link, ports, events, ReceiveBudget.unlimited(window), probeMillis, TimeUnit.SECONDS.toMillis(5));
     }
 
@@ -100,7 +100,7 @@ final class RoutedConnections implements RelayLink.Receiver {
      *        application read (traverse.routed.receive.budget), and one connection's window
      * @param holdMillis how long an accepted connection waits at most for its opener's CONFIRM (the handshake timeout)
      */
-    RoutedConnections(RelayLink link, ReverseConnections ports, ModuleEvents events, ReceiveBudget budget, long probeMillis,
+    RoutedConnections(RelayLink link, InboundConnections ports, ModuleEvents events, ReceiveBudget budget, long probeMillis,
             long holdMillis) {
         this.holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMillis);
         this.link = link;
@@ -255,7 +255,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         if (connections.containsKey(key)) {
             return;
         }
-        ReverseConnections.PortSlot slot;
+        InboundConnections.PortSlot slot;
         try {
             ports.checkListening(open.virtualPort());
         } catch (AttemptFailedException e) {

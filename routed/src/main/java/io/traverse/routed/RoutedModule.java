@@ -78,8 +78,7 @@ final class RoutedModule implements ConnectionModule {
 
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
-        NodeId target = request.target().id().orElseThrow(() ->
-                AttemptFailedException.notApplicable(FailureScope.MODULE, "the target names no node id for the hubs to route to"));
+        NodeId target = HubLinkWait.targetNode(request, "for the hubs to route to");
         String other = notTried.apply(request);
         if (other != null) {
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, other);
@@ -88,9 +87,8 @@ final class RoutedModule implements ConnectionModule {
             // An OPEN would put a connection in the target's backlog: no way to ask without one.
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "a relayed connection cannot be probed without making one");
         }
-        if (!connections.isLinked() && !HubLinkWait.expected(context)) {
-            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link to route a connection to node " + target
-                    + " (hub link " + context.hubLinkStatus() + ")");
+        if (!connections.isLinked()) {
+            HubLinkWait.requireExpected(context, "to route a connection to node " + target);
         }
         if (target.equals(connections.localId())) {
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "a node does not route connections to itself");

@@ -29,7 +29,7 @@ final class SharedRoutedConnections {
             SharedRoutedConnections shared = BY_LINK.get(context.relayLink());
             if (shared == null) {
                 ReceiveBudget budget = new ReceiveBudget(context.config().routedReceiveBudget(), RoutedModule.WINDOW);
-                RoutedConnections table = new RoutedConnections(context.relayLink(), context.reverseConnections(), context.events(),
+                RoutedConnections table = new RoutedConnections(context.relayLink(), context.inboundConnections(), context.events(),
                         budget, context.config().hubKeepalive().toMillis(), context.config().handshakeTimeout().toMillis());
                 shared = new SharedRoutedConnections(context.relayLink(), table);
                 SharedRoutedConnections s = shared;

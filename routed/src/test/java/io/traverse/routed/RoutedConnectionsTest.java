@@ -8,7 +8,7 @@ import io.traverse.identity.NodeId;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.RelayLink;
-import io.traverse.spi.ReverseConnections;
+import io.traverse.spi.InboundConnections;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
@@ -38,7 +38,7 @@ class RoutedConnectionsTest {
     private final List<Socket> accepted = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
     /** Virtual port 80 listens; accepted connections are collected. */
-    private final ReverseConnections ports = new ReverseConnections() {
+    private final InboundConnections ports = new InboundConnections() {
         @Override
         public Expectation expect(NodeId from) {
             throw new UnsupportedOperationException();
@@ -210,7 +210,7 @@ class RoutedConnectionsTest {
     }
 
     /**
-     * Issue 21: under load PONGs queue behind data for seconds while the peer works. A peer heard
+     * Under load PONGs queue behind data for seconds while the peer works. A peer heard
      * from all the time is still pinged now and then, so that when it falls silent the limit
      * already allows for its measured round trip: PONGs 2.5 s late make silences of 3.5 s — a slow
      * path, not a dead one (the fixed limit of 3 intervals reset it after 3 s).

@@ -94,15 +94,11 @@ final class SpliceModule implements ConnectionModule {
 
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
-        NodeId target = request.target().id().orElseThrow(() ->
-                AttemptFailedException.notApplicable(FailureScope.MODULE, "the target names no node id to splice with through the hubs"));
-        if (!HubLinkWait.expected(context)) {
-            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link to splice with node " + target + " (hub link "
-                    + context.hubLinkStatus() + ")");
-        }
+        NodeId target = HubLinkWait.targetNode(request, "to splice with through the hubs");
+        HubLinkWait.requireExpected(context, "to splice with node " + target);
         Optional<HttpProxy> proxyOnly = context.httpOnlyWayOut();
         if (proxyOnly.isPresent()) {
-            // Issue 14: SYNs from a node that only an HTTP proxy lets out never leave its site.
+            // SYNs from a node that only an HTTP proxy lets out never leave its site.
             throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node's only way out is HTTP proxy "
                     + proxyOnly.get().authority() + ": its SYNs cannot reach node " + target);
         }
@@ -142,7 +138,7 @@ final class SpliceModule implements ConnectionModule {
          * SYNs crossing, a handshake), and its first turns often miss: the next module (routed)
          * starts beside it at once instead of a stagger later. A relay that gets through first
          * still waits its own setup time for splice, and splice, left running when the relay wins,
-         * is cached for the next connection (issue 22: a first connection within about a round
+         * is cached for the next connection (a first connection within about a round
          * trip of the relay's).
          */
         @Override

@@ -8,7 +8,7 @@ import io.traverse.protocol.ProtocolException;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.protocol.Deadline;
 import io.traverse.spi.ModuleContext;
-import io.traverse.spi.ReverseConnections;
+import io.traverse.spi.InboundConnections;
 import io.traverse.splice.SpliceMessages.Answer;
 import io.traverse.splice.SpliceMessages.Status;
 import java.io.IOException;
@@ -60,7 +60,7 @@ final class SpliceService implements SideChannelHandler {
             return answered(Answer.refused(Status.BAD_REQUEST, e.getMessage()));
         }
         try {
-            context.reverseConnections().checkListening(request.virtualPort());
+            context.inboundConnections().checkListening(request.virtualPort());
         } catch (AttemptFailedException e) {
             return answered(Answer.refused(Status.TARGET_ANSWER, e.getMessage()));
         }
@@ -148,9 +148,9 @@ final class SpliceService implements SideChannelHandler {
                 log.debug("Spliced with node {} for a probe of virtual port {}", sender, request.virtualPort());
                 return;
             }
-            ReverseConnections.PortSlot slot;
+            InboundConnections.PortSlot slot;
             try {
-                slot = context.reverseConnections().reserve(request.virtualPort());
+                slot = context.inboundConnections().reserve(request.virtualPort());
             } catch (AttemptFailedException e) {
                 SpliceHandshake.answer(socket, self, IdentityHandshake.Answer.OVERLOAD, e.getMessage());
                 return;

@@ -13,7 +13,7 @@ import io.traverse.spi.AdvertisedExternal;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ModuleEvents;
 import io.traverse.spi.RelayLink;
-import io.traverse.spi.ReverseConnections;
+import io.traverse.spi.InboundConnections;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -296,7 +296,7 @@ class ListeningPortMappingTest {
         }
 
         @Override
-        public ReverseConnections reverseConnections() {
+        public InboundConnections inboundConnections() {
             throw new UnsupportedOperationException();
         }
 

@@ -5,12 +5,13 @@ import java.io.IOException;
 import java.net.Socket;
 
 /**
- * What a node offers the reverse module (paper §3.3.3): a place where a connection dialled back
- * by another node arrives, and a way to accept a connection this node dialled itself on one of
- * its own virtual ports. The routed module uses the same backlog slots for relayed connections
- * it accepts ({@link #checkListening}, {@link #reserve}).
+ * Where connections that modules bring in, rather than the listener, arrive at this node: the
+ * backlogs of its virtual ports, for a connection to them that this node dialled itself at
+ * another's request (reverse), spliced (splice), or that a hub relayed (routed)
+ * ({@link #checkListening}, {@link #reserve}); and the rendezvous for a connection this node
+ * asked another node to dial back ({@link #expect}).
  */
-public interface ReverseConnections {
+public interface InboundConnections {
     /**
      * Starts waiting for {@code from} to dial this node's listening port with a REVERSE
      * handshake carrying the returned expectation's token.
