@@ -8,7 +8,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * What the hub network knows, asked through this node's hub (LOOKUP, issue 3): names, nodes,
+ * What the hub network knows, asked through this node's hub (LOOKUP): names, nodes,
  * hubs and links. Every answer comes from the hub the node is linked to, which knows the whole
  * network through gossip. Futures fail with a {@link SideChannelException} ({@code NO_HUB},
  * {@code LINK_LOST}, {@code OVERLOAD}) or a {@link java.net.SocketTimeoutException} when the hub

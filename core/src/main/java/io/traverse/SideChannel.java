@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Small control messages to any node of the hub network by node id, carried by the hubs (paper
- * §3.3.2: the side channel; issue 3). A request names a <em>service</em> that the target has
+ * §3.3.2: the side channel). A request names a <em>service</em> that the target has
  * {@linkplain #register registered}; the target's handler answers, and the answer or an error
  * comes back the same way. The reverse, splice and routed modules are built on it; applications
  * may use it too.

@@ -164,7 +164,7 @@ public final class Traverse implements Closeable {
     }
 
     /**
-     * How the hub link reaches its hub while it is a long-poll session (issue 14), e.g. "long-poll
+     * How the hub link reaches its hub while it is a long-poll session, e.g. "long-poll
      * session through HTTP proxy 10.0.3.1:3128 (system property traverse.http.proxy) with hub
      * 198.18.0.1:17000"; empty while the link is a TCP connection (perhaps a CONNECT tunnel) or down.
      */

@@ -247,7 +247,7 @@ public final class TraverseConfig {
         return Optional.ofNullable(portmapGateway);
     }
 
-    /** The HTTP proxy hubs are reached through (issue 14), if any. */
+    /** The HTTP proxy hubs are reached through, if any. */
     public Optional<HttpProxy> httpProxy() {
         return Optional.ofNullable(httpProxy);
     }

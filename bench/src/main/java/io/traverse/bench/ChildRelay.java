@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * A TCP relay from a free loopback port to a target port, as a child process (so it inherits the
- * benchmark's CPU pinning): {@code socat}, the reference relay of issue 4, or the minimal C relay
+ * benchmark's CPU pinning): {@code socat}, the reference relay of the relay targets, or the minimal C relay
  * {@code bench/native/epoll-relay.c}, the floor any relay process can reach on this machine.
  */
 final class ChildRelay implements Closeable {

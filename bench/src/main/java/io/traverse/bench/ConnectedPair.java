@@ -123,7 +123,7 @@ final class ConnectedPair implements Closeable {
 
     /**
      * A plain connection through a {@code socat} TCP relay (a child process, so it inherits the
-     * benchmark's CPU pinning): the reference relay of issue 4.
+     * benchmark's CPU pinning): the reference relay of the relay targets.
      */
     static ConnectedPair socat() throws IOException {
         return throughRelays(1, ChildRelay::socat);
@@ -179,7 +179,7 @@ final class ConnectedPair implements Closeable {
 
     /**
      * @param clientBehindProxy the client's node links (hub link and data link) through this proxy,
-     *        a child process with CONNECT, as a node at a proxy-only site does (issue 14); null: no proxy
+     *        a child process with CONNECT, as a node at a proxy-only site does; null: no proxy
      */
     static ConnectedPair routed(int hubs, boolean dataLink, ChildHttpProxy.Kind clientBehindProxy) throws IOException {
         return routed(hubs, dataLink, clientBehindProxy, false, false);
@@ -187,7 +187,7 @@ final class ConnectedPair implements Closeable {
 
     /**
      * @param clientBehindProxy the HTTP proxy the client's node reaches its hub through, or null
-     * @param clientLongPoll the client's node links by a long-poll session straight to its hub (issue 14): what it writes goes up in POSTs
+     * @param clientLongPoll the client's node links by a long-poll session straight to its hub: what it writes goes up in POSTs
      * @param serverLongPoll the server's node does: what the client writes reaches it in poll answers
      */
     static ConnectedPair routed(int hubs, boolean dataLink, ChildHttpProxy.Kind clientBehindProxy, boolean clientLongPoll,

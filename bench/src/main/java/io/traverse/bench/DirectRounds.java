@@ -14,8 +14,8 @@ import org.openjdk.jmh.runner.RunnerException;
 /**
  * Runs the plain and Traverse contenders of each metric alternately, round by round (each run a
  * short JMH run in its own fork), so that drift of the machine hits both alike; prints per-round
- * figures, medians over the rounds and the Traverse/plain ratio, and checks the targets of
- * issue 2. The order within a pair flips every round. Meant to run pinned to one core,
+ * figures, medians over the rounds and the Traverse/plain ratio, and checks the direct
+ * module's targets (docs/benchmarks.md). The order within a pair flips every round. Meant to run pinned to one core,
  * {@code taskset -c 0 java -cp bench/target/benchmarks.jar io.traverse.bench.DirectRounds}
  * (see {@code bench/run-direct.sh}); the JMH forks inherit the affinity.
  *
@@ -206,7 +206,7 @@ public final class DirectRounds {
                 + " per-round Traverse/plain ratios and differences; plain min/max: spread over the rounds; trav. mean:"
                 + " median of the JMH means)");
         System.out.println();
-        System.out.println("Targets (issue 2):");
+        System.out.println("Targets:");
         for (int mi = 0; mi < metrics.size(); mi++) {
             Metric m = metrics.get(mi);
             double ratio = summary[mi][0];

@@ -19,7 +19,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Connection setup as a user of the drop-in factories gets it (issue 12 §4): connect plus the
+ * Connection setup as a user of the drop-in factories gets it: connect plus the
  * server's first byte, timed one by one, against a server in another process (a
  * {@link DropInServer}). Three contenders, interleaved round by round in an order that rotates:
  * <ul>

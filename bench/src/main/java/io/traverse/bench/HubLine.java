@@ -50,7 +50,7 @@ final class HubLine implements Closeable {
         return routedNode(index, dataLink, httpProxy, false);
     }
 
-    /** @param longPoll the node's hub link is a long-poll session straight to the hub ({@code traverse.http.tunnel=longpoll}, issue 14) */
+    /** @param longPoll the node's hub link is a long-poll session straight to the hub ({@code traverse.http.tunnel=longpoll}) */
     Traverse routedNode(int index, boolean dataLink, String httpProxy, boolean longPoll) throws IOException {
         TraverseConfig.Builder config = TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
                 .hubs(List.of(new java.net.InetSocketAddress("127.0.0.1", hubs.get(index).port()))).modules("routed")

@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * What relaying costs each HTTP proxy (issue 14): plain TCP through its CONNECT tunnel on loopback,
+ * What relaying costs each HTTP proxy: plain TCP through its CONNECT tunnel on loopback,
  * 64 KiB writes, and the CPU time the proxy process used per GiB relayed (user and system, from
  * /proc), beside the throughput. CPU time per byte hardly depends on what else runs on the
  * machine, so it compares the proxies where a throughput run on a busy machine cannot.

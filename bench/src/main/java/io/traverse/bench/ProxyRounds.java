@@ -12,7 +12,7 @@ import java.util.Set;
 import org.openjdk.jmh.runner.RunnerException;
 
 /**
- * Issue 14's throughput target, measured side by side: a routed connection through one hub
+ * The throughput target through an HTTP proxy, measured side by side: a routed connection through one hub
  * ({@code routed-1}) against the same path with the client's node linked through a real HTTP
  * proxy's CONNECT tunnel (tinyproxy, a child process: {@code routed-1-proxy}), for throughput
  * ({@link Throughput}) and, for information, 1-byte round trips ({@link RoundTrip}); and plain TCP
@@ -103,7 +103,7 @@ public final class ProxyRounds {
                 }
                 if (m[0].equals("throughput")) {
                     double ratio = JmhRuns.median(paired);
-                    System.out.printf(Locale.ROOT, "%nTarget (issue 14): routed throughput over a CONNECT tunnel (%s) >= 0.9x the same"
+                    System.out.printf(Locale.ROOT, "%nTarget: routed throughput over a CONNECT tunnel (%s) >= 0.9x the same"
                             + " path over a plain TCP link: %.3fx -> %s%n", name, ratio, ratio >= 0.9 ? "MET" : "NOT MET");
                     System.out.printf(Locale.ROOT, "(routed over the tunnel keeps %.3fx of what %s carries for plain TCP, %s)%n",
                             JmhRuns.median(ofProxy), name, CONTENDERS.get(proxy + 1));

@@ -13,7 +13,7 @@ import java.util.Set;
 import org.openjdk.jmh.runner.RunnerException;
 
 /**
- * Issue 4's relay targets, measured side by side: plain loopback TCP, a {@code socat} relay and
+ * The relay targets, measured side by side: plain loopback TCP, a {@code socat} relay and
  * Traverse's routed module through one, two and three hubs (each hub a JVM of its own; through one
  * hub also without data links, {@code routed-1-link}, the path before them), and the floor: one to
  * three minimal C relays in a line ({@code c-relay-N}, {@code bench/native/epoll-relay.c}), for
@@ -163,7 +163,7 @@ public final class RelayRounds {
         }
         System.out.println("(per-round figures paired: ratios and differences are medians over the rounds of the same-round pairs)");
         System.out.println();
-        System.out.println("Targets (issue 4):");
+        System.out.println("Targets:");
         verdicts.forEach(v -> System.out.println("  " + v));
         JmhRuns.printFailuresAndCsv(failures, csv);
     }

@@ -1,6 +1,6 @@
 /**
  * JMH benchmarks of direct Traverse connections against plain {@code java.net.Socket} on
- * loopback (issue 2, results in {@code docs/benchmarks.md}):
+ * loopback (results in {@code docs/benchmarks.md}):
  * <ul>
  *   <li>{@link io.traverse.bench.ConnectSetup}: connection setup until the application can use
  *       the socket: plain connect (with and without reading the server's first byte) against a

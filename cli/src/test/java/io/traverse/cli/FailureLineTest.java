@@ -18,7 +18,7 @@ import picocli.CommandLine;
 
 /**
  * Ordinary mistakes end in one line that names the cause, exit code 1 and no stack trace
- * (issue 15 §2). Each runs the command as {@code main} would, in this JVM, on loopback only.
+ *. Each runs the command as {@code main} would, in this JVM, on loopback only.
  */
 class FailureLineTest {
     private record Outcome(int exitCode, String out, String err) {

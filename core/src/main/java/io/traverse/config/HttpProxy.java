@@ -17,7 +17,7 @@ import java.util.Set;
 import java.util.regex.Pattern;
 
 /**
- * The HTTP proxy a node reaches its hub through (issue 14): where it is, the optional user and
+ * The HTTP proxy a node reaches its hub through: where it is, the optional user and
  * password for basic authentication, which hosts are reached without it, and where the setting
  * came from. Immutable; the password never appears in {@link #toString()} or an error message.
  *

@@ -94,7 +94,7 @@ public final class DirectConnector {
     }
 
     /**
-     * @param httpProxy the HTTP proxy that is this node's way out (issue 14), or null: addresses it
+     * @param httpProxy the HTTP proxy that is this node's way out, or null: addresses it
      *        applies to that are not on one of this host's own networks are not dialled, since only
      *        the proxy could reach them and it carries the hub link alone
      */

@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
  * lock taken return at once, leaving their frames to it; they wait for the lock — the backpressure
  * of a hub that does not read — only when the outbox holds more than {@link #OUTBOX_LIMIT} bytes.
  * A thousand application threads each writing a frame under one lock convoyed on it for 100 ms a
- * turn (issue 21); batching makes one system call of many frames. The reader thread, and the event
+ * turn; batching makes one system call of many frames. The reader thread, and the event
  * loop, must never block on a write — two nodes each blocked writing while neither reads would
  * wait for each other through the hub — so their frames (PONG, CREDIT for discarded input, RESET,
  * ACCEPT) are written by a writer thread, or by the next application thread that holds the lock:

@@ -453,7 +453,7 @@ final class HubDataLink implements Closeable {
      * Writes a batch of frames — {@link Relay} frames and other {@link LinkMessage}s, at most
      * {@link #MAX_BATCH} — in one gathering write, and releases them; blocks while the hub does
      * not read. One system call for many frames is what lets a thousand application threads share
-     * one link (issue 21: one write per frame under a contended lock queued them for 100 ms).
+     * one link (one write per frame under a contended lock queued them for 100 ms).
      */
     void write(java.util.List<Object> batch) throws IOException {
         if (batch.size() > MAX_BATCH) {

@@ -58,7 +58,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A node's link to the hub network (issue 3; paper §3.3.2): keeps one authenticated link to one
+ * A node's link to the hub network (paper §3.3.2): keeps one authenticated link to one
  * hub, chosen from {@code traverse.hubs} (tried in order, {@link #STAGGER} apart, the first to
  * finish the handshake wins), else found by discovery. When the link breaks it reconnects with
  * jittered exponential backoff ({@link #BACKOFF_INITIAL} doubling to {@link #BACKOFF_MAX}),
@@ -366,7 +366,7 @@ public final class HubLink implements Closeable {
     }
 
     /**
-     * A link whose byte stream travels in HTTP requests (issue 14): when the proxy refuses
+     * A link whose byte stream travels in HTTP requests: when the proxy refuses
      * CONNECT, or always with {@code traverse.http.tunnel=longpoll}. The link pipeline and its
      * handshake are those of a TCP link; the session channel takes the socket's place.
      */

@@ -15,7 +15,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The names this node holds at the hub network (issue 3, name registry): binds them through the
+ * The names this node holds at the hub network (name registry): binds them through the
  * link, releases them, and binds them again on every new link so that they survive a failover.
  * A name another live node holds is refused with a {@link BindException} naming it.
  */

@@ -21,7 +21,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The node's end of a long-poll session (issue 14): HTTP requests, through the proxy or straight
+ * The node's end of a long-poll session: HTTP requests, through the proxy or straight
  * to the hub's link port, carry the bytes of a {@link SessionChannel} on which the hub link runs
  * as on a socket. One poll is outstanding at a time (the hub holds it until it has bytes or its
  * server timeout passes) and one upstream request at a time, each carrying up to the batch size

@@ -5,7 +5,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 
 /**
- * The way to a hub through an HTTP proxy (issue 14): the proxy's settings and its resolved
+ * The way to a hub through an HTTP proxy: the proxy's settings and its resolved
  * address. The hub link asks it with Netty's {@code HttpProxyHandler}; the data link, which is a
  * plain non-blocking channel, writes the same CONNECT request itself ({@link #connectRequest}).
  */

@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * Puts a hub link through an HTTP proxy's CONNECT tunnel (issue 14): Netty's
+ * Puts a hub link through an HTTP proxy's CONNECT tunnel: Netty's
  * {@link HttpProxyHandler} at the head of the pipeline asks for the tunnel (with basic
  * authentication when a user is set) and holds the link handshake's first writes until the proxy
  * has said yes; the link protocol then runs through the tunnel unchanged. A refusal fails the

@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
  * proxy (then with absolute-form request targets, which proxies forward to any port, unlike
  * CONNECT), carrying one request at a time. It lives on the hub link's own event loop, so an
  * answer is read, and its bytes handed to the session channel, on the thread that runs the link:
- * no hand-off to another thread on the way (issue 14's latency: the JDK's {@code HttpClient}
+ * no hand-off to another thread on the way (for latency: the JDK's {@code HttpClient}
  * took three, one of them a new thread per answer on machines with fewer than three CPUs). When
  * the far side closes the connection (a proxy that does not keep connections alive, a restart)
  * the next request opens a new one.

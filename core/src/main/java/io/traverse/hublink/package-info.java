@@ -1,5 +1,5 @@
 /**
- * The node's link to the hub network (paper §3.3.1–3.3.2; issue 3): one authenticated Netty
+ * The node's link to the hub network (paper §3.3.1–3.3.2): one authenticated Netty
  * link per node on a small event-loop group shared by the JVM, with keepalive, reconnect with
  * jittered backoff and failover across hubs ({@link io.traverse.hublink.HubLink}); names kept
  * registered across hub changes; the side channel ({@link io.traverse.hublink.NodeSideChannel})

@@ -13,7 +13,7 @@ import java.util.Properties;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** traverse.http.proxy, its file form and the JDK proxy properties it falls back on (issue 14). */
+/** traverse.http.proxy, its file form and the JDK proxy properties it falls back on. */
 class HttpProxyTest {
     @TempDir
     Path dir;

@@ -9,7 +9,7 @@ import io.traverse.settings.LongPollSettings;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 
-/** The long-poll keys (issue 14): defaults, forms, and the checks between them. */
+/** The long-poll keys: defaults, forms, and the checks between them. */
 class LongPollSettingsTest {
     @Test
     void defaultsAreTheDocumentedOnes() {

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Kernel sockets before relays (issue 22): a relay that answers a little sooner than a kernel
+ * Kernel sockets before relays: a relay that answers a little sooner than a kernel
  * socket under way does not win; one that answers much sooner wins, and the kernel attempt it beat
  * goes on and is cached, its socket closed; a cached kernel module is not overtaken by a relay on a
  * long path. The modules sleep for their "setup"; the chain's stagger is 20 ms.

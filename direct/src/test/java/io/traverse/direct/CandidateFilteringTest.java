@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 12 §3 end to end on loopback: a refusal at an address that is not the target does not end
+ * Candidate filtering end to end on loopback: a refusal at an address that is not the target does not end
  * the race, and a loopback address of a node on another host (by its host key) is not dialled.
  */
 @Timeout(30)

@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Gossip refresh as anti-entropy (issue 21): in steady state hubs exchange summaries, not
+ * Gossip refresh as anti-entropy: in steady state hubs exchange summaries, not
  * descriptions; a description a hub missed comes with the next round; a dead hub is withdrawn
  * everywhere and stays forgotten. Real hubs on loopback, gossip refresh 300 ms and expiry 1.5 s
  * ({@link TestHubs#fast}).

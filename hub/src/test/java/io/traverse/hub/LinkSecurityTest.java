@@ -109,7 +109,7 @@ class LinkSecurityTest {
             raw.getOutputStream().write("SSH-2.0-OpenSSH_9.2\r\n".getBytes());
             assertThat(raw.getInputStream().read()).isEqualTo(-1);
         }
-        // An HTTP request is the long-poll endpoint's (issue 14): answered in HTTP, nothing of the link protocol.
+        // An HTTP request is the long-poll endpoint's: answered in HTTP, nothing of the link protocol.
         try (Socket raw = rawSocket()) {
             raw.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
             byte[] status = raw.getInputStream().readNBytes(12);

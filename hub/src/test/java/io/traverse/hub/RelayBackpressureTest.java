@@ -74,7 +74,7 @@ class RelayBackpressureTest {
 
     /**
      * A busy node reads slowly — far slower than the hub sends, so its link stays unwritable for
-     * many keepalive intervals — but it reads: it is slow, not dead, and keeps its link (issue 21).
+     * many keepalive intervals — but it reads: it is slow, not dead, and keeps its link.
      */
     @Test
     void aNodeThatReadsSlowlyKeepsItsLink() throws Exception {
@@ -120,7 +120,7 @@ class RelayBackpressureTest {
      * One sender, two connections: one to a node that reads slowly, one to a node that reads at
      * once. The slow node's link fills, but the hub holds back only that connection (it passes on
      * the slow node's credit no further than what it has written to it), not the sender's link:
-     * the other connection goes on at full speed (issue 21, "a hub applies backpressure per
+     * the other connection goes on at full speed ("a hub applies backpressure per
      * virtual connection"). Both senders keep to the credit they are passed, as nodes do.
      */
     @Test

@@ -27,7 +27,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * A node whose application is busy with many relayed connections at once keeps its hub link and
- * data link (issue 21). A thousand connections each stream paced, seeded bytes to one server node,
+ * data link. A thousand connections each stream paced, seeded bytes to one server node,
  * where a thread per connection blocks reading it (as a thread-per-connection server does), hashes
  * it to EOF and answers with the length and SHA-256. With the data link read by whichever
  * application thread waited for a frame (leader/follower), the server node's link reading

@@ -17,8 +17,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A node whose hub link and data link go through a real HTTP proxy (tinyproxy on loopback,
- * issue 14): it links with CONNECT, relays 16 MiB each way (SHA-256, half-close) as client and
+ * A node whose hub link and data link go through a real HTTP proxy (tinyproxy on loopback):
+ * it links with CONNECT, relays 16 MiB each way (SHA-256, half-close) as client and
  * as server, authenticates with basic auth, and when the proxy refuses CONNECT it says so —
  * naming the proxy and its status line — and keeps retrying.
  */

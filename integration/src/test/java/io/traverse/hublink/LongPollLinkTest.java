@@ -17,7 +17,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A node whose hub link is a long-poll session (issue 14): the link's byte stream in HTTP bodies
+ * A node whose hub link is a long-poll session: the link's byte stream in HTTP bodies
  * on the hub's link port, straight to the hub ({@code traverse.http.tunnel=longpoll}) or through
  * tinyproxy refusing CONNECT. Routed connections, accepted and connected, carry 16 MiB each way
  * (SHA-256, half-close) over it.

@@ -28,7 +28,7 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The reverse module through an SSH tunnel (issue 13): a node at a site that only SSH reaches
+ * The reverse module through an SSH tunnel: a node at a site that only SSH reaches
  * (its firewall drops every source but the sshd's) connects to a node that nobody can dial; the
  * target dials back through the sshd under its own {@code traverse.ssh.tunnels} rule, exactly as
  * its direct CONNECT would, with a REVERSE handshake asking for in-band end-of-stream. Both ends

@@ -37,7 +37,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Servers that accept on virtual threads, as Spring Boot, Helidon and Tomcat offer (issue 23 §5):
+ * Servers that accept on virtual threads, as Spring Boot, Helidon and Tomcat offer:
  * 5,000 direct and 5,000 relayed connections to one {@code TraverseServerSocket}, accepted by a
  * virtual thread and each read to end-of-stream on a virtual thread of its own; every stream is
  * checked (length and SHA-256 back to the client, then end-of-stream). JFR records carrier threads

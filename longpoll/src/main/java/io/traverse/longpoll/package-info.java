@@ -1,5 +1,5 @@
 /**
- * The {@code longpoll} connection module (issue 14; papers/robusttrav-longpolling.txt): virtual
+ * The {@code longpoll} connection module (papers/robusttrav-longpolling.txt): virtual
  * connections whose local leg is the node's long-poll session with its hub, for sites whose only
  * way out is an HTTP proxy that refuses CONNECT. The session itself is the hub link
  * ({@code io.traverse.hublink.LongPollClient} in core, {@code io.traverse.hub.longpoll} in the

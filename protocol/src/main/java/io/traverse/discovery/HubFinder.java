@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Finds the hubs on this node's site network (issue 3): sends a {@link DiscoveryDatagram.Probe}
+ * Finds the hubs on this node's site network: sends a {@link DiscoveryDatagram.Probe}
  * to the discovery multicast group on every multicast-capable interface, to the broadcast
  * addresses (fallback where multicast is filtered), to {@code 127.0.0.1} (a hub on this host) and
  * to any extra address given, then collects answers for a bounded time.

@@ -4,7 +4,7 @@ import java.util.Locale;
 import java.util.regex.Pattern;
 
 /**
- * A name a node registers for itself at the hub network (issue 3), e.g. {@code db-main} or
+ * A name a node registers for itself at the hub network, e.g. {@code db-main} or
  * {@code db.site-a}: hostname-safe so that it survives URLs ({@code jdbc:postgresql://db-main:5432/db}).
  * Labels of 1–63 letters, digits or {@code -} (not at either end) joined by dots, at most 253
  * characters, compared without case. Not allowed: an IP literal (it would never be looked up) and

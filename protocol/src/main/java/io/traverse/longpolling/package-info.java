@@ -1,5 +1,5 @@
 /**
- * Long-poll sessions (issue 14; papers/robusttrav-longpolling.txt): a hub link whose byte stream
+ * Long-poll sessions (papers/robusttrav-longpolling.txt): a hub link whose byte stream
  * travels in HTTP request and response bodies, for sites whose proxy refuses CONNECT. Shared by
  * the node ({@code io.traverse.hublink.LongPollClient}) and the hub ({@code io.traverse.hub.longpoll}):
  * the channel that carries the link, the acknowledged byte buffer, the HTTP names.

@@ -7,7 +7,7 @@ package io.traverse.routed;
  *
  * <p>Why it is measured: PINGs and PONGs queue behind data on a busy path, so under load a PONG
  * may take seconds while the peer is alive and working. A fixed silence limit reads that as death
- * and resets healthy connections (issue 21: thousands of streams at a round trip of seconds). The
+ * and resets healthy connections (thousands of streams at a round trip of seconds). The
  * silence limit is therefore a number of timeouts, each the larger of the probe interval and the
  * measured timeout: a path that grows slow stretches the limit with it, an idle path that stops
  * answering is still given up within a few probe intervals, and a hub on the way that cannot

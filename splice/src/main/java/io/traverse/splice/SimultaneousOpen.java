@@ -390,7 +390,7 @@ final class SimultaneousOpen {
     /**
      * Runs one simultaneous open on loopback, to a listener of its own, and closes what it made:
      * the code a splice runs is then warm before the first real one. Cold, it cost a node's
-     * first splice 100-220 ms before its first SYN (issue 22, measured on the everyday network),
+     * first splice 100-220 ms before its first SYN (measured on the everyday network),
      * 30-125 ms of them in the first constructor alone.
      *
      * @throws IOException if loopback cannot be used (then the first splice pays as before)

@@ -35,7 +35,7 @@ import java.util.function.Supplier;
  * {@code traverse.ssh.tunnels} rules for the site's range, the router's public address as gateway,
  * host keys checked strictly): a network reached through SSH must not share its range with sites
  * reached otherwise, or the rule would send their traffic there too. A {@link Reach#PROXY_ONLY}
- * site (issue 14; not in the paper) is one machine, its node, behind a router that drops every new
+ * site (not in the paper) is one machine, its node, behind a router that drops every new
  * connection in and everything its site sends out except through a real HTTP proxy on the router
  * that allows CONNECT ({@link SiteHttpProxy}); it runs no hub, and its node links through the proxy
  * to the hub of the first site whose frontend accepts connections from outside ({@link Reach#OPEN}).

@@ -37,7 +37,7 @@ public enum Reach {
      */
     SSH_ONLY(false, false, false),
     /**
-     * Whose only way out is a real HTTP proxy allowing CONNECT (issue 14): a private address behind a
+     * Whose only way out is a real HTTP proxy allowing CONNECT: a private address behind a
      * router that drops everything the site sends out except what its HTTP proxy relays, and drops
      * every new connection in. For frontends only, with the node on it ({@link #ON_FRONTEND}): the
      * site runs no hub, its node links to a hub of another site through the proxy's CONNECT tunnel,

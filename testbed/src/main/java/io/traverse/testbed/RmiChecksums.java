@@ -14,7 +14,7 @@ import java.util.Arrays;
 import java.util.Random;
 
 /**
- * Java RMI over Traverse, checked end to end (issue 23 §2): a remote object that digests what it is
+ * Java RMI over Traverse, checked end to end: a remote object that digests what it is
  * sent and sends random bytes of a given seed, exported in a registry under a name registered at
  * the hub network; a client that looks it up by that name, uploads and downloads with SHA-256
  * checks, and makes many small calls.

@@ -8,7 +8,7 @@ import java.nio.file.Path;
 import java.util.List;
 
 /**
- * Makes a {@link Site} one whose only way out is a real HTTP proxy (issue 14): Debian's tinyproxy
+ * Makes a {@link Site} one whose only way out is a real HTTP proxy: Debian's tinyproxy
  * runs in the site router's namespace with a private configuration, listening on the router's
  * site address, and a table {@code inet tvb-proxy-only} in the router drops everything the
  * site's hosts send towards the internet. The proxy itself, running on the router, still reaches

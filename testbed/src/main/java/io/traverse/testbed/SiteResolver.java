@@ -10,7 +10,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * A site's DNS resolver on its router, in one of two kinds a user meets (issue 23):
+ * A site's DNS resolver on its router, in one of two kinds a user meets:
  * <ul>
  *   <li>{@link #answering}: Debian's dnsmasq answers the names it is given, and NXDOMAIN for
  *       every other, at once;</li>

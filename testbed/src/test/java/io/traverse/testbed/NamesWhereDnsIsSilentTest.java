@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Names where DNS is silent (issue 23 §1). A server on the internet registers {@code db-server} at
+ * Names where DNS is silent. A server on the internet registers {@code db-server} at
  * the hub network and also serves on a plain port that a site's DNS calls {@code web.example.test}.
  * Two sites behind NAT: at one, dnsmasq answers at once ({@code web.example.test}, NXDOMAIN for
  * anything else); at the other, every DNS query is dropped, as in locked-down networks. A cold JVM

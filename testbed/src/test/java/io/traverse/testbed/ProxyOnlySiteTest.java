@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A site whose only way out is a real HTTP proxy (issue 14): tinyproxy in the site router's
+ * A site whose only way out is a real HTTP proxy: tinyproxy in the site router's
  * namespace, everything else the site sends out dropped, inbound dropped. Its node links to a hub
  * on the internet through a CONNECT tunnel, accepts from and connects to a node at another site
  * (16 MiB each way, length and SHA-256 checked after a half-close); with a proxy that allows

@@ -13,7 +13,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Java RMI as a tested use (issue 23 §2). A node behind a home NAT behind a carrier-grade NAT, both
+ * Java RMI as a tested use. A node behind a home NAT behind a carrier-grade NAT, both
  * dropping what comes in, exports a registry and an object with Traverse's RMI socket factories
  * under the name {@code checksums}. Cold JVMs at four other places look the object up by that name
  * at once, send 1 MiB (its SHA-256 checked by the server), fetch 4 MiB (checked) and make 200 small

@@ -12,7 +12,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 22 §1: the hub link's timing rules where timing matters. Site {@code far} sits 300 ms
+ * The hub link's timing rules where timing matters. Site {@code far} sits 300 ms
  * from everything else one way (a 600 ms round trip, the paper's worst is 590 ms), behind a NAT
  * that drops what comes in; site {@code near} has no latency. Over a TCP hub link (keepalive every
  * 2 s, dead after 3 silent intervals) and over a long-poll session (polls held 2 s, answers

@@ -15,7 +15,7 @@ import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
 /**
- * Gossip and routing at 1,000 hubs (issue 21, item 5): real hubs (Netty, loopback TCP) spread
+ * Gossip and routing at 1,000 hubs: real hubs (Netty, loopback TCP) spread
  * over a few child JVMs ({@link HubGroup}), linked as a sparse random graph — each hub dials
  * {@code --degree} distinct hubs started before it, chosen uniformly (so the graph is connected,
  * every hub has at least that many links, about twice that on average, and a diameter of a few
@@ -179,7 +179,7 @@ public final class GossipAtScale {
             Thread.sleep(1000);
         }
         System.out.println();
-        System.out.printf(Locale.ROOT, "Target (issue 21): %d hubs converge within 3 s of a change%n", hubs);
+        System.out.printf(Locale.ROOT, "Target: %d hubs converge within 3 s of a change%n", hubs);
         System.out.printf(Locale.ROOT, "  a hub dies:  p50 %.0f ms, max %.0f ms over %d changes -> %s%n", median(deaths),
                 max(deaths), deaths.size(), max(deaths) <= 3000 ? "MET" : "NOT MET");
         System.out.printf(Locale.ROOT, "  a hub joins: p50 %.0f ms, max %.0f ms over %d changes -> %s%n", median(joins),

@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Scenario runner for the hub targets of issue 3; prints each figure and whether the target is
+ * Scenario runner for the hub targets in docs/benchmarks.md; prints each figure and whether the target is
  * met. Meant to run as {@code bench/run-hubs.sh} (pinned to one core).
  *
  * <ul>
@@ -26,7 +26,7 @@ import java.util.Set;
  *   <li>{@code nodes}: one hub (child JVM, -Xmx256m) with 1,000 linked nodes. Target: heap
  *       < 256 MiB, no thread per node.</li>
  *   <li>{@code longpoll-nodes}: the same with every node linked by a long-poll session (child JVM,
- *       -Xmx512m; issue 14). Target: heap < 512 MiB.</li>
+ *       -Xmx512m). Target: heap < 512 MiB.</li>
  * </ul>
  *
  * <pre>
@@ -92,7 +92,7 @@ public final class HubScenarios {
             longPollNodes();
         }
         System.out.println();
-        System.out.println("Targets (issue 3):");
+        System.out.println("Targets:");
         verdicts.forEach(v -> System.out.println("  " + v));
     }
 
@@ -231,7 +231,7 @@ public final class HubScenarios {
         System.out.printf(Locale.ROOT, "one hub, %d long-poll nodes linked in %.1f s: heap after GC %.1f MiB (%.1f MiB with no node), "
                 + "%d threads (%d with no node)%n", r.nodes(), r.linkSeconds(), loadedMib, r.heapIdle() / 1048576.0, r.threadsLoaded(),
                 r.threadsIdle());
-        verdicts.add(String.format(Locale.ROOT, "one hub with %d long-poll clients: heap %.1f MiB < 512 MiB (issue 14) -> %s",
+        verdicts.add(String.format(Locale.ROOT, "one hub with %d long-poll clients: heap %.1f MiB < 512 MiB -> %s",
                 r.nodes(), loadedMib, loadedMib < 512 ? "MET" : "NOT MET"));
     }
 

@@ -36,7 +36,7 @@ final class HubWithManyNodes {
         return measure(nodeCount, false);
     }
 
-    /** @param longPoll every node links by a long-poll session (issue 14), and the hub JVM gets {@code -Xmx512m} */
+    /** @param longPoll every node links by a long-poll session, and the hub JVM gets {@code -Xmx512m} */
     @SuppressWarnings("try") // the child hub is closed, interrupted or not, when the scenario ends
     static Result measure(int nodeCount, boolean longPoll) throws Exception {
         // Every keepalive of an idle long-poll link is an upstream request and a poll answer: 10 s rather than 2 s,

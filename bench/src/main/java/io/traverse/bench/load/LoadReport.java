@@ -26,7 +26,7 @@ final class LoadReport {
         StringBuilder b = new StringBuilder();
         double mib = 1048576.0;
         int held = Math.max(1, r.held());
-        b.append(String.format(Locale.ROOT, "Load run (issue 21), harness bench/run-load.sh --mode %s; %d CPUs, %s; java %s%n", o.mode(),
+        b.append(String.format(Locale.ROOT, "Load run, harness bench/run-load.sh --mode %s; %d CPUs, %s; java %s%n", o.mode(),
                 Runtime.getRuntime().availableProcessors(), r.machineLoad(), System.getProperty("java.version")));
         b.append(String.format(Locale.ROOT, "  set-up: %s (-Xmx%s, io threads %s), 1 server JVM (%d node(s)), %d client JVM(s) x %d nodes%s;"
                         + " %s; %d B every %d ms per connection%n", o.hubs() == 1 ? "1 hub JVM" : o.hubs() + " hub JVMs in a line (clients on the first, server on the last; hub figures are the first's)",

@@ -3,7 +3,7 @@ package io.traverse.bench.load;
 import java.io.PrintStream;
 
 /**
- * The hub under load and churn (issue 21), after CastGate's load and stress tests: one hub, one
+ * The hub under load and churn, after CastGate's load and stress tests: one hub, one
  * server JVM and several client JVMs of emulated nodes on loopback, every connection relayed
  * through the hub, each writing seeded random bytes at a steady pace and verified end to end.
  * {@code --mode ramp} ({@link RampScenario}) finds where the hub breaks; {@code --mode churn}

@@ -1,5 +1,5 @@
 /**
- * The hub under load and churn (issue 21), after CastGate's load and stress tests
+ * The hub under load and churn, after CastGate's load and stress tests
  * ({@code papers/castgate-tunnel-server-load-test.txt}, sections IV and V): {@link io.traverse.bench.load.LoadRun}
  * ({@code bench/run-load.sh}) starts a hub JVM (or several in a line), a server JVM
  * ({@link io.traverse.bench.load.StreamServer}) and client JVMs of emulated routed-only nodes

@@ -24,7 +24,7 @@ import java.util.concurrent.Future;
  * the sites' compute nodes, plain {@code java.net.Socket} against Traverse — the module that won,
  * a cold JVM's first connection, a settled node's first and cached setup, round trips and a large
  * transfer checked with SHA-256 — each beside what the topology predicts ({@link ExpectedPath}).
- * By default the paper's six sites (Table 2) and a proxy-only site (issue 14, not in the paper).
+ * By default the paper's six sites (Table 2) and a proxy-only site (not in the paper).
  * Prints Markdown in the paper's layout (target rows, source columns) and optionally writes JSON;
  * exits 1 if any pair differs from the prediction. Run it with {@code bench/run-matrix.sh}.
  */
@@ -111,7 +111,7 @@ public final class ConnectionMatrix {
         TransferResult plain = source.plainConnect(network.plainService(targetLine.name()), options.checkBytes(),
                 options.plainTimeout());
         boolean plainWorked = plain.ok() && plain.servedBy().equals(target.nodeId());
-        // With WAN latency a relay may answer a first connection sooner than a kernel socket (issue 22); the kernel
+        // With WAN latency a relay may answer a first connection sooner than a kernel socket; the kernel
         // attempt it beat then goes on and must be cached by the next connection.
         String firstMayBe = !expected.firstMayBe().isEmpty() || !options.wanLatency().hasDelay() || expected.module().equals("routed")
                 ? expected.firstMayBe() : "routed";

@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The network of issue 22, as users meet it today rather than as the paper's clusters did: a
+ * The network as users meet it today rather than as the paper's clusters did: a
  * public host, a home behind a carrier-grade NAT (ports kept, both NATs reset unsolicited SYNs),
  * a proxy-only office, a phone-like site behind a port-randomising NAT, a lab behind a port-keeping
  * NAT that resets, and a cluster whose node is non-routed behind a public frontend. Kernel sockets

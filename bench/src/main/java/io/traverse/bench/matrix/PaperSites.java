@@ -24,7 +24,7 @@ public final class PaperSites {
             SiteLine.of("desktop", Reach.NAT, Reach.ON_FRONTEND, "192.168.1.0/24"));
 
     /**
-     * Not in the paper (issue 14): a site whose only way out is a real HTTP proxy allowing CONNECT
+     * Not in the paper: a site whose only way out is a real HTTP proxy allowing CONNECT
      * (tinyproxy on its router), nothing in; one machine, its node, no hub: the node links through
      * the proxy to DAS3-V's hub, and every pair with it is routed.
      */

@@ -1,6 +1,6 @@
 /**
  * The connection matrix of the SmartSockets paper's evaluation (§4, Tables 2-5) on the namespace
- * testbed (issue 12): {@link io.traverse.bench.matrix.PaperSites} are the six sites, one line each;
+ * testbed: {@link io.traverse.bench.matrix.PaperSites} are the six sites, one line each;
  * {@link io.traverse.bench.matrix.ConnectionMatrix} measures every ordered pair of their nodes —
  * plain socket against Traverse, the winning module, cold, first and cached setup, round trips,
  * a large transfer checked with SHA-256 — beside what the topology predicts

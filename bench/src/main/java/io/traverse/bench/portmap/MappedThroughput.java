@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Issue 13 target: a connection through a port the node mapped on its NAT router must carry at
+ * The port-mapping target: a connection through a port the node mapped on its NAT router must carry at
  * least 0.9x the throughput of a direct connection between the same two hosts. A node behind a
  * router running miniupnpd maps its port (UPnP, PCP or NAT-PMP); a peer on the internet sends to
  * it through the mapping (mapped); the node sends to the peer over a direct connection out

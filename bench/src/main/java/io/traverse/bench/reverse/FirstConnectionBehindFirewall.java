@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Issue 4 target: the first connection to a node behind a firewall that drops silently, until the
+ * The target: the first connection to a node behind a firewall that drops silently, until the
  * socket works (one byte echoed). One hub and the target node in this JVM; every round starts a
  * fresh client node (nothing cached) and times {@code createSocket} plus the echo. The simulated
  * firewall's {@code drop} accepts TCP and never answers the handshake, so the direct attempt waits
@@ -26,7 +26,7 @@ import java.util.Locale;
  *
  * <p>With {@code --cached}, one client node makes every connection (after a warm-up), so reverse
  * is cached and the code is warm: what a settled node pays per reverse connection at loopback
- * latency (issue 22 §2).
+ * latency.
  *
  * <pre>options: --rounds N (30)  --rule drop|deny (drop)  --cached</pre>
  */
@@ -104,7 +104,7 @@ public final class FirstConnectionBehindFirewall {
                     rule, rounds, module, sorted[rounds / 2], sorted[rounds * 9 / 10], sorted[rounds - 1],
                     cached ? "one warmed-up client node" : "each round a fresh client node");
             if (!cached) {
-                System.out.printf(Locale.ROOT, "target (issue 4): <= 600 ms -> %s%n", sorted[rounds - 1] <= 600 ? "MET (max)"
+                System.out.printf(Locale.ROOT, "target: <= 600 ms -> %s%n", sorted[rounds - 1] <= 600 ? "MET (max)"
                         : sorted[rounds / 2] <= 600 ? "MET at the median, not at the max" : "NOT MET");
             }
         } finally {

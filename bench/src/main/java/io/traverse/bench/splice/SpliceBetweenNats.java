@@ -19,7 +19,7 @@ import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * Issue 13 targets for the splice module, on namespaces with real kernel NAT: one hub on the
+ * The targets for the splice module, on namespaces with real kernel NAT: one hub on the
  * internet; site S behind a port-keeping NAT whose firewall rejects (RST), site T behind a
  * port-keeping NAT whose firewall drops, site R behind a port-randomising NAT. Nodes run the
  * splice module alone (so a failure is the module's own, not hidden by another); T also takes

@@ -21,7 +21,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 /**
- * Issue 22 §3: splice between two sides that both answer an unsolicited SYN with a reset, on
+ * Splice between two sides that both answer an unsolicited SYN with a reset, on
  * namespaces with real kernel NAT. Site {@code lab} is behind a port-keeping NAT with no
  * firewall (its own stack resets); site {@code home} is behind a home NAT behind a carrier-grade
  * NAT (ports kept through both, and the carrier NAT's stack resets). The hub is on the internet.

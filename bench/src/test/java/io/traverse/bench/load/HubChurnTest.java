@@ -7,7 +7,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * The scaled-down churn run of issue 21, as CI runs it: about 2,000 relayed connections through one
+ * The scaled-down churn run of the hub load harness, as CI runs it: about 2,000 relayed connections through one
  * hub at a slow pace (4 KiB every 2 s), 1,000 of them churning (mean lifetime 20 s) in one client
  * JVM and 1,000 long-lived ones in another that is SIGKILLed at once half-way. Every surviving
  * stream must verify (length and SHA-256 after half-close): no byte lost, none reordered, no reset,

@@ -20,7 +20,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Issue 22's network of NATs ({@link EverydaySites}) with WAN latency (access latencies of 1-20 ms,
+ * The everyday network of NATs ({@link EverydaySites}) with WAN latency (access latencies of 1-20 ms,
  * round trips of 8-64 ms through the testbed's user-space switch), scaled down for CI: every
  * ordered pair cold and settled, and the module that wins. Where a kernel socket is possible (8 of
  * the 30 pairs) it must be the cached choice, even though a relay answers a first connection

@@ -83,7 +83,7 @@ class PaperSitesTest {
     }
 
     /**
-     * The proxy-only site (issue 14, not in the paper) neither accepts from outside nor dials out
+     * The proxy-only site (not in the paper) neither accepts from outside nor dials out
      * except through its proxy: every pair with it is routed, both ways, and no plain socket gets
      * through; its node reaches even the SSH-only and non-routed sites' nodes by routed.
      */

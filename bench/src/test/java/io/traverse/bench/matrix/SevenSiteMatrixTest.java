@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The paper's six sites (Table 2) and a seventh whose only way out is a real HTTP proxy allowing
- * CONNECT (issue 14, not in the paper), on real namespaces, NAT and firewalls, scaled down for CI:
+ * CONNECT (not in the paper), on real namespaces, NAT and firewalls, scaled down for CI:
  * one matrix run of all 42 ordered pairs (cold JVMs and settled nodes, 1 MiB transfers) shared by
  * the assertions below — the paper's 30 pairs asserted as before, the 12 with the proxy-only site
  * on their own — and every namespace (with its interfaces and nft tables) and every process gone

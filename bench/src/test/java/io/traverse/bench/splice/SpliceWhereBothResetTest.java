@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 /**
- * Issue 22 §3, scaled down for CI: a node behind a NAT that resets unsolicited SYNs and a node
+ * Splice where both sides reset, scaled down for CI: a node behind a NAT that resets unsolicited SYNs and a node
  * behind a home NAT behind a carrier NAT that resets too, 8 routers apart on the internet, splice
  * with each other both ways (splice module alone, 64 KiB checked per connect), at microsecond and
  * at WAN latency. The target is 95 %; with 20 connects a way that allows one failure. At

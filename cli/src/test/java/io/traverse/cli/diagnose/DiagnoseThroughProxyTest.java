@@ -93,7 +93,7 @@ class DiagnoseThroughProxyTest {
     void itNamesTheProxyAndItsNo() throws Exception {
         String proxy = startTinyproxy("ConnectPort 443");
         String text = diagnose(proxy);
-        // The refusal is named, and the link falls back on a long-poll session through the same proxy (issue 14).
+        // The refusal is named, and the link falls back on a long-poll session through the same proxy.
         assertThat(text).contains("refused CONNECT to hub 127.0.0.1:" + hub.linkAddress().getPort())
                 .contains("http proxy: http://" + proxy).contains("it answered 'HTTP/1.1 403 Access violation'")
                 .contains("by a long-poll session through HTTP proxy " + proxy);

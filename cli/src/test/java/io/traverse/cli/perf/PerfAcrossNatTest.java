@@ -29,7 +29,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * {@code traverse perf} across real NAT (issue 23 §4): two perf servers, one on a public host and
+ * {@code traverse perf} across real NAT: two perf servers, one on a public host and
  * one behind a NAT that drops what comes in, each under a name; a client behind another such NAT
  * measures both with {@code --json}. Every number comes from connections whose bytes were checked
  * both ways. Needs root (skipped otherwise; CI runs it as root).

@@ -1,5 +1,5 @@
 /**
- * The hub's answer to discovery probes (issue 3): a self-contained UDP responder that tells
+ * The hub's answer to discovery probes: a self-contained UDP responder that tells
  * nodes on the site network which hub is here and at which link addresses, with bounded,
  * rate-limited answers. The datagram format lives in core ({@code io.traverse.discovery}).
  */

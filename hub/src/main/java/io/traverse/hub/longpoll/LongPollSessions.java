@@ -31,7 +31,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The hub's long-poll sessions (issue 14): opened by {@code POST /traverse/longpoll/v1/open} on
+ * The hub's long-poll sessions: opened by {@code POST /traverse/longpoll/v1/open} on
  * the link port, each the byte stream of one link. Finds a request's session by id and checks its
  * secret; expires idle sessions; remembers why recent sessions ended, so their node hears the
  * reason (410) rather than "unknown session" (404).

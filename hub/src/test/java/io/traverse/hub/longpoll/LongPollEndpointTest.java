@@ -35,7 +35,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The hub's long-poll endpoint on its own (issue 14), with simple stand-ins for the link on each
+ * The hub's long-poll endpoint on its own, with simple stand-ins for the link on each
  * session's channel: bytes go up and come back in order; a poll repeated with the same
  * acknowledgement gets the same bytes again; malformed requests, unknown sessions, wrong secrets
  * or nodes, oversized bodies and out-of-range offsets are refused with their status codes while
