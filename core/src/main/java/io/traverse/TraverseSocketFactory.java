@@ -22,7 +22,9 @@ import javax.net.SocketFactory;
  *   <li>any other host name or address: plain TCP, exactly like the JDK's factory (a node without
  *       hubs never asks one).</li>
  * </ul>
- * {@code createSocket(host, port)} returns the kernel socket itself. {@code createSocket()}
+ * {@code createSocket(host, port)} returns the winning module's socket: the kernel socket itself
+ * for direct, reverse and splice (wrapped to carry half-close through an SSH tunnel), a relayed
+ * socket for routed and long-poll. {@code createSocket()}
  * returns an unconnected {@link TraverseSocket} that delegates to the connection once made.
  *
  * <p>The no-argument constructor (used when a library loads the factory by class name) and

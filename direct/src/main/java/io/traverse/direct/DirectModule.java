@@ -11,8 +11,7 @@ import io.traverse.ssh.SshGateways;
 /**
  * Direct connections (paper §3.3.3 "Direct", built on §3.2.2): the target's own addresses, tried
  * in heuristic order as staggered parallel connects, each checked with the identity handshake.
- * The machinery lives in core's {@code DirectConnector}, because reverse and splice end in the
- * same kind of socket.
+ * The machinery lives in core's {@code DirectConnector}, because reverse dials back with it too.
  */
 final class DirectModule implements ConnectionModule {
     private final ModuleContext context;

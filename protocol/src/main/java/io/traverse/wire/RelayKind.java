@@ -13,9 +13,12 @@ public enum RelayKind {
     REFUSE(3),
     /** Either way: stream bytes; the sender may send only as many as the receiver granted. */
     DATA(4),
-    /** Either way: the receiver consumed bytes and grants that many more; payload u32 bytes. */
+    /**
+     * Either way: the receiver consumed bytes and grants more; payload u64 credit limit, the stream
+     * offset up to which the other end may send.
+     */
     CREDIT(5),
-    /** Either way: the sender will send no more data (half-close); empty payload. */
+    /** Either way: the sender will send no more data (half-close); payload u64 final stream length. */
     FIN(6),
     /** Either way, or from a hub that could not deliver a frame: the connection is gone; payload a UTF-8 reason. */
     RESET(7),

@@ -22,7 +22,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * anywhere holds more of this connection than that), and grants more as the application reads;
  * writes wait for the other end's grants. FIN is a half-close, RESET ends both directions at once.
  *
- * <p>Frames arrive on the hub link's event loop ({@code on...} methods); reads and writes come
+ * <p>Frames arrive on the hub link's event loop, or on the data link's reader thread while there
+ * is a data link ({@code on...} methods); reads and writes come
  * from application threads and block on this connection alone, so a stalled reader holds up
  * nothing but its own connection.
  */
@@ -148,7 +149,7 @@ final class RoutedConnection {
         }
     }
 
-    // ---- frames from the other end (hub link's event loop) ----------------------------------
+    // ---- frames from the other end (hub link's event loop or data link's reader) ------------------
 
     void heard() {
         lastHeardNanos = System.nanoTime();
