@@ -1,5 +1,6 @@
 package io.traverse.connect;
 
+import io.traverse.protocol.IdentityHandshake;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;

@@ -11,7 +11,8 @@ import java.util.concurrent.CompletableFuture;
  * the target site's sshd). {@link DirectConnector} tries a tunnelled address beside the plain
  * attempt while no plain connection has reached the tunnel's network, after the plain attempts
  * once one has, with the same identity handshake, asking for in-band end-of-stream because a
- * tunnel does not carry TCP half-close. The SSH machinery lives in the direct module; core only dials.
+ * tunnel does not carry TCP half-close. The SSH machinery lives in traverse-ssh, adapted by the
+ * direct module's {@code SshTunnels}; core only dials.
  */
 public interface Tunnels {
     /** The tunnel to use for this address of a target, or empty to dial it only plainly. */
