@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  * <p>{@link #load()} reads system properties, then {@code TRAVERSE_*} environment variables, then
  * {@code traverse.properties} (working directory, then class path), then defaults. The builder
  * sets the same values from code: {@code TraverseConfig.builder().bind("127.0.0.1").build()}.
- * Every key is listed in {@link ConfigKey} and in the README.
+ * Every key is listed in {@link ConfigKey} and in docs/operations.md, "Configuration keys".
  */
 public final class TraverseConfig {
     private final List<InetSocketAddress> hubs;

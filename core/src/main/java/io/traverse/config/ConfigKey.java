@@ -95,7 +95,7 @@ public enum ConfigKey {
         return defaultValue;
     }
 
-    /** The accepted form, for error messages and the README. */
+    /** The accepted form, for error messages and the configuration table (docs/operations.md). */
     public String form() {
         return form;
     }

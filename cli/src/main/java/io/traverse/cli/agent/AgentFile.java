@@ -123,7 +123,7 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
         }
         String named = key;
         ConfigKey configKey = ConfigKey.byKey(named).orElseThrow(() -> new AgentFileException(file, number, "unknown key '"
-                + named + "' (expected token-file or a traverse.* key from README's table)"));
+                + named + "' (expected token-file or a traverse.* key from docs/operations.md, \"Configuration keys\")"));
         try {
             TraverseConfig.builder().set(configKey, value, "line " + number); // validates the value now
         } catch (IllegalArgumentException e) {

@@ -263,7 +263,7 @@ class AgentTest {
         assertThat(failure(node + "expose db 5432\nforward db 0 db:5432\n")).endsWith(
                 ":" + (first + 1) + ": service name 'db' is used on line " + first + " already");
         assertThat(failure(node + "traverse.no.such = 1\n")).endsWith(
-                ":" + first + ": unknown key 'traverse.no.such' (expected token-file or a traverse.* key from README's table)");
+                ":" + first + ": unknown key 'traverse.no.such' (expected token-file or a traverse.* key from docs/operations.md, \"Configuration keys\")");
         assertThat(failure(node + "traverse.connect.timeout = soon\n")).contains(":" + first + ": traverse.connect.timeout = 'soon'");
         assertThat(failure(node + "expose db 5432 colour=blue\n")).endsWith(
                 ":" + first + ": expose db: unknown option 'colour=blue' (expected name=…, port=…)");
