@@ -749,13 +749,13 @@ public final class TraverseConfig {
 
         /** The node counts every duration in nanoseconds (deadlines, cache ttl): longer ones would overflow there. */
         private static Duration countable(Duration d) {
-            try {
-                d.toNanos();
-                return d;
-            } catch (ArithmeticException e) {
+            if (d.compareTo(LONGEST_COUNTABLE) > 0) {
                 throw new IllegalArgumentException("duration " + d + " is too long (at most 2562047h)");
             }
+            return d;
         }
+
+        private static final Duration LONGEST_COUNTABLE = Duration.ofNanos(Long.MAX_VALUE);
 
         private static int port(String v) {
             int n = positive(v);

@@ -39,7 +39,7 @@ class SpliceScheduleTest {
         InetAddress peer = InetAddress.getByName("198.18.0.3");
         PublicEndpoint endpoint = new PublicEndpoint(peer, List.of(41000, 52000, 33000), 2);
         List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(null, List.of(1001, 1002, 1003, 1004), endpoint, 0, false, DELAY, false);
-        assertThat(rounds).hasSize(3).as("as many rounds as both offered");
+        assertThat(rounds).as("as many rounds as both offered").hasSize(3);
         assertThat(rounds.get(1).local().getPort()).isEqualTo(1002);
         assertThat(rounds.get(1).remotes()).extracting(a -> a.getPort()).containsExactly(52000, 52001);
         assertThat(rounds.get(1).remotes()).allSatisfy(a -> assertThat(a.getAddress()).isEqualTo(peer));
