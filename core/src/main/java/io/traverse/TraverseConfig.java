@@ -27,6 +27,9 @@ import java.util.regex.Pattern;
  * {@code traverse.properties} (working directory, then class path), then defaults. The builder
  * sets the same values from code: {@code TraverseConfig.builder().bind("127.0.0.1").build()}.
  * Every key is listed in {@link ConfigKey} and in docs/operations.md, "Configuration keys".
+ *
+ * <p>Long because it is the one place every key is read, checked against the others and named in
+ * its error; the forms of the values live in {@code io.traverse.config}.
  */
 public final class TraverseConfig {
     private final List<InetSocketAddress> hubs;

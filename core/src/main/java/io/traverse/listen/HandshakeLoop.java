@@ -39,6 +39,10 @@ import org.slf4j.LoggerFactory;
  * that path can block: it reads only bytes that are there, writes a reply that fits the empty
  * send buffer of a new connection, and hands anything that must wait (a full backlog, an
  * incomplete request, a firewall that drops) to the loop.
+ *
+ * <p>Long because every state a connection can wait in (its request arriving, room in a backlog,
+ * a hold until CONFIRM, silence for a simulated firewall that drops) has its deadline and its way
+ * out on the same selector thread.
  */
 final class HandshakeLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(HandshakeLoop.class);

@@ -26,6 +26,9 @@ import java.util.concurrent.locks.ReentrantLock;
  * is a data link ({@code on...} methods); reads and writes come
  * from application threads and block on this connection alone, so a stalled reader holds up
  * nothing but its own connection.
+ *
+ * <p>Long because both directions of the stream share one lock and one set of states (open,
+ * half-closed either way, reset, closed), which the reads, writes and frames must see alike.
  */
 final class RoutedConnection {
     /**
