@@ -18,6 +18,10 @@ import java.time.Duration;
  *        connection's ACCEPT by the opener and of its OPEN by the acceptor)
  * @param accepted true for a connection this node accepted, false for one it connected
  */
-public record ConnectionInfo(VirtualSocketAddress target, String module, Duration setupTime, boolean cachedModule,
-        int hubsTraversed, boolean accepted) {
-}
+public record ConnectionInfo(
+        VirtualSocketAddress target,
+        String module,
+        Duration setupTime,
+        boolean cachedModule,
+        int hubsTraversed,
+        boolean accepted) {}

@@ -35,25 +35,20 @@ public interface HubDirectory {
     CompletableFuture<List<Name>> names();
 
     /** Where a node is linked. */
-    record NodeLocation(NodeId hub, List<InetSocketAddress> hubAddresses) {
-    }
+    record NodeLocation(NodeId hub, List<InetSocketAddress> hubAddresses) {}
 
     /**
      * A hub: its id, name, distance in hub hops from this node's hub (0: that hub itself) and the
      * addresses it can be dialled at (none for a hub that can only dial out).
      */
-    record Hub(NodeId id, String name, int hops, List<InetSocketAddress> linkAddresses) {
-    }
+    record Hub(NodeId id, String name, int hops, List<InetSocketAddress> linkAddresses) {}
 
     /** A live hub-to-hub link. */
-    record Link(NodeId hub, NodeId otherHub) {
-    }
+    record Link(NodeId hub, NodeId otherHub) {}
 
     /** A node and the hub it is linked to. */
-    record Node(NodeId id, NodeId hub, NodeIdentity identity) {
-    }
+    record Node(NodeId id, NodeId hub, NodeIdentity identity) {}
 
     /** A registered name: the node holding it, the virtual port it was bound with, and the node's hub. */
-    record Name(String name, NodeId node, int virtualPort, NodeId hub) {
-    }
+    record Name(String name, NodeId node, int virtualPort, NodeId hub) {}
 }

@@ -22,12 +22,25 @@ import java.util.Optional;
  *        the node keeps trying, but only a changed setting will help, so whatever waits for the link
  *        fails at once with {@code lastFailure} instead of waiting for its deadline
  */
-public record HubLinkStatus(State state, String hubName, NodeId hubId, InetSocketAddress hubAddress,
-        InetSocketAddress observedAddress, Instant since, String lastFailure, boolean refusedForSetting) {
+public record HubLinkStatus(
+        State state,
+        String hubName,
+        NodeId hubId,
+        InetSocketAddress hubAddress,
+        InetSocketAddress observedAddress,
+        Instant since,
+        String lastFailure,
+        boolean refusedForSetting) {
 
     /** A status whose last failure, if any, was not a refusal for a setting. */
-    public HubLinkStatus(State state, String hubName, NodeId hubId, InetSocketAddress hubAddress, InetSocketAddress observedAddress,
-            Instant since, String lastFailure) {
+    public HubLinkStatus(
+            State state,
+            String hubName,
+            NodeId hubId,
+            InetSocketAddress hubAddress,
+            InetSocketAddress observedAddress,
+            Instant since,
+            String lastFailure) {
         this(state, hubName, hubId, hubAddress, observedAddress, since, lastFailure, false);
     }
 
@@ -67,7 +80,9 @@ public record HubLinkStatus(State state, String hubName, NodeId hubId, InetSocke
         return switch (state) {
             case CONNECTED -> "connected to hub '" + hubName + "' at " + hubAddress + ", seen from " + observedAddress;
             case NO_HUB -> "no hub" + (lastFailure == null ? "" : " (" + lastFailure + ")");
-            default -> state.name().toLowerCase(java.util.Locale.ROOT) + (lastFailure == null ? "" : " (last failure: " + lastFailure + ")");
+            default ->
+                state.name().toLowerCase(java.util.Locale.ROOT)
+                        + (lastFailure == null ? "" : " (last failure: " + lastFailure + ")");
         };
     }
 }

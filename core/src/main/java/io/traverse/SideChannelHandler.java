@@ -1,7 +1,7 @@
 package io.traverse;
 
-import java.util.concurrent.CompletableFuture;
 import io.traverse.identity.NodeId;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Answers side-channel requests for one service. Runs on the node's handler threads (a small

@@ -12,8 +12,7 @@ import java.net.SocketAddress;
  * unresolved so no DNS happens here).
  */
 public final class SocketAddressFactory {
-    public SocketAddressFactory() {
-    }
+    public SocketAddressFactory() {}
 
     /** Same as {@link #parse}; named as in the paper's example. */
     public SocketAddress createSocketAddress(String text) {

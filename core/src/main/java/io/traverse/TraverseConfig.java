@@ -4,10 +4,10 @@ import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
 import io.traverse.config.HttpProxy;
 import io.traverse.config.PortRange;
-import io.traverse.settings.SshTunnelRule;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
+import io.traverse.settings.SshTunnelRule;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -103,7 +103,9 @@ public final class TraverseConfig {
 
     /** Settings from system properties, environment, {@code traverse.properties} and defaults. */
     public static TraverseConfig load() {
-        return builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties()).build();
+        return builderFrom(ConfigSources.collect())
+                .jdkProxyProperties(System.getProperties())
+                .build();
     }
 
     /** Defaults only. */
@@ -267,8 +269,10 @@ public final class TraverseConfig {
                 + ", portRange=" + portRange + ", externals=" + externals + ", firewall=" + firewall
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
-                + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery + ", discoveryPort=" + discoveryPort
-                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink + ", routedReceiveBudget=" + routedReceiveBudget
+                + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery
+                + ", discoveryPort=" + discoveryPort
+                + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
+                + ", routedReceiveBudget=" + routedReceiveBudget
                 + ", portmap=" + portmap + ", portmapProtocols=" + portmapProtocols + ", portmapLease=" + portmapLease
                 + ", portmapGateway=" + (portmapGateway == null ? "default" : portmapGateway.getHostAddress())
                 + (httpProxy == null ? "" : ", httpProxy=" + httpProxy)
@@ -360,7 +364,8 @@ public final class TraverseConfig {
                     case PORTMAP_LEASE -> portmapLease = portmapLease(duration(v));
                     case PORTMAP_GATEWAY -> portmapGateway = v.isEmpty() ? null : IpLiterals.parse(v);
                     case HTTP_PROXY -> {
-                        HttpProxy.parse(v.isEmpty() ? "none" : v, HttpProxy.JDK_NON_PROXY_HOSTS, origin); // validates now
+                        HttpProxy.parse(
+                                v.isEmpty() ? "none" : v, HttpProxy.JDK_NON_PROXY_HOSTS, origin); // validates now
                         httpProxyText = v;
                         httpProxyOrigin = origin;
                     }
@@ -378,15 +383,18 @@ public final class TraverseConfig {
                 }
             } catch (IllegalArgumentException e) {
                 String shown = key == ConfigKey.HTTP_PROXY ? HttpProxy.withoutPassword(value) : value;
-                throw new TraverseConfigException(key.key() + " = '" + shown + "' (from " + origin + ") is invalid: "
-                        + e.getMessage() + "; expected " + key.form(), e);
+                throw new TraverseConfigException(
+                        key.key() + " = '" + shown + "' (from " + origin + ") is invalid: " + e.getMessage()
+                                + "; expected " + key.form(),
+                        e);
             }
             return this;
         }
 
         /** Sets a key by name, e.g. {@code set("traverse.port.range", "5000-5100")}. */
         public Builder set(String key, String value) {
-            ConfigKey k = ConfigKey.byKey(key).orElseThrow(() -> new TraverseConfigException("unknown configuration key " + key));
+            ConfigKey k = ConfigKey.byKey(key)
+                    .orElseThrow(() -> new TraverseConfigException("unknown configuration key " + key));
             return set(k, value, "code");
         }
 
@@ -402,7 +410,8 @@ public final class TraverseConfig {
         public Builder modules(List<String> names) {
             for (String n : names) {
                 if (!MODULE_NAME.matcher(n).matches()) {
-                    throw new TraverseConfigException("module name '" + n + "' must be lower-case letters, digits or '-'");
+                    throw new TraverseConfigException(
+                            "module name '" + n + "' must be lower-case letters, digits or '-'");
                 }
             }
             if (names.isEmpty()) {
@@ -537,24 +546,35 @@ public final class TraverseConfig {
         }
 
         private HttpProxy httpProxy() {
-            String nonProxy = !nonProxyHostsText.isEmpty() ? nonProxyHostsText
+            String nonProxy = !nonProxyHostsText.isEmpty()
+                    ? nonProxyHostsText
                     : jdkProxyProperties.getProperty("http.nonProxyHosts", HttpProxy.JDK_NON_PROXY_HOSTS);
             try {
                 if (!httpProxyText.isEmpty()) {
-                    return HttpProxy.parse(httpProxyText, nonProxy, httpProxyOrigin).orElse(null);
+                    return HttpProxy.parse(httpProxyText, nonProxy, httpProxyOrigin)
+                            .orElse(null);
                 }
                 return HttpProxy.fromJdkProperties(jdkProxyProperties, nonProxy).orElse(null);
             } catch (IllegalArgumentException e) {
                 ConfigKey key = httpProxyText.isEmpty() ? null : ConfigKey.HTTP_PROXY;
-                throw new TraverseConfigException((key == null ? "the JDK proxy properties are invalid: " + e.getMessage()
-                        : key.key() + " (from " + httpProxyOrigin + ") is invalid: " + e.getMessage() + "; expected " + key.form()), e);
+                throw new TraverseConfigException(
+                        (key == null
+                                ? "the JDK proxy properties are invalid: " + e.getMessage()
+                                : key.key() + " (from " + httpProxyOrigin + ") is invalid: " + e.getMessage()
+                                        + "; expected " + key.form()),
+                        e);
             }
         }
 
         private io.traverse.settings.LongPollSettings longPoll() {
             try {
-                return new io.traverse.settings.LongPollSettings(httpTunnel, longPollServerTimeout, longPollClientTimeout, longPollRegenerate,
-                        longPollBatchSize, longPollBatchTimespan);
+                return new io.traverse.settings.LongPollSettings(
+                        httpTunnel,
+                        longPollServerTimeout,
+                        longPollClientTimeout,
+                        longPollRegenerate,
+                        longPollBatchSize,
+                        longPollBatchTimespan);
             } catch (IllegalArgumentException e) {
                 throw new TraverseConfigException("the traverse.longpoll settings are invalid: " + e.getMessage(), e);
             }
@@ -728,12 +748,13 @@ public final class TraverseConfig {
             }
             long n = Long.parseLong(m.group(1));
             String unit = m.group(2) == null ? "ms" : m.group(2);
-            return countable(switch (unit) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                default -> Duration.ofHours(n);
-            });
+            return countable(
+                    switch (unit) {
+                        case "ms" -> Duration.ofMillis(n);
+                        case "s" -> Duration.ofSeconds(n);
+                        case "m" -> Duration.ofMinutes(n);
+                        default -> Duration.ofHours(n);
+                    });
         }
 
         private static Duration positive(Duration d) {

@@ -19,28 +19,23 @@ import java.net.SocketAddress;
  */
 public interface TraverseListener {
     /** A connection was handed to the application: connected by this node, or accepted by one of its server sockets. */
-    default void connected(ConnectionInfo connection) {
-    }
+    default void connected(ConnectionInfo connection) {}
 
     /** A connect to {@code target} failed with {@code failure} (what the application got thrown). */
-    default void connectFailed(SocketAddress target, IOException failure) {
-    }
+    default void connectFailed(SocketAddress target, IOException failure) {}
 
     /**
      * A connection of {@code module} to node {@code peer} was reset because the path failed — nothing
      * heard from the peer for several keepalive intervals, or a hub on the way could not forward
      * its frames — rather than because the peer ended it.
      */
-    default void peerUnreachable(String module, NodeId peer, String reason) {
-    }
+    default void peerUnreachable(String module, NodeId peer, String reason) {}
 
     /** The node linked to a hub (first link, or again after a loss). */
-    default void hubLinkUp(HubLinkStatus status) {
-    }
+    default void hubLinkUp(HubLinkStatus status) {}
 
     /** The node's link to hub {@code hubId} at {@code hubAddress} broke; the node fails over to another hub. */
-    default void hubLinkLost(NodeId hubId, InetSocketAddress hubAddress, String reason) {
-    }
+    default void hubLinkLost(NodeId hubId, InetSocketAddress hubAddress, String reason) {}
 
     /**
      * A background probe found that {@code newModule}, earlier in the configured module order,
@@ -48,6 +43,5 @@ public interface TraverseListener {
      * {@code previousModule} had won; new connections there start with {@code newModule}. Existing
      * connections stay where they are.
      */
-    default void pathUpgraded(String cacheKey, String previousModule, String newModule) {
-    }
+    default void pathUpgraded(String cacheKey, String previousModule, String newModule) {}
 }

@@ -66,11 +66,13 @@ public class TraverseServerSocket extends ServerSocket {
             }
         } else if (endpoint instanceof VirtualSocketAddress virtual) {
             if (!virtual.node().id().equals(node.identity().id())) {
-                throw new SocketException("cannot bind " + virtual + ": it names another node than " + node.identity().id().orElseThrow());
+                throw new SocketException("cannot bind " + virtual + ": it names another node than "
+                        + node.identity().id().orElseThrow());
             }
             wanted = virtual.getPort();
         } else {
-            throw new IllegalArgumentException("Unsupported address type: " + endpoint.getClass().getName());
+            throw new IllegalArgumentException(
+                    "Unsupported address type: " + endpoint.getClass().getName());
         }
         synchronized (lock) {
             if (closed) {
@@ -79,7 +81,8 @@ public class TraverseServerSocket extends ServerSocket {
             if (queue != null) {
                 throw new SocketException("Already bound");
             }
-            AcceptQueue q = new AcceptQueue(backlog > 0 ? backlog : node.config().acceptBacklog());
+            AcceptQueue q =
+                    new AcceptQueue(backlog > 0 ? backlog : node.config().acceptBacklog());
             port = node.bindVirtualPort(wanted, q);
             queue = q;
             node.track(this);
@@ -104,7 +107,8 @@ public class TraverseServerSocket extends ServerSocket {
             throw new InterruptedIOException("interrupted while binding name '" + wantedName + "'");
         } catch (TimeoutException e) {
             node.hubLink().names().release(wantedName, port);
-            throw new SocketTimeoutException("binding name '" + wantedName + "' got no answer within " + waitMillis + " ms");
+            throw new SocketTimeoutException(
+                    "binding name '" + wantedName + "' got no answer within " + waitMillis + " ms");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof IOException io) {

@@ -486,9 +486,15 @@ public class TraverseSocket extends Socket {
     @Override
     public Set<SocketOption<?>> supportedOptions() {
         Socket s = delegate;
-        return s != null ? s.supportedOptions()
-                : Set.of(StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_LINGER,
-                        StandardSocketOptions.SO_SNDBUF, StandardSocketOptions.SO_RCVBUF, StandardSocketOptions.IP_TOS,
+        return s != null
+                ? s.supportedOptions()
+                : Set.of(
+                        StandardSocketOptions.TCP_NODELAY,
+                        StandardSocketOptions.SO_KEEPALIVE,
+                        StandardSocketOptions.SO_LINGER,
+                        StandardSocketOptions.SO_SNDBUF,
+                        StandardSocketOptions.SO_RCVBUF,
+                        StandardSocketOptions.IP_TOS,
                         StandardSocketOptions.SO_REUSEADDR);
     }
 

@@ -69,9 +69,10 @@ public class TraverseSocketFactory extends SocketFactory {
     }
 
     @Override
-    public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort) throws IOException {
-        return source.node().connect(new InetSocketAddress(address, port), 0, local(localAddress, localPort),
-                new Cancellation());
+    public Socket createSocket(InetAddress address, int port, InetAddress localAddress, int localPort)
+            throws IOException {
+        return source.node()
+                .connect(new InetSocketAddress(address, port), 0, local(localAddress, localPort), new Cancellation());
     }
 
     /** Connects to any {@link SocketAddress} the factory understands, with a timeout (0: the configured one). */

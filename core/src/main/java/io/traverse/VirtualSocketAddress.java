@@ -47,11 +47,13 @@ public final class VirtualSocketAddress extends SocketAddress {
         try {
             port = Integer.parseInt(portText);
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("port '" + portText + "' of virtual address '" + text + "' is not a number");
+            throw new IllegalArgumentException(
+                    "port '" + portText + "' of virtual address '" + text + "' is not a number");
         }
         if (port < 0 || port > 65535) {
             // 0 as in the constructor (and InetSocketAddress), so that toString() always parses back
-            throw new IllegalArgumentException("port " + port + " of virtual address '" + text + "' is not within 0-65535");
+            throw new IllegalArgumentException(
+                    "port " + port + " of virtual address '" + text + "' is not within 0-65535");
         }
         return new VirtualSocketAddress(NodeIdentity.parse(trimmed.substring(0, colon)), port);
     }

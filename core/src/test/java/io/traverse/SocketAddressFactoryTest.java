@@ -19,7 +19,8 @@ class SocketAddressFactoryTest {
         assertThat(v.node().id()).contains(NodeId.of("node7"));
         assertThat(v.getPort()).isEqualTo(80);
         assertThat(SocketAddressFactory.parse("TV1-NODE7.A10-0-0-2P5000:80")).isEqualTo(v);
-        assertThat(new SocketAddressFactory().createSocketAddress("tv1-node7.a10-0-0-2p5000:80")).isEqualTo(v);
+        assertThat(new SocketAddressFactory().createSocketAddress("tv1-node7.a10-0-0-2p5000:80"))
+                .isEqualTo(v);
     }
 
     @Test
@@ -31,7 +32,8 @@ class SocketAddressFactoryTest {
         assertThat(inet.getHostString()).isEqualTo("db.example.invalid");
         assertThat(inet.getPort()).isEqualTo(5432);
         // A registered name that merely starts like a marker is still just a name.
-        assertThat(((InetSocketAddress) SocketAddressFactory.parse("tv10:80")).getHostString()).isEqualTo("tv10");
+        assertThat(((InetSocketAddress) SocketAddressFactory.parse("tv10:80")).getHostString())
+                .isEqualTo("tv10");
     }
 
     @Test
@@ -46,26 +48,33 @@ class SocketAddressFactoryTest {
         assertThat(v6.getAddress()).isEqualTo(IpLiterals.parse("2001:db8::1"));
         assertThat(v6.getPort()).isEqualTo(443);
 
-        assertThat(((InetSocketAddress) SocketAddressFactory.parse("[::1]:0")).getPort()).isZero();
+        assertThat(((InetSocketAddress) SocketAddressFactory.parse("[::1]:0")).getPort())
+                .isZero();
     }
 
     @Test
     void errorsNameThePart() {
-        assertThatThrownBy(() -> SocketAddressFactory.parse("")).isInstanceOf(IllegalArgumentException.class)
+        assertThatThrownBy(() -> SocketAddressFactory.parse(""))
+                .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("empty");
         assertThatThrownBy(() -> SocketAddressFactory.parse("   ")).hasMessageContaining("empty");
         assertThatThrownBy(() -> SocketAddressFactory.parse(null)).hasMessageContaining("empty");
         assertThatThrownBy(() -> SocketAddressFactory.parse("example.org")).hasMessageContaining(":PORT");
         assertThatThrownBy(() -> SocketAddressFactory.parse("example.org:http"))
-                .hasMessageContaining("'http'").hasMessageContaining("not a number");
-        assertThatThrownBy(() -> SocketAddressFactory.parse("example.org:70000")).hasMessageContaining("70000");
+                .hasMessageContaining("'http'")
+                .hasMessageContaining("not a number");
+        assertThatThrownBy(() -> SocketAddressFactory.parse("example.org:70000"))
+                .hasMessageContaining("70000");
         assertThatThrownBy(() -> SocketAddressFactory.parse(":80")).hasMessageContaining("no host");
         assertThatThrownBy(() -> SocketAddressFactory.parse("2001:db8::1:80")).hasMessageContaining("[ADDRESS]:PORT");
         for (String bad : List.of("[::1]", "[::1]80", "[::1:80", "[]:80x")) {
-            assertThatThrownBy(() -> SocketAddressFactory.parse(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> SocketAddressFactory.parse(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
         }
         assertThatThrownBy(() -> SocketAddressFactory.parse("tv1-node7.a300-0-0-1p5000:80"))
-                .hasMessageContaining("a300-0-0-1p5000").hasMessageContaining("300");
+                .hasMessageContaining("a300-0-0-1p5000")
+                .hasMessageContaining("300");
         assertThatThrownBy(() -> SocketAddressFactory.parse("tv1-node7.a10-0-0-1p5000"))
                 .hasMessageContaining(":PORT");
     }

@@ -28,7 +28,8 @@ class TraverseConfigTest {
     }
 
     private static void assertRefused(ConfigKey key, String value) {
-        assertThatThrownBy(() -> with(key, value)).as("%s = '%s'", key.key(), value)
+        assertThatThrownBy(() -> with(key, value))
+                .as("%s = '%s'", key.key(), value)
                 .isInstanceOf(TraverseConfigException.class)
                 .hasMessageContaining(key.key())
                 .hasMessageContaining("'" + value + "'")
@@ -64,7 +65,8 @@ class TraverseConfigTest {
 
     @Test
     void hubsKeepHostNamesUnresolved() {
-        List<InetSocketAddress> hubs = with(ConfigKey.HUBS, " hub1.example.invalid:17000, 198.18.0.1:17001,[fd00::1]:17002 ,")
+        List<InetSocketAddress> hubs = with(
+                        ConfigKey.HUBS, " hub1.example.invalid:17000, 198.18.0.1:17001,[fd00::1]:17002 ,")
                 .hubs();
         assertThat(hubs).hasSize(3);
         assertThat(hubs.get(0).isUnresolved()).isTrue();
@@ -73,8 +75,18 @@ class TraverseConfigTest {
         assertThat(hubs.get(1)).isEqualTo(new InetSocketAddress(IpLiterals.parse("198.18.0.1"), 17001));
         assertThat(hubs.get(2)).isEqualTo(new InetSocketAddress(IpLiterals.parse("fd00::1"), 17002));
         assertThat(with(ConfigKey.HUBS, "").hubs()).isEmpty();
-        for (String bad : List.of("hub1", "hub1:0", "hub1:65536", "hub1:x", "bad_host:1", "-hub:1", "[fd00::1", "[fd00::1]",
-                "[fd00::1]17000", "fd00::1", "hub1:17000,hub2")) {
+        for (String bad : List.of(
+                "hub1",
+                "hub1:0",
+                "hub1:65536",
+                "hub1:x",
+                "bad_host:1",
+                "-hub:1",
+                "[fd00::1",
+                "[fd00::1]",
+                "[fd00::1]17000",
+                "fd00::1",
+                "hub1:17000,hub2")) {
             assertRefused(ConfigKey.HUBS, bad);
         }
     }
@@ -114,7 +126,8 @@ class TraverseConfigTest {
 
     @Test
     void portRange() {
-        assertThat(with(ConfigKey.PORT_RANGE, "5000-5002,6000").portRange()).isEqualTo(PortRange.parse("5000-5002,6000"));
+        assertThat(with(ConfigKey.PORT_RANGE, "5000-5002,6000").portRange())
+                .isEqualTo(PortRange.parse("5000-5002,6000"));
         assertThat(with(ConfigKey.PORT_RANGE, "0").portRange().isAny()).isTrue();
         for (String bad : List.of("70000", "5002-5000", "x")) {
             assertRefused(ConfigKey.PORT_RANGE, bad);
@@ -123,27 +136,38 @@ class TraverseConfigTest {
 
     @Test
     void externalsAreIpAddressesWithAnOptionalPort() {
-        List<InetSocketAddress> ext = with(ConfigKey.EXTERNAL, "203.0.113.7:6000, 198.51.100.1,[2001:db8::1]:7000,2001:db8::2,[2001:db8::3]")
+        List<InetSocketAddress> ext = with(
+                        ConfigKey.EXTERNAL,
+                        "203.0.113.7:6000, 198.51.100.1,[2001:db8::1]:7000,2001:db8::2,[2001:db8::3]")
                 .externals();
-        assertThat(ext).containsExactly(
-                new InetSocketAddress(IpLiterals.parse("203.0.113.7"), 6000),
-                new InetSocketAddress(IpLiterals.parse("198.51.100.1"), 0),
-                new InetSocketAddress(IpLiterals.parse("2001:db8::1"), 7000),
-                new InetSocketAddress(IpLiterals.parse("2001:db8::2"), 0),
-                new InetSocketAddress(IpLiterals.parse("2001:db8::3"), 0));
-        for (String bad : List.of("gw.example.org:6000", "gw.example.org", "203.0.113.7:0", "203.0.113.7:65536",
-                "203.0.113.7:x", "[2001:db8::1]x", "[2001:db8::1")) {
+        assertThat(ext)
+                .containsExactly(
+                        new InetSocketAddress(IpLiterals.parse("203.0.113.7"), 6000),
+                        new InetSocketAddress(IpLiterals.parse("198.51.100.1"), 0),
+                        new InetSocketAddress(IpLiterals.parse("2001:db8::1"), 7000),
+                        new InetSocketAddress(IpLiterals.parse("2001:db8::2"), 0),
+                        new InetSocketAddress(IpLiterals.parse("2001:db8::3"), 0));
+        for (String bad : List.of(
+                "gw.example.org:6000",
+                "gw.example.org",
+                "203.0.113.7:0",
+                "203.0.113.7:65536",
+                "203.0.113.7:x",
+                "[2001:db8::1]x",
+                "[2001:db8::1")) {
             assertRefused(ConfigKey.EXTERNAL, bad);
         }
     }
 
     @Test
     void firewallRules() {
-        List<FirewallRule> rules = with(ConfigKey.FIREWALL, "allow:10.1.0.0/16, deny:fd00::/8,drop:all").firewall();
-        assertThat(rules).containsExactly(
-                new FirewallRule(FirewallRule.Action.ALLOW, Subnet.parse("10.1.0.0/16")),
-                new FirewallRule(FirewallRule.Action.DENY, Subnet.parse("fd00::/8")),
-                new FirewallRule(FirewallRule.Action.DROP, null));
+        List<FirewallRule> rules = with(ConfigKey.FIREWALL, "allow:10.1.0.0/16, deny:fd00::/8,drop:all")
+                .firewall();
+        assertThat(rules)
+                .containsExactly(
+                        new FirewallRule(FirewallRule.Action.ALLOW, Subnet.parse("10.1.0.0/16")),
+                        new FirewallRule(FirewallRule.Action.DENY, Subnet.parse("fd00::/8")),
+                        new FirewallRule(FirewallRule.Action.DROP, null));
         for (String bad : List.of("permit:all", "allow", "allow:10.0.0.0/33", "allow:host.example", "allow:all,deny")) {
             assertRefused(ConfigKey.FIREWALL, bad);
         }
@@ -158,11 +182,15 @@ class TraverseConfigTest {
         assertThat(with(ConfigKey.CONNECT_TIMEOUT, "1500").connectTimeout()).isEqualTo(Duration.ofMillis(1500));
         assertThat(with(ConfigKey.CONNECT_TIMEOUT, " 3 S ").connectTimeout()).isEqualTo(Duration.ofSeconds(3));
         assertThat(with(ConfigKey.CONNECT_STAGGER, "0").connectStagger()).isZero();
-        assertThat(with(ConfigKey.HANDSHAKE_TIMEOUT, "750ms").handshakeTimeout()).isEqualTo(Duration.ofMillis(750));
+        assertThat(with(ConfigKey.HANDSHAKE_TIMEOUT, "750ms").handshakeTimeout())
+                .isEqualTo(Duration.ofMillis(750));
         assertThat(with(ConfigKey.CACHE_TTL, "0").cacheTtl()).isZero();
         assertThat(with(ConfigKey.CACHE_TTL, "30s").cacheTtl()).isEqualTo(Duration.ofSeconds(30));
 
-        for (ConfigKey key : List.of(ConfigKey.CONNECT_TIMEOUT, ConfigKey.CONNECT_STAGGER, ConfigKey.HANDSHAKE_TIMEOUT,
+        for (ConfigKey key : List.of(
+                ConfigKey.CONNECT_TIMEOUT,
+                ConfigKey.CONNECT_STAGGER,
+                ConfigKey.HANDSHAKE_TIMEOUT,
                 ConfigKey.CACHE_TTL)) {
             for (String bad : List.of("", "-1s", "1.5s", "5d", "s", "5 sec", "1234567890ms", "999999999h")) {
                 assertRefused(key, bad);
@@ -189,7 +217,8 @@ class TraverseConfigTest {
 
     @Test
     void everyAcceptedDurationCanBeUsedInNanoseconds() {
-        // The node turns durations into nanoseconds (deadlines, cache ttl): nothing the config accepts may overflow there.
+        // The node turns durations into nanoseconds (deadlines, cache ttl): nothing the config accepts may overflow
+        // there.
         for (String value : List.of("999999999ms", "999999999s", "2562047h", "153722867m")) {
             for (ConfigKey key : List.of(ConfigKey.CONNECT_TIMEOUT, ConfigKey.CACHE_TTL)) {
                 Duration d;
@@ -210,7 +239,8 @@ class TraverseConfigTest {
 
     @Test
     void wholeNumbers() {
-        assertThat(with(ConfigKey.HANDSHAKE_PENDING, "16").maxPendingHandshakes()).isEqualTo(16);
+        assertThat(with(ConfigKey.HANDSHAKE_PENDING, "16").maxPendingHandshakes())
+                .isEqualTo(16);
         assertThat(with(ConfigKey.ACCEPT_BACKLOG, "1").acceptBacklog()).isEqualTo(1);
         for (ConfigKey key : List.of(ConfigKey.HANDSHAKE_PENDING, ConfigKey.ACCEPT_BACKLOG)) {
             for (String bad : List.of("0", "-1", "x", "1.5", "", "99999999999")) {
@@ -221,8 +251,14 @@ class TraverseConfigTest {
 
     @Test
     void builderSettersValidateToo() {
-        TraverseConfig c = TraverseConfig.builder().bind("127.0.0.1").portRange("5000-5001").nodeId("n1")
-                .set("traverse.connect.stagger", "50ms").modules("direct").token("t").build();
+        TraverseConfig c = TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .portRange("5000-5001")
+                .nodeId("n1")
+                .set("traverse.connect.stagger", "50ms")
+                .modules("direct")
+                .token("t")
+                .build();
         assertThat(c.bindAddress()).contains(IpLiterals.parse("127.0.0.1"));
         assertThat(c.portRange().ports()).containsExactly(5000, 5001);
         assertThat(c.nodeId()).contains(NodeId.of("n1"));
@@ -230,13 +266,19 @@ class TraverseConfigTest {
         assertThat(c.modules()).containsExactly("direct");
         assertThat(c.modulesConfigured()).isTrue();
         assertThatThrownBy(() -> TraverseConfig.builder().set("traverse.nope", "1"))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("traverse.nope");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("traverse.nope");
         assertThatThrownBy(() -> TraverseConfig.builder().bind("localhost"))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("traverse.bind").hasMessageContaining("code");
-        assertThatThrownBy(() -> TraverseConfig.builder().modules("Direct")).isInstanceOf(TraverseConfigException.class);
-        assertThatThrownBy(() -> TraverseConfig.builder().modules(List.of())).isInstanceOf(TraverseConfigException.class);
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("traverse.bind")
+                .hasMessageContaining("code");
+        assertThatThrownBy(() -> TraverseConfig.builder().modules("Direct"))
+                .isInstanceOf(TraverseConfigException.class);
+        assertThatThrownBy(() -> TraverseConfig.builder().modules(List.of()))
+                .isInstanceOf(TraverseConfigException.class);
         assertThatThrownBy(() -> TraverseConfig.builder().connectStagger(Duration.ofMillis(-1)))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> TraverseConfig.builder().acceptBacklog(0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> TraverseConfig.builder().acceptBacklog(0))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -37,8 +37,10 @@ class VirtualSocketAddressTest {
             // What a JDBC driver builds from "jdbc:x://HOST:PORT/db" gives the same two parts back.
             URI uri = URI.create("jdbc-x://" + v.getHostString() + ":" + port + "/db");
             assertThat(uri.getHost()).as(where).isEqualTo(v.getHostString());
-            assertThat(NodeIdentity.parse(InetSocketAddress.createUnresolved(v.getHostString(), port).getHostString()))
-                    .as(where).isEqualTo(node);
+            assertThat(NodeIdentity.parse(InetSocketAddress.createUnresolved(v.getHostString(), port)
+                            .getHostString()))
+                    .as(where)
+                    .isEqualTo(node);
         }
     }
 
@@ -53,13 +55,16 @@ class VirtualSocketAddressTest {
     @Test
     void parseErrorsNameThePart() {
         assertThatThrownBy(() -> VirtualSocketAddress.parse("tv1-node7.a10-0-0-2p5000"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining(":PORT");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining(":PORT");
         assertThatThrownBy(() -> VirtualSocketAddress.parse("tv1-node7:http"))
-                .hasMessageContaining("'http'").hasMessageContaining("not a number");
+                .hasMessageContaining("'http'")
+                .hasMessageContaining("not a number");
         assertThatThrownBy(() -> VirtualSocketAddress.parse("tv1-node7:65536")).hasMessageContaining("65536");
         assertThatThrownBy(() -> VirtualSocketAddress.parse("tv1-node7:-1")).hasMessageContaining("-1");
         assertThatThrownBy(() -> VirtualSocketAddress.parse("tv1-node7.a300-0-0-1p5000:80"))
-                .hasMessageContaining("a300-0-0-1p5000").hasMessageContaining("300");
+                .hasMessageContaining("a300-0-0-1p5000")
+                .hasMessageContaining("300");
         assertThatThrownBy(() -> VirtualSocketAddress.parse("node7:80")).hasMessageContaining("tv1");
         assertThatThrownBy(() -> VirtualSocketAddress.parse(null)).isInstanceOf(IllegalArgumentException.class);
         NodeIdentity node = NodeIdentity.builder().id(NodeId.of("n")).build();
@@ -71,13 +76,16 @@ class VirtualSocketAddressTest {
     void equalityIsByNodeAndPort() {
         NodeIdentity a = NodeIdentity.builder().id(NodeId.of("a")).build();
         NodeIdentity b = NodeIdentity.builder().id(NodeId.of("b")).build();
-        assertThat(new VirtualSocketAddress(a, 80)).isEqualTo(new VirtualSocketAddress(a, 80))
-                .isNotEqualTo(new VirtualSocketAddress(a, 81)).isNotEqualTo(new VirtualSocketAddress(b, 80));
+        assertThat(new VirtualSocketAddress(a, 80))
+                .isEqualTo(new VirtualSocketAddress(a, 80))
+                .isNotEqualTo(new VirtualSocketAddress(a, 81))
+                .isNotEqualTo(new VirtualSocketAddress(b, 80));
     }
 
     @Test
     void survivesJavaSerialization() throws Exception {
-        for (VirtualSocketAddress v : List.of(VirtualSocketAddress.parse("tv1-node7.a10-0-0-2p5000.afd00z1p5000.h198-18-0-1p17000:80"),
+        for (VirtualSocketAddress v : List.of(
+                VirtualSocketAddress.parse("tv1-node7.a10-0-0-2p5000.afd00z1p5000.h198-18-0-1p17000:80"),
                 VirtualSocketAddress.parse("tv1.az1p5000:1"))) {
             ByteArrayOutputStream bytes = new ByteArrayOutputStream();
             try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {

@@ -59,8 +59,11 @@ final class ChildHttpProxy implements Closeable {
             Path conf = Files.writeString(directory.resolve("squid.conf"), squidConfiguration(port, directory));
             command = List.of(kind.binary.toString(), "-N", "-f", conf.toString());
         } else {
-            Path conf = Files.writeString(directory.resolve("tinyproxy.conf"), "Port " + port + "\nListen 127.0.0.1\nTimeout 600\n"
-                    + "MaxClients 100\nLogLevel Warning\nLogFile \"" + directory.resolve("tinyproxy.log") + "\"\n");
+            Path conf = Files.writeString(
+                    directory.resolve("tinyproxy.conf"),
+                    "Port " + port + "\nListen 127.0.0.1\nTimeout 600\n"
+                            + "MaxClients 100\nLogLevel Warning\nLogFile \"" + directory.resolve("tinyproxy.log")
+                            + "\"\n");
             command = List.of(kind.binary.toString(), "-d", "-c", conf.toString());
         }
         String proxyCpus = System.getenv("PROXY_CPU");
@@ -68,8 +71,11 @@ final class ChildHttpProxy implements Closeable {
             command = new java.util.ArrayList<>(command);
             command.addAll(0, List.of("taskset", "-c", proxyCpus.strip()));
         }
-        process = new ProcessBuilder(command).directory(directory.toFile()).redirectErrorStream(true)
-                .redirectOutput(directory.resolve("out").toFile()).start();
+        process = new ProcessBuilder(command)
+                .directory(directory.toFile())
+                .redirectErrorStream(true)
+                .redirectOutput(directory.resolve("out").toFile())
+                .start();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (true) {
             try (Socket s = new Socket()) {
@@ -114,8 +120,9 @@ final class ChildHttpProxy implements Closeable {
         try {
             client.connect(new InetSocketAddress(Loopback.LOOPBACK, port));
             String authority = target.getAddress().getHostAddress() + ":" + target.getPort();
-            client.getOutputStream().write(("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n")
-                    .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
+            client.getOutputStream()
+                    .write(("CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n\r\n")
+                            .getBytes(java.nio.charset.StandardCharsets.ISO_8859_1));
             StringBuilder answer = new StringBuilder();
             while (!answer.toString().endsWith("\r\n\r\n")) {
                 int b = client.getInputStream().read();
@@ -136,8 +143,11 @@ final class ChildHttpProxy implements Closeable {
 
     /** The CPU time the proxy process has used so far (user and system, from /proc). */
     java.time.Duration cpuTime() {
-        return process.toHandle().info().totalCpuDuration()
-                .orElseThrow(() -> new IllegalStateException("no CPU time for " + kind + " (pid " + process.pid() + ")"));
+        return process.toHandle()
+                .info()
+                .totalCpuDuration()
+                .orElseThrow(
+                        () -> new IllegalStateException("no CPU time for " + kind + " (pid " + process.pid() + ")"));
     }
 
     /** {@code traverse.http.proxy} for a node that goes through it. */

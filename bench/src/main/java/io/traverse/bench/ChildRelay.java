@@ -29,17 +29,26 @@ final class ChildRelay implements Closeable {
     /** {@code socat} relaying one connection to 127.0.0.1:{@code targetPort}, listening once this returns. */
     static ChildRelay socat(int targetPort) throws IOException {
         int port = freePort();
-        return start(List.of("socat", "TCP-LISTEN:" + port + ",bind=127.0.0.1,reuseaddr,nodelay",
-                "TCP:127.0.0.1:" + targetPort + ",nodelay"), port, "is socat installed?");
+        return start(
+                List.of(
+                        "socat",
+                        "TCP-LISTEN:" + port + ",bind=127.0.0.1,reuseaddr,nodelay",
+                        "TCP:127.0.0.1:" + targetPort + ",nodelay"),
+                port,
+                "is socat installed?");
     }
 
     /** The C relay relaying one connection to 127.0.0.1:{@code targetPort}, listening once this returns. */
     static ChildRelay epoll(int targetPort) throws IOException {
         if (!Files.isExecutable(EPOLL_RELAY)) {
-            throw new IOException(EPOLL_RELAY + " is missing; build it with gcc -O2 -o " + EPOLL_RELAY + " bench/native/epoll-relay.c");
+            throw new IOException(EPOLL_RELAY + " is missing; build it with gcc -O2 -o " + EPOLL_RELAY
+                    + " bench/native/epoll-relay.c");
         }
         int port = freePort();
-        return start(List.of(EPOLL_RELAY.toString(), Integer.toString(port), Integer.toString(targetPort)), port, "see its stderr");
+        return start(
+                List.of(EPOLL_RELAY.toString(), Integer.toString(port), Integer.toString(targetPort)),
+                port,
+                "see its stderr");
     }
 
     private static int freePort() throws IOException {
@@ -49,8 +58,10 @@ final class ChildRelay implements Closeable {
     }
 
     private static ChildRelay start(List<String> command, int port, String hint) throws IOException {
-        Process process = new ProcessBuilder(new ArrayList<>(command)).redirectOutput(ProcessBuilder.Redirect.DISCARD)
-                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process process = new ProcessBuilder(new ArrayList<>(command))
+                .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         ChildRelay relay = new ChildRelay(process, port);
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         while (!relay.listens()) {

@@ -48,8 +48,7 @@ public class ConnectSetup {
     private volatile boolean running;
 
     /** Where a client connects; for Traverse the host is the node's text form. */
-    private record Endpoint(String host, int port, InetSocketAddress inet) {
-    }
+    private record Endpoint(String host, int port, InetSocketAddress inet) {}
 
     @Setup(Level.Trial)
     public void start() throws IOException {
@@ -64,8 +63,10 @@ public class ConnectSetup {
             // The same backlog as the plain server sockets. With the default (50) a burst of setups
             // while the accepting thread waits for the core ends in OVERLOAD ("Connection refused"),
             // where the kernel would only hold back the SYN.
-            listeners = new ServerSocket[] {serverNode.serverSocketFactory().createServerSocket(0, Loopback.BACKLOG),
-                serverNode.serverSocketFactory().createServerSocket(0, Loopback.BACKLOG)};
+            listeners = new ServerSocket[] {
+                serverNode.serverSocketFactory().createServerSocket(0, Loopback.BACKLOG),
+                serverNode.serverSocketFactory().createServerSocket(0, Loopback.BACKLOG)
+            };
             silent = traverseEndpoint(listeners[0]);
             speaking = traverseEndpoint(listeners[1]);
         } else {

@@ -71,8 +71,10 @@ final class ConnectedPair implements Closeable {
     static ConnectedPair inBandEndOfStream() throws IOException {
         ConnectedPair plain = plain();
         try {
-            return new ConnectedPair(new io.traverse.connect.InBandEndOfStreamSocket(plain.client),
-                    new io.traverse.connect.InBandEndOfStreamSocket(plain.server), plain);
+            return new ConnectedPair(
+                    new io.traverse.connect.InBandEndOfStreamSocket(plain.client),
+                    new io.traverse.connect.InBandEndOfStreamSocket(plain.server),
+                    plain);
         } catch (IOException | RuntimeException e) {
             plain.close();
             throw e;
@@ -107,9 +109,11 @@ final class ConnectedPair implements Closeable {
             clientNode = Loopback.startNode();
             TraverseServerSocket listener = serverNode.serverSocketFactory().createServerSocket(0);
             VirtualSocketAddress vaddr = listener.virtualAddress();
-            Socket client = Loopback.tune(clientNode.socketFactory().createSocket(vaddr.getHostString(), vaddr.getPort()));
+            Socket client =
+                    Loopback.tune(clientNode.socketFactory().createSocket(vaddr.getHostString(), vaddr.getPort()));
             Socket server = Loopback.tune(listener.accept());
-            String module = clientNode.connectionInfo(client).map(i -> i.module()).orElse("?");
+            String module =
+                    clientNode.connectionInfo(client).map(i -> i.module()).orElse("?");
             if (!"direct".equals(module)) {
                 throw new IllegalStateException("expected a direct connection, got module " + module);
             }
@@ -190,8 +194,13 @@ final class ConnectedPair implements Closeable {
      * @param clientLongPoll the client's node links by a long-poll session straight to its hub: what it writes goes up in POSTs
      * @param serverLongPoll the server's node does: what the client writes reaches it in poll answers
      */
-    static ConnectedPair routed(int hubs, boolean dataLink, ChildHttpProxy.Kind clientBehindProxy, boolean clientLongPoll,
-            boolean serverLongPoll) throws IOException {
+    static ConnectedPair routed(
+            int hubs,
+            boolean dataLink,
+            ChildHttpProxy.Kind clientBehindProxy,
+            boolean clientLongPoll,
+            boolean serverLongPoll)
+            throws IOException {
         HubLine line = HubLine.start(hubs);
         Traverse serverNode = null;
         Traverse clientNode = null;
@@ -206,9 +215,11 @@ final class ConnectedPair implements Closeable {
             line.awaitRoute(clientNode, serverNode);
             TraverseServerSocket listener = serverNode.serverSocketFactory().createServerSocket(0);
             VirtualSocketAddress vaddr = listener.virtualAddress();
-            Socket client = Loopback.tune(clientNode.socketFactory().createSocket(vaddr.getHostString(), vaddr.getPort()));
+            Socket client =
+                    Loopback.tune(clientNode.socketFactory().createSocket(vaddr.getHostString(), vaddr.getPort()));
             Socket server = Loopback.tune(listener.accept());
-            String module = clientNode.connectionInfo(client).map(i -> i.module()).orElse("?");
+            String module =
+                    clientNode.connectionInfo(client).map(i -> i.module()).orElse("?");
             if (!"routed".equals(module)) {
                 throw new IllegalStateException("expected a routed connection, got module " + module);
             }

@@ -45,55 +45,85 @@ public final class DirectRounds {
     }
 
     /** A comparison: a plain run, a Traverse run, and the target between them. */
-    private record Metric(String name, String unit, Run plain, Run traverse, Target target) {
-    }
+    private record Metric(String name, String unit, Run plain, Run traverse, Target target) {}
 
     private static final double MBPS = Throughput.CHUNK / 1e6; // chunks/s -> MB/s (10^6 bytes)
 
     private static List<Metric> metrics(Set<String> only) {
         List<Metric> out = new ArrayList<>();
         if (only.contains("setup")) {
-            out.add(new Metric("setup", "us",
+            out.add(new Metric(
+                    "setup",
+                    "us",
                     new Run("ConnectSetup.firstByte", "plain", 1),
                     new Run("ConnectSetup.usable", "traverse", 1),
-                    (ratio, diff) -> String.format(Locale.ROOT, "cached direct setup <= 2x plain connect+first byte: %.2fx -> %s",
-                            ratio, ratio <= 2 ? "MET" : "NOT MET")));
+                    (ratio, diff) -> String.format(
+                            Locale.ROOT,
+                            "cached direct setup <= 2x plain connect+first byte: %.2fx -> %s",
+                            ratio,
+                            ratio <= 2 ? "MET" : "NOT MET")));
         }
         if (only.contains("throughput")) {
-            out.add(new Metric("throughput", "MB/s",
+            out.add(new Metric(
+                    "throughput",
+                    "MB/s",
                     new Run("Throughput.write64k", "plain", MBPS),
                     new Run("Throughput.write64k", "traverse", MBPS),
-                    (ratio, diff) -> String.format(Locale.ROOT, "throughput >= 0.98x plain: %.3fx -> %s",
-                            ratio, ratio >= 0.98 ? "MET" : "NOT MET")));
+                    (ratio, diff) -> String.format(
+                            Locale.ROOT,
+                            "throughput >= 0.98x plain: %.3fx -> %s",
+                            ratio,
+                            ratio >= 0.98 ? "MET" : "NOT MET")));
         }
         if (only.contains("rtt")) {
-            out.add(new Metric("rtt", "us",
+            out.add(new Metric(
+                    "rtt",
+                    "us",
                     new Run("RoundTrip.oneByte", "plain", 1),
                     new Run("RoundTrip.oneByte", "traverse", 1),
-                    (ratio, diff) -> String.format(Locale.ROOT, "1-byte RTT within 1 us of plain: %+.2f us -> %s",
-                            diff, diff <= 1.0 ? "MET" : "NOT MET")));
+                    (ratio, diff) -> String.format(
+                            Locale.ROOT,
+                            "1-byte RTT within 1 us of plain: %+.2f us -> %s",
+                            diff,
+                            diff <= 1.0 ? "MET" : "NOT MET")));
         }
         if (only.contains("extra")) {
-            out.add(new Metric("connect-only", "us",
+            out.add(new Metric(
+                    "connect-only",
+                    "us",
                     new Run("ConnectSetup.usable", "plain", 1),
                     new Run("ConnectSetup.usable", "traverse", 1),
-                    (ratio, diff) -> String.format(Locale.ROOT, "(no target) Traverse usable vs plain connect without first byte: %.2fx", ratio)));
-            out.add(new Metric("first-byte", "us",
+                    (ratio, diff) -> String.format(
+                            Locale.ROOT,
+                            "(no target) Traverse usable vs plain connect without first byte: %.2fx",
+                            ratio)));
+            out.add(new Metric(
+                    "first-byte",
+                    "us",
                     new Run("ConnectSetup.firstByte", "plain", 1),
                     new Run("ConnectSetup.firstByte", "traverse", 1),
-                    (ratio, diff) -> String.format(Locale.ROOT, "(no target) both reading the server's first byte: %.2fx", ratio)));
+                    (ratio, diff) -> String.format(
+                            Locale.ROOT, "(no target) both reading the server's first byte: %.2fx", ratio)));
         }
         if (only.contains("diag")) {
-            out.add(new Metric("thr-channel", "MB/s",
+            out.add(new Metric(
+                    "thr-channel",
+                    "MB/s",
                     new Run("Throughput.write64k", "plain", MBPS),
                     new Run("Throughput.write64k", "plain-channel", MBPS),
-                    (ratio, diff) -> String.format(Locale.ROOT,
-                            "(diagnostic) throughput, server side accepted as a SocketChannel, vs plain: %.3fx", ratio)));
-            out.add(new Metric("rtt-channel", "us",
+                    (ratio, diff) -> String.format(
+                            Locale.ROOT,
+                            "(diagnostic) throughput, server side accepted as a SocketChannel, vs plain: %.3fx",
+                            ratio)));
+            out.add(new Metric(
+                    "rtt-channel",
+                    "us",
                     new Run("RoundTrip.oneByte", "plain", 1),
                     new Run("RoundTrip.oneByte", "plain-channel", 1),
-                    (ratio, diff) -> String.format(Locale.ROOT,
-                            "(diagnostic) RTT, server side accepted as a SocketChannel, vs plain: %+.2f us", diff)));
+                    (ratio, diff) -> String.format(
+                            Locale.ROOT,
+                            "(diagnostic) RTT, server side accepted as a SocketChannel, vs plain: %+.2f us",
+                            diff)));
         }
         return out;
     }
@@ -106,7 +136,8 @@ public final class DirectRounds {
     private final List<Metric> metrics;
     private final Path csv;
 
-    private DirectRounds(int rounds, int warmup, int iterations, int timeMillis, boolean verbose, List<Metric> metrics, Path csv) {
+    private DirectRounds(
+            int rounds, int warmup, int iterations, int timeMillis, boolean verbose, List<Metric> metrics, Path csv) {
         this.rounds = rounds;
         this.warmup = warmup;
         this.iterations = iterations;
@@ -117,8 +148,8 @@ public final class DirectRounds {
     }
 
     public static void main(String[] args) throws Exception {
-        Optional<RoundOptions> parsed = RoundOptions.parse("DirectRounds", args, 7, 4, Set.of("setup", "throughput", "rtt"),
-                "setup,throughput,rtt,extra,diag");
+        Optional<RoundOptions> parsed = RoundOptions.parse(
+                "DirectRounds", args, 7, 4, Set.of("setup", "throughput", "rtt"), "setup,throughput,rtt,extra,diag");
         if (parsed.isEmpty()) {
             return;
         }
@@ -133,9 +164,16 @@ public final class DirectRounds {
 
     private void run() throws IOException {
         int cpus = Runtime.getRuntime().availableProcessors();
-        System.out.printf(Locale.ROOT, "DirectRounds: %d rounds x %d metrics x 2 contenders; each run 1 fork, %d warmup + %d"
-                + " measurement iterations of %d ms; CPUs visible to this JVM: %d%n", rounds, metrics.size(), warmup, iterations,
-                timeMillis, cpus);
+        System.out.printf(
+                Locale.ROOT,
+                "DirectRounds: %d rounds x %d metrics x 2 contenders; each run 1 fork, %d warmup + %d"
+                        + " measurement iterations of %d ms; CPUs visible to this JVM: %d%n",
+                rounds,
+                metrics.size(),
+                warmup,
+                iterations,
+                timeMillis,
+                cpus);
         if (cpus != 1) {
             System.out.println("warning: not pinned to one core; run under `taskset -c 0` for comparable figures");
         }
@@ -158,20 +196,39 @@ public final class DirectRounds {
                             f = Figure.FAILED;
                             String why = JmhRuns.rootMessage(e);
                             failures.add(String.format(Locale.ROOT, "round %d %s: %s", r + 1, run.label(), why));
-                            System.out.printf(Locale.ROOT, "round %d/%d  %s FAILED: %s%n", r + 1, rounds, run.label(), why);
+                            System.out.printf(
+                                    Locale.ROOT, "round %d/%d  %s FAILED: %s%n", r + 1, rounds, run.label(), why);
                         }
                         figures[mi][r][which] = f;
                         if (csvOut != null) {
-                            csvOut.printf(Locale.ROOT, "%d,%s,%s,%s,%s,%.4f,%.4f%n", r + 1, m.name, which == 0 ? "plain" : "traverse",
-                                    run.label(), m.unit, f.median(), f.mean());
+                            csvOut.printf(
+                                    Locale.ROOT,
+                                    "%d,%s,%s,%s,%s,%.4f,%.4f%n",
+                                    r + 1,
+                                    m.name,
+                                    which == 0 ? "plain" : "traverse",
+                                    run.label(),
+                                    m.unit,
+                                    f.median(),
+                                    f.mean());
                             csvOut.flush();
                         }
                     }
                     Figure p = figures[mi][r][0];
                     Figure t = figures[mi][r][1];
-                    System.out.printf(Locale.ROOT, "round %d/%d  %-12s plain %9.2f  traverse %9.2f %-5s ratio %6.3f"
-                            + "   (means %.2f / %.2f)%n", r + 1, rounds, m.name, p.median(), t.median(), m.unit, t.median() / p.median(),
-                            p.mean(), t.mean());
+                    System.out.printf(
+                            Locale.ROOT,
+                            "round %d/%d  %-12s plain %9.2f  traverse %9.2f %-5s ratio %6.3f"
+                                    + "   (means %.2f / %.2f)%n",
+                            r + 1,
+                            rounds,
+                            m.name,
+                            p.median(),
+                            t.median(),
+                            m.unit,
+                            t.median() / p.median(),
+                            p.mean(),
+                            t.mean());
                 }
             }
         } finally {
@@ -179,9 +236,21 @@ public final class DirectRounds {
                 csvOut.close();
             }
         }
-        System.out.printf(Locale.ROOT, "%nMedians over %d rounds (%.1f min):%n", rounds, (System.nanoTime() - started) / 60e9);
-        System.out.printf(Locale.ROOT, "%-12s %-5s %10s %10s %8s %12s %11s %11s %11s %11s   %s%n", "metric", "unit", "plain",
-                "traverse", "ratio", "round ratio", "round diff", "plain min", "plain max", "trav. mean",
+        System.out.printf(
+                Locale.ROOT, "%nMedians over %d rounds (%.1f min):%n", rounds, (System.nanoTime() - started) / 60e9);
+        System.out.printf(
+                Locale.ROOT,
+                "%-12s %-5s %10s %10s %8s %12s %11s %11s %11s %11s   %s%n",
+                "metric",
+                "unit",
+                "plain",
+                "traverse",
+                "ratio",
+                "round ratio",
+                "round diff",
+                "plain min",
+                "plain max",
+                "trav. mean",
                 "benchmarks (plain vs traverse)");
         double[][] summary = new double[metrics.size()][2];
         for (int mi = 0; mi < metrics.size(); mi++) {
@@ -198,22 +267,36 @@ public final class DirectRounds {
             double[] plainFigures = pick(f, 0, true);
             summary[mi][0] = JmhRuns.median(ratios);
             summary[mi][1] = JmhRuns.median(diffs);
-            System.out.printf(Locale.ROOT, "%-12s %-5s %10.2f %10.2f %8.3f %12.3f %+11.2f %11.2f %11.2f %11.2f   %s vs %s%n", m.name,
-                    m.unit, p, t, t / p, JmhRuns.median(ratios), JmhRuns.median(diffs), JmhRuns.min(plainFigures), JmhRuns.max(plainFigures),
-                    JmhRuns.median(pick(f, 1, false)), m.plain.label(), m.traverse.label());
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-12s %-5s %10.2f %10.2f %8.3f %12.3f %+11.2f %11.2f %11.2f %11.2f   %s vs %s%n",
+                    m.name,
+                    m.unit,
+                    p,
+                    t,
+                    t / p,
+                    JmhRuns.median(ratios),
+                    JmhRuns.median(diffs),
+                    JmhRuns.min(plainFigures),
+                    JmhRuns.max(plainFigures),
+                    JmhRuns.median(pick(f, 1, false)),
+                    m.plain.label(),
+                    m.traverse.label());
         }
-        System.out.println("(plain, traverse: medians over the rounds; ratio: of those medians; round ratio/diff: median of the"
-                + " per-round Traverse/plain ratios and differences; plain min/max: spread over the rounds; trav. mean:"
-                + " median of the JMH means)");
+        System.out.println(
+                "(plain, traverse: medians over the rounds; ratio: of those medians; round ratio/diff: median of the"
+                        + " per-round Traverse/plain ratios and differences; plain min/max: spread over the rounds; trav. mean:"
+                        + " median of the JMH means)");
         System.out.println();
         System.out.println("Targets:");
         for (int mi = 0; mi < metrics.size(); mi++) {
             Metric m = metrics.get(mi);
             double ratio = summary[mi][0];
             double diff = summary[mi][1];
-            System.out.println("  " + (Double.isNaN(ratio)
-                    ? m.name + ": NOT MEASURED (no round where both contenders ran)"
-                    : m.target.verdict(ratio, diff)));
+            System.out.println("  "
+                    + (Double.isNaN(ratio)
+                            ? m.name + ": NOT MEASURED (no round where both contenders ran)"
+                            : m.target.verdict(ratio, diff)));
         }
         JmhRuns.printFailuresAndCsv(failures, csv);
     }
@@ -223,7 +306,8 @@ public final class DirectRounds {
     }
 
     private Figure runOnce(Run run) throws RunnerException {
-        return JmhRuns.run(run.benchmark, run.contender, run.scale, new JmhRuns.Settings(warmup, iterations, timeMillis, verbose));
+        return JmhRuns.run(
+                run.benchmark, run.contender, run.scale, new JmhRuns.Settings(warmup, iterations, timeMillis, verbose));
     }
 
     private static double[] pick(Figure[][] f, int which, boolean median) {

@@ -28,13 +28,13 @@ public final class DropInServer {
     /** Its reply, as long as Traverse's ACCEPT. */
     static final int HANDSHAKE_REPLY = 8;
 
-    private DropInServer() {
-    }
+    private DropInServer() {}
 
     public static void main(String[] args) throws IOException {
         ServerSocket plain = new ServerSocket(0);
         ServerSocket defaultNode = new TraverseServerSocketFactory().createServerSocket(0);
-        Traverse singleNode = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").build());
+        Traverse singleNode =
+                Traverse.start(TraverseConfig.builder().bind("127.0.0.1").build());
         ServerSocket single = singleNode.serverSocketFactory().createServerSocket(0);
         serve(plain);
         serve(defaultNode);

@@ -40,16 +40,16 @@ import java.util.concurrent.TimeUnit;
  * </pre>
  */
 public final class DropInSetupRounds {
-    private static final java.lang.management.ThreadMXBean THREADS = java.lang.management.ManagementFactory.getThreadMXBean();
-    private record Endpoint(String host, int port) {
-    }
+    private static final java.lang.management.ThreadMXBean THREADS =
+            java.lang.management.ManagementFactory.getThreadMXBean();
+
+    private record Endpoint(String host, int port) {}
 
     private interface Contender {
         Socket connect() throws IOException;
     }
 
-    private DropInSetupRounds() {
-    }
+    private DropInSetupRounds() {}
 
     public static void main(String[] args) throws Exception {
         int rounds = 7;
@@ -61,7 +61,8 @@ public final class DropInSetupRounds {
                 case "--rounds" -> rounds = JmhRuns.atLeast(args[i], args, ++i, 1);
                 case "--warmup" -> warmup = JmhRuns.atLeast(args[i], args, ++i, 0);
                 case "--connects" -> connects = JmhRuns.atLeast(args[i], args, ++i, 1);
-                case "--only" -> names = List.of(JmhRuns.value(args[i], args, ++i).split(","));
+                case "--only" ->
+                    names = List.of(JmhRuns.value(args[i], args, ++i).split(","));
                 case "-h", "--help" -> {
                     System.out.println("usage: DropInSetupRounds [--rounds N] [--warmup N] [--connects N]"
                             + " [--only plain,default,single,handshake]");
@@ -71,14 +72,16 @@ public final class DropInSetupRounds {
             }
         }
         String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-        List<String> command = new ArrayList<>(List.of(java, "-Xms256m", "-Xmx256m",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        List<String> command =
+                new ArrayList<>(List.of(java, "-Xms256m", "-Xmx256m", "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         String serverOptions = System.getProperty("dropin.server.options", "").trim(); // e.g. a JFR recording
         if (!serverOptions.isEmpty()) {
             command.addAll(List.of(serverOptions.split("\\s+")));
         }
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), DropInServer.class.getName()));
-        Process server = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        Process server = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         try {
             Map<String, Endpoint> endpoints = readEndpoints(server);
             run(rounds, warmup, connects, names, endpoints, server.pid());
@@ -93,11 +96,14 @@ public final class DropInSetupRounds {
     }
 
     private static Map<String, Endpoint> readEndpoints(Process server) throws IOException {
-        BufferedReader in = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.US_ASCII));
+        BufferedReader in =
+                new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.US_ASCII));
         Map<String, Endpoint> out = new HashMap<>();
         for (String line = in.readLine(); line != null && !line.equals("ready"); line = in.readLine()) {
             String[] f = line.trim().split(" ");
-            if (f.length == 3 && List.of("plain", "default", "single", "handshake").contains(f[0])) { // not the JVM's own messages
+            if (f.length == 3
+                    && List.of("plain", "default", "single", "handshake")
+                            .contains(f[0])) { // not the JVM's own messages
                 out.put(f[0], new Endpoint(f[1], Integer.parseInt(f[2])));
             }
         }
@@ -107,9 +113,11 @@ public final class DropInSetupRounds {
         return out;
     }
 
-    private static void run(int rounds, int warmup, int connects, List<String> names, Map<String, Endpoint> endpoints,
-            long serverPid) throws IOException {
-        Traverse singleNode = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").build());
+    private static void run(
+            int rounds, int warmup, int connects, List<String> names, Map<String, Endpoint> endpoints, long serverPid)
+            throws IOException {
+        Traverse singleNode =
+                Traverse.start(TraverseConfig.builder().bind("127.0.0.1").build());
         Map<String, Contender> all = new HashMap<>();
         Endpoint p = endpoints.get("plain");
         all.put("plain", () -> new Socket(p.host, p.port));
@@ -132,8 +140,15 @@ public final class DropInSetupRounds {
             }
             contenders.add(all.get(n));
         }
-        System.out.printf(Locale.ROOT, "DropInSetupRounds: %d rounds x %s, %d timed connects each, after %d warm-up connects;"
-                + " CPUs visible: %d%n", rounds, names, connects, warmup, Runtime.getRuntime().availableProcessors());
+        System.out.printf(
+                Locale.ROOT,
+                "DropInSetupRounds: %d rounds x %s, %d timed connects each, after %d warm-up connects;"
+                        + " CPUs visible: %d%n",
+                rounds,
+                names,
+                connects,
+                warmup,
+                Runtime.getRuntime().availableProcessors());
         System.out.println("default node's server address: " + d.host + " port " + d.port);
         for (Contender c : contenders) {
             time(c, warmup);
@@ -158,20 +173,24 @@ public final class DropInSetupRounds {
                 long cpuBefore = THREADS.getCurrentThreadCpuTime();
                 long[] t = time(contenders.get(ci), connects, buffer);
                 callerCpuNanos[ci] += THREADS.getCurrentThreadCpuTime() - cpuBefore;
-                ThreadWakeups.add(clientSwitches.get(ci), ThreadWakeups.between(clientBefore, ThreadWakeups.snapshot(self)));
-                ThreadWakeups.add(serverSwitches.get(ci), ThreadWakeups.between(serverBefore, ThreadWakeups.snapshot(serverPid)));
+                ThreadWakeups.add(
+                        clientSwitches.get(ci), ThreadWakeups.between(clientBefore, ThreadWakeups.snapshot(self)));
+                ThreadWakeups.add(
+                        serverSwitches.get(ci), ThreadWakeups.between(serverBefore, ThreadWakeups.snapshot(serverPid)));
                 Arrays.sort(t);
                 medians[ci][r] = t[t.length / 2] / 1e3;
                 p90s[ci][r] = t[(int) (t.length * 0.9)] / 1e3;
             }
             for (int ci = 0; ci < names.size(); ci++) {
-                line.append(String.format(Locale.ROOT, " %s %.1f us (p90 %.1f)", names.get(ci), medians[ci][r], p90s[ci][r]));
+                line.append(String.format(
+                        Locale.ROOT, " %s %.1f us (p90 %.1f)", names.get(ci), medians[ci][r], p90s[ci][r]));
             }
             System.out.println(line);
         }
         System.out.println();
-        System.out.println("connect + first byte, us: median of the per-round medians [min-max]; ratio to plain: median of the"
-                + " per-round ratios [min-max]");
+        System.out.println(
+                "connect + first byte, us: median of the per-round medians [min-max]; ratio to plain: median of the"
+                        + " per-round ratios [min-max]");
         int plainIndex = names.indexOf("plain");
         for (int ci = 0; ci < names.size(); ci++) {
             double[] m = medians[ci];
@@ -181,16 +200,30 @@ public final class DropInSetupRounds {
                 for (int r = 0; r < rounds; r++) {
                     ratios[r] = m[r] / medians[plainIndex][r];
                 }
-                ratio = String.format(Locale.ROOT, "   ratio %.2fx [%.2f-%.2f]", JmhRuns.median(ratios), JmhRuns.min(ratios),
+                ratio = String.format(
+                        Locale.ROOT,
+                        "   ratio %.2fx [%.2f-%.2f]",
+                        JmhRuns.median(ratios),
+                        JmhRuns.min(ratios),
                         JmhRuns.max(ratios));
             }
-            System.out.printf(Locale.ROOT, "%-8s %8.1f [%.1f-%.1f]%s%n", names.get(ci), JmhRuns.median(m), JmhRuns.min(m),
-                    JmhRuns.max(m), ratio);
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-8s %8.1f [%.1f-%.1f]%s%n",
+                    names.get(ci),
+                    JmhRuns.median(m),
+                    JmhRuns.min(m),
+                    JmhRuns.max(m),
+                    ratio);
         }
         System.out.println();
-        System.out.println("context switches per connect, by thread (woken: blocked and woken again; preempted: descheduled)");
+        System.out.println(
+                "context switches per connect, by thread (woken: blocked and woken again; preempted: descheduled)");
         for (int ci = 0; ci < names.size(); ci++) {
-            System.out.printf(Locale.ROOT, "%s, client process (the calling thread's CPU: %.1f us per connect):%n", names.get(ci),
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s, client process (the calling thread's CPU: %.1f us per connect):%n",
+                    names.get(ci),
                     callerCpuNanos[ci] / 1e3 / ((long) rounds * connects));
             System.out.print(ThreadWakeups.perConnection(clientSwitches.get(ci), (long) rounds * connects));
             System.out.println(names.get(ci) + ", server process:");

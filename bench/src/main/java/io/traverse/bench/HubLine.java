@@ -18,14 +18,14 @@ final class HubLine implements Closeable {
     /** Closed before the hubs (an HTTP proxy a node links through). */
     private final List<Closeable> others = new ArrayList<>();
 
-    private HubLine() {
-    }
+    private HubLine() {}
 
     static HubLine start(int count) throws IOException {
         HubLine line = new HubLine();
         try {
             for (int i = 0; i < count; i++) {
-                List<String> peers = i == 0 ? List.of() : List.of(line.hubs.get(i - 1).address());
+                List<String> peers =
+                        i == 0 ? List.of() : List.of(line.hubs.get(i - 1).address());
                 line.hubs.add(new ChildHub("bench-line-" + i, 1000, TOKEN, peers, "512m", false));
             }
             return line;
@@ -52,8 +52,13 @@ final class HubLine implements Closeable {
 
     /** @param longPoll the node's hub link is a long-poll session straight to the hub ({@code traverse.http.tunnel=longpoll}) */
     Traverse routedNode(int index, boolean dataLink, String httpProxy, boolean longPoll) throws IOException {
-        TraverseConfig.Builder config = TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
-                .hubs(List.of(new java.net.InetSocketAddress("127.0.0.1", hubs.get(index).port()))).modules("routed")
+        TraverseConfig.Builder config = TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .token(TOKEN)
+                .discovery(false)
+                .hubs(List.of(new java.net.InetSocketAddress(
+                        "127.0.0.1", hubs.get(index).port())))
+                .modules("routed")
                 .hubDataLink(dataLink);
         if (longPoll) {
             config.set("traverse.http.tunnel", "longpoll");
@@ -64,7 +69,8 @@ final class HubLine implements Closeable {
         Traverse node = Traverse.start(config.build());
         try {
             if (!node.awaitHubLink(Duration.ofSeconds(20))) {
-                throw new IOException("node did not link to hub " + hubs.get(index).address());
+                throw new IOException(
+                        "node did not link to hub " + hubs.get(index).address());
             }
             return node;
         } catch (InterruptedException e) {
@@ -83,7 +89,10 @@ final class HubLine implements Closeable {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         while (System.nanoTime() < deadline) {
             try {
-                if (client.hubDirectory().locateNode(target).get(5, TimeUnit.SECONDS).isPresent()) {
+                if (client.hubDirectory()
+                        .locateNode(target)
+                        .get(5, TimeUnit.SECONDS)
+                        .isPresent()) {
                     return;
                 }
                 Thread.sleep(50);

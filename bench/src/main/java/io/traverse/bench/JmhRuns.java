@@ -19,16 +19,14 @@ import org.openjdk.jmh.runner.options.VerboseMode;
  */
 final class JmhRuns {
     /** How long each run is. */
-    record Settings(int warmup, int iterations, int timeMillis, boolean verbose) {
-    }
+    record Settings(int warmup, int iterations, int timeMillis, boolean verbose) {}
 
     /** Figures of one run: the median (over sampled operations or iterations) and the JMH mean. */
     record Figure(double median, double mean) {
         static final Figure FAILED = new Figure(Double.NaN, Double.NaN);
     }
 
-    private JmhRuns() {
-    }
+    private JmhRuns() {}
 
     /** The JMH include pattern for exactly {@code io.traverse.bench.<benchmark>}. */
     static String include(String benchmark) {
@@ -80,7 +78,8 @@ final class JmhRuns {
 
     /** The median of the values that are not NaN (failed runs); NaN if there are none. */
     static double median(double[] values) {
-        double[] v = Arrays.stream(values).filter(x -> !Double.isNaN(x)).sorted().toArray();
+        double[] v =
+                Arrays.stream(values).filter(x -> !Double.isNaN(x)).sorted().toArray();
         int n = v.length;
         if (n == 0) {
             return Double.NaN;

@@ -14,8 +14,7 @@ final class Loopback {
     /** Accept backlog of every benchmark server socket, plain or Traverse. */
     static final int BACKLOG = 1024;
 
-    private Loopback() {
-    }
+    private Loopback() {}
 
     /** A Traverse node listening on 127.0.0.1 only, as the benchmarks are specified. */
     static Traverse startNode() throws IOException {

@@ -24,8 +24,7 @@ public final class ProxyRelayCost {
     private static final int CHUNK = 64 * 1024;
     private static final long WARMUP_BYTES = 64L << 20;
 
-    private ProxyRelayCost() {
-    }
+    private ProxyRelayCost() {}
 
     public static void main(String[] args) throws Exception {
         long mib = 1024;
@@ -37,8 +36,11 @@ public final class ProxyRelayCost {
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--mib N, --rounds N)");
             }
         }
-        System.out.printf(Locale.ROOT, "ProxyRelayCost: %d MiB per run through each proxy's CONNECT tunnel on loopback, %d rounds%n",
-                mib, rounds);
+        System.out.printf(
+                Locale.ROOT,
+                "ProxyRelayCost: %d MiB per run through each proxy's CONNECT tunnel on loopback, %d rounds%n",
+                mib,
+                rounds);
         for (ChildHttpProxy.Kind kind : ChildHttpProxy.Kind.values()) {
             if (!java.nio.file.Files.isExecutable(kind.binary)) {
                 System.out.printf("%-9s not installed (Debian package %s)%n", kind, kind.debianPackage);
@@ -48,18 +50,31 @@ public final class ProxyRelayCost {
             for (int r = 0; r < rounds; r++) {
                 double[] run = relay(kind, mib << 20);
                 runs.add(run);
-                System.out.printf(Locale.ROOT, "%-9s round %d: %7.0f MB/s, proxy CPU %.2f s per GiB%n", kind, r + 1, run[0], run[1]);
+                System.out.printf(
+                        Locale.ROOT,
+                        "%-9s round %d: %7.0f MB/s, proxy CPU %.2f s per GiB%n",
+                        kind,
+                        r + 1,
+                        run[0],
+                        run[1]);
             }
             double[] mbps = runs.stream().mapToDouble(x -> x[0]).toArray();
             double[] cpu = runs.stream().mapToDouble(x -> x[1]).toArray();
-            System.out.printf(Locale.ROOT, "%-9s median: %7.0f MB/s, proxy CPU %.2f s per GiB (min %.2f, max %.2f)%n", kind,
-                    JmhRuns.median(mbps), JmhRuns.median(cpu), JmhRuns.min(cpu), JmhRuns.max(cpu));
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-9s median: %7.0f MB/s, proxy CPU %.2f s per GiB (min %.2f, max %.2f)%n",
+                    kind,
+                    JmhRuns.median(mbps),
+                    JmhRuns.median(cpu),
+                    JmhRuns.min(cpu),
+                    JmhRuns.max(cpu));
         }
     }
 
     /** One fresh proxy and tunnel: {MB/s, proxy CPU seconds per GiB} for {@code bytes} after a warm-up. */
     private static double[] relay(ChildHttpProxy.Kind kind, long bytes) throws IOException, InterruptedException {
-        try (ChildHttpProxy proxy = new ChildHttpProxy(kind); ServerSocket listener = Loopback.plainServer()) {
+        try (ChildHttpProxy proxy = new ChildHttpProxy(kind);
+                ServerSocket listener = Loopback.plainServer()) {
             Socket client = proxy.tunnelTo(new InetSocketAddress(Loopback.LOOPBACK, listener.getLocalPort()));
             Socket server = Loopback.tune(listener.accept());
             long[] received = new long[1];
@@ -74,7 +89,8 @@ public final class ProxyRelayCost {
                 }
             });
             byte[] chunk = new byte[CHUNK];
-            try (client; server) {
+            try (client;
+                    server) {
                 OutputStream out = client.getOutputStream();
                 for (long sent = 0; sent < WARMUP_BYTES; sent += CHUNK) {
                     out.write(chunk);

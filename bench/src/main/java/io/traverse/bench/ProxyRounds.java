@@ -32,11 +32,11 @@ public final class ProxyRounds {
             ? List.of("routed-1", "routed-1-proxy", "proxy-tunnel", "routed-1-squid", "squid-tunnel")
             : List.of("routed-1", "routed-1-proxy", "proxy-tunnel");
 
-    private ProxyRounds() {
-    }
+    private ProxyRounds() {}
 
     public static void main(String[] args) throws Exception {
-        Optional<RoundOptions> parsed = RoundOptions.parse("ProxyRounds", args, 3, 12, Set.of("throughput", "rtt"), "throughput,rtt");
+        Optional<RoundOptions> parsed =
+                RoundOptions.parse("ProxyRounds", args, 3, 12, Set.of("throughput", "rtt"), "throughput,rtt");
         if (parsed.isEmpty()) {
             return;
         }
@@ -48,9 +48,15 @@ public final class ProxyRounds {
         if (o.only().contains("rtt")) {
             metrics.add(new String[] {"rtt", "RoundTrip.oneByte", "us"});
         }
-        System.out.printf(Locale.ROOT, "ProxyRounds: %d rounds; each run 1 fork, %d warmup + %d measurement iterations of %d ms;"
-                + " CPUs visible to this JVM: %d%n", o.rounds(), o.settings().warmup(), o.settings().iterations(),
-                o.settings().timeMillis(), Runtime.getRuntime().availableProcessors());
+        System.out.printf(
+                Locale.ROOT,
+                "ProxyRounds: %d rounds; each run 1 fork, %d warmup + %d measurement iterations of %d ms;"
+                        + " CPUs visible to this JVM: %d%n",
+                o.rounds(),
+                o.settings().warmup(),
+                o.settings().iterations(),
+                o.settings().timeMillis(),
+                Runtime.getRuntime().availableProcessors());
         List<String> failures = new ArrayList<>();
         double[][][] figures = new double[metrics.size()][CONTENDERS.size()][o.rounds()];
         long started = System.nanoTime();
@@ -58,7 +64,8 @@ public final class ProxyRounds {
             for (int r = 0; r < o.rounds(); r++) {
                 for (int mi = 0; mi < metrics.size(); mi++) {
                     String[] m = metrics.get(mi);
-                    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d/%d  %-10s", r + 1, o.rounds(), m[0]));
+                    StringBuilder line = new StringBuilder(
+                            String.format(Locale.ROOT, "round %d/%d  %-10s", r + 1, o.rounds(), m[0]));
                     for (int k = 0; k < CONTENDERS.size(); k++) {
                         int ci = (k + r) % CONTENDERS.size();
                         String contender = CONTENDERS.get(ci);
@@ -67,11 +74,25 @@ public final class ProxyRounds {
                             f = JmhRuns.run(m[1], contender, m[0].equals("throughput") ? MBPS : 1, o.settings());
                         } catch (RunnerException | RuntimeException e) {
                             f = Figure.FAILED;
-                            failures.add(String.format(Locale.ROOT, "round %d %s[%s]: %s", r + 1, m[1], contender, JmhRuns.rootMessage(e)));
+                            failures.add(String.format(
+                                    Locale.ROOT,
+                                    "round %d %s[%s]: %s",
+                                    r + 1,
+                                    m[1],
+                                    contender,
+                                    JmhRuns.rootMessage(e)));
                         }
                         figures[mi][ci][r] = f.median();
                         if (csv != null) {
-                            csv.printf(Locale.ROOT, "%d,%s,%s,%s,%.4f,%.4f%n", r + 1, m[0], contender, m[2], f.median(), f.mean());
+                            csv.printf(
+                                    Locale.ROOT,
+                                    "%d,%s,%s,%s,%.4f,%.4f%n",
+                                    r + 1,
+                                    m[0],
+                                    contender,
+                                    m[2],
+                                    f.median(),
+                                    f.mean());
                             csv.flush();
                         }
                     }
@@ -84,31 +105,55 @@ public final class ProxyRounds {
         } catch (IOException e) {
             throw new IllegalStateException(e);
         }
-        System.out.printf(Locale.ROOT, "%nMedians over %d rounds (%.1f min):%n", o.rounds(), (System.nanoTime() - started) / 60e9);
+        System.out.printf(
+                Locale.ROOT,
+                "%nMedians over %d rounds (%.1f min):%n",
+                o.rounds(),
+                (System.nanoTime() - started) / 60e9);
         for (int mi = 0; mi < metrics.size(); mi++) {
             String[] m = metrics.get(mi);
             for (int ci = 0; ci < CONTENDERS.size(); ci++) {
                 double[] f = figures[mi][ci];
-                System.out.printf(Locale.ROOT, "  %-10s %-15s %10.2f %-5s (min %.2f, max %.2f)%n", m[0], CONTENDERS.get(ci),
-                        JmhRuns.median(f), m[2], JmhRuns.min(f), JmhRuns.max(f));
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-10s %-15s %10.2f %-5s (min %.2f, max %.2f)%n",
+                        m[0],
+                        CONTENDERS.get(ci),
+                        JmhRuns.median(f),
+                        m[2],
+                        JmhRuns.min(f),
+                        JmhRuns.max(f));
             }
             for (int proxy = 1; proxy + 1 < CONTENDERS.size(); proxy += 2) {
                 String name = CONTENDERS.get(proxy).equals("routed-1-squid") ? "squid" : "tinyproxy";
                 double[] paired = new double[o.rounds()];
                 double[] ofProxy = new double[o.rounds()];
                 for (int r = 0; r < o.rounds(); r++) {
-                    paired[r] = m[0].equals("throughput") ? figures[mi][proxy][r] / figures[mi][0][r]
+                    paired[r] = m[0].equals("throughput")
+                            ? figures[mi][proxy][r] / figures[mi][0][r]
                             : figures[mi][proxy][r] - figures[mi][0][r];
                     ofProxy[r] = figures[mi][proxy][r] / figures[mi][proxy + 1][r];
                 }
                 if (m[0].equals("throughput")) {
                     double ratio = JmhRuns.median(paired);
-                    System.out.printf(Locale.ROOT, "%nTarget: routed throughput over a CONNECT tunnel (%s) >= 0.9x the same"
-                            + " path over a plain TCP link: %.3fx -> %s%n", name, ratio, ratio >= 0.9 ? "MET" : "NOT MET");
-                    System.out.printf(Locale.ROOT, "(routed over the tunnel keeps %.3fx of what %s carries for plain TCP, %s)%n",
-                            JmhRuns.median(ofProxy), name, CONTENDERS.get(proxy + 1));
+                    System.out.printf(
+                            Locale.ROOT,
+                            "%nTarget: routed throughput over a CONNECT tunnel (%s) >= 0.9x the same"
+                                    + " path over a plain TCP link: %.3fx -> %s%n",
+                            name,
+                            ratio,
+                            ratio >= 0.9 ? "MET" : "NOT MET");
+                    System.out.printf(
+                            Locale.ROOT,
+                            "(routed over the tunnel keeps %.3fx of what %s carries for plain TCP, %s)%n",
+                            JmhRuns.median(ofProxy),
+                            name,
+                            CONTENDERS.get(proxy + 1));
                 } else {
-                    System.out.printf(Locale.ROOT, "(the CONNECT tunnel through %s adds %+.2f us to a 1-byte round trip)%n", name,
+                    System.out.printf(
+                            Locale.ROOT,
+                            "(the CONNECT tunnel through %s adds %+.2f us to a 1-byte round trip)%n",
+                            name,
                             JmhRuns.median(paired));
                 }
             }

@@ -32,8 +32,7 @@ public final class RelayRounds {
     private static final double MBPS = Throughput.CHUNK / 1e6; // chunks/s -> MB/s (10^6 bytes)
 
     /** One metric: a benchmark, its contenders, the unit. */
-    private record Metric(String name, String benchmark, String unit, double scale, List<String> contenders) {
-    }
+    private record Metric(String name, String benchmark, String unit, double scale, List<String> contenders) {}
 
     private final int rounds;
     private final JmhRuns.Settings settings;
@@ -48,7 +47,8 @@ public final class RelayRounds {
     }
 
     public static void main(String[] args) throws Exception {
-        Optional<RoundOptions> parsed = RoundOptions.parse("RelayRounds", args, 5, 12, Set.of("throughput", "rtt"), "throughput,rtt");
+        Optional<RoundOptions> parsed =
+                RoundOptions.parse("RelayRounds", args, 5, 12, Set.of("throughput", "rtt"), "throughput,rtt");
         if (parsed.isEmpty()) {
             return;
         }
@@ -61,12 +61,22 @@ public final class RelayRounds {
         }
         List<Metric> metrics = new ArrayList<>();
         if (only.contains("throughput")) {
-            metrics.add(new Metric("throughput", "Throughput.write64k", "MB/s", MBPS,
+            metrics.add(new Metric(
+                    "throughput",
+                    "Throughput.write64k",
+                    "MB/s",
+                    MBPS,
                     contenders(floor, List.of("plain", "socat", "routed-1", "routed-1-link"), List.of("c-relay-1"))));
         }
         if (only.contains("rtt")) {
-            metrics.add(new Metric("rtt", "RoundTrip.oneByte", "us", 1,
-                    contenders(floor, List.of("plain", "socat", "routed-1", "routed-1-link", "routed-2", "routed-3"),
+            metrics.add(new Metric(
+                    "rtt",
+                    "RoundTrip.oneByte",
+                    "us",
+                    1,
+                    contenders(
+                            floor,
+                            List.of("plain", "socat", "routed-1", "routed-1-link", "routed-2", "routed-3"),
                             List.of("c-relay-1", "c-relay-2", "c-relay-3"))));
         }
         if (metrics.isEmpty()) {
@@ -85,8 +95,15 @@ public final class RelayRounds {
 
     private void run() throws IOException {
         int cpus = Runtime.getRuntime().availableProcessors();
-        System.out.printf(Locale.ROOT, "RelayRounds: %d rounds; each run 1 fork, %d warmup + %d measurement iterations of %d ms;"
-                + " CPUs visible to this JVM: %d%n", rounds, settings.warmup(), settings.iterations(), settings.timeMillis(), cpus);
+        System.out.printf(
+                Locale.ROOT,
+                "RelayRounds: %d rounds; each run 1 fork, %d warmup + %d measurement iterations of %d ms;"
+                        + " CPUs visible to this JVM: %d%n",
+                rounds,
+                settings.warmup(),
+                settings.iterations(),
+                settings.timeMillis(),
+                cpus);
         if (cpus != 1) {
             System.out.println("warning: not pinned to one core; run under `taskset -c 0` for comparable figures");
         }
@@ -101,7 +118,8 @@ public final class RelayRounds {
                 for (int mi = 0; mi < metrics.size(); mi++) {
                     Metric m = metrics.get(mi);
                     int n = m.contenders().size();
-                    StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "round %d/%d  %-10s", r + 1, rounds, m.name()));
+                    StringBuilder line = new StringBuilder(
+                            String.format(Locale.ROOT, "round %d/%d  %-10s", r + 1, rounds, m.name()));
                     for (int k = 0; k < n; k++) {
                         int ci = (k + r) % n; // rotate the order from round to round
                         String contender = m.contenders().get(ci);
@@ -110,30 +128,52 @@ public final class RelayRounds {
                             f = JmhRuns.run(m.benchmark(), contender, m.scale(), settings);
                         } catch (RunnerException | RuntimeException e) {
                             f = Figure.FAILED;
-                            failures.add(String.format(Locale.ROOT, "round %d %s[%s]: %s", r + 1, m.benchmark(), contender,
+                            failures.add(String.format(
+                                    Locale.ROOT,
+                                    "round %d %s[%s]: %s",
+                                    r + 1,
+                                    m.benchmark(),
+                                    contender,
                                     JmhRuns.rootMessage(e)));
                         }
                         figures[mi][ci][r] = f.median();
                         if (csvOut != null) {
-                            csvOut.printf(Locale.ROOT, "%d,%s,%s,%s,%.4f,%.4f%n", r + 1, m.name(), contender, m.unit(), f.median(), f.mean());
+                            csvOut.printf(
+                                    Locale.ROOT,
+                                    "%d,%s,%s,%s,%.4f,%.4f%n",
+                                    r + 1,
+                                    m.name(),
+                                    contender,
+                                    m.unit(),
+                                    f.median(),
+                                    f.mean());
                             csvOut.flush();
                         }
                     }
                     for (int ci = 0; ci < n; ci++) {
-                        line.append(String.format(Locale.ROOT, "  %s %.2f", m.contenders().get(ci), figures[mi][ci][r]));
+                        line.append(String.format(
+                                Locale.ROOT, "  %s %.2f", m.contenders().get(ci), figures[mi][ci][r]));
                     }
                     System.out.println(line.append(' ').append(m.unit()));
                 }
             }
         }
-        System.out.printf(Locale.ROOT, "%nMedians over %d rounds (%.1f min):%n", rounds, (System.nanoTime() - started) / 60e9);
+        System.out.printf(
+                Locale.ROOT, "%nMedians over %d rounds (%.1f min):%n", rounds, (System.nanoTime() - started) / 60e9);
         List<String> verdicts = new ArrayList<>();
         for (int mi = 0; mi < metrics.size(); mi++) {
             Metric m = metrics.get(mi);
             double[][] f = figures[mi];
             for (int ci = 0; ci < m.contenders().size(); ci++) {
-                System.out.printf(Locale.ROOT, "  %-10s %-9s %10.2f %-5s (min %.2f, max %.2f)%n", m.name(), m.contenders().get(ci),
-                        JmhRuns.median(f[ci]), m.unit(), JmhRuns.min(f[ci]), JmhRuns.max(f[ci]));
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %-10s %-9s %10.2f %-5s (min %.2f, max %.2f)%n",
+                        m.name(),
+                        m.contenders().get(ci),
+                        JmhRuns.median(f[ci]),
+                        m.unit(),
+                        JmhRuns.min(f[ci]),
+                        JmhRuns.max(f[ci]));
             }
             int plain = m.contenders().indexOf("plain");
             int socatAt = m.contenders().indexOf("socat");
@@ -141,27 +181,46 @@ public final class RelayRounds {
             if (m.name().equals("throughput")) {
                 double ofPlain = JmhRuns.median(perRound(f[routed1], f[plain], false));
                 double ofSocat = JmhRuns.median(perRound(f[routed1], f[socatAt], false));
-                verdicts.add(String.format(Locale.ROOT, "routed throughput through one hub >= 0.5x plain loopback: %.3fx -> %s",
-                        ofPlain, ofPlain >= 0.5 ? "MET" : "NOT MET"));
-                verdicts.add(String.format(Locale.ROOT, "routed throughput through one hub >= 1.5x socat: %.3fx -> %s",
-                        ofSocat, ofSocat >= 1.5 ? "MET" : "NOT MET"));
+                verdicts.add(String.format(
+                        Locale.ROOT,
+                        "routed throughput through one hub >= 0.5x plain loopback: %.3fx -> %s",
+                        ofPlain,
+                        ofPlain >= 0.5 ? "MET" : "NOT MET"));
+                verdicts.add(String.format(
+                        Locale.ROOT,
+                        "routed throughput through one hub >= 1.5x socat: %.3fx -> %s",
+                        ofSocat,
+                        ofSocat >= 1.5 ? "MET" : "NOT MET"));
             } else {
                 double socat = JmhRuns.median(perRound(f[socatAt], f[plain], true));
                 System.out.printf(Locale.ROOT, "  (socat relay adds %+.2f us)%n", socat);
                 for (int relays = 1; relays <= 3 && m.contenders().contains("c-relay-" + relays); relays++) {
-                    double floorAdded = JmhRuns.median(perRound(f[m.contenders().indexOf("c-relay-" + relays)], f[plain], true));
-                    System.out.printf(Locale.ROOT, "  (floor: %d minimal C relay(s) add %+.2f us; the target for %d hub(s) allows %+.0f us)%n",
-                            relays, floorAdded, relays, 25 + 20.0 * (relays - 1));
+                    double floorAdded =
+                            JmhRuns.median(perRound(f[m.contenders().indexOf("c-relay-" + relays)], f[plain], true));
+                    System.out.printf(
+                            Locale.ROOT,
+                            "  (floor: %d minimal C relay(s) add %+.2f us; the target for %d hub(s) allows %+.0f us)%n",
+                            relays,
+                            floorAdded,
+                            relays,
+                            25 + 20.0 * (relays - 1));
                 }
                 for (int hubs = 1; hubs <= 3; hubs++) {
-                    double added = JmhRuns.median(perRound(f[m.contenders().indexOf("routed-" + hubs)], f[plain], true));
+                    double added =
+                            JmhRuns.median(perRound(f[m.contenders().indexOf("routed-" + hubs)], f[plain], true));
                     double allowed = 25 + 20 * (hubs - 1);
-                    verdicts.add(String.format(Locale.ROOT, "routed 1-byte RTT through %d hub(s) <= plain + %.0f us: %+.2f us -> %s",
-                            hubs, allowed, added, added <= allowed ? "MET" : "NOT MET"));
+                    verdicts.add(String.format(
+                            Locale.ROOT,
+                            "routed 1-byte RTT through %d hub(s) <= plain + %.0f us: %+.2f us -> %s",
+                            hubs,
+                            allowed,
+                            added,
+                            added <= allowed ? "MET" : "NOT MET"));
                 }
             }
         }
-        System.out.println("(per-round figures paired: ratios and differences are medians over the rounds of the same-round pairs)");
+        System.out.println(
+                "(per-round figures paired: ratios and differences are medians over the rounds of the same-round pairs)");
         System.out.println();
         System.out.println("Targets:");
         verdicts.forEach(v -> System.out.println("  " + v));

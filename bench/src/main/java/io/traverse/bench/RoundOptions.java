@@ -15,7 +15,8 @@ record RoundOptions(int rounds, JmhRuns.Settings settings, Set<String> only, Pat
      *
      * @throws IllegalArgumentException for an unknown option or a bad value
      */
-    static Optional<RoundOptions> parse(String runner, String[] args, int rounds, int warmup, Set<String> only, String metrics) {
+    static Optional<RoundOptions> parse(
+            String runner, String[] args, int rounds, int warmup, Set<String> only, String metrics) {
         int iterations = 5;
         int time = 1000;
         boolean verbose = false;
@@ -31,13 +32,15 @@ record RoundOptions(int rounds, JmhRuns.Settings settings, Set<String> only, Pat
                 case "--csv" -> csv = Path.of(JmhRuns.value(a, args, ++i));
                 case "--verbose" -> verbose = true;
                 case "-h", "--help" -> {
-                    System.out.println("usage: " + runner + " [--rounds N] [--warmup N] [--iterations N] [--time MS] [--only "
-                            + metrics + "] [--csv FILE] [--verbose]");
+                    System.out.println(
+                            "usage: " + runner + " [--rounds N] [--warmup N] [--iterations N] [--time MS] [--only "
+                                    + metrics + "] [--csv FILE] [--verbose]");
                     return Optional.empty();
                 }
                 default -> throw new IllegalArgumentException("unknown option " + a + " (try --help)");
             }
         }
-        return Optional.of(new RoundOptions(rounds, new JmhRuns.Settings(warmup, iterations, time, verbose), only, csv));
+        return Optional.of(
+                new RoundOptions(rounds, new JmhRuns.Settings(warmup, iterations, time, verbose), only, csv));
     }
 }

@@ -25,8 +25,7 @@ final class ThreadWakeups {
         }
     }
 
-    private ThreadWakeups() {
-    }
+    private ThreadWakeups() {}
 
     /** This moment's counts of {@code pid}'s threads; empty where /proc is not Linux's. */
     static Map<String, Counts> snapshot(long pid) {
@@ -40,9 +39,11 @@ final class ThreadWakeups {
                     long involuntary = 0;
                     for (String line : Files.readAllLines(t.resolve("status"))) {
                         if (line.startsWith("voluntary_ctxt_switches:")) {
-                            voluntary = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                            voluntary = Long.parseLong(
+                                    line.substring(line.indexOf(':') + 1).strip());
                         } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
-                            involuntary = Long.parseLong(line.substring(line.indexOf(':') + 1).strip());
+                            involuntary = Long.parseLong(
+                                    line.substring(line.indexOf(':') + 1).strip());
                         }
                     }
                     out.merge(name, new Counts(voluntary, involuntary), Counts::plus);
@@ -77,7 +78,8 @@ final class ThreadWakeups {
             double i = (double) e.getValue().involuntary() / connections;
             sum += v;
             if (v + i >= 0.05) {
-                out.append(String.format(java.util.Locale.ROOT, "    %-32s woken %.2f  preempted %.2f%n", e.getKey(), v, i));
+                out.append(String.format(
+                        java.util.Locale.ROOT, "    %-32s woken %.2f  preempted %.2f%n", e.getKey(), v, i));
             }
         }
         out.append(String.format(java.util.Locale.ROOT, "    %-32s woken %.2f%n", "(all threads)", sum));

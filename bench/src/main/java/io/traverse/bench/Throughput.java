@@ -27,9 +27,26 @@ public class Throughput {
     public static final int CHUNK = 64 * 1024;
 
     /** See {@link ConnectedPair#of}; {@code plain-channel} is a diagnostic contender ({@link ConnectedPair#plainChannel()}). */
-    @Param({"plain", "traverse", "in-band-eos", "plain-channel", "socat", "c-relay-1", "c-relay-2", "c-relay-3", "routed-1", "routed-1-link", "routed-2",
-        "routed-3", "routed-1-proxy", "proxy-tunnel", "routed-1-squid", "squid-tunnel", "longpoll-1",
-        "longpoll-1-down"})
+    @Param({
+        "plain",
+        "traverse",
+        "in-band-eos",
+        "plain-channel",
+        "socat",
+        "c-relay-1",
+        "c-relay-2",
+        "c-relay-3",
+        "routed-1",
+        "routed-1-link",
+        "routed-2",
+        "routed-3",
+        "routed-1-proxy",
+        "proxy-tunnel",
+        "routed-1-squid",
+        "squid-tunnel",
+        "longpoll-1",
+        "longpoll-1-down"
+    })
     public String contender;
 
     private ConnectedPair pair;

@@ -25,7 +25,8 @@ public final class FailureLine implements IExecutionExceptionHandler {
     @Override
     public int handleExecutionException(Exception failure, CommandLine command, ParseResult parsed) {
         String line = "traverse " + command.getCommandName() + ": " + describe(failure);
-        // Looked up here, not when the command is built: the first logger fixes the level, and --log-level is not applied yet then.
+        // Looked up here, not when the command is built: the first logger fixes the level, and --log-level is not
+        // applied yet then.
         Logger log = LoggerFactory.getLogger(FailureLine.class);
         log.debug("{}", line, failure);
         command.getErr().println(line);
@@ -64,7 +65,10 @@ public final class FailureLine implements IExecutionExceptionHandler {
             return "permission denied: " + m;
         }
         String lower = m.toLowerCase(Locale.ROOT);
-        if (t instanceof BindException && !lower.contains("address") && !lower.contains("bind") && !lower.contains("listen")) {
+        if (t instanceof BindException
+                && !lower.contains("address")
+                && !lower.contains("bind")
+                && !lower.contains("listen")) {
             return "cannot bind: " + m;
         }
         if (t instanceof ConnectException && m.isEmpty()) {

@@ -14,8 +14,7 @@ import java.nio.file.Path;
 public final class LogLevel {
     static final String PROPERTY = "org.slf4j.simpleLogger.defaultLogLevel";
 
-    private LogLevel() {
-    }
+    private LogLevel() {}
 
     static void set(String level) {
         System.setProperty(PROPERTY, level);

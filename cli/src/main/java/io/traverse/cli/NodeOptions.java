@@ -14,11 +14,16 @@ import picocli.CommandLine.Option;
  * {@code TRAVERSE_*} environment, {@code traverse.properties}), with these options on top.
  */
 public final class NodeOptions {
-    @Option(names = "--hub", paramLabel = "HOST:PORT", split = ",",
+    @Option(
+            names = "--hub",
+            paramLabel = "HOST:PORT",
+            split = ",",
             description = "hub to link to (repeatable; default: traverse.hubs, else discovery on the local network)")
     public List<String> hubs = List.of();
 
-    @Option(names = "--token", paramLabel = "TOKEN",
+    @Option(
+            names = "--token",
+            paramLabel = "TOKEN",
             description = "network token (visible in the process list: prefer --token-file or TRAVERSE_TOKEN)")
     String token;
 
@@ -31,7 +36,8 @@ public final class NodeOptions {
 
     /** The node's configuration with these options applied, to build on. */
     public TraverseConfig.Builder configBuilder() throws IOException {
-        TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties());
+        TraverseConfig.Builder config =
+                TraverseConfig.builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties());
         if (!hubs.isEmpty()) {
             config.set(ConfigKey.HUBS, String.join(",", hubs), "--hub");
         }

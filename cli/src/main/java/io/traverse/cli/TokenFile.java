@@ -8,8 +8,7 @@ import java.util.List;
 
 /** A network token kept in a file (every command's {@code --token-file}, the agent's {@code token-file}): its first line, stripped. */
 public final class TokenFile {
-    private TokenFile() {
-    }
+    private TokenFile() {}
 
     /** The token in {@code path}: its first line without surrounding white space, or empty for an empty file. */
     public static String read(Path path) throws IOException {

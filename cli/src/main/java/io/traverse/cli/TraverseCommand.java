@@ -17,30 +17,50 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 
 /** The {@code traverse} command. Subcommands grow with the modules: demo, hub, status, expose, forward, agent, diagnose and perf. */
-@Command(name = "traverse", mixinStandardHelpOptions = true, versionProvider = TraverseCommand.Version.class,
+@Command(
+        name = "traverse",
+        mixinStandardHelpOptions = true,
+        versionProvider = TraverseCommand.Version.class,
         description = "Connect any two JVMs through firewalls, NAT and non-routed networks.",
-        subcommands = {DemoCommand.class, HubCommand.class, StatusCommand.class, ExposeCommand.class, ForwardCommand.class,
-                AgentCommand.class, DiagnoseCommand.class, io.traverse.cli.perf.PerfCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {
+            DemoCommand.class,
+            HubCommand.class,
+            StatusCommand.class,
+            ExposeCommand.class,
+            ForwardCommand.class,
+            AgentCommand.class,
+            DiagnoseCommand.class,
+            io.traverse.cli.perf.PerfCommand.class,
+            CommandLine.HelpCommand.class
+        })
 public final class TraverseCommand implements Runnable {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
     /** Applied before any logger exists; subcommands pick their own default when it is not given. */
-    @Option(names = "--log-level", scope = ScopeType.INHERIT, paramLabel = "LEVEL",
+    @Option(
+            names = "--log-level",
+            scope = ScopeType.INHERIT,
+            paramLabel = "LEVEL",
             description = "error, warn, info, debug or trace (default: warn for demo and diagnose, info otherwise)")
     void logLevel(String level) {
         LogLevel.set(level);
     }
 
     /** Applied before any logger exists; failure lines and usage stay on the terminal's standard error. */
-    @Option(names = "--log-file", scope = ScopeType.INHERIT, paramLabel = "FILE",
-            description = "append the log to FILE instead of standard error (a command's failure line still goes to standard error)")
+    @Option(
+            names = "--log-file",
+            scope = ScopeType.INHERIT,
+            paramLabel = "FILE",
+            description =
+                    "append the log to FILE instead of standard error (a command's failure line still goes to standard error)")
     void logFile(Path file) {
         try {
             PrintStream terminal = LogLevel.appendTo(file);
             spec.commandLine().setErr(new PrintWriter(terminal, true));
         } catch (IOException | RuntimeException e) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "cannot write the log file " + file + ": " + FailureLine.describe(e));
+            throw new CommandLine.ParameterException(
+                    spec.commandLine(), "cannot write the log file " + file + ": " + FailureLine.describe(e));
         }
     }
 

@@ -19,7 +19,9 @@ public final class UsageErrorLine implements IParameterExceptionHandler {
         CommandLine command = failure.getCommandLine();
         String name = command.getCommandSpec().qualifiedName();
         PrintWriter err = command.getErr();
-        String hint = command.getCommandSpec().optionsMap().containsKey("--help") ? " (" + name + " --help lists the options)" : "";
+        String hint = command.getCommandSpec().optionsMap().containsKey("--help")
+                ? " (" + name + " --help lists the options)"
+                : "";
         err.println(name + ": " + FailureLine.describe(failure) + hint);
         err.flush();
         return EXIT_USAGE;

@@ -21,8 +21,7 @@ import picocli.CommandLine;
  *. Each runs the command as {@code main} would, in this JVM, on loopback only.
  */
 class FailureLineTest {
-    private record Outcome(int exitCode, String out, String err) {
-    }
+    private record Outcome(int exitCode, String out, String err) {}
 
     private static Outcome run(String... args) {
         CommandLine command = TraverseCommand.commandLine();
@@ -54,7 +53,8 @@ class FailureLineTest {
         IOException wrapper = new IOException(inner.toString(), inner);
         IOException outer = new IOException("no hub link", wrapper);
         assertThat(FailureLine.describe(outer)).isEqualTo("no hub link: connection refused by 10.0.0.1:17000");
-        assertThat(FailureLine.describe(new UnknownHostException("hub.invalid"))).isEqualTo("unknown host hub.invalid");
+        assertThat(FailureLine.describe(new UnknownHostException("hub.invalid")))
+                .isEqualTo("unknown host hub.invalid");
         assertThat(FailureLine.describe(new IllegalStateException())).isEqualTo("IllegalStateException");
         IOException same = new IOException("x: y");
         assertThat(FailureLine.describe(new IOException("x: y", same))).isEqualTo("x: y");
@@ -73,9 +73,20 @@ class FailureLineTest {
     @Test
     void hubOnAPortInUseNamesTheAddress() throws Exception {
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Outcome outcome = run("hub", "--bind", "127.0.0.1", "--port", String.valueOf(taken.getLocalPort()), "--http-port", "-1",
-                    "--discovery-port", "-1");
-            assertOneLine(outcome, "cannot listen for link connections on 127.0.0.1:" + taken.getLocalPort(), "address already in use");
+            Outcome outcome = run(
+                    "hub",
+                    "--bind",
+                    "127.0.0.1",
+                    "--port",
+                    String.valueOf(taken.getLocalPort()),
+                    "--http-port",
+                    "-1",
+                    "--discovery-port",
+                    "-1");
+            assertOneLine(
+                    outcome,
+                    "cannot listen for link connections on 127.0.0.1:" + taken.getLocalPort(),
+                    "address already in use");
         }
     }
 
@@ -105,16 +116,19 @@ class FailureLineTest {
     @Test
     void statusPointedAtSomethingThatIsNotHttpSaysSo() throws Exception {
         try (ServerSocket silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            Thread closer = new Thread(() -> {
-                // every connection (the JDK client retries a GET once) closed without an answer, as a link port does
-                for (int i = 0; i < 5; i++) {
-                    try (Socket s = silent.accept()) {
-                        s.getInputStream().read();
-                    } catch (IOException e) {
-                        return; // the server socket is closed: the test is over
-                    }
-                }
-            }, "closes-without-answer");
+            Thread closer = new Thread(
+                    () -> {
+                        // every connection (the JDK client retries a GET once) closed without an answer, as a link port
+                        // does
+                        for (int i = 0; i < 5; i++) {
+                            try (Socket s = silent.accept()) {
+                                s.getInputStream().read();
+                            } catch (IOException e) {
+                                return; // the server socket is closed: the test is over
+                            }
+                        }
+                    },
+                    "closes-without-answer");
             closer.start();
             Outcome outcome = run("status", "127.0.0.1:" + silent.getLocalPort());
             closer.join(10_000);
@@ -126,15 +140,24 @@ class FailureLineTest {
     void aConfigFileWithAnUnknownKeyIsOneUsageLineNamingFileAndKey(@TempDir Path dir) throws IOException {
         Path file = dir.resolve("hub.properties");
         Files.writeString(file, "traverse.hub.prot = 17000\n");
-        Outcome outcome = run("hub", "--config", file.toString(), "--port", "0", "--http-port", "-1", "--discovery-port", "-1");
-        assertOneLine(outcome, UsageErrorLine.EXIT_USAGE, "traverse hub: " + file + ": unknown keys [traverse.hub.prot]", "traverse hub --help");
+        Outcome outcome =
+                run("hub", "--config", file.toString(), "--port", "0", "--http-port", "-1", "--discovery-port", "-1");
+        assertOneLine(
+                outcome,
+                UsageErrorLine.EXIT_USAGE,
+                "traverse hub: " + file + ": unknown keys [traverse.hub.prot]",
+                "traverse hub --help");
     }
 
     @Test
     void anUnknownOptionIsOneUsageLineNotTheWholeUsage() {
         Outcome outcome = run("forward", "0", "db:5432", "--hubb", "127.0.0.1:1");
-        assertOneLine(outcome, UsageErrorLine.EXIT_USAGE, "traverse forward: ", "--hubb", "traverse forward --help lists the options");
+        assertOneLine(
+                outcome,
+                UsageErrorLine.EXIT_USAGE,
+                "traverse forward: ",
+                "--hubb",
+                "traverse forward --help lists the options");
         assertThat(run("forward", "--help").out()).contains("Usage: traverse forward");
     }
-
 }

@@ -10,70 +10,134 @@ import java.util.Optional;
  */
 public enum ConfigKey {
     HUBS("traverse.hubs", "", "a comma-separated list of host:port, e.g. hub1.example.org:17000,198.18.0.1:17000"),
-    MODULES("traverse.modules", "direct,reverse,splice,routed,longpoll",
+    MODULES(
+            "traverse.modules",
+            "direct,reverse,splice,routed,longpoll",
             "a comma-separated list of module names in the order to try them, e.g. direct,routed"),
     TOKEN("traverse.token", "", "the network secret shared by every node and hub (any text)"),
     NODE_ID("traverse.node.id", "", "1-40 letters, digits or '-' (empty: a random 128-bit id)"),
     BIND("traverse.bind", "", "an IP address to listen on (empty: every interface)"),
     PORT_RANGE("traverse.port.range", "0", "0 (any port) or a list of ports and ranges, e.g. 5000-5100,6000"),
-    EXTERNAL("traverse.external", "",
+    EXTERNAL(
+            "traverse.external",
+            "",
             "a comma-separated list of IP or IP:port forwarded to this node, e.g. 203.0.113.7:6000 (no port: the listening port)"),
-    FIREWALL("traverse.firewall", "",
+    FIREWALL(
+            "traverse.firewall",
+            "",
             "a comma-separated list of allow|deny|drop:NETWORK, first match wins, e.g. allow:10.1.0.0/16,deny:all"),
-    CONNECT_TIMEOUT("traverse.connect.timeout", "30s",
+    CONNECT_TIMEOUT(
+            "traverse.connect.timeout",
+            "30s",
             "a duration such as 500ms, 30s or 2m: the connect timeout when the application gives none"),
-    CONNECT_STAGGER("traverse.connect.stagger", "100ms",
+    CONNECT_STAGGER(
+            "traverse.connect.stagger",
+            "100ms",
             "a duration such as 100ms: the delay before the next parallel attempt starts"),
-    HANDSHAKE_TIMEOUT("traverse.handshake.timeout", "5s", "a duration such as 5s: how long a new connection may take to say who it wants"),
-    HANDSHAKE_PENDING("traverse.handshake.pending", "1024", "a whole number from 1: how many handshakes may be in progress at once"),
-    ACCEPT_BACKLOG("traverse.accept.backlog", "50", "a whole number from 1: the accept queue length of a server socket that gives none"),
-    CACHE_TTL("traverse.cache.ttl", "10m", "a duration such as 10m: how long the module that worked for a hub is remembered"),
-    DISCOVERY("traverse.discovery", "true",
+    HANDSHAKE_TIMEOUT(
+            "traverse.handshake.timeout",
+            "5s",
+            "a duration such as 5s: how long a new connection may take to say who it wants"),
+    HANDSHAKE_PENDING(
+            "traverse.handshake.pending",
+            "1024",
+            "a whole number from 1: how many handshakes may be in progress at once"),
+    ACCEPT_BACKLOG(
+            "traverse.accept.backlog",
+            "50",
+            "a whole number from 1: the accept queue length of a server socket that gives none"),
+    CACHE_TTL(
+            "traverse.cache.ttl",
+            "10m",
+            "a duration such as 10m: how long the module that worked for a hub is remembered"),
+    DISCOVERY(
+            "traverse.discovery",
+            "true",
             "true or false: look for hubs on the site network (UDP multicast, then broadcast) when traverse.hubs is empty"),
-    DISCOVERY_PORT("traverse.discovery.port", "17000",
+    DISCOVERY_PORT(
+            "traverse.discovery.port",
+            "17000",
             "a UDP port from 1 to 65535: where hubs answer discovery probes (multicast group 239.255.84.86)"),
-    HUB_KEEPALIVE("traverse.hub.keepalive", "2s",
+    HUB_KEEPALIVE(
+            "traverse.hub.keepalive",
+            "2s",
             "a duration such as 2s: how often the node pings its hub; the link is dead after 3 intervals without a frame"),
-    HUB_TIMEOUT("traverse.hub.timeout", "10s",
+    HUB_TIMEOUT(
+            "traverse.hub.timeout",
+            "10s",
             "a duration such as 10s: the limit for the link handshake with a hub, lookups, name binding and side-channel requests that give none"),
-    HUB_DATA_LINK("traverse.hub.datalink", "true",
+    HUB_DATA_LINK(
+            "traverse.hub.datalink",
+            "true",
             "true or false: relayed connections travel on a data link beside the hub link, with a reader thread of its own (false: on the hub link itself)"),
-    ROUTED_RECEIVE_BUDGET("traverse.routed.receive.budget", "64m",
+    ROUTED_RECEIVE_BUDGET(
+            "traverse.routed.receive.budget",
+            "64m",
             "a size from 64k to 2047m such as 64m: the most bytes the senders of all of a node's relayed connections may have on their way to it"
                     + " beyond what its application read, shared among the connections (each still gets 64 KiB, at most 1 MiB)"),
-    PORTMAP("traverse.portmap", "false",
+    PORTMAP(
+            "traverse.portmap",
+            "false",
             "true or false: ask the NAT router in front of this node to map its listening port (UPnP IGD, PCP, NAT-PMP) and advertise the mapped address"),
-    PORTMAP_PROTOCOLS("traverse.portmap.protocols", "upnp,pcp,natpmp",
+    PORTMAP_PROTOCOLS(
+            "traverse.portmap.protocols",
+            "upnp,pcp,natpmp",
             "a comma-separated list of upnp, pcp and natpmp in the order to try them; the first that maps the port is kept"),
-    PORTMAP_LEASE("traverse.portmap.lease", "1h",
+    PORTMAP_LEASE(
+            "traverse.portmap.lease",
+            "1h",
             "a duration from 1m to 24h such as 1h: the lease asked for each mapping; it is renewed at half of what the router granted"),
-    PORTMAP_GATEWAY("traverse.portmap.gateway", "",
+    PORTMAP_GATEWAY(
+            "traverse.portmap.gateway",
+            "",
             "an IP address: the router asked by PCP and NAT-PMP (empty: the default gateway of the routing table)"),
-    HTTP_PROXY("traverse.http.proxy", "",
+    HTTP_PROXY(
+            "traverse.http.proxy",
+            "",
             "host:port, user:password@host:port, file:PATH (a file holding one of those) or none: the HTTP proxy to reach hubs through"
                     + " with CONNECT (empty: the JDK's https.proxyHost/http.proxyHost, else none)"),
-    HTTP_NON_PROXY_HOSTS("traverse.http.nonproxyhosts", "",
+    HTTP_NON_PROXY_HOSTS(
+            "traverse.http.nonproxyhosts",
+            "",
             "hosts reached without the proxy, '|'-separated, '*' a wildcard, e.g. localhost|127.*|*.example.org"
                     + " (empty: the JDK's http.nonProxyHosts, else localhost|127.*|[::1])"),
-    SPLICE_PREDICTION("traverse.splice.prediction", "preserve",
+    SPLICE_PREDICTION(
+            "traverse.splice.prediction",
+            "preserve",
             "preserve or sequential: which NATs the splice module predicts ports for (preserve: only NATs that keep the mapped port; sequential: also NATs that hand out the next ports)"),
-    SPLICE_PORTS("traverse.splice.ports", "1",
+    SPLICE_PORTS(
+            "traverse.splice.ports",
+            "1",
             "a whole number from 1 to 16: how many consecutive ports from the predicted one the splice module tries"),
-    SSH_TUNNELS("traverse.ssh.tunnels", "",
+    SSH_TUNNELS(
+            "traverse.ssh.tunnels",
+            "",
             "rules separated by ';', each NETWORK user=NAME key=FILE [gateway=HOST[:PORT]] [port=PORT] [passphrase=TEXT] [known-hosts=FILE],"
                     + " e.g. 198.18.3.0/24 user=alice key=/home/alice/.ssh/id_rsa known-hosts=/home/alice/.ssh/known_hosts"),
-    HTTP_TUNNEL("traverse.http.tunnel", "auto",
+    HTTP_TUNNEL(
+            "traverse.http.tunnel",
+            "auto",
             "auto, connect or longpoll: how the hub link goes through the HTTP proxy (auto: CONNECT, and a long-poll session when"
                     + " the proxy refuses it; longpoll: always a long-poll session, also without a proxy)"),
-    LONGPOLL_SERVER_TIMEOUT("traverse.longpoll.server.timeout", "25s",
+    LONGPOLL_SERVER_TIMEOUT(
+            "traverse.longpoll.server.timeout",
+            "25s",
             "a duration from 0 to 2m: how long the hub holds a poll that has nothing to return (the hub may cap it)"),
-    LONGPOLL_CLIENT_TIMEOUT("traverse.longpoll.client.timeout", "35s",
+    LONGPOLL_CLIENT_TIMEOUT(
+            "traverse.longpoll.client.timeout",
+            "35s",
             "a duration up to 3m, at least 1s more than the server timeout: how long the node waits for an HTTP answer before it repeats the request"),
-    LONGPOLL_CLIENT_REGENERATE("traverse.longpoll.client.regenerate", "0ms",
+    LONGPOLL_CLIENT_REGENERATE(
+            "traverse.longpoll.client.regenerate",
+            "0ms",
             "a duration from 0 to 500ms: how long the node waits after a poll's answer before it polls again"),
-    LONGPOLL_BATCH_SIZE("traverse.longpoll.batch.size", "1m",
+    LONGPOLL_BATCH_SIZE(
+            "traverse.longpoll.batch.size",
+            "1m",
             "a size from 1 byte to 1m such as 256k: the most bytes one poll answer or upstream request carries"),
-    LONGPOLL_BATCH_TIMESPAN("traverse.longpoll.batch.timespan", "0ms",
+    LONGPOLL_BATCH_TIMESPAN(
+            "traverse.longpoll.batch.timespan",
+            "0ms",
             "a duration from 0 to 10s: how long the hub lets relayed connections' data gather before it answers a poll (0: at once);"
                     + " the handshake, keepalive, answers and connects go at once and take the waiting data along");
 

@@ -23,35 +23,41 @@ public final class ConfigSources {
     public static final String FILE_NAME = "traverse.properties";
 
     /** A raw value and where it came from, for error messages. */
-    public record Setting(String value, String origin) {
-    }
+    public record Setting(String value, String origin) {}
 
-    private ConfigSources() {
-    }
+    private ConfigSources() {}
 
     /** Reads this process's system properties, environment and properties file. */
     public static Map<ConfigKey, Setting> collect() {
-        return collect(System.getProperties(), System.getenv(), Path.of("").toAbsolutePath(),
+        return collect(
+                System.getProperties(),
+                System.getenv(),
+                Path.of("").toAbsolutePath(),
                 Thread.currentThread().getContextClassLoader());
     }
 
-    public static Map<ConfigKey, Setting> collect(Properties systemProperties, Map<String, String> environment,
-            Path workingDirectory, ClassLoader classLoader) {
+    public static Map<ConfigKey, Setting> collect(
+            Properties systemProperties,
+            Map<String, String> environment,
+            Path workingDirectory,
+            ClassLoader classLoader) {
         Map<ConfigKey, Setting> settings = new EnumMap<>(ConfigKey.class);
         readFile(workingDirectory, classLoader, settings);
         environment.forEach((name, value) -> {
             if (name.startsWith("TRAVERSE_")) {
-                ConfigKey.byEnvironmentName(name).ifPresentOrElse(
-                        k -> settings.put(k, new Setting(value, "environment variable " + name)),
-                        () -> warnUnknown(name, "environment variable"));
+                ConfigKey.byEnvironmentName(name)
+                        .ifPresentOrElse(
+                                k -> settings.put(k, new Setting(value, "environment variable " + name)),
+                                () -> warnUnknown(name, "environment variable"));
             }
         });
         for (String name : systemProperties.stringPropertyNames()) {
             if (name.startsWith("traverse.")) {
                 String value = systemProperties.getProperty(name);
-                ConfigKey.byKey(name).ifPresentOrElse(
-                        k -> settings.put(k, new Setting(value, "system property " + name)),
-                        () -> warnUnknown(name, "system property"));
+                ConfigKey.byKey(name)
+                        .ifPresentOrElse(
+                                k -> settings.put(k, new Setting(value, "system property " + name)),
+                                () -> warnUnknown(name, "system property"));
             }
         }
         return settings;
@@ -82,9 +88,8 @@ public final class ConfigSources {
         }
         for (String name : properties.stringPropertyNames()) {
             String value = properties.getProperty(name);
-            ConfigKey.byKey(name).ifPresentOrElse(
-                    k -> settings.put(k, new Setting(value, origin)),
-                    () -> warnUnknown(name, origin));
+            ConfigKey.byKey(name)
+                    .ifPresentOrElse(k -> settings.put(k, new Setting(value, origin)), () -> warnUnknown(name, origin));
         }
     }
 

@@ -31,6 +31,7 @@ import java.util.regex.Pattern;
 public final class HttpProxy {
     /** The JDK's hosts that never go through a proxy when {@code http.nonProxyHosts} is not set. */
     public static final String JDK_NON_PROXY_HOSTS = "localhost|127.*|[::1]";
+
     private static final Pattern HOST = Pattern.compile("[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?|\\[[0-9A-Fa-f:.]+]");
 
     private final String host;
@@ -80,15 +81,17 @@ public final class HttpProxy {
                 continue;
             }
             String origin = "system property " + scheme + ".proxyHost";
-            String portText = properties.getProperty(scheme + ".proxyPort", scheme.equals("https") ? "443" : "80").trim();
+            String portText = properties
+                    .getProperty(scheme + ".proxyPort", scheme.equals("https") ? "443" : "80")
+                    .trim();
             int port = port(portText, scheme + ".proxyPort");
             if (!HOST.matcher(host).matches()) {
                 throw new IllegalArgumentException(origin + " '" + host + "' is not a host name or IP address");
             }
             String user = properties.getProperty(scheme + ".proxyUser", "").trim();
             String password = properties.getProperty(scheme + ".proxyPassword", "");
-            return Optional.of(new HttpProxy(host, port, user.isEmpty() ? null : user, user.isEmpty() ? null : password,
-                    nonProxyHosts, origin));
+            return Optional.of(new HttpProxy(
+                    host, port, user.isEmpty() ? null : user, user.isEmpty() ? null : password, nonProxyHosts, origin));
         }
         return Optional.empty();
     }
@@ -128,7 +131,8 @@ public final class HttpProxy {
         if (host.startsWith("[")) {
             host = host.substring(1, host.length() - 1);
         }
-        return new HttpProxy(host, port(v.substring(colon + 1), "the proxy's port"), user, password, nonProxyHosts, origin);
+        return new HttpProxy(
+                host, port(v.substring(colon + 1), "the proxy's port"), user, password, nonProxyHosts, origin);
     }
 
     /** A {@code traverse.http.proxy} value fit for a message: any password replaced by {@code ****}. */
@@ -157,7 +161,8 @@ public final class HttpProxy {
                 return line.trim();
             }
         }
-        throw new IllegalArgumentException("the proxy file " + file + " holds no line of the form [user:password@]host:port");
+        throw new IllegalArgumentException(
+                "the proxy file " + file + " holds no line of the form [user:password@]host:port");
     }
 
     /** A password file that others can read is refused, not used with a shrug. */
@@ -172,7 +177,8 @@ public final class HttpProxy {
         } catch (IOException e) {
             throw new IllegalArgumentException("cannot read the permissions of the proxy file " + file + ": " + e);
         }
-        if (permissions.contains(PosixFilePermission.GROUP_READ) || permissions.contains(PosixFilePermission.OTHERS_READ)) {
+        if (permissions.contains(PosixFilePermission.GROUP_READ)
+                || permissions.contains(PosixFilePermission.OTHERS_READ)) {
             throw new IllegalArgumentException("the proxy file " + file + " holds a password but is readable by "
                     + (permissions.contains(PosixFilePermission.OTHERS_READ) ? "everyone" : "its group") + " (mode "
                     + PosixFilePermissions.toString(permissions) + "); make it private: chmod 600 " + file);
@@ -239,7 +245,8 @@ public final class HttpProxy {
         if (user == null) {
             return Optional.empty();
         }
-        return Optional.of("Basic " + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
+        return Optional.of("Basic "
+                + Base64.getEncoder().encodeToString((user + ":" + password).getBytes(StandardCharsets.UTF_8)));
     }
 
     /** Where the setting came from, for messages. */

@@ -8,8 +8,7 @@ import java.util.List;
  * {@code 5000-5100,6000}; {@code 0} means any port the system picks.
  */
 public final class PortRange {
-    private record Span(int from, int to) {
-    }
+    private record Span(int from, int to) {}
 
     public static final PortRange ANY = new PortRange(List.of(), "0");
 

@@ -5,12 +5,12 @@ import io.traverse.identity.AddressOrdering;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.Deadline;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
-import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -75,6 +75,7 @@ public final class DirectConnector {
      * stagger later, such as routed.
      */
     private final Set<String> plainlyReached = ConcurrentHashMap.newKeySet();
+
     private final ConcurrentHashMap<NodeIdentity, AddressOrdering.Candidates> candidates = new ConcurrentHashMap<>();
     private final ConcurrentHashMap<NodeIdentity, EncodedConnect> encodedConnects = new ConcurrentHashMap<>();
     /**
@@ -88,8 +89,13 @@ public final class DirectConnector {
      * @param hostInterfaces  every interface of this host: addresses that reach this host, not a remote target
      * @param bindAddress     the address the node listens on when it listens on one only (null: all)
      */
-    public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces,
-            LocalInterfaces hostInterfaces, InetAddress bindAddress, long staggerNanos, Executor executor) {
+    public DirectConnector(
+            Supplier<NodeIdentity> localIdentity,
+            LocalInterfaces localInterfaces,
+            LocalInterfaces hostInterfaces,
+            InetAddress bindAddress,
+            long staggerNanos,
+            Executor executor) {
         this(localIdentity, localInterfaces, hostInterfaces, bindAddress, staggerNanos, executor, null);
     }
 
@@ -98,8 +104,14 @@ public final class DirectConnector {
      *        applies to that are not on one of this host's own networks are not dialled, since only
      *        the proxy could reach them and it carries the hub link alone
      */
-    public DirectConnector(Supplier<NodeIdentity> localIdentity, LocalInterfaces localInterfaces,
-            LocalInterfaces hostInterfaces, InetAddress bindAddress, long staggerNanos, Executor executor, HttpProxy httpProxy) {
+    public DirectConnector(
+            Supplier<NodeIdentity> localIdentity,
+            LocalInterfaces localInterfaces,
+            LocalInterfaces hostInterfaces,
+            InetAddress bindAddress,
+            long staggerNanos,
+            Executor executor,
+            HttpProxy httpProxy) {
         this.httpProxy = httpProxy;
         this.localIdentity = localIdentity;
         this.localInterfaces = localInterfaces;
@@ -115,7 +127,10 @@ public final class DirectConnector {
         if (known != null) {
             return known;
         }
-        AddressOrdering.Candidates planned = AddressOrdering.candidates(target, localInterfaces, hostInterfaces,
+        AddressOrdering.Candidates planned = AddressOrdering.candidates(
+                target,
+                localInterfaces,
+                hostInterfaces,
                 localIdentity.get().hostKey().orElse(null));
         if (candidates.size() >= MAX_PLANNED_TARGETS) {
             candidates.clear();
@@ -197,23 +212,33 @@ public final class DirectConnector {
         return plan(request, null, tunnels, null);
     }
 
-    private ConnectionAttempt plan(ConnectRequest request, byte[] reverseToken, Tunnels tunnels, BeforeHandshake beforeHandshake)
+    private ConnectionAttempt plan(
+            ConnectRequest request, byte[] reverseToken, Tunnels tunnels, BeforeHandshake beforeHandshake)
             throws AttemptFailedException {
         NodeIdentity target = request.target();
         AddressOrdering.Candidates planned = candidatesFor(target);
         List<InetSocketAddress> order = workingAddresses.first(target, planned.order());
         if (httpProxy != null && !order.isEmpty()) {
-            List<InetSocketAddress> outside = order.stream().filter(a -> !withoutProxy(a)).toList();
+            List<InetSocketAddress> outside =
+                    order.stream().filter(a -> !withoutProxy(a)).toList();
             if (outside.size() == order.size()) {
-                throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " cannot be reached directly from here: this node's way out"
-                        + " is HTTP proxy " + httpProxy.authority() + " (" + httpProxy.origin() + "), which tunnels its hub link only;"
-                        + " none of " + order + " is on this host's networks or in the non-proxy hosts '" + httpProxy.nonProxyHosts() + "'");
+                throw new AttemptFailedException(
+                        FailureScope.MODULE,
+                        "node " + target + " cannot be reached directly from here: this node's way out"
+                                + " is HTTP proxy " + httpProxy.authority() + " (" + httpProxy.origin()
+                                + "), which tunnels its hub link only;"
+                                + " none of " + order + " is on this host's networks or in the non-proxy hosts '"
+                                + httpProxy.nonProxyHosts() + "'");
             }
             order = order.stream().filter(this::withoutProxy).toList();
         }
         if (order.isEmpty()) {
-            throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " has no direct address"
-                    + (planned.skipped().isEmpty() ? "" : " that can lead to it from this host" + skippedNote(planned)));
+            throw new AttemptFailedException(
+                    FailureScope.MODULE,
+                    "node " + target + " has no direct address"
+                            + (planned.skipped().isEmpty()
+                                    ? ""
+                                    : " that can lead to it from this host" + skippedNote(planned)));
         }
         byte[] handshake = handshakeFor(request, reverseToken);
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
@@ -222,8 +247,8 @@ public final class DirectConnector {
         for (InetSocketAddress address : order) {
             Optional<Tunnels.Tunnel> tunnel = tunnels == null ? Optional.empty() : tunnels.to(address);
             tunnelled.add(tunnel);
-            HandshakeAttempt plain = new HandshakeAttempt(address, request, optionsFor(address, request.options()), handshake,
-                    workingAddresses);
+            HandshakeAttempt plain = new HandshakeAttempt(
+                    address, request, optionsFor(address, request.options()), handshake, workingAddresses);
             plain.beforeHandshake = beforeHandshake;
             tunnel.ifPresent(t -> plain.onSuccess = () -> {
                 preferredTunnels.remove(t.describe());
@@ -244,19 +269,22 @@ public final class DirectConnector {
                 Optional<Tunnels.Tunnel> tunnel = tunnelled.get(i);
                 if (tunnel.isPresent()) {
                     if (tunnelHandshake == null) {
-                        IdentityHandshake.Kind kind = reverseToken != null ? IdentityHandshake.Kind.REVERSE
+                        IdentityHandshake.Kind kind = reverseToken != null
+                                ? IdentityHandshake.Kind.REVERSE
                                 : request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
-                        tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), target,
-                                localIdentity.get(), reverseToken, true));
+                        tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(
+                                kind, request.virtualPort(), target, localIdentity.get(), reverseToken, true));
                     }
                     CompletableFuture<?> setUp = tunnel.get().setUpUnderWay();
                     if (setUp != null && !setUps.contains(setUp)) {
                         setUps.add(setUp);
                     }
-                    TunnelledAttempt through = new TunnelledAttempt(address, tunnel.get(), request, tunnelHandshake, workingTunnels,
-                            preferredTunnels);
+                    TunnelledAttempt through = new TunnelledAttempt(
+                            address, tunnel.get(), request, tunnelHandshake, workingTunnels, preferredTunnels);
                     through.beforeHandshake = beforeHandshake;
-                    boolean first = knownTunnel != null ? address.equals(knownTunnel) : preferredTunnels.contains(tunnel.get().describe());
+                    boolean first = knownTunnel != null
+                            ? address.equals(knownTunnel)
+                            : preferredTunnels.contains(tunnel.get().describe());
                     if (tunnelFirst && first) {
                         attempts.add(0, through);
                         tunnelFirst = false; // one goes first; the others keep their place after the plain attempts
@@ -271,16 +299,26 @@ public final class DirectConnector {
                 }
             }
         }
-        long stagger = request.options().localAddress() != null && request.options().localAddress().getPort() != 0
+        long stagger = request.options().localAddress() != null
+                        && request.options().localAddress().getPort() != 0
                 ? Long.MAX_VALUE // one fixed local port: one attempt at a time
                 : staggerNanos;
-        StaggeredRace<Socket> race = new StaggeredRace<>(attempts, stagger, request.deadline(), executor,
-                failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly, request.rivals()::appeared);
+        StaggeredRace<Socket> race = new StaggeredRace<>(
+                attempts,
+                stagger,
+                request.deadline(),
+                executor,
+                failure -> FailureScope.of(failure) != FailureScope.PATH,
+                SocketAttempt::closeQuietly,
+                request.rivals()::appeared);
         TunnelSetUpWait setUpWait = setUps.isEmpty() ? null : new TunnelSetUpWait(setUps);
         // Only another network's private addresses, no tunnel, none that worked before: most such SYNs are dropped.
-        boolean otherPrivate = order.size() == planned.order().size() ? planned.onlyOtherNetworksPrivate() // cached per target
+        boolean otherPrivate = order.size() == planned.order().size()
+                ? planned.onlyOtherNetworksPrivate() // cached per target
                 : AddressOrdering.onlyOtherNetworksPrivate(order, localInterfaces); // the proxy left some out
-        boolean longShot = otherPrivate && tunnelled.stream().noneMatch(Optional::isPresent) && workingAddresses.known(target) == null;
+        boolean longShot = otherPrivate
+                && tunnelled.stream().noneMatch(Optional::isPresent)
+                && workingAddresses.known(target) == null;
         return new ConnectionAttempt() {
             @Override
             public boolean longShot() {
@@ -336,8 +374,8 @@ public final class DirectConnector {
         volatile boolean waiting;
 
         TunnelSetUpWait(List<CompletableFuture<?>> setUps) {
-            done = CompletableFuture.allOf(setUps.stream()
-                    .map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture[]::new));
+            done = CompletableFuture.allOf(
+                    setUps.stream().map(f -> f.handle((r, e) -> null)).toArray(CompletableFuture[]::new));
         }
 
         void await(Deadline deadline) throws IOException {
@@ -348,8 +386,7 @@ public final class DirectConnector {
             waiting = true;
             try {
                 done.get(nanos, TimeUnit.NANOSECONDS);
-            } catch (TimeoutException | ExecutionException
-                    | CancellationException e) {
+            } catch (TimeoutException | ExecutionException | CancellationException e) {
                 // still under way or called off: dial now, the tunnelled attempt waits on within the deadline
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -367,7 +404,10 @@ public final class DirectConnector {
     /** True if {@code address} is reached without the HTTP proxy: on one of this host's networks, or a non-proxy host. */
     private boolean withoutProxy(InetSocketAddress address) {
         InetAddress ip = address.getAddress();
-        return ip == null || ip.isLoopbackAddress() || hostInterfaces.isOnLink(ip) || !httpProxy.appliesTo(ip.getHostAddress());
+        return ip == null
+                || ip.isLoopbackAddress()
+                || hostInterfaces.isOnLink(ip)
+                || !httpProxy.appliesTo(ip.getHostAddress());
     }
 
     /**
@@ -376,19 +416,20 @@ public final class DirectConnector {
      * what is planned once per target) instead of being encoded again for every connection.
      */
     private byte[] handshakeFor(ConnectRequest request, byte[] reverseToken) {
-        IdentityHandshake.Kind kind = reverseToken != null ? IdentityHandshake.Kind.REVERSE
+        IdentityHandshake.Kind kind = reverseToken != null
+                ? IdentityHandshake.Kind.REVERSE
                 : request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
         NodeIdentity self = localIdentity.get();
         if (kind != IdentityHandshake.Kind.CONNECT) {
-            return IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self,
-                    reverseToken));
+            return IdentityHandshake.encode(
+                    new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self, reverseToken));
         }
         EncodedConnect known = encodedConnects.get(request.target());
         if (known != null && known.port() == request.virtualPort() && known.source() == self) {
             return known.bytes();
         }
-        byte[] bytes = IdentityHandshake.encode(new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self,
-                null));
+        byte[] bytes = IdentityHandshake.encode(
+                new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self, null));
         if (encodedConnects.size() >= MAX_PLANNED_TARGETS) {
             encodedConnects.clear();
         }
@@ -397,8 +438,7 @@ public final class DirectConnector {
     }
 
     /** A CONNECT request to one virtual port, as sent by this node with identity {@code source}; never written to. */
-    private record EncodedConnect(int port, NodeIdentity source, byte[] bytes) {
-    }
+    private record EncodedConnect(int port, NodeIdentity source, byte[] bytes) {}
 
     private static String skippedNote(AddressOrdering.Candidates planned) {
         return " (skipped " + String.join(", ", planned.skipped()) + ")";
@@ -434,7 +474,8 @@ public final class DirectConnector {
      * address, and an explicit bind would cost a search of the port space on every connect.
      */
     static boolean needsExplicitSource(InetAddress bindAddress) {
-        return bindAddress != null && bindAddress.isLoopbackAddress()
+        return bindAddress != null
+                && bindAddress.isLoopbackAddress()
                 && !bindAddress.equals(InetAddress.getLoopbackAddress())
                 && !(bindAddress instanceof java.net.Inet6Address);
     }
@@ -464,8 +505,14 @@ public final class DirectConnector {
         SideBySide(StaggeredRace.Attempt<Socket> plain, StaggeredRace.Attempt<Socket> through, ConnectRequest request) {
             this.plain = plain;
             this.through = through;
-            this.race = new StaggeredRace<>(List.of(plain, through), 0, request.deadline(), executor,
-                    failure -> FailureScope.of(failure) != FailureScope.PATH, SocketAttempt::closeQuietly, request.rivals()::appeared);
+            this.race = new StaggeredRace<>(
+                    List.of(plain, through),
+                    0,
+                    request.deadline(),
+                    executor,
+                    failure -> FailureScope.of(failure) != FailureScope.PATH,
+                    SocketAttempt::closeQuietly,
+                    request.rivals()::appeared);
         }
 
         @Override
@@ -505,8 +552,13 @@ public final class DirectConnector {
         /** Handed to the inner handshake attempt; may be null. */
         BeforeHandshake beforeHandshake;
 
-        TunnelledAttempt(InetSocketAddress address, Tunnels.Tunnel tunnel, ConnectRequest request, byte[] handshake,
-                WorkingAddresses workingTunnels, Set<String> preferredTunnels) {
+        TunnelledAttempt(
+                InetSocketAddress address,
+                Tunnels.Tunnel tunnel,
+                ConnectRequest request,
+                byte[] handshake,
+                WorkingAddresses workingTunnels,
+                Set<String> preferredTunnels) {
             this.address = address;
             this.tunnel = tunnel;
             this.request = request;
@@ -589,7 +641,11 @@ public final class DirectConnector {
         /** The listener holds the connection until {@link #confirm()}: a rival attempt ran when the request went out. */
         private volatile boolean held;
 
-        HandshakeAttempt(InetSocketAddress address, ConnectRequest request, ConnectOptions options, byte[] handshake,
+        HandshakeAttempt(
+                InetSocketAddress address,
+                ConnectRequest request,
+                ConnectOptions options,
+                byte[] handshake,
                 WorkingAddresses workingAddresses) {
             super(address, request.deadline(), options);
             this.request = request;
@@ -646,8 +702,10 @@ public final class DirectConnector {
                 long asked = System.nanoTime();
                 exchange(socket, bytes);
                 long roundTrip = System.nanoTime() - asked;
-                if (!request.rivals().heldMayWin(request.deadline(), Math.max(MIN_GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
-                    throw new AttemptFailedException(FailureScope.PATH, where() + ": gave way to an attempt the node had accepted unheld");
+                if (!request.rivals()
+                        .heldMayWin(request.deadline(), Math.max(MIN_GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
+                    throw new AttemptFailedException(
+                            FailureScope.PATH, where() + ": gave way to an attempt the node had accepted unheld");
                 }
                 return;
             }
@@ -674,36 +732,50 @@ public final class DirectConnector {
                 case ACCEPT -> {
                     // No responder: the listener checked that it is the node asked for (encodeAccept).
                     if (reply.responder() != null && !reply.responder().satisfies(target)) {
-                        throw new AttemptFailedException(FailureScope.PATH, where() + ": accepted by node "
-                                + describe(reply.responder()) + ", which is not the node asked for");
+                        throw new AttemptFailedException(
+                                FailureScope.PATH,
+                                where() + ": accepted by node " + describe(reply.responder())
+                                        + ", which is not the node asked for");
                     }
                     if (asksInBandEndOfStream() && !reply.inBandEndOfStream()) {
-                        throw new AttemptFailedException(FailureScope.PATH, where()
-                                + ": the node did not agree to in-band end-of-stream, which a tunnel needs");
+                        throw new AttemptFailedException(
+                                FailureScope.PATH,
+                                where() + ": the node did not agree to in-band end-of-stream, which a tunnel needs");
                     }
                 }
-                case WRONG_NODE -> throw new AttemptFailedException(FailureScope.PATH, where() + ": reached node "
-                        + describe(reply.responder()) + ", not " + describe(target));
+                case WRONG_NODE ->
+                    throw new AttemptFailedException(
+                            FailureScope.PATH,
+                            where() + ": reached node " + describe(reply.responder()) + ", not " + describe(target));
                 case REFUSED -> throw new AttemptFailedException(FailureScope.PATH, where() + ": refused" + reason);
-                case PORT_NOT_FOUND -> throw new AttemptFailedException(FailureScope.TARGET, "Connection refused: node "
-                        + describe(target) + " has no virtual port " + request.virtualPort() + reason);
-                case OVERLOAD -> throw new AttemptFailedException(FailureScope.TARGET, "Connection refused: node "
-                        + describe(target) + " is overloaded" + reason);
-                case PROTOCOL_ERROR -> throw new AttemptFailedException(FailureScope.MODULE, where()
-                        + ": handshake not understood" + reason);
+                case PORT_NOT_FOUND ->
+                    throw new AttemptFailedException(
+                            FailureScope.TARGET,
+                            "Connection refused: node " + describe(target) + " has no virtual port "
+                                    + request.virtualPort() + reason);
+                case OVERLOAD ->
+                    throw new AttemptFailedException(
+                            FailureScope.TARGET,
+                            "Connection refused: node " + describe(target) + " is overloaded" + reason);
+                case PROTOCOL_ERROR ->
+                    throw new AttemptFailedException(
+                            FailureScope.MODULE, where() + ": handshake not understood" + reason);
                 default -> throw new IllegalStateException("unhandled answer " + reply.answer());
             }
         }
 
         private boolean isConnect() {
             // As an unsigned byte: a tunnelled CONNECT (top bit set) is a CONNECT too, and is held like any other.
-            return ((handshake[5] & 0xff) & ~IdentityHandshake.IN_BAND_END_OF_STREAM) == IdentityHandshake.Kind.CONNECT.code;
+            return ((handshake[5] & 0xff) & ~IdentityHandshake.IN_BAND_END_OF_STREAM)
+                    == IdentityHandshake.Kind.CONNECT.code;
         }
 
         /** A tunnelled CONNECT or REVERSE (a PROBE's answer is the last thing read: nothing to agree on). */
         private boolean asksInBandEndOfStream() {
-            return handshake[5] == (byte) (IdentityHandshake.Kind.CONNECT.code | IdentityHandshake.IN_BAND_END_OF_STREAM)
-                    || handshake[5] == (byte) (IdentityHandshake.Kind.REVERSE.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
+            return handshake[5]
+                            == (byte) (IdentityHandshake.Kind.CONNECT.code | IdentityHandshake.IN_BAND_END_OF_STREAM)
+                    || handshake[5]
+                            == (byte) (IdentityHandshake.Kind.REVERSE.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
         }
 
         private static String describe(NodeIdentity identity) {

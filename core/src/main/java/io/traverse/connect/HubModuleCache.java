@@ -16,12 +16,10 @@ import java.util.Optional;
 public final class HubModuleCache {
     static final int MAX_ENTRIES = 4096;
 
-    private record Entry(String module, long setupNanos, long expiresAtNanos) {
-    }
+    private record Entry(String module, long setupNanos, long expiresAtNanos) {}
 
     /** A cached module and how long its attempt took when it was remembered (0 if unknown). */
-    public record Choice(String module, long setupNanos) {
-    }
+    public record Choice(String module, long setupNanos) {}
 
     private final long ttlNanos;
     private final Map<String, Entry> entries = new LinkedHashMap<>(64, 0.75f, true) {

@@ -24,8 +24,7 @@ public final class InBandEndOfStream {
     /** Largest chunk a writer sends; the format allows 65535. */
     static final int MAX_CHUNK = 32 * 1024;
 
-    private InBandEndOfStream() {
-    }
+    private InBandEndOfStream() {}
 
     /** Reads application bytes out of chunks; -1 once the end-of-stream chunk has arrived. */
     static final class ChunkInputStream extends InputStream {
@@ -73,7 +72,8 @@ public final class InBandEndOfStream {
                 while (got < 2) {
                     int n = tunnel.read(header, got, 2 - got);
                     if (n < 0) {
-                        throw new SocketException("Connection reset: the tunnel closed without the peer's end-of-stream");
+                        throw new SocketException(
+                                "Connection reset: the tunnel closed without the peer's end-of-stream");
                     }
                     got += n;
                 }
@@ -112,6 +112,7 @@ public final class InBandEndOfStream {
         private final byte[] buffer = new byte[2 + MAX_CHUNK];
         /** Not a monitor: {@link #endIfIdle()} must not wait behind a write blocked on a full tunnel. */
         private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+
         private volatile boolean ended;
 
         ChunkOutputStream(OutputStream tunnel, java.io.Closeable owner) {

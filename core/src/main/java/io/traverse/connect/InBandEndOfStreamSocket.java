@@ -21,6 +21,7 @@ import java.util.Set;
 public final class InBandEndOfStreamSocket extends Socket {
     /** How long close() may spend sending end-of-stream before it just closes. */
     static final long CLOSE_WRITE_LIMIT_NANOS = 1_000_000_000L;
+
     private final Socket tunnel;
     private final InBandEndOfStream.ChunkInputStream in;
     private final InBandEndOfStream.ChunkOutputStream out;

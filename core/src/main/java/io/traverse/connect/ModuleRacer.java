@@ -54,8 +54,13 @@ public final class ModuleRacer {
     /** The head start of a cached kernel module over the rest, at most: RFC 8305's upper bound on its attempt delay. */
     static final long MAX_CACHED_HEAD_START_NANOS = 2_000_000_000L;
 
-    public ModuleRacer(List<ConnectionModule> modules, HubModuleCache cache, ModuleCounters counters, long staggerNanos,
-            Executor executor, PathUpgradeProbes probes) {
+    public ModuleRacer(
+            List<ConnectionModule> modules,
+            HubModuleCache cache,
+            ModuleCounters counters,
+            long staggerNanos,
+            Executor executor,
+            PathUpgradeProbes probes) {
         this.probes = probes;
         this.modules = List.copyOf(modules);
         this.cache = cache;
@@ -80,7 +85,8 @@ public final class ModuleRacer {
 
         public Outcome connect() throws IOException {
             if (modules.isEmpty()) {
-                throw new AttemptFailedException(FailureScope.MODULE,
+                throw new AttemptFailedException(
+                        FailureScope.MODULE,
                         "no connection module is available (none of traverse.modules is on the class path)");
             }
             long start = System.nanoTime();
@@ -91,18 +97,27 @@ public final class ModuleRacer {
             // the others cost nothing, not even working out that they would not apply.
             List<ModuleAttempt> attempts = new ArrayList<>(modules.size());
             for (ConnectionModule module : modules) {
-                ModuleAttempt a = new ModuleAttempt(module, request, start, module.name().equals(cached), key);
+                ModuleAttempt a =
+                        new ModuleAttempt(module, request, start, module.name().equals(cached), key);
                 if (a.fromCache) {
                     attempts.add(0, a);
                 } else {
                     attempts.add(a);
                 }
             }
-            StaggeredRace<Outcome> r = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor,
-                    failure -> FailureScope.of(failure) == FailureScope.TARGET, outcome -> SocketAttempt.closeQuietly(outcome.socket()),
+            StaggeredRace<Outcome> r = new StaggeredRace<>(
+                    attempts,
+                    staggerNanos,
+                    request.deadline(),
+                    executor,
+                    failure -> FailureScope.of(failure) == FailureScope.TARGET,
+                    outcome -> SocketAttempt.closeQuietly(outcome.socket()),
                     request.rivals()::appeared);
             r.prefer(new KernelSocketsFirst(key));
-            if (choice != null && choice.setupNanos() > 0 && attempts.get(0).fromCache && !attempts.get(0).module.relays()) {
+            if (choice != null
+                    && choice.setupNanos() > 0
+                    && attempts.get(0).fromCache
+                    && !attempts.get(0).module.relays()) {
                 long headStart = choice.setupNanos() + choice.setupNanos() / 2;
                 r.firstStagger(Math.max(staggerNanos, Math.min(MAX_CACHED_HEAD_START_NANOS, headStart)));
             }
@@ -122,8 +137,9 @@ public final class ModuleRacer {
             } catch (IOException e) {
                 SocketAttempt.closeQuietly(outcome.socket());
                 r.cancelContinuing();
-                throw new AttemptFailedException(FailureScope.PATH, "module " + outcome.module() + ": connection lost while confirming it: "
-                        + e.getMessage());
+                throw new AttemptFailedException(
+                        FailureScope.PATH,
+                        "module " + outcome.module() + ": connection lost while confirming it: " + e.getMessage());
             }
             if (relays(outcome.module())) {
                 cache.rememberUnlessUpgraded(key, cached, outcome.module(), outcome.attemptNanos());
@@ -153,7 +169,9 @@ public final class ModuleRacer {
          */
         private IOException explained(IOException failure, List<ModuleAttempt> attempts) {
             boolean timedOut = failure instanceof SocketTimeoutException; // an InterruptedIOException, but no interrupt
-            if (cancelled || FailureScope.of(failure) == FailureScope.TARGET || (failure instanceof InterruptedIOException && !timedOut)) {
+            if (cancelled
+                    || FailureScope.of(failure) == FailureScope.TARGET
+                    || (failure instanceof InterruptedIOException && !timedOut)) {
                 return failure;
             }
             String reasons = reasons(attempts);
@@ -161,7 +179,8 @@ public final class ModuleRacer {
             if (timedOut) {
                 told = new SocketTimeoutException("Connect timed out (" + reasons + ")");
             } else if (attempts.stream().allMatch(a -> a.notApplicable != null)) {
-                told = new AttemptFailedException(FailureScope.MODULE, "no module can reach " + request.target() + " (" + reasons + ")");
+                told = new AttemptFailedException(
+                        FailureScope.MODULE, "no module can reach " + request.target() + " (" + reasons + ")");
             } else {
                 told = new AttemptFailedException(FailureScope.of(failure), reasons);
             }
@@ -251,15 +270,22 @@ public final class ModuleRacer {
         public void continued(StaggeredRace.Attempt<Outcome> attempt, Outcome result) {
             ModuleAttempt a = (ModuleAttempt) attempt;
             if (result == null) {
-                log.debug("Connect to {}: module {}, left running after a relay won, did not get through", key, a.module.name());
+                log.debug(
+                        "Connect to {}: module {}, left running after a relay won, did not get through",
+                        key,
+                        a.module.name());
             } else {
                 SocketAttempt.closeQuietly(result.socket()); // unconfirmed: the target drops it unseen
                 String before = cache.lookup(key).orElse("nothing");
                 boolean beforeIsKernel = !before.equals("nothing") && !relays(before);
                 if (!beforeIsKernel) { // the first kernel module through is kept; a later one does not replace it
                     cache.remember(key, result.module(), result.attemptNanos());
-                    log.info("Module {} reaches {} too ({} ms after its launch), after a relay won the connection; new"
-                            + " connections start with it", result.module(), key, result.attemptNanos() / 1_000_000);
+                    log.info(
+                            "Module {} reaches {} too ({} ms after its launch), after a relay won the connection; new"
+                                    + " connections start with it",
+                            result.module(),
+                            key,
+                            result.attemptNanos() / 1_000_000);
                     probes.upgraded(key, before, result.module());
                 }
             }
@@ -283,7 +309,8 @@ public final class ModuleRacer {
         /** Why it failed, once it has; null while it runs or if it won. */
         private volatile String failure;
 
-        ModuleAttempt(ConnectionModule module, ConnectRequest request, long raceStart, boolean fromCache, String cacheKey) {
+        ModuleAttempt(
+                ConnectionModule module, ConnectRequest request, long raceStart, boolean fromCache, String cacheKey) {
             this.module = module;
             this.request = request;
             this.raceStart = raceStart;
@@ -300,7 +327,11 @@ public final class ModuleRacer {
                 planned = module.plan(request);
             } catch (AttemptFailedException e) {
                 notApplicable = e.getMessage(); // a TARGET answer ends the race; the others only rule this module out
-                log.debug("Connect to {}: module {} does not apply ({} us): {}", request.target(), module.name(), sinceStart(),
+                log.debug(
+                        "Connect to {}: module {} does not apply ({} us): {}",
+                        request.target(),
+                        module.name(),
+                        sinceStart(),
                         e.getMessage());
                 throw e;
             }
@@ -342,7 +373,12 @@ public final class ModuleRacer {
         private void failed(IOException e) {
             if (!cancelled) { // losing a race is not a failure of the module
                 failure = e.getMessage() == null ? e.getClass().getSimpleName() : e.getMessage();
-                log.debug("Connect to {}: module {} failed at {} us: {}", request.target(), module.name(), sinceStart(), failure);
+                log.debug(
+                        "Connect to {}: module {} failed at {} us: {}",
+                        request.target(),
+                        module.name(),
+                        sinceStart(),
+                        failure);
                 counters.failed(module.name());
                 cache.forget(cacheKey, module.name());
             }

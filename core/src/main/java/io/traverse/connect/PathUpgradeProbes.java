@@ -1,10 +1,10 @@
 package io.traverse.connect;
 
 import io.traverse.TraverseListener;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
-import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.Socket;
@@ -36,9 +36,11 @@ import org.slf4j.LoggerFactory;
 public final class PathUpgradeProbes {
     /** A cache key is probed at most this often. */
     public static final Duration INTERVAL = Duration.ofSeconds(30);
+
     static final int MAX_KEYS = HubModuleCache.MAX_ENTRIES;
     /** Probes running at once, at most: they share the node's attempt threads with real connects. */
     static final int MAX_RUNNING = 16;
+
     private static final Logger log = LoggerFactory.getLogger(PathUpgradeProbes.class);
 
     private final HubModuleCache cache;
@@ -54,7 +56,8 @@ public final class PathUpgradeProbes {
     /**
      * @param timeout how long one probe may take
      */
-    public PathUpgradeProbes(HubModuleCache cache, TraverseListener events, long staggerNanos, Duration timeout, Executor executor) {
+    public PathUpgradeProbes(
+            HubModuleCache cache, TraverseListener events, long staggerNanos, Duration timeout, Executor executor) {
         this.cache = cache;
         this.events = events;
         this.staggerNanos = staggerNanos;
@@ -73,7 +76,9 @@ public final class PathUpgradeProbes {
         long now = System.nanoTime();
         synchronized (this) {
             Long last = lastStarted.get(key);
-            if (closed || running.containsKey(key) || running.size() >= MAX_RUNNING
+            if (closed
+                    || running.containsKey(key)
+                    || running.size() >= MAX_RUNNING
                     || last != null && now - last < INTERVAL.toNanos()) {
                 return;
             }
@@ -81,7 +86,8 @@ public final class PathUpgradeProbes {
             lastStarted.put(key, now);
             running.put(key, null);
         }
-        ConnectRequest probe = new ConnectRequest(request.target(), request.virtualPort(), Deadline.after(timeout), request.options(), true);
+        ConnectRequest probe = new ConnectRequest(
+                request.target(), request.virtualPort(), Deadline.after(timeout), request.options(), true);
         try {
             executor.execute(() -> probe(key, probe, earlier, winner));
         } catch (RejectedExecutionException e) {
@@ -104,7 +110,10 @@ public final class PathUpgradeProbes {
             }
         }
         if (lastStarted.size() >= MAX_KEYS) {
-            lastStarted.keySet().stream().filter(k -> !running.containsKey(k)).findFirst().ifPresent(lastStarted::remove);
+            lastStarted.keySet().stream()
+                    .filter(k -> !running.containsKey(k))
+                    .findFirst()
+                    .ifPresent(lastStarted::remove);
         }
     }
 
@@ -121,8 +130,13 @@ public final class PathUpgradeProbes {
             if (attempts.isEmpty()) {
                 return;
             }
-            StaggeredRace<String> race = new StaggeredRace<>(attempts, staggerNanos, request.deadline(), executor,
-                    failure -> FailureScope.of(failure) == FailureScope.TARGET, module -> { });
+            StaggeredRace<String> race = new StaggeredRace<>(
+                    attempts,
+                    staggerNanos,
+                    request.deadline(),
+                    executor,
+                    failure -> FailureScope.of(failure) == FailureScope.TARGET,
+                    module -> {});
             synchronized (this) {
                 if (closed) {
                     return;
@@ -131,8 +145,11 @@ public final class PathUpgradeProbes {
             }
             String better = race.run();
             cache.remember(key, better);
-            log.info("Upgrade probe: module {} now reaches {} (the connection there was made by {}); new connections start with it",
-                    better, key, winner);
+            log.info(
+                    "Upgrade probe: module {} now reaches {} (the connection there was made by {}); new connections start with it",
+                    better,
+                    key,
+                    winner);
             events.pathUpgraded(key, winner, better);
         } catch (IOException | RuntimeException e) {
             log.debug("Upgrade probe of {}: no module before {} gets through: {}", key, winner, e.getMessage());

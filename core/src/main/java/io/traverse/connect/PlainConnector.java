@@ -1,7 +1,7 @@
 package io.traverse.connect;
 
-import io.traverse.spi.ConnectOptions;
 import io.traverse.protocol.Deadline;
+import io.traverse.spi.ConnectOptions;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -30,11 +30,16 @@ public final class PlainConnector {
         if (!destination.isUnresolved()) {
             return race(List.of(destination), deadline, options);
         }
-        return prepare(List.of(InetAddress.getAllByName(destination.getHostString())), destination.getPort(), deadline, options);
+        return prepare(
+                List.of(InetAddress.getAllByName(destination.getHostString())),
+                destination.getPort(),
+                deadline,
+                options);
     }
 
     /** Connects to a name's addresses, already resolved (in the resolver's order), on {@code port}. */
-    public StaggeredRace<Socket> prepare(List<InetAddress> resolved, int port, Deadline deadline, ConnectOptions options) {
+    public StaggeredRace<Socket> prepare(
+            List<InetAddress> resolved, int port, Deadline deadline, ConnectOptions options) {
         List<InetSocketAddress> addresses = new ArrayList<>();
         for (InetAddress a : resolved) {
             addresses.add(new InetSocketAddress(a, port));
@@ -52,8 +57,14 @@ public final class PlainConnector {
                 }
             });
         }
-        boolean fixedLocalPort = options.localAddress() != null && options.localAddress().getPort() != 0;
-        return new StaggeredRace<>(attempts, fixedLocalPort ? Long.MAX_VALUE : staggerNanos, deadline, executor,
-                failure -> false, SocketAttempt::closeQuietly);
+        boolean fixedLocalPort =
+                options.localAddress() != null && options.localAddress().getPort() != 0;
+        return new StaggeredRace<>(
+                attempts,
+                fixedLocalPort ? Long.MAX_VALUE : staggerNanos,
+                deadline,
+                executor,
+                failure -> false,
+                SocketAttempt::closeQuietly);
     }
 }

@@ -1,9 +1,9 @@
 package io.traverse.connect;
 
 import io.traverse.identity.IpLiterals;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
-import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -54,7 +54,8 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
         }
         Socket ch = address.getAddress().isLoopbackAddress() ? new Socket(Proxy.NO_PROXY) : new Socket();
         socket = ch;
-        try (DeadlineWatchdog.Watch watch = DeadlineWatchdog.shared().watch(System.nanoTime() + remaining, this::expire)) {
+        try (DeadlineWatchdog.Watch watch =
+                DeadlineWatchdog.shared().watch(System.nanoTime() + remaining, this::expire)) {
             if (cancelled) {
                 throw new SocketException("attempt cancelled");
             }
@@ -126,7 +127,8 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
         }
         IOException described;
         if (expired) {
-            described = new SocketTimeoutException(where() + ": " + (connected ? timeoutAfterConnect() : "Connect timed out"));
+            described = new SocketTimeoutException(
+                    where() + ": " + (connected ? timeoutAfterConnect() : "Connect timed out"));
         } else if (cancelled) {
             described = new SocketException(where() + ": cancelled");
         } else if (e instanceof SocketTimeoutException) {

@@ -1,7 +1,7 @@
 package io.traverse.connect;
 
-import io.traverse.spi.AttemptFailedException;
 import io.traverse.protocol.Deadline;
+import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -53,12 +53,10 @@ public final class StaggeredRace<T> {
          * {@link #run()}; the stagger to the next attempt counts from its end, so an attempt that
          * had to wait still gets its head start over the ones after it. Throws as {@code run} does.
          */
-        default void prepare() throws IOException {
-        }
+        default void prepare() throws IOException {}
 
         /** Called on the attempt whose result {@link #run()} returned, when the caller keeps it. */
-        default void confirm() throws IOException {
-        }
+        default void confirm() throws IOException {}
 
         /** Asked once {@link #prepare()} returned: true launches the next attempt at once, without the stagger. */
         default boolean longShot() {
@@ -116,11 +114,13 @@ public final class StaggeredRace<T> {
     private final boolean[] continuing;
     /** A long shot that launched the next attempt when it went under way: its failure launches nothing more. */
     private final boolean[] launchedNextEarly;
+
     private DeadlineWatchdog.Watch nextLaunch;
     private Preference<T> preference;
     private long firstStaggerNanos = -1;
     /** A success that waits for preferred attempts, or null. */
     private T held;
+
     private int heldIndex = -1;
     private DeadlineWatchdog.Watch holdRelease;
 
@@ -129,14 +129,25 @@ public final class StaggeredRace<T> {
      * @param endsRace   failures after which nothing else is tried
      * @param discard    closes a result nobody wants (a late success)
      */
-    public StaggeredRace(List<? extends Attempt<T>> attempts, long stagger, Deadline deadline, Executor executor,
-            Predicate<IOException> endsRace, Consumer<T> discard) {
-        this(attempts, stagger, deadline, executor, endsRace, discard, () -> { });
+    public StaggeredRace(
+            List<? extends Attempt<T>> attempts,
+            long stagger,
+            Deadline deadline,
+            Executor executor,
+            Predicate<IOException> endsRace,
+            Consumer<T> discard) {
+        this(attempts, stagger, deadline, executor, endsRace, discard, () -> {});
     }
 
     /** @param rivalsAppeared told (under the race's lock, so quickly) when the second attempt starts */
-    public StaggeredRace(List<? extends Attempt<T>> attempts, long stagger, Deadline deadline, Executor executor,
-            Predicate<IOException> endsRace, Consumer<T> discard, Runnable rivalsAppeared) {
+    public StaggeredRace(
+            List<? extends Attempt<T>> attempts,
+            long stagger,
+            Deadline deadline,
+            Executor executor,
+            Predicate<IOException> endsRace,
+            Consumer<T> discard,
+            Runnable rivalsAppeared) {
         this.rivalsAppeared = rivalsAppeared;
         if (attempts.isEmpty()) {
             throw new IllegalArgumentException("nothing to try");
@@ -168,7 +179,6 @@ public final class StaggeredRace<T> {
         this.firstStaggerNanos = nanos;
         return this;
     }
-
 
     /** Runs the race on the calling thread and returns the winner, or throws the reason nothing won. */
     public T run() throws IOException {
@@ -566,11 +576,13 @@ public final class StaggeredRace<T> {
         }
         boolean allTimeouts = failures.stream().allMatch(f -> f instanceof SocketTimeoutException);
         // An attempt's own timeout may beat the race's check of the deadline by a hair: same outcome.
-        boolean ranOutOfTime = deadline.isExpired() && failures.stream().anyMatch(f -> f instanceof SocketTimeoutException);
+        boolean ranOutOfTime =
+                deadline.isExpired() && failures.stream().anyMatch(f -> f instanceof SocketTimeoutException);
         String summary = summary();
         IOException combined;
         if (timedOut || allTimeouts || ranOutOfTime) {
-            combined = new SocketTimeoutException("Connect timed out" + (summary.isEmpty() ? "" : " (" + summary + ")"));
+            combined =
+                    new SocketTimeoutException("Connect timed out" + (summary.isEmpty() ? "" : " (" + summary + ")"));
         } else {
             FailureScope widest = FailureScope.PATH;
             for (IOException f : failures) {

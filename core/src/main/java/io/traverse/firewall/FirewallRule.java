@@ -46,15 +46,17 @@ public record FirewallRule(Action action, Subnet network) {
         String trimmed = text.trim();
         int colon = trimmed.indexOf(':');
         if (colon < 0) {
-            throw new IllegalArgumentException("firewall rule '" + text + "' must look like allow:NETWORK, deny:NETWORK or drop:NETWORK");
+            throw new IllegalArgumentException(
+                    "firewall rule '" + text + "' must look like allow:NETWORK, deny:NETWORK or drop:NETWORK");
         }
         String actionText = trimmed.substring(0, colon).toLowerCase(Locale.ROOT);
         Action action = switch (actionText) {
             case "allow" -> Action.ALLOW;
             case "deny" -> Action.DENY;
             case "drop" -> Action.DROP;
-            default -> throw new IllegalArgumentException("firewall rule '" + text + "': action '" + actionText
-                    + "' is not allow, deny or drop");
+            default ->
+                throw new IllegalArgumentException(
+                        "firewall rule '" + text + "': action '" + actionText + "' is not allow, deny or drop");
         };
         try {
             return new FirewallRule(action, networkOf(trimmed.substring(colon + 1)));

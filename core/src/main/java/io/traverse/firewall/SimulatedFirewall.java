@@ -18,7 +18,8 @@ public final class SimulatedFirewall {
                 case DENY -> "denies";
                 case DROP -> "drops";
             };
-            return "firewall rule " + (rule == null ? "(none)" : rule) + " " + verb + " source " + source.getHostAddress();
+            return "firewall rule " + (rule == null ? "(none)" : rule) + " " + verb + " source "
+                    + source.getHostAddress();
         }
     }
 

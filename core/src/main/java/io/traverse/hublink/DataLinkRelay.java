@@ -53,8 +53,7 @@ final class DataLinkRelay {
     static final int OUTBOX_LIMIT = 256 * 1024;
 
     /** A frame or message waiting to be written, with what it counts against {@link #OUTBOX_LIMIT}. */
-    private record Outgoing(Object message, int bytes) {
-    }
+    private record Outgoing(Object message, int bytes) {}
 
     /** What a PING or PONG counts against {@link #OUTBOX_LIMIT}. */
     private static final int CONTROL_BYTES = 64;
@@ -62,6 +61,7 @@ final class DataLinkRelay {
     private final Queue<Outgoing> outbox = new ConcurrentLinkedQueue<>();
     /** One gathering write's frames, refilled from the outbox (write lock held): no list per write. */
     private final List<Object> batch = new ArrayList<>(HubDataLink.MAX_BATCH);
+
     private final AtomicLong outboxBytes = new AtomicLong();
     private final Thread reader;
     private final Thread writer;

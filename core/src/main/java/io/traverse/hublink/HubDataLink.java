@@ -30,10 +30,10 @@ import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
 import java.net.StandardSocketOptions;
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -71,7 +71,9 @@ final class HubDataLink implements Closeable {
      * Where the writer encodes the RELAY headers of a batch (writeLock held): one buffer for the
      * link's life rather than one per frame; its memory belongs to a JDK direct buffer, so nothing to release.
      */
-    private final ByteBuf header = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(MAX_BATCH * RelayEncoder.HEADER_CAPACITY));
+    private final ByteBuf header =
+            Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(MAX_BATCH * RelayEncoder.HEADER_CAPACITY));
+
     private volatile boolean closed;
     // The reading thread's (one at a time; hand-overs are ordered by NodeRelayLink's lock):
     private ByteBuf chunk;
@@ -112,17 +114,45 @@ final class HubDataLink implements Closeable {
      * @throws IOException if the hub cannot be reached, refuses the data link (a hub that does
      *         not know data links closes it), or is not the hub {@code hubId}
      */
-    static HubDataLink open(InetSocketAddress hub, NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication,
-            byte[] linkClientNonce, byte[] linkServerNonce, long timeoutMillis, ByteBufAllocator alloc) throws IOException {
-        return open(hub, null, nodeId, hubId, identityText, authentication, linkClientNonce, linkServerNonce, timeoutMillis, alloc);
+    static HubDataLink open(
+            InetSocketAddress hub,
+            NodeId nodeId,
+            NodeId hubId,
+            String identityText,
+            LinkAuthentication authentication,
+            byte[] linkClientNonce,
+            byte[] linkServerNonce,
+            long timeoutMillis,
+            ByteBufAllocator alloc)
+            throws IOException {
+        return open(
+                hub,
+                null,
+                nodeId,
+                hubId,
+                identityText,
+                authentication,
+                linkClientNonce,
+                linkServerNonce,
+                timeoutMillis,
+                alloc);
     }
 
     /**
      * As {@link #open(InetSocketAddress, NodeId, NodeId, String, LinkAuthentication, byte[], byte[], long, ByteBufAllocator)},
      * through an HTTP proxy's CONNECT tunnel when {@code proxy} is not null (the way the hub link went).
      */
-    static HubDataLink open(InetSocketAddress hub, ProxyRoute proxy, NodeId nodeId, NodeId hubId, String identityText,
-            LinkAuthentication authentication, byte[] linkClientNonce, byte[] linkServerNonce, long timeoutMillis, ByteBufAllocator alloc)
+    static HubDataLink open(
+            InetSocketAddress hub,
+            ProxyRoute proxy,
+            NodeId nodeId,
+            NodeId hubId,
+            String identityText,
+            LinkAuthentication authentication,
+            byte[] linkClientNonce,
+            byte[] linkServerNonce,
+            long timeoutMillis,
+            ByteBufAllocator alloc)
             throws IOException {
         long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
         SocketChannel channel = SocketChannel.open();
@@ -136,7 +166,16 @@ final class HubDataLink implements Closeable {
             throw e;
         }
         try {
-            link.handshake(proxy, nodeId, hubId, identityText, authentication, linkClientNonce, linkServerNonce, deadline, timeoutMillis);
+            link.handshake(
+                    proxy,
+                    nodeId,
+                    hubId,
+                    identityText,
+                    authentication,
+                    linkClientNonce,
+                    linkServerNonce,
+                    deadline,
+                    timeoutMillis);
             return link;
         } catch (IOException | RuntimeException e) {
             link.closeUnread();
@@ -144,8 +183,17 @@ final class HubDataLink implements Closeable {
         }
     }
 
-    private void handshake(ProxyRoute proxy, NodeId nodeId, NodeId hubId, String identityText, LinkAuthentication authentication,
-            byte[] linkClientNonce, byte[] linkServerNonce, long deadline, long timeoutMillis) throws IOException {
+    private void handshake(
+            ProxyRoute proxy,
+            NodeId nodeId,
+            NodeId hubId,
+            String identityText,
+            LinkAuthentication authentication,
+            byte[] linkClientNonce,
+            byte[] linkServerNonce,
+            long deadline,
+            long timeoutMillis)
+            throws IOException {
         try {
             if (!channel.connect(proxy == null ? hub : proxy.address())) {
                 while (!channel.finishConnect()) {
@@ -174,7 +222,8 @@ final class HubDataLink implements Closeable {
         fill(LinkPreamble.LENGTH, deadline, timeoutMillis);
         LinkPreamble preamble = LinkPreamble.decode(chunk);
         if (preamble.role() != LinkRole.HUB) {
-            throw new ProtocolException("the peer at " + hub + " is not a hub (its preamble says " + preamble.role() + ")");
+            throw new ProtocolException(
+                    "the peer at " + hub + " is not a hub (its preamble says " + preamble.role() + ")");
         }
         LinkMessage first = handshakeMessage(deadline, timeoutMillis);
         if (!preamble.isSupported()) {
@@ -184,10 +233,13 @@ final class HubDataLink implements Closeable {
             throw new ProtocolException("hub at " + hub + " sent " + first.type() + " instead of CHALLENGE");
         }
         if (!challenge.acceptorId().equals(hubId)) {
-            throw new ProtocolException("hub " + challenge.acceptorId() + " answered at " + hub + " instead of hub " + hubId);
+            throw new ProtocolException(
+                    "hub " + challenge.acceptorId() + " answered at " + hub + " instead of hub " + hubId);
         }
-        ByteBuf auth = LinkMessageEncoder.frame(new Auth(authentication.dataLinkProof(clientNonce, challenge.serverNonce(), nodeId,
-                hubId, linkClientNonce, linkServerNonce)), alloc);
+        ByteBuf auth = LinkMessageEncoder.frame(
+                new Auth(authentication.dataLinkProof(
+                        clientNonce, challenge.serverNonce(), nodeId, hubId, linkClientNonce, linkServerNonce)),
+                alloc);
         try {
             writeFully(deadline, timeoutMillis, auth.nioBuffer());
         } finally {
@@ -220,7 +272,8 @@ final class HubDataLink implements Closeable {
                 break;
             }
             if (chunk.readableBytes() > ProxyRoute.MAX_ANSWER) {
-                throw new IOException(proxy + " answered CONNECT with more than " + ProxyRoute.MAX_ANSWER + " bytes of headers");
+                throw new IOException(
+                        proxy + " answered CONNECT with more than " + ProxyRoute.MAX_ANSWER + " bytes of headers");
             }
         }
         String answer = chunk.toString(chunk.readerIndex(), end - chunk.readerIndex(), StandardCharsets.ISO_8859_1);
@@ -235,7 +288,10 @@ final class HubDataLink implements Closeable {
     /** The absolute index of the first CR LF CR LF in {@code b}'s readable bytes, or -1. */
     private static int headerEnd(ByteBuf b) {
         for (int i = b.readerIndex(); i + 3 < b.writerIndex(); i++) {
-            if (b.getByte(i) == '\r' && b.getByte(i + 1) == '\n' && b.getByte(i + 2) == '\r' && b.getByte(i + 3) == '\n') {
+            if (b.getByte(i) == '\r'
+                    && b.getByte(i + 1) == '\n'
+                    && b.getByte(i + 2) == '\r'
+                    && b.getByte(i + 3) == '\n') {
                 return i;
             }
         }
@@ -254,7 +310,8 @@ final class HubDataLink implements Closeable {
         ByteBuf frame = chunk.readSlice((int) length);
         LinkMessage m = LinkMessageCodec.decode(frame);
         if (m instanceof Reject r) {
-            throw new IOException("hub at " + hub + " refused the data link: " + r.code() + (r.reason().isEmpty() ? "" : " (" + r.reason() + ")"));
+            throw new IOException("hub at " + hub + " refused the data link: " + r.code()
+                    + (r.reason().isEmpty() ? "" : " (" + r.reason() + ")"));
         }
         return m;
     }
@@ -272,7 +329,8 @@ final class HubDataLink implements Closeable {
             }
             long left = deadline - System.nanoTime();
             if (left <= 0) {
-                throw new SocketTimeoutException("hub at " + hub + " did not complete the data link handshake within " + timeoutMillis + " ms");
+                throw new SocketTimeoutException(
+                        "hub at " + hub + " did not complete the data link handshake within " + timeoutMillis + " ms");
             }
             select(readSelector, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
         }
@@ -376,7 +434,8 @@ final class HubDataLink implements Closeable {
             int at = chunk.readerIndex();
             long length = chunk.getUnsignedInt(at);
             if (length < 1 || length > LinkLimits.MAX_FRAME_AFTER_AUTH) {
-                throw new ProtocolException("frame of " + length + " bytes on the data link (at most " + LinkLimits.MAX_FRAME_AFTER_AUTH + ")");
+                throw new ProtocolException("frame of " + length + " bytes on the data link (at most "
+                        + LinkLimits.MAX_FRAME_AFTER_AUTH + ")");
             }
             int whole = LinkFrameDecoder.LENGTH_FIELD + (int) length;
             if (chunk.readableBytes() >= whole) {

@@ -44,8 +44,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -80,6 +80,7 @@ public final class HubLink implements Closeable {
     static final Duration RELEARN = Duration.ofSeconds(30);
     /** Requests (name binding, lookups) waiting for the hub's answer, at most. */
     static final int MAX_PENDING_REQUESTS = 256;
+
     private static final String NO_HUB_CONFIGURED = "traverse.hubs is empty and traverse.discovery is off";
     private static final Logger log = LoggerFactory.getLogger(HubLink.class);
 
@@ -100,6 +101,7 @@ public final class HubLink implements Closeable {
     private final AtomicBoolean released = new AtomicBoolean();
     /** Set once the node's addresses changed at run time: each link then re-announces them when it comes up. */
     private volatile boolean identityChanges;
+
     private volatile HubLinkStatus status;
     /** What the HTTP proxy last answered a CONNECT to a hub (null: no proxy asked yet). */
     private volatile String proxyAnswer;
@@ -115,12 +117,17 @@ public final class HubLink implements Closeable {
     private LinkSession session;
     /** Loop only: reports the link up once the hub has switched to the data link too (null when not waiting for that). */
     private Runnable upWhenHubSwitches;
+
     private Round round;
     private CompletableFuture<List<DiscoveredHub>> discovery;
     private boolean closed;
 
-    private HubLink(TraverseConfig config, NodeId nodeId, Function<InetSocketAddress, NodeIdentity> identityWithHub,
-            Consumer<InetSocketAddress> onConnected, TraverseListener events) {
+    private HubLink(
+            TraverseConfig config,
+            NodeId nodeId,
+            Function<InetSocketAddress, NodeIdentity> identityWithHub,
+            Consumer<InetSocketAddress> onConnected,
+            TraverseListener events) {
         this.config = config;
         this.events = events;
         this.nodeId = nodeId;
@@ -133,9 +140,10 @@ public final class HubLink implements Closeable {
         this.names = new HubNames(this, config.hubTimeout());
         this.relayLink = new NodeRelayLink(nodeId, loop);
         // Known before the loop first runs: a node with nowhere to link must not look as if it were connecting.
-        State initial = !config.hubs().isEmpty() ? State.CONNECTING : config.discovery() ? State.DISCOVERING : State.NO_HUB;
-        this.status = new HubLinkStatus(initial, null, null, null, null, Instant.now(),
-                initial == State.NO_HUB ? NO_HUB_CONFIGURED : null);
+        State initial =
+                !config.hubs().isEmpty() ? State.CONNECTING : config.discovery() ? State.DISCOVERING : State.NO_HUB;
+        this.status = new HubLinkStatus(
+                initial, null, null, null, null, Instant.now(), initial == State.NO_HUB ? NO_HUB_CONFIGURED : null);
     }
 
     /**
@@ -146,11 +154,16 @@ public final class HubLink implements Closeable {
      * @param onConnected called with the hub address when a link comes up, to adopt that identity
      * @param events told when a link comes up and when it is lost (called on the link's event loop: it must only queue)
      */
-    public static HubLink start(TraverseConfig config, NodeId nodeId, Function<InetSocketAddress, NodeIdentity> identityWithHub,
-            Consumer<InetSocketAddress> onConnected, TraverseListener events) {
+    public static HubLink start(
+            TraverseConfig config,
+            NodeId nodeId,
+            Function<InetSocketAddress, NodeIdentity> identityWithHub,
+            Consumer<InetSocketAddress> onConnected,
+            TraverseListener events) {
         HubLink link = new HubLink(config, nodeId, identityWithHub, onConnected, events);
         if (config.token().isEmpty() && (!config.hubs().isEmpty() || config.discovery())) {
-            log.warn("traverse.token is empty: hub links are not authenticated; set the same token on every node and hub");
+            log.warn(
+                    "traverse.token is empty: hub links are not authenticated; set the same token on every node and hub");
         }
         link.loop.execute(link::begin);
         return link;
@@ -174,7 +187,8 @@ public final class HubLink implements Closeable {
             return;
         }
         setStatus(State.DISCOVERING, null, status.lastFailure());
-        CompletableFuture<List<DiscoveredHub>> search = HubFinder.builder().port(config.discoveryPort()).build().findInBackground();
+        CompletableFuture<List<DiscoveredHub>> search =
+                HubFinder.builder().port(config.discoveryPort()).build().findInBackground();
         discovery = search;
         search.whenComplete((hubs, failure) -> loop.execute(() -> discovered(hubs, failure)));
     }
@@ -186,7 +200,11 @@ public final class HubLink implements Closeable {
         if (hubs != null && !hubs.isEmpty()) {
             List<InetSocketAddress> addresses = new ArrayList<>();
             hubs.forEach(h -> addresses.addAll(h.linkAddresses()));
-            log.info("Hub discovery found {}", hubs.stream().map(h -> "'" + h.name() + "' at " + h.linkAddresses()).toList());
+            log.info(
+                    "Hub discovery found {}",
+                    hubs.stream()
+                            .map(h -> "'" + h.name() + "' at " + h.linkAddresses())
+                            .toList());
             candidates.setDiscovered(addresses);
             startRound();
             return;
@@ -237,6 +255,7 @@ public final class HubLink implements Closeable {
         final List<String> failures = new ArrayList<>();
         /** The first refusal of this node's settings by a hub in this round, or null. */
         String settingRefusal;
+
         int next;
         int running;
 
@@ -265,29 +284,45 @@ public final class HubLink implements Closeable {
         InetSocketAddress hub = r.order.get(r.next++);
         r.running++;
         HttpProxy proxy = proxyFor(hub);
-        CompletableFuture<InetSocketAddress> proxyAddress = proxy == null ? CompletableFuture.completedFuture(null)
+        CompletableFuture<InetSocketAddress> proxyAddress = proxy == null
+                ? CompletableFuture.completedFuture(null)
                 : resolve(InetSocketAddress.createUnresolved(proxy.host(), proxy.port()));
-        resolve(hub).thenCombine(proxyAddress, (resolved, viaProxy) -> new Object[] {resolved, viaProxy})
+        resolve(hub)
+                .thenCombine(proxyAddress, (resolved, viaProxy) -> new Object[] {resolved, viaProxy})
                 .whenComplete((both, failure) -> loop.execute(() -> {
-            if (r != round) {
-                return;
-            }
-            if (failure != null) {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-                attemptFailed(r, hub, proxyAddress.isCompletedExceptionally()
-                        ? "cannot resolve HTTP proxy " + proxy.authority() + " (" + proxy.origin() + "): " + cause.getMessage()
-                        : "cannot resolve hub " + hub.getHostString() + ": " + cause.getMessage(), false);
-            } else {
-                InetSocketAddress resolved = (InetSocketAddress) both[0];
-                dial(r, hub, resolved, proxy == null ? null : new ProxyRoute(proxy, (InetSocketAddress) both[1]));
-            }
-        }));
+                    if (r != round) {
+                        return;
+                    }
+                    if (failure != null) {
+                        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                                ? failure.getCause()
+                                : failure;
+                        attemptFailed(
+                                r,
+                                hub,
+                                proxyAddress.isCompletedExceptionally()
+                                        ? "cannot resolve HTTP proxy " + proxy.authority() + " (" + proxy.origin()
+                                                + "): " + cause.getMessage()
+                                        : "cannot resolve hub " + hub.getHostString() + ": " + cause.getMessage(),
+                                false);
+                    } else {
+                        InetSocketAddress resolved = (InetSocketAddress) both[0];
+                        dial(
+                                r,
+                                hub,
+                                resolved,
+                                proxy == null ? null : new ProxyRoute(proxy, (InetSocketAddress) both[1]));
+                    }
+                }));
         if (r.next < r.order.size()) {
-            loop.schedule(() -> {
-                if (r == round && r.running > 0) {
-                    startNextAttempt(r);
-                }
-            }, STAGGER.toNanos(), TimeUnit.NANOSECONDS);
+            loop.schedule(
+                    () -> {
+                        if (r == round && r.running > 0) {
+                            startNextAttempt(r);
+                        }
+                    },
+                    STAGGER.toNanos(),
+                    TimeUnit.NANOSECONDS);
         }
     }
 
@@ -297,13 +332,15 @@ public final class HubLink implements Closeable {
             return CompletableFuture.completedFuture(hub);
         }
         try {
-            return CompletableFuture.supplyAsync(() -> {
-                try {
-                    return new InetSocketAddress(InetAddress.getByName(hub.getHostString()), hub.getPort());
-                } catch (UnknownHostException e) {
-                    throw new CompletionException(e);
-                }
-            }, LinkEventLoops.resolver());
+            return CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return new InetSocketAddress(InetAddress.getByName(hub.getHostString()), hub.getPort());
+                        } catch (UnknownHostException e) {
+                            throw new CompletionException(e);
+                        }
+                    },
+                    LinkEventLoops.resolver());
         } catch (RejectedExecutionException e) {
             return CompletableFuture.failedFuture(e);
         }
@@ -324,18 +361,34 @@ public final class HubLink implements Closeable {
         CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
         long timeoutMillis = config.hubTimeout().toMillis();
         String identityText = identityWithHub.apply(resolved).toText();
-        Bootstrap bootstrap = new Bootstrap().group(loop).channel(LinkEventLoops.channelClass())
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loop)
+                .channel(LinkEventLoops.channelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<Channel>() {
                     @Override
                     protected void initChannel(Channel ch) {
                         if (proxy != null) {
-                            ProxyTunnel.install(ch.pipeline(), proxy, resolved, timeoutMillis, handshake, answer -> proxyAnswer = answer);
+                            ProxyTunnel.install(
+                                    ch.pipeline(),
+                                    proxy,
+                                    resolved,
+                                    timeoutMillis,
+                                    handshake,
+                                    answer -> proxyAnswer = answer);
                         }
                         LinkPipeline.installCodec(ch.pipeline());
-                        ch.pipeline().addLast("handshake", new NodeLinkHandshake(resolved, nodeId, identityText, authentication,
-                                timeoutMillis, handshake));
+                        ch.pipeline()
+                                .addLast(
+                                        "handshake",
+                                        new NodeLinkHandshake(
+                                                resolved,
+                                                nodeId,
+                                                identityText,
+                                                authentication,
+                                                timeoutMillis,
+                                                handshake));
                     }
                 });
         ChannelFuture connect = bootstrap.connect(resolved);
@@ -343,22 +396,30 @@ public final class HubLink implements Closeable {
         r.channels.add(channel);
         connect.addListener(f -> {
             if (!f.isSuccess()) {
-                handshake.completeExceptionally(new HubLinkException((proxy == null ? "cannot reach hub at " + resolved
-                        : "cannot reach " + proxy + " (" + proxy.proxy().origin() + ") for hub " + resolved) + ": "
-                        + f.cause().getMessage(), f.cause()));
+                handshake.completeExceptionally(new HubLinkException(
+                        (proxy == null
+                                        ? "cannot reach hub at " + resolved
+                                        : "cannot reach " + proxy + " ("
+                                                + proxy.proxy().origin() + ") for hub " + resolved)
+                                + ": "
+                                + f.cause().getMessage(),
+                        f.cause()));
             }
         });
         // Completed on the channel's loop (ours): run inline, so that the session handler is in
         // the pipeline before the frames that follow WELCOME in the same read are passed on.
         handshake.whenComplete((outcome, failure) -> onLoop(() -> {
-            if (failure instanceof ProxyTunnel.ConnectRefused && config.longPoll().fallBack() && r == round) {
+            if (failure instanceof ProxyTunnel.ConnectRefused
+                    && config.longPoll().fallBack()
+                    && r == round) {
                 channel.close();
                 connectRefused.add(resolved);
                 log.info("{}; linking through a long-poll session instead", failure.getMessage());
                 dialLongPoll(r, hub, resolved, proxy);
             } else if (failure != null) {
                 channel.close();
-                attemptFailed(r, hub, failure.getMessage(), failure instanceof HubLinkException h && h.isRefusalForSetting());
+                attemptFailed(
+                        r, hub, failure.getMessage(), failure instanceof HubLinkException h && h.isRefusalForSetting());
             } else {
                 attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
             }
@@ -373,39 +434,50 @@ public final class HubLink implements Closeable {
     private void dialLongPoll(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
         long timeoutMillis = config.hubTimeout().toMillis();
         String identityText = identityWithHub.apply(resolved).toText();
-        LongPollClient.open(loop, resolved, proxy, nodeId, config.longPoll(), timeoutMillis).whenComplete((client, failure) -> loop.execute(() -> {
-            if (failure != null) {
-                Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-                attemptFailed(r, hub, cause.getMessage(), false);
-                return;
-            }
-            io.traverse.longpolling.SessionChannel channel = client.channel;
-            CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
-            LinkPipeline.installCodec(channel.pipeline());
-            channel.pipeline().addLast("handshake", new NodeLinkHandshake(resolved, nodeId, identityText, authentication, timeoutMillis,
-                    handshake));
-            r.channels.add(channel);
-            loop.register(channel).addListener(f -> {
-                if (!f.isSuccess()) {
-                    handshake.completeExceptionally(new HubLinkException("cannot start the " + client.route() + ": " + f.cause(), f.cause()));
-                } else if (r != round || closed) {
-                    channel.close();
-                } else {
-                    client.start(loop);
-                }
-            });
-            handshake.whenComplete((outcome, failed) -> onLoop(() -> {
-                if (failed != null) {
-                    channel.fail(failed.getMessage());
-                    attemptFailed(r, hub, failed.getMessage(), failed instanceof HubLinkException h && h.isRefusalForSetting());
-                } else {
-                    if (r == round && !closed && session == null) {
-                        longPollRoute = client.route();
+        LongPollClient.open(loop, resolved, proxy, nodeId, config.longPoll(), timeoutMillis)
+                .whenComplete((client, failure) -> loop.execute(() -> {
+                    if (failure != null) {
+                        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                                ? failure.getCause()
+                                : failure;
+                        attemptFailed(r, hub, cause.getMessage(), false);
+                        return;
                     }
-                    attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
-                }
-            }));
-        }));
+                    io.traverse.longpolling.SessionChannel channel = client.channel;
+                    CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
+                    LinkPipeline.installCodec(channel.pipeline());
+                    channel.pipeline()
+                            .addLast(
+                                    "handshake",
+                                    new NodeLinkHandshake(
+                                            resolved, nodeId, identityText, authentication, timeoutMillis, handshake));
+                    r.channels.add(channel);
+                    loop.register(channel).addListener(f -> {
+                        if (!f.isSuccess()) {
+                            handshake.completeExceptionally(new HubLinkException(
+                                    "cannot start the " + client.route() + ": " + f.cause(), f.cause()));
+                        } else if (r != round || closed) {
+                            channel.close();
+                        } else {
+                            client.start(loop);
+                        }
+                    });
+                    handshake.whenComplete((outcome, failed) -> onLoop(() -> {
+                        if (failed != null) {
+                            channel.fail(failed.getMessage());
+                            attemptFailed(
+                                    r,
+                                    hub,
+                                    failed.getMessage(),
+                                    failed instanceof HubLinkException h && h.isRefusalForSetting());
+                        } else {
+                            if (r == round && !closed && session == null) {
+                                longPollRoute = client.route();
+                            }
+                            attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
+                        }
+                    }));
+                }));
     }
 
     /** How the hub link reaches its hub when it is a long-poll session, e.g. "long-poll session through HTTP proxy 10.0.3.1:3128 …". */
@@ -441,12 +513,19 @@ public final class HubLink implements Closeable {
                 log.info("No hub link: {}; retrying in {} ms", all, delay.toMillis());
             }
             // Without configured hubs, the hubs of the site may have changed: look again.
-            loop.schedule(config.hubs().isEmpty() && config.discovery() ? this::discover : this::startRound, delay.toNanos(),
+            loop.schedule(
+                    config.hubs().isEmpty() && config.discovery() ? this::discover : this::startRound,
+                    delay.toNanos(),
                     TimeUnit.NANOSECONDS);
         }
     }
 
-    private void attemptSucceeded(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy, Channel channel,
+    private void attemptSucceeded(
+            Round r,
+            InetSocketAddress hub,
+            InetSocketAddress resolved,
+            ProxyRoute proxy,
+            Channel channel,
             NodeLinkHandshake.Outcome outcome) {
         if (r != round || closed || session != null) {
             channel.close();
@@ -458,8 +537,13 @@ public final class HubLink implements Closeable {
                 other.close();
             }
         }
-        LinkSession s = new LinkSession(channel, resolved, outcome.hubId(), outcome.welcome().observedAddress(),
-                Math.min(config.hubKeepalive().toMillis(), outcome.welcome().keepaliveMillis()), this::inbound);
+        LinkSession s = new LinkSession(
+                channel,
+                resolved,
+                outcome.hubId(),
+                outcome.welcome().observedAddress(),
+                Math.min(config.hubKeepalive().toMillis(), outcome.welcome().keepaliveMillis()),
+                this::inbound);
         s.handshakeNonces(outcome.clientNonce(), outcome.serverNonce());
         session = s;
         s.start();
@@ -469,37 +553,54 @@ public final class HubLink implements Closeable {
         if (!(channel instanceof io.traverse.longpolling.SessionChannel)) {
             longPollRoute = null;
         }
-        // Over a long-poll session relayed frames travel on the link itself: a data link would need a socket to the hub.
+        // Over a long-poll session relayed frames travel on the link itself: a data link would need a socket to the
+        // hub.
         if (!config.hubDataLink() || channel instanceof io.traverse.longpolling.SessionChannel) {
             linkUp(s, hub, resolved, outcome);
             return;
         }
         String identityText = identityWithHub.apply(resolved).toText();
-        Thread opener = new Thread(() -> {
-            HubDataLink dataLink = null;
-            String why = null;
-            try {
-                dataLink = HubDataLink.open(resolved, proxy, nodeId, outcome.hubId(), identityText, authentication, outcome.clientNonce(),
-                        outcome.serverNonce(), config.hubTimeout().toMillis(), channel.alloc());
-            } catch (IOException | RuntimeException e) {
-                why = e.getMessage();
-            }
-            HubDataLink opened = dataLink;
-            String failure = why;
-            try {
-                loop.execute(() -> dataLinkOpened(s, hub, resolved, outcome, opened, failure));
-            } catch (RejectedExecutionException e) {
-                if (opened != null) {
-                    opened.closeUnread();
-                }
-            }
-        }, "traverse-datalink-open");
+        Thread opener = new Thread(
+                () -> {
+                    HubDataLink dataLink = null;
+                    String why = null;
+                    try {
+                        dataLink = HubDataLink.open(
+                                resolved,
+                                proxy,
+                                nodeId,
+                                outcome.hubId(),
+                                identityText,
+                                authentication,
+                                outcome.clientNonce(),
+                                outcome.serverNonce(),
+                                config.hubTimeout().toMillis(),
+                                channel.alloc());
+                    } catch (IOException | RuntimeException e) {
+                        why = e.getMessage();
+                    }
+                    HubDataLink opened = dataLink;
+                    String failure = why;
+                    try {
+                        loop.execute(() -> dataLinkOpened(s, hub, resolved, outcome, opened, failure));
+                    } catch (RejectedExecutionException e) {
+                        if (opened != null) {
+                            opened.closeUnread();
+                        }
+                    }
+                },
+                "traverse-datalink-open");
         opener.setDaemon(true);
         opener.start();
     }
 
-    private void dataLinkOpened(LinkSession s, InetSocketAddress hub, InetSocketAddress resolved, NodeLinkHandshake.Outcome outcome,
-            HubDataLink dataLink, String failure) {
+    private void dataLinkOpened(
+            LinkSession s,
+            InetSocketAddress hub,
+            InetSocketAddress resolved,
+            NodeLinkHandshake.Outcome outcome,
+            HubDataLink dataLink,
+            String failure) {
         if (session != s || closed) {
             if (dataLink != null) {
                 dataLink.closeUnread();
@@ -507,7 +608,10 @@ public final class HubLink implements Closeable {
             return;
         }
         if (dataLink == null) {
-            log.info("No data link to hub {} ({}): relayed connections travel on the hub link", outcome.hubId(), failure);
+            log.info(
+                    "No data link to hub {} ({}): relayed connections travel on the hub link",
+                    outcome.hubId(),
+                    failure);
             linkUp(s, hub, resolved, outcome);
             return;
         }
@@ -515,11 +619,15 @@ public final class HubLink implements Closeable {
         // once; relayed connections work on the link meanwhile.
         relayLink.switchToDataLink(s, dataLink, dataLinkBroke(s));
         upWhenHubSwitches = () -> linkUp(s, hub, resolved, outcome);
-        loop.schedule(() -> {
-            if (session == s && upWhenHubSwitches != null) {
-                s.close("hub " + outcome.hubId() + " did not switch to the data link within " + config.hubTimeout().toMillis() + " ms");
-            }
-        }, config.hubTimeout().toNanos(), TimeUnit.NANOSECONDS);
+        loop.schedule(
+                () -> {
+                    if (session == s && upWhenHubSwitches != null) {
+                        s.close("hub " + outcome.hubId() + " did not switch to the data link within "
+                                + config.hubTimeout().toMillis() + " ms");
+                    }
+                },
+                config.hubTimeout().toNanos(),
+                TimeUnit.NANOSECONDS);
     }
 
     private Consumer<String> dataLinkBroke(LinkSession s) {
@@ -542,16 +650,29 @@ public final class HubLink implements Closeable {
         }
     }
 
-    private void linkUp(LinkSession s, InetSocketAddress hub, InetSocketAddress resolved, NodeLinkHandshake.Outcome outcome) {
+    private void linkUp(
+            LinkSession s, InetSocketAddress hub, InetSocketAddress resolved, NodeLinkHandshake.Outcome outcome) {
         onConnected.accept(resolved);
         if (identityChanges) {
             // The HELLO carried the identity of when the dial began; it may have changed since.
             announceOn(s);
         }
-        status = new HubLinkStatus(State.CONNECTED, hub.getHostString() + ":" + hub.getPort(), outcome.hubId(), resolved,
-                outcome.welcome().observedAddress(), Instant.now(), status.lastFailure());
-        log.info("Linked to hub {} at {} (seen from {}){}", outcome.hubId(), resolved, outcome.welcome().observedAddress(),
-                s.channel() instanceof io.traverse.longpolling.SessionChannel && longPollRoute != null ? " by a " + longPollRoute : "");
+        status = new HubLinkStatus(
+                State.CONNECTED,
+                hub.getHostString() + ":" + hub.getPort(),
+                outcome.hubId(),
+                resolved,
+                outcome.welcome().observedAddress(),
+                Instant.now(),
+                status.lastFailure());
+        log.info(
+                "Linked to hub {} at {} (seen from {}){}",
+                outcome.hubId(),
+                resolved,
+                outcome.welcome().observedAddress(),
+                s.channel() instanceof io.traverse.longpolling.SessionChannel && longPollRoute != null
+                        ? " by a " + longPollRoute
+                        : "");
         events.hubLinkUp(status);
         names.bindAgain(s.hubId());
         learnHubs(s);
@@ -566,9 +687,11 @@ public final class HubLink implements Closeable {
         session = null;
         upWhenHubSwitches = null;
         up = new CompletableFuture<>();
-        String why = s.closeReason() != null ? s.closeReason()
-                : s.channel() instanceof io.traverse.longpolling.SessionChannel sc && sc.failure() != null ? "long-poll session: " + sc.failure()
-                : "hub " + s.hubId() + " at " + s.hubAddress() + " closed the link";
+        String why = s.closeReason() != null
+                ? s.closeReason()
+                : s.channel() instanceof io.traverse.longpolling.SessionChannel sc && sc.failure() != null
+                        ? "long-poll session: " + sc.failure()
+                        : "hub " + s.hubId() + " at " + s.hubAddress() + " closed the link";
         requests.failAll(() -> new SideChannelException(Failure.LINK_LOST, "the link to the hub broke: " + why));
         sideChannel.linkLost(why);
         relayLink.linkLost("the link to hub " + s.hubId() + " broke: " + why);
@@ -634,11 +757,12 @@ public final class HubLink implements Closeable {
         }
         HubLinkStatus st = status;
         if (st.state() == State.NO_HUB) {
-            return CompletableFuture.failedFuture(new SideChannelException(Failure.NO_HUB, "this node has no hub: "
-                    + st.lastFailure()));
+            return CompletableFuture.failedFuture(
+                    new SideChannelException(Failure.NO_HUB, "this node has no hub: " + st.lastFailure()));
         }
         if (st.refusedForSetting() && st.state() == State.CONNECTING && !u.isDone()) {
-            return CompletableFuture.failedFuture(new SideChannelException(Failure.NO_HUB, "no hub link: " + st.lastFailure()));
+            return CompletableFuture.failedFuture(
+                    new SideChannelException(Failure.NO_HUB, "no hub link: " + st.lastFailure()));
         }
         return u;
     }
@@ -652,13 +776,18 @@ public final class HubLink implements Closeable {
         if (linked.isCompletedExceptionally()) {
             return linked.thenApply(s -> (LinkMessage) null);
         }
-        PendingRequests.Pending<LinkMessage> pending = requests.register(timeout.toNanos(), loop,
-                () -> linked.isDone() ? new SocketTimeoutException(what + ": the hub did not answer within " + timeout.toMillis() + " ms")
-                        : new SideChannelException(Failure.NO_HUB, what + ": no hub link within " + timeout.toMillis()
-                                + " ms (" + status + ")"));
+        PendingRequests.Pending<LinkMessage> pending = requests.register(
+                timeout.toNanos(),
+                loop,
+                () -> linked.isDone()
+                        ? new SocketTimeoutException(
+                                what + ": the hub did not answer within " + timeout.toMillis() + " ms")
+                        : new SideChannelException(
+                                Failure.NO_HUB,
+                                what + ": no hub link within " + timeout.toMillis() + " ms (" + status + ")"));
         if (pending == null) {
-            return CompletableFuture.failedFuture(new SideChannelException(Failure.OVERLOAD, what + ": "
-                    + MAX_PENDING_REQUESTS + " requests to the hub are pending already"));
+            return CompletableFuture.failedFuture(new SideChannelException(
+                    Failure.OVERLOAD, what + ": " + MAX_PENDING_REQUESTS + " requests to the hub are pending already"));
         }
         long id = pending.id();
         linked.whenComplete((s, failure) -> {
@@ -667,8 +796,12 @@ public final class HubLink implements Closeable {
             } else {
                 s.send(requestForId.apply((int) id)).addListener(f -> {
                     if (!f.isSuccess()) {
-                        requests.fail(id, new SideChannelException(Failure.LINK_LOST, what + ": sending to the hub failed: "
-                                + f.cause().getMessage()));
+                        requests.fail(
+                                id,
+                                new SideChannelException(
+                                        Failure.LINK_LOST,
+                                        what + ": sending to the hub failed: "
+                                                + f.cause().getMessage()));
                     }
                 });
             }
@@ -686,7 +819,9 @@ public final class HubLink implements Closeable {
         }
         directory.hubList().whenComplete((hubs, failure) -> {
             if (failure != null) {
-                log.debug("Could not learn the hubs of the network: {}", unwrap(failure).getMessage());
+                log.debug(
+                        "Could not learn the hubs of the network: {}",
+                        unwrap(failure).getMessage());
             }
         });
         loop.schedule(() -> learnHubs(s), RELEARN.toNanos(), TimeUnit.NANOSECONDS);
@@ -700,7 +835,13 @@ public final class HubLink implements Closeable {
                 addresses.addAll(h.linkAddresses());
                 HubLinkStatus st = status;
                 if (session != null && h.id().equals(session.hubId()) && st.isConnected()) {
-                    status = new HubLinkStatus(st.state(), h.name(), st.hubId(), st.hubAddress(), st.observedAddress(), st.since(),
+                    status = new HubLinkStatus(
+                            st.state(),
+                            h.name(),
+                            st.hubId(),
+                            st.hubAddress(),
+                            st.observedAddress(),
+                            st.since(),
                             st.lastFailure());
                 }
             }
@@ -792,7 +933,8 @@ public final class HubLink implements Closeable {
         if (st.state() == State.CLOSED) {
             waiter.completeExceptionally(new SideChannelException(Failure.CLOSED, "the node is closed"));
         } else if (st.state() == State.NO_HUB) {
-            waiter.completeExceptionally(new SideChannelException(Failure.NO_HUB, "this node has no hub: " + st.lastFailure()));
+            waiter.completeExceptionally(
+                    new SideChannelException(Failure.NO_HUB, "this node has no hub: " + st.lastFailure()));
         } else if (st.refusedForSetting() && st.state() == State.CONNECTING) {
             waiter.completeExceptionally(new SideChannelException(Failure.NO_HUB, "no hub link: " + st.lastFailure()));
         } else if (now.isDone() && !now.isCompletedExceptionally()) {
@@ -826,8 +968,15 @@ public final class HubLink implements Closeable {
     }
 
     private void setStatus(State state, LinkSession s, String lastFailure, boolean refusedForSetting) {
-        status = new HubLinkStatus(state, null, s == null ? null : s.hubId(), s == null ? null : s.hubAddress(),
-                s == null ? null : s.observedAddress(), Instant.now(), lastFailure, refusedForSetting);
+        status = new HubLinkStatus(
+                state,
+                null,
+                s == null ? null : s.hubId(),
+                s == null ? null : s.hubAddress(),
+                s == null ? null : s.observedAddress(),
+                Instant.now(),
+                lastFailure,
+                refusedForSetting);
     }
 
     private void onLoop(Runnable task) {
@@ -856,27 +1005,27 @@ public final class HubLink implements Closeable {
     public void close() throws IOException {
         CompletableFuture<Void> done = new CompletableFuture<>();
         Runnable shutdown = () -> {
-                if (!closed) {
-                    closed = true;
-                    if (discovery != null) {
-                        discovery.cancel(true);
-                    }
-                    if (round != null) {
-                        round.channels.forEach(Channel::close);
-                        round = null;
-                    }
-                    if (session != null) {
-                        session.close("the node is closing");
-                    }
-                    relayLink.linkLost("the node is closing");
-                    SideChannelException closedFailure = new SideChannelException(Failure.CLOSED, "the node is closed");
-                    up.completeExceptionally(closedFailure);
-                    requests.failAll(() -> closedFailure);
-                    sideChannel.close();
-                    status = new HubLinkStatus(State.CLOSED, null, null, null, null, Instant.now(), null);
-                    releaseUpWaiters(closedFailure);
+            if (!closed) {
+                closed = true;
+                if (discovery != null) {
+                    discovery.cancel(true);
                 }
-                done.complete(null);
+                if (round != null) {
+                    round.channels.forEach(Channel::close);
+                    round = null;
+                }
+                if (session != null) {
+                    session.close("the node is closing");
+                }
+                relayLink.linkLost("the node is closing");
+                SideChannelException closedFailure = new SideChannelException(Failure.CLOSED, "the node is closed");
+                up.completeExceptionally(closedFailure);
+                requests.failAll(() -> closedFailure);
+                sideChannel.close();
+                status = new HubLinkStatus(State.CLOSED, null, null, null, null, Instant.now(), null);
+                releaseUpWaiters(closedFailure);
+            }
+            done.complete(null);
         };
         try {
             if (loop.inEventLoop()) {
@@ -908,7 +1057,10 @@ public final class HubLink implements Closeable {
             try {
                 InetSocketAddress a = LinkAddress.parse(t.trim(), LinkAddress.DEFAULT_PORT);
                 // IP literals need no DNS: keep them resolved, so they compare equal to configured ones.
-                out.add(IpLiterals.isLiteral(a.getHostString()) ? new InetSocketAddress(IpLiterals.parse(a.getHostString()), a.getPort()) : a);
+                out.add(
+                        IpLiterals.isLiteral(a.getHostString())
+                                ? new InetSocketAddress(IpLiterals.parse(a.getHostString()), a.getPort())
+                                : a);
             } catch (IllegalArgumentException e) {
                 log.debug("Skipping link address '{}': {}", t, e.getMessage());
             }

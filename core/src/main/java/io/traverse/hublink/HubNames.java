@@ -38,8 +38,8 @@ public final class HubNames {
      */
     public CompletableFuture<Void> bind(String name, int virtualPort) {
         if (!names.reserve(name, virtualPort)) {
-            return CompletableFuture.failedFuture(new BindException("name '" + name + "' is bound on this node already (to virtual port "
-                    + names.portOf(name) + ")"));
+            return CompletableFuture.failedFuture(new BindException(
+                    "name '" + name + "' is bound on this node already (to virtual port " + names.portOf(name) + ")"));
         }
         return link.exchange(id -> new NameBind(id, name, virtualPort), timeout, "binding name '" + name + "'")
                 .handle((answer, failure) -> {
@@ -54,15 +54,20 @@ public final class HubNames {
                     names.remove(name, virtualPort);
                     if (failure != null) {
                         Throwable cause = HubLink.unwrap(failure);
-                        throw new CompletionException(cause instanceof SocketException ? cause
-                                : new SocketException("cannot bind name '" + name + "': " + cause.getMessage()));
+                        throw new CompletionException(
+                                cause instanceof SocketException
+                                        ? cause
+                                        : new SocketException(
+                                                "cannot bind name '" + name + "': " + cause.getMessage()));
                     }
                     Result r = (Result) answer;
                     String message = r.message().isEmpty() ? r.status().name() : r.message();
-                    throw new CompletionException(r.status() == ResultStatus.NAME_TAKEN
-                            ? new BindException("cannot bind name '" + name + "': it is taken by another live node (" + message + ")")
-                            : new SocketException("cannot bind name '" + name + "': the hub refused it: " + r.status() + " ("
-                                    + message + ")"));
+                    throw new CompletionException(
+                            r.status() == ResultStatus.NAME_TAKEN
+                                    ? new BindException("cannot bind name '" + name
+                                            + "': it is taken by another live node (" + message + ")")
+                                    : new SocketException("cannot bind name '" + name + "': the hub refused it: "
+                                            + r.status() + " (" + message + ")"));
                 });
     }
 
@@ -91,10 +96,17 @@ public final class HubNames {
                             log.debug("Name '{}' bound again at hub {}", name, hubId);
                         } else if (answer instanceof Result r && r.status() == ResultStatus.NAME_TAKEN) {
                             names.remove(name, port);
-                            log.error("Name '{}' was taken by another node while this node changed hubs: {}; the server socket"
-                                    + " on virtual port {} stays reachable by its virtual address only", name, r.message(), port);
+                            log.error(
+                                    "Name '{}' was taken by another node while this node changed hubs: {}; the server socket"
+                                            + " on virtual port {} stays reachable by its virtual address only",
+                                    name,
+                                    r.message(),
+                                    port);
                         } else {
-                            log.warn("Binding name '{}' again at hub {} failed: {}", name, hubId,
+                            log.warn(
+                                    "Binding name '{}' again at hub {} failed: {}",
+                                    name,
+                                    hubId,
                                     failure != null ? HubLink.unwrap(failure).getMessage() : answer);
                         }
                     });

@@ -1,9 +1,9 @@
 package io.traverse.hublink;
 
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.Channel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollIoHandler;
 import io.netty.channel.epoll.EpollSocketChannel;
@@ -30,6 +30,7 @@ final class LinkEventLoops {
     private static final int THREADS = Math.min(2, Runtime.getRuntime().availableProcessors());
     /** Epoll on Linux: its wake-ups (an eventfd) cost less than NIO's selector, which shows in relayed round trips. */
     private static final boolean EPOLL = Epoll.isAvailable();
+
     private static EventLoopGroup group;
     private static ExecutorService resolver;
     /**
@@ -39,6 +40,7 @@ final class LinkEventLoops {
      * Threads are reused, one is kept while nodes exist, at most {@link #COMPLETION_THREADS} at once.
      */
     private static volatile ThreadPoolExecutor completionPool;
+
     static final int COMPLETION_THREADS = 32;
     private static final Executor COMPLETIONS = task -> {
         ThreadPoolExecutor pool = completionPool;
@@ -54,19 +56,30 @@ final class LinkEventLoops {
     };
     private static int users;
 
-    private LinkEventLoops() {
-    }
+    private LinkEventLoops() {}
 
     /** A loop for one node's link; pair with {@link #release()}. */
     static synchronized EventLoop acquire() {
         if (group == null) {
-            group = new MultiThreadIoEventLoopGroup(THREADS, new DefaultThreadFactory("traverse-hublink", true),
+            group = new MultiThreadIoEventLoopGroup(
+                    THREADS,
+                    new DefaultThreadFactory("traverse-hublink", true),
                     EPOLL ? EpollIoHandler.newFactory() : NioIoHandler.newFactory());
-            ThreadPoolExecutor dns = new ThreadPoolExecutor(1, 1, 10, TimeUnit.SECONDS, new LinkedBlockingQueue<>(256),
+            ThreadPoolExecutor dns = new ThreadPoolExecutor(
+                    1,
+                    1,
+                    10,
+                    TimeUnit.SECONDS,
+                    new LinkedBlockingQueue<>(256),
                     new DefaultThreadFactory("traverse-hublink-dns", true));
             dns.allowCoreThreadTimeOut(true);
             resolver = dns;
-            completionPool = new ThreadPoolExecutor(1, COMPLETION_THREADS, 10, TimeUnit.SECONDS, new SynchronousQueue<>(),
+            completionPool = new ThreadPoolExecutor(
+                    1,
+                    COMPLETION_THREADS,
+                    10,
+                    TimeUnit.SECONDS,
+                    new SynchronousQueue<>(),
                     new DefaultThreadFactory("traverse-answers", true));
         }
         users++;

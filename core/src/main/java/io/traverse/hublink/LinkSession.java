@@ -36,13 +36,19 @@ final class LinkSession extends ChannelInboundHandlerAdapter {
     private volatile long dataLinkHeardNanos = lastReadNanos;
     /** When the keepalive last ran (on the loop); 0 before its first run. */
     private long lastTickNanos;
+
     private volatile long rttNanos = -1;
     private volatile String closeReason;
     private ScheduledFuture<?> keepalive;
     private volatile byte[] clientNonce;
     private volatile byte[] serverNonce;
 
-    LinkSession(Channel channel, InetSocketAddress hubAddress, NodeId hubId, InetSocketAddress observedAddress, long keepaliveMillis,
+    LinkSession(
+            Channel channel,
+            InetSocketAddress hubAddress,
+            NodeId hubId,
+            InetSocketAddress observedAddress,
+            long keepaliveMillis,
             BiConsumer<LinkSession, LinkMessage> inbound) {
         this.channel = channel;
         this.hubAddress = hubAddress;
@@ -55,7 +61,8 @@ final class LinkSession extends ChannelInboundHandlerAdapter {
     /** Installs this session at the end of the channel's pipeline and starts the keepalive. Call on the channel's loop. */
     void start() {
         channel.pipeline().addLast("hub-session", this);
-        keepalive = channel.eventLoop().scheduleAtFixedRate(this::keepalive, keepaliveNanos, keepaliveNanos, TimeUnit.NANOSECONDS);
+        keepalive = channel.eventLoop()
+                .scheduleAtFixedRate(this::keepalive, keepaliveNanos, keepaliveNanos, TimeUnit.NANOSECONDS);
     }
 
     private void keepalive() {

@@ -6,10 +6,10 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
-import io.traverse.settings.LongPollSettings;
 import io.traverse.identity.NodeId;
 import io.traverse.longpolling.LongPollProtocol;
 import io.traverse.longpolling.SessionChannel;
+import io.traverse.settings.LongPollSettings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -41,6 +41,7 @@ final class LongPollClient implements SessionChannel.Pump {
     private static final long INBOUND_LIMIT = 2L * 1024 * 1024;
     /** Upstream bytes held for the hub's acknowledgement before the rest waits in the channel (then it is not writable). */
     private static final long WINDOW = 4L * 1024 * 1024;
+
     private static final long MAX_UNACKNOWLEDGED = 64L * 1024 * 1024;
     private static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
     private static final int CONNECT_TIMEOUT_MILLIS = 10_000;
@@ -63,8 +64,16 @@ final class LongPollClient implements SessionChannel.Pump {
     private int postFailures;
     private boolean ended;
 
-    private LongPollClient(SessionHttpConnection polls, String sessionPath, String nodeId, String secret, LongPollSettings settings,
-            long waitMillis, int batchSize, InetSocketAddress hub, String route) {
+    private LongPollClient(
+            SessionHttpConnection polls,
+            String sessionPath,
+            String nodeId,
+            String secret,
+            LongPollSettings settings,
+            long waitMillis,
+            int batchSize,
+            InetSocketAddress hub,
+            String route) {
         this.polls = polls;
         this.uploads = polls.sibling();
         this.sessionPath = sessionPath;
@@ -82,20 +91,34 @@ final class LongPollClient implements SessionChannel.Pump {
      * {@code loop} (the link's). Completes with the client whose {@link #channel} is ready for the
      * link pipeline, or fails with a {@link HubLinkException} saying why.
      */
-    static CompletableFuture<LongPollClient> open(EventLoop loop, InetSocketAddress hub, ProxyRoute proxy, NodeId node,
-            LongPollSettings settings, long timeoutMillis) {
+    static CompletableFuture<LongPollClient> open(
+            EventLoop loop,
+            InetSocketAddress hub,
+            ProxyRoute proxy,
+            NodeId node,
+            LongPollSettings settings,
+            long timeoutMillis) {
         String authority = ProxyRoute.authority(hub);
-        String route = proxy == null ? "long-poll session with hub " + authority
-                : "long-poll session through HTTP proxy " + proxy.proxy().authority() + " (" + proxy.proxy().origin() + ") with hub "
-                        + authority;
-        String authorization = proxy == null ? null : proxy.proxy().basicAuthorization().orElse(null);
+        String route = proxy == null
+                ? "long-poll session with hub " + authority
+                : "long-poll session through HTTP proxy " + proxy.proxy().authority() + " ("
+                        + proxy.proxy().origin() + ") with hub " + authority;
+        String authorization =
+                proxy == null ? null : proxy.proxy().basicAuthorization().orElse(null);
         CompletableFuture<LongPollClient> opened = new CompletableFuture<>();
         loop.execute(() -> {
-            SessionHttpConnection http = new SessionHttpConnection(loop, proxy == null ? hub : proxy.address(), authority, proxy != null,
-                    authorization, (int) Math.min(CONNECT_TIMEOUT_MILLIS, timeoutMillis));
-            String path = LongPollProtocol.OPEN + "?wait=" + settings.serverTimeout().toMillis() + "&batch=" + settings.batchSize()
-                    + "&timespan=" + settings.batchTimespan().toMillis();
-            http.send(HttpMethod.POST, path, Map.of(LongPollProtocol.NODE, node.toString()), SessionHttpConnection.noBody(), timeoutMillis)
+            SessionHttpConnection http = new SessionHttpConnection(
+                    loop, proxy == null ? hub : proxy.address(), authority, proxy != null, authorization, (int)
+                            Math.min(CONNECT_TIMEOUT_MILLIS, timeoutMillis));
+            String path = LongPollProtocol.OPEN + "?wait="
+                    + settings.serverTimeout().toMillis() + "&batch=" + settings.batchSize() + "&timespan="
+                    + settings.batchTimespan().toMillis();
+            http.send(
+                            HttpMethod.POST,
+                            path,
+                            Map.of(LongPollProtocol.NODE, node.toString()),
+                            SessionHttpConnection.noBody(),
+                            timeoutMillis)
                     .whenComplete((response, failure) -> {
                         try {
                             opened.complete(opened(http, response, failure, hub, proxy, node, settings, route));
@@ -112,27 +135,49 @@ final class LongPollClient implements SessionChannel.Pump {
         return opened;
     }
 
-    private static LongPollClient opened(SessionHttpConnection http, FullHttpResponse response, Throwable failure, InetSocketAddress hub,
-            ProxyRoute proxy, NodeId node, LongPollSettings settings, String route) throws HubLinkException {
+    private static LongPollClient opened(
+            SessionHttpConnection http,
+            FullHttpResponse response,
+            Throwable failure,
+            InetSocketAddress hub,
+            ProxyRoute proxy,
+            NodeId node,
+            LongPollSettings settings,
+            String route)
+            throws HubLinkException {
         if (failure != null) {
             throw new HubLinkException("cannot open a " + route + ": " + describe(failure), failure);
         }
         int status = response.status().code();
         if (status != 201) {
             String body = response.content().toString(StandardCharsets.UTF_8);
-            throw new HubLinkException("cannot open a " + route + ": it answered " + status
-                    + (body.isBlank() ? "" : " (" + body.strip() + ")")
-                    + (proxy != null && status == 407 ? " (the proxy wants a valid user and password)" : ""), false);
+            throw new HubLinkException(
+                    "cannot open a " + route + ": it answered " + status
+                            + (body.isBlank() ? "" : " (" + body.strip() + ")")
+                            + (proxy != null && status == 407 ? " (the proxy wants a valid user and password)" : ""),
+                    false);
         }
         String id = header(response, LongPollProtocol.SESSION, "");
         String secret = header(response, LongPollProtocol.SECRET, "");
-        long wait = number(response, LongPollProtocol.SERVER_TIMEOUT, settings.serverTimeout().toMillis());
+        long wait = number(
+                response,
+                LongPollProtocol.SERVER_TIMEOUT,
+                settings.serverTimeout().toMillis());
         long batch = number(response, LongPollProtocol.BATCH_SIZE, settings.batchSize());
         if (!id.matches("[0-9a-f]{32}") || secret.isEmpty()) {
-            throw new HubLinkException("cannot open a " + route + ": the answer names no session (is this a Traverse hub?)", false);
+            throw new HubLinkException(
+                    "cannot open a " + route + ": the answer names no session (is this a Traverse hub?)", false);
         }
-        return new LongPollClient(http, LongPollProtocol.BASE + "/" + id + "/", node.toString(), secret, settings,
-                Math.min(wait, settings.serverTimeout().toMillis()), (int) Math.max(1, Math.min(batch, settings.batchSize())), hub, route);
+        return new LongPollClient(
+                http,
+                LongPollProtocol.BASE + "/" + id + "/",
+                node.toString(),
+                secret,
+                settings,
+                Math.min(wait, settings.serverTimeout().toMillis()),
+                (int) Math.max(1, Math.min(batch, settings.batchSize())),
+                hub,
+                route);
     }
 
     private static String header(FullHttpResponse response, String name, String absent) {
@@ -173,12 +218,18 @@ final class LongPollClient implements SessionChannel.Pump {
             return;
         }
         if (channel.inboundBytes() > INBOUND_LIMIT) {
-            pollWaitsForRoom = true; // the link does not read: the hub keeps the bytes, and its end stops being writable
+            pollWaitsForRoom =
+                    true; // the link does not read: the hub keeps the bytes, and its end stops being writable
             return;
         }
         polling = true;
-        polls.send(HttpMethod.GET, sessionPath + "down?ack=" + received + "&wait=" + waitMillis, headers, SessionHttpConnection.noBody(),
-                settings.clientTimeout().toMillis()).whenComplete((response, failure) -> {
+        polls.send(
+                        HttpMethod.GET,
+                        sessionPath + "down?ack=" + received + "&wait=" + waitMillis,
+                        headers,
+                        SessionHttpConnection.noBody(),
+                        settings.clientTimeout().toMillis())
+                .whenComplete((response, failure) -> {
                     try {
                         polled(response, failure);
                     } finally {
@@ -207,7 +258,8 @@ final class LongPollClient implements SessionChannel.Pump {
         long offset = number(response, LongPollProtocol.OFFSET, -1);
         ByteBuf body = response.content();
         if (offset < 0 || offset > received) {
-            channel.fail("the hub answered a poll with bytes from offset " + offset + " but this node has received " + received);
+            channel.fail("the hub answered a poll with bytes from offset " + offset + " but this node has received "
+                    + received);
             return;
         }
         long skip = received - offset;
@@ -252,7 +304,12 @@ final class LongPollClient implements SessionChannel.Pump {
         long seq = channel.outgoing().start();
         ByteBuf body = channel.outgoing().read(seq, batchSize, PooledByteBufAllocator.DEFAULT);
         int length = body.readableBytes();
-        uploads.send(HttpMethod.POST, sessionPath + "up?seq=" + seq, headers, body, settings.clientTimeout().toMillis())
+        uploads.send(
+                        HttpMethod.POST,
+                        sessionPath + "up?seq=" + seq,
+                        headers,
+                        body,
+                        settings.clientTimeout().toMillis())
                 .whenComplete((response, failure) -> {
                     try {
                         posted(seq, length, response, failure);
@@ -280,7 +337,8 @@ final class LongPollClient implements SessionChannel.Pump {
         postFailures = 0;
         long taken = number(response, LongPollProtocol.RECEIVED, -1);
         if (taken < seq || taken > seq + length) {
-            channel.fail("the hub says it received " + taken + " upstream bytes after a request for " + seq + "-" + (seq + length));
+            channel.fail("the hub says it received " + taken + " upstream bytes after a request for " + seq + "-"
+                    + (seq + length));
             return;
         }
         channel.acknowledge(taken);
@@ -293,7 +351,9 @@ final class LongPollClient implements SessionChannel.Pump {
     private void retry(Runnable count, Runnable again, String what, Throwable failure, FullHttpResponse response) {
         count.run();
         int failures = Math.max(pollFailures, postFailures);
-        String why = failure != null ? describe(failure) : "it answered " + response.status().code();
+        String why = failure != null
+                ? describe(failure)
+                : "it answered " + response.status().code();
         log.debug("Long-poll {} failed ({}); repeating it ({} in a row)", what, why, failures);
         if (failures == 3) {
             log.info("Long-poll {} of the {} failed 3 times in a row: {}", what, route, why);
@@ -304,8 +364,8 @@ final class LongPollClient implements SessionChannel.Pump {
 
     private void endByHub(String what, FullHttpResponse response) {
         String text = response.content().toString(StandardCharsets.UTF_8);
-        channel.fail("the hub ended the long-poll session: its " + what + " was answered " + response.status().code()
-                + (text.isBlank() ? "" : " (" + text.strip() + ")"));
+        channel.fail("the hub ended the long-poll session: its " + what + " was answered "
+                + response.status().code() + (text.isBlank() ? "" : " (" + text.strip() + ")"));
     }
 
     @Override

@@ -11,8 +11,7 @@ import java.util.Map;
  * Thread-safe.
  */
 final class NameRegistrations {
-    private record Entry(int port, boolean confirmed) {
-    }
+    private record Entry(int port, boolean confirmed) {}
 
     private final Map<String, Entry> names = new LinkedHashMap<>();
 

@@ -80,7 +80,8 @@ public final class NodeHubDirectory implements HubDirectory {
             if (r.status() == ResultStatus.NOT_FOUND || r.entries().isEmpty()) {
                 return Optional.<NodeLocation>empty();
             }
-            return Optional.of(new NodeLocation(NodeId.of(r.entries().get(0)),
+            return Optional.of(new NodeLocation(
+                    NodeId.of(r.entries().get(0)),
                     HubLink.linkAddresses(r.entries().subList(1, r.entries().size()))));
         }));
     }
@@ -135,7 +136,10 @@ public final class NodeHubDirectory implements HubDirectory {
         }
         String addresses = f[f.length - 1];
         String name = String.join(" ", Arrays.copyOfRange(f, 1, f.length - 2));
-        return new Hub(NodeId.of(f[0]), name, Integer.parseInt(f[f.length - 2]),
+        return new Hub(
+                NodeId.of(f[0]),
+                name,
+                Integer.parseInt(f[f.length - 2]),
                 addresses.equals("-") ? List.of() : HubLink.linkAddresses(List.of(addresses.split(","))));
     }
 
@@ -169,7 +173,9 @@ public final class NodeHubDirectory implements HubDirectory {
             if (!(answer instanceof LookupResult r)) {
                 throw new CompletionException(new ProtocolException(what + ": the hub answered " + answer.type()));
             }
-            if (r.status() != ResultStatus.OK && r.status() != ResultStatus.NOT_FOUND && r.status() != ResultStatus.PARTIAL) {
+            if (r.status() != ResultStatus.OK
+                    && r.status() != ResultStatus.NOT_FOUND
+                    && r.status() != ResultStatus.PARTIAL) {
                 throw new CompletionException(new IOException(what + " failed at the hub: " + r.status()));
             }
             return r;

@@ -1,8 +1,8 @@
 package io.traverse.hublink;
 
 import io.netty.channel.ChannelHandlerContext;
-import io.netty.channel.ChannelPipeline;
 import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.traverse.identity.NodeId;
@@ -29,8 +29,7 @@ import java.util.concurrent.TimeUnit;
  */
 final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
     /** What a finished handshake hands over. */
-    record Outcome(NodeId hubId, Welcome welcome, byte[] clientNonce, byte[] serverNonce) {
-    }
+    record Outcome(NodeId hubId, Welcome welcome, byte[] clientNonce, byte[] serverNonce) {}
 
     private final InetSocketAddress hub;
     private final NodeId nodeId;
@@ -43,8 +42,13 @@ final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
     private LinkPreamble preamble;
     private Challenge challenge;
 
-    NodeLinkHandshake(InetSocketAddress hub, NodeId nodeId, String identityText, LinkAuthentication authentication,
-            long timeoutMillis, CompletableFuture<Outcome> result) {
+    NodeLinkHandshake(
+            InetSocketAddress hub,
+            NodeId nodeId,
+            String identityText,
+            LinkAuthentication authentication,
+            long timeoutMillis,
+            CompletableFuture<Outcome> result) {
         this.hub = hub;
         this.nodeId = nodeId;
         this.identityText = identityText;
@@ -55,8 +59,15 @@ final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) {
-        timeout = ctx.executor().schedule(() -> fail(ctx, "hub at " + hub + " did not complete the link handshake within "
-                + timeoutMillis + " ms", false), timeoutMillis, TimeUnit.MILLISECONDS);
+        timeout = ctx.executor()
+                .schedule(
+                        () -> fail(
+                                ctx,
+                                "hub at " + hub + " did not complete the link handshake within " + timeoutMillis
+                                        + " ms",
+                                false),
+                        timeoutMillis,
+                        TimeUnit.MILLISECONDS);
         ctx.write(LinkPreamble.current(LinkRole.NODE).encode(ctx.alloc()));
         ctx.writeAndFlush(new NodeHello(nodeId, clientNonce, identityText));
         ctx.fireChannelActive();
@@ -79,15 +90,23 @@ final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
             // A duplicate id is not one: after a lost link the hub may hold the old link for a moment.
             fail(ctx, refusal(r), r.code() == RejectCode.AUTH || r.code() == RejectCode.VERSION);
         } else if (!preamble.isSupported()) {
-            fail(ctx, "hub at " + hub + " speaks link protocol version " + preamble.version() + "; this node speaks "
-                    + LinkPreamble.VERSION, true);
+            fail(
+                    ctx,
+                    "hub at " + hub + " speaks link protocol version " + preamble.version() + "; this node speaks "
+                            + LinkPreamble.VERSION,
+                    true);
         } else if (msg instanceof Challenge c && challenge == null) {
             challenge = c;
-            ctx.writeAndFlush(new Auth(authentication.dialerProof(clientNonce, c.serverNonce(), nodeId, c.acceptorId())));
+            ctx.writeAndFlush(
+                    new Auth(authentication.dialerProof(clientNonce, c.serverNonce(), nodeId, c.acceptorId())));
         } else if (msg instanceof Welcome w && challenge != null) {
-            if (!authentication.isValidAcceptorProof(w.mac(), challenge.serverNonce(), clientNonce, challenge.acceptorId(), nodeId)) {
-                fail(ctx, "hub at " + hub + " could not prove it knows the network token: refusing it"
-                        + " (is traverse.token the same on this node and the hub?)", true);
+            if (!authentication.isValidAcceptorProof(
+                    w.mac(), challenge.serverNonce(), clientNonce, challenge.acceptorId(), nodeId)) {
+                fail(
+                        ctx,
+                        "hub at " + hub + " could not prove it knows the network token: refusing it"
+                                + " (is traverse.token the same on this node and the hub?)",
+                        true);
                 return;
             }
             timeout.cancel(false);
@@ -115,7 +134,8 @@ final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
             default -> r.code().name();
         };
         // the hub's own words only where they add to ours (its AUTH reason is "wrong network token" too)
-        boolean adds = !r.reason().isEmpty() && !why.toLowerCase(java.util.Locale.ROOT).contains(r.reason().toLowerCase(java.util.Locale.ROOT));
+        boolean adds = !r.reason().isEmpty()
+                && !why.toLowerCase(java.util.Locale.ROOT).contains(r.reason().toLowerCase(java.util.Locale.ROOT));
         return "hub at " + hub + " refused the link: " + why + (adds ? " (" + r.reason() + ")" : "");
     }
 

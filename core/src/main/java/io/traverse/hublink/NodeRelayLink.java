@@ -39,6 +39,7 @@ final class NodeRelayLink implements RelayLink {
      * lock, so DATA_LINK_SWITCH is queued after every frame given to the link before it.
      */
     private final ReentrantReadWriteLock switching = new ReentrantReadWriteLock();
+
     private volatile Receiver receiver;
     /** The data link's keepalive PINGs (on the loop), while there is a data link. */
     private volatile java.util.concurrent.ScheduledFuture<?> dataLinkPings;
@@ -112,13 +113,18 @@ final class NodeRelayLink implements RelayLink {
      * @param dataLinkBroke told when the data link breaks (the link must go too: the hub has bound the two together)
      */
     void switchToDataLink(LinkSession s, HubDataLink dataLink, Consumer<String> dataLinkBroke) {
-        DataLinkRelay d = new DataLinkRelay(dataLink, localId.toString(), this::inbound, why -> {
-            Receiver r = receiver;
-            if (r != null) {
-                r.linkLost(why);
-            }
-            dataLinkBroke.accept(why);
-        }, s::heardOnDataLink);
+        DataLinkRelay d = new DataLinkRelay(
+                dataLink,
+                localId.toString(),
+                this::inbound,
+                why -> {
+                    Receiver r = receiver;
+                    if (r != null) {
+                        r.linkLost(why);
+                    }
+                    dataLinkBroke.accept(why);
+                },
+                s::heardOnDataLink);
         d.startWriting();
         long every = s.keepaliveMillis();
         dataLinkPings = loop.scheduleAtFixedRate(d::ping, every, every, java.util.concurrent.TimeUnit.MILLISECONDS);
@@ -126,8 +132,12 @@ final class NodeRelayLink implements RelayLink {
         noSenders.lock();
         try {
             sending = d;
-            // Behind the frames other threads queued on the link's loop before the switch (even when this is that loop).
-            s.channel().eventLoop().execute(() -> s.channel().writeAndFlush(new DataLinkSwitch(), s.channel().voidPromise()));
+            // Behind the frames other threads queued on the link's loop before the switch (even when this is that
+            // loop).
+            s.channel()
+                    .eventLoop()
+                    .execute(() -> s.channel()
+                            .writeAndFlush(new DataLinkSwitch(), s.channel().voidPromise()));
         } finally {
             noSenders.unlock();
         }
@@ -145,7 +155,8 @@ final class NodeRelayLink implements RelayLink {
             return false; // a link that is going already
         }
         if (d == null || data != null) {
-            s.close("the hub sent DATA_LINK_SWITCH " + (data != null ? "twice" : "though this node has no data link to it"));
+            s.close("the hub sent DATA_LINK_SWITCH "
+                    + (data != null ? "twice" : "though this node has no data link to it"));
             return false;
         }
         data = d;

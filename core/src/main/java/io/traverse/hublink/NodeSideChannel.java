@@ -1,5 +1,6 @@
 package io.traverse.hublink;
 
+import io.netty.util.concurrent.DefaultThreadFactory;
 import io.traverse.SideChannel;
 import io.traverse.SideChannelException;
 import io.traverse.SideChannelException.Failure;
@@ -7,7 +8,6 @@ import io.traverse.SideChannelHandler;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.SideMessage;
 import io.traverse.wire.SideMessageError;
-import io.netty.util.concurrent.DefaultThreadFactory;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -31,6 +31,7 @@ import org.slf4j.LoggerFactory;
 public final class NodeSideChannel implements SideChannel {
     /** Requests of this node waiting for an answer, at most (the hub's per-node limit is 256 as well). */
     static final int MAX_PENDING = 256;
+
     static final int HANDLER_THREADS = 4;
     static final int HANDLER_QUEUE = 256;
     private static final Pattern SERVICE = Pattern.compile("[A-Za-z0-9._/-]{1," + MAX_SERVICE + "}");
@@ -49,8 +50,13 @@ public final class NodeSideChannel implements SideChannel {
         this.self = self;
         this.defaultTimeout = defaultTimeout;
         this.timer = timer;
-        this.handlerPool = new ThreadPoolExecutor(HANDLER_THREADS, HANDLER_THREADS, 30, TimeUnit.SECONDS,
-                new ArrayBlockingQueue<>(HANDLER_QUEUE), new DefaultThreadFactory("traverse-side-" + self.shortForm(), true),
+        this.handlerPool = new ThreadPoolExecutor(
+                HANDLER_THREADS,
+                HANDLER_THREADS,
+                30,
+                TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(HANDLER_QUEUE),
+                new DefaultThreadFactory("traverse-side-" + self.shortForm(), true),
                 new ThreadPoolExecutor.AbortPolicy());
         handlerPool.allowCoreThreadTimeOut(true);
     }
@@ -75,12 +81,17 @@ public final class NodeSideChannel implements SideChannel {
                 throw new java.util.concurrent.CompletionException(HubLink.unwrap(e));
             });
         }
-        PendingRequests.Pending<byte[]> p = pending.register(timeout.toNanos(), timer,
-                () -> new SideChannelException(linked.isDone() ? Failure.TIMEOUT : Failure.NO_HUB, what
-                        + (linked.isDone() ? " got no answer within " : " found no hub link within ") + timeout.toMillis() + " ms"));
+        PendingRequests.Pending<byte[]> p = pending.register(
+                timeout.toNanos(),
+                timer,
+                () -> new SideChannelException(
+                        linked.isDone() ? Failure.TIMEOUT : Failure.NO_HUB,
+                        what + (linked.isDone() ? " got no answer within " : " found no hub link within ")
+                                + timeout.toMillis() + " ms"));
         if (p == null) {
-            return CompletableFuture.failedFuture(new SideChannelException(Failure.OVERLOAD, what + ": " + MAX_PENDING
-                    + " side-channel requests of this node are pending already"));
+            return CompletableFuture.failedFuture(new SideChannelException(
+                    Failure.OVERLOAD,
+                    what + ": " + MAX_PENDING + " side-channel requests of this node are pending already"));
         }
         byte[] copy = payload.clone();
         linked.whenComplete((s, failure) -> {
@@ -90,12 +101,16 @@ public final class NodeSideChannel implements SideChannel {
             }
             s.send(SideMessage.request(p.id(), self, target, service, copy)).addListener(f -> {
                 if (!f.isSuccess()) {
-                    pending.fail(p.id(), new SideChannelException(Failure.LINK_LOST, what + ": sending failed: " + f.cause().getMessage()));
+                    pending.fail(
+                            p.id(),
+                            new SideChannelException(
+                                    Failure.LINK_LOST,
+                                    what + ": sending failed: " + f.cause().getMessage()));
                 }
             });
         });
         // Hand the outcome over off the event loop: callers may block in dependent stages.
-        CompletableFuture<byte[]> result = p.answer().whenCompleteAsync((v, e) -> { }, LinkEventLoops.completions());
+        CompletableFuture<byte[]> result = p.answer().whenCompleteAsync((v, e) -> {}, LinkEventLoops.completions());
         result.whenComplete((v, e) -> {
             if (result.isCancelled()) {
                 p.answer().cancel(false);
@@ -133,9 +148,13 @@ public final class NodeSideChannel implements SideChannel {
         switch (m.kind()) {
             case REQUEST -> serve(m);
             case REPLY -> pending.complete(m.messageId(), m.payload());
-            case ERROR -> pending.fail(m.messageId(), new SideChannelException(failureOf(m.errorCode()),
-                    "side-channel request '" + m.service() + "' to node " + m.from() + " failed: " + m.errorCode() + ": "
-                            + m.errorReason()));
+            case ERROR ->
+                pending.fail(
+                        m.messageId(),
+                        new SideChannelException(
+                                failureOf(m.errorCode()),
+                                "side-channel request '" + m.service() + "' to node " + m.from() + " failed: "
+                                        + m.errorCode() + ": " + m.errorReason()));
             default -> log.debug("Ignoring side message of kind {}", m.kind());
         }
     }
@@ -143,7 +162,8 @@ public final class NodeSideChannel implements SideChannel {
     private void serve(SideMessage request) {
         SideChannelHandler handler = handlers.get(request.service());
         if (handler == null) {
-            answer(request.error(SideMessageError.NO_SERVICE, "node " + self + " has no service '" + request.service() + "'"));
+            answer(request.error(
+                    SideMessageError.NO_SERVICE, "node " + self + " has no service '" + request.service() + "'"));
             return;
         }
         Runnable serving = () -> {
@@ -165,20 +185,26 @@ public final class NodeSideChannel implements SideChannel {
         try {
             handlerPool.execute(serving);
         } catch (RejectedExecutionException e) {
-            answer(request.error(SideMessageError.OVERLOAD, "node " + self + " has " + HANDLER_QUEUE + " side-channel requests queued"));
+            answer(request.error(
+                    SideMessageError.OVERLOAD,
+                    "node " + self + " has " + HANDLER_QUEUE + " side-channel requests queued"));
         }
     }
 
     private SideMessage answerFor(SideMessage request, byte[] reply, Throwable failure) {
         if (failure != null) {
-            Throwable e = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            Throwable e = failure instanceof java.util.concurrent.CompletionException && failure.getCause() != null
+                    ? failure.getCause()
+                    : failure;
             log.debug("Side-channel handler for '{}' failed", request.service(), e);
-            return request.error(SideMessageError.HANDLER_FAILED, e.getClass().getSimpleName()
-                    + (e.getMessage() == null ? "" : ": " + e.getMessage()));
+            return request.error(
+                    SideMessageError.HANDLER_FAILED,
+                    e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()));
         }
         byte[] bytes = reply == null ? new byte[0] : reply;
         return bytes.length > MAX_PAYLOAD
-                ? request.error(SideMessageError.HANDLER_FAILED, "answer of " + bytes.length + " bytes exceeds " + MAX_PAYLOAD)
+                ? request.error(
+                        SideMessageError.HANDLER_FAILED, "answer of " + bytes.length + " bytes exceeds " + MAX_PAYLOAD)
                 : request.reply(bytes);
     }
 

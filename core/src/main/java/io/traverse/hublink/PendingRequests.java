@@ -29,8 +29,7 @@ final class PendingRequests<T> {
     }
 
     /** A registered request: its id and the future that its answer, failure or deadline completes. */
-    record Pending<T>(long id, CompletableFuture<T> answer) {
-    }
+    record Pending<T>(long id, CompletableFuture<T> answer) {}
 
     /**
      * Registers a request.
@@ -48,11 +47,14 @@ final class PendingRequests<T> {
             id = nextId.getAndIncrement() & idMask;
         } while (id == 0 || pending.putIfAbsent(id, future) != null);
         long registered = id;
-        ScheduledFuture<?> deadline = timer.schedule(() -> {
-            if (pending.remove(registered, future)) {
-                future.completeExceptionally(onTimeout.get());
-            }
-        }, timeoutNanos, TimeUnit.NANOSECONDS);
+        ScheduledFuture<?> deadline = timer.schedule(
+                () -> {
+                    if (pending.remove(registered, future)) {
+                        future.completeExceptionally(onTimeout.get());
+                    }
+                },
+                timeoutNanos,
+                TimeUnit.NANOSECONDS);
         // Whoever completes the future (answer, failure, caller's cancel) frees the slot and the timer.
         future.whenComplete((v, e) -> {
             pending.remove(registered, future);

@@ -17,15 +17,23 @@ record ProxyRoute(HttpProxy proxy, InetSocketAddress address) {
     byte[] connectRequest(InetSocketAddress hub) {
         String target = authority(hub);
         StringBuilder request = new StringBuilder()
-                .append("CONNECT ").append(target).append(" HTTP/1.1\r\n")
-                .append("Host: ").append(target).append("\r\n");
-        proxy.basicAuthorization().ifPresent(a -> request.append("Proxy-Authorization: ").append(a).append("\r\n"));
+                .append("CONNECT ")
+                .append(target)
+                .append(" HTTP/1.1\r\n")
+                .append("Host: ")
+                .append(target)
+                .append("\r\n");
+        proxy.basicAuthorization()
+                .ifPresent(
+                        a -> request.append("Proxy-Authorization: ").append(a).append("\r\n"));
         return request.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1);
     }
 
     /** {@code host:port} of a hub as a CONNECT target: its name if it has one unresolved, else its address. */
     static String authority(InetSocketAddress hub) {
-        String host = hub.isUnresolved() || hub.getAddress() == null ? hub.getHostString() : hub.getAddress().getHostAddress();
+        String host = hub.isUnresolved() || hub.getAddress() == null
+                ? hub.getHostString()
+                : hub.getAddress().getHostAddress();
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + hub.getPort();
     }
 
@@ -34,7 +42,8 @@ record ProxyRoute(HttpProxy proxy, InetSocketAddress address) {
         return "HTTP proxy " + proxy.authority() + " (" + proxy.origin() + ") refused CONNECT to hub " + authority(hub)
                 + ": it answered '" + statusLine + "'"
                 + (statusLine.contains(" 407 ") || statusLine.contains(" 401 ")
-                        ? " (it wants a valid user and password: set them in traverse.http.proxy)" : "");
+                        ? " (it wants a valid user and password: set them in traverse.http.proxy)"
+                        : "");
     }
 
     @Override

@@ -18,13 +18,20 @@ import java.util.function.Consumer;
  * handshake with the proxy's name and status line, not with a generic closed connection.
  */
 final class ProxyTunnel {
-    private ProxyTunnel() {
-    }
+    private ProxyTunnel() {}
 
-    static void install(ChannelPipeline pipeline, ProxyRoute route, InetSocketAddress hub, long timeoutMillis,
-            CompletableFuture<?> handshake, Consumer<String> answers) {
+    static void install(
+            ChannelPipeline pipeline,
+            ProxyRoute route,
+            InetSocketAddress hub,
+            long timeoutMillis,
+            CompletableFuture<?> handshake,
+            Consumer<String> answers) {
         HttpProxyHandler proxy = route.proxy().user().isPresent()
-                ? new HttpProxyHandler(route.address(), route.proxy().user().get(), route.proxy().password().orElse(""))
+                ? new HttpProxyHandler(
+                        route.address(),
+                        route.proxy().user().get(),
+                        route.proxy().password().orElse(""))
                 : new HttpProxyHandler(route.address());
         proxy.setConnectTimeoutMillis(timeoutMillis);
         StatusLine statusLine = new StatusLine();
@@ -46,12 +53,16 @@ final class ProxyTunnel {
                 answers.accept(why);
                 // 401/407: the proxy wants other credentials, and would ask them of a long-poll session too.
                 boolean credentials = statusLine.line.contains(" 407 ") || statusLine.line.contains(" 401 ");
-                handshake.completeExceptionally(credentials ? new HubLinkException(why, f.cause()) : new ConnectRefused(why, f.cause()));
+                handshake.completeExceptionally(
+                        credentials ? new HubLinkException(why, f.cause()) : new ConnectRefused(why, f.cause()));
                 return;
-            } else if (f.cause() instanceof ProxyConnectException && String.valueOf(f.cause().getMessage()).contains("timeout")) {
-                why = who + " did not answer CONNECT to hub " + ProxyRoute.authority(hub) + " within " + timeoutMillis + " ms";
+            } else if (f.cause() instanceof ProxyConnectException
+                    && String.valueOf(f.cause().getMessage()).contains("timeout")) {
+                why = who + " did not answer CONNECT to hub " + ProxyRoute.authority(hub) + " within " + timeoutMillis
+                        + " ms";
             } else {
-                why = who + " gave no tunnel to hub " + ProxyRoute.authority(hub) + ": " + f.cause().getMessage();
+                why = who + " gave no tunnel to hub " + ProxyRoute.authority(hub) + ": "
+                        + f.cause().getMessage();
             }
             answers.accept(why);
             handshake.completeExceptionally(new HubLinkException(why, f.cause()));

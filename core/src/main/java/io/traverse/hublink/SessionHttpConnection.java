@@ -48,6 +48,7 @@ final class SessionHttpConnection {
     private final String host;
     /** {@code http://host:port} before every path when the request goes to a proxy; empty straight to the hub. */
     private final String targetPrefix;
+
     private final String proxyAuthorization;
     private final int connectTimeoutMillis;
     private Channel channel;
@@ -61,7 +62,12 @@ final class SessionHttpConnection {
      * @param throughProxy       whether {@code target} is a proxy (absolute-form request targets)
      * @param proxyAuthorization {@code Proxy-Authorization} sent with every request, or null
      */
-    SessionHttpConnection(EventLoop loop, InetSocketAddress target, String hubAuthority, boolean throughProxy, String proxyAuthorization,
+    SessionHttpConnection(
+            EventLoop loop,
+            InetSocketAddress target,
+            String hubAuthority,
+            boolean throughProxy,
+            String proxyAuthorization,
             int connectTimeoutMillis) {
         this.loop = loop;
         this.target = target;
@@ -73,7 +79,8 @@ final class SessionHttpConnection {
 
     /** A connection to the same place (the session's second one: an upstream request runs while a poll is held). */
     SessionHttpConnection sibling() {
-        return new SessionHttpConnection(loop, target, host, !targetPrefix.isEmpty(), proxyAuthorization, connectTimeoutMillis);
+        return new SessionHttpConnection(
+                loop, target, host, !targetPrefix.isEmpty(), proxyAuthorization, connectTimeoutMillis);
     }
 
     /**
@@ -83,12 +90,15 @@ final class SessionHttpConnection {
      * @param path    the path and query, from {@link LongPollProtocol#BASE}
      * @param timeout milliseconds to the whole answer, connecting included; then the connection closes
      */
-    CompletableFuture<FullHttpResponse> send(HttpMethod method, String path, Map<String, String> headers, ByteBuf body, long timeout) {
+    CompletableFuture<FullHttpResponse> send(
+            HttpMethod method, String path, Map<String, String> headers, ByteBuf body, long timeout) {
         CompletableFuture<FullHttpResponse> answer = new CompletableFuture<>();
         if (closed || pending != null) {
             body.release();
-            answer.completeExceptionally(new IOException(closed ? "the session's HTTP connection is closed"
-                    : "a request is already outstanding on this HTTP connection"));
+            answer.completeExceptionally(new IOException(
+                    closed
+                            ? "the session's HTTP connection is closed"
+                            : "a request is already outstanding on this HTTP connection"));
             return answer;
         }
         FullHttpRequest request = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, method, targetPrefix + path, body);
@@ -109,7 +119,9 @@ final class SessionHttpConnection {
     }
 
     private void connect(FullHttpRequest request, CompletableFuture<FullHttpResponse> answer) {
-        ChannelFuture connecting = new Bootstrap().group(loop).channel(LinkEventLoops.channelClass())
+        ChannelFuture connecting = new Bootstrap()
+                .group(loop)
+                .channel(LinkEventLoops.channelClass())
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<>() {
@@ -203,7 +215,9 @@ final class SessionHttpConnection {
                 response.release();
                 channel = null;
                 ctx.close();
-                answer.completeExceptionally(new IOException("malformed HTTP answer: " + response.decoderResult().cause().getMessage(),
+                answer.completeExceptionally(new IOException(
+                        "malformed HTTP answer: "
+                                + response.decoderResult().cause().getMessage(),
                         response.decoderResult().cause()));
                 return;
             }

@@ -1,11 +1,11 @@
 package io.traverse.listen;
 
+import io.traverse.connect.InBandEndOfStreamSocket;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.firewall.SimulatedFirewall;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
-import io.traverse.connect.InBandEndOfStreamSocket;
 import io.traverse.protocol.ProtocolException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -52,6 +52,7 @@ final class HandshakeLoop implements Runnable {
      * read takes it; a larger one is completed by the loop.
      */
     private static final int FIRST_READ = 1024;
+
     private static final byte[] ACCEPT_REPLY = IdentityHandshake.encodeAccept();
     private static final byte[] ACCEPT_REPLY_IN_BAND = IdentityHandshake.encodeAccept(true);
 
@@ -63,17 +64,24 @@ final class HandshakeLoop implements Runnable {
     private final int maxPending;
     /** Connections handed over by the accepting thread, some with their request partly read or decided. */
     private final Queue<Pending> arrivals = new ConcurrentLinkedQueue<>();
+
     private final List<Pending> accepted = new ArrayList<>();
     /** Complete, accepted-in-principle handshakes whose backlog is full, oldest first. */
     private final ArrayDeque<Pending> waitingForRoom = new ArrayDeque<>();
+
     private volatile boolean roomFreed;
     private final Set<Pending> pending = new LinkedHashSet<>();
     private volatile boolean running = true;
     private long evictions;
     private volatile Thread loopThread;
 
-    HandshakeLoop(HandshakeJudge judge, SimulatedFirewall firewall, Supplier<NodeIdentity> identity, long timeoutNanos,
-            int maxPending) throws IOException {
+    HandshakeLoop(
+            HandshakeJudge judge,
+            SimulatedFirewall firewall,
+            Supplier<NodeIdentity> identity,
+            long timeoutNanos,
+            int maxPending)
+            throws IOException {
         this.selector = Selector.open();
         this.judge = judge;
         this.firewall = firewall;
@@ -247,7 +255,8 @@ final class HandshakeLoop implements Runnable {
             p.header.position(IdentityHandshake.HEADER_LENGTH);
             int length = IdentityHandshake.checkHeader(p.header);
             if (first.remaining() > length) {
-                throw new ProtocolException((first.remaining() - length) + " bytes after the request, sent before the reply");
+                throw new ProtocolException(
+                        (first.remaining() - length) + " bytes after the request, sent before the reply");
             }
             if (first.remaining() < length) {
                 p.body = ByteBuffer.allocate(length); // validated against the maximum first
@@ -285,11 +294,18 @@ final class HandshakeLoop implements Runnable {
         }
         evictions++;
         if (evictions == 1 || evictions % 1000 == 0) {
-            log.warn("{} handshakes in progress, the limit: closing the oldest ({}); {} closed this way so far",
-                    maxPending, oldest.remote, evictions);
+            log.warn(
+                    "{} handshakes in progress, the limit: closing the oldest ({}); {} closed this way so far",
+                    maxPending,
+                    oldest.remote,
+                    evictions);
         }
-        replyAndClose(oldest.channel, new IdentityHandshake.Reply(Answer.OVERLOAD, null,
-                "too many handshakes in progress (" + maxPending + "); this one waited longest"));
+        replyAndClose(
+                oldest.channel,
+                new IdentityHandshake.Reply(
+                        Answer.OVERLOAD,
+                        null,
+                        "too many handshakes in progress (" + maxPending + "); this one waited longest"));
     }
 
     private void processSelected() {
@@ -383,9 +399,16 @@ final class HandshakeLoop implements Runnable {
         }
         forget(p);
         if (verdict.answer() != Answer.ACCEPT || verdict.queue() == null) {
-            log.debug("Answered {} to {}{}: {}", verdict.answer(), p.remote, verdict.queue() == null ? " (a probe)" : "", verdict.reason());
-            writeAndClose(p.channel,
-                    IdentityHandshake.encode(new IdentityHandshake.Reply(verdict.answer(), identity.get(), verdict.reason())));
+            log.debug(
+                    "Answered {} to {}{}: {}",
+                    verdict.answer(),
+                    p.remote,
+                    verdict.queue() == null ? " (a probe)" : "",
+                    verdict.reason());
+            writeAndClose(
+                    p.channel,
+                    IdentityHandshake.encode(
+                            new IdentityHandshake.Reply(verdict.answer(), identity.get(), verdict.reason())));
             return;
         }
         p.queue = verdict.queue();
@@ -521,8 +544,12 @@ final class HandshakeLoop implements Runnable {
             p.queue.removeWaiter();
             forget(p);
             if (!reserved) {
-                writeAndClose(p.channel, IdentityHandshake.encode(new IdentityHandshake.Reply(Answer.PORT_NOT_FOUND,
-                        identity.get(), "the virtual port closed while the connection waited for room")));
+                writeAndClose(
+                        p.channel,
+                        IdentityHandshake.encode(new IdentityHandshake.Reply(
+                                Answer.PORT_NOT_FOUND,
+                                identity.get(),
+                                "the virtual port closed while the connection waited for room")));
                 continue;
             }
             if (peerGone(p)) {
@@ -573,7 +600,10 @@ final class HandshakeLoop implements Runnable {
                 if (p.awaitingConfirm) {
                     p.awaitingConfirm = false;
                     p.queue.release();
-                    log.debug("Closed connection from {}: accepted, held, not confirmed within {} ms", p.remote, timeoutNanos / 1_000_000);
+                    log.debug(
+                            "Closed connection from {}: accepted, held, not confirmed within {} ms",
+                            p.remote,
+                            timeoutNanos / 1_000_000);
                     closeQuietly(p.channel);
                     continue;
                 }
@@ -584,15 +614,20 @@ final class HandshakeLoop implements Runnable {
                         p.queue.release();
                     }
                     log.info("Refused connection from {}: {}", p.remote, p.overloadReason);
-                    writeAndClose(p.channel, IdentityHandshake.encode(new IdentityHandshake.Reply(Answer.OVERLOAD,
-                            identity.get(), p.overloadReason)));
+                    writeAndClose(
+                            p.channel,
+                            IdentityHandshake.encode(
+                                    new IdentityHandshake.Reply(Answer.OVERLOAD, identity.get(), p.overloadReason)));
                     continue;
                 }
                 if (p.dropped) {
                     log.debug("Closed connection from {} held by {}", p.remote, p.firewall.rule());
                 } else {
-                    log.info("Closed connection from {}: no complete handshake within {} ms ({} bytes received)",
-                            p.remote, timeoutNanos / 1_000_000, p.received());
+                    log.info(
+                            "Closed connection from {}: no complete handshake within {} ms ({} bytes received)",
+                            p.remote,
+                            timeoutNanos / 1_000_000,
+                            p.received());
                 }
                 closeQuietly(p.channel);
             }
@@ -686,6 +721,7 @@ final class HandshakeLoop implements Runnable {
         boolean dropped;
         /** Why the answer would be OVERLOAD if the wait for room ends without room. */
         String overloadReason;
+
         boolean reservedWhileWaiting;
         /** The accepting thread tried {@code completeAtOnce}; what it read is in the buffers. */
         boolean triedAtOnce;
@@ -698,7 +734,11 @@ final class HandshakeLoop implements Runnable {
         /** Accepted and held: its slot reserved, waiting for the client's CONFIRM (the loop watches). */
         boolean awaitingConfirm;
 
-        Pending(SocketChannel channel, InetSocketAddress remote, SimulatedFirewall.Verdict firewall, long deadlineNanos) {
+        Pending(
+                SocketChannel channel,
+                InetSocketAddress remote,
+                SimulatedFirewall.Verdict firewall,
+                long deadlineNanos) {
             this.channel = channel;
             this.remote = remote;
             this.firewall = firewall;

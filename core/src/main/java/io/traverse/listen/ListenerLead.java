@@ -51,6 +51,7 @@ final class ListenerLead {
     private long vacantSince;
     /** Counts every taking of the lead: the acceptor tells a busy leader from one idle in its wait. */
     private long epoch;
+
     private boolean acceptorSleeping;
     /** Backlogs with application threads that wait while another leads, in order of arrival. */
     private final Set<AcceptQueue> followed = new LinkedHashSet<>();

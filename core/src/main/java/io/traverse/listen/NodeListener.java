@@ -46,9 +46,16 @@ public final class NodeListener implements Closeable {
      *
      * @throws BindException naming the range when every port in it is taken
      */
-    public static NodeListener bind(InetAddress bindAddress, PortRange range, HandshakeJudge judge,
-            SimulatedFirewall firewall, Supplier<NodeIdentity> identity, Duration handshakeTimeout, int maxPending,
-            String threadPrefix) throws IOException {
+    public static NodeListener bind(
+            InetAddress bindAddress,
+            PortRange range,
+            HandshakeJudge judge,
+            SimulatedFirewall firewall,
+            Supplier<NodeIdentity> identity,
+            Duration handshakeTimeout,
+            int maxPending,
+            String threadPrefix)
+            throws IOException {
         ServerSocketChannel server = bindInRange(bindAddress, range);
         HandshakeLoop loop = null;
         try {

@@ -21,8 +21,7 @@ public final class ReverseRendezvous {
 
     private final Map<String, Waiting> waiting = new ConcurrentHashMap<>();
 
-    private record Waiting(NodeId from, AcceptQueue queue) {
-    }
+    private record Waiting(NodeId from, AcceptQueue queue) {}
 
     public InboundConnections.Expectation expect(NodeId from) {
         byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];

@@ -68,22 +68,20 @@ final class HostNameResolver implements AutoCloseable {
     }
 
     /** What a name turned out to be. */
-    sealed interface Answer permits Registered, Resolved {
-    }
+    sealed interface Answer permits Registered, Resolved {}
 
     /** A node registered under the name at the hub network. */
-    record Registered(NodeIdentity node) implements Answer {
-    }
+    record Registered(NodeIdentity node) implements Answer {}
 
     /** DNS's addresses for the name, in the resolver's order. */
-    record Resolved(List<InetAddress> addresses) implements Answer {
-    }
+    record Resolved(List<InetAddress> addresses) implements Answer {}
 
     private final Dns dns;
     private final HubNames hub;
     private final Duration hubTimeout;
     private final ExecutorService dnsThreads;
-    private final ConcurrentHashMap<String, CompletableFuture<List<InetAddress>>> queriesInFlight = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<String, CompletableFuture<List<InetAddress>>> queriesInFlight =
+            new ConcurrentHashMap<>();
 
     /** @param dnsThreads makes the threads that wait for the resolver (daemons) */
     HostNameResolver(Dns dns, HubNames hub, Duration hubTimeout, ThreadFactory dnsThreads) {
@@ -113,7 +111,8 @@ final class HostNameResolver implements AutoCloseable {
                 decided.complete(new Registered(registered.get().node()));
                 return;
             }
-            String hubSays = failure == null ? "no live node holds this name at the hub network"
+            String hubSays = failure == null
+                    ? "no live node holds this name at the hub network"
                     : "the hub network could not be asked for this name (hub link " + hub.linkStatus() + ")";
             fromDns.whenComplete((addresses, dnsFailure) -> {
                 if (addresses != null) {
@@ -141,7 +140,8 @@ final class HostNameResolver implements AutoCloseable {
         } catch (TimeoutException e) {
             String hubSaid = hubState(fromHub); // before cancelling, which would make it look done
             decided.cancel(false);
-            throw new SocketTimeoutException("connect timed out resolving '" + name + "': " + hubSaid + ", and DNS has not answered");
+            throw new SocketTimeoutException(
+                    "connect timed out resolving '" + name + "': " + hubSaid + ", and DNS has not answered");
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof IOException io) {
@@ -156,13 +156,17 @@ final class HostNameResolver implements AutoCloseable {
         if (!fromHub.isDone()) {
             return "the hub network has not answered (hub link " + hub.linkStatus() + ")";
         }
-        return fromHub.isCompletedExceptionally() ? "the hub network could not be asked (hub link " + hub.linkStatus() + ")"
+        return fromHub.isCompletedExceptionally()
+                ? "the hub network could not be asked (hub link " + hub.linkStatus() + ")"
                 : "the hub network does not hold it";
     }
 
     private static UnknownHostException unknown(String name, String hubSays, Throwable dnsFailure) {
-        Throwable cause = dnsFailure instanceof CompletionException && dnsFailure.getCause() != null ? dnsFailure.getCause() : dnsFailure;
-        String dnsSays = cause instanceof UnknownHostException ? "DNS does not know it either (" + cause.getMessage() + ")"
+        Throwable cause = dnsFailure instanceof CompletionException && dnsFailure.getCause() != null
+                ? dnsFailure.getCause()
+                : dnsFailure;
+        String dnsSays = cause instanceof UnknownHostException
+                ? "DNS does not know it either (" + cause.getMessage() + ")"
                 : "DNS failed: " + cause;
         UnknownHostException both = new UnknownHostException(name + ": " + hubSays + ", and " + dnsSays);
         both.initCause(cause);

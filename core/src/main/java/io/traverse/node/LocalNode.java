@@ -2,10 +2,10 @@ package io.traverse.node;
 
 import io.traverse.ConnectionInfo;
 import io.traverse.ConnectionStatistics;
-import io.traverse.TraverseListener;
 import io.traverse.ModuleStatistics;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseConfigException;
+import io.traverse.TraverseListener;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.connect.DirectConnector;
 import io.traverse.connect.HubModuleCache;
@@ -15,27 +15,27 @@ import io.traverse.connect.PathUpgradeProbes;
 import io.traverse.connect.PlainConnector;
 import io.traverse.connect.StaggeredRace;
 import io.traverse.firewall.SimulatedFirewall;
+import io.traverse.hublink.HubLink;
 import io.traverse.identity.AddressClass;
 import io.traverse.identity.HostKey;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.identity.RegisteredName;
-import io.traverse.hublink.HubLink;
 import io.traverse.listen.AcceptQueue;
 import io.traverse.listen.HandshakeJudge;
-import io.traverse.spi.AdvertisedExternal;
-import io.traverse.spi.InboundConnections;
-import io.traverse.listen.ReverseRendezvous;
 import io.traverse.listen.NodeListener;
+import io.traverse.listen.ReverseRendezvous;
 import io.traverse.listen.VirtualPortTable;
+import io.traverse.protocol.Deadline;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
+import io.traverse.spi.AdvertisedExternal;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.ConnectionModuleProvider;
-import io.traverse.protocol.Deadline;
+import io.traverse.spi.InboundConnections;
 import io.traverse.spi.MeasuredConnection;
 import io.traverse.spi.ModuleContext;
 import java.io.Closeable;
@@ -81,6 +81,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final NodeListener listener;
     /** The identity at start (configured hub hints); the hub link puts its hub first. */
     private final NodeIdentity baseIdentity;
+
     private volatile NodeIdentity identity;
     private final LocalInterfaces reachableInterfaces;
     private final VirtualPortTable ports = new VirtualPortTable();
@@ -96,6 +97,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final SocketRecords<ConnectionInfo> connectionInfo = new SocketRecords<>();
     /** Sockets a module put in a backlog, by the module's name, until the application accepts them. */
     private final SocketRecords<String> deliveredBy = new SocketRecords<>();
+
     private final InboundConnections inboundConnections = new NodeInboundConnections(rendezvous, ports, deliveredBy);
     private final NodeEvents events;
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
@@ -106,6 +108,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final Set<InetSocketAddress> advertisedExternals = new java.util.LinkedHashSet<>();
     /** The hub the link is up to (null before the first link): the identity's first hub hint. */
     private volatile InetSocketAddress linkedHub;
+
     private volatile boolean closed;
 
     private LocalNode(TraverseConfig config) throws IOException {
@@ -115,8 +118,15 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         InetAddress bind = config.bindAddress().orElse(null);
         LocalInterfaces all = LocalInterfaces.scan();
         this.reachableInterfaces = bind == null ? all : LocalInterfaces.forBindAddress(bind, all);
-        this.listener = NodeListener.bind(bind, config.portRange(), this, new SimulatedFirewall(config.firewall()),
-                () -> this.identity, config.handshakeTimeout(), config.maxPendingHandshakes(), threadPrefix);
+        this.listener = NodeListener.bind(
+                bind,
+                config.portRange(),
+                this,
+                new SimulatedFirewall(config.firewall()),
+                () -> this.identity,
+                config.handshakeTimeout(),
+                config.maxPendingHandshakes(),
+                threadPrefix);
         HubLink startedLink = null;
         try {
             this.baseIdentity = buildIdentity(id, listener.port(), reachableInterfaces, config);
@@ -125,17 +135,23 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             // The hub link before the modules: they register side-channel services on it.
             startedLink = HubLink.start(config, id, this::identityWithHub, this::linkedTo, events);
             this.hubLink = startedLink;
-            this.attemptExecutor = new ThreadPoolExecutor(0, MAX_ATTEMPT_THREADS, 30, TimeUnit.SECONDS,
-                    new SynchronousQueue<>(), daemonThreads(threadPrefix + "-connect"));
+            this.attemptExecutor = new ThreadPoolExecutor(
+                    0,
+                    MAX_ATTEMPT_THREADS,
+                    30,
+                    TimeUnit.SECONDS,
+                    new SynchronousQueue<>(),
+                    daemonThreads(threadPrefix + "-connect"));
             long stagger = config.connectStagger().toNanos();
-            this.directConnector = new DirectConnector(() -> identity, reachableInterfaces, all, bind, stagger,
-                    attemptExecutor, httpOnlyWayOut(config));
+            this.directConnector = new DirectConnector(
+                    () -> identity, reachableInterfaces, all, bind, stagger, attemptExecutor, httpOnlyWayOut(config));
             this.plainConnector = new PlainConnector(stagger, attemptExecutor);
-            this.names = new HostNameResolver(HostNameResolver.Dns.SYSTEM, hubNames(), config.hubTimeout(),
-                    daemonThreads(threadPrefix + "-dns"));
+            this.names = new HostNameResolver(
+                    HostNameResolver.Dns.SYSTEM, hubNames(), config.hubTimeout(), daemonThreads(threadPrefix + "-dns"));
             this.cache = new HubModuleCache(config.cacheTtl().toNanos());
             this.modules = loadModules();
-            PathUpgradeProbes probes = new PathUpgradeProbes(cache, events, stagger, config.connectTimeout(), attemptExecutor);
+            PathUpgradeProbes probes =
+                    new PathUpgradeProbes(cache, events, stagger, config.connectTimeout(), attemptExecutor);
             this.racer = new ModuleRacer(modules, cache, counters, stagger, attemptExecutor, probes);
         } catch (IOException | RuntimeException e) {
             if (startedLink != null) {
@@ -158,11 +174,14 @@ public final class LocalNode implements Closeable, HandshakeJudge {
      * it. Direct dials to addresses it applies to then cannot work and are not tried.
      */
     private static io.traverse.config.HttpProxy httpOnlyWayOut(TraverseConfig config) {
-        return config.httpProxy().filter(p -> config.hubs().stream().anyMatch(h -> p.appliesTo(h.getHostString()))).orElse(null);
+        return config.httpProxy()
+                .filter(p -> config.hubs().stream().anyMatch(h -> p.appliesTo(h.getHostString())))
+                .orElse(null);
     }
 
     private static NodeIdentity buildIdentity(NodeId id, int port, LocalInterfaces interfaces, TraverseConfig config) {
-        NodeIdentity.Builder b = NodeIdentity.builder().id(id).hostKey(HostKey.local().orElse(null));
+        NodeIdentity.Builder b =
+                NodeIdentity.builder().id(id).hostKey(HostKey.local().orElse(null));
         List<InetAddress> advertised = new ArrayList<>(interfaces.advertisable());
         // Loopback last: it only helps callers on this host, and reads worst in the text form.
         advertised.sort(Comparator.comparing(a -> AddressClass.of(a) == AddressClass.LOOPBACK));
@@ -170,7 +189,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             b.address(new InetSocketAddress(a, port));
         }
         for (InetSocketAddress external : config.externals()) {
-            b.external(new InetSocketAddress(external.getAddress(), external.getPort() == 0 ? port : external.getPort()));
+            b.external(
+                    new InetSocketAddress(external.getAddress(), external.getPort() == 0 ? port : external.getPort()));
         }
         for (InetSocketAddress hub : config.hubs()) {
             if (!hub.isUnresolved()) {
@@ -219,7 +239,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
 
     private AdvertisedExternal advertise(InetSocketAddress external) {
         // Checked and normalised as every identity address is (IP literal, port 1-65535).
-        InetSocketAddress checked = NodeIdentity.builder().external(external).build().externals().get(0);
+        InetSocketAddress checked =
+                NodeIdentity.builder().external(external).build().externals().get(0);
         changeAdvertised(checked, true);
         java.util.concurrent.atomic.AtomicBoolean withdrawn = new java.util.concurrent.atomic.AtomicBoolean();
         return new AdvertisedExternal() {
@@ -252,14 +273,27 @@ public final class LocalNode implements Closeable, HandshakeJudge {
 
     private List<ConnectionModule> loadModules() throws IOException {
         Map<String, ConnectionModuleProvider> available = new LinkedHashMap<>();
-        for (ConnectionModuleProvider p : ServiceLoader.load(ConnectionModuleProvider.class, LocalNode.class.getClassLoader())) {
+        for (ConnectionModuleProvider p :
+                ServiceLoader.load(ConnectionModuleProvider.class, LocalNode.class.getClassLoader())) {
             if (available.putIfAbsent(p.name(), p) != null) {
-                log.warn("Two connection modules are named '{}': {} and {}; using the first", p.name(),
-                        available.get(p.name()).getClass().getName(), p.getClass().getName());
+                log.warn(
+                        "Two connection modules are named '{}': {} and {}; using the first",
+                        p.name(),
+                        available.get(p.name()).getClass().getName(),
+                        p.getClass().getName());
             }
         }
-        ModuleContext context = new NodeModuleContext(config, () -> identity, reachableInterfaces, directConnector, hubLink,
-                inboundConnections, events, listener, this::advertise, Optional.ofNullable(httpOnlyWayOut(config)));
+        ModuleContext context = new NodeModuleContext(
+                config,
+                () -> identity,
+                reachableInterfaces,
+                directConnector,
+                hubLink,
+                inboundConnections,
+                events,
+                listener,
+                this::advertise,
+                Optional.ofNullable(httpOnlyWayOut(config)));
         List<ConnectionModule> created = new ArrayList<>();
         for (String name : config.modules()) {
             ConnectionModuleProvider provider = available.get(name);
@@ -267,7 +301,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 if (config.modulesConfigured()) {
                     created.forEach(ConnectionModule::close);
                     throw new TraverseConfigException("traverse.modules names '" + name
-                            + "', but no such module is on the class path (available: " + String.join(", ", available.keySet()) + ")");
+                            + "', but no such module is on the class path (available: "
+                            + String.join(", ", available.keySet()) + ")");
                 }
                 log.debug("Module {} is not on the class path; skipping it", name);
                 continue;
@@ -281,8 +316,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
         }
         if (created.isEmpty()) {
-            log.warn("No connection module is available (traverse.modules={}, on the class path: {}); "
-                    + "only plain TCP destinations can be reached", config.modules(), available.keySet());
+            log.warn(
+                    "No connection module is available (traverse.modules={}, on the class path: {}); "
+                            + "only plain TCP destinations can be reached",
+                    config.modules(),
+                    available.keySet());
         }
         return created;
     }
@@ -324,7 +362,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     public Optional<ConnectionStatistics> connectionStatistics(Socket socket) {
         return connectionInfo(socket).map(info -> {
             if (socket instanceof MeasuredConnection measured) {
-                return new ConnectionStatistics(info, OptionalLong.of(measured.bytesIn()), OptionalLong.of(measured.bytesOut()));
+                return new ConnectionStatistics(
+                        info, OptionalLong.of(measured.bytesIn()), OptionalLong.of(measured.bytesOut()));
             }
             return new ConnectionStatistics(info, OptionalLong.empty(), OptionalLong.empty());
         });
@@ -348,7 +387,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
      */
     public void accepted(Socket socket, VirtualSocketAddress local) {
         String module = deliveredBy.remove(socket);
-        ConnectionInfo info = new ConnectionInfo(local, module != null ? module : "direct", Duration.ZERO, false, hubsOf(socket), true);
+        ConnectionInfo info = new ConnectionInfo(
+                local, module != null ? module : "direct", Duration.ZERO, false, hubsOf(socket), true);
         connectionInfo.put(socket, info);
         events.connected(info);
     }
@@ -358,7 +398,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
      *
      * @param timeoutMillis 0: the configured {@code traverse.connect.timeout}
      */
-    public Socket connect(SocketAddress destination, int timeoutMillis, ConnectOptions options, Cancellation cancellation)
+    public Socket connect(
+            SocketAddress destination, int timeoutMillis, ConnectOptions options, Cancellation cancellation)
             throws IOException {
         try {
             return connectOrFail(destination, timeoutMillis, options, cancellation);
@@ -368,13 +409,15 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         }
     }
 
-    private Socket connectOrFail(SocketAddress destination, int timeoutMillis, ConnectOptions options, Cancellation cancellation)
+    private Socket connectOrFail(
+            SocketAddress destination, int timeoutMillis, ConnectOptions options, Cancellation cancellation)
             throws IOException {
         ensureOpen();
         if (timeoutMillis < 0) {
             throw new IllegalArgumentException("connect: timeout can't be negative");
         }
-        Deadline deadline = Deadline.after(timeoutMillis > 0 ? Duration.ofMillis(timeoutMillis) : config.connectTimeout());
+        Deadline deadline =
+                Deadline.after(timeoutMillis > 0 ? Duration.ofMillis(timeoutMillis) : config.connectTimeout());
         if (destination instanceof VirtualSocketAddress virtual) {
             return connectVirtual(virtual, deadline, options, cancellation);
         }
@@ -391,10 +434,14 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             if (inet.isUnresolved() && RegisteredName.isValid(inet.getHostString()) && hubLink.expectsHub()) {
                 HostNameResolver.Answer answer = names.resolve(inet.getHostString(), deadline, cancellation);
                 if (answer instanceof HostNameResolver.Registered registered) {
-                    return connectVirtual(new VirtualSocketAddress(registered.node(), inet.getPort()), deadline, options, cancellation);
+                    return connectVirtual(
+                            new VirtualSocketAddress(registered.node(), inet.getPort()),
+                            deadline,
+                            options,
+                            cancellation);
                 }
-                StaggeredRace<Socket> race = plainConnector.prepare(((HostNameResolver.Resolved) answer).addresses(), inet.getPort(),
-                        deadline, options);
+                StaggeredRace<Socket> race = plainConnector.prepare(
+                        ((HostNameResolver.Resolved) answer).addresses(), inet.getPort(), deadline, options);
                 cancellation.onCancel(race::cancel);
                 return race.run();
             }
@@ -405,7 +452,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         if (destination == null) {
             throw new IllegalArgumentException("connect: the address can't be null");
         }
-        throw new IllegalArgumentException("Unsupported address type: " + destination.getClass().getName());
+        throw new IllegalArgumentException(
+                "Unsupported address type: " + destination.getClass().getName());
     }
 
     /** The hub network's name registry, as the name resolver asks it. */
@@ -428,16 +476,22 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         };
     }
 
-    private Socket connectVirtual(VirtualSocketAddress target, Deadline deadline, ConnectOptions options,
-            Cancellation cancellation) throws IOException {
+    private Socket connectVirtual(
+            VirtualSocketAddress target, Deadline deadline, ConnectOptions options, Cancellation cancellation)
+            throws IOException {
         if (target.getPort() == 0) {
             throw new ConnectException("cannot connect to virtual port 0 of " + target.getHostString());
         }
         ModuleRacer.Race race = racer.prepare(new ConnectRequest(target.node(), target.getPort(), deadline, options));
         cancellation.onCancel(race::cancel);
         ModuleRacer.Outcome outcome = race.connect();
-        ConnectionInfo info = new ConnectionInfo(target, outcome.module(), Duration.ofNanos(outcome.setupNanos()),
-                outcome.fromCache(), hubsOf(outcome.socket()), false);
+        ConnectionInfo info = new ConnectionInfo(
+                target,
+                outcome.module(),
+                Duration.ofNanos(outcome.setupNanos()),
+                outcome.fromCache(),
+                hubsOf(outcome.socket()),
+                false);
         connectionInfo.put(outcome.socket(), info);
         events.connected(info);
         return outcome.socket();
@@ -474,8 +528,10 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     public Verdict judge(InetSocketAddress remote, IdentityHandshake.Request request) {
         NodeIdentity expected = request.expectedTarget();
         if (!identity.satisfies(expected)) {
-            String wanted = expected.id().map(i -> "node " + i).orElse("a node with addresses " + expected.directAddresses());
-            return Verdict.reject(Answer.WRONG_NODE, "this is node " + identity.id().orElseThrow() + ", not " + wanted);
+            String wanted =
+                    expected.id().map(i -> "node " + i).orElse("a node with addresses " + expected.directAddresses());
+            return Verdict.reject(
+                    Answer.WRONG_NODE, "this is node " + identity.id().orElseThrow() + ", not " + wanted);
         }
         if (request.kind() == IdentityHandshake.Kind.REVERSE) {
             NodeId dialler = request.source().id().orElse(null);
@@ -483,8 +539,10 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             if (expecting == null || !expecting.tryReserve()) {
                 // REFUSED, not PORT_NOT_FOUND: it rules out this connection only (a token already used
                 // by the dialler's faster attempt at another of our addresses), not the dialler's whole race.
-                return Verdict.reject(Answer.REFUSED, "this node expects no connection back from "
-                        + (dialler == null ? "an anonymous node" : "node " + dialler) + " under that token");
+                return Verdict.reject(
+                        Answer.REFUSED,
+                        "this node expects no connection back from "
+                                + (dialler == null ? "an anonymous node" : "node " + dialler) + " under that token");
             }
             return Verdict.accept(expecting);
         }
@@ -493,15 +551,18 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             return Verdict.reject(Answer.PORT_NOT_FOUND, "nothing listens on virtual port " + request.virtualPort());
         }
         if (request.kind() == IdentityHandshake.Kind.PROBE) {
-            return queue.isClosed() ? Verdict.reject(Answer.PORT_NOT_FOUND, "virtual port " + request.virtualPort() + " is closing")
+            return queue.isClosed()
+                    ? Verdict.reject(Answer.PORT_NOT_FOUND, "virtual port " + request.virtualPort() + " is closing")
                     : Verdict.probed();
         }
         if (!queue.tryReserve()) {
             if (queue.isClosed()) {
                 return Verdict.reject(Answer.PORT_NOT_FOUND, "virtual port " + request.virtualPort() + " is closing");
             }
-            return Verdict.waitForRoom(queue, "the accept backlog of virtual port " + request.virtualPort()
-                    + " stayed full (" + queue.capacity() + ") for " + config.handshakeTimeout().toMillis() + " ms");
+            return Verdict.waitForRoom(
+                    queue,
+                    "the accept backlog of virtual port " + request.virtualPort() + " stayed full (" + queue.capacity()
+                            + ") for " + config.handshakeTimeout().toMillis() + " ms");
         }
         return Verdict.accept(queue);
     }

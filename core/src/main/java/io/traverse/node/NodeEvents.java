@@ -68,7 +68,11 @@ public final class NodeEvents implements TraverseListener, ModuleEvents {
             if (!thread.isShutdown()) {
                 long n = dropped.incrementAndGet();
                 if (n % 1000 == 1) {
-                    log.warn("Listeners are too slow: {} events queued; dropped {} so far (latest: {})", MAX_QUEUED, n, event);
+                    log.warn(
+                            "Listeners are too slow: {} events queued; dropped {} so far (latest: {})",
+                            MAX_QUEUED,
+                            n,
+                            event);
                 }
             }
         }

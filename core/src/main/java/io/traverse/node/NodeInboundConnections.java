@@ -45,8 +45,12 @@ final class NodeInboundConnections implements InboundConnections {
             throw new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
         }
         if (!queue.tryReserve()) {
-            throw new AttemptFailedException(FailureScope.TARGET, queue.isClosed() ? "virtual port " + virtualPort + " is closing"
-                    : "the accept backlog of virtual port " + virtualPort + " is full (" + queue.capacity() + ")");
+            throw new AttemptFailedException(
+                    FailureScope.TARGET,
+                    queue.isClosed()
+                            ? "virtual port " + virtualPort + " is closing"
+                            : "the accept backlog of virtual port " + virtualPort + " is full (" + queue.capacity()
+                                    + ")");
         }
         return new PortSlot() {
             @Override

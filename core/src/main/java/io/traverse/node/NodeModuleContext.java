@@ -37,9 +37,17 @@ final class NodeModuleContext implements ModuleContext {
     private final Function<InetSocketAddress, AdvertisedExternal> advertise;
     private final Optional<HttpProxy> httpOnlyWayOut;
 
-    NodeModuleContext(TraverseConfig config, Supplier<NodeIdentity> identity, LocalInterfaces interfaces, DirectConnector directConnector,
-            HubLink hubLink, InboundConnections inbound, ModuleEvents events, NodeListener listener,
-            Function<InetSocketAddress, AdvertisedExternal> advertise, Optional<HttpProxy> httpOnlyWayOut) {
+    NodeModuleContext(
+            TraverseConfig config,
+            Supplier<NodeIdentity> identity,
+            LocalInterfaces interfaces,
+            DirectConnector directConnector,
+            HubLink hubLink,
+            InboundConnections inbound,
+            ModuleEvents events,
+            NodeListener listener,
+            Function<InetSocketAddress, AdvertisedExternal> advertise,
+            Optional<HttpProxy> httpOnlyWayOut) {
         this.config = config;
         this.identity = identity;
         this.interfaces = interfaces;

@@ -107,7 +107,8 @@ public final class TraverseRmiServerSocketFactory implements RMIServerSocketFact
                 HELD.put(key, on.serverSocketFactory().createServerSocket(name, 0));
             } catch (IOException e) {
                 // Not a BindException: RMI would say "Port already in use", and the port is not the trouble.
-                throw new IOException("cannot register the RMI name '" + name + "' at the hub network: " + e.getMessage(), e);
+                throw new IOException(
+                        "cannot register the RMI name '" + name + "' at the hub network: " + e.getMessage(), e);
             }
         }
     }
@@ -128,6 +129,5 @@ public final class TraverseRmiServerSocketFactory implements RMIServerSocketFact
     }
 
     /** A node (Traverse has identity equality) and a name it holds. */
-    private record NameOnNode(Traverse node, String name) {
-    }
+    private record NameOnNode(Traverse node, String name) {}
 }

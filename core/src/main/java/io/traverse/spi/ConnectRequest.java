@@ -10,13 +10,14 @@ import io.traverse.protocol.Deadline;
  * a module that cannot probe without one refuses to plan it. {@code rivals} tells whether other
  * attempts of the same connect run (one per connect, shared by all its attempts).
  */
-public record ConnectRequest(NodeIdentity target, int virtualPort, Deadline deadline, ConnectOptions options, boolean probe,
-        Rivals rivals) {
+public record ConnectRequest(
+        NodeIdentity target, int virtualPort, Deadline deadline, ConnectOptions options, boolean probe, Rivals rivals) {
     public ConnectRequest(NodeIdentity target, int virtualPort, Deadline deadline, ConnectOptions options) {
         this(target, virtualPort, deadline, options, false);
     }
 
-    public ConnectRequest(NodeIdentity target, int virtualPort, Deadline deadline, ConnectOptions options, boolean probe) {
+    public ConnectRequest(
+            NodeIdentity target, int virtualPort, Deadline deadline, ConnectOptions options, boolean probe) {
         this(target, virtualPort, deadline, options, probe, new Rivals());
     }
 

@@ -21,8 +21,7 @@ public interface ConnectionAttempt {
      * module that had to wait keeps its head start over the ones after it. Cancelled like
      * {@code connect}. Most attempts need nothing.
      */
-    default void prepare() throws IOException {
-    }
+    default void prepare() throws IOException {}
 
     /**
      * Called once the whole connect chose this attempt's socket, before the application gets it:
@@ -30,8 +29,7 @@ public interface ConnectionAttempt {
      * tells it now to hand it to its application (no round trip: the target's answer is not
      * awaited). A loser is only cancelled, and its held connection is dropped at the target.
      */
-    default void confirm() throws IOException {
-    }
+    default void confirm() throws IOException {}
 
     /**
      * True if the next module should not wait a stagger for this attempt: it is unlikely to get

@@ -27,6 +27,5 @@ public interface ConnectionModule extends Closeable {
     }
 
     @Override
-    default void close() {
-    }
+    default void close() {}
 }

@@ -52,7 +52,8 @@ public final class HubLinkWait {
      */
     public static void requireExpected(ModuleContext context, String why) throws AttemptFailedException {
         if (!expected(context)) {
-            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "no hub link " + why + " (hub link " + context.hubLinkStatus() + ")");
+            throw AttemptFailedException.notApplicable(
+                    FailureScope.MODULE, "no hub link " + why + " (hub link " + context.hubLinkStatus() + ")");
         }
     }
 
@@ -62,8 +63,10 @@ public final class HubLinkWait {
      * @param why e.g. "to splice with through the hubs": "the target names no node id to splice with through the hubs"
      */
     public static NodeId targetNode(ConnectRequest request, String why) throws AttemptFailedException {
-        return request.target().id().orElseThrow(() -> AttemptFailedException.notApplicable(FailureScope.MODULE,
-                "the target names no node id " + why));
+        return request.target()
+                .id()
+                .orElseThrow(() -> AttemptFailedException.notApplicable(
+                        FailureScope.MODULE, "the target names no node id " + why));
     }
 
     /** A wait for one attempt; it starts at {@link #await}. */

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ConfigSourcesTest {
     @TempDir
     Path workDir;
+
     @TempDir
     Path classpathDir;
 
@@ -70,7 +71,8 @@ class ConfigSourcesTest {
 
         workFile("traverse.connect.stagger=30ms\n");
         assertThat(collect().get(ConfigKey.CONNECT_STAGGER))
-                .isEqualTo(new ConfigSources.Setting("30ms", workDir.resolve(ConfigSources.FILE_NAME).toString()));
+                .isEqualTo(new ConfigSources.Setting(
+                        "30ms", workDir.resolve(ConfigSources.FILE_NAME).toString()));
         assertThat(config().connectStagger()).isEqualTo(Duration.ofMillis(30));
 
         env.put("TRAVERSE_CONNECT_STAGGER", "20ms");
@@ -112,7 +114,8 @@ class ConfigSourcesTest {
     @Test
     void invalidValueNamesKeyValueOriginAndForm() throws IOException {
         workFile("traverse.port.range=5000-abc\n");
-        assertThatThrownBy(this::config).isInstanceOf(TraverseConfigException.class)
+        assertThatThrownBy(this::config)
+                .isInstanceOf(TraverseConfigException.class)
                 .hasMessageContaining("traverse.port.range")
                 .hasMessageContaining("5000-abc")
                 .hasMessageContaining(workDir.resolve(ConfigSources.FILE_NAME).toString())
@@ -120,8 +123,10 @@ class ConfigSourcesTest {
 
         Files.delete(workDir.resolve(ConfigSources.FILE_NAME));
         env.put("TRAVERSE_ACCEPT_BACKLOG", "many");
-        assertThatThrownBy(this::config).hasMessageContaining("traverse.accept.backlog")
-                .hasMessageContaining("many").hasMessageContaining("environment variable TRAVERSE_ACCEPT_BACKLOG");
+        assertThatThrownBy(this::config)
+                .hasMessageContaining("traverse.accept.backlog")
+                .hasMessageContaining("many")
+                .hasMessageContaining("environment variable TRAVERSE_ACCEPT_BACKLOG");
     }
 
     @Test
@@ -149,7 +154,10 @@ class ConfigSourcesTest {
         assertThat(settings).containsOnlyKeys(ConfigKey.TOKEN, ConfigKey.ACCEPT_BACKLOG, ConfigKey.CACHE_TTL);
         // slf4j-simple writes warnings to System.err: each unknown key is named once.
         String log = captured.toString(StandardCharsets.UTF_8);
-        assertThat(log).contains("traverse.hubz").contains("TRAVERSE_MODULEZ").contains("traverse.cache.tll")
+        assertThat(log)
+                .contains("traverse.hubz")
+                .contains("TRAVERSE_MODULEZ")
+                .contains("traverse.cache.tll")
                 .doesNotContain("secret");
     }
 

@@ -20,7 +20,11 @@ class HttpProxyTest {
 
     @Test
     void hostAndPortWithoutCredentials() {
-        HttpProxy proxy = TraverseConfig.builder().httpProxy("proxy.example.org:3128").build().httpProxy().orElseThrow();
+        HttpProxy proxy = TraverseConfig.builder()
+                .httpProxy("proxy.example.org:3128")
+                .build()
+                .httpProxy()
+                .orElseThrow();
         assertThat(proxy.host()).isEqualTo("proxy.example.org");
         assertThat(proxy.port()).isEqualTo(3128);
         assertThat(proxy.user()).isEmpty();
@@ -30,7 +34,9 @@ class HttpProxyTest {
 
     @Test
     void userAndPasswordGiveBasicAuthorizationAndNeverShowInText() {
-        TraverseConfig config = TraverseConfig.builder().httpProxy("http://alice:s3cret@198.18.0.9:8080/").build();
+        TraverseConfig config = TraverseConfig.builder()
+                .httpProxy("http://alice:s3cret@198.18.0.9:8080/")
+                .build();
         HttpProxy proxy = config.httpProxy().orElseThrow();
         assertThat(proxy.authority()).isEqualTo("198.18.0.9:8080");
         assertThat(proxy.user()).contains("alice");
@@ -43,12 +49,17 @@ class HttpProxyTest {
     @Test
     void anInvalidValueIsRefusedWithoutShowingThePassword() {
         assertThatThrownBy(() -> TraverseConfig.builder().httpProxy("alice:s3cret@proxy"))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("traverse.http.proxy")
-                .hasMessageContaining("no ':PORT'").hasMessageContaining("alice:****@proxy").hasMessageNotContaining("s3cret");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("traverse.http.proxy")
+                .hasMessageContaining("no ':PORT'")
+                .hasMessageContaining("alice:****@proxy")
+                .hasMessageNotContaining("s3cret");
         assertThatThrownBy(() -> TraverseConfig.builder().httpProxy("proxy:70000"))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("70000");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("70000");
         assertThatThrownBy(() -> TraverseConfig.builder().httpProxy("@proxy:80"))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("user");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("user");
     }
 
     @Test
@@ -56,7 +67,11 @@ class HttpProxyTest {
         Path file = dir.resolve("proxy");
         Files.writeString(file, "# the site proxy\nbob:pa:ss@10.0.0.1:3128\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-------"));
-        HttpProxy proxy = TraverseConfig.builder().httpProxy("file:" + file).build().httpProxy().orElseThrow();
+        HttpProxy proxy = TraverseConfig.builder()
+                .httpProxy("file:" + file)
+                .build()
+                .httpProxy()
+                .orElseThrow();
         assertThat(proxy.authority()).isEqualTo("10.0.0.1:3128");
         assertThat(proxy.user()).contains("bob");
         assertThat(proxy.password()).contains("pa:ss");
@@ -69,20 +84,25 @@ class HttpProxyTest {
         Files.writeString(file, "bob:secret@10.0.0.1:3128\n");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r--r--"));
         assertThatThrownBy(() -> TraverseConfig.builder().httpProxy("file:" + file))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("readable by everyone")
-                .hasMessageContaining("chmod 600 " + file).hasMessageNotContaining("secret@");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("readable by everyone")
+                .hasMessageContaining("chmod 600 " + file)
+                .hasMessageNotContaining("secret@");
         Files.setPosixFilePermissions(file, PosixFilePermissions.fromString("rw-r-----"));
         assertThatThrownBy(() -> TraverseConfig.builder().httpProxy("file:" + file))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("readable by its group");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("readable by its group");
     }
 
     @Test
     void aMissingOrEmptyFileIsNamed() throws Exception {
         assertThatThrownBy(() -> TraverseConfig.builder().httpProxy("file:" + dir.resolve("absent")))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("cannot read the proxy file");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("cannot read the proxy file");
         Path empty = Files.writeString(dir.resolve("empty"), "\n# nothing\n");
         assertThatThrownBy(() -> TraverseConfig.builder().httpProxy("file:" + empty))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("holds no line");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("holds no line");
     }
 
     @Test
@@ -93,13 +113,21 @@ class HttpProxyTest {
         jdk.setProperty("https.proxyPort", "8443");
         jdk.setProperty("https.proxyUser", "carol");
         jdk.setProperty("https.proxyPassword", "pw");
-        HttpProxy proxy = TraverseConfig.builder().jdkProxyProperties(jdk).build().httpProxy().orElseThrow();
+        HttpProxy proxy = TraverseConfig.builder()
+                .jdkProxyProperties(jdk)
+                .build()
+                .httpProxy()
+                .orElseThrow();
         assertThat(proxy.authority()).isEqualTo("tls.example.org:8443");
         assertThat(proxy.basicAuthorization()).isPresent();
         assertThat(proxy.origin()).contains("https.proxyHost");
 
         jdk.remove("https.proxyHost");
-        HttpProxy plain = TraverseConfig.builder().jdkProxyProperties(jdk).build().httpProxy().orElseThrow();
+        HttpProxy plain = TraverseConfig.builder()
+                .jdkProxyProperties(jdk)
+                .build()
+                .httpProxy()
+                .orElseThrow();
         assertThat(plain.authority()).isEqualTo("plain.example.org:80");
         assertThat(plain.user()).isEmpty();
     }
@@ -108,15 +136,27 @@ class HttpProxyTest {
     void theKeyWinsOverTheJdkPropertiesAndNoneTurnsTheProxyOff() {
         Properties jdk = new Properties();
         jdk.setProperty("http.proxyHost", "plain.example.org");
-        assertThat(TraverseConfig.builder().jdkProxyProperties(jdk).httpProxy("mine:3128").build().httpProxy().orElseThrow().host())
+        assertThat(TraverseConfig.builder()
+                        .jdkProxyProperties(jdk)
+                        .httpProxy("mine:3128")
+                        .build()
+                        .httpProxy()
+                        .orElseThrow()
+                        .host())
                 .isEqualTo("mine");
-        assertThat(TraverseConfig.builder().jdkProxyProperties(jdk).httpProxy("none").build().httpProxy()).isEmpty();
+        assertThat(TraverseConfig.builder()
+                        .jdkProxyProperties(jdk)
+                        .httpProxy("none")
+                        .build()
+                        .httpProxy())
+                .isEmpty();
         assertThat(TraverseConfig.builder().build().httpProxy()).isEmpty();
     }
 
     @Test
     void nonProxyHostsFollowTheJdkFormAndDefault() {
-        HttpProxy byDefault = TraverseConfig.builder().httpProxy("p:1").build().httpProxy().orElseThrow();
+        HttpProxy byDefault =
+                TraverseConfig.builder().httpProxy("p:1").build().httpProxy().orElseThrow();
         assertThat(byDefault.appliesTo("localhost")).isFalse();
         assertThat(byDefault.appliesTo("127.0.0.1")).isFalse();
         assertThat(byDefault.appliesTo("::1")).isFalse();
@@ -124,14 +164,26 @@ class HttpProxyTest {
 
         Properties jdk = new Properties();
         jdk.setProperty("http.nonProxyHosts", "*.corp.example|10.*");
-        HttpProxy fromJdk = TraverseConfig.builder().jdkProxyProperties(jdk).httpProxy("p:1").build().httpProxy().orElseThrow();
+        HttpProxy fromJdk = TraverseConfig.builder()
+                .jdkProxyProperties(jdk)
+                .httpProxy("p:1")
+                .build()
+                .httpProxy()
+                .orElseThrow();
         assertThat(fromJdk.appliesTo("hub.corp.example")).isFalse();
         assertThat(fromJdk.appliesTo("HUB.CORP.EXAMPLE")).isFalse();
         assertThat(fromJdk.appliesTo("10.1.2.3")).isFalse();
         assertThat(fromJdk.appliesTo("corp.example.org")).isTrue();
-        assertThat(fromJdk.appliesTo("127.0.0.1")).as("an explicit list replaces the default").isTrue();
+        assertThat(fromJdk.appliesTo("127.0.0.1"))
+                .as("an explicit list replaces the default")
+                .isTrue();
 
-        HttpProxy ours = TraverseConfig.builder().jdkProxyProperties(jdk).httpProxy("p:1").nonProxyHosts("hub1").build().httpProxy()
+        HttpProxy ours = TraverseConfig.builder()
+                .jdkProxyProperties(jdk)
+                .httpProxy("p:1")
+                .nonProxyHosts("hub1")
+                .build()
+                .httpProxy()
                 .orElseThrow();
         assertThat(ours.appliesTo("hub1")).isFalse();
         assertThat(ours.appliesTo("10.1.2.3")).isTrue();
@@ -141,9 +193,10 @@ class HttpProxyTest {
     void theKeysAreReadFromTheirSourcesWithoutAWarning() {
         Properties system = new Properties();
         system.setProperty("traverse.http.proxy", "10.9.9.9:3128");
-        Map<ConfigKey, ConfigSources.Setting> settings = ConfigSources.collect(system,
-                Map.of("TRAVERSE_HTTP_NONPROXYHOSTS", "hub.local"), dir, null);
-        HttpProxy proxy = TraverseConfig.builderFrom(settings).build().httpProxy().orElseThrow();
+        Map<ConfigKey, ConfigSources.Setting> settings =
+                ConfigSources.collect(system, Map.of("TRAVERSE_HTTP_NONPROXYHOSTS", "hub.local"), dir, null);
+        HttpProxy proxy =
+                TraverseConfig.builderFrom(settings).build().httpProxy().orElseThrow();
         assertThat(proxy.authority()).isEqualTo("10.9.9.9:3128");
         assertThat(proxy.origin()).isEqualTo("system property traverse.http.proxy");
         assertThat(proxy.appliesTo("hub.local")).isFalse();

@@ -26,27 +26,50 @@ class LongPollSettingsTest {
 
     @Test
     void valuesAreReadInTheirForms() {
-        LongPollSettings s = TraverseConfig.builder().set("traverse.http.tunnel", "LongPoll").set("traverse.longpoll.batch.size", "256k")
-                .set("traverse.longpoll.server.timeout", "1s").set("traverse.longpoll.client.timeout", "2s")
-                .set("traverse.longpoll.client.regenerate", "100ms").set("traverse.longpoll.batch.timespan", "50ms").build().longPoll();
+        LongPollSettings s = TraverseConfig.builder()
+                .set("traverse.http.tunnel", "LongPoll")
+                .set("traverse.longpoll.batch.size", "256k")
+                .set("traverse.longpoll.server.timeout", "1s")
+                .set("traverse.longpoll.client.timeout", "2s")
+                .set("traverse.longpoll.client.regenerate", "100ms")
+                .set("traverse.longpoll.batch.timespan", "50ms")
+                .build()
+                .longPoll();
         assertThat(s.always()).isTrue();
         assertThat(s.batchSize()).isEqualTo(256 * 1024);
         assertThat(s.serverTimeout()).isEqualTo(Duration.ofSeconds(1));
         assertThat(s.regenerate()).isEqualTo(Duration.ofMillis(100));
-        assertThat(TraverseConfig.builder().set("traverse.http.tunnel", "connect").build().longPoll().fallBack()).isFalse();
+        assertThat(TraverseConfig.builder()
+                        .set("traverse.http.tunnel", "connect")
+                        .build()
+                        .longPoll()
+                        .fallBack())
+                .isFalse();
     }
 
     @Test
     void badValuesNameTheKeyAndTheRule() {
         assertThatThrownBy(() -> TraverseConfig.builder().set("traverse.http.tunnel", "websocket"))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("traverse.http.tunnel").hasMessageContaining("none of auto");
-        assertThatThrownBy(() -> TraverseConfig.builder().set("traverse.longpoll.batch.size", "2m").build())
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("batch size 2097152 is not within 1-1048576");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("traverse.http.tunnel")
+                .hasMessageContaining("none of auto");
+        assertThatThrownBy(() -> TraverseConfig.builder()
+                        .set("traverse.longpoll.batch.size", "2m")
+                        .build())
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("batch size 2097152 is not within 1-1048576");
         assertThatThrownBy(() -> TraverseConfig.builder().set("traverse.longpoll.batch.size", "lots"))
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("traverse.longpoll.batch.size");
-        assertThatThrownBy(() -> TraverseConfig.builder().set("traverse.longpoll.server.timeout", "40s").build())
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("client timeout (35000 ms) must exceed the server timeout (40000 ms)");
-        assertThatThrownBy(() -> TraverseConfig.builder().set("traverse.longpoll.client.regenerate", "1s").build())
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("client regenerate time 1000 ms is not within 0-500 ms");
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("traverse.longpoll.batch.size");
+        assertThatThrownBy(() -> TraverseConfig.builder()
+                        .set("traverse.longpoll.server.timeout", "40s")
+                        .build())
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("client timeout (35000 ms) must exceed the server timeout (40000 ms)");
+        assertThatThrownBy(() -> TraverseConfig.builder()
+                        .set("traverse.longpoll.client.regenerate", "1s")
+                        .build())
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("client regenerate time 1000 ms is not within 0-500 ms");
     }
 }

@@ -12,7 +12,10 @@ class ReadmeConfigTableTest {
     void everyKeyIsDocumentedWithItsDefault() throws Exception {
         String readme = Files.readString(Path.of("..", "README.md"));
         for (ConfigKey key : ConfigKey.values()) {
-            String row = readme.lines().filter(l -> l.startsWith("| `" + key.key() + "` |")).findFirst().orElse(null);
+            String row = readme.lines()
+                    .filter(l -> l.startsWith("| `" + key.key() + "` |"))
+                    .findFirst()
+                    .orElse(null);
             assertThat(row).as("README row for %s", key.key()).isNotNull();
             if (!key.defaultValue().isEmpty()) {
                 assertThat(row).as("README default of %s", key.key()).contains("`" + key.defaultValue() + "`");

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseConfigException;
-import io.traverse.settings.SshTunnelRule;
 import io.traverse.identity.IpLiterals;
+import io.traverse.settings.SshTunnelRule;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -14,9 +14,11 @@ import org.junit.jupiter.api.Test;
 class SshTunnelRuleTest {
     @Test
     void rulesParseWithGatewayOrTargetItselfAndFirstMatchWins() {
-        List<SshTunnelRule> rules = TraverseConfig.builder().sshTunnels(
-                "10.1.0.0/16 user=alice key=/k/a gateway=198.18.1.1:2222 passphrase=pw known-hosts=/k/kh;"
-                        + " all user=bob key=/k/b").build().sshTunnels();
+        List<SshTunnelRule> rules = TraverseConfig.builder()
+                .sshTunnels("10.1.0.0/16 user=alice key=/k/a gateway=198.18.1.1:2222 passphrase=pw known-hosts=/k/kh;"
+                        + " all user=bob key=/k/b")
+                .build()
+                .sshTunnels();
         assertThat(rules).hasSize(2);
         SshTunnelRule site = rules.get(0);
         assertThat(site.covers(IpLiterals.parse("10.1.4.5"))).isTrue();
@@ -34,12 +36,20 @@ class SshTunnelRuleTest {
 
     @Test
     void missingUserOrKeyOrUnknownSettingNamesTheKey() {
-        assertThatThrownBy(() -> TraverseConfig.builder().sshTunnels("10.0.0.0/8 key=/k").build())
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("traverse.ssh.tunnels").hasMessageContaining("user=NAME");
-        assertThatThrownBy(() -> TraverseConfig.builder().sshTunnels("10.0.0.0/8 user=a").build())
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("key=FILE");
-        assertThatThrownBy(() -> TraverseConfig.builder().sshTunnels("10.0.0.0/8 user=a key=/k password=x").build())
-                .isInstanceOf(TraverseConfigException.class).hasMessageContaining("unknown ssh tunnel setting 'password'");
+        assertThatThrownBy(() ->
+                        TraverseConfig.builder().sshTunnels("10.0.0.0/8 key=/k").build())
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("traverse.ssh.tunnels")
+                .hasMessageContaining("user=NAME");
+        assertThatThrownBy(() ->
+                        TraverseConfig.builder().sshTunnels("10.0.0.0/8 user=a").build())
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("key=FILE");
+        assertThatThrownBy(() -> TraverseConfig.builder()
+                        .sshTunnels("10.0.0.0/8 user=a key=/k password=x")
+                        .build())
+                .isInstanceOf(TraverseConfigException.class)
+                .hasMessageContaining("unknown ssh tunnel setting 'password'");
         assertThat(TraverseConfig.builder().build().sshTunnels()).isEmpty();
     }
 }

@@ -32,7 +32,8 @@ class DeadlineWatchdogTest {
     @Test
     void aClosedWatchNeverFires() throws Exception {
         AtomicInteger fired = new AtomicInteger();
-        DeadlineWatchdog.Watch w = watchdog.watch(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50), fired::incrementAndGet);
+        DeadlineWatchdog.Watch w =
+                watchdog.watch(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50), fired::incrementAndGet);
         w.close();
         Thread.sleep(200);
         assertThat(fired.get()).isZero();
@@ -40,11 +41,13 @@ class DeadlineWatchdogTest {
 
     @Test
     void wakesUpAgainAfterIdling() throws Exception {
-        watchdog.watch(System.nanoTime(), () -> { }); // make sure the thread exists and has work
+        watchdog.watch(System.nanoTime(), () -> {}); // make sure the thread exists and has work
         Thread.sleep(Duration.ofMillis(1500).toMillis()); // long enough for it to park
         CountDownLatch fired = new CountDownLatch(1);
         watchdog.watch(System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(20), fired::countDown);
-        assertThat(fired.await(2, TimeUnit.SECONDS)).as("a parked watchdog is woken by a new watch").isTrue();
+        assertThat(fired.await(2, TimeUnit.SECONDS))
+                .as("a parked watchdog is woken by a new watch")
+                .isTrue();
     }
 
     @Test

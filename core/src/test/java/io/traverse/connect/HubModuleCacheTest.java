@@ -19,9 +19,13 @@ class HubModuleCacheTest {
         long rememberedAt = System.nanoTime();
         // Looked up at once it is there (unless this machine stalled past the ttl, which the check allows for).
         boolean found = cache.lookup("hub 198.18.0.1:17000").isPresent();
-        assertThat(found || System.nanoTime() - rememberedAt >= TimeUnit.MILLISECONDS.toNanos(200)).isTrue();
-        await().atMost(Duration.ofSeconds(5)).until(() -> cache.lookup("hub 198.18.0.1:17000").isEmpty());
-        assertThat(System.nanoTime() - rememberedAt).as("not before the ttl").isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
+        assertThat(found || System.nanoTime() - rememberedAt >= TimeUnit.MILLISECONDS.toNanos(200))
+                .isTrue();
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> cache.lookup("hub 198.18.0.1:17000").isEmpty());
+        assertThat(System.nanoTime() - rememberedAt)
+                .as("not before the ttl")
+                .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(200));
         assertThat(cache.size()).as("an expired entry is dropped when found").isZero();
     }
 
@@ -62,13 +66,20 @@ class HubModuleCacheTest {
     void keyIsFirstHubThenIdThenFirstAddress() {
         NodeIdentity withHubs = NodeIdentity.parse("tv1-n1.a10-0-0-2p5000.h198-18-0-1p17000.hfd00z1p17001");
         NodeIdentity sameHubOtherNode = NodeIdentity.parse("tv1-n2.a10-0-0-3p5000.h198-18-0-1p17000");
-        assertThat(HubModuleCache.keyOf(withHubs)).isEqualTo("hub 198.18.0.1:17000")
+        assertThat(HubModuleCache.keyOf(withHubs))
+                .isEqualTo("hub 198.18.0.1:17000")
                 .isEqualTo(HubModuleCache.keyOf(sameHubOtherNode));
-        assertThat(HubModuleCache.keyOf(NodeIdentity.parse("tv1-n1.hfd00z1p17001"))).isEqualTo("hub [fd00::1]:17001");
-        assertThat(HubModuleCache.keyOf(NodeIdentity.parse("tv1-n1.a10-0-0-2p5000"))).isEqualTo("node n1");
-        assertThat(HubModuleCache.keyOf(NodeIdentity.builder().id(NodeId.of("lonely")).build())).isEqualTo("node lonely");
-        assertThat(HubModuleCache.keyOf(NodeIdentity.parse("tv1.afd00z2p5000.a10-0-0-2p5000"))).isEqualTo("address [fd00::2]:5000");
-        assertThat(HubModuleCache.keyOf(NodeIdentity.parse("tv1.x203-0-113-7p6000"))).isEqualTo("address 203.0.113.7:6000");
+        assertThat(HubModuleCache.keyOf(NodeIdentity.parse("tv1-n1.hfd00z1p17001")))
+                .isEqualTo("hub [fd00::1]:17001");
+        assertThat(HubModuleCache.keyOf(NodeIdentity.parse("tv1-n1.a10-0-0-2p5000")))
+                .isEqualTo("node n1");
+        assertThat(HubModuleCache.keyOf(
+                        NodeIdentity.builder().id(NodeId.of("lonely")).build()))
+                .isEqualTo("node lonely");
+        assertThat(HubModuleCache.keyOf(NodeIdentity.parse("tv1.afd00z2p5000.a10-0-0-2p5000")))
+                .isEqualTo("address [fd00::2]:5000");
+        assertThat(HubModuleCache.keyOf(NodeIdentity.parse("tv1.x203-0-113-7p6000")))
+                .isEqualTo("address 203.0.113.7:6000");
     }
 
     @Test
@@ -81,7 +92,9 @@ class HubModuleCacheTest {
         cache.remember("extra", "routed");
         assertThat(cache.size()).isEqualTo(HubModuleCache.MAX_ENTRIES);
         assertThat(cache.lookup("k0")).contains("direct");
-        assertThat(cache.lookup("k1")).as("the least recently used entry was evicted").isEmpty();
+        assertThat(cache.lookup("k1"))
+                .as("the least recently used entry was evicted")
+                .isEmpty();
         assertThat(cache.lookup("extra")).contains("routed");
     }
 
@@ -91,7 +104,8 @@ class HubModuleCacheTest {
         cache.rememberUnlessUpgraded("hub a", null, "routed", 0);
         assertThat(cache.lookup("hub a")).contains("routed");
         cache.remember("hub a", "splice", 5_000_000); // an attempt that outlived the relay's win got through
-        cache.rememberUnlessUpgraded("hub a", "routed", "routed", 0); // a connect that began with routed cached wins with it
+        cache.rememberUnlessUpgraded(
+                "hub a", "routed", "routed", 0); // a connect that began with routed cached wins with it
         assertThat(cache.choice("hub a")).contains(new HubModuleCache.Choice("splice", 5_000_000));
 
         cache.forget("hub a", "splice"); // the cached module failed in a race that a relay then won

@@ -52,7 +52,8 @@ class InBandEndOfStreamTest {
     @Test
     void aTunnelThatEndsWithoutEndOfStreamIsAReset() throws Exception {
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            try (Socket s = new InBandEndOfStreamSocket(connect(listener)); Socket raw = listener.accept()) {
+            try (Socket s = new InBandEndOfStreamSocket(connect(listener));
+                    Socket raw = listener.accept()) {
                 raw.getOutputStream().write(new byte[] {0, 3, 'a', 'b', 'c'});
                 raw.close(); // the far end vanished without saying end-of-stream
                 InputStream in = s.getInputStream();
@@ -129,9 +130,9 @@ class InBandEndOfStreamTest {
     }
 
     private static Socket connect(ServerSocket listener) throws IOException {
-        return new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) listener.getLocalSocketAddress()).getPort());
+        return new Socket(
+                InetAddress.getLoopbackAddress(), ((InetSocketAddress) listener.getLocalSocketAddress()).getPort());
     }
-
 
     private static String send(Socket s, int length, long seed) throws IOException {
         byte[] data = new byte[length];
@@ -156,7 +157,8 @@ class InBandEndOfStreamTest {
 
     private static String sha256(byte[] data) {
         try {
-            return java.util.HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data));
+            return java.util.HexFormat.of()
+                    .formatHex(MessageDigest.getInstance("SHA-256").digest(data));
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }

@@ -6,12 +6,12 @@ import static org.awaitility.Awaitility.await;
 import io.traverse.TraverseListener;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
-import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.Socket;
@@ -37,7 +37,8 @@ class KernelSocketsFirstTest {
 
     private final ExecutorService executor = Executors.newCachedThreadPool();
     private final HubModuleCache cache = new HubModuleCache(TimeUnit.MINUTES.toNanos(5));
-    private final NodeIdentity target = NodeIdentity.builder().id(NodeId.random()).build();
+    private final NodeIdentity target =
+            NodeIdentity.builder().id(NodeId.random()).build();
     private final String key = HubModuleCache.keyOf(target);
     private final List<String> upgrades = new CopyOnWriteArrayList<>();
 
@@ -57,14 +58,20 @@ class KernelSocketsFirstTest {
                 upgrades.add(from + "->" + to);
             }
         };
-        PathUpgradeProbes probes = new PathUpgradeProbes(cache, events, TimeUnit.MILLISECONDS.toNanos(STAGGER_MS),
-                Duration.ofSeconds(5), executor);
-        return new ModuleRacer(List.of(modules), cache, new ModuleCounters(), TimeUnit.MILLISECONDS.toNanos(staggerMs), executor,
+        PathUpgradeProbes probes = new PathUpgradeProbes(
+                cache, events, TimeUnit.MILLISECONDS.toNanos(STAGGER_MS), Duration.ofSeconds(5), executor);
+        return new ModuleRacer(
+                List.of(modules),
+                cache,
+                new ModuleCounters(),
+                TimeUnit.MILLISECONDS.toNanos(staggerMs),
+                executor,
                 probes);
     }
 
     private ModuleRacer.Outcome connect(ModuleRacer racer) throws IOException {
-        return racer.prepare(new ConnectRequest(target, 80, Deadline.after(Duration.ofSeconds(5)), ConnectOptions.NONE)).connect();
+        return racer.prepare(new ConnectRequest(target, 80, Deadline.after(Duration.ofSeconds(5)), ConnectOptions.NONE))
+                .connect();
     }
 
     @Test
@@ -77,7 +84,9 @@ class KernelSocketsFirstTest {
 
         assertThat(outcome.module()).isEqualTo("reverse");
         assertThat(routed.sockets).hasSize(1);
-        await("the relay's connection is dropped").atMost(Duration.ofSeconds(2)).until(() -> routed.sockets.get(0).isClosed());
+        await("the relay's connection is dropped")
+                .atMost(Duration.ofSeconds(2))
+                .until(() -> routed.sockets.get(0).isClosed());
         assertThat(cache.lookup(key)).contains("reverse");
     }
 
@@ -93,18 +102,28 @@ class KernelSocketsFirstTest {
         long tookMs = (System.nanoTime() - start) / 1_000_000;
 
         assertThat(outcome.module()).isEqualTo("routed");
-        assertThat(tookMs).as("the relay waited about its own setup time, not for the kernel socket").isLessThan(300);
+        assertThat(tookMs)
+                .as("the relay waited about its own setup time, not for the kernel socket")
+                .isLessThan(300);
         assertThat(cache.lookup(key)).contains("routed");
         await().atMost(Duration.ofSeconds(3)).until(() -> cache.lookup(key).equals(Optional.of("reverse")));
-        assertThat(reverse.sockets).hasSize(1).allSatisfy(s -> assertThat(s.isClosed()).as("never handed out").isTrue());
-        assertThat(outcome.socket().isClosed()).as("the relay's connection is the application's").isFalse();
+        assertThat(reverse.sockets)
+                .hasSize(1)
+                .allSatisfy(s -> assertThat(s.isClosed()).as("never handed out").isTrue());
+        assertThat(outcome.socket().isClosed())
+                .as("the relay's connection is the application's")
+                .isFalse();
         assertThat(upgrades).containsExactly("routed->reverse");
-        assertThat(cache.choice(key).orElseThrow().setupNanos()).isBetween(TimeUnit.MILLISECONDS.toNanos(350),
-                TimeUnit.MILLISECONDS.toNanos(2_000));
+        assertThat(cache.choice(key).orElseThrow().setupNanos())
+                .isBetween(TimeUnit.MILLISECONDS.toNanos(350), TimeUnit.MILLISECONDS.toNanos(2_000));
 
         ModuleRacer.Outcome second = connect(racer);
-        assertThat(second.module()).as("a cached kernel module has a head start of 1.5 times its setup").isEqualTo("reverse");
-        assertThat(routed.plans.get()).as("the relay was not even launched the second time").isEqualTo(1);
+        assertThat(second.module())
+                .as("a cached kernel module has a head start of 1.5 times its setup")
+                .isEqualTo("reverse");
+        assertThat(routed.plans.get())
+                .as("the relay was not even launched the second time")
+                .isEqualTo(1);
     }
 
     @Test
@@ -145,7 +164,9 @@ class KernelSocketsFirstTest {
         long tookMs = (System.nanoTime() - start) / 1_000_000;
 
         assertThat(outcome.module()).isEqualTo("reverse");
-        assertThat(tookMs).as("reverse did not wait the 1 s stagger behind a long shot").isLessThan(700);
+        assertThat(tookMs)
+                .as("reverse did not wait the 1 s stagger behind a long shot")
+                .isLessThan(700);
     }
 
     @Test
@@ -157,26 +178,37 @@ class KernelSocketsFirstTest {
         ModuleRacer.Outcome outcome = connect(racer(400, direct, reverse, routed));
 
         assertThat(outcome.module()).isEqualTo("reverse");
-        assertThat(routed.plans.get()).as("routed waits its stagger behind reverse, as without the long shot").isZero();
+        assertThat(routed.plans.get())
+                .as("routed waits its stagger behind reverse, as without the long shot")
+                .isZero();
     }
 
     @Test
     void aSlowKernelModuleStartsTheRelayBesideItButOnceCachedKeepsItsHeadStart() throws Exception {
         Timed direct = Timed.failing("direct", 0);
-        Timed splice = Timed.succeeding("splice", 600, false).longShot(); // several round trips, as splice says of itself
+        Timed splice =
+                Timed.succeeding("splice", 600, false).longShot(); // several round trips, as splice says of itself
         Timed routed = Timed.succeeding("routed", 20, true);
         ModuleRacer racer = racer(1_000, direct, splice, routed);
 
         long start = System.nanoTime();
         ModuleRacer.Outcome first = connect(racer);
         long tookMs = (System.nanoTime() - start) / 1_000_000;
-        assertThat(first.module()).as("the relay started beside splice, not a 1 s stagger later").isEqualTo("routed");
+        assertThat(first.module())
+                .as("the relay started beside splice, not a 1 s stagger later")
+                .isEqualTo("routed");
         assertThat(tookMs).isLessThan(400);
-        await("splice, left running, is cached").atMost(Duration.ofSeconds(3)).until(() -> cache.lookup(key).equals(Optional.of("splice")));
+        await("splice, left running, is cached")
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> cache.lookup(key).equals(Optional.of("splice")));
 
         ModuleRacer.Outcome second = connect(racer);
-        assertThat(second.module()).as("cached, it is no long shot: it keeps its head start over the relay").isEqualTo("splice");
-        assertThat(routed.plans.get()).as("the relay was not launched the second time").isEqualTo(1);
+        assertThat(second.module())
+                .as("cached, it is no long shot: it keeps its head start over the relay")
+                .isEqualTo("splice");
+        assertThat(routed.plans.get())
+                .as("the relay was not launched the second time")
+                .isEqualTo(1);
     }
 
     @Test
@@ -188,8 +220,11 @@ class KernelSocketsFirstTest {
         long start = System.nanoTime();
         assertThat(connect(racer).module()).isEqualTo("routed");
         long tookMs = (System.nanoTime() - start) / 1_000_000;
-        assertThat(tookMs).as("the caller's thread, which ran splice, did not wait for it").isLessThan(400);
-        await("splice, cancelled with the first attempt, is probed again and cached").atMost(Duration.ofSeconds(3))
+        assertThat(tookMs)
+                .as("the caller's thread, which ran splice, did not wait for it")
+                .isLessThan(400);
+        await("splice, cancelled with the first attempt, is probed again and cached")
+                .atMost(Duration.ofSeconds(3))
                 .until(() -> cache.lookup(key).equals(Optional.of("splice")));
         assertThat(splice.plans.get()).as("the race's attempt and the probe's").isEqualTo(2);
     }

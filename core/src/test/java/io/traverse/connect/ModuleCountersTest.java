@@ -25,9 +25,10 @@ class ModuleCountersTest {
         counters.succeeded("direct", 3_000_000);
         counters.attempted("direct"); // lost a race: neither success nor failure
 
-        assertThat(counters.snapshot()).containsExactly(
-                new ModuleStatistics("direct", 3, 2, 0, Duration.ofMillis(2)),
-                new ModuleStatistics("routed", 1, 0, 1, Duration.ZERO));
+        assertThat(counters.snapshot())
+                .containsExactly(
+                        new ModuleStatistics("direct", 3, 2, 0, Duration.ofMillis(2)),
+                        new ModuleStatistics("routed", 1, 0, 1, Duration.ZERO));
     }
 
     @Test
@@ -64,8 +65,9 @@ class ModuleCountersTest {
         } finally {
             pool.shutdownNow();
         }
-        assertThat(counters.snapshot()).containsExactly(
-                new ModuleStatistics("direct", 20_000, 20_000, 0, Duration.ofNanos(10)),
-                new ModuleStatistics("splice", 20_000, 0, 20_000, Duration.ZERO));
+        assertThat(counters.snapshot())
+                .containsExactly(
+                        new ModuleStatistics("direct", 20_000, 20_000, 0, Duration.ofNanos(10)),
+                        new ModuleStatistics("splice", 20_000, 0, 20_000, Duration.ZERO));
     }
 }

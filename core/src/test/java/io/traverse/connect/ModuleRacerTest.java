@@ -6,12 +6,12 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import io.traverse.TraverseListener;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
-import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.Socket;
@@ -29,7 +29,8 @@ import org.junit.jupiter.api.Test;
 class ModuleRacerTest {
     private final ExecutorService executor = Executors.newCachedThreadPool();
     private final HubModuleCache cache = new HubModuleCache(TimeUnit.MINUTES.toNanos(5));
-    private final NodeIdentity target = NodeIdentity.builder().id(NodeId.random()).build();
+    private final NodeIdentity target =
+            NodeIdentity.builder().id(NodeId.random()).build();
 
     @AfterEach
     void stop() {
@@ -37,10 +38,10 @@ class ModuleRacerTest {
     }
 
     private ModuleRacer racer(ConnectionModule... modules) {
-        PathUpgradeProbes probes = new PathUpgradeProbes(cache, new TraverseListener() { }, TimeUnit.MILLISECONDS.toNanos(20),
-                Duration.ofSeconds(1), executor);
-        return new ModuleRacer(List.of(modules), cache, new ModuleCounters(), TimeUnit.MILLISECONDS.toNanos(20), executor,
-                probes);
+        PathUpgradeProbes probes = new PathUpgradeProbes(
+                cache, new TraverseListener() {}, TimeUnit.MILLISECONDS.toNanos(20), Duration.ofSeconds(1), executor);
+        return new ModuleRacer(
+                List.of(modules), cache, new ModuleCounters(), TimeUnit.MILLISECONDS.toNanos(20), executor, probes);
     }
 
     private ConnectRequest request(Duration timeout) {
@@ -49,29 +50,37 @@ class ModuleRacerTest {
 
     @Test
     void aFailedConnectNamesEveryModulesReasonInChainOrderAndWhyOthersWereNotTried() {
-        ModuleRacer racer = racer(failing("direct", "10.0.0.1:80: Connection refused; 10.0.0.2:80: Network is unreachable"),
+        ModuleRacer racer = racer(
+                failing("direct", "10.0.0.1:80: Connection refused; 10.0.0.2:80: Network is unreachable"),
                 notPlanned("reverse", "no hub link to ask the node to dial back"),
                 failing("routed", "the hubs know no route to the node"));
         cache.remember(HubModuleCache.keyOf(target), "routed"); // raced first, still told in chain order
 
-        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
+        Throwable thrown = catchThrowable(
+                () -> racer.prepare(request(Duration.ofSeconds(5))).connect());
 
         assertThat(thrown).isInstanceOf(AttemptFailedException.class);
-        assertThat(thrown.getMessage()).isEqualTo("direct: (10.0.0.1:80: Connection refused; 10.0.0.2:80: Network is unreachable); "
-                + "reverse: not tried (no hub link to ask the node to dial back); routed: the hubs know no route to the node");
+        assertThat(thrown.getMessage())
+                .isEqualTo(
+                        "direct: (10.0.0.1:80: Connection refused; 10.0.0.2:80: Network is unreachable); "
+                                + "reverse: not tried (no hub link to ask the node to dial back); routed: the hubs know no route to the node");
         assertThat(((AttemptFailedException) thrown).scope()).isEqualTo(FailureScope.MODULE);
         assertThat(thrown.getSuppressed()).as("every module's own exception").hasSize(3);
     }
 
     @Test
     void aSingleFailingModuleStillSaysWhyTheOthersWereNotTried() {
-        ModuleRacer racer = racer(failing("direct", "10.0.0.1:80: Connection refused"),
+        ModuleRacer racer = racer(
+                failing("direct", "10.0.0.1:80: Connection refused"),
                 notPlanned("routed", "no hub link to route a connection (no hub)"));
 
-        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
+        Throwable thrown = catchThrowable(
+                () -> racer.prepare(request(Duration.ofSeconds(5))).connect());
 
-        assertThat(thrown).isInstanceOf(AttemptFailedException.class)
-                .hasMessage("direct: 10.0.0.1:80: Connection refused; routed: not tried (no hub link to route a connection (no hub))");
+        assertThat(thrown)
+                .isInstanceOf(AttemptFailedException.class)
+                .hasMessage(
+                        "direct: 10.0.0.1:80: Connection refused; routed: not tried (no hub link to route a connection (no hub))");
     }
 
     @Test
@@ -79,40 +88,54 @@ class ModuleRacerTest {
         CountDownLatch never = new CountDownLatch(1);
         ModuleRacer racer = racer(failing("direct", "10.0.0.1:80: Connection refused"), hanging("routed", never));
 
-        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofMillis(300))).connect());
+        Throwable thrown = catchThrowable(
+                () -> racer.prepare(request(Duration.ofMillis(300))).connect());
 
-        assertThat(thrown).isInstanceOf(SocketTimeoutException.class)
-                .hasMessage("Connect timed out (direct: 10.0.0.1:80: Connection refused; routed: no answer before the deadline)");
+        assertThat(thrown)
+                .isInstanceOf(SocketTimeoutException.class)
+                .hasMessage(
+                        "Connect timed out (direct: 10.0.0.1:80: Connection refused; routed: no answer before the deadline)");
     }
 
     @Test
     void aModuleStillWaitingAtTheDeadlineSaysWhatItWaitedFor() {
         CountDownLatch never = new CountDownLatch(1);
-        ConnectionModule waiting = module("routed", () -> {
-            try {
-                never.await();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            throw new AttemptFailedException(FailureScope.PATH, "cancelled");
-        }, "waiting for a hub link to route a connection (hub link connecting)");
+        ConnectionModule waiting = module(
+                "routed",
+                () -> {
+                    try {
+                        never.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    throw new AttemptFailedException(FailureScope.PATH, "cancelled");
+                },
+                "waiting for a hub link to route a connection (hub link connecting)");
         ModuleRacer racer = racer(failing("direct", "10.0.0.1:80: Connection refused"), waiting);
 
-        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofMillis(300))).connect());
+        Throwable thrown = catchThrowable(
+                () -> racer.prepare(request(Duration.ofMillis(300))).connect());
 
-        assertThat(thrown).isInstanceOf(SocketTimeoutException.class).hasMessage("Connect timed out (direct: 10.0.0.1:80: Connection refused; "
-                + "routed: no answer before the deadline: waiting for a hub link to route a connection (hub link connecting))");
+        assertThat(thrown)
+                .isInstanceOf(SocketTimeoutException.class)
+                .hasMessage(
+                        "Connect timed out (direct: 10.0.0.1:80: Connection refused; "
+                                + "routed: no answer before the deadline: waiting for a hub link to route a connection (hub link connecting))");
     }
 
     @Test
     void aPlainConnectExceptionOfTheOnlyModuleTriedIsToldWithTheOthers() {
-        ModuleRacer racer = racer(module("direct", () -> {
-            throw new java.net.ConnectException("Connection refused");
-        }), notPlanned("reverse", "no hub link"));
+        ModuleRacer racer = racer(
+                module("direct", () -> {
+                    throw new java.net.ConnectException("Connection refused");
+                }),
+                notPlanned("reverse", "no hub link"));
 
-        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
+        Throwable thrown = catchThrowable(
+                () -> racer.prepare(request(Duration.ofSeconds(5))).connect());
 
-        assertThat(thrown).isInstanceOf(java.net.ConnectException.class)
+        assertThat(thrown)
+                .isInstanceOf(java.net.ConnectException.class)
                 .hasMessage("direct: Connection refused; reverse: not tried (no hub link)");
     }
 
@@ -120,7 +143,8 @@ class ModuleRacerTest {
     void severalReasonsOfAModuleThatWasNotTriedGetNoSecondBrackets() {
         ModuleRacer racer = racer(failing("direct", "refused"), notPlanned("routed", "no hub link; and none coming"));
 
-        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
+        Throwable thrown = catchThrowable(
+                () -> racer.prepare(request(Duration.ofSeconds(5))).connect());
 
         assertThat(thrown).hasMessage("direct: refused; routed: not tried (no hub link; and none coming)");
     }
@@ -143,25 +167,32 @@ class ModuleRacerTest {
         Socket won = new Socket();
         ModuleRacer racer = racer(module("direct", () -> won), counted);
 
-        assertThat(racer.prepare(request(Duration.ofSeconds(5))).connect().socket()).isSameAs(won);
+        assertThat(racer.prepare(request(Duration.ofSeconds(5))).connect().socket())
+                .isSameAs(won);
         assertThat(plans).as("a module the race never launched").hasValue(0);
     }
 
     @Test
     void whenNoModuleAppliesTheMessageSaysSo() {
-        ModuleRacer racer = racer(notPlanned("direct", "the target has no address"), notPlanned("routed", "no hub link"));
+        ModuleRacer racer =
+                racer(notPlanned("direct", "the target has no address"), notPlanned("routed", "no hub link"));
 
-        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
+        Throwable thrown = catchThrowable(
+                () -> racer.prepare(request(Duration.ofSeconds(5))).connect());
 
-        assertThat(thrown).isInstanceOf(AttemptFailedException.class).hasMessageStartingWith("no module can reach ")
-                .hasMessageEndingWith("(direct: not tried (the target has no address); routed: not tried (no hub link))");
+        assertThat(thrown)
+                .isInstanceOf(AttemptFailedException.class)
+                .hasMessageStartingWith("no module can reach ")
+                .hasMessageEndingWith(
+                        "(direct: not tried (the target has no address); routed: not tried (no hub link))");
     }
 
     @Test
     void aDefinitiveAnswerFromTheTargetIsPassedOnAsItIs() {
         ModuleRacer racer = racer(target("direct", "nothing listens on virtual port 80"), failing("routed", "unused"));
 
-        Throwable thrown = catchThrowable(() -> racer.prepare(request(Duration.ofSeconds(5))).connect());
+        Throwable thrown = catchThrowable(
+                () -> racer.prepare(request(Duration.ofSeconds(5))).connect());
 
         assertThat(thrown).isInstanceOf(AttemptFailedException.class).hasMessage("nothing listens on virtual port 80");
     }
@@ -227,8 +258,7 @@ class ModuleRacerTest {
                     }
 
                     @Override
-                    public void cancel() {
-                    }
+                    public void cancel() {}
 
                     @Override
                     public String progress() {

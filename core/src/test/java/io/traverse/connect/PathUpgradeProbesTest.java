@@ -6,11 +6,11 @@ import static org.awaitility.Awaitility.await;
 import io.traverse.TraverseListener;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.Deadline;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
-import io.traverse.protocol.Deadline;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketException;
@@ -35,10 +35,13 @@ class PathUpgradeProbesTest {
             upgrades.add(cacheKey + ": " + previousModule + " -> " + newModule);
         }
     };
-    private final PathUpgradeProbes probes = new PathUpgradeProbes(cache, events, TimeUnit.MILLISECONDS.toNanos(100),
-            Duration.ofSeconds(5), executor);
-    private final ConnectRequest request = new ConnectRequest(NodeIdentity.builder().id(NodeId.random()).build(), 80,
-            Deadline.after(Duration.ofSeconds(5)), ConnectOptions.NONE);
+    private final PathUpgradeProbes probes =
+            new PathUpgradeProbes(cache, events, TimeUnit.MILLISECONDS.toNanos(100), Duration.ofSeconds(5), executor);
+    private final ConnectRequest request = new ConnectRequest(
+            NodeIdentity.builder().id(NodeId.random()).build(),
+            80,
+            Deadline.after(Duration.ofSeconds(5)),
+            ConnectOptions.NONE);
 
     @AfterEach
     void stop() {

@@ -4,8 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-import io.traverse.spi.AttemptFailedException;
 import io.traverse.protocol.Deadline;
+import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.ConnectException;
@@ -115,10 +115,10 @@ class StaggeredRaceTest {
         }
     }
 
-    private StaggeredRace<String> race(List<FakeAttempt> attempts, Duration stagger, Duration deadline,
-            Predicate<IOException> endsRace) {
-        return new StaggeredRace<>(attempts, stagger.toNanos(), Deadline.after(deadline), executor, endsRace,
-                discarded::add);
+    private StaggeredRace<String> race(
+            List<FakeAttempt> attempts, Duration stagger, Duration deadline, Predicate<IOException> endsRace) {
+        return new StaggeredRace<>(
+                attempts, stagger.toNanos(), Deadline.after(deadline), executor, endsRace, discarded::add);
     }
 
     private StaggeredRace<String> race(List<FakeAttempt> attempts, Duration stagger) {
@@ -182,11 +182,14 @@ class StaggeredRaceTest {
         first.fail(new ConnectException("refused")); // the next is launched at once, and prepares
         Thread.sleep(300);
         assertThat(waiting.hasStarted()).isFalse();
-        assertThat(after.hasStarted()).as("not launched while the one before it is still preparing").isFalse();
+        assertThat(after.hasStarted())
+                .as("not launched while the one before it is still preparing")
+                .isFalse();
         long released = System.nanoTime();
         linkUp.countDown();
         await().atMost(WITHIN).until(() -> waiting.hasStarted() && after.hasStarted());
-        assertThat(after.startedAt - waiting.startedAt).as("a stagger after the preparation ended")
+        assertThat(after.startedAt - waiting.startedAt)
+                .as("a stagger after the preparation ended")
                 .isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(25));
         assertThat(after.startedAt).isGreaterThan(released);
         waiting.succeed();
@@ -228,7 +231,8 @@ class StaggeredRaceTest {
         CompletableFuture<String> result = runElsewhere(race(List.of(a, b), stagger));
         await().atMost(WITHIN).until(b::hasStarted);
         assertThat(a.startedAt).isGreaterThanOrEqualTo(runCalledAt);
-        assertThat(b.startedAt - runCalledAt).as("b waits the stagger after the race (and a) began")
+        assertThat(b.startedAt - runCalledAt)
+                .as("b waits the stagger after the race (and a) began")
                 .isGreaterThanOrEqualTo(stagger.toNanos());
         b.succeed();
         assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("b");
@@ -251,7 +255,8 @@ class StaggeredRaceTest {
         CompletableFuture<String> result = runElsewhere(race(List.of(c, d, e), stagger));
         await().atMost(WITHIN).until(e::hasStarted);
         assertThat(d.startedAt - runCalledAt).as("d waits one stagger").isGreaterThanOrEqualTo(stagger.toNanos());
-        assertThat(e.startedAt - d.startedAt).as("e starts right after d failed, not a stagger later")
+        assertThat(e.startedAt - d.startedAt)
+                .as("e starts right after d failed, not a stagger later")
                 .isLessThan(stagger.toNanos() * 3 / 4);
         e.succeed();
         assertThat(result.get(10, TimeUnit.SECONDS)).isEqualTo("e");
@@ -262,8 +267,13 @@ class StaggeredRaceTest {
     void withoutStaggerTheNextStartsOnlyAfterAFailure() throws Exception {
         FakeAttempt a = new FakeAttempt("a");
         FakeAttempt b = new FakeAttempt("b").succeedsAtOnce();
-        StaggeredRace<String> race = new StaggeredRace<>(List.of(a, b), Long.MAX_VALUE, Deadline.after(Duration.ofSeconds(20)),
-                executor, NEVER_ENDS, discarded::add);
+        StaggeredRace<String> race = new StaggeredRace<>(
+                List.of(a, b),
+                Long.MAX_VALUE,
+                Deadline.after(Duration.ofSeconds(20)),
+                executor,
+                NEVER_ENDS,
+                discarded::add);
         CompletableFuture<String> result = runElsewhere(race);
         await().atMost(WITHIN).until(a::hasStarted);
         Thread.sleep(300);
@@ -278,14 +288,19 @@ class StaggeredRaceTest {
         FakeAttempt a = new FakeAttempt("a");
         FakeAttempt b = new FakeAttempt("b");
         FakeAttempt c = new FakeAttempt("c");
-        CompletableFuture<String> result = runElsewhere(race(List.of(a, b, c), Duration.ofMillis(300),
-                Duration.ofSeconds(20), e -> FailureScope.of(e) == FailureScope.TARGET));
+        CompletableFuture<String> result = runElsewhere(race(
+                List.of(a, b, c),
+                Duration.ofMillis(300),
+                Duration.ofSeconds(20),
+                e -> FailureScope.of(e) == FailureScope.TARGET));
         await().atMost(WITHIN).until(b::hasStarted);
         b.fail(noSuchPort);
         assertThat(failureOf(result)).isSameAs(noSuchPort);
         await().atMost(WITHIN).until(() -> a.cancelled);
         Thread.sleep(600); // two staggers: c would have started by now
-        assertThat(c.hasStarted()).as("nothing is tried after a definitive answer").isFalse();
+        assertThat(c.hasStarted())
+                .as("nothing is tried after a definitive answer")
+                .isFalse();
     }
 
     @Test
@@ -300,11 +315,14 @@ class StaggeredRaceTest {
         ConnectException first = new ConnectException("10.0.0.1:80 refused");
         IOException second = new IOException("10.0.0.2:80 wrong node");
         AttemptFailedException third = new AttemptFailedException(FailureScope.MODULE, "no route to hub");
-        List<FakeAttempt> attempts = List.of(new FakeAttempt("a").failsAtOnce(first), new FakeAttempt("b").failsAtOnce(second),
+        List<FakeAttempt> attempts = List.of(
+                new FakeAttempt("a").failsAtOnce(first),
+                new FakeAttempt("b").failsAtOnce(second),
                 new FakeAttempt("c").failsAtOnce(third));
         assertThatThrownBy(() -> race(attempts, Duration.ofMillis(10)).run())
                 .isInstanceOfSatisfying(AttemptFailedException.class, e -> {
-                    assertThat(e.getMessage()).contains("10.0.0.1:80 refused", "10.0.0.2:80 wrong node", "no route to hub");
+                    assertThat(e.getMessage())
+                            .contains("10.0.0.1:80 refused", "10.0.0.2:80 wrong node", "no route to hub");
                     assertThat(e.getSuppressed()).containsExactlyInAnyOrder(first, second, third);
                     assertThat(e.scope()).as("the widest scope of the failures").isEqualTo(FailureScope.MODULE);
                 });
@@ -319,7 +337,8 @@ class StaggeredRaceTest {
 
         FakeAttempt c = new FakeAttempt("c");
         c.outcome.complete(new IllegalStateException("bug in c"));
-        assertThatThrownBy(() -> race(List.of(c), Duration.ofMillis(10)).run()).isInstanceOf(IOException.class)
+        assertThatThrownBy(() -> race(List.of(c), Duration.ofMillis(10)).run())
+                .isInstanceOf(IOException.class)
                 .hasMessageContaining("bug in c");
     }
 
@@ -338,7 +357,8 @@ class StaggeredRaceTest {
                 new FakeAttempt("b").failsAtOnce(new SocketTimeoutException("b timed out")));
         assertThatThrownBy(() -> race(attempts, Duration.ofMillis(10)).run())
                 .isInstanceOf(SocketTimeoutException.class)
-                .hasMessageContaining("a timed out").hasMessageContaining("b timed out");
+                .hasMessageContaining("a timed out")
+                .hasMessageContaining("b timed out");
     }
 
     @Test
@@ -347,10 +367,14 @@ class StaggeredRaceTest {
         FakeAttempt b = new FakeAttempt("b");
         FakeAttempt c = new FakeAttempt("c");
         long start = System.nanoTime();
-        assertThatThrownBy(() -> race(List.of(a, b, c), Duration.ofMillis(20), Duration.ofMillis(300), NEVER_ENDS).run())
-                .isInstanceOf(SocketTimeoutException.class).hasMessageContaining("a refused");
+        assertThatThrownBy(() -> race(List.of(a, b, c), Duration.ofMillis(20), Duration.ofMillis(300), NEVER_ENDS)
+                        .run())
+                .isInstanceOf(SocketTimeoutException.class)
+                .hasMessageContaining("a refused");
         long elapsed = System.nanoTime() - start;
-        assertThat(elapsed).as("not before the deadline").isGreaterThanOrEqualTo(Duration.ofMillis(300).toNanos());
+        assertThat(elapsed)
+                .as("not before the deadline")
+                .isGreaterThanOrEqualTo(Duration.ofMillis(300).toNanos());
         assertThat(elapsed).isLessThan(WITHIN.toNanos());
         await().atMost(WITHIN).until(() -> b.cancelled && c.cancelled);
     }
@@ -395,19 +419,29 @@ class StaggeredRaceTest {
         java.util.concurrent.Executor refusing = command -> {
             throw new RejectedExecutionException("attempt pool is full");
         };
-        List<FakeAttempt> attempts = List.of(new FakeAttempt("a").failsAtOnce(new ConnectException("a refused")),
-                new FakeAttempt("b").succeedsAtOnce(), new FakeAttempt("c").succeedsAtOnce());
-        StaggeredRace<String> race = new StaggeredRace<>(attempts, Duration.ofSeconds(20).toNanos(),
-                Deadline.after(Duration.ofSeconds(20)), refusing, NEVER_ENDS, discarded::add);
+        List<FakeAttempt> attempts = List.of(
+                new FakeAttempt("a").failsAtOnce(new ConnectException("a refused")),
+                new FakeAttempt("b").succeedsAtOnce(),
+                new FakeAttempt("c").succeedsAtOnce());
+        StaggeredRace<String> race = new StaggeredRace<>(
+                attempts,
+                Duration.ofSeconds(20).toNanos(),
+                Deadline.after(Duration.ofSeconds(20)),
+                refusing,
+                NEVER_ENDS,
+                discarded::add);
         long start = System.nanoTime();
-        assertThatThrownBy(race::run).isInstanceOf(AttemptFailedException.class)
-                .hasMessageContaining("a refused").hasMessageContaining("attempt pool is full");
+        assertThatThrownBy(race::run)
+                .isInstanceOf(AttemptFailedException.class)
+                .hasMessageContaining("a refused")
+                .hasMessageContaining("attempt pool is full");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(WITHIN);
     }
 
     @Test
     void emptyAttemptListIsRefused() {
-        assertThatThrownBy(() -> race(new ArrayList<>(), Duration.ofMillis(10))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> race(new ArrayList<>(), Duration.ofMillis(10)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -437,12 +471,20 @@ class StaggeredRaceTest {
             }
             if (anySuccess) {
                 assertThat(outcome.get()).as(where).isInstanceOf(String.class);
-                assertThat(attempts.stream().filter(a -> a.name.equals(outcome.get())).findFirst().orElseThrow()
-                        .outcome.getNow(null)).as(where).isEqualTo(outcome.get());
+                assertThat(attempts.stream()
+                                .filter(a -> a.name.equals(outcome.get()))
+                                .findFirst()
+                                .orElseThrow()
+                                .outcome
+                                .getNow(null))
+                        .as(where)
+                        .isEqualTo(outcome.get());
             } else {
                 assertThat(outcome.get()).as(where).isInstanceOf(ConnectException.class);
                 if (count > 1) {
-                    assertThat(((IOException) outcome.get()).getSuppressed()).as(where).hasSize(count);
+                    assertThat(((IOException) outcome.get()).getSuppressed())
+                            .as(where)
+                            .hasSize(count);
                 }
             }
         }

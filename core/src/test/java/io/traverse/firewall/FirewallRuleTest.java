@@ -22,7 +22,8 @@ class FirewallRuleTest {
 
     @Test
     void textFormRoundTrips() {
-        for (String text : List.of("allow:10.0.0.0/8", "deny:all", "drop:fd00::/8", "allow:127.0.3.0/24", "deny:198.18.0.1/32")) {
+        for (String text :
+                List.of("allow:10.0.0.0/8", "deny:all", "drop:fd00::/8", "allow:127.0.3.0/24", "deny:198.18.0.1/32")) {
             FirewallRule rule = FirewallRule.parse(text);
             assertThat(rule).hasToString(text);
             assertThat(FirewallRule.parse(rule.toString())).isEqualTo(rule);
@@ -35,16 +36,21 @@ class FirewallRuleTest {
         assertThat(rule.matches(IpLiterals.parse("10.1.255.255"))).isTrue();
         assertThat(rule.matches(IpLiterals.parse("10.2.0.0"))).isFalse();
         assertThat(rule.matches(IpLiterals.parse("::1"))).isFalse();
-        assertThat(FirewallRule.parse("deny:all").matches(IpLiterals.parse("::1"))).isTrue();
+        assertThat(FirewallRule.parse("deny:all").matches(IpLiterals.parse("::1")))
+                .isTrue();
     }
 
     @Test
     void errorsNameTheRuleAndThePart() {
-        assertThatThrownBy(() -> FirewallRule.parse("permit:all")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("permit:all").hasMessageContaining("'permit'");
-        assertThatThrownBy(() -> FirewallRule.parse("allow")).hasMessageContaining("'allow'")
+        assertThatThrownBy(() -> FirewallRule.parse("permit:all"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("permit:all")
+                .hasMessageContaining("'permit'");
+        assertThatThrownBy(() -> FirewallRule.parse("allow"))
+                .hasMessageContaining("'allow'")
                 .hasMessageContaining("allow:NETWORK");
-        assertThatThrownBy(() -> FirewallRule.parse("allow:10.0.0.0/33")).hasMessageContaining("allow:10.0.0.0/33")
+        assertThatThrownBy(() -> FirewallRule.parse("allow:10.0.0.0/33"))
+                .hasMessageContaining("allow:10.0.0.0/33")
                 .hasMessageContaining("33");
         assertThatThrownBy(() -> FirewallRule.parse("allow:intranet.example")).hasMessageContaining("intranet.example");
         assertThatThrownBy(() -> FirewallRule.parse("allow:")).isInstanceOf(IllegalArgumentException.class);

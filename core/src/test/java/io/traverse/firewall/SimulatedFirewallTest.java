@@ -37,9 +37,12 @@ class SimulatedFirewallTest {
     void verdictDescribesRuleAndSource() {
         SimulatedFirewall fw = new SimulatedFirewall(List.of(FirewallRule.parse("deny:127.0.3.0/24")));
         assertThat(fw.check(IpLiterals.parse("127.0.3.9")).describe(IpLiterals.parse("127.0.3.9")))
-                .contains("deny:127.0.3.0/24").contains("denies").contains("127.0.3.9");
+                .contains("deny:127.0.3.0/24")
+                .contains("denies")
+                .contains("127.0.3.9");
         assertThat(fw.check(IpLiterals.parse("127.0.4.9")).describe(IpLiterals.parse("127.0.4.9")))
-                .contains("(none)").contains("allows");
+                .contains("(none)")
+                .contains("allows");
         assertThat(fw.rules()).containsExactly(FirewallRule.parse("deny:127.0.3.0/24"));
     }
 }

@@ -27,23 +27,31 @@ class AdvertisedExternalTest {
 
     @Test
     void anAdvertisedAddressJoinsTheIdentityAndTheHubAndLeavesBoth() throws Exception {
-        try (FakeHub hub = new FakeHub(TOKEN); Traverse node = Traverse.start(config(hub))) {
+        try (FakeHub hub = new FakeHub(TOKEN);
+                Traverse node = Traverse.start(config(hub))) {
             assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
-            ModuleContext context = AdvertisingModuleProvider.CONTEXTS.get(node.identity().id().orElseThrow().toString());
+            ModuleContext context = AdvertisingModuleProvider.CONTEXTS.get(
+                    node.identity().id().orElseThrow().toString());
             assertThat(context.listeningPort()).isEqualTo(node.listeningPort());
 
             AdvertisedExternal advertised = context.advertiseExternal(MAPPED);
             assertThat(node.identity().externals()).containsExactly(MAPPED);
             assertThat(node.identity().hubs()).first().isEqualTo(hub.address());
             assertThat(context.localIdentity()).isEqualTo(node.identity());
-            Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                    assertThat(hub.identities.get(node.identity().id().orElseThrow())).isEqualTo(node.identity().toText()));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(
+                                    hub.identities.get(node.identity().id().orElseThrow()))
+                            .isEqualTo(node.identity().toText()));
 
             advertised.withdraw();
             advertised.withdraw(); // a second withdrawal does nothing
             assertThat(node.identity().externals()).isEmpty();
-            Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                    assertThat(hub.identities.get(node.identity().id().orElseThrow())).doesNotContain(MAPPED_TEXT)
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(
+                                    hub.identities.get(node.identity().id().orElseThrow()))
+                            .doesNotContain(MAPPED_TEXT)
                             .isEqualTo(node.identity().toText()));
         }
     }
@@ -53,16 +61,25 @@ class AdvertisedExternalTest {
         FakeHub gone = new FakeHub(TOKEN);
         InetSocketAddress hubAddress = gone.address();
         gone.close(); // nothing listens there yet: the node keeps retrying
-        try (Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).hubs(List.of(hubAddress))
-                .discovery(false).modules(AdvertisingModuleProvider.NAME).build())) {
-            ModuleContext context = AdvertisingModuleProvider.CONTEXTS.get(node.identity().id().orElseThrow().toString());
+        try (Traverse node = Traverse.start(TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .token(TOKEN)
+                .hubs(List.of(hubAddress))
+                .discovery(false)
+                .modules(AdvertisingModuleProvider.NAME)
+                .build())) {
+            ModuleContext context = AdvertisingModuleProvider.CONTEXTS.get(
+                    node.identity().id().orElseThrow().toString());
             context.advertiseExternal(MAPPED);
             assertThat(node.identity().externals()).containsExactly(MAPPED);
             assertThat(node.hubLinkStatus().isConnected()).isFalse();
             try (FakeHub hub = new FakeHub(TOKEN, false, 2000, hubAddress.getPort())) {
                 assertThat(node.awaitHubLink(Duration.ofSeconds(15))).isTrue();
-                Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                        assertThat(hub.identities.get(node.identity().id().orElseThrow())).contains(MAPPED_TEXT)
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(5))
+                        .untilAsserted(() -> assertThat(
+                                        hub.identities.get(node.identity().id().orElseThrow()))
+                                .contains(MAPPED_TEXT)
                                 .isEqualTo(node.identity().toText()));
             }
         }
@@ -75,12 +92,16 @@ class AdvertisedExternalTest {
             hub.answerHello = new java.util.concurrent.CountDownLatch(1);
             try (Traverse node = Traverse.start(config(hub))) {
                 assertThat(hub.helloSeen.await(10, TimeUnit.SECONDS)).isTrue();
-                ModuleContext context = AdvertisingModuleProvider.CONTEXTS.get(node.identity().id().orElseThrow().toString());
+                ModuleContext context = AdvertisingModuleProvider.CONTEXTS.get(
+                        node.identity().id().orElseThrow().toString());
                 context.advertiseExternal(MAPPED);
                 hub.answerHello.countDown();
                 assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
-                Awaitility.await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                        assertThat(hub.identities.get(node.identity().id().orElseThrow())).contains(MAPPED_TEXT)
+                Awaitility.await()
+                        .atMost(Duration.ofSeconds(5))
+                        .untilAsserted(() -> assertThat(
+                                        hub.identities.get(node.identity().id().orElseThrow()))
+                                .contains(MAPPED_TEXT)
                                 .isEqualTo(node.identity().toText()));
             }
         }
@@ -91,8 +112,11 @@ class AdvertisedExternalTest {
         // A module that advertises (port mapping) holds a thread, a shutdown hook and a router mapping:
         // a node that fails to start must close it, or all three outlive the failed start.
         java.util.Set<String> before = java.util.Set.copyOf(AdvertisingModuleProvider.CONTEXTS.keySet());
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Traverse.start(TraverseConfig.builder().bind("127.0.0.1")
-                .discovery(false).modules(AdvertisingModuleProvider.NAME, FailingModuleProvider.NAME).build()))
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> Traverse.start(TraverseConfig.builder()
+                        .bind("127.0.0.1")
+                        .discovery(false)
+                        .modules(AdvertisingModuleProvider.NAME, FailingModuleProvider.NAME)
+                        .build()))
                 .hasMessageContaining("a module that cannot start");
         java.util.Set<String> created = new java.util.HashSet<>(AdvertisingModuleProvider.CONTEXTS.keySet());
         created.removeAll(before);
@@ -101,7 +125,13 @@ class AdvertisedExternalTest {
     }
 
     private static TraverseConfig config(FakeHub hub) {
-        return TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).hubs(List.of(hub.address())).discovery(false)
-                .hubTimeout(Duration.ofSeconds(5)).modules(AdvertisingModuleProvider.NAME).build();
+        return TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .token(TOKEN)
+                .hubs(List.of(hub.address()))
+                .discovery(false)
+                .hubTimeout(Duration.ofSeconds(5))
+                .modules(AdvertisingModuleProvider.NAME)
+                .build();
     }
 }

@@ -38,8 +38,10 @@ public final class AdvertisingModuleProvider implements ConnectionModuleProvider
             }
 
             @Override
-            public io.traverse.spi.ConnectionAttempt plan(io.traverse.spi.ConnectRequest request) throws java.io.IOException {
-                throw new io.traverse.spi.AttemptFailedException(io.traverse.spi.FailureScope.MODULE, "a test module that connects nowhere");
+            public io.traverse.spi.ConnectionAttempt plan(io.traverse.spi.ConnectRequest request)
+                    throws java.io.IOException {
+                throw new io.traverse.spi.AttemptFailedException(
+                        io.traverse.spi.FailureScope.MODULE, "a test module that connects nowhere");
             }
         };
     }

@@ -15,14 +15,16 @@ class CancelReachesTest {
         assertThat(request).isCancelled();
 
         CompletableFuture<String> answered = new CompletableFuture<>();
-        CompletableFuture<Integer> fromAnswer = NodeHubDirectory.cancelReaches(answered, answered.thenApply(String::length));
+        CompletableFuture<Integer> fromAnswer =
+                NodeHubDirectory.cancelReaches(answered, answered.thenApply(String::length));
         answered.complete("four");
         assertThat(fromAnswer.join()).isEqualTo(4);
         fromAnswer.cancel(false); // too late: nothing changes
         assertThat(answered).isNotCancelled().isCompletedWithValue("four");
 
         CompletableFuture<String> failed = new CompletableFuture<>();
-        CompletableFuture<Integer> fromFailure = NodeHubDirectory.cancelReaches(failed, failed.thenApply(String::length));
+        CompletableFuture<Integer> fromFailure =
+                NodeHubDirectory.cancelReaches(failed, failed.thenApply(String::length));
         failed.completeExceptionally(new IllegalStateException("link lost"));
         assertThat(fromFailure).isCompletedExceptionally();
         assertThat(failed).isNotCancelled();

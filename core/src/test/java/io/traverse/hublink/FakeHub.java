@@ -49,9 +49,11 @@ final class FakeHub implements AutoCloseable {
     final java.util.concurrent.CountDownLatch helloSeen = new java.util.concurrent.CountDownLatch(1);
     /** When set, a HELLO is answered only once this opens (a hub slow to answer). */
     volatile java.util.concurrent.CountDownLatch answerHello;
+
     final Map<String, Object[]> names = new ConcurrentHashMap<>();
     /** Answers to LOOKUPs other than NAME (default for HUBS: this hub). */
     final Map<LookupKind, List<String>> listings = new ConcurrentHashMap<>();
+
     private final LinkAuthentication authentication;
     private final boolean proveWrongly;
     private final int keepaliveMillis;
@@ -72,13 +74,19 @@ final class FakeHub implements AutoCloseable {
         this.authentication = new LinkAuthentication(token);
         this.proveWrongly = proveWrongly;
         this.keepaliveMillis = keepaliveMillis;
-        server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class).childHandler(new ChannelInitializer<Channel>() {
-            @Override
-            protected void initChannel(Channel ch) {
-                LinkPipeline.installCodec(ch.pipeline());
-                ch.pipeline().addLast(new Acceptor());
-            }
-        }).bind(InetAddress.getLoopbackAddress(), port).sync().channel();
+        server = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<Channel>() {
+                    @Override
+                    protected void initChannel(Channel ch) {
+                        LinkPipeline.installCodec(ch.pipeline());
+                        ch.pipeline().addLast(new Acceptor());
+                    }
+                })
+                .bind(InetAddress.getLoopbackAddress(), port)
+                .sync()
+                .channel();
     }
 
     InetSocketAddress address() {
@@ -134,12 +142,14 @@ final class FakeHub implements AutoCloseable {
                     held.start();
                 }
             } else if (msg instanceof Auth a) {
-                if (!authentication.isValidDialerProof(a.mac(), hello.clientNonce(), serverNonce, hello.senderId(), id)) {
+                if (!authentication.isValidDialerProof(
+                        a.mac(), hello.clientNonce(), serverNonce, hello.senderId(), id)) {
                     ch.writeAndFlush(Reject.of(RejectCode.AUTH, "wrong token")).addListener(f -> ch.close());
                     return;
                 }
                 if (nodes.putIfAbsent(hello.senderId(), ch) != null) {
-                    ch.writeAndFlush(Reject.of(RejectCode.DUPLICATE_ID, "node " + hello.senderId() + " is linked already"))
+                    ch.writeAndFlush(Reject.of(
+                                    RejectCode.DUPLICATE_ID, "node " + hello.senderId() + " is linked already"))
                             .addListener(f -> ch.close());
                     return;
                 }
@@ -176,14 +186,25 @@ final class FakeHub implements AutoCloseable {
                 ch.writeAndFlush(Result.of(r.requestId(), ResultStatus.OK, ""));
             } else if (msg instanceof Lookup l && l.kind() == LookupKind.NAME) {
                 Object[] held = names.get(l.argument());
-                ch.writeAndFlush(held == null ? new LookupResult(l.requestId(), ResultStatus.NOT_FOUND, List.of())
-                        : new LookupResult(l.requestId(), ResultStatus.OK, List.of(identities.get((NodeId) held[0]) + ":" + held[1])));
+                ch.writeAndFlush(
+                        held == null
+                                ? new LookupResult(l.requestId(), ResultStatus.NOT_FOUND, List.of())
+                                : new LookupResult(
+                                        l.requestId(),
+                                        ResultStatus.OK,
+                                        List.of(identities.get((NodeId) held[0]) + ":" + held[1])));
             } else if (msg instanceof Lookup l) {
-                List<String> entries = listings.getOrDefault(l.kind(), l.kind() == LookupKind.HUBS
-                        ? List.of(id + " fake hub 0 " + address().getAddress().getHostAddress() + ":" + address().getPort())
-                        : List.of());
-                ch.writeAndFlush(new LookupResult(l.requestId(), entries.isEmpty() && l.kind() == LookupKind.NODE
-                        ? ResultStatus.NOT_FOUND : ResultStatus.OK, entries));
+                List<String> entries = listings.getOrDefault(
+                        l.kind(),
+                        l.kind() == LookupKind.HUBS
+                                ? List.of(id + " fake hub 0 "
+                                        + address().getAddress().getHostAddress() + ":"
+                                        + address().getPort())
+                                : List.of());
+                ch.writeAndFlush(new LookupResult(
+                        l.requestId(),
+                        entries.isEmpty() && l.kind() == LookupKind.NODE ? ResultStatus.NOT_FOUND : ResultStatus.OK,
+                        entries));
             } else if (msg instanceof SideMessage m) {
                 Channel target = nodes.get(m.to());
                 if (target != null) {

@@ -35,6 +35,7 @@ class HubDataLinkTest {
     private static final byte[] NONCE = LinkAuthentication.newNonce();
     /** Direct buffers handed out, to check that a failed open keeps none. */
     private final List<ByteBuf> direct = new CopyOnWriteArrayList<>();
+
     private final ByteBufAllocator alloc = new AbstractByteBufAllocator(true) {
         @Override
         protected ByteBuf newHeapBuffer(int initialCapacity, int maxCapacity) {
@@ -56,7 +57,10 @@ class HubDataLinkTest {
 
     @AfterEach
     void noBufferKept() {
-        assertThat(direct).allSatisfy(b -> assertThat(b.refCnt()).as("buffer of %d bytes", b.capacity()).isZero());
+        assertThat(direct)
+                .allSatisfy(b -> assertThat(b.refCnt())
+                        .as("buffer of %d bytes", b.capacity())
+                        .isZero());
     }
 
     /** A peer that reads the preamble, then does {@code then} with the connection. */
@@ -76,7 +80,17 @@ class HubDataLinkTest {
             });
             InetSocketAddress at = new InetSocketAddress(InetAddress.getLoopbackAddress(), server.getLocalPort());
             try {
-                HubDataLink.open(at, NodeId.random(), NodeId.random(), "a node", TOKEN, NONCE, NONCE, timeoutMillis, alloc).close();
+                HubDataLink.open(
+                                at,
+                                NodeId.random(),
+                                NodeId.random(),
+                                "a node",
+                                TOKEN,
+                                NONCE,
+                                NONCE,
+                                timeoutMillis,
+                                alloc)
+                        .close();
                 throw new AssertionError("the data link opened");
             } catch (IOException e) {
                 served.get(5, TimeUnit.SECONDS);
@@ -88,8 +102,10 @@ class HubDataLinkTest {
     @Test
     void aHubThatClosesTheConnectionIsNoticedAtOnce() throws Exception {
         long started = System.nanoTime();
-        IOException e = openAgainst(s -> { }, 10_000);
-        assertThat(e).isInstanceOf(EOFException.class).hasMessageContaining("closed the connection in the data link handshake");
+        IOException e = openAgainst(s -> {}, 10_000);
+        assertThat(e)
+                .isInstanceOf(EOFException.class)
+                .hasMessageContaining("closed the connection in the data link handshake");
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5_000);
     }
 
@@ -102,18 +118,21 @@ class HubDataLinkTest {
 
     @Test
     void aSilentPeerTimesOut() throws Exception {
-        IOException e = openAgainst(s -> {
-            InputStream in = s.getInputStream();
-            while (in.read() >= 0) {
-                // says nothing, until the node gives up
-            }
-        }, 300);
+        IOException e = openAgainst(
+                s -> {
+                    InputStream in = s.getInputStream();
+                    while (in.read() >= 0) {
+                        // says nothing, until the node gives up
+                    }
+                },
+                300);
         assertThat(e).isInstanceOf(SocketTimeoutException.class).hasMessageContaining("within 300 ms");
     }
 
     @Test
     void aPeerThatIsNotAHubIsRefused() throws Exception {
-        IOException e = openAgainst(s -> s.getOutputStream().write("HTTP/1.1 400 Bad Request\r\n\r\n".getBytes()), 5_000);
+        IOException e =
+                openAgainst(s -> s.getOutputStream().write("HTTP/1.1 400 Bad Request\r\n\r\n".getBytes()), 5_000);
         assertThat(e).isInstanceOf(ProtocolException.class).hasMessageContaining("not a Traverse hub link");
     }
 
@@ -123,7 +142,16 @@ class HubDataLinkTest {
         try (ServerSocket s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = s.getLocalPort();
         }
-        assertThatThrownBy(() -> HubDataLink.open(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), NodeId.random(),
-                NodeId.random(), "a node", TOKEN, NONCE, NONCE, 2_000, PooledByteBufAllocator.DEFAULT)).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> HubDataLink.open(
+                        new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+                        NodeId.random(),
+                        NodeId.random(),
+                        "a node",
+                        TOKEN,
+                        NONCE,
+                        NONCE,
+                        2_000,
+                        PooledByteBufAllocator.DEFAULT))
+                .isInstanceOf(IOException.class);
     }
 }

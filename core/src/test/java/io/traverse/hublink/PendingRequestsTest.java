@@ -33,16 +33,18 @@ class PendingRequestsTest {
     @Test
     void fullTableRefusesAndDeadlineFailsWithTheChosenException() throws Exception {
         PendingRequests<String> p = new PendingRequests<>(1, 0xFFFF_FFFFL);
-        PendingRequests.Pending<String> r = p.register(TimeUnit.MILLISECONDS.toNanos(50), timer,
-                () -> new TimeoutException("no answer in 50 ms"));
-        assertThat(p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new)).isNull();
+        PendingRequests.Pending<String> r =
+                p.register(TimeUnit.MILLISECONDS.toNanos(50), timer, () -> new TimeoutException("no answer in 50 ms"));
+        assertThat(p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new))
+                .isNull();
         try {
             r.answer().get();
         } catch (ExecutionException e) {
             assertThat(e.getCause()).isInstanceOf(TimeoutException.class).hasMessage("no answer in 50 ms");
         }
         assertThat(p.size()).isZero();
-        assertThat(p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new)).isNotNull();
+        assertThat(p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new))
+                .isNotNull();
     }
 
     @Test
@@ -60,11 +62,16 @@ class PendingRequestsTest {
     @Test
     void idsWrapWithinTheMaskAndSkipZeroAndIdsInUse() {
         PendingRequests<String> p = new PendingRequests<>(8, 0x3);
-        long first = p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new).id();
-        long second = p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new).id();
-        long third = p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new).id();
+        long first = p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new)
+                .id();
+        long second = p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new)
+                .id();
+        long third = p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new)
+                .id();
         assertThat(new long[] {first, second, third}).containsExactlyInAnyOrder(1, 2, 3);
         p.complete(second, "x");
-        assertThat(p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new).id()).isEqualTo(second);
+        assertThat(p.register(TimeUnit.SECONDS.toNanos(5), timer, TimeoutException::new)
+                        .id())
+                .isEqualTo(second);
     }
 }

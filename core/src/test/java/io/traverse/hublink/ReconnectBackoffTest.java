@@ -35,7 +35,9 @@ class ReconnectBackoffTest {
 
     @Test
     void refusesNonsense() {
-        assertThatThrownBy(() -> new ReconnectBackoff(Duration.ZERO, Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> new ReconnectBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1))).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ReconnectBackoff(Duration.ZERO, Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new ReconnectBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -59,7 +59,9 @@ class AcceptQueueTest {
     void takeTimesOutLikeServerSocketAccept() {
         AcceptQueue q = new AcceptQueue(1);
         long start = System.nanoTime();
-        assertThatThrownBy(() -> q.take(150)).isInstanceOf(SocketTimeoutException.class).hasMessage("Accept timed out");
+        assertThatThrownBy(() -> q.take(150))
+                .isInstanceOf(SocketTimeoutException.class)
+                .hasMessage("Accept timed out");
         assertThat(System.nanoTime() - start).isGreaterThanOrEqualTo(TimeUnit.MILLISECONDS.toNanos(150));
     }
 
@@ -87,19 +89,25 @@ class AcceptQueueTest {
         List<CompletableFuture<Socket>> takers = new ArrayList<>();
         for (int i = 0; i < 3; i++) {
             int timeout = i == 0 ? 0 : 60_000;
-            takers.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return q.take(timeout);
-                } catch (Exception e) {
-                    throw new RuntimeException(e);
-                }
-            }, runnable -> new Thread(runnable).start()));
+            takers.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return q.take(timeout);
+                        } catch (Exception e) {
+                            throw new RuntimeException(e);
+                        }
+                    },
+                    runnable -> new Thread(runnable).start()));
         }
         Thread.sleep(200); // let them block
         q.close();
         for (CompletableFuture<Socket> taker : takers) {
-            assertThatThrownBy(() -> taker.get(5, TimeUnit.SECONDS)).isInstanceOf(ExecutionException.class)
-                    .cause().cause().isInstanceOf(SocketException.class).hasMessage("Socket closed");
+            assertThatThrownBy(() -> taker.get(5, TimeUnit.SECONDS))
+                    .isInstanceOf(ExecutionException.class)
+                    .cause()
+                    .cause()
+                    .isInstanceOf(SocketException.class)
+                    .hasMessage("Socket closed");
         }
         assertThat(q.isClosed()).isTrue();
 
@@ -109,13 +117,19 @@ class AcceptQueueTest {
         withQueued.deliver(waiting);
         assertThat(withQueued.tryReserve()).isTrue(); // handshake still in progress
         withQueued.close();
-        assertThat(waiting.isClosed()).as("a connection nobody will accept is closed").isTrue();
+        assertThat(waiting.isClosed())
+                .as("a connection nobody will accept is closed")
+                .isTrue();
         Socket late = new Socket();
         withQueued.deliver(late);
         assertThat(late.isClosed()).as("delivered after close: closed at once").isTrue();
         assertThat(withQueued.tryReserve()).isFalse();
-        assertThatThrownBy(() -> withQueued.take(0)).isInstanceOf(SocketException.class).hasMessage("Socket closed");
-        assertThatThrownBy(() -> withQueued.take(10)).isInstanceOf(SocketException.class).hasMessage("Socket closed");
+        assertThatThrownBy(() -> withQueued.take(0))
+                .isInstanceOf(SocketException.class)
+                .hasMessage("Socket closed");
+        assertThatThrownBy(() -> withQueued.take(10))
+                .isInstanceOf(SocketException.class)
+                .hasMessage("Socket closed");
     }
 
     @Test
@@ -138,6 +152,8 @@ class AcceptQueueTest {
 
     @Test
     void capacityMustBePositive() {
-        assertThatThrownBy(() -> new AcceptQueue(0)).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0");
+        assertThatThrownBy(() -> new AcceptQueue(0))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("0");
     }
 }

@@ -29,7 +29,8 @@ class VirtualPortTableTest {
         VirtualPortTable table = new VirtualPortTable();
         AcceptQueue first = new AcceptQueue(1);
         table.bind(80, first);
-        assertThatThrownBy(() -> table.bind(80, new AcceptQueue(1))).isInstanceOf(BindException.class)
+        assertThatThrownBy(() -> table.bind(80, new AcceptQueue(1)))
+                .isInstanceOf(BindException.class)
                 .hasMessageContaining("80");
         assertThat(table.lookup(80)).isSameAs(first);
     }
@@ -53,7 +54,9 @@ class VirtualPortTableTest {
         for (int i = 0; i < 65535 - 49152 + 1; i++) {
             table.bind(0, q);
         }
-        assertThatThrownBy(() -> table.bind(0, q)).isInstanceOf(BindException.class).hasMessageContaining("ephemeral");
+        assertThatThrownBy(() -> table.bind(0, q))
+                .isInstanceOf(BindException.class)
+                .hasMessageContaining("ephemeral");
         assertThat(table.bind(1024, q)).as("fixed ports are still free").isEqualTo(1024);
     }
 

@@ -78,9 +78,12 @@ class HostNameResolverTest {
         hub.linked = false;
         dns.addresses = DNS_ADDRESSES;
         dns.answer.countDown();
-        HostNameResolver.Answer answer = resolver.resolve("web.example", Deadline.after(Duration.ofSeconds(10)), new Cancellation());
+        HostNameResolver.Answer answer =
+                resolver.resolve("web.example", Deadline.after(Duration.ofSeconds(10)), new Cancellation());
         assertThat(answer).isEqualTo(new HostNameResolver.Resolved(DNS_ADDRESSES));
-        assertThat(hub.next()).as("the lookup waiting for the link, given up (its request slot freed)").isCancelled();
+        assertThat(hub.next())
+                .as("the lookup waiting for the link, given up (its request slot freed)")
+                .isCancelled();
     }
 
     @Test
@@ -113,7 +116,8 @@ class HostNameResolverTest {
         dns.answer.countDown();
         Future<HostNameResolver.Answer> answer = resolveLater("nowhere", Duration.ofSeconds(10));
         hub.next().complete(Optional.empty());
-        assertThatThrownBy(() -> unwrap(answer)).isInstanceOf(UnknownHostException.class)
+        assertThatThrownBy(() -> unwrap(answer))
+                .isInstanceOf(UnknownHostException.class)
                 .hasMessageContaining("no live node holds this name at the hub network")
                 .hasMessageContaining("Name or service not known");
     }
@@ -123,8 +127,10 @@ class HostNameResolverTest {
         hub.linked = true;
         Future<HostNameResolver.Answer> answer = resolveLater("nowhere", Duration.ofMillis(300));
         hub.next().complete(Optional.empty());
-        assertThatThrownBy(() -> unwrap(answer)).isInstanceOf(SocketTimeoutException.class)
-                .hasMessage("connect timed out resolving 'nowhere': the hub network does not hold it, and DNS has not answered");
+        assertThatThrownBy(() -> unwrap(answer))
+                .isInstanceOf(SocketTimeoutException.class)
+                .hasMessage(
+                        "connect timed out resolving 'nowhere': the hub network does not hold it, and DNS has not answered");
     }
 
     @Test
@@ -132,9 +138,11 @@ class HostNameResolverTest {
         hub.linked = false;
         Future<HostNameResolver.Answer> answer = resolveLater("nowhere", Duration.ofMillis(300));
         CompletableFuture<Optional<VirtualSocketAddress>> lookup = hub.next();
-        assertThatThrownBy(() -> unwrap(answer)).isInstanceOf(SocketTimeoutException.class)
-                .hasMessage("connect timed out resolving 'nowhere': the hub network has not answered (hub link CONNECTING),"
-                        + " and DNS has not answered");
+        assertThatThrownBy(() -> unwrap(answer))
+                .isInstanceOf(SocketTimeoutException.class)
+                .hasMessage(
+                        "connect timed out resolving 'nowhere': the hub network has not answered (hub link CONNECTING),"
+                                + " and DNS has not answered");
         assertThat(lookup).isCancelled();
     }
 
@@ -143,15 +151,19 @@ class HostNameResolverTest {
         hub.linked = true;
         Future<HostNameResolver.Answer> answer = resolveLater("nowhere", Duration.ofMillis(300));
         hub.next().completeExceptionally(new IOException("link lost"));
-        assertThatThrownBy(() -> unwrap(answer)).isInstanceOf(SocketTimeoutException.class)
-                .hasMessageContaining("the hub network could not be asked (hub link CONNECTED), and DNS has not answered");
+        assertThatThrownBy(() -> unwrap(answer))
+                .isInstanceOf(SocketTimeoutException.class)
+                .hasMessageContaining(
+                        "the hub network could not be asked (hub link CONNECTED), and DNS has not answered");
     }
 
     @Test
     void connectsToOneNameAtOnceShareOneDnsQuery() throws Exception {
         hub.linked = false;
-        List<Future<HostNameResolver.Answer>> answers = List.of(resolveLater("web.example", Duration.ofSeconds(10)),
-                resolveLater("web.example", Duration.ofSeconds(10)), resolveLater("web.example", Duration.ofSeconds(10)));
+        List<Future<HostNameResolver.Answer>> answers = List.of(
+                resolveLater("web.example", Duration.ofSeconds(10)),
+                resolveLater("web.example", Duration.ofSeconds(10)),
+                resolveLater("web.example", Duration.ofSeconds(10)));
         for (int i = 0; i < answers.size(); i++) {
             hub.next();
         }
@@ -162,18 +174,22 @@ class HostNameResolverTest {
         }
         assertThat(dns.queries.get()).isEqualTo(1);
         resolver.resolve("web.example", Deadline.after(Duration.ofSeconds(5)), new Cancellation());
-        assertThat(dns.queries.get()).as("a later connect asks again; the JDK caches").isEqualTo(2);
+        assertThat(dns.queries.get())
+                .as("a later connect asks again; the JDK caches")
+                .isEqualTo(2);
     }
 
     @Test
     void closingTheSocketWhileResolvingEndsTheWait() throws Exception {
         hub.linked = true;
         Cancellation cancellation = new Cancellation();
-        Future<HostNameResolver.Answer> answer = callers.submit(() ->
-                resolver.resolve("db", Deadline.after(Duration.ofSeconds(10)), cancellation));
+        Future<HostNameResolver.Answer> answer =
+                callers.submit(() -> resolver.resolve("db", Deadline.after(Duration.ofSeconds(10)), cancellation));
         hub.next();
         cancellation.cancel();
-        assertThatThrownBy(() -> unwrap(answer)).isInstanceOf(SocketException.class).hasMessage("Socket closed");
+        assertThatThrownBy(() -> unwrap(answer))
+                .isInstanceOf(SocketException.class)
+                .hasMessage("Socket closed");
     }
 
     private Future<HostNameResolver.Answer> resolveLater(String name, Duration within) {

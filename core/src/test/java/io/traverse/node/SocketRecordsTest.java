@@ -11,7 +11,8 @@ class SocketRecordsTest {
     @Test
     void remembersPerSocketObjectNotPerEqualSocket() throws Exception {
         SocketRecords<String> records = new SocketRecords<>();
-        try (Socket a = new Socket(); Socket b = new Socket()) {
+        try (Socket a = new Socket();
+                Socket b = new Socket()) {
             records.put(a, "direct");
             assertThat(records.get(a)).isEqualTo("direct");
             assertThat(records.get(b)).isNull();
@@ -32,10 +33,12 @@ class SocketRecordsTest {
             records.put(new Socket(), "dropped " + i);
         }
         records.put(kept, "kept");
-        await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(50)).until(() -> {
-            System.gc();
-            return records.size() == 1;
-        });
+        await().atMost(Duration.ofSeconds(20))
+                .pollInterval(Duration.ofMillis(50))
+                .until(() -> {
+                    System.gc();
+                    return records.size() == 1;
+                });
         assertThat(records.get(kept)).isEqualTo("kept");
     }
 }

@@ -18,8 +18,12 @@ class TraverseRmiSocketFactoriesTest {
     @Test
     void clientFactoriesAreEqualWhenTheyNameTheSameServerAndTravelInStubs() throws Exception {
         TraverseRmiClientSocketFactory orders = new TraverseRmiClientSocketFactory("Orders");
-        assertThat(orders).isEqualTo(new TraverseRmiClientSocketFactory("orders")).hasSameHashCodeAs(new TraverseRmiClientSocketFactory("orders"));
-        assertThat(orders).isNotEqualTo(new TraverseRmiClientSocketFactory("billing")).isNotEqualTo(new TraverseRmiClientSocketFactory());
+        assertThat(orders)
+                .isEqualTo(new TraverseRmiClientSocketFactory("orders"))
+                .hasSameHashCodeAs(new TraverseRmiClientSocketFactory("orders"));
+        assertThat(orders)
+                .isNotEqualTo(new TraverseRmiClientSocketFactory("billing"))
+                .isNotEqualTo(new TraverseRmiClientSocketFactory());
         assertThat(new TraverseRmiClientSocketFactory()).isEqualTo(new TraverseRmiClientSocketFactory());
         Object readBack = roundTrip(orders);
         assertThat(readBack).isEqualTo(orders).hasToString("TraverseRmiClientSocketFactory[orders]");
@@ -28,7 +32,8 @@ class TraverseRmiSocketFactoriesTest {
     @Test
     void serverFactoriesAreEqualWhenTheyRegisterTheSameNameAndMakeClientFactoriesForIt() throws Exception {
         TraverseRmiServerSocketFactory orders = new TraverseRmiServerSocketFactory("orders.example");
-        assertThat(orders).isEqualTo(new TraverseRmiServerSocketFactory("Orders.Example"))
+        assertThat(orders)
+                .isEqualTo(new TraverseRmiServerSocketFactory("Orders.Example"))
                 .hasSameHashCodeAs(new TraverseRmiServerSocketFactory("orders.example"))
                 .isNotEqualTo(new TraverseRmiServerSocketFactory("billing"));
         assertThat(orders.name()).isEqualTo("orders.example");
@@ -39,9 +44,13 @@ class TraverseRmiSocketFactoriesTest {
     @Test
     void aNameNoNodeCanRegisterIsRefusedWhereItIsGiven() {
         for (String bad : new String[] {"", "has space", "10.0.0.1", "-leading", "x".repeat(254)}) {
-            assertThatThrownBy(() -> new TraverseRmiServerSocketFactory(bad)).as(bad).isInstanceOf(IllegalArgumentException.class)
+            assertThatThrownBy(() -> new TraverseRmiServerSocketFactory(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("not a name a Traverse node can register");
-            assertThatThrownBy(() -> new TraverseRmiClientSocketFactory(bad)).as(bad).isInstanceOf(IllegalArgumentException.class);
+            assertThatThrownBy(() -> new TraverseRmiClientSocketFactory(bad))
+                    .as(bad)
+                    .isInstanceOf(IllegalArgumentException.class);
         }
         assertThatThrownBy(() -> new TraverseRmiServerSocketFactory(null)).isInstanceOf(IllegalArgumentException.class);
     }

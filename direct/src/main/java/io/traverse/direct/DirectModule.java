@@ -24,12 +24,15 @@ final class DirectModule implements ConnectionModule {
 
     DirectModule(ModuleContext context) {
         this.context = context;
-        this.sshGateways = context.config().sshTunnels().isEmpty() ? null : new SshGateways(context.config().sshTunnels());
+        this.sshGateways = context.config().sshTunnels().isEmpty()
+                ? null
+                : new SshGateways(context.config().sshTunnels());
         this.tunnels = sshGateways == null ? null : new SshTunnels(sshGateways);
         if (sshGateways != null) {
             // The reverse module's dial-backs reach the same sites as this module's CONNECTs.
             context.directConnector().useTunnelsForDialBacks(tunnels);
-            // A connection right after start (a pool, a command-line tool) should find the session up, not race its login.
+            // A connection right after start (a pool, a command-line tool) should find the session up, not race its
+            // login.
             sshGateways.logInInBackground();
         }
         this.portMapping = context.config().portmap() ? ListeningPortMapping.start(context) : null;

@@ -33,7 +33,8 @@ final class SshTunnels implements Tunnels {
             try {
                 return ssh.entrance(deadline);
             } catch (SshTunnelException e) {
-                throw new AttemptFailedException(e.tunnelsClosed() ? FailureScope.MODULE : FailureScope.PATH, e.getMessage());
+                throw new AttemptFailedException(
+                        e.tunnelsClosed() ? FailureScope.MODULE : FailureScope.PATH, e.getMessage());
             }
         }
 

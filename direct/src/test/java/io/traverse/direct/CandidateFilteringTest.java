@@ -35,7 +35,8 @@ class CandidateFilteringTest {
 
     /** The server's identity with other addresses and host key (same id, so its handshake accepts). */
     private static NodeIdentity retold(Traverse server, String hostKey, InetSocketAddress... addresses) {
-        NodeIdentity.Builder b = NodeIdentity.builder().id(server.identity().id().orElseThrow()).hostKey(hostKey);
+        NodeIdentity.Builder b =
+                NodeIdentity.builder().id(server.identity().id().orElseThrow()).hostKey(hostKey);
         for (InetSocketAddress a : addresses) {
             b.address(a);
         }
@@ -65,7 +66,9 @@ class CandidateFilteringTest {
             try (Socket s = client.socketFactory().connect(new VirtualSocketAddress(target, vport), 10_000)) {
                 Transfers.Digest sent = Transfers.sendAndHalfClose(s, 300_000, 12);
                 assertThat(received.get(20, TimeUnit.SECONDS)).isEqualTo(sent);
-                assertThat(s.getInputStream().read()).as("EOF after the server closed").isEqualTo(-1);
+                assertThat(s.getInputStream().read())
+                        .as("EOF after the server closed")
+                        .isEqualTo(-1);
             }
         }
     }
@@ -83,11 +86,12 @@ class CandidateFilteringTest {
             // would be this host's loopback, whoever answers there.
             NodeIdentity elsewhere = retold(server, "anotherstack", real);
 
-            assertThatThrownBy(() -> client.socketFactory().connect(new VirtualSocketAddress(elsewhere, listener.getLocalPort()),
-                    5_000))
+            assertThatThrownBy(() -> client.socketFactory()
+                            .connect(new VirtualSocketAddress(elsewhere, listener.getLocalPort()), 5_000))
                     .isInstanceOf(IOException.class)
                     .hasMessageContaining("skipped 127.0.0.1:" + real.getPort() + " (loopback of another host)");
-            assertThatThrownBy(listener::accept).as("nothing reached the server")
+            assertThatThrownBy(listener::accept)
+                    .as("nothing reached the server")
                     .isInstanceOf(java.net.SocketTimeoutException.class);
         }
     }

@@ -52,7 +52,8 @@ class DropInTest {
         try (ServerSocket server = serverFactory.createServerSocket(5432)) {
             VirtualSocketAddress address = (VirtualSocketAddress) server.getLocalSocketAddress();
             SocketFactory factory = (SocketFactory) Class.forName("io.traverse.TraverseSocketFactory")
-                    .getDeclaredConstructor().newInstance();
+                    .getDeclaredConstructor()
+                    .newInstance();
             try (Socket client = factory.createSocket()) {
                 // What a JDBC driver does with jdbc:postgresql://NODE:5432/db
                 client.connect(InetSocketAddress.createUnresolved(address.getHostString(), 5432), 10_000);
@@ -63,15 +64,19 @@ class DropInTest {
 
     @Test
     void factoryLoadedByClassNameConnectsWithHostAndPort() throws Exception {
-        ServerSocketFactory serverFactory = (ServerSocketFactory) Class.forName("io.traverse.TraverseServerSocketFactory")
-                .getDeclaredConstructor().newInstance();
+        ServerSocketFactory serverFactory =
+                (ServerSocketFactory) Class.forName("io.traverse.TraverseServerSocketFactory")
+                        .getDeclaredConstructor()
+                        .newInstance();
         try (ServerSocket server = serverFactory.createServerSocket(0)) {
             assertThat(server).isInstanceOf(TraverseServerSocket.class);
             VirtualSocketAddress address = (VirtualSocketAddress) server.getLocalSocketAddress();
             SocketFactory factory = (SocketFactory) Class.forName("io.traverse.TraverseSocketFactory")
-                    .getDeclaredConstructor().newInstance();
+                    .getDeclaredConstructor()
+                    .newInstance();
             try (Socket client = factory.createSocket(address.getHostString(), address.getPort())) {
-                assertThat(client.getClass().getName()).as("createSocket(host, port) returns the JDK's own socket")
+                assertThat(client.getClass().getName())
+                        .as("createSocket(host, port) returns the JDK's own socket")
                         .doesNotStartWith("io.traverse");
                 assertThat(client.getClass()).as("the JDK's plain socket class").isEqualTo(Socket.class);
                 exchangeBothWays(server, client);
@@ -89,13 +94,15 @@ class DropInTest {
                 return new Transfers.Digest[] {sent.get(), received};
             }
         });
-        CompletableFuture<Transfers.Digest> clientSent = CompletableFuture.supplyAsync(() -> {
-            try {
-                return Transfers.sendAndHalfClose(client, SIZE, 1);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, pool);
+        CompletableFuture<Transfers.Digest> clientSent = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return Transfers.sendAndHalfClose(client, SIZE, 1);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                pool);
         Transfers.Digest clientReceived = Transfers.readToEof(client);
         Transfers.Digest[] server2 = serverSide.get(30, TimeUnit.SECONDS);
         assertThat(server2[1]).as("server received what the client sent").isEqualTo(clientSent.get());

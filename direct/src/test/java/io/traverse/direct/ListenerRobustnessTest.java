@@ -43,7 +43,8 @@ class ListenerRobustnessTest {
 
     @BeforeEach
     void start() throws Exception {
-        target = nodes.node("127.0.0.31", b -> b.handshakeTimeout(Duration.ofMillis(500)).maxPendingHandshakes(64));
+        target = nodes.node(
+                "127.0.0.31", b -> b.handshakeTimeout(Duration.ofMillis(500)).maxPendingHandshakes(64));
         client = nodes.node("127.0.0.32");
         server = target.serverSocketFactory().createServerSocket(80);
         listening = target.identity().addresses().get(0);
@@ -91,21 +92,23 @@ class ListenerRobustnessTest {
     }
 
     private byte[] validRequest() {
-        return IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80,
-                target.identity(), client.identity()));
+        return IdentityHandshake.encode(new IdentityHandshake.Request(
+                IdentityHandshake.Kind.CONNECT, 80, target.identity(), client.identity()));
     }
 
     @Test
     void aProbeIsAnsweredAsAConnectWouldBeAndReachesNoApplication() throws Exception {
-        byte[] probe = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.PROBE, 80,
-                target.identity(), client.identity()));
+        byte[] probe = IdentityHandshake.encode(
+                new IdentityHandshake.Request(IdentityHandshake.Kind.PROBE, 80, target.identity(), client.identity()));
         try (Socket s = raw()) {
             s.getOutputStream().write(probe);
             assertThat(IdentityHandshake.readReply(s.getInputStream()).answer()).isEqualTo(Answer.ACCEPT);
-            assertThat(s.getInputStream().read()).as("closed after the answer, not handed to the server ('!')").isEqualTo(-1);
+            assertThat(s.getInputStream().read())
+                    .as("closed after the answer, not handed to the server ('!')")
+                    .isEqualTo(-1);
         }
-        byte[] nowhere = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.PROBE, 81,
-                target.identity(), client.identity()));
+        byte[] nowhere = IdentityHandshake.encode(
+                new IdentityHandshake.Request(IdentityHandshake.Kind.PROBE, 81, target.identity(), client.identity()));
         assertThat(send(nowhere).answer()).isEqualTo(Answer.PORT_NOT_FOUND);
         assertOthersAreServedPromptly();
     }
@@ -124,7 +127,9 @@ class ListenerRobustnessTest {
                 Thread.sleep(30); // each piece arrives on its own
             }
             assertThat(IdentityHandshake.readReply(s.getInputStream()).answer()).isEqualTo(Answer.ACCEPT);
-            assertThat(s.getInputStream().read()).as("the application's byte after the reply").isEqualTo('!');
+            assertThat(s.getInputStream().read())
+                    .as("the application's byte after the reply")
+                    .isEqualTo('!');
         }
     }
 
@@ -162,7 +167,10 @@ class ListenerRobustnessTest {
 
     @Test
     void oversizedLengthIsRefusedBeforeAnythingIsAllocated() throws Exception {
-        ByteBuffer header = ByteBuffer.allocate(8).putInt(IdentityHandshake.MAGIC).put((byte) 1).put((byte) 1)
+        ByteBuffer header = ByteBuffer.allocate(8)
+                .putInt(IdentityHandshake.MAGIC)
+                .put((byte) 1)
+                .put((byte) 1)
                 .putShort((short) 0xffff);
         IdentityHandshake.Reply reply = send(header.array());
         assertThat(reply.answer()).isEqualTo(Answer.PROTOCOL_ERROR);
@@ -173,8 +181,12 @@ class ListenerRobustnessTest {
     @Test
     void malformedBodyIsAProtocolError() throws Exception {
         byte[] body = {0, 80, 0, 5, 'h', 'e', 'l', 'l', 'o', 0, 0};
-        ByteBuffer frame = ByteBuffer.allocate(8 + body.length).putInt(IdentityHandshake.MAGIC).put((byte) 1)
-                .put((byte) 1).putShort((short) body.length).put(body);
+        ByteBuffer frame = ByteBuffer.allocate(8 + body.length)
+                .putInt(IdentityHandshake.MAGIC)
+                .put((byte) 1)
+                .put((byte) 1)
+                .putShort((short) body.length)
+                .put(body);
         IdentityHandshake.Reply reply = send(frame.array());
         assertThat(reply.answer()).isEqualTo(Answer.PROTOCOL_ERROR);
         assertThat(reply.reason()).contains("expected target");
@@ -193,7 +205,8 @@ class ListenerRobustnessTest {
                 try {
                     byte[] reply = in.readAllBytes();
                     if (reply.length >= 6) {
-                        assertThat(reply[5]).as("answer code for junk #%d", i).isEqualTo((byte) Answer.PROTOCOL_ERROR.code);
+                        assertThat(reply[5]).as("answer code for junk #%d", i).isEqualTo((byte)
+                                Answer.PROTOCOL_ERROR.code);
                     }
                 } catch (java.net.SocketException reset) {
                     // the listener closed with our junk unread: a reset is a valid way to say no
@@ -226,7 +239,8 @@ class ListenerRobustnessTest {
 
     @Test
     void atTheHandshakeLimitTheLongestWaitingConnectionMakesRoom() throws Exception {
-        Traverse small = nodes.node("127.0.0.33", b -> b.maxPendingHandshakes(3).handshakeTimeout(Duration.ofSeconds(20)));
+        Traverse small =
+                nodes.node("127.0.0.33", b -> b.maxPendingHandshakes(3).handshakeTimeout(Duration.ofSeconds(20)));
         TraverseServerSocket ss = small.serverSocketFactory().createServerSocket(5);
         InetSocketAddress address = small.identity().addresses().get(0);
         List<Socket> silent = new ArrayList<>();
@@ -247,11 +261,13 @@ class ListenerRobustnessTest {
             Socket fourth = new Socket();
             fourth.connect(address);
             silent.add(fourth);
-            IdentityHandshake.Reply reply = IdentityHandshake.readReply(silent.get(0).getInputStream());
+            IdentityHandshake.Reply reply =
+                    IdentityHandshake.readReply(silent.get(0).getInputStream());
             assertThat(reply.answer()).isEqualTo(Answer.OVERLOAD);
             assertThat(reply.reason()).contains("too many handshakes").contains("waited longest");
             silent.get(2).setSoTimeout(300);
-            assertThatThrownBy(() -> silent.get(2).getInputStream().read()).as("newer silent ones are still waiting")
+            assertThatThrownBy(() -> silent.get(2).getInputStream().read())
+                    .as("newer silent ones are still waiting")
                     .isInstanceOf(java.net.SocketTimeoutException.class);
         } finally {
             for (Socket s : silent) {

@@ -34,20 +34,29 @@ class LostRaceKeepsTheWorkingAddressTest {
     @Test
     void anAttemptCalledOffDoesNotMakeTheNodeForgetItsWorkingAddress() throws Exception {
         assumeTrue(HostKey.local().isPresent(), "needs /proc to know this host's key");
-        try (TestNodes nodes = new TestNodes(); ServerSocket silent = new ServerSocket(0, 50, LOOPBACK)) {
+        try (TestNodes nodes = new TestNodes();
+                ServerSocket silent = new ServerSocket(0, 50, LOOPBACK)) {
             Traverse server = nodes.node("127.0.0.1");
-            Traverse client = nodes.node("127.0.0.1", b -> b.modules("direct").set("traverse.connect.stagger", STAGGER.toMillis() + "ms"));
-            TraverseServerSocket listener = nodes.track(server.serverSocketFactory().createServerSocket(0, 1));
+            Traverse client = nodes.node(
+                    "127.0.0.1", b -> b.modules("direct").set("traverse.connect.stagger", STAGGER.toMillis() + "ms"));
+            TraverseServerSocket listener =
+                    nodes.track(server.serverSocketFactory().createServerSocket(0, 1));
             InetSocketAddress real = server.identity().addresses().get(0);
             // First in the target's own order: an address where TCP connects and nothing ever answers.
             InetSocketAddress hanging = new InetSocketAddress(LOOPBACK, silent.getLocalPort());
-            NodeIdentity target = NodeIdentity.builder().id(server.identity().id().orElseThrow()).hostKey(HostKey.local().get())
-                    .address(hanging).address(real).build();
+            NodeIdentity target = NodeIdentity.builder()
+                    .id(server.identity().id().orElseThrow())
+                    .hostKey(HostKey.local().get())
+                    .address(hanging)
+                    .address(real)
+                    .build();
             VirtualSocketAddress address = new VirtualSocketAddress(target, listener.getLocalPort());
 
-            assertThat(connectAndAccept(client, listener, address)).as("first connect: the silent address costs a stagger")
+            assertThat(connectAndAccept(client, listener, address))
+                    .as("first connect: the silent address costs a stagger")
                     .isGreaterThanOrEqualTo(STAGGER);
-            assertThat(connectAndAccept(client, listener, address)).as("second: the address that answered is tried first")
+            assertThat(connectAndAccept(client, listener, address))
+                    .as("second: the address that answered is tried first")
                     .isLessThan(STAGGER.dividedBy(2));
 
             // The backlog (1) is full, so the listener withholds its answer: the attempt at the real
@@ -67,13 +76,14 @@ class LostRaceKeepsTheWorkingAddressTest {
             listener.accept().close(); // room again
             filler.close();
 
-            assertThat(connectAndAccept(client, listener, address)).as("after the called-off connect: still tried first")
+            assertThat(connectAndAccept(client, listener, address))
+                    .as("after the called-off connect: still tried first")
                     .isLessThan(STAGGER.dividedBy(2));
         }
     }
 
-    private static Duration connectAndAccept(Traverse client, TraverseServerSocket listener, VirtualSocketAddress address)
-            throws Exception {
+    private static Duration connectAndAccept(
+            Traverse client, TraverseServerSocket listener, VirtualSocketAddress address) throws Exception {
         CompletableFuture<Integer> accepted = CompletableFuture.supplyAsync(() -> {
             try (Socket s = listener.accept()) {
                 return s.getInputStream().read();
@@ -85,7 +95,9 @@ class LostRaceKeepsTheWorkingAddressTest {
         try (Socket s = client.socketFactory().connect(address, 10_000)) {
             Duration took = Duration.ofNanos(System.nanoTime() - start);
             s.getOutputStream().write('!');
-            assertThat(accepted.get(10, TimeUnit.SECONDS)).as("the byte reached the server").isEqualTo('!');
+            assertThat(accepted.get(10, TimeUnit.SECONDS))
+                    .as("the byte reached the server")
+                    .isEqualTo('!');
             return took;
         }
     }

@@ -46,15 +46,21 @@ class RaceLoserNeverReachesAcceptTest {
     void theTargetAcceptsExactlyOneConnectionPerConnectWhenTwoAttemptsGetThrough() throws Exception {
         assumeTrue(HostKey.local().isPresent(), "needs /proc to know this host's key");
         ExecutorService relays = Executors.newCachedThreadPool();
-        try (TestNodes nodes = new TestNodes(); ServerSocket relay = new ServerSocket(0, 50, LOOPBACK)) {
+        try (TestNodes nodes = new TestNodes();
+                ServerSocket relay = new ServerSocket(0, 50, LOOPBACK)) {
             Traverse server = nodes.node("127.0.0.1");
             // Stagger 1 ms: the second address is dialled at once, so both attempts get through.
             Traverse client = nodes.node("127.0.0.1", b -> b.modules("direct").set("traverse.connect.stagger", "1ms"));
-            TraverseServerSocket listener = nodes.track(server.serverSocketFactory().createServerSocket(0, 50));
+            TraverseServerSocket listener =
+                    nodes.track(server.serverSocketFactory().createServerSocket(0, 50));
             InetSocketAddress real = server.identity().addresses().get(0);
             relays.execute(() -> relayAll(relay, real, relays));
-            NodeIdentity target = NodeIdentity.builder().id(server.identity().id().orElseThrow()).hostKey(HostKey.local().get())
-                    .address(new InetSocketAddress(LOOPBACK, relay.getLocalPort())).address(real).build();
+            NodeIdentity target = NodeIdentity.builder()
+                    .id(server.identity().id().orElseThrow())
+                    .hostKey(HostKey.local().get())
+                    .address(new InetSocketAddress(LOOPBACK, relay.getLocalPort()))
+                    .address(real)
+                    .build();
             VirtualSocketAddress address = new VirtualSocketAddress(target, listener.getLocalPort());
 
             Random random = new Random(13);
@@ -72,16 +78,25 @@ class RaceLoserNeverReachesAcceptTest {
                     s.getOutputStream().write(data);
                     s.shutdownOutput();
                     byte[] got = served.get(10, TimeUnit.SECONDS);
-                    assertThat(got.length).as("connect %d: length at the server", i).isEqualTo(BYTES);
-                    assertThat(sha256(got)).as("connect %d: SHA-256 at the server", i).isEqualTo(sha256(data));
-                    assertThat(s.getInputStream().read()).as("connect %d: the server's end-of-stream", i).isEqualTo(-1);
+                    assertThat(got.length)
+                            .as("connect %d: length at the server", i)
+                            .isEqualTo(BYTES);
+                    assertThat(sha256(got))
+                            .as("connect %d: SHA-256 at the server", i)
+                            .isEqualTo(sha256(data));
+                    assertThat(s.getInputStream().read())
+                            .as("connect %d: the server's end-of-stream", i)
+                            .isEqualTo(-1);
                 }
             }
             // Every loser is dropped: nothing more reaches accept(), also after the handshake timeout of a held one.
             listener.setSoTimeout(1_500);
-            assertThatThrownBy(listener::accept).as("no connection beyond the %d made", CONNECTS)
+            assertThatThrownBy(listener::accept)
+                    .as("no connection beyond the %d made", CONNECTS)
                     .isInstanceOf(SocketTimeoutException.class);
-            assertThat(relayed).as("the relayed address got attempts too (both raced)").isPositive();
+            assertThat(relayed)
+                    .as("the relayed address got attempts too (both raced)")
+                    .isPositive();
         } finally {
             relays.shutdownNow();
         }

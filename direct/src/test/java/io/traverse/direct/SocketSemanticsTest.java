@@ -136,7 +136,9 @@ class SocketSemanticsTest {
     void acceptTimesOutAndCloseUnblocksAccept() throws Exception {
         TraverseServerSocket ss = server.serverSocketFactory().createServerSocket(0);
         ss.setSoTimeout(100);
-        assertThatThrownBy(ss::accept).isInstanceOf(SocketTimeoutException.class).hasMessage("Accept timed out");
+        assertThatThrownBy(ss::accept)
+                .isInstanceOf(SocketTimeoutException.class)
+                .hasMessage("Accept timed out");
         ss.setSoTimeout(0);
         Future<Socket> blocked = pool.submit(ss::accept);
         Thread.sleep(100);
@@ -226,7 +228,9 @@ class SocketSemanticsTest {
                     }));
                 }
                 for (int i = 0; i < clients.size(); i++) {
-                    assertThat(clients.get(i).get(20, TimeUnit.SECONDS)).as("connection %d", i).isEqualTo(i & 0x7f);
+                    assertThat(clients.get(i).get(20, TimeUnit.SECONDS))
+                            .as("connection %d", i)
+                            .isEqualTo(i & 0x7f);
                 }
                 acceptingOther.get(20, TimeUnit.SECONDS);
             } finally {
@@ -313,7 +317,8 @@ class SocketSemanticsTest {
     @Test
     void missingVirtualPortIsConnectionRefusedAndEndsAtOnce() throws Exception {
         VirtualSocketAddress nowhere = server.address(4444);
-        assertThatThrownBy(() -> connect(nowhere)).isInstanceOf(ConnectException.class)
+        assertThatThrownBy(() -> connect(nowhere))
+                .isInstanceOf(ConnectException.class)
                 .hasMessageContaining("no virtual port 4444");
     }
 
@@ -321,7 +326,8 @@ class SocketSemanticsTest {
     void nothingListeningIsConnectException() throws Exception {
         VirtualSocketAddress address = server.address(1);
         server.close();
-        assertThatThrownBy(() -> connect(address)).isInstanceOf(ConnectException.class)
+        assertThatThrownBy(() -> connect(address))
+                .isInstanceOf(ConnectException.class)
                 .hasMessageContaining("Connection refused");
     }
 
@@ -331,8 +337,10 @@ class SocketSemanticsTest {
         try (TraverseServerSocket ss = silent.serverSocketFactory().createServerSocket(0)) {
             Socket s = client.socketFactory().createSocket();
             long start = System.nanoTime();
-            assertThatThrownBy(() -> s.connect(ss.getLocalSocketAddress(), 300)).isInstanceOf(SocketTimeoutException.class);
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
+            assertThatThrownBy(() -> s.connect(ss.getLocalSocketAddress(), 300))
+                    .isInstanceOf(SocketTimeoutException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .isBetween(Duration.ofMillis(250), Duration.ofSeconds(5));
         }
     }
 
@@ -348,7 +356,8 @@ class SocketSemanticsTest {
             Thread.sleep(200);
             long start = System.nanoTime();
             s.close();
-            assertThatThrownBy(() -> connecting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(SocketException.class)
+            assertThatThrownBy(() -> connecting.get(5, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(SocketException.class)
                     .hasMessageContaining("Socket closed");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
         }
@@ -366,7 +375,9 @@ class SocketSemanticsTest {
             Socket s = client.socketFactory().createSocket();
             assertThat(s).isInstanceOf(TraverseSocket.class);
             assertThat(s.isConnected()).isFalse();
-            assertThatThrownBy(s::getInputStream).isInstanceOf(SocketException.class).hasMessageContaining("not connected");
+            assertThatThrownBy(s::getInputStream)
+                    .isInstanceOf(SocketException.class)
+                    .hasMessageContaining("not connected");
             s.setSoTimeout(5_000);
             s.setTcpNoDelay(true);
             s.setKeepAlive(true);
@@ -379,10 +390,13 @@ class SocketSemanticsTest {
             assertThat(s.getPort()).isEqualTo(ss.getLocalPort());
             assertThat(s.getInetAddress().getHostAddress()).isEqualTo("127.0.0.22");
             InputStream in = s.getInputStream();
-            assertThat(in.getClass().getName()).as("the connection's own stream, no wrapper").doesNotStartWith("io.traverse");
+            assertThat(in.getClass().getName())
+                    .as("the connection's own stream, no wrapper")
+                    .doesNotStartWith("io.traverse");
             s.getOutputStream().write(41);
             assertThat(in.read()).isEqualTo(42);
-            assertThat(client.connectionInfo(s)).hasValueSatisfying(info -> assertThat(info.module()).isEqualTo("direct"));
+            assertThat(client.connectionInfo(s))
+                    .hasValueSatisfying(info -> assertThat(info.module()).isEqualTo("direct"));
             assertThatThrownBy(() -> s.connect(ss.getLocalSocketAddress())).isInstanceOf(SocketException.class);
             s.close();
             assertThat(s.isClosed()).isTrue();
@@ -411,6 +425,7 @@ class SocketSemanticsTest {
     @Test
     void malformedNodeTextIsUnknownHostNamingThePart() {
         assertThatThrownBy(() -> client.socketFactory().createSocket("tv1-abc.a300-1-1-1p4000", 80))
-                .isInstanceOf(UnknownHostException.class).hasMessageContaining("a300-1-1-1p4000");
+                .isInstanceOf(UnknownHostException.class)
+                .hasMessageContaining("a300-1-1-1p4000");
     }
 }

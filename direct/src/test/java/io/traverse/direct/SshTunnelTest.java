@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.traverse.Traverse;
 import io.traverse.TraverseServerSocket;
-import io.traverse.firewall.FirewallRule;
 import io.traverse.connect.InBandEndOfStreamSocket;
+import io.traverse.firewall.FirewallRule;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -53,7 +53,20 @@ class SshTunnelTest {
     @BeforeEach
     void startSshd() throws Exception {
         clientKey = dir.resolve("id_rsa");
-        run("ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-m", "PEM", "-N", PASSPHRASE, "-C", "traverse-test", "-f",
+        run(
+                "ssh-keygen",
+                "-q",
+                "-t",
+                "rsa",
+                "-b",
+                "2048",
+                "-m",
+                "PEM",
+                "-N",
+                PASSPHRASE,
+                "-C",
+                "traverse-test",
+                "-f",
                 clientKey.toString());
         Path authorized = dir.resolve("authorized_keys");
         Files.copy(dir.resolve("id_rsa.pub"), authorized);
@@ -91,16 +104,17 @@ class SshTunnelTest {
     }
 
     private String rule(Path knownHosts) {
-        return TARGET_IP + "/32 user=traverse key=" + clientKey + " passphrase=" + PASSPHRASE
-                + " gateway=127.0.0.1:" + sshd.getPort() + " known-hosts=" + knownHosts;
+        return TARGET_IP + "/32 user=traverse key=" + clientKey + " passphrase=" + PASSPHRASE + " gateway=127.0.0.1:"
+                + sshd.getPort() + " known-hosts=" + knownHosts;
     }
 
     /** A target that only the sshd (connecting from 127.0.0.1) may reach, and a client with the tunnel rule. */
     private Traverse[] nodesWith(String rule) throws IOException {
-        Traverse target = nodes.node(TARGET_IP, b -> b.modules("direct")
-                .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
-        Traverse client = nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule)
-                .connectTimeout(Duration.ofSeconds(10)));
+        Traverse target = nodes.node(
+                TARGET_IP,
+                b -> b.modules("direct").firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
+        Traverse client =
+                nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule).connectTimeout(Duration.ofSeconds(10)));
         return new Traverse[] {target, client};
     }
 
@@ -121,7 +135,8 @@ class SshTunnelTest {
             }
         });
         for (int round = 0; round < 2; round++) { // the second reuses the session and the forward
-            try (Socket s = client.socketFactory().createSocket(server.virtualAddress().getHostString(), 7000)) {
+            try (Socket s =
+                    client.socketFactory().createSocket(server.virtualAddress().getHostString(), 7000)) {
                 Transfers.Digest sent = Transfers.sendAndHalfClose(s, 3_000_000 + round, 1);
                 Transfers.Digest back = Transfers.readToEof(s);
                 Transfers.Digest[] there = served.get(30, TimeUnit.SECONDS);
@@ -145,31 +160,39 @@ class SshTunnelTest {
     void aRuleWithAGatewayLogsInWhenTheNodeStartsAndTheFirstConnectionUsesThatSession() throws Exception {
         Traverse[] pair = nodesWith(rule(knownHosts(hostKey)));
         // No connection yet: the login at start (so that a first connection does not race it).
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> sshd.getActiveSessions().size() == 1);
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> sshd.getActiveSessions().size() == 1);
         TraverseServerSocket server = pair[0].serverSocketFactory().createServerSocket(7004);
         Future<Transfers.Digest> served = pool.submit(() -> {
             try (Socket s = server.accept()) {
                 return Transfers.readToEof(s);
             }
         });
-        try (Socket s = pair[1].socketFactory().createSocket(server.virtualAddress().getHostString(), 7004)) {
+        try (Socket s =
+                pair[1].socketFactory().createSocket(server.virtualAddress().getHostString(), 7004)) {
             assertThat(pair[1].connectionInfo(s).orElseThrow().module()).isEqualTo("direct");
             Transfers.Digest sent = Transfers.sendAndHalfClose(s, 100_000, 4);
             assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
         }
-        assertThat(sshd.getActiveSessions()).as("the session made at start, reused").hasSize(1);
+        assertThat(sshd.getActiveSessions())
+                .as("the session made at start, reused")
+                .hasSize(1);
     }
 
     @Test
     void aNodeNewlyMetBehindATunnelThatWorkedIsTriedThroughItFirst() throws Exception {
         // A 5 s stagger: a dropped plain SYN tried first would leave the tunnel no time within a 3 s connect.
-        String rule = "127.0.5.0/24 user=traverse key=" + clientKey + " passphrase=" + PASSPHRASE + " gateway=127.0.0.1:"
-                + sshd.getPort() + " known-hosts=" + knownHosts(hostKey);
-        Traverse client = nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule).connectStagger(Duration.ofSeconds(5)));
-        Traverse first = nodes.node(TARGET_IP, b -> b.modules("direct")
-                .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
-        Traverse second = nodes.node("127.0.5.3", b -> b.modules("direct")
-                .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
+        String rule = "127.0.5.0/24 user=traverse key=" + clientKey + " passphrase=" + PASSPHRASE
+                + " gateway=127.0.0.1:" + sshd.getPort() + " known-hosts=" + knownHosts(hostKey);
+        Traverse client =
+                nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule).connectStagger(Duration.ofSeconds(5)));
+        Traverse first = nodes.node(
+                TARGET_IP,
+                b -> b.modules("direct").firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
+        Traverse second = nodes.node(
+                "127.0.5.3",
+                b -> b.modules("direct").firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
         TraverseServerSocket one = first.serverSocketFactory().createServerSocket(7005);
         TraverseServerSocket two = second.serverSocketFactory().createServerSocket(7005);
         connect(client, one, 20_000); // plain (dropped) and the tunnel side by side: nothing plain has worked there
@@ -180,17 +203,23 @@ class SshTunnelTest {
     void aTunnelToANetworkNeverReachedPlainlyStartsBesideThePlainAttempt() throws Exception {
         // A 5 s stagger: a tunnel tried only a stagger after the dropped plain SYN would leave a 3 s connect nothing.
         String rule = rule(knownHosts(hostKey));
-        Traverse target = nodes.node(TARGET_IP, b -> b.modules("direct")
-                .firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
-        Traverse client = nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule)
-                .connectStagger(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(3)));
+        Traverse target = nodes.node(
+                TARGET_IP,
+                b -> b.modules("direct").firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
+        Traverse client = nodes.node(
+                CLIENT_IP,
+                b -> b.modules("direct")
+                        .sshTunnels(rule)
+                        .connectStagger(Duration.ofSeconds(5))
+                        .connectTimeout(Duration.ofSeconds(3)));
         TraverseServerSocket server = target.serverSocketFactory().createServerSocket(7006);
         Future<Transfers.Digest> served = pool.submit(() -> {
             try (Socket s = server.accept()) {
                 return Transfers.readToEof(s);
             }
         });
-        try (Socket s = client.socketFactory().createSocket(server.virtualAddress().getHostString(), 7006)) {
+        try (Socket s =
+                client.socketFactory().createSocket(server.virtualAddress().getHostString(), 7006)) {
             assertThat(s).as("through the tunnel").isInstanceOf(InBandEndOfStreamSocket.class);
             Transfers.Digest sent = Transfers.sendAndHalfClose(s, 200_000, 5);
             assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
@@ -201,9 +230,15 @@ class SshTunnelTest {
     void whereThePlainAddressLetsTheNodeInThePlainAttemptBesideTheTunnelWinsAndGoesFirstFromThen() throws Exception {
         String rule = rule(knownHosts(hostKey));
         Traverse target = nodes.node(TARGET_IP, b -> b.modules("direct"));
-        Traverse client = nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule)
-                .connectStagger(Duration.ofSeconds(5)).connectTimeout(Duration.ofSeconds(10)));
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> sshd.getActiveSessions().size() == 1);
+        Traverse client = nodes.node(
+                CLIENT_IP,
+                b -> b.modules("direct")
+                        .sshTunnels(rule)
+                        .connectStagger(Duration.ofSeconds(5))
+                        .connectTimeout(Duration.ofSeconds(10)));
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(20))
+                .until(() -> sshd.getActiveSessions().size() == 1);
         TraverseServerSocket server = target.serverSocketFactory().createServerSocket(7007);
         for (int round = 0; round < 2; round++) { // the first races both, the second dials plainly first
             Future<Transfers.Digest> served = pool.submit(() -> {
@@ -211,8 +246,10 @@ class SshTunnelTest {
                     return Transfers.readToEof(s);
                 }
             });
-            try (Socket s = client.socketFactory().createSocket(server.virtualAddress().getHostString(), 7007)) {
-                assertThat(s).as("round %d: a kernel socket to the target, not the tunnel's", round)
+            try (Socket s =
+                    client.socketFactory().createSocket(server.virtualAddress().getHostString(), 7007)) {
+                assertThat(s)
+                        .as("round %d: a kernel socket to the target, not the tunnel's", round)
                         .isNotInstanceOf(InBandEndOfStreamSocket.class);
                 Transfers.Digest sent = Transfers.sendAndHalfClose(s, 100_000, 6 + round);
                 assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
@@ -220,7 +257,8 @@ class SshTunnelTest {
             if (round == 0) {
                 // The tunnelled rival got through too, but held: the target dropped it unseen when it lost.
                 server.setSoTimeout(1_000);
-                assertThatThrownBy(server::accept).as("a second connection handed to accept()")
+                assertThatThrownBy(server::accept)
+                        .as("a second connection handed to accept()")
                         .isInstanceOf(java.net.SocketTimeoutException.class);
                 server.setSoTimeout(0);
             }
@@ -239,7 +277,8 @@ class SshTunnelTest {
         own.start();
         try {
             Path known = dir.resolve("known_hosts-own");
-            Files.writeString(known, "[" + TARGET_IP + "]:" + own.getPort() + " " + PublicKeyEntry.toString(hostKey) + "\n");
+            Files.writeString(
+                    known, "[" + TARGET_IP + "]:" + own.getPort() + " " + PublicKeyEntry.toString(hostKey) + "\n");
             Traverse[] pair = nodesWith(TARGET_IP + "/32 user=traverse key=" + clientKey + " passphrase=" + PASSPHRASE
                     + " port=" + own.getPort() + " known-hosts=" + known);
             TraverseServerSocket server = pair[0].serverSocketFactory().createServerSocket(7003);
@@ -251,7 +290,8 @@ class SshTunnelTest {
                     return received;
                 }
             });
-            try (Socket s = pair[1].socketFactory().createSocket(server.virtualAddress().getHostString(), 7003)) {
+            try (Socket s =
+                    pair[1].socketFactory().createSocket(server.virtualAddress().getHostString(), 7003)) {
                 Transfers.Digest sent = Transfers.sendAndHalfClose(s, 777_777, 3);
                 assertThat(new String(s.getInputStream().readAllBytes())).isEqualTo(sent.sha256());
                 assertThat(served.get(30, TimeUnit.SECONDS)).isEqualTo(sent);
@@ -279,8 +319,11 @@ class SshTunnelTest {
     @Test
     void changedHostKeyIsRefusedNamingTheHostAndBothFingerprints() throws Exception {
         // Another key of the same type: a key of another type would count as not known, not as changed.
-        int bits = hostKey instanceof java.security.interfaces.ECPublicKey ec ? ec.getParams().getCurve().getField().getFieldSize() : 2048;
-        PublicKey other = KeyUtils.generateKeyPair(KeyUtils.getKeyType(hostKey), bits).getPublic();
+        int bits = hostKey instanceof java.security.interfaces.ECPublicKey ec
+                ? ec.getParams().getCurve().getField().getFieldSize()
+                : 2048;
+        PublicKey other =
+                KeyUtils.generateKeyPair(KeyUtils.getKeyType(hostKey), bits).getPublic();
         Path stale = knownHosts(other);
         Traverse[] pair = nodesWith(rule(stale));
         TraverseServerSocket server = pair[0].serverSocketFactory().createServerSocket(7002);
@@ -293,7 +336,8 @@ class SshTunnelTest {
 
     @Test
     void wrongPassphraseIsAClearConfigurationError() throws Exception {
-        assertThatThrownBy(() -> nodesWith(rule(knownHosts(hostKey)).replace("passphrase=" + PASSPHRASE, "passphrase=wrong")))
+        assertThatThrownBy(() ->
+                        nodesWith(rule(knownHosts(hostKey)).replace("passphrase=" + PASSPHRASE, "passphrase=wrong")))
                 .hasMessageContaining("cannot load key " + clientKey);
     }
 

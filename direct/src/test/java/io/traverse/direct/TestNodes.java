@@ -17,7 +17,8 @@ final class TestNodes implements AutoCloseable {
     }
 
     Traverse node(String ip, UnaryOperator<TraverseConfig.Builder> settings) throws IOException {
-        Traverse t = Traverse.start(settings.apply(TraverseConfig.builder().bind(ip)).build());
+        Traverse t =
+                Traverse.start(settings.apply(TraverseConfig.builder().bind(ip)).build());
         open.add(t);
         return t;
     }

@@ -44,7 +44,8 @@ class TopologyTest {
         pool.submit(() -> {
             while (true) {
                 try (Socket s = ss.accept()) {
-                    s.getOutputStream().write((node.identity().id().orElseThrow() + ":" + ss.getLocalPort()).getBytes());
+                    s.getOutputStream()
+                            .write((node.identity().id().orElseThrow() + ":" + ss.getLocalPort()).getBytes());
                 } catch (IOException e) {
                     return null;
                 }
@@ -69,9 +70,11 @@ class TopologyTest {
         serveIdentity(impostor, impostorServer);
         serveIdentity(target, targetServer);
 
-        NodeIdentity misleading = NodeIdentity.builder().id(target.identity().id().orElseThrow())
+        NodeIdentity misleading = NodeIdentity.builder()
+                .id(target.identity().id().orElseThrow())
                 .address(impostor.identity().addresses().get(0))
-                .addresses(target.identity().addresses()).build();
+                .addresses(target.identity().addresses())
+                .build();
         VirtualSocketAddress address = new VirtualSocketAddress(misleading, 9000);
         for (int i = 0; i < 20; i++) {
             try (Socket s = client.socketFactory().createSocket(address.getHostString(), 9000)) {
@@ -102,9 +105,11 @@ class TopologyTest {
         serveIdentity(target, target.serverSocketFactory().createServerSocket(9000));
         java.util.concurrent.atomic.AtomicInteger deadEnd = new java.util.concurrent.atomic.AtomicInteger();
         try (ServerSocket raw = nodes.track(closingCounter(deadEnd))) {
-            NodeIdentity detour = NodeIdentity.builder().id(target.identity().id().orElseThrow())
+            NodeIdentity detour = NodeIdentity.builder()
+                    .id(target.identity().id().orElseThrow())
                     .address(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()))
-                    .addresses(target.identity().addresses()).build();
+                    .addresses(target.identity().addresses())
+                    .build();
             for (int i = 0; i < 5; i++) {
                 try (Socket s = client.socketFactory().createSocket(detour.toText(), 9000)) {
                     assertThat(read(s)).endsWith(":9000");
@@ -122,13 +127,17 @@ class TopologyTest {
         java.util.concurrent.atomic.AtomicInteger deadEnd = new java.util.concurrent.atomic.AtomicInteger();
         try (ServerSocket raw = nodes.track(closingCounter(deadEnd))) {
             InetSocketAddress silentAddress = silent.identity().addresses().get(0);
-            NodeIdentity target = NodeIdentity.builder().id(silent.identity().id().orElseThrow())
-                    .address(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort())).address(silentAddress).build();
+            NodeIdentity target = NodeIdentity.builder()
+                    .id(silent.identity().id().orElseThrow())
+                    .address(new InetSocketAddress(raw.getInetAddress(), raw.getLocalPort()))
+                    .address(silentAddress)
+                    .build();
             Socket s = client.socketFactory().createSocket();
             assertThatThrownBy(() -> s.connect(new VirtualSocketAddress(target, 9000), 500))
                     .isInstanceOf(SocketTimeoutException.class)
                     .hasMessageContaining("127.0.0.57:" + raw.getLocalPort())
-                    .hasMessageContaining("127.0.0.61:" + silentAddress.getPort() + ": "); // "no answer before the deadline" or its own timeout
+                    .hasMessageContaining("127.0.0.61:" + silentAddress.getPort()
+                            + ": "); // "no answer before the deadline" or its own timeout
         }
     }
 
@@ -137,10 +146,13 @@ class TopologyTest {
         Traverse client = nodes.node("127.0.0.44");
         Traverse impostor = nodes.node("127.0.0.45");
         serveIdentity(impostor, impostor.serverSocketFactory().createServerSocket(9000));
-        NodeIdentity ghost = NodeIdentity.builder().id(io.traverse.identity.NodeId.random())
-                .address(impostor.identity().addresses().get(0)).build();
+        NodeIdentity ghost = NodeIdentity.builder()
+                .id(io.traverse.identity.NodeId.random())
+                .address(impostor.identity().addresses().get(0))
+                .build();
         assertThatThrownBy(() -> client.socketFactory().createSocket(ghost.toText(), 9000))
-                .isInstanceOf(ConnectException.class).hasMessageContaining("reached node " + impostor.identity().id().orElseThrow());
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining("reached node " + impostor.identity().id().orElseThrow());
     }
 
     @Test
@@ -149,13 +161,21 @@ class TopologyTest {
         Traverse target = nodes.node("127.0.0.47");
         serveIdentity(target, target.serverSocketFactory().createServerSocket(9000));
         // What a user who only knows host:port of the listener can write.
-        String partial = NodeIdentity.builder().address(target.identity().addresses().get(0)).build().toText();
+        String partial = NodeIdentity.builder()
+                .address(target.identity().addresses().get(0))
+                .build()
+                .toText();
         try (Socket s = client.socketFactory().createSocket(partial, 9000)) {
             assertThat(read(s)).startsWith(target.identity().id().orElseThrow().toString());
         }
         InetSocketAddress other = new InetSocketAddress(InetAddress.getByName("127.0.0.99"), 1234);
-        String wrongPartial = NodeIdentity.builder().address(target.identity().addresses().get(0)).address(other).build().toText();
-        assertThatThrownBy(() -> client.socketFactory().createSocket(wrongPartial, 9000)).isInstanceOf(IOException.class);
+        String wrongPartial = NodeIdentity.builder()
+                .address(target.identity().addresses().get(0))
+                .address(other)
+                .build()
+                .toText();
+        assertThatThrownBy(() -> client.socketFactory().createSocket(wrongPartial, 9000))
+                .isInstanceOf(IOException.class);
     }
 
     @Test
@@ -195,8 +215,12 @@ class TopologyTest {
             Traverse node = nodes.node("127.0.0.50", b -> b.portRange(range));
             assertThat(node.listeningPort()).isEqualTo(first + 3);
             String full = first + "-" + (first + 2);
-            assertThatThrownBy(() -> Traverse.start(TraverseConfig.builder().bind("127.0.0.50").portRange(full).build()))
-                    .isInstanceOf(BindException.class).hasMessageContaining(full);
+            assertThatThrownBy(() -> Traverse.start(TraverseConfig.builder()
+                            .bind("127.0.0.50")
+                            .portRange(full)
+                            .build()))
+                    .isInstanceOf(BindException.class)
+                    .hasMessageContaining(full);
         } finally {
             for (ServerSocket s : squatters) {
                 s.close();
@@ -206,7 +230,8 @@ class TopologyTest {
 
     @Test
     void firewallDeniesBySourceNetworkWithAReason() throws Exception {
-        Traverse guarded = nodes.node("127.0.1.1", b -> b.firewall(FirewallRule.allow("127.0.1.0/24"), FirewallRule.deny("all")));
+        Traverse guarded =
+                nodes.node("127.0.1.1", b -> b.firewall(FirewallRule.allow("127.0.1.0/24"), FirewallRule.deny("all")));
         Traverse insider = nodes.node("127.0.1.2");
         Traverse outsider = nodes.node("127.0.2.1");
         TraverseServerSocket ss = guarded.serverSocketFactory().createServerSocket(22);
@@ -263,9 +288,11 @@ class TopologyTest {
             queued.add(client.socketFactory().createSocket(a.getHostString(), 7));
             long start = System.nanoTime();
             assertThatThrownBy(() -> client.socketFactory().createSocket(a.getHostString(), 7))
-                    .isInstanceOf(ConnectException.class).hasMessageContaining("overloaded")
+                    .isInstanceOf(ConnectException.class)
+                    .hasMessageContaining("overloaded")
                     .hasMessageContaining("backlog of virtual port 7 stayed full");
-            assertThat(java.time.Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(java.time.Duration.ofMillis(250));
+            assertThat(java.time.Duration.ofNanos(System.nanoTime() - start))
+                    .isGreaterThanOrEqualTo(java.time.Duration.ofMillis(250));
             ss.accept().close();
             queued.add(client.socketFactory().createSocket(a.getHostString(), 7)); // room again
         } finally {
@@ -285,7 +312,8 @@ class TopologyTest {
             Future<Socket> waiting = pool.submit(() -> client.socketFactory().createSocket(a.getHostString(), 7));
             Thread.sleep(200);
             ss.close();
-            assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS)).hasCauseInstanceOf(ConnectException.class)
+            assertThatThrownBy(() -> waiting.get(5, TimeUnit.SECONDS))
+                    .hasCauseInstanceOf(ConnectException.class)
                     .hasMessageContaining("closed while the connection waited");
         }
     }
@@ -313,8 +341,10 @@ class TopologyTest {
         VirtualSocketAddress a = ss.virtualAddress();
         try (Socket first = client.socketFactory().createSocket(a.getHostString(), 9);
                 Socket second = client.socketFactory().createSocket(a.getHostString(), 9)) {
-            assertThat(client.connectionInfo(first).orElseThrow().cachedModule()).isFalse();
-            assertThat(client.connectionInfo(second).orElseThrow().cachedModule()).isTrue();
+            assertThat(client.connectionInfo(first).orElseThrow().cachedModule())
+                    .isFalse();
+            assertThat(client.connectionInfo(second).orElseThrow().cachedModule())
+                    .isTrue();
             assertThat(client.connectionInfo(second).orElseThrow().module()).isEqualTo("direct");
         }
         assertThat(client.statistics()).anySatisfy(st -> {

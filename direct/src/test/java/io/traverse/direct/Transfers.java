@@ -12,11 +12,9 @@ import java.util.Random;
 /** End-to-end data checks: length and SHA-256 of what went in and what came out. */
 final class Transfers {
     /** What one side sent or received. */
-    record Digest(long length, String sha256) {
-    }
+    record Digest(long length, String sha256) {}
 
-    private Transfers() {
-    }
+    private Transfers() {}
 
     /** Writes {@code length} pseudo-random bytes from {@code seed}, then half-closes; returns their digest. */
     static Digest sendAndHalfClose(Socket socket, long length, long seed) throws IOException {

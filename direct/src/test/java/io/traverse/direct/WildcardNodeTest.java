@@ -21,7 +21,8 @@ class WildcardNodeTest {
     @Test
     void startsWithEveryUsableInterfaceAddressAndIsReachable() throws Exception {
         try (Traverse node = Traverse.start(TraverseConfig.defaults());
-                Traverse client = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").build())) {
+                Traverse client = Traverse.start(
+                        TraverseConfig.builder().bind("127.0.0.1").build())) {
             assertThat(node.identity().addresses()).isNotEmpty().allSatisfy(a -> {
                 assertThat(a.getPort()).isEqualTo(node.listeningPort());
                 assertThat(AddressClass.of(a.getAddress())).isNotEqualTo(AddressClass.LINK_LOCAL);
@@ -29,7 +30,8 @@ class WildcardNodeTest {
                     assertThat(v6.getScopeId()).as("no zone in %s", a).isZero();
                 }
             });
-            assertThat(node.identity().addresses()).extracting(InetSocketAddress::getAddress)
+            assertThat(node.identity().addresses())
+                    .extracting(InetSocketAddress::getAddress)
                     .anyMatch(java.net.InetAddress::isLoopbackAddress);
             try (TraverseServerSocket server = node.serverSocketFactory().createServerSocket(0)) {
                 CompletableFuture<Integer> accepted = CompletableFuture.supplyAsync(() -> {

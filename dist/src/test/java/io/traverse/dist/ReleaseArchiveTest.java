@@ -29,13 +29,16 @@ class ReleaseArchiveTest {
 
     @TempDir
     static Path dir;
+
     static Path home;
 
     @BeforeAll
     static void unpack() throws Exception {
         Path archive = Path.of(System.getProperty("traverse.archive"));
         assertThat(archive).isRegularFile();
-        Process tar = new ProcessBuilder("tar", "-xzf", archive.toString(), "-C", dir.toString()).inheritIO().start();
+        Process tar = new ProcessBuilder("tar", "-xzf", archive.toString(), "-C", dir.toString())
+                .inheritIO()
+                .start();
         assertThat(tar.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(tar.exitValue()).isZero();
         try (Stream<Path> top = Files.list(dir)) {
@@ -46,16 +49,25 @@ class ReleaseArchiveTest {
 
     @Test
     void theArchiveHoldsTheLauncherTheJarsOneLoggingBindingTheExamplesAndTheUnits() throws Exception {
-        assertThat(Files.getPosixFilePermissions(home.resolve("bin/traverse"))).contains(PosixFilePermission.OWNER_EXECUTE,
-                PosixFilePermission.GROUP_EXECUTE, PosixFilePermission.OTHERS_EXECUTE);
+        assertThat(Files.getPosixFilePermissions(home.resolve("bin/traverse")))
+                .contains(
+                        PosixFilePermission.OWNER_EXECUTE,
+                        PosixFilePermission.GROUP_EXECUTE,
+                        PosixFilePermission.OTHERS_EXECUTE);
         List<String> jars;
         try (Stream<Path> lib = Files.list(home.resolve("lib"))) {
             jars = lib.map(p -> p.getFileName().toString()).sorted().toList();
         }
-        assertThat(jars).allMatch(j -> j.endsWith(".jar"))
-                .contains("traverse-cli-" + VERSION + ".jar", "traverse-core-" + VERSION + ".jar", "traverse-hub-" + VERSION + ".jar",
-                        "traverse-direct-" + VERSION + ".jar", "traverse-routed-" + VERSION + ".jar", "picocli-4.7.7.jar")
-                .doesNotContain("traverse.jar")                      // the shaded jar would bring every class twice
+        assertThat(jars)
+                .allMatch(j -> j.endsWith(".jar"))
+                .contains(
+                        "traverse-cli-" + VERSION + ".jar",
+                        "traverse-core-" + VERSION + ".jar",
+                        "traverse-hub-" + VERSION + ".jar",
+                        "traverse-direct-" + VERSION + ".jar",
+                        "traverse-routed-" + VERSION + ".jar",
+                        "picocli-4.7.7.jar")
+                .doesNotContain("traverse.jar") // the shaded jar would bring every class twice
                 .noneMatch(j -> j.startsWith("junit") || j.startsWith("assertj") || j.startsWith("sshd-"));
         List<String> bindings = new ArrayList<>();
         for (String jar : jars) {
@@ -66,17 +78,28 @@ class ReleaseArchiveTest {
             }
         }
         assertThat(bindings).as("SLF4J bindings in lib/").containsExactly("slf4j-simple-2.0.17.jar");
-        assertThat(home.resolve("config")).isDirectoryContaining(p -> p.endsWith("hub.properties"))
-                .isDirectoryContaining(p -> p.endsWith("traverse.properties")).isDirectoryContaining(p -> p.endsWith("expose-example.env"));
+        assertThat(home.resolve("config"))
+                .isDirectoryContaining(p -> p.endsWith("hub.properties"))
+                .isDirectoryContaining(p -> p.endsWith("traverse.properties"))
+                .isDirectoryContaining(p -> p.endsWith("expose-example.env"));
         String hubUnit = Files.readString(home.resolve("systemd/traverse-hub.service"));
-        assertThat(hubUnit).contains("ExecStart=/opt/traverse/bin/traverse hub --config /etc/traverse/hub.properties", "DynamicUser=yes",
-                "StateDirectory=traverse", "NoNewPrivileges=yes", "ProtectSystem=strict", "Restart=on-failure")
-                .doesNotContain("\nMemoryDenyWriteExecute=");       // the JIT needs memory it writes and runs
+        assertThat(hubUnit)
+                .contains(
+                        "ExecStart=/opt/traverse/bin/traverse hub --config /etc/traverse/hub.properties",
+                        "DynamicUser=yes",
+                        "StateDirectory=traverse",
+                        "NoNewPrivileges=yes",
+                        "ProtectSystem=strict",
+                        "Restart=on-failure")
+                .doesNotContain("\nMemoryDenyWriteExecute="); // the JIT needs memory it writes and runs
         assertThat(Files.readString(home.resolve("systemd/traverse-expose@.service")))
                 .contains("ExecStart=/opt/traverse/bin/traverse expose ${EXPOSE_PORT} --name %i", "DynamicUser=yes");
         assertThat(Files.readString(home.resolve("systemd/traverse-agent.service")))
-                .contains("ExecStart=/opt/traverse/bin/traverse agent --config /etc/traverse/agent.conf --token-file %d/token",
-                        "ExecReload=/bin/kill -HUP $MAINPID", "LoadCredential=token:/etc/traverse/token", "DynamicUser=yes")
+                .contains(
+                        "ExecStart=/opt/traverse/bin/traverse agent --config /etc/traverse/agent.conf --token-file %d/token",
+                        "ExecReload=/bin/kill -HUP $MAINPID",
+                        "LoadCredential=token:/etc/traverse/token",
+                        "DynamicUser=yes")
                 .doesNotContain("\nMemoryDenyWriteExecute=");
         assertThat(home.resolve("config")).isDirectoryContaining(p -> p.endsWith("agent.conf"));
         assertThat(home.resolve("docs/operations.md")).content().contains("## Installing on a cluster frontend");
@@ -99,11 +122,30 @@ class ReleaseArchiveTest {
         Path token = dir.resolve("token");
         Files.writeString(token, "archive-test\n");
         // JAVA_OPTS reaches the JVM: thread names are off in the command's logging unless it says otherwise.
-        Process process = start(List.of(home.resolve("bin/traverse").toString(), "hub", "--config", home.resolve("config/hub.properties").toString(),
-                "--token-file", token.toString(), "--name", "archive-test", "--bind", "127.0.0.1", "--port", "0", "--http-port", "0",
-                "--discovery-port", "-1", "--advertise", "none"), Map.of("JAVA_OPTS", "-Dorg.slf4j.simpleLogger.showThreadName=true"));
+        Process process = start(
+                List.of(
+                        home.resolve("bin/traverse").toString(),
+                        "hub",
+                        "--config",
+                        home.resolve("config/hub.properties").toString(),
+                        "--token-file",
+                        token.toString(),
+                        "--name",
+                        "archive-test",
+                        "--bind",
+                        "127.0.0.1",
+                        "--port",
+                        "0",
+                        "--http-port",
+                        "0",
+                        "--discovery-port",
+                        "-1",
+                        "--advertise",
+                        "none"),
+                Map.of("JAVA_OPTS", "-Dorg.slf4j.simpleLogger.showThreadName=true"));
         List<String> lines = new ArrayList<>();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = out.readLine()) != null) {
                 lines.add(line);
@@ -115,10 +157,16 @@ class ReleaseArchiveTest {
         } finally {
             process.destroyForcibly();
         }
-        assertThat(lines).anySatisfy(l -> assertThat(l).contains("[main] INFO").contains("Hub archive-test").contains("listening on /127.0.0.1:"));
+        assertThat(lines)
+                .anySatisfy(l -> assertThat(l)
+                        .contains("[main] INFO")
+                        .contains("Hub archive-test")
+                        .contains("listening on /127.0.0.1:"));
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub archive-test stopped"));
         assertThat(lines).noneSatisfy(l -> assertThat(l).containsAnyOf("WARN", "ERROR", "SLF4J"));
-        assertThat(process.exitValue()).as("exit status after SIGTERM, SuccessExitStatus in the unit").isEqualTo(143);
+        assertThat(process.exitValue())
+                .as("exit status after SIGTERM, SuccessExitStatus in the unit")
+                .isEqualTo(143);
     }
 
     /**
@@ -130,29 +178,44 @@ class ReleaseArchiveTest {
     @Test
     void theUnitsPassSystemdAnalyzeVerifyAndRateAsHardened() throws Exception {
         Path analyze = Path.of("/usr/bin/systemd-analyze");
-        assumeTrue(Files.isExecutable(analyze), "systemd-analyze is not installed (Debian package systemd; .ci/run installs it)");
+        assumeTrue(
+                Files.isExecutable(analyze),
+                "systemd-analyze is not installed (Debian package systemd; .ci/run installs it)");
         Path units = dir.resolve("units");
         Files.createDirectories(units);
         List<String> names = List.of("traverse-hub.service", "traverse-agent.service", "traverse-expose@.service");
         for (String name : names) {
             String unit = Files.readString(home.resolve("systemd").resolve(name));
-            Files.writeString(units.resolve(name), unit.replace("/opt/traverse/bin/traverse", home.resolve("bin/traverse").toString()));
+            Files.writeString(
+                    units.resolve(name),
+                    unit.replace(
+                            "/opt/traverse/bin/traverse",
+                            home.resolve("bin/traverse").toString()));
         }
         List<String> verify = new ArrayList<>(List.of(analyze.toString(), "verify"));
-        names.forEach(name -> verify.add(units.resolve(name.replace("@.", "@db.")).toString()));
+        names.forEach(
+                name -> verify.add(units.resolve(name.replace("@.", "@db.")).toString()));
         assertThat(run(verify)).as("systemd-analyze verify").isEqualTo(new Outcome(0, ""));
         for (String name : names) {
-            Outcome security = run(List.of(analyze.toString(), "security", "--offline=yes", "--threshold=20",
+            Outcome security = run(List.of(
+                    analyze.toString(),
+                    "security",
+                    "--offline=yes",
+                    "--threshold=20",
                     units.resolve(name).toString()));
-            assertThat(security.exitValue()).as("exposure of %s above 2.0:%n%s", name, security.output()).isZero();
+            assertThat(security.exitValue())
+                    .as("exposure of %s above 2.0:%n%s", name, security.output())
+                    .isZero();
         }
     }
 
-    private record Outcome(int exitValue, String output) {
-    }
+    private record Outcome(int exitValue, String output) {}
 
     private static Outcome run(List<String> command) throws Exception {
-        Process process = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true).start();
+        Process process = new ProcessBuilder(command)
+                .directory(dir.toFile())
+                .redirectErrorStream(true)
+                .start();
         String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(process.waitFor(30, TimeUnit.SECONDS)).isTrue();
         return new Outcome(process.exitValue(), output.strip());
@@ -160,9 +223,14 @@ class ReleaseArchiveTest {
 
     /** The archive's launcher with this JVM as JAVA_HOME, nothing of Maven's class path, stderr with stdout. */
     private static Process start(List<String> command, Map<String, String> extraEnvironment) throws IOException {
-        ProcessBuilder builder = new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
-        builder.environment().keySet().removeIf(k -> k.equals("CLASSPATH") || k.equals("JAVA_OPTS") || k.startsWith("TRAVERSE_")
-                || k.startsWith("MAVEN"));
+        ProcessBuilder builder =
+                new ProcessBuilder(command).directory(dir.toFile()).redirectErrorStream(true);
+        builder.environment()
+                .keySet()
+                .removeIf(k -> k.equals("CLASSPATH")
+                        || k.equals("JAVA_OPTS")
+                        || k.startsWith("TRAVERSE_")
+                        || k.startsWith("MAVEN"));
         builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
         builder.environment().putAll(extraEnvironment);
         return builder.start();

@@ -5,9 +5,8 @@ import io.netty.util.concurrent.DefaultEventExecutor;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.traverse.ssh.SshGateways;
-import io.traverse.hub.gossip.StateNumber;
 import io.traverse.hub.discovery.DiscoveryResponder;
+import io.traverse.hub.gossip.StateNumber;
 import io.traverse.hub.http.HubHttpEndpoint;
 import io.traverse.hub.http.HubTraffic;
 import io.traverse.hub.http.StatusSource;
@@ -24,6 +23,7 @@ import io.traverse.identity.AddressClass;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeId;
+import io.traverse.ssh.SshGateways;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkLimits;
@@ -80,6 +80,7 @@ public final class Hub implements AutoCloseable {
     private final ThreadPoolExecutor worker;
     /** False when the threads are {@link SharedHubThreads}: closing this hub leaves them running. */
     private final boolean ownThreads;
+
     private final LinkListener listener;
     private final HubCore core;
     private final HubMetrics metrics;
@@ -87,13 +88,21 @@ public final class Hub implements AutoCloseable {
     private final DiscoveryResponder discovery;
     /** Null unless peers are dialled through SSH. */
     private final SshGateways sshGateways;
+
     private final List<ScheduledFuture<?>> timers = new ArrayList<>();
     private volatile boolean closed;
     /** Set last in the constructor: the dashboard's feed may read it from another thread before. */
     private volatile io.traverse.hub.longpoll.LongPollSessions longPoll;
 
-    private Hub(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop, ThreadPoolExecutor worker,
-            LinkListener listener, boolean ownThreads) throws IOException, InterruptedException {
+    private Hub(
+            HubConfig config,
+            NettyTransport transport,
+            EventLoopGroup ioLoops,
+            EventExecutor stateLoop,
+            ThreadPoolExecutor worker,
+            LinkListener listener,
+            boolean ownThreads)
+            throws IOException, InterruptedException {
         this.config = config;
         this.ownThreads = ownThreads;
         this.ioLoops = ioLoops;
@@ -110,16 +119,34 @@ public final class Hub implements AutoCloseable {
         StateNumber state = new StateNumber(System.currentTimeMillis());
         LinkAuthentication authentication = new LinkAuthentication(config.token());
         if (authentication.hasEmptyToken()) {
-            log.warn("Hub {} runs without a network token: any node or hub can join (set --token or TRAVERSE_TOKEN)", name);
+            log.warn(
+                    "Hub {} runs without a network token: any node or hub can join (set --token or TRAVERSE_TOKEN)",
+                    name);
         }
         this.metrics = new HubMetrics(name);
-        LinkSettings settings = new LinkSettings(id, name, advertised, state::current, authentication, config.handshakeTimeout(),
-                config.keepaliveInterval(), config.maxQueuedMessagesPerLink(), metrics::refused, new OwnChallenges(),
-                new LinkRate(config.linkRate(), config.linkBurst(), () -> metrics.overloaded(AdmissionLimit.LINK_RATE)));
+        LinkSettings settings = new LinkSettings(
+                id,
+                name,
+                advertised,
+                state::current,
+                authentication,
+                config.handshakeTimeout(),
+                config.keepaliveInterval(),
+                config.maxQueuedMessagesPerLink(),
+                metrics::refused,
+                new OwnChallenges(),
+                new LinkRate(
+                        config.linkRate(), config.linkBurst(), () -> metrics.overloaded(AdmissionLimit.LINK_RATE)));
         this.core = new HubCore(config, id, name, "id " + idSource, advertised, state, stateLoop, metrics);
         this.sshGateways = config.sshTunnels().isEmpty() ? null : new SshGateways(config.sshTunnels());
         HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, worker, sshGateways);
-        PeerDialing dialing = new PeerDialing(id, dialer, stateLoop, config.redialMin(), config.redialMax(), peer -> core.hubLink(peer) != null,
+        PeerDialing dialing = new PeerDialing(
+                id,
+                dialer,
+                stateLoop,
+                config.redialMin(),
+                config.redialMax(),
+                peer -> core.hubLink(peer) != null,
                 core::dialledHubHasOurId);
         config.peers().forEach(dialing::addConfiguredPeer);
         core.dialing(dialing);
@@ -128,18 +155,28 @@ public final class Hub implements AutoCloseable {
         timers.add(stateLoop.scheduleAtFixedRate(core::refresh, refresh, refresh, TimeUnit.MILLISECONDS));
         long sweep = Math.max(50, Math.min(1000, config.hubExpiry().toMillis() / 4));
         timers.add(stateLoop.scheduleAtFixedRate(core::expire, sweep, sweep, TimeUnit.MILLISECONDS));
-        this.http = config.httpPort() < 0 ? null : bindHttp(transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), worker);
+        this.http = config.httpPort() < 0
+                ? null
+                : bindHttp(
+                        transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), worker);
         this.discovery = config.discoveryPort() < 0 ? null : startDiscovery(config.discoveryPort());
-        this.longPoll = new io.traverse.hub.longpoll.LongPollSessions(config.longPollLimits(), ioLoops, listener::installLink,
-                LinkListener.WATER_MARK);
+        this.longPoll = new io.traverse.hub.longpoll.LongPollSessions(
+                config.longPollLimits(), ioLoops, listener::installLink, LinkListener.WATER_MARK);
         listener.serveHttp(longPoll::installHttp);
         listener.startAccepting(settings, core, stateLoop);
-        log.info("Hub {} (id {}) listening on {} ({}), advertised {}, peers {}, HTTP {}", name, id, linkAddress, transport,
-                advertised.isEmpty() ? "none: dials out only" : advertised, config.peers(),
+        log.info(
+                "Hub {} (id {}) listening on {} ({}), advertised {}, peers {}, HTTP {}",
+                name,
+                id,
+                linkAddress,
+                transport,
+                advertised.isEmpty() ? "none: dials out only" : advertised,
+                config.peers(),
                 http == null ? "off" : http.localAddress() + " (/metrics, /status, /dashboard)");
     }
 
-    private HubHttpEndpoint bindHttp(NettyTransport transport, EventLoopGroup ioLoops, InetSocketAddress address, Executor worker)
+    private HubHttpEndpoint bindHttp(
+            NettyTransport transport, EventLoopGroup ioLoops, InetSocketAddress address, Executor worker)
             throws IOException, InterruptedException {
         try {
             return HubHttpEndpoint.bind(transport, ioLoops, address, statusSource(), worker);
@@ -156,10 +193,13 @@ public final class Hub implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         String why = String.valueOf(e.getMessage());
-        String hint = why.contains("Address already in use") ? ": address already in use (another hub or program holds it; choose another port)"
-                : why.contains("Cannot assign requested address") ? ": no interface of this host has that address"
-                : why.contains("Permission denied") ? ": permission denied (ports below 1024 need privileges)"
-                : ": " + why;
+        String hint = why.contains("Address already in use")
+                ? ": address already in use (another hub or program holds it; choose another port)"
+                : why.contains("Cannot assign requested address")
+                        ? ": no interface of this host has that address"
+                        : why.contains("Permission denied")
+                                ? ": permission denied (ports below 1024 need privileges)"
+                                : ": " + why;
         IOException failure = new java.net.BindException("cannot listen for " + which + " connections on "
                 + address.getAddress().getHostAddress() + ":" + address.getPort() + hint);
         failure.initCause(e);
@@ -176,12 +216,17 @@ public final class Hub implements AutoCloseable {
                 answer.add(new InetSocketAddress(IpLiterals.parse(parsed.getHostString()), parsed.getPort()));
             }
         }
-        DiscoveryResponder responder = DiscoveryResponder.builder(name, () -> answer).port(udpPort).build();
+        DiscoveryResponder responder =
+                DiscoveryResponder.builder(name, () -> answer).port(udpPort).build();
         try {
             responder.start();
             return responder;
         } catch (IOException e) {
-            log.warn("Hub {} does not answer discovery probes: UDP port {} unavailable ({})", name, udpPort, e.getMessage());
+            log.warn(
+                    "Hub {} does not answer discovery probes: UDP port {} unavailable ({})",
+                    name,
+                    udpPort,
+                    e.getMessage());
             responder.close();
             return null;
         }
@@ -201,8 +246,14 @@ public final class Hub implements AutoCloseable {
         NettyTransport transport = NettyTransport.best();
         EventLoopGroup ioLoops = transport.newEventLoopGroup(config.ioThreads(), "traverse-hub-io");
         EventExecutor stateLoop = new DefaultEventExecutor(new DefaultThreadFactory("traverse-hub-state", true));
-        ThreadPoolExecutor worker = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(256),
-                new DefaultThreadFactory("traverse-hub-worker", true), new ThreadPoolExecutor.AbortPolicy());
+        ThreadPoolExecutor worker = new ThreadPoolExecutor(
+                1,
+                1,
+                30,
+                TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(256),
+                new DefaultThreadFactory("traverse-hub-worker", true),
+                new ThreadPoolExecutor.AbortPolicy());
         worker.allowCoreThreadTimeOut(true);
         return start(config, transport, ioLoops, stateLoop, worker, true);
     }
@@ -218,8 +269,14 @@ public final class Hub implements AutoCloseable {
         return start(config, threads.transport(), threads.ioLoops(), threads.nextStateLoop(), threads.worker(), false);
     }
 
-    private static Hub start(HubConfig config, NettyTransport transport, EventLoopGroup ioLoops, EventExecutor stateLoop,
-            ThreadPoolExecutor worker, boolean ownThreads) throws IOException {
+    private static Hub start(
+            HubConfig config,
+            NettyTransport transport,
+            EventLoopGroup ioLoops,
+            EventExecutor stateLoop,
+            ThreadPoolExecutor worker,
+            boolean ownThreads)
+            throws IOException {
         try {
             InetAddress bind = InetAddress.getByName(config.bindAddress());
             InetSocketAddress linkPort = new InetSocketAddress(bind, config.port());
@@ -275,7 +332,8 @@ public final class Hub implements AutoCloseable {
         if (config.advertisedAddresses().isPresent()) {
             return config.advertisedAddresses().get();
         }
-        List<InetAddress> addresses = LocalInterfaces.forBindAddress(bound.getAddress(), LocalInterfaces.scan()).advertisable();
+        List<InetAddress> addresses = LocalInterfaces.forBindAddress(bound.getAddress(), LocalInterfaces.scan())
+                .advertisable();
         List<InetAddress> chosen = new ArrayList<>();
         for (InetAddress a : addresses) {
             if (!(bound.getAddress().isAnyLocalAddress() && AddressClass.of(a) == AddressClass.LOOPBACK)) {
@@ -355,7 +413,10 @@ public final class Hub implements AutoCloseable {
             @Override
             public HubTraffic traffic() {
                 io.traverse.hub.longpoll.LongPollSessions sessions = longPoll; // null while the hub is still starting
-                return new HubTraffic(metrics.relayBytesDelivered(), metrics.relayBytesForwarded(), metrics.connectionSetUps(),
+                return new HubTraffic(
+                        metrics.relayBytesDelivered(),
+                        metrics.relayBytesForwarded(),
+                        metrics.connectionSetUps(),
                         sessions == null ? 0 : sessions.openSessions());
             }
         };

@@ -1,7 +1,7 @@
 package io.traverse.hub;
 
-import io.traverse.settings.SshTunnelRule;
 import io.traverse.hub.identity.HubIdSource;
+import io.traverse.settings.SshTunnelRule;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;
 import java.nio.file.Path;
@@ -292,14 +292,16 @@ public final class HubConfig {
 
     @Override
     public String toString() {
-        return "HubConfig[bind " + bindAddress + ":" + port + ", name " + (name == null ? "(default)" : name) + ", id " + idSource()
+        return "HubConfig[bind " + bindAddress + ":" + port + ", name " + (name == null ? "(default)" : name) + ", id "
+                + idSource()
                 + ", peers " + peers + (sshTunnels.isEmpty() ? "" : ", ssh tunnels " + sshTunnels)
                 + ", advertised " + (advertisedAddresses == null ? "(interfaces)" : advertisedAddresses) + ", token "
-                + (token.isEmpty() ? "(none)" : "(set)") + ", http " + httpPort + ", keepalive " + keepaliveInterval.toMillis() + " ms]";
+                + (token.isEmpty() ? "(none)" : "(set)") + ", http " + httpPort + ", keepalive "
+                + keepaliveInterval.toMillis() + " ms]";
     }
 
-    static final java.util.regex.Pattern HUB_NAME = java.util.regex.Pattern.compile(
-            "[A-Za-z0-9._:\\[\\]-]{1," + LinkLimits.MAX_HUB_NAME + "}");
+    static final java.util.regex.Pattern HUB_NAME =
+            java.util.regex.Pattern.compile("[A-Za-z0-9._:\\[\\]-]{1," + LinkLimits.MAX_HUB_NAME + "}");
 
     /** Builder with the defaults; {@link #build()} validates. */
     public static final class Builder {
@@ -333,10 +335,10 @@ public final class HubConfig {
         private int linkRate = 500;
         private int linkBurst = 1_000;
         private int ioThreads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
-        private io.traverse.hub.longpoll.LongPollLimits longPollLimits = io.traverse.hub.longpoll.LongPollLimits.defaults();
+        private io.traverse.hub.longpoll.LongPollLimits longPollLimits =
+                io.traverse.hub.longpoll.LongPollLimits.defaults();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder bindAddress(String address) {
             this.bindAddress = Objects.requireNonNull(address, "bind address");
@@ -540,7 +542,8 @@ public final class HubConfig {
             }
             if (advertisedAddresses != null) {
                 if (advertisedAddresses.size() > LinkLimits.MAX_LINK_ADDRESSES) {
-                    throw new IllegalArgumentException("at most " + LinkLimits.MAX_LINK_ADDRESSES + " advertised addresses");
+                    throw new IllegalArgumentException(
+                            "at most " + LinkLimits.MAX_LINK_ADDRESSES + " advertised addresses");
                 }
                 for (String address : advertisedAddresses) {
                     LinkAddress.parse(address);
@@ -549,8 +552,8 @@ public final class HubConfig {
             positive("keepalive interval", keepaliveInterval);
             if (keepaliveInterval.toMillis() < LinkLimits.MIN_KEEPALIVE_MILLIS
                     || keepaliveInterval.toMillis() > LinkLimits.MAX_KEEPALIVE_MILLIS) {
-                throw new IllegalArgumentException("keepalive interval must be " + LinkLimits.MIN_KEEPALIVE_MILLIS + " ms to "
-                        + LinkLimits.MAX_KEEPALIVE_MILLIS + " ms");
+                throw new IllegalArgumentException("keepalive interval must be " + LinkLimits.MIN_KEEPALIVE_MILLIS
+                        + " ms to " + LinkLimits.MAX_KEEPALIVE_MILLIS + " ms");
             }
             positive("handshake timeout", handshakeTimeout);
             positive("gossip refresh interval", gossipRefreshInterval);
@@ -558,8 +561,10 @@ public final class HubConfig {
             if (hubExpiry.compareTo(gossipRefreshInterval.multipliedBy(2)) < 0) {
                 // Liveness is reachability now, not re-publication; but a hub cut off in this hub's view only
                 // because a description was missed must be kept until anti-entropy (every refresh interval) repairs it.
-                throw new IllegalArgumentException("hub expiry (" + hubExpiry.toMillis() + " ms) must be at least twice the gossip refresh interval ("
-                        + gossipRefreshInterval.toMillis() + " ms), or a hub unreachable only for a missed description is forgotten"
+                throw new IllegalArgumentException("hub expiry (" + hubExpiry.toMillis()
+                        + " ms) must be at least twice the gossip refresh interval ("
+                        + gossipRefreshInterval.toMillis()
+                        + " ms), or a hub unreachable only for a missed description is forgotten"
                         + " before anti-entropy brings it");
             }
             positive("minimum redial delay", redialMin);

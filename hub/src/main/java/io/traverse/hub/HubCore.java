@@ -20,11 +20,11 @@ import io.traverse.hub.registry.ConnectedNode;
 import io.traverse.hub.registry.NameRules;
 import io.traverse.hub.registry.NetworkIndex;
 import io.traverse.hub.registry.NodeRegistry;
+import io.traverse.hub.relay.RelayRouter;
+import io.traverse.hub.relay.RelayedConnections;
 import io.traverse.hub.routing.HubRoutingTable;
 import io.traverse.hub.routing.HubTopology;
 import io.traverse.hub.sidechannel.SideChannelNetwork;
-import io.traverse.hub.relay.RelayRouter;
-import io.traverse.hub.relay.RelayedConnections;
 import io.traverse.hub.sidechannel.SideChannelRouter;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
@@ -36,8 +36,8 @@ import io.traverse.wire.HubDescription;
 import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;
-import io.traverse.wire.LinkMessageEncoder;
 import io.traverse.wire.LinkMessage;
+import io.traverse.wire.LinkMessageEncoder;
 import io.traverse.wire.Lookup;
 import io.traverse.wire.NameBind;
 import io.traverse.wire.NameRelease;
@@ -45,9 +45,9 @@ import io.traverse.wire.NodeHello;
 import io.traverse.wire.NodeUpdate;
 import io.traverse.wire.Reject;
 import io.traverse.wire.RejectCode;
+import io.traverse.wire.Relay;
 import io.traverse.wire.Result;
 import io.traverse.wire.ResultStatus;
-import io.traverse.wire.Relay;
 import io.traverse.wire.SideMessage;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -59,8 +59,8 @@ import java.util.HashSet;
 import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Set;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -87,9 +87,11 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private final NodeRegistry registry;
     /** Hubs known at most: the network is meant for tens to hundreds of sites. */
     static final int MAX_KNOWN_HUBS = 4096;
+
     private final HubDirectory directory = new HubDirectory(MAX_KNOWN_HUBS);
     /** The routing graph, updated as descriptions and links change; the routes are computed from it. */
     private final HubTopology topology;
+
     private final Map<NodeId, Link> hubLinks = new LinkedHashMap<>();
     private final SideChannelRouter router;
     private final RelayRouter relayRouter;
@@ -112,15 +114,18 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * at once): a description without it would be published again with it, one more flood per link.
      */
     static final long FIRST_RTT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
+
     private static final long FIRST_RTT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
     private boolean routesDirty;
     private long lastPublishNanos = System.nanoTime() - MIN_PUBLISH_GAP_NANOS;
     /** Changes of this hub's own description within this gap (or longer: {@link #publishGapNanos}) go out as one gossip. */
     static final long MIN_PUBLISH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+
     static final long PUBLISH_GAP_PER_LINK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
     static final long MAX_PUBLISH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
     /** Changes of the graph within this gap (plus {@link #ROUTES_GAP_PER_HUB_NANOS} per known hub) cost one route computation. */
     static final long MIN_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
+
     static final long ROUTES_GAP_PER_HUB_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
     static final long MAX_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
     private long lastRoutesNanos = System.nanoTime() - MIN_ROUTES_GAP_NANOS;
@@ -143,13 +148,21 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         boolean caughtUp;
         /** The neighbour's last summary, and ours when it arrived (null before the first). */
         GossipSummary theirs;
+
         GossipSummary ours;
         /** Summaries in a row that differed from ours, since the last digest. */
         int differing;
     }
 
-    HubCore(HubConfig config, NodeId selfId, String name, String idSource, List<String> advertised, StateNumber state,
-            EventExecutor stateLoop, HubMetrics metrics) {
+    HubCore(
+            HubConfig config,
+            NodeId selfId,
+            String name,
+            String idSource,
+            List<String> advertised,
+            StateNumber state,
+            EventExecutor stateLoop,
+            HubMetrics metrics) {
         this.metrics = metrics;
         this.config = config;
         this.selfId = selfId;
@@ -160,12 +173,23 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         this.state = state;
         this.stateLoop = stateLoop;
         this.registry = new NodeRegistry(config.maxNodes(), config.maxNamesPerNode());
-        this.router = new SideChannelRouter(this, metrics, config.maxPendingRequestsPerNode(), config.sideRequestTimeout().toMillis());
-        this.relayRouter = new RelayRouter(this, stateLoop, metrics, config.sideRequestTimeout().toMillis(),
-                new RelayedConnections(name, config.maxRelayedPerNode(), config.maxSetupsPerNode(), config.maxRelayed()));
+        this.router = new SideChannelRouter(
+                this,
+                metrics,
+                config.maxPendingRequestsPerNode(),
+                config.sideRequestTimeout().toMillis());
+        this.relayRouter = new RelayRouter(
+                this,
+                stateLoop,
+                metrics,
+                config.sideRequestTimeout().toMillis(),
+                new RelayedConnections(
+                        name, config.maxRelayedPerNode(), config.maxSetupsPerNode(), config.maxRelayed()));
         this.expiryNanos = config.hubExpiry().toNanos();
         this.routes = topology.routes();
-        this.descriptionBytes = 64 + name.length() + advertised.stream().mapToInt(a -> a.length() + 2).sum();
+        this.descriptionBytes = 64
+                + name.length()
+                + advertised.stream().mapToInt(a -> a.length() + 2).sum();
     }
 
     void dialing(PeerDialing peerDialing) {
@@ -193,19 +217,26 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private Reject admitDataLink(Link link) {
         ConnectedNode node = registry.get(link.peerId());
         if (node == null) {
-            return Reject.of(RejectCode.PROTOCOL, "node " + link.peerId() + " has no link to hub " + name + " to bind a data link to");
+            return Reject.of(
+                    RejectCode.PROTOCOL,
+                    "node " + link.peerId() + " has no link to hub " + name + " to bind a data link to");
         }
         if (!link.isBoundTo(node.link())) {
-            log.warn("Refused a data link for node {} from {}: not bound to its link (wrong token, or another link's handshake)",
-                    link.peerId(), link.remoteAddress());
-            return Reject.of(RejectCode.AUTH, "this data link is not bound to the link of node " + link.peerId()
-                    + " (wrong network token, or another link's handshake)");
+            log.warn(
+                    "Refused a data link for node {} from {}: not bound to its link (wrong token, or another link's handshake)",
+                    link.peerId(),
+                    link.remoteAddress());
+            return Reject.of(
+                    RejectCode.AUTH,
+                    "this data link is not bound to the link of node " + link.peerId()
+                            + " (wrong network token, or another link's handshake)");
         }
         InetSocketAddress control = node.link().remoteAddress();
         InetSocketAddress data = link.remoteAddress();
         if (control == null || data == null || !control.getAddress().equals(data.getAddress())) {
-            return Reject.of(RejectCode.PROTOCOL, "the data link of node " + link.peerId() + " comes from " + data
-                    + ", its link from " + control);
+            return Reject.of(
+                    RejectCode.PROTOCOL,
+                    "the data link of node " + link.peerId() + " comes from " + data + ", its link from " + control);
         }
         if (node.dataLink() != null && node.dataLink().isOpen()) {
             return Reject.of(RejectCode.DUPLICATE_LINK, "node " + link.peerId() + " has a data link already");
@@ -226,7 +257,11 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         ConnectedNode existing = registry.get(link.peerId());
         if (existing != null) {
-            log.info("Refused node {} from {}: already connected from {}", link.peerId(), link.remoteAddress(), existing.observedAddress());
+            log.info(
+                    "Refused node {} from {}: already connected from {}",
+                    link.peerId(),
+                    link.remoteAddress(),
+                    existing.observedAddress());
             return Reject.of(RejectCode.DUPLICATE_ID, "node " + link.peerId() + " is already connected to hub " + name);
         }
         for (NodeId otherHub : directory.hubsListing(link.peerId())) {
@@ -234,14 +269,22 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             // link broke gets in once its old hub notices (at most 3 keepalive intervals) or drops out of the graph.
             if (routes.isReachable(otherHub)) {
                 HubDescription other = directory.get(otherHub);
-                log.info("Refused node {} from {}: connected to hub {} ({})", link.peerId(), link.remoteAddress(), other.name(), otherHub);
-                return Reject.of(RejectCode.DUPLICATE_ID, "node " + link.peerId() + " is already connected to hub " + other.name()
-                        + " (" + otherHub + "); a node that moved is admitted once that hub has let it go");
+                log.info(
+                        "Refused node {} from {}: connected to hub {} ({})",
+                        link.peerId(),
+                        link.remoteAddress(),
+                        other.name(),
+                        otherHub);
+                return Reject.of(
+                        RejectCode.DUPLICATE_ID,
+                        "node " + link.peerId() + " is already connected to hub " + other.name() + " (" + otherHub
+                                + "); a node that moved is admitted once that hub has let it go");
             }
         }
         if (registry.isFull()) {
             metrics.overloaded(AdmissionLimit.NODES);
-            return Reject.of(RejectCode.LIMIT, AdmissionLimit.NODES.reason(registry.size() + " nodes are linked", name));
+            return Reject.of(
+                    RejectCode.LIMIT, AdmissionLimit.NODES.reason(registry.size() + " nodes are linked", name));
         }
         long bytes = nodeBytes(link.peerId(), hello.identityText());
         if (descriptionBytes + bytes > DESCRIPTION_BUDGET) {
@@ -267,18 +310,26 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 return twin;
             }
             if (!isPreferred(link, existing)) {
-                log.info("Closing duplicate link with hub {} ({}): keeping the one dialled by {}", peer, link,
+                log.info(
+                        "Closing duplicate link with hub {} ({}): keeping the one dialled by {}",
+                        peer,
+                        link,
                         dialler(existing));
                 return Reject.of(RejectCode.DUPLICATE_LINK, "hubs " + selfId + " and " + peer + " are linked already");
             }
-            log.info("Closing duplicate link with hub {} ({}): keeping the one dialled by {}", peer, existing, dialler(link));
+            log.info(
+                    "Closing duplicate link with hub {} ({}): keeping the one dialled by {}",
+                    peer,
+                    existing,
+                    dialler(link));
             hubLinks.put(peer, link);
             forgetNextLinks();
             existing.close(RejectCode.DUPLICATE_LINK, "hubs " + selfId + " and " + peer + " are linked already");
             return null;
         }
         if (hubLinks.size() >= config.maxHubLinks()) {
-            return Reject.of(RejectCode.LIMIT, "hub " + name + " has its maximum of " + config.maxHubLinks() + " hub links");
+            return Reject.of(
+                    RejectCode.LIMIT, "hub " + name + " has its maximum of " + config.maxHubLinks() + " hub links");
         }
         hubLinks.put(peer, link);
         forgetNextLinks();
@@ -299,13 +350,22 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             otherName = hello.hubName();
             otherAdvertised = hello.linkAddresses();
         }
-        String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", " + idSource
+        String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", "
+                + idSource
                 + ") and hub '" + (otherName == null ? "?" : otherName) + "' (advertising " + addresses(otherAdvertised)
                 + ") linking from " + from;
-        boolean first = idConflicts.record(selfId, IdConflicts.Seen.DIALLED_US, otherName, from, otherAdvertised,
-                "its link was refused: " + both, System.currentTimeMillis());
+        boolean first = idConflicts.record(
+                selfId,
+                IdConflicts.Seen.DIALLED_US,
+                otherName,
+                from,
+                otherAdvertised,
+                "its link was refused: " + both,
+                System.currentTimeMillis());
         if (first) {
-            log.warn("Hub id conflict: {}. Refused its link; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")", both);
+            log.warn(
+                    "Hub id conflict: {}. Refused its link; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")",
+                    both);
         } else {
             log.debug("Refused the link of hub '{}' from {}: it has this hub's id {}", otherName, from, selfId);
         }
@@ -322,22 +382,34 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      * Links this hub dialled carry no HELLO: for them, the usual choice between two links stands.
      */
     private Reject secondHubWithOneId(Link newcomer, Link existing) {
-        if (!(newcomer.hello() instanceof HubHello arriving) || !(existing.hello() instanceof HubHello held) || !existing.isOpen()) {
+        if (!(newcomer.hello() instanceof HubHello arriving)
+                || !(existing.hello() instanceof HubHello held)
+                || !existing.isOpen()) {
             return null;
         }
-        if (arriving.hubName().equals(held.hubName()) && Set.copyOf(arriving.linkAddresses()).equals(Set.copyOf(held.linkAddresses()))) {
+        if (arriving.hubName().equals(held.hubName())
+                && Set.copyOf(arriving.linkAddresses()).equals(Set.copyOf(held.linkAddresses()))) {
             return null;
         }
         NodeId id = newcomer.peerId();
         String from = newcomer.remoteAddress() == null ? "(unknown)" : LinkAddress.format(newcomer.remoteAddress());
         String heldFrom = existing.remoteAddress() == null ? "(unknown)" : LinkAddress.format(existing.remoteAddress());
-        String both = "two hubs have id " + id + ": hub '" + held.hubName() + "' (advertising " + addresses(held.linkAddresses())
-                + ") linked to hub '" + name + "' from " + heldFrom + ", and hub '" + arriving.hubName() + "' (advertising "
+        String both = "two hubs have id " + id + ": hub '" + held.hubName() + "' (advertising "
+                + addresses(held.linkAddresses())
+                + ") linked to hub '" + name + "' from " + heldFrom + ", and hub '" + arriving.hubName()
+                + "' (advertising "
                 + addresses(arriving.linkAddresses()) + ") linking from " + from;
-        boolean first = idConflicts.record(id, IdConflicts.Seen.BOTH_LINKED_HERE, arriving.hubName(), from, arriving.linkAddresses(),
-                "the second was refused: " + both, System.currentTimeMillis());
+        boolean first = idConflicts.record(
+                id,
+                IdConflicts.Seen.BOTH_LINKED_HERE,
+                arriving.hubName(),
+                from,
+                arriving.linkAddresses(),
+                "the second was refused: " + both,
+                System.currentTimeMillis());
         if (first) {
-            log.warn("Hub id conflict: {}. Refused the second; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")",
+            log.warn(
+                    "Hub id conflict: {}. Refused the second; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")",
                     both);
         }
         metrics.idConflict();
@@ -350,12 +422,26 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      */
     void dialledHubHasOurId(String address, LinkRefusedException refusal) {
         String reason = refusal.getMessage();
-        IdConflicts.Seen seen = selfId.equals(refusal.peerId()) ? IdConflicts.Seen.WE_DIALLED : IdConflicts.Seen.REPORTED;
-        boolean first = idConflicts.record(selfId, seen, null, address, List.of(), "the hub at " + address
-                + " refused this hub's link: " + reason, System.currentTimeMillis());
+        IdConflicts.Seen seen =
+                selfId.equals(refusal.peerId()) ? IdConflicts.Seen.WE_DIALLED : IdConflicts.Seen.REPORTED;
+        boolean first = idConflicts.record(
+                selfId,
+                seen,
+                null,
+                address,
+                List.of(),
+                "the hub at " + address + " refused this hub's link: " + reason,
+                System.currentTimeMillis());
         if (first) {
-            log.warn("Hub id conflict: the hub at {} has this hub's id {} too (this hub is '{}', advertising {}, {}); it refused"
-                    + " the link: {} (docs/operations.md, \"Hub ids\")", address, selfId, name, addresses(advertised), idSource, reason);
+            log.warn(
+                    "Hub id conflict: the hub at {} has this hub's id {} too (this hub is '{}', advertising {}, {}); it refused"
+                            + " the link: {} (docs/operations.md, \"Hub ids\")",
+                    address,
+                    selfId,
+                    name,
+                    addresses(advertised),
+                    idSource,
+                    reason);
         } else {
             log.debug("The hub at {} still has this hub's id {}", address, selfId);
         }
@@ -365,10 +451,17 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     /** A description of a hub with this hub's id whose name or addresses are not this hub's: another hub has the id. */
     private void gossipWithOurId(Link from, HubDescription description) {
         String via = from.peerId() + describeName(from.peerId());
-        String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", " + idSource
+        String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", "
+                + idSource
                 + ") and hub '" + description.name() + "' (advertising " + addresses(description.linkAddresses())
                 + "), whose description came through hub " + via;
-        boolean first = idConflicts.record(selfId, IdConflicts.Seen.GOSSIP, description.name(), null, description.linkAddresses(), both,
+        boolean first = idConflicts.record(
+                selfId,
+                IdConflicts.Seen.GOSSIP,
+                description.name(),
+                null,
+                description.linkAddresses(),
+                both,
                 System.currentTimeMillis());
         if (first) {
             log.warn("Hub id conflict: {}. Give one of the two hubs a new id (docs/operations.md, \"Hub ids\")", both);
@@ -417,7 +510,11 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (hubLinks.get(link.peerId()) != link) {
             return;
         }
-        log.info("Linked with hub {} ({} {})", link.peerId(), link.dialledByUs() ? "dialled" : "accepted", link.remoteAddress());
+        log.info(
+                "Linked with hub {} ({} {})",
+                link.peerId(),
+                link.dialledByUs() ? "dialled" : "accepted",
+                link.remoteAddress());
         // What we know, by state number only: the peer answers with the descriptions we lack and we
         // answer its digest likewise (a hub joining a dense network would otherwise receive the whole
         // directory from each of its many new links).
@@ -467,7 +564,12 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 }
                 router.nodeLeft(node.id());
                 relayRouter.nodeLeft(node.id());
-                log.info("Node {} left{}", node.id(), node.names().isEmpty() ? "" : ", releasing names " + node.names().keySet());
+                log.info(
+                        "Node {} left{}",
+                        node.id(),
+                        node.names().isEmpty()
+                                ? ""
+                                : ", releasing names " + node.names().keySet());
                 ownChanged();
             }
             return;
@@ -530,8 +632,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         } else if (message instanceof Relay relay) {
             if (!relay.source().equals(node.id())) {
                 relay.release();
-                protocolError(link, "a relay frame " + relay.direction() + " from node " + relay.source()
-                        + " on the data link of node " + node.id());
+                protocolError(
+                        link,
+                        "a relay frame " + relay.direction() + " from node " + relay.source()
+                                + " on the data link of node " + node.id());
                 return;
             }
             relayRouter.fromLocalNode(relay, link);
@@ -544,21 +648,26 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private void fromNode(ConnectedNode node, LinkMessage message) {
         if (message instanceof SideMessage side) {
             if (!side.from().equals(node.id())) {
-                protocolError(node.link(), "a side message from node " + side.from() + " on the link of node " + node.id());
+                protocolError(
+                        node.link(), "a side message from node " + side.from() + " on the link of node " + node.id());
                 return;
             }
             router.fromLocalNode(node.link(), side, System.nanoTime());
         } else if (message instanceof Relay relay) {
             if (!relay.source().equals(node.id())) {
                 relay.release();
-                protocolError(node.link(), "a relay frame " + relay.direction() + " from node " + relay.source()
-                        + " on the link of node " + node.id());
+                protocolError(
+                        node.link(),
+                        "a relay frame " + relay.direction() + " from node " + relay.source() + " on the link of node "
+                                + node.id());
                 return;
             }
             if (!node.link().carriesRelays()) {
                 relay.release();
-                protocolError(node.link(), "a relay frame on the link of node " + node.id() + " after its DATA_LINK_SWITCH"
-                        + " (relayed frames travel on its data link)");
+                protocolError(
+                        node.link(),
+                        "a relay frame on the link of node " + node.id() + " after its DATA_LINK_SWITCH"
+                                + " (relayed frames travel on its data link)");
                 return;
             }
             relayRouter.fromLocalNode(relay, node.link());
@@ -589,8 +698,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         Link control = node.link();
         Link data = node.dataLink();
         if (node.relaysOnDataLink() || data == null) {
-            protocolError(control, "DATA_LINK_SWITCH from node " + node.id() + (node.relaysOnDataLink() ? " twice"
-                    : " without a data link"));
+            protocolError(
+                    control,
+                    "DATA_LINK_SWITCH from node " + node.id()
+                            + (node.relaysOnDataLink() ? " twice" : " without a data link"));
             return;
         }
         if (!data.isOpen()) {
@@ -602,7 +713,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             data.carriesRelays(true);
             data.releaseReadHold();
         });
-        LoopBarrier.thenRun(control.channel().eventLoop().parent(), () -> control.execute(() -> control.send(new DataLinkSwitch())));
+        LoopBarrier.thenRun(
+                control.channel().eventLoop().parent(),
+                () -> control.execute(() -> control.send(new DataLinkSwitch())));
     }
 
     private Result bind(ConnectedNode node, NameBind bind) {
@@ -616,18 +729,27 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (localOwner == node) {
             registry.bind(node, canonical, bind.virtualPort());
             ownChanged();
-            return Result.of(id, ResultStatus.OK, "name '" + canonical + "' now points to virtual port " + bind.virtualPort());
+            return Result.of(
+                    id, ResultStatus.OK, "name '" + canonical + "' now points to virtual port " + bind.virtualPort());
         }
         if (localOwner != null) {
-            return Result.of(id, ResultStatus.NAME_TAKEN, "name '" + canonical + "' is held by node " + localOwner.id() + " at hub " + name);
+            return Result.of(
+                    id,
+                    ResultStatus.NAME_TAKEN,
+                    "name '" + canonical + "' is held by node " + localOwner.id() + " at hub " + name);
         }
         NetworkIndex.NameHolder remote = view().index().name(canonical);
         if (remote != null && !remote.nodeId().equals(node.id())) {
-            return Result.of(id, ResultStatus.NAME_TAKEN, "name '" + canonical + "' is held by node " + remote.nodeId() + " at hub "
-                    + remote.hubId());
+            return Result.of(
+                    id,
+                    ResultStatus.NAME_TAKEN,
+                    "name '" + canonical + "' is held by node " + remote.nodeId() + " at hub " + remote.hubId());
         }
         if (registry.atNameLimit(node)) {
-            return Result.of(id, ResultStatus.LIMIT, "node " + node.id() + " holds its maximum of " + registry.maxNamesPerNode() + " names");
+            return Result.of(
+                    id,
+                    ResultStatus.LIMIT,
+                    "node " + node.id() + " holds its maximum of " + registry.maxNamesPerNode() + " names");
         }
         long bytes = nameBytes(canonical, node.id());
         if (descriptionBytes + bytes > DESCRIPTION_BUDGET) {
@@ -650,7 +772,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return Result.of(release.requestId(), ResultStatus.OK, "name '" + canonical + "' released");
         }
         if (localOwner != null || view().index().name(canonical) != null) {
-            return Result.of(release.requestId(), ResultStatus.NOT_OWNER, "name '" + canonical + "' belongs to another node");
+            return Result.of(
+                    release.requestId(), ResultStatus.NOT_OWNER, "name '" + canonical + "' belongs to another node");
         }
         return Result.of(release.requestId(), ResultStatus.NOT_FOUND, "no name '" + canonical + "'");
     }
@@ -679,7 +802,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return "identity text: " + e.getMessage();
         }
         if (identity.id().isEmpty() || !identity.id().get().equals(nodeId)) {
-            return "identity text names node " + identity.id().map(NodeId::toString).orElse("(none)") + ", the HELLO node " + nodeId;
+            return "identity text names node "
+                    + identity.id().map(NodeId::toString).orElse("(none)") + ", the HELLO node " + nodeId;
         }
         return null;
     }
@@ -709,15 +833,21 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     private void onGossip(Link from, HubDescription description) {
         if (description.hubId().equals(selfId)) {
-            if (!description.name().equals(name) || !Set.copyOf(description.linkAddresses()).equals(Set.copyOf(advertised))) {
-                // Not ours, in any life that shares our name and addresses. (A life before a change of name or addresses
-                // would be reported too; its descriptions come back only while ahead of ours, which a clock rarely allows.)
+            if (!description.name().equals(name)
+                    || !Set.copyOf(description.linkAddresses()).equals(Set.copyOf(advertised))) {
+                // Not ours, in any life that shares our name and addresses. (A life before a change of name or
+                // addresses
+                // would be reported too; its descriptions come back only while ahead of ours, which a clock rarely
+                // allows.)
                 gossipWithOurId(from, description);
                 return;
             }
-            // Our own gossip comes back through neighbours at or below our state; above it is an earlier life of this hub.
+            // Our own gossip comes back through neighbours at or below our state; above it is an earlier life of this
+            // hub.
             if (Long.compareUnsigned(description.stateNumber(), state.current()) > 0) {
-                log.info("Hub network holds state {} of this hub, ahead of ours: moving past it", description.stateNumber());
+                log.info(
+                        "Hub network holds state {} of this hub, ahead of ours: moving past it",
+                        description.stateNumber());
                 state.raiseAbove(description.stateNumber());
                 ownChanged();
             }
@@ -733,7 +863,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         // routes only with its links (a refresh or a node joining changes neither).
         List<String> previousAddresses = previous == null ? List.of() : previous.linkAddresses();
         boolean addressesChanged = !previousAddresses.equals(description.linkAddresses());
-        boolean linksChanged = topology.list(description.hubId(), directory.neighbourSets().get(description.hubId()));
+        boolean linksChanged =
+                topology.list(description.hubId(), directory.neighbourSets().get(description.hubId()));
         // Flood on, except back to the sender and to the hubs this description lists as the origin's
         // neighbours: the origin sent it to each of them itself, as it lists exactly the links it sends
         // on. In a full mesh that is everyone, so a description travels once per hub. Skipping more on
@@ -763,7 +894,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     /** What we hold, by hub id and state number: our own first, then every description held. */
     private void sendDigest(Link link) {
         List<GossipDigest.Entry> digest = new ArrayList<>(directory.size() + 1);
-        // Our own entry too: a peer holding a newer state of us (an earlier life with a clock that was ahead) sends it back.
+        // Our own entry too: a peer holding a newer state of us (an earlier life with a clock that was ahead) sends it
+        // back.
         digest.add(new GossipDigest.Entry(selfId, state.current()));
         directory.stateNumbers().forEach((hub, stateNumber) -> digest.add(new GossipDigest.Entry(hub, stateNumber)));
         link.send(new GossipDigest(digest));
@@ -800,8 +932,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 // here (the description of its link's other end is on its way), and the peer missed its flood. An
                 // answer to summaries leaves them out, as summaries do (a dead hub held here until its expiry would
                 // otherwise go round again; a hub forgotten recently refuses its old states anyway).
-                send = newer && (catchUp ? !directory.neighbourSets().getOrDefault(known.hubId(), Set.of()).contains(peer)
-                        : directory.isReachable(known.hubId()));
+                send = newer
+                        && (catchUp
+                                ? !directory
+                                        .neighbourSets()
+                                        .getOrDefault(known.hubId(), Set.of())
+                                        .contains(peer)
+                                : directory.isReachable(known.hubId()));
             }
             if (send) {
                 from.send(new Gossip(known));
@@ -813,7 +950,11 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             from.send(new Gossip(ownDescription()));
             sent++;
         }
-        log.debug("Hub {} holds {} descriptions; sent it the {} it lacked ({})", peer, held.size(), sent,
+        log.debug(
+                "Hub {} holds {} descriptions; sent it the {} it lacked ({})",
+                peer,
+                held.size(),
+                sent,
                 catchUp ? "new link" : "anti-entropy");
     }
 
@@ -844,8 +985,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (!stable && sync.differing < FORCE_DIGEST_ROUNDS) {
             return;
         }
-        log.debug("Hub {} holds {} descriptions (hash {}), this hub {} ({} summaries in a row differed): sending our digest",
-                from.peerId(), theirs.descriptions(), Long.toHexString(theirs.hash()), ours, sync.differing);
+        log.debug(
+                "Hub {} holds {} descriptions (hash {}), this hub {} ({} summaries in a row differed): sending our digest",
+                from.peerId(),
+                theirs.descriptions(),
+                Long.toHexString(theirs.hash()),
+                ours,
+                sync.differing);
         sync.differing = 0;
         metrics.digestForSummary();
         sendDigest(from);
@@ -981,7 +1127,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             nodes.add(new HubDescription.NodeEntry(node.id(), node.identityText()));
             node.names().forEach((n, port) -> names.add(new HubDescription.NameEntry(n, node.id(), port)));
         }
-        // The times ride along whenever the description goes out (a change, or the refresh): a new time alone is no change.
+        // The times ride along whenever the description goes out (a change, or the refresh): a new time alone is no
+        // change.
         List<Long> rtts = new ArrayList<>(neighbours.size());
         for (NodeId neighbour : neighbours) {
             long rtt = hubLinks.get(neighbour).rttMicros();
@@ -1006,7 +1153,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         forgetView();
         if (!routesDirty) {
             routesDirty = true;
-            long gap = Math.min(MAX_ROUTES_GAP_NANOS, MIN_ROUTES_GAP_NANOS + ROUTES_GAP_PER_HUB_NANOS * directory.size());
+            long gap =
+                    Math.min(MAX_ROUTES_GAP_NANOS, MIN_ROUTES_GAP_NANOS + ROUTES_GAP_PER_HUB_NANOS * directory.size());
             long wait = lastRoutesNanos + gap - System.nanoTime();
             if (wait <= 0) {
                 stateLoop.execute(this::recomputeRoutes);
@@ -1046,7 +1194,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         long now = System.nanoTime();
         List<HubDescription> expired = directory.expire(now, expiryNanos);
         if (!expired.isEmpty()) {
-            log.info("Forgot hubs {}: unreachable for {} ms", expired.stream().map(HubDescription::hubId).toList(),
+            log.info(
+                    "Forgot hubs {}: unreachable for {} ms",
+                    expired.stream().map(HubDescription::hubId).toList(),
                     TimeUnit.NANOSECONDS.toMillis(expiryNanos));
             for (HubDescription gone : expired) {
                 topology.list(gone.hubId(), null);
@@ -1100,7 +1250,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                     others.add(d);
                 }
             }
-            others.sort(Comparator.<HubDescription>comparingInt(d -> routes.route(d.hubId()).get().hops())
+            others.sort(Comparator.<HubDescription>comparingInt(
+                            d -> routes.route(d.hubId()).get().hops())
                     .thenComparing(HubDescription::hubId));
             nearestFirst.addAll(others);
             view = new NetworkView(selfId, nearestFirst, routes, NetworkIndex.of(nearestFirst));
@@ -1150,31 +1301,69 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     HubStatus status() {
         List<HubStatus.HubLinkStatus> links = new ArrayList<>();
         for (Link link : hubLinks.values()) {
-            links.add(new HubStatus.HubLinkStatus(link.peerId(), link.dialledByUs(), link.remoteAddress() == null ? null : LinkAddress.format(link.remoteAddress()), link.rttMicros()));
+            links.add(new HubStatus.HubLinkStatus(
+                    link.peerId(),
+                    link.dialledByUs(),
+                    link.remoteAddress() == null ? null : LinkAddress.format(link.remoteAddress()),
+                    link.rttMicros()));
         }
         Map<NodeId, HubStatus.RouteStatus> routeStatus = new TreeMap<>();
         routes.routes().forEach((id, r) -> routeStatus.put(id, new HubStatus.RouteStatus(r.nextHop(), r.hops())));
         Map<NodeId, HubStatus.KnownHubStatus> known = new TreeMap<>();
         for (HubDescription d : directory.descriptions()) {
-            known.put(d.hubId(), new HubStatus.KnownHubStatus(d.name(), d.stateNumber(), d.linkAddresses(), d.neighbours(),
-                    routes.isReachable(d.hubId()), d.rttMicrosByNeighbour()));
+            known.put(
+                    d.hubId(),
+                    new HubStatus.KnownHubStatus(
+                            d.name(),
+                            d.stateNumber(),
+                            d.linkAddresses(),
+                            d.neighbours(),
+                            routes.isReachable(d.hubId()),
+                            d.rttMicrosByNeighbour()));
         }
         List<HubStatus.NodeStatus> nodes = new ArrayList<>();
         for (ConnectedNode node : registry.nodes()) {
-            nodes.add(new HubStatus.NodeStatus(node.id(), node.identityText(), node.observedAddress() == null ? null : LinkAddress.format(node.observedAddress()),
-                    node.link().rttMicros(), Map.copyOf(node.names())));
+            nodes.add(new HubStatus.NodeStatus(
+                    node.id(),
+                    node.identityText(),
+                    node.observedAddress() == null ? null : LinkAddress.format(node.observedAddress()),
+                    node.link().rttMicros(),
+                    Map.copyOf(node.names())));
         }
         Map<String, HubStatus.NameStatus> names = new TreeMap<>();
-        view().index().names().forEach((n, h) -> names.put(n, new HubStatus.NameStatus(h.nodeId(), h.hubId(), h.virtualPort())));
+        view().index()
+                .names()
+                .forEach((n, h) -> names.put(n, new HubStatus.NameStatus(h.nodeId(), h.hubId(), h.virtualPort())));
         Map<String, Long> errors = new TreeMap<>();
         router.errors().forEach((k, v) -> errors.put(k.name(), v));
         List<HubStatus.IdConflictStatus> conflicts = new ArrayList<>();
         for (IdConflicts.Conflict c : idConflicts.list()) {
-            conflicts.add(new HubStatus.IdConflictStatus(c.hubId(), c.seen().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
-                    c.otherName(), c.otherAddress(), c.otherAdvertised(), c.detail(), c.firstSeenMillis(), c.lastSeenMillis(), c.times()));
+            conflicts.add(new HubStatus.IdConflictStatus(
+                    c.hubId(),
+                    c.seen().name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'),
+                    c.otherName(),
+                    c.otherAddress(),
+                    c.otherAdvertised(),
+                    c.detail(),
+                    c.firstSeenMillis(),
+                    c.lastSeenMillis(),
+                    c.times()));
         }
-        return new HubStatus(selfId, name, state.current(), advertised, links, routeStatus, known, nodes, names, router.delivered(),
-                router.forwarded(), errors, idSource, conflicts);
+        return new HubStatus(
+                selfId,
+                name,
+                state.current(),
+                advertised,
+                links,
+                routeStatus,
+                known,
+                nodes,
+                names,
+                router.delivered(),
+                router.forwarded(),
+                errors,
+                idSource,
+                conflicts);
     }
 
     private static long nodeBytes(NodeId id, String identityText) {

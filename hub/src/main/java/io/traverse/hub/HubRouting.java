@@ -13,7 +13,11 @@ import java.util.Set;
  *     (comparable only within this JVM, e.g. between hubs of a test or benchmark)
  * @param routesChangedNanos {@link System#nanoTime()} when the routing table last changed
  */
-public record HubRouting(NodeId hubId, Set<NodeId> linkedHubs, Map<NodeId, HubStatus.RouteStatus> routes, long linksChangedNanos,
+public record HubRouting(
+        NodeId hubId,
+        Set<NodeId> linkedHubs,
+        Map<NodeId, HubStatus.RouteStatus> routes,
+        long linksChangedNanos,
         long routesChangedNanos) {
     public HubRouting {
         linkedHubs = Set.copyOf(linkedHubs);

@@ -18,9 +18,20 @@ import java.util.Map;
  * @param idConflicts other hubs found using this hub's id, most recently seen first (empty: none);
  *        null from a hub older than this field
  */
-public record HubStatus(NodeId hubId, String name, long stateNumber, List<String> advertisedAddresses, List<HubLinkStatus> hubLinks,
-        Map<NodeId, RouteStatus> routes, Map<NodeId, KnownHubStatus> knownHubs, List<NodeStatus> nodes, Map<String, NameStatus> names,
-        long sideMessagesDelivered, long sideMessagesForwarded, Map<String, Long> sideMessageErrors, String idSource,
+public record HubStatus(
+        NodeId hubId,
+        String name,
+        long stateNumber,
+        List<String> advertisedAddresses,
+        List<HubLinkStatus> hubLinks,
+        Map<NodeId, RouteStatus> routes,
+        Map<NodeId, KnownHubStatus> knownHubs,
+        List<NodeStatus> nodes,
+        Map<String, NameStatus> names,
+        long sideMessagesDelivered,
+        long sideMessagesForwarded,
+        Map<String, Long> sideMessageErrors,
+        String idSource,
         List<IdConflictStatus> idConflicts) {
 
     /**
@@ -40,17 +51,22 @@ public record HubStatus(NodeId hubId, String name, long stateNumber, List<String
      * @param detail what was seen, in words
      * @param times how often it was seen, between the first and the last time (epoch milliseconds)
      */
-    public record IdConflictStatus(NodeId hubId, String seen, String otherName, String otherAddress, List<String> otherAdvertisedAddresses, String detail,
-            long firstSeenMillis, long lastSeenMillis, long times) {
-    }
+    public record IdConflictStatus(
+            NodeId hubId,
+            String seen,
+            String otherName,
+            String otherAddress,
+            List<String> otherAdvertisedAddresses,
+            String detail,
+            long firstSeenMillis,
+            long lastSeenMillis,
+            long times) {}
 
     /** A live link to another hub. */
-    public record HubLinkStatus(NodeId peerId, boolean dialledByUs, String remoteAddress, long rttMicros) {
-    }
+    public record HubLinkStatus(NodeId peerId, boolean dialledByUs, String remoteAddress, long rttMicros) {}
 
     /** How to reach a hub. */
-    public record RouteStatus(NodeId nextHop, int hops) {
-    }
+    public record RouteStatus(NodeId nextHop, int hops) {}
 
     /**
      * A hub known by gossip.
@@ -58,15 +74,18 @@ public record HubStatus(NodeId hubId, String name, long stateNumber, List<String
      * @param neighbourRttMicros the round-trip time that hub last measured to each neighbour, in
      *        the order of {@code neighbours}, -1 where not measured; null from a hub older than this field
      */
-    public record KnownHubStatus(String name, long stateNumber, List<String> linkAddresses, List<NodeId> neighbours, boolean reachable,
-            List<Long> neighbourRttMicros) {
-    }
+    public record KnownHubStatus(
+            String name,
+            long stateNumber,
+            List<String> linkAddresses,
+            List<NodeId> neighbours,
+            boolean reachable,
+            List<Long> neighbourRttMicros) {}
 
     /** A node connected here. */
-    public record NodeStatus(NodeId nodeId, String identityText, String observedAddress, long rttMicros, Map<String, Integer> names) {
-    }
+    public record NodeStatus(
+            NodeId nodeId, String identityText, String observedAddress, long rttMicros, Map<String, Integer> names) {}
 
     /** Who holds a name. */
-    public record NameStatus(NodeId nodeId, NodeId hubId, int virtualPort) {
-    }
+    public record NameStatus(NodeId nodeId, NodeId hubId, int virtualPort) {}
 }

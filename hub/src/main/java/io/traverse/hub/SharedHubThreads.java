@@ -12,9 +12,9 @@ import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Threads that many hubs of one JVM share, for simulations of large hub networks: a hub started
@@ -42,8 +42,14 @@ public final class SharedHubThreads implements AutoCloseable {
     public SharedHubThreads(int ioThreads, int stateThreads, int queuedWork) {
         ioLoops = transport.newEventLoopGroup(ioThreads, "traverse-hubs-io");
         stateLoops = new DefaultEventExecutorGroup(stateThreads, new DefaultThreadFactory("traverse-hubs-state", true));
-        worker = new ThreadPoolExecutor(1, 1, 30, TimeUnit.SECONDS, new ArrayBlockingQueue<>(queuedWork),
-                new DefaultThreadFactory("traverse-hubs-worker", true), new ThreadPoolExecutor.AbortPolicy());
+        worker = new ThreadPoolExecutor(
+                1,
+                1,
+                30,
+                TimeUnit.SECONDS,
+                new ArrayBlockingQueue<>(queuedWork),
+                new DefaultThreadFactory("traverse-hubs-worker", true),
+                new ThreadPoolExecutor.AbortPolicy());
         worker.allowCoreThreadTimeOut(true);
     }
 

@@ -57,14 +57,17 @@ class EndpointEchoTest {
     void anEchoThatSaysNothingMoreIsNotAnsweredTwiceAndAStalledPreambleTimesOut() throws Exception {
         try (Socket raw = rawSocket()) {
             raw.getOutputStream().write(preamble(LinkPreamble.VERSION, LinkRole.ECHO.code()));
-            raw.getOutputStream().write(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}); // bytes after the echo request are ignored
+            raw.getOutputStream()
+                    .write(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}); // bytes after the echo request are ignored
             byte[] all = raw.getInputStream().readAllBytes();
             assertThat(all).hasSize(LinkPreamble.LENGTH + EndpointEcho.length(4));
         }
         try (Socket raw = rawSocket()) {
             raw.getOutputStream().write(new byte[] {0x54, 0x52}); // half a magic, then silence
             long start = System.nanoTime();
-            assertThat(raw.getInputStream().read()).as("closed by the handshake timeout").isEqualTo(-1);
+            assertThat(raw.getInputStream().read())
+                    .as("closed by the handshake timeout")
+                    .isEqualTo(-1);
             assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(9_000);
         }
         assertBystanderIsServed();
@@ -99,6 +102,10 @@ class EndpointEchoTest {
     }
 
     private static byte[] preamble(int version, int role) {
-        return ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC).putShort((short) version).putShort((short) role).array();
+        return ByteBuffer.allocate(LinkPreamble.LENGTH)
+                .putInt(LinkPreamble.MAGIC)
+                .putShort((short) version)
+                .putShort((short) role)
+                .array();
     }
 }

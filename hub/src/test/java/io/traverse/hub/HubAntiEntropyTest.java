@@ -41,7 +41,9 @@ class HubAntiEntropyTest {
         Hub b = hubs.dialOnly("steady-b", a);
         Hub c = hubs.dialOnly("steady-c", b);
         Hub[] all = {a, b, c};
-        await().atMost(CONVERGE).until(() -> c.status().routes().containsKey(a.id()) && a.status().routes().containsKey(c.id()));
+        await().atMost(CONVERGE)
+                .until(() -> c.status().routes().containsKey(a.id())
+                        && a.status().routes().containsKey(c.id()));
         try (RawHubLink watcher = RawHubLink.connect(a, "steady-watcher").answerPings()) {
             // Let the new link's publications pass.
             Thread.sleep(6 * REFRESH_MILLIS);
@@ -55,20 +57,32 @@ class HubAntiEntropyTest {
             }
             int seenBefore = watcher.received().size();
             Thread.sleep(8 * REFRESH_MILLIS);
-            List<LinkMessage> window = watcher.received().subList(seenBefore, watcher.received().size());
+            List<LinkMessage> window =
+                    watcher.received().subList(seenBefore, watcher.received().size());
             assertThat(window).as("what hub a sent the watcher").noneMatch(m -> m instanceof Gossip);
-            assertThat(window.stream().filter(m -> m instanceof GossipSummary).count()).as("summaries in 8 refresh intervals")
+            assertThat(window.stream().filter(m -> m instanceof GossipSummary).count())
+                    .as("summaries in 8 refresh intervals")
                     .isBetween(5L, 10L);
             // a holds itself, b and c (the watcher publishes no description: not reachable, not counted).
-            assertThat(window).filteredOn(m -> m instanceof GossipSummary).allSatisfy(m ->
-                    assertThat(((GossipSummary) m).descriptions()).isEqualTo(3));
+            assertThat(window)
+                    .filteredOn(m -> m instanceof GossipSummary)
+                    .allSatisfy(
+                            m -> assertThat(((GossipSummary) m).descriptions()).isEqualTo(3));
             for (Hub hub : all) {
-                assertThat(hub.status().stateNumber()).as("%s publishes nothing to say it is alive", hub.name()).isEqualTo(states.get(hub));
-                assertThat(received(hub)).as("descriptions %s received", hub.name()).isEqualTo(descriptions.get(hub));
+                assertThat(hub.status().stateNumber())
+                        .as("%s publishes nothing to say it is alive", hub.name())
+                        .isEqualTo(states.get(hub));
+                assertThat(received(hub))
+                        .as("descriptions %s received", hub.name())
+                        .isEqualTo(descriptions.get(hub));
                 long grown = hub.metrics().gossipBytesReceived() - bytes.get(hub);
-                assertThat(grown).as("gossip bytes at %s: summaries only", hub.name()).isPositive();
+                assertThat(grown)
+                        .as("gossip bytes at %s: summaries only", hub.name())
+                        .isPositive();
                 assertThat(grown % SUMMARY_FRAME_BYTES).isZero();
-                assertThat(hub.metrics().digestsForSummaries()).as("no summary differed for long").isZero();
+                assertThat(hub.metrics().digestsForSummaries())
+                        .as("no summary differed for long")
+                        .isZero();
             }
         }
     }
@@ -81,25 +95,35 @@ class HubAntiEntropyTest {
         try (RawHubLink toA = RawHubLink.connect(a, origin.toString()).answerPings();
                 RawHubLink toB = RawHubLink.connect(b, origin.toString()).answerPings()) {
             List<NodeId> neighbours = a.id().compareTo(b.id()) < 0 ? List.of(a.id(), b.id()) : List.of(b.id(), a.id());
-            Gossip first = new Gossip(new HubDescription(origin, 1, "missed-origin", List.of(), neighbours, List.of(), List.of()));
+            Gossip first = new Gossip(
+                    new HubDescription(origin, 1, "missed-origin", List.of(), neighbours, List.of(), List.of()));
             toA.send(first);
             toB.send(first);
-            await().atMost(CONVERGE).until(() -> a.status().routes().containsKey(origin) && b.status().routes().containsKey(origin)
-                    && a.status().routes().containsKey(b.id()));
+            await().atMost(CONVERGE)
+                    .until(() -> a.status().routes().containsKey(origin)
+                            && b.status().routes().containsKey(origin)
+                            && a.status().routes().containsKey(b.id()));
             // The origin's next state reaches a only (its copy to b was lost). a does not flood it to b: b is the
             // origin's neighbour and hears from it directly, so the flood alone would leave b behind for good.
-            toA.send(new Gossip(new HubDescription(origin, 2, "missed-origin-renamed", List.of(), neighbours, List.of(), List.of())));
-            await().atMost(CONVERGE).until(() -> a.status().knownHubs().get(origin).stateNumber() == 2);
+            toA.send(new Gossip(new HubDescription(
+                    origin, 2, "missed-origin-renamed", List.of(), neighbours, List.of(), List.of())));
+            await().atMost(CONVERGE)
+                    .until(() -> a.status().knownHubs().get(origin).stateNumber() == 2);
             Thread.sleep(REFRESH_MILLIS / 2);
-            assertThat(b.status().knownHubs().get(origin).stateNumber()).as("not flooded to b").isEqualTo(1);
-            // The summaries differ; once both have held still for an interval, b sends a its digest and a answers with state 2.
-            await().atMost(Duration.ofSeconds(4)).until(() -> b.status().knownHubs().get(origin).stateNumber() == 2);
+            assertThat(b.status().knownHubs().get(origin).stateNumber())
+                    .as("not flooded to b")
+                    .isEqualTo(1);
+            // The summaries differ; once both have held still for an interval, b sends a its digest and a answers with
+            // state 2.
+            await().atMost(Duration.ofSeconds(4))
+                    .until(() -> b.status().knownHubs().get(origin).stateNumber() == 2);
             assertThat(b.metrics().digestsForSummaries()).isPositive();
             // And then the summaries agree again: no further digests.
             Thread.sleep(2000);
             long settled = a.metrics().digestsForSummaries() + b.metrics().digestsForSummaries();
             Thread.sleep(6 * REFRESH_MILLIS);
-            assertThat(a.metrics().digestsForSummaries() + b.metrics().digestsForSummaries()).isEqualTo(settled);
+            assertThat(a.metrics().digestsForSummaries() + b.metrics().digestsForSummaries())
+                    .isEqualTo(settled);
         }
     }
 
@@ -111,7 +135,9 @@ class HubAntiEntropyTest {
         Hub d = hubs.dialOnly("dead-d", c);
         Hub e = hubs.dialOnly("dead-e", b);
         Hub[] live = {a, b, c, e};
-        await().atMost(CONVERGE).until(() -> a.status().routes().containsKey(d.id()) && e.status().routes().containsKey(d.id()));
+        await().atMost(CONVERGE)
+                .until(() -> a.status().routes().containsKey(d.id())
+                        && e.status().routes().containsKey(d.id()));
         NodeId dead = d.id();
         d.close();
         await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
@@ -126,14 +152,16 @@ class HubAntiEntropyTest {
             }
         });
         // ...and for good: no summary or digest answer passes the dead hub's description around again.
-        await().during(Duration.ofMillis(10 * REFRESH_MILLIS)).atMost(Duration.ofSeconds(5)).until(() -> {
-            for (Hub hub : live) {
-                if (hub.status().knownHubs().containsKey(dead)) {
-                    return false;
-                }
-            }
-            return true;
-        });
+        await().during(Duration.ofMillis(10 * REFRESH_MILLIS))
+                .atMost(Duration.ofSeconds(5))
+                .until(() -> {
+                    for (Hub hub : live) {
+                        if (hub.status().knownHubs().containsKey(dead)) {
+                            return false;
+                        }
+                    }
+                    return true;
+                });
         for (Hub hub : live) {
             assertThat(hub.status().routes()).as(hub.name()).hasSize(live.length - 1);
         }
@@ -152,11 +180,17 @@ class HubAntiEntropyTest {
             assertThat(reject.code()).isEqualTo(io.traverse.wire.RejectCode.PROTOCOL);
             assertThat(reject.reason()).isEqualTo("truncated summary hash: needs 8 bytes, 6 left");
         }
-        await().atMost(CONVERGE).untilAsserted(() -> assertThat(a.status().hubLinks()).extracting(HubStatus.HubLinkStatus::peerId)
-                .containsExactly(b.id()));
+        await().atMost(CONVERGE)
+                .untilAsserted(() -> assertThat(a.status().hubLinks())
+                        .extracting(HubStatus.HubLinkStatus::peerId)
+                        .containsExactly(b.id()));
     }
 
     private static long received(Hub hub) {
-        return (long) hub.metrics().registry().get("traverse.hub.gossip.received").counter().count();
+        return (long) hub.metrics()
+                .registry()
+                .get("traverse.hub.gossip.received")
+                .counter()
+                .count();
     }
 }

@@ -15,41 +15,72 @@ class HubConfigTest {
         assertThatThrownBy(() -> HubConfig.builder().port(-1).build()).hasMessageContaining("port -1");
         assertThatThrownBy(() -> HubConfig.builder().name("a b").build()).hasMessageContaining("hub name 'a b'");
         assertThatThrownBy(() -> HubConfig.builder().peer("x:0").build()).hasMessageContaining("peer");
-        assertThatThrownBy(() -> HubConfig.builder().advertisedAddresses(List.of("nohost")).build()).hasMessageContaining("host:port");
-        assertThatThrownBy(() -> HubConfig.builder().keepaliveInterval(Duration.ofMillis(1)).build()).hasMessageContaining("keepalive");
-        assertThatThrownBy(() -> HubConfig.builder().gossipRefreshInterval(Duration.ofSeconds(20)).build())
+        assertThatThrownBy(() -> HubConfig.builder()
+                        .advertisedAddresses(List.of("nohost"))
+                        .build())
+                .hasMessageContaining("host:port");
+        assertThatThrownBy(() -> HubConfig.builder()
+                        .keepaliveInterval(Duration.ofMillis(1))
+                        .build())
+                .hasMessageContaining("keepalive");
+        assertThatThrownBy(() -> HubConfig.builder()
+                        .gossipRefreshInterval(Duration.ofSeconds(20))
+                        .build())
                 .hasMessageContaining("at least twice the gossip refresh");
-        assertThatThrownBy(() -> HubConfig.builder().maxPendingRequestsPerNode(0).build()).hasMessageContaining("pending");
+        assertThatThrownBy(
+                        () -> HubConfig.builder().maxPendingRequestsPerNode(0).build())
+                .hasMessageContaining("pending");
         assertThatThrownBy(() -> HubConfig.builder().maxRelayedPerNode(0).build())
                 .hasMessageContaining("traverse.hub.max.relayed.per.node 0");
-        assertThatThrownBy(() -> HubConfig.builder().maxSetupsPerNode(-1).build()).hasMessageContaining("traverse.hub.max.setups.per.node");
-        assertThatThrownBy(() -> HubConfig.builder().maxRelayed(0).build()).hasMessageContaining("traverse.hub.max.relayed 0");
-        assertThatThrownBy(() -> HubConfig.builder().linkRate(0).build()).hasMessageContaining("traverse.hub.link.rate 0");
-        assertThatThrownBy(() -> HubConfig.builder().linkBurst(0).build()).hasMessageContaining("traverse.hub.link.burst 0");
-        assertThatThrownBy(() -> HubConfig.builder().redial(Duration.ofSeconds(2), Duration.ofSeconds(1)).build())
+        assertThatThrownBy(() -> HubConfig.builder().maxSetupsPerNode(-1).build())
+                .hasMessageContaining("traverse.hub.max.setups.per.node");
+        assertThatThrownBy(() -> HubConfig.builder().maxRelayed(0).build())
+                .hasMessageContaining("traverse.hub.max.relayed 0");
+        assertThatThrownBy(() -> HubConfig.builder().linkRate(0).build())
+                .hasMessageContaining("traverse.hub.link.rate 0");
+        assertThatThrownBy(() -> HubConfig.builder().linkBurst(0).build())
+                .hasMessageContaining("traverse.hub.link.burst 0");
+        assertThatThrownBy(() -> HubConfig.builder()
+                        .redial(Duration.ofSeconds(2), Duration.ofSeconds(1))
+                        .build())
                 .hasMessageContaining("redial");
     }
 
     @Test
     void theHubIdFollowsTheName() {
-        assertThat(Hub.idForName("site-a:17000")).isEqualTo(Hub.idForName("site-a:17000")).isNotEqualTo(Hub.idForName("site-b:17000"));
+        assertThat(Hub.idForName("site-a:17000"))
+                .isEqualTo(Hub.idForName("site-a:17000"))
+                .isNotEqualTo(Hub.idForName("site-b:17000"));
         assertThat(Hub.idForName("x").toString()).hasSize(26);
     }
 
     @Test
     void theIdComesFromTheNameElseTheIdFileElseTheStateDirectory() {
         Path state = Path.of("/srv/traverse-state");
-        assertThat(HubConfig.builder().name("site-a").stateDirectory(state).build().idSource())
+        assertThat(HubConfig.builder()
+                        .name("site-a")
+                        .stateDirectory(state)
+                        .build()
+                        .idSource())
                 .hasToString("derived from the name 'site-a'");
         assertThat(HubConfig.builder().port(17001).stateDirectory(state).build().idSource())
                 .hasToString("kept in /srv/traverse-state/hub-17001.id");
-        assertThat(HubConfig.builder().stateDirectory(state).idFile(Path.of("/etc/hub.id")).build().idSource())
+        assertThat(HubConfig.builder()
+                        .stateDirectory(state)
+                        .idFile(Path.of("/etc/hub.id"))
+                        .build()
+                        .idSource())
                 .hasToString("kept in /etc/hub.id");
-        assertThat(HubConfig.builder().port(0).stateDirectory(state).build().idSource()).hasToString("new at every start");
+        assertThat(HubConfig.builder().port(0).stateDirectory(state).build().idSource())
+                .hasToString("new at every start");
         assertThat(HubConfig.builder().ephemeralId().build().idSource()).hasToString("new at every start");
-        assertThatThrownBy(() -> HubConfig.builder().ephemeralId().idFile(Path.of("/etc/hub.id")).build())
+        assertThatThrownBy(() -> HubConfig.builder()
+                        .ephemeralId()
+                        .idFile(Path.of("/etc/hub.id"))
+                        .build())
                 .hasMessageContaining("exclude each other");
-        assertThatThrownBy(() -> HubConfig.builder().idFile(Path.of("/tmp")).build()).hasMessageContaining("is a directory");
+        assertThatThrownBy(() -> HubConfig.builder().idFile(Path.of("/tmp")).build())
+                .hasMessageContaining("is a directory");
     }
 
     @Test
@@ -58,14 +89,17 @@ class HubConfigTest {
                 .isEqualTo(Path.of("/var/state/traverse"));
         assertThat(HubConfig.defaultStateDirectory(Map.of("XDG_STATE_HOME", "not/absolute"), "/home/op"))
                 .isEqualTo(Path.of("/home/op/.local/state/traverse"));
-        assertThat(HubConfig.defaultStateDirectory(Map.of(), "/home/op")).isEqualTo(Path.of("/home/op/.local/state/traverse"));
+        assertThat(HubConfig.defaultStateDirectory(Map.of(), "/home/op"))
+                .isEqualTo(Path.of("/home/op/.local/state/traverse"));
         // A user without a home (some containers give "?"): the working directory.
-        assertThat(HubConfig.defaultStateDirectory(Map.of(), "?")).isEqualTo(Path.of("traverse-state").toAbsolutePath());
+        assertThat(HubConfig.defaultStateDirectory(Map.of(), "?"))
+                .isEqualTo(Path.of("traverse-state").toAbsolutePath());
     }
 
     @Test
     void peersWithoutAPortUseTheDefault() {
-        HubConfig config = HubConfig.builder().peer("hub.example.org").peer("[fd00::1]").build();
+        HubConfig config =
+                HubConfig.builder().peer("hub.example.org").peer("[fd00::1]").build();
         assertThat(config.peers()).containsExactly("hub.example.org", "[fd00::1]");
     }
 }

@@ -57,12 +57,16 @@ class HubFuzzTest {
                     }
                 }
                 if (n % 25 == 0) {
-                    assertThat(bystander.lookup(LookupKind.NAME, "steady").status()).as(described).isEqualTo(ResultStatus.OK);
+                    assertThat(bystander.lookup(LookupKind.NAME, "steady").status())
+                            .as(described)
+                            .isEqualTo(ResultStatus.OK);
                 }
             }
             assertThat(bystander.lookup(LookupKind.NAME, "steady").status()).isEqualTo(ResultStatus.OK);
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(hub.status().nodes()).extracting(HubStatus.NodeStatus::nodeId).containsExactly(NodeId.of("bystander")));
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(hub.status().nodes())
+                            .extracting(HubStatus.NodeStatus::nodeId)
+                            .containsExactly(NodeId.of("bystander")));
             assertThat(hub.status().names()).containsOnlyKeys("steady");
             assertThat(bystander.isClosedByPeer()).isFalse();
         }
@@ -90,8 +94,11 @@ class HubFuzzTest {
     private static byte[] randomStream(Random r) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         if (r.nextInt(4) != 0) {
-            out.writeBytes(ByteBuffer.allocate(8).putInt(LinkPreamble.MAGIC).putShort((short) (r.nextInt(5) == 0 ? r.nextInt(4) : 1))
-                    .putShort((short) (r.nextBoolean() ? LinkRole.NODE.code() : r.nextInt(4))).array());
+            out.writeBytes(ByteBuffer.allocate(8)
+                    .putInt(LinkPreamble.MAGIC)
+                    .putShort((short) (r.nextInt(5) == 0 ? r.nextInt(4) : 1))
+                    .putShort((short) (r.nextBoolean() ? LinkRole.NODE.code() : r.nextInt(4)))
+                    .array());
         }
         out.writeBytes(randomFrames(r));
         return out.toByteArray();
@@ -126,8 +133,10 @@ class HubFuzzTest {
     private static LinkMessage plausible(Random r) {
         List<LinkMessage> options = new ArrayList<>();
         options.add(new NameBind(r.nextInt(), "fuzz-name-" + r.nextInt(5), 1 + r.nextInt(65535)));
-        options.add(new io.traverse.wire.Lookup(r.nextInt(), LookupKind.values()[r.nextInt(LookupKind.values().length)], "x"));
-        options.add(io.traverse.wire.SideMessage.request(r.nextLong(), NodeId.of("bystander"), NodeId.of("bystander"), "s", new byte[8]));
+        options.add(new io.traverse.wire.Lookup(
+                r.nextInt(), LookupKind.values()[r.nextInt(LookupKind.values().length)], "x"));
+        options.add(io.traverse.wire.SideMessage.request(
+                r.nextLong(), NodeId.of("bystander"), NodeId.of("bystander"), "s", new byte[8]));
         options.add(new io.traverse.wire.Ping(r.nextLong()));
         return options.get(r.nextInt(options.size()));
     }

@@ -31,11 +31,14 @@ class HubGossipTest {
     void aGossipWithAMalformedRoundTripListClosesOnlyThatLink() throws Exception {
         Hub a = hubs.dialOnly("rtt-a");
         Hub b = hubs.dialOnly("rtt-b", a);
-        await().atMost(CONVERGE).until(() -> a.status().hubLinks().size() == 1 && a.status().knownHubs().containsKey(b.id()));
+        await().atMost(CONVERGE)
+                .until(() -> a.status().hubLinks().size() == 1
+                        && a.status().knownHubs().containsKey(b.id()));
         NodeId raw = NodeId.of("raw-rtt");
-        byte[] timed = LinkMessageCodec.encodeToBytes(new Gossip(new HubDescription(raw, 1, "raw-rtt", List.of(),
-                List.of(a.id(), b.id()), List.of(), List.of(), List.of(100L, 200L))));
-        // The same description with one round-trip time for its two neighbours: the count (u16) and the last time rewritten.
+        byte[] timed = LinkMessageCodec.encodeToBytes(new Gossip(new HubDescription(
+                raw, 1, "raw-rtt", List.of(), List.of(a.id(), b.id()), List.of(), List.of(), List.of(100L, 200L))));
+        // The same description with one round-trip time for its two neighbours: the count (u16) and the last time
+        // rewritten.
         byte[] oneTime = Arrays.copyOf(timed, timed.length - 4);
         oneTime[oneTime.length - 6] = 0;
         oneTime[oneTime.length - 5] = 1;
@@ -47,8 +50,11 @@ class HubGossipTest {
             assertThat(reject.reason()).isEqualTo("1 neighbour round-trip times for 2 neighbours");
         }
         // The closed link leaves the hub's state a moment after its socket closes.
-        await().atMost(CONVERGE).untilAsserted(() -> assertThat(a.status().hubLinks()).as("the other hub's link stays")
-                .extracting(HubStatus.HubLinkStatus::peerId).containsExactly(b.id()));
+        await().atMost(CONVERGE)
+                .untilAsserted(() -> assertThat(a.status().hubLinks())
+                        .as("the other hub's link stays")
+                        .extracting(HubStatus.HubLinkStatus::peerId)
+                        .containsExactly(b.id()));
         assertThat(a.status().knownHubs()).containsOnlyKeys(b.id());
     }
 
@@ -67,7 +73,9 @@ class HubGossipTest {
             assertRoute(c, a, b, 2);
             assertRoute(b, d, c, 2);
         });
-        assertThat(a.status().hubLinks()).extracting(HubStatus.HubLinkStatus::peerId).containsExactly(b.id());
+        assertThat(a.status().hubLinks())
+                .extracting(HubStatus.HubLinkStatus::peerId)
+                .containsExactly(b.id());
     }
 
     @Test
@@ -150,7 +158,8 @@ class HubGossipTest {
             assertRoute(a, x, x, 1);
             assertThat(b.status().knownHubs().get(x.id()).linkAddresses()).isEmpty();
         });
-        assertThat(x.status().hubLinks()).allSatisfy(link -> assertThat(link.dialledByUs()).isTrue());
+        assertThat(x.status().hubLinks())
+                .allSatisfy(link -> assertThat(link.dialledByUs()).isTrue());
     }
 
     @Test
@@ -168,7 +177,8 @@ class HubGossipTest {
             assertThat(b.status().routes()).doesNotContainKey(cId);
         });
         // Unreachable hubs expire after the expiry time.
-        await().atMost(CONVERGE).untilAsserted(() -> assertThat(a.status().knownHubs()).doesNotContainKey(cId));
+        await().atMost(CONVERGE)
+                .untilAsserted(() -> assertThat(a.status().knownHubs()).doesNotContainKey(cId));
 
         Hub again = hubs.dialOnly("restart-c", b);
         assertThat(again.id()).isEqualTo(cId);
@@ -196,33 +206,43 @@ class HubGossipTest {
     @Test
     void twoHubsDiallingEachOtherKeepExactlyTheLinkDialledByTheSmallerId() throws Exception {
         int portOfA;
-        try (java.net.ServerSocket probe = new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
+        try (java.net.ServerSocket probe =
+                new java.net.ServerSocket(0, 1, java.net.InetAddress.getByName("127.0.0.1"))) {
             portOfA = probe.getLocalPort();
         }
-        Hub b = hubs.start("both-ways-b", builder -> builder.advertisedAddresses(java.util.List.of()).peer("127.0.0.1:" + portOfA));
+        Hub b = hubs.start(
+                "both-ways-b",
+                builder -> builder.advertisedAddresses(java.util.List.of()).peer("127.0.0.1:" + portOfA));
         Hub a = hubs.start("both-ways-a", portOfA, builder -> builder.advertisedAddresses(java.util.List.of()), b);
         NodeId smaller = a.id().compareTo(b.id()) < 0 ? a.id() : b.id();
         await().atMost(CONVERGE).untilAsserted(() -> {
             for (Hub hub : new Hub[] {a, b}) {
-                assertThat(hub.status().hubLinks()).singleElement().satisfies(link ->
-                        assertThat(link.dialledByUs()).isEqualTo(hub.id().equals(smaller)));
+                assertThat(hub.status().hubLinks())
+                        .singleElement()
+                        .satisfies(link -> assertThat(link.dialledByUs())
+                                .isEqualTo(hub.id().equals(smaller)));
             }
         });
         // And it stays that way: no flapping between the two links.
-        await().during(Duration.ofMillis(600)).atMost(Duration.ofSeconds(3)).until(() ->
-                a.status().hubLinks().size() == 1 && b.status().hubLinks().size() == 1 && a.status().routes().containsKey(b.id()));
+        await().during(Duration.ofMillis(600))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> a.status().hubLinks().size() == 1
+                        && b.status().hubLinks().size() == 1
+                        && a.status().routes().containsKey(b.id()));
     }
 
     private static void assertRoute(Hub from, Hub to, Hub nextHop, int hops) {
         Map<NodeId, HubStatus.RouteStatus> routes = from.status().routes();
-        assertThat(routes).as("%s -> %s", from.name(), to.name()).containsEntry(to.id(), new HubStatus.RouteStatus(nextHop.id(), hops));
+        assertThat(routes)
+                .as("%s -> %s", from.name(), to.name())
+                .containsEntry(to.id(), new HubStatus.RouteStatus(nextHop.id(), hops));
     }
 
     @Test
     void aNewLinkCatchesUpAtOnceWithoutWaitingForARefresh() throws Exception {
         // Gossip refresh at its default of 10 s: what a new link does not bring, nobody would send for 10 s.
-        java.util.function.Consumer<HubConfig.Builder> slowRefresh = b -> b.gossipRefreshInterval(Duration.ofSeconds(10))
-                .hubExpiry(Duration.ofSeconds(30));
+        java.util.function.Consumer<HubConfig.Builder> slowRefresh =
+                b -> b.gossipRefreshInterval(Duration.ofSeconds(10)).hubExpiry(Duration.ofSeconds(30));
         int acceptorPort;
         try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
             acceptorPort = free.getLocalPort();
@@ -232,23 +252,29 @@ class HubGossipTest {
             slowRefresh.accept(b);
             b.peer("127.0.0.1:" + acceptorPort);
         });
-        Hub x = hubs.start("catch-up-x", b -> {
-            slowRefresh.accept(b);
-            b.advertisedAddresses(java.util.List.of());
-        }, d);
+        Hub x = hubs.start(
+                "catch-up-x",
+                b -> {
+                    slowRefresh.accept(b);
+                    b.advertisedAddresses(java.util.List.of());
+                },
+                d);
         await().atMost(Duration.ofSeconds(5)).until(() -> d.status().routes().containsKey(x.id()));
         Hub a = hubs.start("catch-up-a", acceptorPort, slowRefresh);
-        await().atMost(Duration.ofSeconds(5)).until(() -> a.status().hubLinks().stream().anyMatch(l -> l.peerId().equals(d.id())));
+        await().atMost(Duration.ofSeconds(5))
+                .until(() ->
+                        a.status().hubLinks().stream().anyMatch(l -> l.peerId().equals(d.id())));
         // x is known to a through the digest exchange of the new link, long before x's next refresh
-        await().atMost(Duration.ofSeconds(3)).untilAsserted(() -> assertThat(a.status().routes()).containsKey(x.id()));
+        await().atMost(Duration.ofSeconds(3))
+                .untilAsserted(() -> assertThat(a.status().routes()).containsKey(x.id()));
     }
 
     @Test
     void gossipBytesCountEveryDescriptionFrameWholeNewsOrNot() throws Exception {
         Hub a = hubs.dialOnly("bytes-a");
         NodeId raw = NodeId.of("raw-bytes");
-        byte[] frame = LinkMessageCodec.encodeToBytes(new Gossip(new HubDescription(raw, 1, "raw-bytes", List.of(),
-                List.of(a.id()), List.of(), List.of(), List.of())));
+        byte[] frame = LinkMessageCodec.encodeToBytes(new Gossip(
+                new HubDescription(raw, 1, "raw-bytes", List.of(), List.of(a.id()), List.of(), List.of(), List.of())));
         long before = a.metrics().gossipBytesReceived();
         try (RawHubLink link = RawHubLink.connect(a, raw.toString())) {
             link.sendFrame(frame);

@@ -23,7 +23,8 @@ import org.junit.jupiter.api.Test;
 
 class HubHttpEndpointTest {
     private final TestHubs hubs = new TestHubs();
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
 
     @AfterEach
     void closeHubs() {
@@ -39,8 +40,10 @@ class HubHttpEndpointTest {
             node.bind("metered-svc", 80);
             node.send(SideMessage.request(1, node.id(), io.traverse.identity.NodeId.of("ghost"), "s", new byte[0]));
             node.await(SideMessage.class);
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(node.lookup(LookupKind.HUBS, "").entries()).hasSize(2));
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(
+                            () -> assertThat(node.lookup(LookupKind.HUBS, "").entries())
+                                    .hasSize(2));
             try {
                 TestNodeClient.connect(a, "wrong", "intruder").close();
             } catch (TestNodeClient.RejectedException expected) {
@@ -50,7 +53,8 @@ class HubHttpEndpointTest {
             await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
                 HttpResponse<String> metrics = get(port, "/metrics");
                 assertThat(metrics.statusCode()).isEqualTo(200);
-                assertThat(metrics.headers().firstValue("content-type")).hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
+                assertThat(metrics.headers().firstValue("content-type"))
+                        .hasValueSatisfying(v -> assertThat(v).startsWith("text/plain"));
                 assertThat(metrics.body())
                         .contains("traverse_hub_nodes{hub=\"http-a\"} 2.0")
                         .contains("traverse_hub_links{hub=\"http-a\"} 1.0")
@@ -64,12 +68,17 @@ class HubHttpEndpointTest {
             JsonNode json = new ObjectMapper().readTree(status.body());
             assertThat(json.get("name").asText()).isEqualTo("http-a");
             assertThat(json.get("hubId").asText()).isEqualTo(a.id().toString());
-            assertThat(json.get("routes").get(b.id().toString()).get("hops").asInt()).isEqualTo(1);
-            assertThat(json.get("names").get("metered-svc").get("nodeId").asText()).isEqualTo("metered");
+            assertThat(json.get("routes").get(b.id().toString()).get("hops").asInt())
+                    .isEqualTo(1);
+            assertThat(json.get("names").get("metered-svc").get("nodeId").asText())
+                    .isEqualTo("metered");
             assertThat(json.get("nodes")).hasSize(2);
             assertThat(get(port, "/nothing").statusCode()).isEqualTo(404);
-            HttpResponse<String> post = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/status"))
-                    .POST(HttpRequest.BodyPublishers.ofString("x")).build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> post = http.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/status"))
+                            .POST(HttpRequest.BodyPublishers.ofString("x"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(post.statusCode()).isEqualTo(405);
         }
         assertThat(b.httpAddress()).as("disabled by a negative port").isEmpty();
@@ -83,11 +92,15 @@ class HubHttpEndpointTest {
             HttpResponse<String> page = get(port, path);
             assertThat(page.statusCode()).isEqualTo(200);
             assertThat(page.headers().firstValue("content-type")).hasValue("text/html; charset=utf-8");
-            assertThat(page.headers().firstValue("content-security-policy")).hasValueSatisfying(v -> assertThat(v).contains("default-src 'none'"));
+            assertThat(page.headers().firstValue("content-security-policy"))
+                    .hasValueSatisfying(v -> assertThat(v).contains("default-src 'none'"));
             assertThat(page.body()).contains("<script src=\"/dashboard/dashboard.js\" defer></script>");
         }
-        assertThat(get(port, "/dashboard/dashboard.js").body()).contains("new EventSource(\"/dashboard/events\")").doesNotContain("innerHTML");
-        assertThat(get(port, "/dashboard/dashboard.css").headers().firstValue("content-type")).hasValue("text/css; charset=utf-8");
+        assertThat(get(port, "/dashboard/dashboard.js").body())
+                .contains("new EventSource(\"/dashboard/events\")")
+                .doesNotContain("innerHTML");
+        assertThat(get(port, "/dashboard/dashboard.css").headers().firstValue("content-type"))
+                .hasValue("text/css; charset=utf-8");
 
         List<Socket> streams = new ArrayList<>();
         try {
@@ -105,7 +118,8 @@ class HubHttpEndpointTest {
             assertThat(view.get("relay").get("totalPerSecond").asLong()).isZero();
             try (Socket refused = openStream(port)) {
                 assertThat(new String(refused.getInputStream().readAllBytes(), StandardCharsets.UTF_8))
-                        .startsWith("HTTP/1.1 503").contains("too many dashboards open on this hub (at most 8)");
+                        .startsWith("HTTP/1.1 503")
+                        .contains("too many dashboards open on this hub (at most 8)");
             }
             // A stream is not an idle request: it outlives the endpoint's read timeout.
             String late;
@@ -135,15 +149,22 @@ class HubHttpEndpointTest {
             // As many requests for the feed as it has places, in one write on one connection.
             pipelined.getOutputStream().write(STREAM_REQUEST.repeat(8).getBytes(StandardCharsets.US_ASCII));
             String read = readThroughView(pipelined);
-            assertThat(read.split("HTTP/1.1 ", -1)).as("one response on the connection, not one per request: %s", read).hasSize(2);
+            assertThat(read.split("HTTP/1.1 ", -1))
+                    .as("one response on the connection, not one per request: %s", read)
+                    .hasSize(2);
             try (Socket other = openStream(port)) {
-                assertThat(readThroughView(other)).as("the feed has places left for other connections").startsWith("HTTP/1.1 200");
+                assertThat(readThroughView(other))
+                        .as("the feed has places left for other connections")
+                        .startsWith("HTTP/1.1 200");
             }
-            assertThat(nextView(pipelined)).as("the first request's stream goes on").startsWith("{");
+            assertThat(nextView(pipelined))
+                    .as("the first request's stream goes on")
+                    .startsWith("{");
         }
     }
 
-    private static final String STREAM_REQUEST = "GET /dashboard/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n\r\n";
+    private static final String STREAM_REQUEST =
+            "GET /dashboard/events HTTP/1.1\r\nHost: hub\r\nAccept: text/event-stream\r\n\r\n";
 
     private static Socket openStream(int port) throws Exception {
         Socket s = new Socket("127.0.0.1", port);
@@ -163,7 +184,7 @@ class HubHttpEndpointTest {
         StringBuilder read = new StringBuilder();
         int lineStart = 0;
         InputStream in = stream.getInputStream();
-        for (int c; (c = in.read()) >= 0;) {
+        for (int c; (c = in.read()) >= 0; ) {
             read.append((char) c);
             if (c == '\n') {
                 if (read.indexOf("data: ", lineStart) == lineStart) {
@@ -176,7 +197,10 @@ class HubHttpEndpointTest {
     }
 
     private HttpResponse<String> get(int port, String path) throws Exception {
-        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path)).timeout(Duration.ofSeconds(5)).build(),
+        return http.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
+                        .timeout(Duration.ofSeconds(5))
+                        .build(),
                 HttpResponse.BodyHandlers.ofString());
     }
 }

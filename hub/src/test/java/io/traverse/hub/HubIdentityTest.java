@@ -75,9 +75,17 @@ class HubIdentityTest {
             }
             Hub a = null;
             try {
-                a = hubs.start(null, port, x -> x.idFile(dir.resolve("one/hub.id")).advertisedAddresses(List.of("127.0.0.1:" + port)));
-                Hub b = hubs.start(null, port, x -> x.bindAddress("127.0.0.2").idFile(dir.resolve("two/hub.id"))
-                        .advertisedAddresses(List.of("127.0.0.2:" + port)), a);
+                a = hubs.start(
+                        null,
+                        port,
+                        x -> x.idFile(dir.resolve("one/hub.id")).advertisedAddresses(List.of("127.0.0.1:" + port)));
+                Hub b = hubs.start(
+                        null,
+                        port,
+                        x -> x.bindAddress("127.0.0.2")
+                                .idFile(dir.resolve("two/hub.id"))
+                                .advertisedAddresses(List.of("127.0.0.2:" + port)),
+                        a);
                 assertThat(b.name()).isEqualTo(a.name());
                 assertThat(b.id()).isNotEqualTo(a.id());
                 assertNodesBehindEachAreKnownToTheOther(a, b);
@@ -97,12 +105,20 @@ class HubIdentityTest {
 
     private static void assertNodesBehindEachAreKnownToTheOther(Hub a, Hub b) throws Exception {
         // At each hub's own bound address: the hubs may share a port on two loopback addresses.
-        try (TestNodeClient atA = TestNodeClient.connect(a.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + a.id().shortForm()));
-                TestNodeClient atB = TestNodeClient.connect(b.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + b.id().shortForm()))) {
+        try (TestNodeClient atA = TestNodeClient.connect(
+                        a.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + a.id().shortForm()));
+                TestNodeClient atB = TestNodeClient.connect(
+                        b.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + b.id().shortForm()))) {
             await().atMost(WAIT).untilAsserted(() -> {
                 // The node's hub first, then that hub's addresses.
-                assertThat(atA.lookup(LookupKind.NODE, "node-at-" + b.id().shortForm()).entries()).first().isEqualTo(b.id().toString());
-                assertThat(atB.lookup(LookupKind.NODE, "node-at-" + a.id().shortForm()).entries()).first().isEqualTo(a.id().toString());
+                assertThat(atA.lookup(LookupKind.NODE, "node-at-" + b.id().shortForm())
+                                .entries())
+                        .first()
+                        .isEqualTo(b.id().toString());
+                assertThat(atB.lookup(LookupKind.NODE, "node-at-" + a.id().shortForm())
+                                .entries())
+                        .first()
+                        .isEqualTo(a.id().toString());
             });
         }
     }
@@ -128,7 +144,8 @@ class HubIdentityTest {
             });
             assertThat(second.status().idConflicts()).singleElement().satisfies(c -> {
                 assertThat(c.seen()).isEqualTo("we-dialled");
-                assertThat(c.otherAddress()).isEqualTo("127.0.0.1:" + first.linkAddress().getPort());
+                assertThat(c.otherAddress())
+                        .isEqualTo("127.0.0.1:" + first.linkAddress().getPort());
                 // The refusal it got back names both hubs.
                 assertNamesBoth(c, first, second);
             });
@@ -139,7 +156,8 @@ class HubIdentityTest {
     }
 
     private static void assertNamesBoth(IdConflictStatus conflict, Hub first, Hub second) {
-        assertThat(conflict.detail()).contains("two hubs have id " + first.id())
+        assertThat(conflict.detail())
+                .contains("two hubs have id " + first.id())
                 .contains("hub '" + first.name() + "' (advertising " + String.join(", ", first.advertisedAddresses()))
                 .contains("hub '" + second.name() + "' (advertising " + String.join(", ", second.advertisedAddresses()))
                 .contains("linking from 127.0.0.1:");
@@ -154,13 +172,18 @@ class HubIdentityTest {
             List<IdConflictStatus> atFirst = first.status().idConflicts();
             assertThat(atFirst).singleElement().satisfies(c -> {
                 assertThat(c.otherName()).isEqualTo("same-name");
-                assertThat(c.detail()).contains("its link was refused: two hubs have id " + first.id())
-                        .contains("(advertising " + first.advertisedAddresses().get(0) + ", id derived from the name 'same-name')")
+                assertThat(c.detail())
+                        .contains("its link was refused: two hubs have id " + first.id())
+                        .contains("(advertising " + first.advertisedAddresses().get(0)
+                                + ", id derived from the name 'same-name')")
                         .contains("(advertising " + second.advertisedAddresses().get(0) + ") linking from 127.0.0.1:");
             });
-            assertThat(second.status().idConflicts()).singleElement().satisfies(c ->
-                    assertThat(c.detail()).startsWith("the hub at 127.0.0.1:" + first.linkAddress().getPort()
-                            + " refused this hub's link: DUPLICATE_ID: two hubs have id " + first.id()));
+            assertThat(second.status().idConflicts())
+                    .singleElement()
+                    .satisfies(c -> assertThat(c.detail())
+                            .startsWith("the hub at 127.0.0.1:"
+                                    + first.linkAddress().getPort()
+                                    + " refused this hub's link: DUPLICATE_ID: two hubs have id " + first.id()));
         });
         // Redialled now and then (the operator may fix it), each time counted on the same entry.
         assertThat(first.status().idConflicts()).hasSize(1);
@@ -183,17 +206,23 @@ class HubIdentityTest {
                 assertThat(conflict.hubId()).isEqualTo(a.id());
                 assertThat(conflict.seen()).isEqualTo("both-linked-here");
                 assertThat(conflict.otherName()).isEqualTo(b.name());
-                assertThat(conflict.detail()).contains("two hubs have id " + a.id() + ": hub '" + a.name() + "' (advertising no address)"
-                        + " linked to hub 'middle' from " + aLink + ", and hub '" + b.name() + "' (advertising no address) linking from");
+                assertThat(conflict.detail())
+                        .contains("two hubs have id " + a.id() + ": hub '" + a.name() + "' (advertising no address)"
+                                + " linked to hub 'middle' from " + aLink + ", and hub '" + b.name()
+                                + "' (advertising no address) linking from");
             });
             assertThat(b.status().idConflicts()).singleElement().satisfies(conflict -> {
                 assertThat(conflict.seen()).isEqualTo("reported");
-                assertThat(conflict.detail()).contains("refused this hub's link: DUPLICATE_ID: two hubs have id " + a.id());
+                assertThat(conflict.detail())
+                        .contains("refused this hub's link: DUPLICATE_ID: two hubs have id " + a.id());
             });
         });
         // The hub linked first keeps its link: the two do not take turns at every redial.
-        await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).untilAsserted(() ->
-                assertThat(c.status().hubLinks()).extracting(HubStatus.HubLinkStatus::remoteAddress).containsExactly(aLink));
+        await().during(Duration.ofMillis(1500))
+                .atMost(Duration.ofSeconds(3))
+                .untilAsserted(() -> assertThat(c.status().hubLinks())
+                        .extracting(HubStatus.HubLinkStatus::remoteAddress)
+                        .containsExactly(aLink));
         assertThat(a.status().idConflicts()).isEmpty();
     }
 
@@ -203,21 +232,26 @@ class HubIdentityTest {
         try (RawHubLink impostor = RawHubLink.connect(a, "raw-neighbour")) {
             // This hub's own description, ahead of it (an earlier life whose clock was ahead): moved past, no conflict.
             long ahead = a.status().stateNumber() + 1_000_000;
-            impostor.send(new Gossip(new HubDescription(a.id(), ahead, a.name(), a.advertisedAddresses(), List.of(), List.of(),
-                    List.of())));
+            impostor.send(new Gossip(new HubDescription(
+                    a.id(), ahead, a.name(), a.advertisedAddresses(), List.of(), List.of(), List.of())));
             await().atMost(WAIT).until(() -> a.status().stateNumber() > ahead);
             assertThat(a.status().idConflicts()).isEmpty();
             // Another name and address under this hub's id: another hub.
-            impostor.send(new Gossip(new HubDescription(a.id(), 5, "elsewhere:17000", List.of("192.0.2.7:17000"), List.of(), List.of(),
-                    List.of())));
-            await().atMost(WAIT).untilAsserted(() -> assertThat(a.status().idConflicts()).singleElement().satisfies(conflict -> {
-                assertThat(conflict.seen()).isEqualTo("gossip");
-                assertThat(conflict.otherName()).isEqualTo("elsewhere:17000");
-                assertThat(conflict.otherAdvertisedAddresses()).containsExactly("192.0.2.7:17000");
-                assertThat(conflict.detail()).contains("two hubs have id " + a.id() + ": hub 'gossiped' (advertising "
-                        + a.advertisedAddresses().get(0)).contains("hub 'elsewhere:17000' (advertising 192.0.2.7:17000), whose"
-                        + " description came through hub " + NodeId.of("raw-neighbour"));
-            }));
+            impostor.send(new Gossip(new HubDescription(
+                    a.id(), 5, "elsewhere:17000", List.of("192.0.2.7:17000"), List.of(), List.of(), List.of())));
+            await().atMost(WAIT)
+                    .untilAsserted(() -> assertThat(a.status().idConflicts())
+                            .singleElement()
+                            .satisfies(conflict -> {
+                                assertThat(conflict.seen()).isEqualTo("gossip");
+                                assertThat(conflict.otherName()).isEqualTo("elsewhere:17000");
+                                assertThat(conflict.otherAdvertisedAddresses()).containsExactly("192.0.2.7:17000");
+                                assertThat(conflict.detail())
+                                        .contains("two hubs have id " + a.id() + ": hub 'gossiped' (advertising "
+                                                + a.advertisedAddresses().get(0))
+                                        .contains("hub 'elsewhere:17000' (advertising 192.0.2.7:17000), whose"
+                                                + " description came through hub " + NodeId.of("raw-neighbour"));
+                            }));
         }
     }
 
@@ -235,7 +269,9 @@ class HubIdentityTest {
         await().during(Duration.ofMillis(1500)).atMost(Duration.ofSeconds(3)).untilAsserted(() -> {
             HubStatus status = self.status();
             assertThat(status.idConflicts()).isEmpty();
-            assertThat(status.hubLinks()).extracting(HubStatus.HubLinkStatus::peerId).containsExactly(other.id());
+            assertThat(status.hubLinks())
+                    .extracting(HubStatus.HubLinkStatus::peerId)
+                    .containsExactly(other.id());
         });
     }
 }

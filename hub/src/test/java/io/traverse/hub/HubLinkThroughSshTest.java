@@ -47,8 +47,21 @@ class HubLinkThroughSshTest {
     @Test
     void aPeerCoveredByATunnelRuleIsLinkedThroughTheSshd() throws Exception {
         Path key = dir.resolve("id_rsa");
-        Process keygen = new ProcessBuilder("ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-m", "PEM", "-N", "hub-pass", "-f",
-                key.toString()).redirectErrorStream(true).start();
+        Process keygen = new ProcessBuilder(
+                        "ssh-keygen",
+                        "-q",
+                        "-t",
+                        "rsa",
+                        "-b",
+                        "2048",
+                        "-m",
+                        "PEM",
+                        "-N",
+                        "hub-pass",
+                        "-f",
+                        key.toString())
+                .redirectErrorStream(true)
+                .start();
         assertThat(keygen.waitFor(30, TimeUnit.SECONDS)).isTrue();
         assertThat(keygen.exitValue()).isZero();
         List<String> forwarded = new CopyOnWriteArrayList<>();
@@ -66,18 +79,32 @@ class HubLinkThroughSshTest {
         });
         sshd.start();
         Path knownHosts = dir.resolve("known_hosts");
-        Files.writeString(knownHosts, "[127.0.0.1]:" + sshd.getPort() + " "
-                + PublicKeyEntry.toString(sshd.getKeyPairProvider().loadKeys(null).iterator().next().getPublic()) + "\n");
+        Files.writeString(
+                knownHosts,
+                "[127.0.0.1]:" + sshd.getPort() + " "
+                        + PublicKeyEntry.toString(sshd.getKeyPairProvider()
+                                .loadKeys(null)
+                                .iterator()
+                                .next()
+                                .getPublic())
+                        + "\n");
 
         Hub far = hubs.dialOnly("ssh-far");
         int farPort = far.linkAddress().getPort();
-        Hub near = hubs.start("ssh-near", b -> b.advertisedAddresses(List.of()).peer("127.0.0.1:" + farPort)
-                .sshTunnel("127.0.0.1/32 user=hub key=" + key + " passphrase=hub-pass gateway=127.0.0.1:" + sshd.getPort()
-                        + " known-hosts=" + knownHosts));
+        Hub near = hubs.start(
+                "ssh-near",
+                b -> b.advertisedAddresses(List.of())
+                        .peer("127.0.0.1:" + farPort)
+                        .sshTunnel("127.0.0.1/32 user=hub key=" + key + " passphrase=hub-pass gateway=127.0.0.1:"
+                                + sshd.getPort() + " known-hosts=" + knownHosts));
 
-        await().atMost(Duration.ofSeconds(20)).untilAsserted(() ->
-                assertThat(near.status().hubLinks()).extracting(HubStatus.HubLinkStatus::peerId).containsExactly(far.id()));
-        assertThat(far.status().hubLinks()).extracting(HubStatus.HubLinkStatus::peerId).containsExactly(near.id());
+        await().atMost(Duration.ofSeconds(20))
+                .untilAsserted(() -> assertThat(near.status().hubLinks())
+                        .extracting(HubStatus.HubLinkStatus::peerId)
+                        .containsExactly(far.id()));
+        assertThat(far.status().hubLinks())
+                .extracting(HubStatus.HubLinkStatus::peerId)
+                .containsExactly(near.id());
         assertThat(forwarded).contains("127.0.0.1:" + farPort);
     }
 }

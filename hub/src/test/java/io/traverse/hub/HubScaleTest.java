@@ -43,7 +43,8 @@ class HubScaleTest {
         for (int t = 1; t < parent.length; t++) {
             assertThat(all.get(0).status().routes().get(all.get(t).id()).hops()).isEqualTo(depth(parent, t));
         }
-        System.err.println("30 hubs converged in " + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms (seed " + SEED + ")");
+        System.err.println("30 hubs converged in "
+                + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms (seed " + SEED + ")");
     }
 
     @Test
@@ -53,18 +54,22 @@ class HubScaleTest {
         Hub c = hubs.dialOnly("rtt-c", b);
         try (TestNodeClient left = TestNodeClient.connect(a, TestHubs.TOKEN, "rtt-left");
                 TestNodeClient right = TestNodeClient.connect(c, TestHubs.TOKEN, "rtt-right")) {
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(left.lookup(LookupKind.NODE, "rtt-right").entries()).isNotEmpty());
-            Thread echo = new Thread(() -> {
-                try {
-                    while (true) {
-                        SideMessage request = right.await(SideMessage.class);
-                        right.send(request.reply(request.payload()));
-                    }
-                } catch (Exception | AssertionError stop) {
-                    // the test is over
-                }
-            }, "echo");
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(
+                                    left.lookup(LookupKind.NODE, "rtt-right").entries())
+                            .isNotEmpty());
+            Thread echo = new Thread(
+                    () -> {
+                        try {
+                            while (true) {
+                                SideMessage request = right.await(SideMessage.class);
+                                right.send(request.reply(request.payload()));
+                            }
+                        } catch (Exception | AssertionError stop) {
+                            // the test is over
+                        }
+                    },
+                    "echo");
             echo.setDaemon(true);
             echo.start();
             long[] micros = new long[2000];
@@ -78,7 +83,9 @@ class HubScaleTest {
             Arrays.sort(micros);
             System.err.println("side-channel round trip over 3 hubs: median " + micros[micros.length / 2] + " us, p99 "
                     + micros[micros.length * 99 / 100] + " us");
-            assertThat(micros[micros.length / 2]).as("median round trip in microseconds").isLessThan(5_000);
+            assertThat(micros[micros.length / 2])
+                    .as("median round trip in microseconds")
+                    .isLessThan(5_000);
         }
     }
 

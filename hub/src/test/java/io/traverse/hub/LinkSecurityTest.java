@@ -46,10 +46,13 @@ class LinkSecurityTest {
     @Test
     void aWrongTokenIsRejectedWithAuthAndTheHubServesOthers() throws Exception {
         assertThatThrownBy(() -> TestNodeClient.connect(hub, "wrong-token", "intruder"))
-                .isInstanceOfSatisfying(TestNodeClient.RejectedException.class,
+                .isInstanceOfSatisfying(
+                        TestNodeClient.RejectedException.class,
                         e -> assertThat(e.reject.code()).isEqualTo(RejectCode.AUTH));
         assertBystanderIsServed();
-        assertThat(hub.status().nodes()).extracting(HubStatus.NodeStatus::nodeId).containsExactly(NodeId.of("bystander"));
+        assertThat(hub.status().nodes())
+                .extracting(HubStatus.NodeStatus::nodeId)
+                .containsExactly(NodeId.of("bystander"));
     }
 
     @Test
@@ -62,34 +65,45 @@ class LinkSecurityTest {
         assertBystanderIsServed();
         // Once the first has left, the id is free again.
         bystander.close();
-        await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> assertThat(hub.status().nodes()).isEmpty());
+        await().atMost(Duration.ofSeconds(5))
+                .untilAsserted(() -> assertThat(hub.status().nodes()).isEmpty());
         bystander = TestNodeClient.connect(hub, TestHubs.TOKEN, "bystander");
     }
 
     @Test
     void aNodeThatStopsAnsweringIsDroppedAfterThreeKeepaliveIntervals() throws Exception {
-        try (TestNodeClient hung = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("hung"), false)) {
+        try (TestNodeClient hung =
+                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("hung"), false)) {
             assertThat(hub.status().nodes()).hasSize(2);
             long start = System.nanoTime();
-            await().atMost(Duration.ofSeconds(5)).untilAsserted(() ->
-                    assertThat(hub.status().nodes()).extracting(HubStatus.NodeStatus::nodeId).containsExactly(NodeId.of("bystander")));
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isGreaterThanOrEqualTo(TestHubs.KEEPALIVE.multipliedBy(2));
+            await().atMost(Duration.ofSeconds(5))
+                    .untilAsserted(() -> assertThat(hub.status().nodes())
+                            .extracting(HubStatus.NodeStatus::nodeId)
+                            .containsExactly(NodeId.of("bystander")));
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .isGreaterThanOrEqualTo(TestHubs.KEEPALIVE.multipliedBy(2));
         }
         assertBystanderIsServed();
     }
 
     @Test
     void theWelcomeEchoesTheAddressTheHubSaw() throws Exception {
-        assertThat(bystander.welcome().observedAddress().getAddress().getHostAddress()).isEqualTo("127.0.0.1");
+        assertThat(bystander.welcome().observedAddress().getAddress().getHostAddress())
+                .isEqualTo("127.0.0.1");
         assertThat(bystander.welcome().keepaliveMillis()).isEqualTo(TestHubs.KEEPALIVE.toMillis());
-        assertThat(hub.status().nodes().get(0).observedAddress()).endsWith(":" + bystander.welcome().observedAddress().getPort());
+        assertThat(hub.status().nodes().get(0).observedAddress())
+                .endsWith(":" + bystander.welcome().observedAddress().getPort());
     }
 
     @Test
     void anotherVersionGetsOurPreambleAndARejectThatSaysWhich() throws Exception {
         try (Socket raw = rawSocket()) {
             DataOutputStream out = new DataOutputStream(raw.getOutputStream());
-            out.write(ByteBuffer.allocate(8).putInt(LinkPreamble.MAGIC).putShort((short) 2).putShort((short) 1).array());
+            out.write(ByteBuffer.allocate(8)
+                    .putInt(LinkPreamble.MAGIC)
+                    .putShort((short) 2)
+                    .putShort((short) 1)
+                    .array());
             DataInputStream in = new DataInputStream(raw.getInputStream());
             byte[] preamble = new byte[8];
             in.readFully(preamble);
@@ -113,7 +127,8 @@ class LinkSecurityTest {
         try (Socket raw = rawSocket()) {
             raw.getOutputStream().write("GET / HTTP/1.1\r\nHost: x\r\n\r\n".getBytes());
             byte[] status = raw.getInputStream().readNBytes(12);
-            assertThat(new String(status, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("HTTP/1.1 404");
+            assertThat(new String(status, java.nio.charset.StandardCharsets.US_ASCII))
+                    .isEqualTo("HTTP/1.1 404");
         }
         assertBystanderIsServed();
     }
@@ -160,8 +175,8 @@ class LinkSecurityTest {
             assertThat(rude.awaitClose().reason()).contains("truncated ping token");
         }
         try (TestNodeClient rude = TestNodeClient.connect(hub, TestHubs.TOKEN, "rude3")) {
-            rude.send(new io.traverse.wire.Gossip(new io.traverse.wire.HubDescription(NodeId.of("fake-hub"), 1, "fake", List.of(),
-                    List.of(), List.of(), List.of())));
+            rude.send(new io.traverse.wire.Gossip(new io.traverse.wire.HubDescription(
+                    NodeId.of("fake-hub"), 1, "fake", List.of(), List.of(), List.of(), List.of())));
             assertThat(rude.awaitClose().reason()).contains("GOSSIP is not something a node sends");
         }
         assertBystanderIsServed();
@@ -185,8 +200,10 @@ class LinkSecurityTest {
     @Test
     void aHubWithAnotherTokenCannotJoin() throws Exception {
         Hub stranger = hubs.start("stranger", b -> b.token("other-token").advertisedAddresses(List.of()), hub);
-        await().during(Duration.ofMillis(500)).atMost(Duration.ofSeconds(3)).until(() ->
-                stranger.status().hubLinks().isEmpty() && hub.status().hubLinks().isEmpty());
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(3))
+                .until(() -> stranger.status().hubLinks().isEmpty()
+                        && hub.status().hubLinks().isEmpty());
         assertBystanderIsServed();
     }
 
@@ -203,8 +220,11 @@ class LinkSecurityTest {
     }
 
     private static byte[] nodePreamble() {
-        return ByteBuffer.allocate(8).putInt(LinkPreamble.MAGIC).putShort((short) LinkPreamble.VERSION)
-                .putShort((short) LinkRole.NODE.code()).array();
+        return ByteBuffer.allocate(8)
+                .putInt(LinkPreamble.MAGIC)
+                .putShort((short) LinkPreamble.VERSION)
+                .putShort((short) LinkRole.NODE.code())
+                .array();
     }
 
     private static io.traverse.wire.LinkMessage readFrame(DataInputStream in) throws IOException {

@@ -35,7 +35,8 @@ class NameRegistryTest {
                 assertThat(found.status()).isEqualTo(ResultStatus.OK);
                 assertThat(found.entries()).containsExactly(server.identityText() + ":5432");
             });
-            assertThat(client.lookup(LookupKind.NAMES, "").entries()).containsExactly("orders-db.site1 db-server 5432 " + a.id());
+            assertThat(client.lookup(LookupKind.NAMES, "").entries())
+                    .containsExactly("orders-db.site1 db-server 5432 " + a.id());
 
             // Taken: by another node at another hub, and at the same hub.
             assertThat(client.bind("orders-db.site1", 1).status()).isEqualTo(ResultStatus.NAME_TAKEN);
@@ -48,12 +49,16 @@ class NameRegistryTest {
             }
             // The owner may move the name to another port.
             assertThat(server.bind("orders-db.site1", 6543).status()).isEqualTo(ResultStatus.OK);
-            await().atMost(GOSSIP).untilAsserted(() ->
-                    assertThat(client.lookup(LookupKind.NAME, "orders-db.site1").entries()).containsExactly(server.identityText() + ":6543"));
+            await().atMost(GOSSIP)
+                    .untilAsserted(() -> assertThat(client.lookup(LookupKind.NAME, "orders-db.site1")
+                                    .entries())
+                            .containsExactly(server.identityText() + ":6543"));
 
             server.close();
-            await().atMost(GOSSIP).untilAsserted(() ->
-                    assertThat(client.lookup(LookupKind.NAME, "orders-db.site1").status()).isEqualTo(ResultStatus.NOT_FOUND));
+            await().atMost(GOSSIP)
+                    .untilAsserted(() -> assertThat(client.lookup(LookupKind.NAME, "orders-db.site1")
+                                    .status())
+                            .isEqualTo(ResultStatus.NOT_FOUND));
             assertThat(client.bind("orders-db.site1", 1).status()).isEqualTo(ResultStatus.OK);
         }
     }
@@ -79,7 +84,9 @@ class NameRegistryTest {
             assertThat(node.bind("one", 1).status()).isEqualTo(ResultStatus.OK);
             assertThat(node.bind("two", 2).status()).isEqualTo(ResultStatus.OK);
             assertThat(node.bind("three", 3).status()).isEqualTo(ResultStatus.LIMIT);
-            assertThat(node.bind("one", 11).status()).as("rebinding a held name").isEqualTo(ResultStatus.OK);
+            assertThat(node.bind("one", 11).status())
+                    .as("rebinding a held name")
+                    .isEqualTo(ResultStatus.OK);
         }
     }
 
@@ -90,8 +97,10 @@ class NameRegistryTest {
         try (TestNodeClient atA = TestNodeClient.connect(a, TestHubs.TOKEN, "mover");
                 TestNodeClient observer = TestNodeClient.connect(b, TestHubs.TOKEN, "observer")) {
             assertThat(atA.bind("moving-svc", 7000).status()).isEqualTo(ResultStatus.OK);
-            await().atMost(GOSSIP).untilAsserted(() ->
-                    assertThat(observer.lookup(LookupKind.NAME, "moving-svc").status()).isEqualTo(ResultStatus.OK));
+            await().atMost(GOSSIP)
+                    .untilAsserted(() -> assertThat(observer.lookup(LookupKind.NAME, "moving-svc")
+                                    .status())
+                            .isEqualTo(ResultStatus.OK));
             // While a holds the node, b refuses a second live node with its id, naming where it is.
             assertThatThrownBy(() -> TestNodeClient.connect(b, TestHubs.TOKEN, "mover"))
                     .isInstanceOfSatisfying(TestNodeClient.RejectedException.class, e -> {
@@ -108,8 +117,10 @@ class NameRegistryTest {
             try (TestNodeClient atB = moved.get()) {
                 assertThat(atB.bind("moving-svc", 7000).status()).isEqualTo(ResultStatus.OK);
                 await().atMost(GOSSIP).untilAsserted(() -> {
-                    assertThat(observer.lookup(LookupKind.NAME, "moving-svc").entries()).containsExactly(atB.identityText() + ":7000");
-                    assertThat(observer.lookup(LookupKind.NODE, "mover").entries()).containsExactly(b.id().toString());
+                    assertThat(observer.lookup(LookupKind.NAME, "moving-svc").entries())
+                            .containsExactly(atB.identityText() + ":7000");
+                    assertThat(observer.lookup(LookupKind.NODE, "mover").entries())
+                            .containsExactly(b.id().toString());
                 });
             }
         }
@@ -121,10 +132,14 @@ class NameRegistryTest {
         Hub b = hubs.dialOnly("list-b", a);
         try (TestNodeClient na = TestNodeClient.connect(a, TestHubs.TOKEN, "node-at-a");
                 TestNodeClient nb = TestNodeClient.connect(b, TestHubs.TOKEN, "node-at-b")) {
-            await().atMost(GOSSIP).untilAsserted(() ->
-                    assertThat(na.lookup(LookupKind.NODES, "").entries()).containsExactly(
-                            "node-at-a " + a.id() + " " + na.identityText(), "node-at-b " + b.id() + " " + nb.identityText()));
-            assertThat(na.lookup(LookupKind.HUBS, "").entries()).containsExactly(a.id() + " list-a 0 -", b.id() + " list-b 1 -");
+            await().atMost(GOSSIP)
+                    .untilAsserted(
+                            () -> assertThat(na.lookup(LookupKind.NODES, "").entries())
+                                    .containsExactly(
+                                            "node-at-a " + a.id() + " " + na.identityText(),
+                                            "node-at-b " + b.id() + " " + nb.identityText()));
+            assertThat(na.lookup(LookupKind.HUBS, "").entries())
+                    .containsExactly(a.id() + " list-a 0 -", b.id() + " list-b 1 -");
             String[] pair = {a.id().toString(), b.id().toString()};
             java.util.Arrays.sort(pair);
             assertThat(na.lookup(LookupKind.LINKS, "").entries()).containsExactly(pair[0] + " " + pair[1]);

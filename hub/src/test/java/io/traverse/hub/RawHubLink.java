@@ -33,7 +33,8 @@ final class RawHubLink implements AutoCloseable {
     }
 
     static RawHubLink connect(Hub hub, String id) throws IOException {
-        Socket socket = new Socket(InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
+        Socket socket =
+                new Socket(InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
         socket.setSoTimeout(10_000);
         RawHubLink link = new RawHubLink(socket);
         NodeId self = NodeId.of(id);
@@ -66,20 +67,22 @@ final class RawHubLink implements AutoCloseable {
      * and keeps every other message for {@link #received}. Ends when the link closes.
      */
     RawHubLink answerPings() {
-        Thread reader = new Thread(() -> {
-            try {
-                while (true) {
-                    LinkMessage m = TestNodeClient.readFrame(in);
-                    if (m instanceof io.traverse.wire.Ping ping) {
-                        send(new io.traverse.wire.Pong(ping.token()));
-                    } else {
-                        received.add(m);
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        while (true) {
+                            LinkMessage m = TestNodeClient.readFrame(in);
+                            if (m instanceof io.traverse.wire.Ping ping) {
+                                send(new io.traverse.wire.Pong(ping.token()));
+                            } else {
+                                received.add(m);
+                            }
+                        }
+                    } catch (IOException closed) {
+                        // the test closed the link, or the hub did
                     }
-                }
-            } catch (IOException closed) {
-                // the test closed the link, or the hub did
-            }
-        }, "raw-hub-link-reader");
+                },
+                "raw-hub-link-reader");
         reader.setDaemon(true);
         reader.start();
         return this;

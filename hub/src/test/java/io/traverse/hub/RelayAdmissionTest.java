@@ -47,8 +47,10 @@ class RelayAdmissionTest {
         Relay reset = a.await(Relay.class);
         assertThat(reset.kind()).isEqualTo(RelayKind.RESET);
         assertThat(reset.connectionId()).isEqualTo(third.connectionId());
-        assertThat(reset.reason()).startsWith("OVERLOAD: node " + a.id() + " has 2 relayed connection setups")
-                .contains("at hub admission-setups").endsWith("the most traverse.hub.max.setups.per.node allows");
+        assertThat(reset.reason())
+                .startsWith("OVERLOAD: node " + a.id() + " has 2 relayed connection setups")
+                .contains("at hub admission-setups")
+                .endsWith("the most traverse.hub.max.setups.per.node allows");
         assertThat(overloads(hub, "setups-per-node")).isEqualTo(1);
 
         // An answer frees a setup: the next OPEN goes through.
@@ -70,11 +72,14 @@ class RelayAdmissionTest {
         assertRelayed(hub, 2, 0);
 
         open(c, b);
-        assertThat(c.await(Relay.class).reason()).as("b is full as acceptor")
+        assertThat(c.await(Relay.class).reason())
+                .as("b is full as acceptor")
                 .startsWith("OVERLOAD: node " + b.id() + " has 2 relayed connections")
                 .endsWith("the most traverse.hub.max.relayed.per.node allows");
         open(a, c);
-        assertThat(a.await(Relay.class).reason()).as("a is full as opener").startsWith("OVERLOAD: node " + a.id() + " has 2 relayed");
+        assertThat(a.await(Relay.class).reason())
+                .as("a is full as opener")
+                .startsWith("OVERLOAD: node " + a.id() + " has 2 relayed");
         assertThat(overloads(hub, "relayed-per-node")).isEqualTo(2);
 
         // The open connections are not touched: data still crosses both ways.
@@ -110,8 +115,9 @@ class RelayAdmissionTest {
         Relay refused = open(c, d);
         assertThat(d.await(Relay.class).connectionId()).isEqualTo(refused.connectionId());
         open(c, d);
-        assertThat(c.await(Relay.class).reason()).isEqualTo("OVERLOAD: 2 relayed connections are held at hub admission-total,"
-                + " the most traverse.hub.max.relayed allows");
+        assertThat(c.await(Relay.class).reason())
+                .isEqualTo("OVERLOAD: 2 relayed connections are held at hub admission-total,"
+                        + " the most traverse.hub.max.relayed allows");
         assertThat(overloads(hub, "relayed")).isEqualTo(1);
         // A REFUSE gives its place back.
         d.send(refused.refuse(3, "no"));
@@ -149,11 +155,15 @@ class RelayAdmissionTest {
     @Test
     void acrossTwoHubsTheAcceptorsHubRefusesAndBothHubsGiveBackWhenAnEndDies() throws Exception {
         Hub near = hubs.dialOnly("admission-near");
-        Hub far = hubs.start("admission-far", b -> b.advertisedAddresses(java.util.List.of()).maxRelayedPerNode(2), near);
+        Hub far = hubs.start(
+                "admission-far", b -> b.advertisedAddresses(java.util.List.of()).maxRelayedPerNode(2), near);
         TestNodeClient a = node(near, "a");
         TestNodeClient b = node(far, "b");
-        await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                assertThat(a.lookup(io.traverse.wire.LookupKind.NODE, "b").entries()).first().isEqualTo(far.id().toString()));
+        await().atMost(Duration.ofSeconds(10))
+                .untilAsserted(() -> assertThat(
+                                a.lookup(io.traverse.wire.LookupKind.NODE, "b").entries())
+                        .first()
+                        .isEqualTo(far.id().toString()));
         accepted(a, b);
         accepted(a, b);
         assertRelayed(near, 2, 0);
@@ -163,7 +173,8 @@ class RelayAdmissionTest {
         open(a, b);
         Relay reset = a.await(Relay.class);
         assertThat(reset.kind()).isEqualTo(RelayKind.RESET);
-        assertThat(reset.reason()).startsWith("OVERLOAD: node " + b.id() + " has 2 relayed connections at hub admission-far");
+        assertThat(reset.reason())
+                .startsWith("OVERLOAD: node " + b.id() + " has 2 relayed connections at hub admission-far");
         assertRelayed(near, 2, 0);
         assertThat(overloads(far, "relayed-per-node")).isEqualTo(1);
 
@@ -181,11 +192,13 @@ class RelayAdmissionTest {
         Hub hub = hubs.start("admission-nodes", b -> b.maxNodes(2));
         node(hub, "first");
         node(hub, "second");
-        assertThatThrownBy(() -> node(hub, "third")).isInstanceOfSatisfying(TestNodeClient.RejectedException.class, e -> {
-            assertThat(e.reject.code()).isEqualTo(RejectCode.LIMIT);
-            assertThat(e.reject.reason()).isEqualTo("OVERLOAD: 2 nodes are linked at hub admission-nodes, the most"
-                    + " traverse.hub.max.nodes allows");
-        });
+        assertThatThrownBy(() -> node(hub, "third"))
+                .isInstanceOfSatisfying(TestNodeClient.RejectedException.class, e -> {
+                    assertThat(e.reject.code()).isEqualTo(RejectCode.LIMIT);
+                    assertThat(e.reject.reason())
+                            .isEqualTo("OVERLOAD: 2 nodes are linked at hub admission-nodes, the most"
+                                    + " traverse.hub.max.nodes allows");
+                });
         assertThat(overloads(hub, "nodes")).isEqualTo(1);
     }
 
@@ -196,7 +209,8 @@ class RelayAdmissionTest {
         List<java.net.Socket> sockets = new ArrayList<>();
         try {
             for (int i = 0; i < 8; i++) {
-                java.net.Socket s = new java.net.Socket("127.0.0.1", hub.linkAddress().getPort());
+                java.net.Socket s =
+                        new java.net.Socket("127.0.0.1", hub.linkAddress().getPort());
                 s.setSoTimeout(10_000);
                 sockets.add(s);
                 java.io.DataOutputStream out = new java.io.DataOutputStream(s.getOutputStream());
@@ -216,11 +230,15 @@ class RelayAdmissionTest {
                     // waits for our HELLO: it took a token
                 }
             }
-            assertThat(rejects).as("refused beyond the burst (a token may come back while they are sent)").hasSizeBetween(3, 5);
+            assertThat(rejects)
+                    .as("refused beyond the burst (a token may come back while they are sent)")
+                    .hasSizeBetween(3, 5);
             assertThat(rejects).allSatisfy(r -> {
                 assertThat(r.code()).isEqualTo(RejectCode.LIMIT);
-                assertThat(r.reason()).startsWith("OVERLOAD: new links come faster than 1 a second after a burst of 3")
-                        .contains("at hub admission-rate").contains("the most traverse.hub.link.rate allows");
+                assertThat(r.reason())
+                        .startsWith("OVERLOAD: new links come faster than 1 a second after a burst of 3")
+                        .contains("at hub admission-rate")
+                        .contains("the most traverse.hub.link.rate allows");
             });
             assertThat(overloads(hub, "link-rate")).isEqualTo(rejects.size());
         } finally {
@@ -229,9 +247,13 @@ class RelayAdmissionTest {
             }
         }
         // A token a second: a node gets in again once one is back.
-        await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(300)).ignoreExceptions()
+        await().atMost(Duration.ofSeconds(10))
+                .pollInterval(Duration.ofMillis(300))
+                .ignoreExceptions()
                 .until(() -> node(hub, "later") != null);
-        assertThat(hub.status().nodes()).extracting(HubStatus.NodeStatus::nodeId).contains(io.traverse.identity.NodeId.of("later"));
+        assertThat(hub.status().nodes())
+                .extracting(HubStatus.NodeStatus::nodeId)
+                .contains(io.traverse.identity.NodeId.of("later"));
     }
 
     private TestNodeClient node(Hub hub, String id) throws Exception {
@@ -258,12 +280,29 @@ class RelayAdmissionTest {
 
     private static void assertRelayed(Hub hub, int held, int setups) {
         await().atMost(Duration.ofSeconds(5)).untilAsserted(() -> {
-            assertThat(hub.metrics().registry().get("traverse.hub.relayed.connections").gauge().value()).as("held").isEqualTo(held);
-            assertThat(hub.metrics().registry().get("traverse.hub.relayed.setups").gauge().value()).as("setups").isEqualTo(setups);
+            assertThat(hub.metrics()
+                            .registry()
+                            .get("traverse.hub.relayed.connections")
+                            .gauge()
+                            .value())
+                    .as("held")
+                    .isEqualTo(held);
+            assertThat(hub.metrics()
+                            .registry()
+                            .get("traverse.hub.relayed.setups")
+                            .gauge()
+                            .value())
+                    .as("setups")
+                    .isEqualTo(setups);
         });
     }
 
     private static double overloads(Hub hub, String limit) {
-        return hub.metrics().registry().get("traverse.hub.overload.refusals").tag("limit", limit).counter().count();
+        return hub.metrics()
+                .registry()
+                .get("traverse.hub.overload.refusals")
+                .tag("limit", limit)
+                .counter()
+                .count();
     }
 }

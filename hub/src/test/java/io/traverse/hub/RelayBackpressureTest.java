@@ -46,7 +46,8 @@ class RelayBackpressureTest {
     void aNodeThatReadsNothingLosesItsLinkAndTheSenderKeepsItsOwn() throws Exception {
         Hub hub = hubs.dialOnly("backpressure");
         // Sends PINGs (so it is not silent) but never reads what the hub sends it.
-        TestNodeClient stalled = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("stalled"), false);
+        TestNodeClient stalled =
+                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("stalled"), false);
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
         Thread pings = pingEvery100Ms(stalled);
         Thread stream = daemon(() -> {
@@ -58,10 +59,14 @@ class RelayBackpressureTest {
             }
         });
         try {
-            await().atMost(Duration.ofSeconds(10)).until(() -> hub.status().nodes().stream().map(NodeStatus::nodeId)
-                    .noneMatch(stalled.id()::equals));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> hub.status().nodes().stream()
+                            .map(NodeStatus::nodeId)
+                            .noneMatch(stalled.id()::equals));
             Thread.sleep(4 * TestHubs.KEEPALIVE.toMillis());
-            assertThat(hub.status().nodes()).extracting(NodeStatus::nodeId).as("the sender's link, held while the stalled node's filled")
+            assertThat(hub.status().nodes())
+                    .extracting(NodeStatus::nodeId)
+                    .as("the sender's link, held while the stalled node's filled")
                     .contains(sender.id());
             assertThat(sender.isClosedByPeer()).isFalse();
         } finally {
@@ -79,7 +84,8 @@ class RelayBackpressureTest {
     @Test
     void aNodeThatReadsSlowlyKeepsItsLink() throws Exception {
         Hub hub = hubs.dialOnly("slow-reader");
-        TestNodeClient slow = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
+        TestNodeClient slow =
+                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
         AtomicLong framesRead = new AtomicLong();
         Thread pings = pingEvery100Ms(slow);
@@ -103,10 +109,14 @@ class RelayBackpressureTest {
         });
         try {
             Thread.sleep(12 * TestHubs.KEEPALIVE.toMillis());
-            assertThat(hub.status().nodes()).extracting(NodeStatus::nodeId).as("the slow node and the sender keep their links")
+            assertThat(hub.status().nodes())
+                    .extracting(NodeStatus::nodeId)
+                    .as("the slow node and the sender keep their links")
                     .contains(slow.id(), sender.id());
             assertThat(framesRead.get()).as("the slow node read all along").isGreaterThan(20);
-            assertThat(stream.isAlive()).as("the sender was held back: the slow node's link stayed full").isTrue();
+            assertThat(stream.isAlive())
+                    .as("the sender was held back: the slow node's link stayed full")
+                    .isTrue();
         } finally {
             pings.interrupt();
             reader.interrupt();
@@ -141,10 +151,12 @@ class RelayBackpressureTest {
 
     private void slowAndFastConnections(String hubName, int toSlow) throws Exception {
         Hub hub = hubs.dialOnly(hubName);
-        TestNodeClient slow = TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
+        TestNodeClient slow =
+                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
         TestNodeClient fast = TestNodeClient.connect(hub, TestHubs.TOKEN, "fast");
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
-        long granted = 0xFFFF_FFFFL; // both receivers grant far more than the test can send (the most an OPEN or ACCEPT carries)
+        long granted = 0xFFFF_FFFFL; // both receivers grant far more than the test can send (the most an OPEN or ACCEPT
+        // carries)
         long fastId = 0;
         Map<Long, AtomicLong> limits = new ConcurrentHashMap<>();
         Map<Long, AtomicLong> slowBytes = new ConcurrentHashMap<>();
@@ -182,21 +194,31 @@ class RelayBackpressureTest {
             long before = fastBytes.get();
             Thread.sleep(3000);
             long moved = fastBytes.get() - before;
-            assertThat(moved).as("bytes the fast node got in 3 s while the slow node's link was full").isGreaterThan(48L << 20);
+            assertThat(moved)
+                    .as("bytes the fast node got in 3 s while the slow node's link was full")
+                    .isGreaterThan(48L << 20);
             long slowLimits = 0;
             long slowRead = 0;
             for (long id = 1; id <= toSlow; id++) {
                 slowLimits += limits.get(id).get();
                 slowRead += slowBytes.get(id).get();
             }
-            assertThat(slowLimits).as("the slow node's connections move on: the hub passed on more as it wrote")
+            assertThat(slowLimits)
+                    .as("the slow node's connections move on: the hub passed on more as it wrote")
                     .isGreaterThan(2L * DeliveryWindowSize.BYTES);
-            assertThat(slowLimits - slowRead).as("what the slow connections were let send beyond what their node read: the"
-                    + " hub's windows beyond what it wrote, plus what the kernel's socket buffers took")
+            assertThat(slowLimits - slowRead)
+                    .as("what the slow connections were let send beyond what their node read: the"
+                            + " hub's windows beyond what it wrote, plus what the kernel's socket buffers took")
                     .isLessThan(toSlow * DeliveryWindowSize.BYTES + (16L << 20));
-            assertThat(slowInOrder).as("the slow node's bytes arrived in order, none lost").isTrue();
-            assertThat(hub.metrics().relayHolds()).as("links held: the windows alone bounded the slow node's queue").isZero();
-            assertThat(hub.metrics().relayWindowCredits()).as("the hub's own CREDITs, as it wrote to the slow node").isPositive();
+            assertThat(slowInOrder)
+                    .as("the slow node's bytes arrived in order, none lost")
+                    .isTrue();
+            assertThat(hub.metrics().relayHolds())
+                    .as("links held: the windows alone bounded the slow node's queue")
+                    .isZero();
+            assertThat(hub.metrics().relayWindowCredits())
+                    .as("the hub's own CREDITs, as it wrote to the slow node")
+                    .isPositive();
             assertThat(hub.status().nodes()).extracting(NodeStatus::nodeId).contains(slow.id(), fast.id(), sender.id());
         } finally {
             threads.forEach(Thread::interrupt);
@@ -220,14 +242,18 @@ class RelayBackpressureTest {
         int crossing = 16;
         Hub far = hubs.dialOnly("far-site");
         try (ThrottledPipe wan = new ThrottledPipe(far.linkAddress().getPort(), 16 * 1024, 4)) {
-            Hub near = hubs.start("near-site", b -> b.advertisedAddresses(List.of()).peer("127.0.0.1:" + wan.port()));
+            Hub near = hubs.start(
+                    "near-site", b -> b.advertisedAddresses(List.of()).peer("127.0.0.1:" + wan.port()));
             TestNodeClient remote = TestNodeClient.connect(far, TestHubs.TOKEN, "remote");
             TestNodeClient local = TestNodeClient.connect(near, TestHubs.TOKEN, "local");
             TestNodeClient sender = TestNodeClient.connect(near, TestHubs.TOKEN, "sender");
             List<Thread> threads = new ArrayList<>();
             try {
-                await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> assertThat(
-                        sender.lookup(LookupKind.NODE, "remote").entries()).first().isEqualTo(far.id().toString()));
+                await().atMost(Duration.ofSeconds(10))
+                        .untilAsserted(() -> assertThat(
+                                        sender.lookup(LookupKind.NODE, "remote").entries())
+                                .first()
+                                .isEqualTo(far.id().toString()));
                 long granted = 0xFFFF_FFFFL;
                 long localId = 0;
                 Map<Long, AtomicLong> limits = new ConcurrentHashMap<>();
@@ -252,16 +278,25 @@ class RelayBackpressureTest {
                 Thread.sleep(1000); // the hub link fills
                 long before = localBytes.get();
                 Thread.sleep(3000);
-                assertThat(localBytes.get() - before).as("bytes the local node got in 3 s while the hub link was full")
+                assertThat(localBytes.get() - before)
+                        .as("bytes the local node got in 3 s while the hub link was full")
                         .isGreaterThan(48L << 20);
-                long arrived = remoteBytes.values().stream().mapToLong(AtomicLong::get).sum();
-                long let = remoteBytes.keySet().stream().mapToLong(id -> limits.get(id).get()).sum();
-                assertThat(arrived).as("the connections across the slow link move on").isGreaterThan(2L << 20);
-                assertThat(let - arrived).as("what the crossing connections were let send beyond what arrived: their windows"
-                        + " beyond what the near hub wrote, plus the kernels' and the pipe's buffers")
+                long arrived =
+                        remoteBytes.values().stream().mapToLong(AtomicLong::get).sum();
+                long let = remoteBytes.keySet().stream()
+                        .mapToLong(id -> limits.get(id).get())
+                        .sum();
+                assertThat(arrived)
+                        .as("the connections across the slow link move on")
+                        .isGreaterThan(2L << 20);
+                assertThat(let - arrived)
+                        .as("what the crossing connections were let send beyond what arrived: their windows"
+                                + " beyond what the near hub wrote, plus the kernels' and the pipe's buffers")
                         .isLessThan(crossing * DeliveryWindowSize.BYTES + (16L << 20));
                 assertThat(remoteInOrder).as("in order, none lost").isTrue();
-                assertThat(near.metrics().relayHolds()).as("links the near hub held").isZero();
+                assertThat(near.metrics().relayHolds())
+                        .as("links the near hub held")
+                        .isZero();
             } finally {
                 threads.forEach(Thread::interrupt);
                 remote.close();
@@ -328,7 +363,12 @@ class RelayBackpressureTest {
                 continue;
             }
             int n = (int) Math.min(chunk.length, room);
-            sender.send(Relay.data(id, sender.id(), acceptor, RelayDirection.TOWARD_ACCEPTOR, offset,
+            sender.send(Relay.data(
+                    id,
+                    sender.id(),
+                    acceptor,
+                    RelayDirection.TOWARD_ACCEPTOR,
+                    offset,
                     n == chunk.length ? chunk : java.util.Arrays.copyOf(chunk, n)));
             offset += n;
         }

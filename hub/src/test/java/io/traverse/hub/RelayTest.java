@@ -5,7 +5,6 @@ import static org.awaitility.Awaitility.await;
 
 import io.micrometer.core.instrument.Counter;
 import io.traverse.identity.NodeId;
-import io.traverse.wire.LinkLimits;
 import io.traverse.wire.LookupKind;
 import io.traverse.wire.RejectCode;
 import io.traverse.wire.Relay;
@@ -40,8 +39,12 @@ class RelayTest {
         opener = TestNodeClient.connect(a, TestHubs.TOKEN, "opener");
         acceptor = TestNodeClient.connect(c, TestHubs.TOKEN, "acceptor");
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            assertThat(opener.lookup(LookupKind.NODE, "acceptor").entries()).first().isEqualTo(c.id().toString());
-            assertThat(acceptor.lookup(LookupKind.NODE, "opener").entries()).first().isEqualTo(a.id().toString());
+            assertThat(opener.lookup(LookupKind.NODE, "acceptor").entries())
+                    .first()
+                    .isEqualTo(c.id().toString());
+            assertThat(acceptor.lookup(LookupKind.NODE, "opener").entries())
+                    .first()
+                    .isEqualTo(a.id().toString());
         });
     }
 
@@ -77,8 +80,12 @@ class RelayTest {
         assertThat(accept.credit()).isEqualTo(128 * 1024);
         eventually(() -> {
             assertThat(relayFrames(b, "forwarded")).isEqualTo(2);
-            assertThat(relayFrames(a, "delivered")).as("the ACCEPT handed to the opener").isEqualTo(1);
-            assertThat(relayFrames(c, "delivered")).as("the OPEN handed to the acceptor").isEqualTo(1);
+            assertThat(relayFrames(a, "delivered"))
+                    .as("the ACCEPT handed to the opener")
+                    .isEqualTo(1);
+            assertThat(relayFrames(c, "delivered"))
+                    .as("the OPEN handed to the acceptor")
+                    .isEqualTo(1);
         });
     }
 
@@ -101,7 +108,8 @@ class RelayTest {
         eventually(() -> {
             assertThat(relayFrames(b, "forwarded")).isEqualTo(2L * framesEachWay);
             // Payload bytes: the stream, and the stream offset (8 bytes) of every DATA and FIN.
-            assertThat(relayBytes(b, "forwarded")).isEqualTo(2L * (STREAM_BYTES + Relay.DATA_OFFSET_LENGTH * framesEachWay));
+            assertThat(relayBytes(b, "forwarded"))
+                    .isEqualTo(2L * (STREAM_BYTES + Relay.DATA_OFFSET_LENGTH * framesEachWay));
         });
     }
 
@@ -129,7 +137,8 @@ class RelayTest {
 
     @Test
     void theHopLimitStopsAFrameAndTheResetSaysWhere() throws Exception {
-        opener.send(new Relay(14, opener.id(), acceptor.id(), RelayDirection.TOWARD_ACCEPTOR, 1, RelayKind.DATA, new byte[100]));
+        opener.send(new Relay(
+                14, opener.id(), acceptor.id(), RelayDirection.TOWARD_ACCEPTOR, 1, RelayKind.DATA, new byte[100]));
         Relay reset = opener.await(Relay.class);
         assertThat(reset.kind()).isEqualTo(RelayKind.RESET);
         assertThat(reset.connectionId()).isEqualTo(14);
@@ -140,18 +149,24 @@ class RelayTest {
     @Test
     void aNodeCannotSendInAnotherNodesNameAndOnlyItsLinkCloses() throws Exception {
         try (TestNodeClient bystander = TestNodeClient.connect(a, TestHubs.TOKEN, "bystander")) {
-            // The offender is neither the opener of a frame toward the acceptor nor the acceptor of one toward the opener.
+            // The offender is neither the opener of a frame toward the acceptor nor the acceptor of one toward the
+            // opener.
             opener.send(Relay.data(15, acceptor.id(), bystander.id(), RelayDirection.TOWARD_OPENER, 0, new byte[] {1}));
             assertThat(opener.awaitClose()).satisfies(reject -> {
                 assertThat(reject.code()).isEqualTo(RejectCode.PROTOCOL);
                 assertThat(reject.reason()).contains("relay frame").contains("from node bystander");
             });
             assertThat(bystander.isClosedByPeer()).isFalse();
-            assertThat(relayFrames(a, "delivered")).as("nothing reached the bystander").isZero();
+            assertThat(relayFrames(a, "delivered"))
+                    .as("nothing reached the bystander")
+                    .isZero();
 
             // The hub goes on relaying for others, from the same hub.
-            await().atMost(Duration.ofSeconds(10)).untilAsserted(() ->
-                    assertThat(bystander.lookup(LookupKind.NODE, "acceptor").status()).isEqualTo(ResultStatus.OK));
+            await().atMost(Duration.ofSeconds(10))
+                    .untilAsserted(() -> assertThat(bystander
+                                    .lookup(LookupKind.NODE, "acceptor")
+                                    .status())
+                            .isEqualTo(ResultStatus.OK));
             bystander.send(Relay.open(16, bystander.id(), acceptor.id(), 9, 1));
             assertThat(acceptor.await(Relay.class).opener()).isEqualTo(bystander.id());
         }
@@ -211,15 +226,29 @@ class RelayTest {
     }
 
     private static long relayFrames(Hub hub, String outcome) {
-        return (long) hub.metrics().registry().get("traverse.hub.relay.frames").tag("outcome", outcome).functionCounter().count();
+        return (long) hub.metrics()
+                .registry()
+                .get("traverse.hub.relay.frames")
+                .tag("outcome", outcome)
+                .functionCounter()
+                .count();
     }
 
     private static long relayBytes(Hub hub, String outcome) {
-        return (long) hub.metrics().registry().get("traverse.hub.relay.bytes").tag("outcome", outcome).functionCounter().count();
+        return (long) hub.metrics()
+                .registry()
+                .get("traverse.hub.relay.bytes")
+                .tag("outcome", outcome)
+                .functionCounter()
+                .count();
     }
 
     private static long relayFailures(Hub hub, String kind) {
-        Counter counter = hub.metrics().registry().find("traverse.hub.relay.failures").tag("kind", kind).counter();
+        Counter counter = hub.metrics()
+                .registry()
+                .find("traverse.hub.relay.failures")
+                .tag("kind", kind)
+                .counter();
         return counter == null ? 0 : (long) counter.count();
     }
 }

@@ -19,7 +19,8 @@ class SharedHubThreadsTest {
             try {
                 // A line a - b - c, of three hubs on two state threads: two of them share one.
                 for (int i = 0; i < 3; i++) {
-                    HubConfig.Builder config = TestHubs.fast(HubConfig.builder().name("shared-" + i).port(0))
+                    HubConfig.Builder config = TestHubs.fast(
+                                    HubConfig.builder().name("shared-" + i).port(0))
                             .advertisedAddresses(List.of());
                     if (i > 0) {
                         config.peer("127.0.0.1:" + hubs.get(i - 1).linkAddress().getPort());
@@ -33,8 +34,10 @@ class SharedHubThreadsTest {
                     assertThat(a.routing().routes().get(c.id()).hops()).isEqualTo(2);
                 });
                 c.close();
-                // c's routes are withdrawn at once (its links end), and the hubs left still answer on the shared threads.
-                await().atMost(CONVERGE).untilAsserted(() -> assertThat(a.routing().routes()).doesNotContainKey(c.id()));
+                // c's routes are withdrawn at once (its links end), and the hubs left still answer on the shared
+                // threads.
+                await().atMost(CONVERGE)
+                        .untilAsserted(() -> assertThat(a.routing().routes()).doesNotContainKey(c.id()));
                 assertThat(hubs.get(1).routing().linkedHubs()).containsExactly(a.id());
             } finally {
                 hubs.forEach(Hub::close);

@@ -12,7 +12,8 @@ import java.util.function.Consumer;
  */
 final class TestHubs implements AutoCloseable {
     static final String TOKEN = "test-token";
-    static final Duration KEEPALIVE = Duration.ofMillis(300); // silent links close after 750 ms: room for a loaded CI machine
+    static final Duration KEEPALIVE =
+            Duration.ofMillis(300); // silent links close after 750 ms: room for a loaded CI machine
 
     private final List<Hub> hubs = new ArrayList<>();
 
@@ -23,7 +24,7 @@ final class TestHubs implements AutoCloseable {
 
     /** A hub that advertises its loopback address, so that hubs that learn of it dial it. */
     Hub advertised(String name, Hub... peers) throws IOException {
-        return start(name, b -> { }, peers);
+        return start(name, b -> {}, peers);
     }
 
     Hub start(String name, Consumer<HubConfig.Builder> customise, Hub... peers) throws IOException {

@@ -60,8 +60,11 @@ final class TestNodeClient implements AutoCloseable {
         this.out = new DataOutputStream(new java.io.BufferedOutputStream(socket.getOutputStream()));
         this.in = new DataInputStream(new java.io.BufferedInputStream(socket.getInputStream()));
         this.id = id;
-        this.identityText = NodeIdentity.builder().id(id).address(new InetSocketAddress("127.0.0.1", 40000 + Math.abs(id.hashCode() % 20000)))
-                .build().toText();
+        this.identityText = NodeIdentity.builder()
+                .id(id)
+                .address(new InetSocketAddress("127.0.0.1", 40000 + Math.abs(id.hashCode() % 20000)))
+                .build()
+                .toText();
     }
 
     /** Connects and authenticates; throws {@link RejectedException} with the hub's REJECT if refused. */
@@ -70,7 +73,8 @@ final class TestNodeClient implements AutoCloseable {
     }
 
     /** With {@code answerPings} false the node reads nothing after WELCOME: a node that hangs. */
-    static TestNodeClient connect(InetSocketAddress hub, String token, NodeId id, boolean answerPings) throws IOException {
+    static TestNodeClient connect(InetSocketAddress hub, String token, NodeId id, boolean answerPings)
+            throws IOException {
         Socket socket = new Socket();
         socket.setTcpNoDelay(true);
         socket.connect(hub, 5000);
@@ -125,21 +129,23 @@ final class TestNodeClient implements AutoCloseable {
     }
 
     private void startReader() {
-        Thread reader = new Thread(() -> {
-            try {
-                while (true) {
-                    LinkMessage m = readFrame();
-                    if (m instanceof Ping p) {
-                        send(new Pong(p.token()));
-                    } else if (!(m instanceof Pong)) {
-                        inbox.add(m);
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        while (true) {
+                            LinkMessage m = readFrame();
+                            if (m instanceof Ping p) {
+                                send(new Pong(p.token()));
+                            } else if (!(m instanceof Pong)) {
+                                inbox.add(m);
+                            }
+                        }
+                    } catch (IOException e) {
+                        closedByPeer = true;
+                        inbox.add(CLOSED);
                     }
-                }
-            } catch (IOException e) {
-                closedByPeer = true;
-                inbox.add(CLOSED);
-            }
-        }, "test-node-" + id);
+                },
+                "test-node-" + id);
         reader.setDaemon(true);
         reader.start();
     }
@@ -150,8 +156,11 @@ final class TestNodeClient implements AutoCloseable {
 
     /** The link preamble a peer in {@code role} sends first. */
     static byte[] preamble(LinkRole role) {
-        return ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC).putShort((short) LinkPreamble.VERSION)
-                .putShort((short) role.code()).array();
+        return ByteBuffer.allocate(LinkPreamble.LENGTH)
+                .putInt(LinkPreamble.MAGIC)
+                .putShort((short) LinkPreamble.VERSION)
+                .putShort((short) role.code())
+                .array();
     }
 
     /** One length-prefixed frame from a link, decoded; lengths outside the link's bounds are refused. */

@@ -65,21 +65,25 @@ class BusyNodeKeepsItsLinksTest {
         Hub hub = net.hub("busy-node");
         Traverse server = node(hub);
         Traverse client = node(hub);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT, CONNECTIONS));
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT, CONNECTIONS));
         VirtualSocketAddress address = (VirtualSocketAddress) listening.getLocalSocketAddress();
-        CompletableFuture<Void> serving = CompletableFuture.runAsync(() -> {
-            try {
-                for (int i = 0; i < CONNECTIONS; i++) {
-                    Socket s = net.closeLater(listening.accept());
-                    perConnection.execute(() -> answerWithDigest(s));
-                }
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }, perConnection);
+        CompletableFuture<Void> serving = CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        for (int i = 0; i < CONNECTIONS; i++) {
+                            Socket s = net.closeLater(listening.accept());
+                            perConnection.execute(() -> answerWithDigest(s));
+                        }
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                perConnection);
         List<Socket> sockets = new ArrayList<>();
         for (int i = 0; i < CONNECTIONS; i++) {
-            sockets.add(net.closeLater(client.socketFactory().createSocket(address.getHostString(), address.getPort())));
+            sockets.add(
+                    net.closeLater(client.socketFactory().createSocket(address.getHostString(), address.getPort())));
         }
         serving.get(60, TimeUnit.SECONDS);
 
@@ -101,18 +105,24 @@ class BusyNodeKeepsItsLinksTest {
                 wrong.add(i + ": " + verdict);
             }
         }
-        assertThat(wrong).as("connections that did not verify (of %d)", CONNECTIONS).isEmpty();
+        assertThat(wrong)
+                .as("connections that did not verify (of %d)", CONNECTIONS)
+                .isEmpty();
         assertThat(failures).hasValue(0);
     }
 
     private Traverse node(Hub hub) throws Exception {
-        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("routed").connectTimeout(Duration.ofSeconds(20)).build());
+        Traverse node = net.node(LoopbackHubNetwork.config(hub)
+                .modules("routed")
+                .connectTimeout(Duration.ofSeconds(20))
+                .build());
         assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         return node;
     }
 
     /** Writes the seeded chunks at the pace, then half-closes; completes {@code written} (exceptionally on failure). */
-    private void paceWrites(Socket s, long seed, long delayMicros, CompletableFuture<Void> written, AtomicInteger failures) {
+    private void paceWrites(
+            Socket s, long seed, long delayMicros, CompletableFuture<Void> written, AtomicInteger failures) {
         SplittableRandom random = new SplittableRandom(seed);
         AtomicInteger left = new AtomicInteger(CHUNKS);
         Runnable writeOne = () -> {

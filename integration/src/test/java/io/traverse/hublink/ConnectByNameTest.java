@@ -44,8 +44,11 @@ class ConnectByNameTest {
         server = net.closeLater(serverNode.serverSocketFactory().createServerSocket("checksum-server", 7000));
         serverSentDigest = CompletableFuture.supplyAsync(this::serveOne);
         assertThat(client.awaitHubLink(Duration.ofSeconds(10))).isTrue();
-        await().atMost(Duration.ofSeconds(15)).until(() -> client.hubDirectory().resolveName("checksum-server")
-                .get(5, TimeUnit.SECONDS).isPresent());
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> client.hubDirectory()
+                        .resolveName("checksum-server")
+                        .get(5, TimeUnit.SECONDS)
+                        .isPresent());
     }
 
     @AfterEach
@@ -70,8 +73,10 @@ class ConnectByNameTest {
 
     @Test
     void aNameWithNothingOnThatPortIsRefusedLikeAHost() {
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> client.socketFactory().createSocket("checksum-server", 7001))
-                .isInstanceOf(java.net.ConnectException.class).hasMessageContaining("7001");
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> client.socketFactory().createSocket("checksum-server", 7001))
+                .isInstanceOf(java.net.ConnectException.class)
+                .hasMessageContaining("7001");
     }
 
     /** Sends 1 MiB, half-closes, reads the server's digest of it and then 1 MiB from the server until EOF. */
@@ -87,11 +92,12 @@ class ConnectByNameTest {
         DataInputStream in = new DataInputStream(s.getInputStream());
         byte[] digestOfWhatServerGot = new byte[32];
         in.readFully(digestOfWhatServerGot);
-        assertThat(digestOfWhatServerGot).isEqualTo(MessageDigest.getInstance("SHA-256").digest(data));
+        assertThat(digestOfWhatServerGot)
+                .isEqualTo(MessageDigest.getInstance("SHA-256").digest(data));
         MessageDigest received = MessageDigest.getInstance("SHA-256");
         long total = 0;
         byte[] buf = new byte[8192];
-        for (int n; (n = in.read(buf)) >= 0;) {
+        for (int n; (n = in.read(buf)) >= 0; ) {
             received.update(buf, 0, n);
             total += n;
         }
@@ -106,7 +112,7 @@ class ConnectByNameTest {
             InputStream in = s.getInputStream();
             MessageDigest got = MessageDigest.getInstance("SHA-256");
             byte[] buf = new byte[8192];
-            for (int n; (n = in.read(buf)) >= 0;) {
+            for (int n; (n = in.read(buf)) >= 0; ) {
                 got.update(buf, 0, n);
             }
             OutputStream out = s.getOutputStream();

@@ -70,7 +70,8 @@ class DashboardBrowserTest {
         boolean installed = Files.isExecutable(CHROMIUM) && Files.isExecutable(CHROMEDRIVER);
         String ci = System.getenv("CI");
         if (!installed && ci != null && !ci.equals("false")) {
-            Assertions.fail("CI=" + ci + " but " + CHROMIUM + " or " + CHROMEDRIVER + " is missing: .ci/run installs chromium and chromium-driver");
+            Assertions.fail("CI=" + ci + " but " + CHROMIUM + " or " + CHROMEDRIVER
+                    + " is missing: .ci/run installs chromium and chromium-driver");
         }
         Assumptions.assumeTrue(installed, "skipped: no headless browser (apt-get install chromium chromium-driver)");
     }
@@ -101,41 +102,63 @@ class DashboardBrowserTest {
         browser.get(base + "/");
 
         // The network forms at its own pace; once formed, the page shows all of it with round-trip times.
-        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions().untilAsserted(() -> {
-            assertThat(graphHubNames()).containsExactlyInAnyOrderElementsOf(HUBS);
-            assertThat(linkRows()).hasSize(10).allSatisfy(row -> assertThat(row.get(2)).matches(RTT));
-            assertThat(linkPairs()).isEqualTo(allPairs(HUBS));
-            assertThat(texts("#graph g.link > text")).hasSize(10);
-        });
+        await().atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100))
+                .ignoreExceptions()
+                .untilAsserted(() -> {
+                    assertThat(graphHubNames()).containsExactlyInAnyOrderElementsOf(HUBS);
+                    assertThat(linkRows())
+                            .hasSize(10)
+                            .allSatisfy(row -> assertThat(row.get(2)).matches(RTT));
+                    assertThat(linkPairs()).isEqualTo(allPairs(HUBS));
+                    assertThat(texts("#graph g.link > text")).hasSize(10);
+                });
         assertThat(text("#hub-name")).isEqualTo("dash-a");
-        assertThat(texts("#graph g.link > text")).hasSize(10).allSatisfy(label -> assertThat(label).matches(RTT));
+        assertThat(texts("#graph g.link > text"))
+                .hasSize(10)
+                .allSatisfy(label -> assertThat(label).matches(RTT));
         assertThat(browser.getPageSource()).doesNotContain(LoopbackHubNetwork.TOKEN);
 
         // A node links to this hub and registers a name: both appear.
         Traverse server = net.node(a);
         assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket("dash-svc", 7000));
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket("dash-svc", 7000));
         long bound = System.nanoTime();
         String serverId = server.identity().id().orElseThrow().toString();
-        await().atMost(CHANGE_SHOWN_WITHIN).pollInterval(Duration.ofMillis(50)).ignoreExceptions().untilAsserted(() -> {
-            assertThat(rows("#nodes")).anySatisfy(row -> assertThat(row).startsWith(serverId).contains("dash-svc"));
-            assertThat(rows("#names")).contains(List.of("dash-svc", "7000", serverId, "dash-a"));
-        });
+        await().atMost(CHANGE_SHOWN_WITHIN)
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
+                .untilAsserted(() -> {
+                    assertThat(rows("#nodes"))
+                            .anySatisfy(
+                                    row -> assertThat(row).startsWith(serverId).contains("dash-svc"));
+                    assertThat(rows("#names")).contains(List.of("dash-svc", "7000", serverId, "dash-a"));
+                });
         log.info("The node and its name appeared {} ms after the name was bound", millisSince(bound));
 
         // A routed transfer from a node at dash-c to the named service: throughput on the page becomes non-zero.
         assertThat(text("#relay-rate")).isEqualTo("0 B/s");
-        Traverse client = net.node(LoopbackHubNetwork.config(others.get(1)).modules("routed").connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse client = net.node(LoopbackHubNetwork.config(others.get(1))
+                .modules("routed")
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         LoopbackHubNetwork.awaitRoute(client, server);
         CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> serveOne(listening), net.threads());
         AtomicBoolean keepSending = new AtomicBoolean(true);
         try (Socket s = client.socketFactory().createSocket("dash-svc", 7000)) {
             assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
-            CompletableFuture<byte[]> sent = CompletableFuture.supplyAsync(() -> sendUntilStopped(s, keepSending), net.threads());
+            CompletableFuture<byte[]> sent =
+                    CompletableFuture.supplyAsync(() -> sendUntilStopped(s, keepSending), net.threads());
             long flowing = System.nanoTime();
-            await().atMost(CHANGE_SHOWN_WITHIN).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
+            await().atMost(CHANGE_SHOWN_WITHIN)
+                    .pollInterval(Duration.ofMillis(50))
+                    .ignoreExceptions()
                     .untilAsserted(() -> assertThat(text("#relay-rate")).doesNotStartWith("0 "));
-            log.info("Relay throughput on the page: {} ({} ms after the transfer began)", text("#relay-rate"), millisSince(flowing));
+            log.info(
+                    "Relay throughput on the page: {} ({} ms after the transfer began)",
+                    text("#relay-rate"),
+                    millisSince(flowing));
             assertThat(rows("#modules")).anySatisfy(row -> {
                 assertThat(row.get(0)).isEqualTo("routed");
                 assertThat(Long.parseLong(row.get(1))).isPositive();
@@ -149,12 +172,18 @@ class DashboardBrowserTest {
             long stopping = System.nanoTime();
             e.close();
             long stopped = System.nanoTime();
-            await().atMost(CHANGE_SHOWN_WITHIN).pollInterval(Duration.ofMillis(50)).ignoreExceptions().untilAsserted(() -> {
-                assertThat(linkPairs()).isEqualTo(allPairs(HUBS.subList(0, 4)));
-                assertThat(texts("#graph g.link > text")).hasSize(6);
-                assertThat(texts("#graph g.hub.unreachable > text")).containsExactly("dash-e");
-            });
-            log.info("dash-e's links left the page {} ms after it stopped ({} ms after close began)", millisSince(stopped), millisSince(stopping));
+            await().atMost(CHANGE_SHOWN_WITHIN)
+                    .pollInterval(Duration.ofMillis(50))
+                    .ignoreExceptions()
+                    .untilAsserted(() -> {
+                        assertThat(linkPairs()).isEqualTo(allPairs(HUBS.subList(0, 4)));
+                        assertThat(texts("#graph g.link > text")).hasSize(6);
+                        assertThat(texts("#graph g.hub.unreachable > text")).containsExactly("dash-e");
+                    });
+            log.info(
+                    "dash-e's links left the page {} ms after it stopped ({} ms after close began)",
+                    millisSince(stopped),
+                    millisSince(stopping));
 
             keepSending.set(false);
             byte[] sentDigest = sent.get(30, TimeUnit.SECONDS);
@@ -163,7 +192,8 @@ class DashboardBrowserTest {
             byte[] digestByServer = new byte[32];
             in.readFully(digestByServer);
             assertThat(in.read()).as("EOF after the server's answer").isEqualTo(-1);
-            assertThat(countedByServer).isEqualTo(java.nio.ByteBuffer.wrap(sentDigest, 32, 8).getLong());
+            assertThat(countedByServer)
+                    .isEqualTo(java.nio.ByteBuffer.wrap(sentDigest, 32, 8).getLong());
             assertThat(digestByServer).isEqualTo(java.util.Arrays.copyOf(sentDigest, 32));
         }
         assertThat(served.get(30, TimeUnit.SECONDS)).isNotNull();
@@ -176,19 +206,32 @@ class DashboardBrowserTest {
 
     private void openBrowser() throws Exception {
         // Both paths given: Selenium Manager, which would download a driver, is never consulted.
-        driverService = new ChromeDriverService.Builder().usingDriverExecutable(new File(CHROMEDRIVER.toString())).usingAnyFreePort().build();
+        driverService = new ChromeDriverService.Builder()
+                .usingDriverExecutable(new File(CHROMEDRIVER.toString()))
+                .usingAnyFreePort()
+                .build();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM.toFile());
-        options.addArguments("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=1280,1060",
-                "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-                "--disable-default-apps", "--disable-extensions");
+        options.addArguments(
+                "--headless=new",
+                "--no-sandbox",
+                "--disable-dev-shm-usage",
+                "--disable-gpu",
+                "--window-size=1280,1060",
+                "--no-first-run",
+                "--disable-background-networking",
+                "--disable-component-update",
+                "--disable-sync",
+                "--disable-default-apps",
+                "--disable-extensions");
         browser = new ChromeDriver(driverService, options);
     }
 
     /** The texts of the elements {@code selector} finds, read in one go (the page redraws twice a second: handles go stale). */
     @SuppressWarnings("unchecked")
     private List<String> texts(String selector) {
-        return (List<String>) script("return Array.from(document.querySelectorAll(arguments[0]), e => e.textContent)", selector);
+        return (List<String>)
+                script("return Array.from(document.querySelectorAll(arguments[0]), e => e.textContent)", selector);
     }
 
     private Object script(String script, Object... arguments) {
@@ -207,7 +250,10 @@ class DashboardBrowserTest {
     private Set<String> linkPairs() {
         Set<String> pairs = new TreeSet<>();
         for (List<String> row : linkRows()) {
-            pairs.add(row.get(0).compareTo(row.get(1)) < 0 ? row.get(0) + "-" + row.get(1) : row.get(1) + "-" + row.get(0));
+            pairs.add(
+                    row.get(0).compareTo(row.get(1)) < 0
+                            ? row.get(0) + "-" + row.get(1)
+                            : row.get(1) + "-" + row.get(0));
         }
         return pairs;
     }
@@ -225,8 +271,10 @@ class DashboardBrowserTest {
     /** The cells of a table's body, row by row, as the page shows them (an empty table's placeholder and a capped table's "more" row excluded). */
     @SuppressWarnings("unchecked")
     private List<List<String>> rows(String table) {
-        return (List<List<String>>) script("return Array.from(document.querySelectorAll(arguments[0] + ' tbody tr'))"
-                + ".filter(tr => !tr.querySelector('td.empty, td.more')).map(tr => Array.from(tr.cells, td => td.textContent))", table);
+        return (List<List<String>>) script(
+                "return Array.from(document.querySelectorAll(arguments[0] + ' tbody tr'))"
+                        + ".filter(tr => !tr.querySelector('td.empty, td.more')).map(tr => Array.from(tr.cells, td => td.textContent))",
+                table);
     }
 
     private String text(String selector) {
@@ -256,7 +304,10 @@ class DashboardBrowserTest {
                 Thread.sleep(5);
             }
             s.shutdownOutput();
-            return java.nio.ByteBuffer.allocate(40).put(digest.digest()).putLong(total).array();
+            return java.nio.ByteBuffer.allocate(40)
+                    .put(digest.digest())
+                    .putLong(total)
+                    .array();
         } catch (Exception e) {
             throw new IllegalStateException("sending failed", e);
         }
@@ -270,7 +321,7 @@ class DashboardBrowserTest {
             InputStream in = s.getInputStream();
             byte[] buf = new byte[64 * 1024];
             long total = 0;
-            for (int n; (n = in.read(buf)) >= 0;) {
+            for (int n; (n = in.read(buf)) >= 0; ) {
                 digest.update(buf, 0, n);
                 total += n;
             }

@@ -7,16 +7,12 @@ import io.traverse.Traverse;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.hub.Hub;
 import io.traverse.hub.HubConfig;
-import io.traverse.identity.NodeId;
-import io.traverse.wire.Relay;
 import java.io.IOException;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -35,13 +31,22 @@ class DataLinkRaceTest {
 
     /** A hub with a long keepalive, so that no hub PING hides a lost wake-up. */
     private Hub quietHub() throws Exception {
-        return net.closeLater(Hub.start(HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name("quiet")
-                .token(LoopbackHubNetwork.TOKEN).keepaliveInterval(Duration.ofSeconds(60)).build()));
+        return net.closeLater(Hub.start(HubConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(0)
+                .httpPort(-1)
+                .name("quiet")
+                .token(LoopbackHubNetwork.TOKEN)
+                .keepaliveInterval(Duration.ofSeconds(60))
+                .build()));
     }
 
     private Traverse node(Hub hub, boolean dataLink, Duration connectTimeout) throws Exception {
-        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("routed").hubDataLink(dataLink)
-                .connectTimeout(connectTimeout).build());
+        Traverse node = net.node(LoopbackHubNetwork.config(hub)
+                .modules("routed")
+                .hubDataLink(dataLink)
+                .connectTimeout(connectTimeout)
+                .build());
         assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         return node;
     }
@@ -56,7 +61,9 @@ class DataLinkRaceTest {
         assertThat(DataLinkTest.relayLinkOf(a).dataLinkRelay()).isNotNull();
         VirtualSocketAddress to = new VirtualSocketAddress(b.identity(), PORT);
         long started = System.nanoTime();
-        assertThatThrownBy(() -> a.socketFactory().createSocket(to.getHostString(), to.getPort()).close())
+        assertThatThrownBy(() -> a.socketFactory()
+                        .createSocket(to.getHostString(), to.getPort())
+                        .close())
                 .isInstanceOf(SocketTimeoutException.class);
         long tookMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
         assertThat(tookMillis).as("connect timeout 2 s").isLessThan(3_000);

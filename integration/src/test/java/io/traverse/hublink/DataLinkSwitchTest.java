@@ -42,6 +42,7 @@ class DataLinkSwitchTest {
     private static final InetAddress LOOPBACK = InetAddress.getLoopbackAddress();
     /** Bytes each way after the switch, so that both ends surely write across it. */
     private static final long AFTER_SWITCH = 2L * 1024 * 1024;
+
     private final LoopbackHubNetwork net = new LoopbackHubNetwork();
     private final ExecutorService threads = net.threads();
 
@@ -53,49 +54,66 @@ class DataLinkSwitchTest {
     @Test
     void aStreamOpenedBeforeTheDataLinkCrossesTheSwitchIntactBothWays() throws Exception {
         Hub hub = net.hub("switch");
-        Traverse client = net.node(LoopbackHubNetwork.config(hub).modules("routed").connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse client = net.node(LoopbackHubNetwork.config(hub)
+                .modules("routed")
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         assertThat(client.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         HoldingForwarder forwarder = net.closeLater(new HoldingForwarder(LoopbackHubNetwork.address(hub), threads));
-        Traverse server = net.node(LoopbackHubNetwork.config().hubs(List.of(forwarder.address())).modules("routed")
-                .connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse server = net.node(LoopbackHubNetwork.config()
+                .hubs(List.of(forwarder.address()))
+                .modules("routed")
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         NodeRelayLink serverRelays = DataLinkTest.relayLinkOf(server);
         await().atMost(Duration.ofSeconds(10)).until(() -> serverRelays.session() != null && serverRelays.isLinked());
         await().atMost(Duration.ofSeconds(10)).until(() -> forwarder.held() == 1);
-        assertThat(serverRelays.dataLinkRelay()).as("the data link is held back").isNull();
+        assertThat(serverRelays.dataLinkRelay())
+                .as("the data link is held back")
+                .isNull();
 
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
         LoopbackHubNetwork.awaitRoute(client, server);
         BooleanSupplier switched = () -> serverRelays.dataLinkRelay() != null;
         AtomicLong serverRead = new AtomicLong();
-        CompletableFuture<byte[][]> served = CompletableFuture.supplyAsync(() -> {
-            try (Socket s = listening.accept()) {
-                return exchange(s, 31, switched, serverRead);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
-        CompletableFuture<Void> release = CompletableFuture.runAsync(() -> {
-            // Let the data link through once the stream is well under way on the link.
-            await().atMost(Duration.ofSeconds(30)).until(() -> serverRead.get() >= 1024 * 1024);
-            forwarder.holdLinkUpstream(true);
-            forwarder.release();
-            try {
-                Thread.sleep(300);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            forwarder.holdLinkUpstream(false);
-        }, threads);
+        CompletableFuture<byte[][]> served = CompletableFuture.supplyAsync(
+                () -> {
+                    try (Socket s = listening.accept()) {
+                        return exchange(s, 31, switched, serverRead);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
+        CompletableFuture<Void> release = CompletableFuture.runAsync(
+                () -> {
+                    // Let the data link through once the stream is well under way on the link.
+                    await().atMost(Duration.ofSeconds(30)).until(() -> serverRead.get() >= 1024 * 1024);
+                    forwarder.holdLinkUpstream(true);
+                    forwarder.release();
+                    try {
+                        Thread.sleep(300);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    forwarder.holdLinkUpstream(false);
+                },
+                threads);
         byte[][] clientSide;
-        try (Socket s = client.socketFactory().createSocket(((VirtualSocketAddress) listening.getLocalSocketAddress()).getHostString(),
-                PORT)) {
+        try (Socket s = client.socketFactory()
+                .createSocket(((VirtualSocketAddress) listening.getLocalSocketAddress()).getHostString(), PORT)) {
             assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
             clientSide = exchange(s, 30, switched, new AtomicLong());
         }
         byte[][] serverSide = served.get(60, TimeUnit.SECONDS);
         release.get(5, TimeUnit.SECONDS);
-        assertThat(clientSide[1]).as("what the client read is what the server wrote").isEqualTo(serverSide[0]);
-        assertThat(serverSide[1]).as("what the server read is what the client wrote").isEqualTo(clientSide[0]);
+        assertThat(clientSide[1])
+                .as("what the client read is what the server wrote")
+                .isEqualTo(serverSide[0]);
+        assertThat(serverSide[1])
+                .as("what the server read is what the client wrote")
+                .isEqualTo(clientSide[0]);
         assertThat(switched.getAsBoolean()).isTrue();
         assertThat(serverRelays.isLinked()).isTrue();
     }
@@ -107,13 +125,15 @@ class DataLinkSwitchTest {
      * @return {SHA-256 and length of what was written, of what was read}
      */
     private byte[][] exchange(Socket s, long seed, BooleanSupplier switched, AtomicLong readCount) throws Exception {
-        CompletableFuture<byte[]> reading = CompletableFuture.supplyAsync(() -> {
-            try {
-                return SeededStreams.digestToEof(s.getInputStream(), () -> 64 * 1024, readCount::set);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
+        CompletableFuture<byte[]> reading = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return SeededStreams.digestToEof(s.getInputStream(), () -> 64 * 1024, readCount::set);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
         MessageDigest sha = MessageDigest.getInstance("SHA-256");
         Random random = new Random(seed);
         OutputStream out = s.getOutputStream();
@@ -122,7 +142,9 @@ class DataLinkSwitchTest {
         long switchedAt = -1;
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
         for (int n = 0; switchedAt < 0 || written - switchedAt < AFTER_SWITCH; n++) {
-            assertThat(System.nanoTime()).as("the data link took over within 30 s").isLessThan(deadline);
+            assertThat(System.nanoTime())
+                    .as("the data link took over within 30 s")
+                    .isLessThan(deadline);
             int length = 1 + random.nextInt(piece.length);
             random.nextBytes(piece);
             out.write(piece, 0, length);

@@ -52,8 +52,11 @@ class DataLinkTest {
     }
 
     private Traverse node(Hub hub, boolean dataLink) throws Exception {
-        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("routed").hubDataLink(dataLink)
-                .connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse node = net.node(LoopbackHubNetwork.config(hub)
+                .modules("routed")
+                .hubDataLink(dataLink)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         return node;
     }
@@ -66,16 +69,19 @@ class DataLinkTest {
         Traverse client = node(hub, clientDataLink);
         assertThat(relayLinkOf(client).dataLinkRelay() != null).isEqualTo(clientDataLink);
         assertThat(relayLinkOf(server).dataLinkRelay() != null).isEqualTo(serverDataLink);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
         int bytes = 24 * 1024 * 1024;
 
-        CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
-            try (Socket s = listening.accept()) {
-                return exchange(s, 11, bytes);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
+        CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(
+                () -> {
+                    try (Socket s = listening.accept()) {
+                        return exchange(s, 11, bytes);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
         byte[] clientGot;
         try (Socket s = connect(client, (VirtualSocketAddress) listening.getLocalSocketAddress())) {
             assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
@@ -90,18 +96,21 @@ class DataLinkTest {
         Hub hub = net.hub("datalink-chat");
         Traverse server = node(hub, true);
         Traverse client = node(hub, true);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
-        CompletableFuture<Integer> echoed = CompletableFuture.supplyAsync(() -> {
-            try (Socket s = listening.accept()) {
-                int n = 0;
-                for (int b; (b = s.getInputStream().read()) >= 0; n++) {
-                    s.getOutputStream().write(b + 1);
-                }
-                return n;
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        CompletableFuture<Integer> echoed = CompletableFuture.supplyAsync(
+                () -> {
+                    try (Socket s = listening.accept()) {
+                        int n = 0;
+                        for (int b; (b = s.getInputStream().read()) >= 0; n++) {
+                            s.getOutputStream().write(b + 1);
+                        }
+                        return n;
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
         try (Socket s = connect(client, (VirtualSocketAddress) listening.getLocalSocketAddress())) {
             for (int i = 0; i < 2_000; i++) {
                 s.getOutputStream().write(i & 0x7F);
@@ -120,15 +129,22 @@ class DataLinkTest {
         LinkAuthentication token = new LinkAuthentication(LoopbackHubNetwork.TOKEN);
         byte[][] otherNonces = {LinkAuthentication.newNonce(), LinkAuthentication.newNonce()};
         assertThatThrownBy(() -> open(hub, NodeId.random(), token, otherNonces).close())
-                .isInstanceOf(IOException.class).hasMessageContaining("has no link to hub");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("has no link to hub");
         NodeId linkedId = linked.identity().id().orElseThrow();
         // The token alone does not bind a data link to a node: the proof covers the handshake of the node's own link.
         assertThatThrownBy(() -> open(hub, linkedId, token, otherNonces).close())
-                .isInstanceOf(IOException.class).hasMessageContaining("AUTH").hasMessageContaining("not bound to the link of node");
-        assertThatThrownBy(() -> open(hub, linkedId, new LinkAuthentication("another-token"), linkNonces(linked)).close())
-                .isInstanceOf(IOException.class).hasMessageContaining("AUTH");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("AUTH")
+                .hasMessageContaining("not bound to the link of node");
+        assertThatThrownBy(() -> open(hub, linkedId, new LinkAuthentication("another-token"), linkNonces(linked))
+                        .close())
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("AUTH");
         assertThatThrownBy(() -> open(hub, linkedId, token, linkNonces(linked)).close())
-                .isInstanceOf(IOException.class).hasMessageContaining("DUPLICATE_LINK").hasMessageContaining("has a data link already");
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("DUPLICATE_LINK")
+                .hasMessageContaining("has a data link already");
         // Nothing of that touched the node's own data link.
         assertThat(relayLinkOf(linked).dataLinkRelay()).isNotNull();
         assertThat(relayLinkOf(linked).isLinked()).isTrue();
@@ -150,14 +166,17 @@ class DataLinkTest {
             List<LinkMessage> got = new ArrayList<>();
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             assertThatThrownBy(() -> {
-                while (System.nanoTime() < deadline) {
-                    fake.read(deadline, got::add);
-                }
-            }).isInstanceOf(IOException.class).hasMessageContaining("closed the data link");
-            assertThat(got).anySatisfy(m -> assertThat(m).isInstanceOfSatisfying(Reject.class, r -> {
-                assertThat(r.code()).isEqualTo(RejectCode.PROTOCOL);
-                assertThat(r.reason()).contains("LOOKUP on a data link");
-            }));
+                        while (System.nanoTime() < deadline) {
+                            fake.read(deadline, got::add);
+                        }
+                    })
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("closed the data link");
+            assertThat(got)
+                    .anySatisfy(m -> assertThat(m).isInstanceOfSatisfying(Reject.class, r -> {
+                        assertThat(r.code()).isEqualTo(RejectCode.PROTOCOL);
+                        assertThat(r.reason()).contains("LOOKUP on a data link");
+                    }));
         }
         // Bound together: the node's link went with it, and the node links again.
         await().atMost(Duration.ofSeconds(10)).until(() -> relayLinkOf(node).isLinked());
@@ -168,15 +187,18 @@ class DataLinkTest {
         Hub hub = net.hub("datalink-break");
         Traverse server = node(hub, true);
         Traverse client = node(hub, true);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
         VirtualSocketAddress address = (VirtualSocketAddress) listening.getLocalSocketAddress();
-        CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
-            try {
-                return listening.accept();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
+        CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return listening.accept();
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
         Socket s = net.closeLater(connect(client, address));
         net.closeLater(accepted.get(10, TimeUnit.SECONDS));
         DataLinkRelay broken = relayLinkOf(client).dataLinkRelay();
@@ -184,19 +206,23 @@ class DataLinkTest {
         broken.link().close();
 
         long started = System.nanoTime();
-        assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class).hasMessageContaining("data link");
+        assertThatThrownBy(() -> s.getInputStream().read())
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("data link");
         assertThat(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started)).isLessThan(5_000);
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             DataLinkRelay now = relayLinkOf(client).dataLinkRelay();
             return now != null && now != broken && relayLinkOf(client).isLinked();
         });
-        CompletableFuture<Integer> second = CompletableFuture.supplyAsync(() -> {
-            try (Socket a = listening.accept()) {
-                return a.getInputStream().read();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
+        CompletableFuture<Integer> second = CompletableFuture.supplyAsync(
+                () -> {
+                    try (Socket a = listening.accept()) {
+                        return a.getInputStream().read();
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
         LoopbackHubNetwork.awaitRoute(client, server);
         try (Socket again = connect(client, address)) {
             again.getOutputStream().write(42);
@@ -204,9 +230,18 @@ class DataLinkTest {
         assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(42);
     }
 
-    private static HubDataLink open(Hub hub, NodeId node, LinkAuthentication token, byte[][] linkNonces) throws IOException {
-        return HubDataLink.open(LoopbackHubNetwork.address(hub), node, LoopbackHubNetwork.id(hub), "a node", token, linkNonces[0],
-                linkNonces[1], 5_000, PooledByteBufAllocator.DEFAULT);
+    private static HubDataLink open(Hub hub, NodeId node, LinkAuthentication token, byte[][] linkNonces)
+            throws IOException {
+        return HubDataLink.open(
+                LoopbackHubNetwork.address(hub),
+                node,
+                LoopbackHubNetwork.id(hub),
+                "a node",
+                token,
+                linkNonces[0],
+                linkNonces[1],
+                5_000,
+                PooledByteBufAllocator.DEFAULT);
     }
 
     /** The nonces of the handshake of the node's current link. */
@@ -222,7 +257,10 @@ class DataLinkTest {
      * frames to it while the node itself goes on as a node without a data link.
      */
     static HubDataLink boundDataLink(Hub hub, Traverse node) throws Exception {
-        HubDataLink fake = open(hub, node.identity().id().orElseThrow(), new LinkAuthentication(LoopbackHubNetwork.TOKEN),
+        HubDataLink fake = open(
+                hub,
+                node.identity().id().orElseThrow(),
+                new LinkAuthentication(LoopbackHubNetwork.TOKEN),
                 linkNonces(node));
         Channel link = relayLinkOf(node).session().channel();
         CompletableFuture<Void> hubSwitched = new CompletableFuture<>();
@@ -256,7 +294,8 @@ class DataLinkTest {
     /** Writes {@code bytes} of the seeded stream in writes of seeded sizes while reading the other end's to EOF in reads of seeded sizes. */
     private byte[] exchange(Socket s, long seed, int bytes) throws Exception {
         Random sizes = new Random(seed ^ 0x5DEECE66DL);
-        return SeededStreams.exchange(s, threads, EVERY_SIZE, seed, bytes, () -> 1 + sizes.nextInt(sizes.nextBoolean() ? 16 : 200_000));
+        return SeededStreams.exchange(
+                s, threads, EVERY_SIZE, seed, bytes, () -> 1 + sizes.nextInt(sizes.nextBoolean() ? 16 : 200_000));
     }
 
     private static byte[] expectedDigest(long seed, int bytes) throws Exception {
@@ -270,7 +309,8 @@ class DataLinkTest {
     private static final SeededStreams.Shape EVERY_SIZE = (seed, bytes, piece) -> {
         Random content = new Random(seed);
         Random sizes = new Random(seed * 31 + 7);
-        int[] shapes = {1, 7, 8 * 1024 - 1, 8 * 1024 + 1, 16 * 1024 - 13, 16 * 1024 + 40, 100_003, 131_072 + 5, 300_000};
+        int[] shapes = {1, 7, 8 * 1024 - 1, 8 * 1024 + 1, 16 * 1024 - 13, 16 * 1024 + 40, 100_003, 131_072 + 5, 300_000
+        };
         byte[] chunk = new byte[300_000];
         for (int left = bytes; left > 0; ) {
             int shape = shapes[sizes.nextInt(shapes.length)];

@@ -18,9 +18,9 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.List;
-import java.util.function.UnaryOperator;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -57,20 +57,27 @@ class FirstConnectionTest {
      * {@code count} fresh nodes, each connecting the moment it has started to a server behind a
      * dropping firewall; each must be made by {@code module} and carry its data intact.
      */
-    private void connectRightAfterStart(String hubName, int count, UnaryOperator<TraverseConfig.Builder> client, String module)
-            throws Exception {
+    private void connectRightAfterStart(
+            String hubName, int count, UnaryOperator<TraverseConfig.Builder> client, String module) throws Exception {
         Hub hub = net.hub(hubName);
-        Traverse server = net.node(LoopbackHubNetwork.config(hub).firewall(FirewallRule.drop("all")).build());
+        Traverse server = net.node(LoopbackHubNetwork.config(hub)
+                .firewall(FirewallRule.drop("all"))
+                .build());
         assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(0);
         VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
         CompletableFuture<Void> serving = serveDigests(listening, count);
-        try (ServerSocket silent = silentHub(); ServerSocket silent2 = silentHub()) {
+        try (ServerSocket silent = silentHub();
+                ServerSocket silent2 = silentHub()) {
             for (int i = 0; i < count; i++) {
                 // Two silent hubs first: the real one is dialled 1 s later, so the link is surely not up yet.
-                Traverse node = net.node(client.apply(LoopbackHubNetwork.config().hubs(List.of(address(silent), address(silent2),
-                        LoopbackHubNetwork.address(hub)))).connectTimeout(Duration.ofSeconds(20)).build());
-                assertThat(node.hubLinkStatus().isConnected()).as("linked before it connects").isFalse();
+                Traverse node = net.node(client.apply(LoopbackHubNetwork.config()
+                                .hubs(List.of(address(silent), address(silent2), LoopbackHubNetwork.address(hub))))
+                        .connectTimeout(Duration.ofSeconds(20))
+                        .build());
+                assertThat(node.hubLinkStatus().isConnected())
+                        .as("linked before it connects")
+                        .isFalse();
                 try (Socket s = node.socketFactory().createSocket(target.getHostString(), target.getPort())) {
                     assertThat(node.connectionInfo(s).orElseThrow().module()).isEqualTo(module);
                     assertEchoedDigest(s, i);
@@ -84,18 +91,26 @@ class FirstConnectionTest {
     @Test
     void aNodeWithoutAnyHubFailsAtOnceAndSaysWhyEachModuleDidNotGetThrough() throws Exception {
         Hub hub = net.hub("first-none");
-        Traverse server = net.node(LoopbackHubNetwork.config(hub).firewall(FirewallRule.deny("all")).build());
+        Traverse server = net.node(LoopbackHubNetwork.config(hub)
+                .firewall(FirewallRule.deny("all"))
+                .build());
         TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(0);
         VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
-        Traverse lonely = net.node(LoopbackHubNetwork.config().connectTimeout(Duration.ofSeconds(60)).build());
+        Traverse lonely = net.node(LoopbackHubNetwork.config()
+                .connectTimeout(Duration.ofSeconds(60))
+                .build());
 
         long start = System.nanoTime();
-        Throwable thrown = catchThrowable(() -> lonely.socketFactory().createSocket(target.getHostString(), target.getPort()));
+        Throwable thrown =
+                catchThrowable(() -> lonely.socketFactory().createSocket(target.getHostString(), target.getPort()));
         Duration took = Duration.ofNanos(System.nanoTime() - start);
 
         assertThat(thrown).isInstanceOf(AttemptFailedException.class);
-        assertThat(thrown.getMessage()).startsWith("direct: ").contains("refused")
-                .contains("; reverse: not tried (no hub link").contains("; routed: not tried (no hub link")
+        assertThat(thrown.getMessage())
+                .startsWith("direct: ")
+                .contains("refused")
+                .contains("; reverse: not tried (no hub link")
+                .contains("; routed: not tried (no hub link")
                 .contains("no hub");
         assertThat(took).as("nothing to wait for: far from the 60 s deadline").isLessThan(Duration.ofSeconds(30));
     }
@@ -103,18 +118,28 @@ class FirstConnectionTest {
     @Test
     void aHubThatNeverAnswersEndsTheConnectAtItsDeadlineSayingSo() throws Exception {
         Hub hub = net.hub("first-target");
-        Traverse server = net.node(LoopbackHubNetwork.config(hub).firewall(FirewallRule.deny("all")).build());
+        Traverse server = net.node(LoopbackHubNetwork.config(hub)
+                .firewall(FirewallRule.deny("all"))
+                .build());
         TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(0);
         VirtualSocketAddress target = (VirtualSocketAddress) listening.getLocalSocketAddress();
         try (ServerSocket silent = silentHub()) {
-            Traverse client = net.node(LoopbackHubNetwork.config().hubs(List.of(address(silent))).modules("direct", "reverse", "routed")
-                    .connectTimeout(Duration.ofMillis(1500)).build());
+            Traverse client = net.node(LoopbackHubNetwork.config()
+                    .hubs(List.of(address(silent)))
+                    .modules("direct", "reverse", "routed")
+                    .connectTimeout(Duration.ofMillis(1500))
+                    .build());
 
-            Throwable thrown = catchThrowable(() -> client.socketFactory().createSocket(target.getHostString(), target.getPort()));
+            Throwable thrown =
+                    catchThrowable(() -> client.socketFactory().createSocket(target.getHostString(), target.getPort()));
 
             assertThat(thrown).isInstanceOf(SocketTimeoutException.class);
-            assertThat(thrown.getMessage()).contains("direct: ").contains("reverse: ").contains("routed: ")
-                    .contains("waiting for a hub link to ask node") // said by the attempt, or of it by the racer.contains("(hub link connecting")
+            assertThat(thrown.getMessage())
+                    .contains("direct: ")
+                    .contains("reverse: ")
+                    .contains("routed: ")
+                    .contains("waiting for a hub link to ask node") // said by the attempt, or of it by the
+                    // racer.contains("(hub link connecting")
                     .contains("routed: not started");
         }
     }
@@ -130,16 +155,18 @@ class FirstConnectionTest {
 
     /** Accepts {@code count} connections one after the other and echoes the SHA-256 and length of what each sent. */
     private CompletableFuture<Void> serveDigests(TraverseServerSocket listening, int count) {
-        return CompletableFuture.runAsync(() -> {
-            for (int i = 0; i < count; i++) {
-                try (Socket s = listening.accept()) {
-                    byte[] digest = SeededStreams.digestToEof(s.getInputStream(), () -> 64 * 1024);
-                    s.getOutputStream().write(digest);
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }
-        }, net.threads());
+        return CompletableFuture.runAsync(
+                () -> {
+                    for (int i = 0; i < count; i++) {
+                        try (Socket s = listening.accept()) {
+                            byte[] digest = SeededStreams.digestToEof(s.getInputStream(), () -> 64 * 1024);
+                            s.getOutputStream().write(digest);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    }
+                },
+                net.threads());
     }
 
     /** Sends a seeded stream, half-closes, and checks the digest the server read equals the one sent. */

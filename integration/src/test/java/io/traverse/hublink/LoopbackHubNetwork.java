@@ -22,11 +22,12 @@ final class LoopbackHubNetwork implements AutoCloseable {
     static final String TOKEN = "integration-token";
     private final List<AutoCloseable> started = new ArrayList<>();
     /** Daemon threads for a test's own work (serving, writing while reading); stopped by {@link #close()}. */
-    private final java.util.concurrent.ExecutorService threads = java.util.concurrent.Executors.newCachedThreadPool(r -> {
-        Thread t = new Thread(r, "hub-network-test");
-        t.setDaemon(true);
-        return t;
-    });
+    private final java.util.concurrent.ExecutorService threads =
+            java.util.concurrent.Executors.newCachedThreadPool(r -> {
+                Thread t = new Thread(r, "hub-network-test");
+                t.setDaemon(true);
+                return t;
+            });
 
     java.util.concurrent.ExecutorService threads() {
         return threads;
@@ -60,13 +61,25 @@ final class LoopbackHubNetwork implements AutoCloseable {
     }
 
     private Hub hub(String name, boolean advertised, int httpPort, Hub... peers) throws Exception {
-        return hub(name, advertised, httpPort, b -> { }, peers);
+        return hub(name, advertised, httpPort, b -> {}, peers);
     }
 
-    private Hub hub(String name, boolean advertised, int httpPort, java.util.function.Consumer<HubConfig.Builder> customise,
-            Hub... peers) throws Exception {
-        HubConfig.Builder b = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(httpPort).name(name).token(TOKEN)
-                .keepaliveInterval(Duration.ofMillis(300)).gossipRefreshInterval(Duration.ofSeconds(1)).hubExpiry(Duration.ofSeconds(3))
+    private Hub hub(
+            String name,
+            boolean advertised,
+            int httpPort,
+            java.util.function.Consumer<HubConfig.Builder> customise,
+            Hub... peers)
+            throws Exception {
+        HubConfig.Builder b = HubConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(0)
+                .httpPort(httpPort)
+                .name(name)
+                .token(TOKEN)
+                .keepaliveInterval(Duration.ofMillis(300))
+                .gossipRefreshInterval(Duration.ofSeconds(1))
+                .hubExpiry(Duration.ofSeconds(3))
                 .redial(Duration.ofMillis(100), Duration.ofSeconds(1));
         if (!advertised) {
             b.advertisedAddresses(List.of());
@@ -92,8 +105,13 @@ final class LoopbackHubNetwork implements AutoCloseable {
     /** Waits until the client's hub knows where the server's node is (gossip across the hubs). */
     static void awaitRoute(Traverse client, Traverse server) {
         NodeId serverId = server.identity().id().orElseThrow();
-        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).ignoreExceptions()
-                .until(() -> client.hubDirectory().locateNode(serverId).get(5, TimeUnit.SECONDS).isPresent());
+        await().atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(50))
+                .ignoreExceptions()
+                .until(() -> client.hubDirectory()
+                        .locateNode(serverId)
+                        .get(5, TimeUnit.SECONDS)
+                        .isPresent());
     }
 
     static InetSocketAddress address(Hub hub) {
@@ -116,9 +134,13 @@ final class LoopbackHubNetwork implements AutoCloseable {
     }
 
     static TraverseConfig.Builder config(Hub... hubs) {
-        return TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
+        return TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .token(TOKEN)
+                .discovery(false)
                 .hubs(Arrays.stream(hubs).map(LoopbackHubNetwork::address).toList())
-                .hubKeepalive(Duration.ofMillis(200)).hubTimeout(Duration.ofSeconds(5));
+                .hubKeepalive(Duration.ofMillis(200))
+                .hubTimeout(Duration.ofSeconds(5));
     }
 
     /** Registers something else to close at the end. */

@@ -38,8 +38,10 @@ final class LoopbackTinyproxy implements AutoCloseable {
         Path binary = BINARIES.stream().filter(Files::isExecutable).findFirst().orElse(null);
         if (binary == null) {
             boolean mustRun = System.getenv("CI") != null || "root".equals(System.getProperty("user.name"));
-            Assumptions.assumeTrue(mustRun, "Skipped: tinyproxy is not installed (Debian package tinyproxy-bin; CI installs it)");
-            throw new AssertionError("tinyproxy is not installed (Debian package tinyproxy-bin): the HTTP proxy tests must run here");
+            Assumptions.assumeTrue(
+                    mustRun, "Skipped: tinyproxy is not installed (Debian package tinyproxy-bin; CI installs it)");
+            throw new AssertionError(
+                    "tinyproxy is not installed (Debian package tinyproxy-bin): the HTTP proxy tests must run here");
         }
         IOException last = null;
         for (int attempt = 0; attempt < 5; attempt++) {
@@ -49,15 +51,22 @@ final class LoopbackTinyproxy implements AutoCloseable {
             }
             Path directory = Files.createTempDirectory("tinyproxy");
             Path conf = directory.resolve("tinyproxy.conf");
-            StringBuilder text = new StringBuilder().append("Port ").append(port).append('\n')
+            StringBuilder text = new StringBuilder()
+                    .append("Port ")
+                    .append(port)
+                    .append('\n')
                     .append("Listen 127.0.0.1\nTimeout 600\nMaxClients 200\nLogLevel Connect\n")
-                    .append("LogFile \"").append(directory.resolve("tinyproxy.log")).append("\"\n");
+                    .append("LogFile \"")
+                    .append(directory.resolve("tinyproxy.log"))
+                    .append("\"\n");
             for (String line : extraLines) {
                 text.append(line).append('\n');
             }
             Files.writeString(conf, text);
             Process process = new ProcessBuilder(binary.toString(), "-d", "-c", conf.toString())
-                    .redirectErrorStream(true).redirectOutput(directory.resolve("tinyproxy.out").toFile()).start();
+                    .redirectErrorStream(true)
+                    .redirectOutput(directory.resolve("tinyproxy.out").toFile())
+                    .start();
             LoopbackTinyproxy proxy = new LoopbackTinyproxy(process, directory, port);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
             while (System.nanoTime() < deadline && process.isAlive()) {
@@ -85,7 +94,11 @@ final class LoopbackTinyproxy implements AutoCloseable {
     /** The CONNECT requests tinyproxy logged so far. */
     long connectRequests() throws IOException {
         Path log = directory.resolve("tinyproxy.log");
-        return Files.exists(log) ? Files.readAllLines(log).stream().filter(l -> l.contains(": CONNECT ")).count() : 0;
+        return Files.exists(log)
+                ? Files.readAllLines(log).stream()
+                        .filter(l -> l.contains(": CONNECT "))
+                        .count()
+                : 0;
     }
 
     @Override

@@ -49,13 +49,14 @@ class MonitoringTest {
         GatedDirectModule.failuresLeft.set(0);
     }
 
-
     private Traverse node(Hub hub, String... modules) throws Exception {
-        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules(modules).connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse node = net.node(LoopbackHubNetwork.config(hub)
+                .modules(modules)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         return node;
     }
-
 
     @ParameterizedTest(name = "through {0} hub(s)")
     @ValueSource(ints = {1, 3})
@@ -67,7 +68,8 @@ class MonitoringTest {
         TraverseServerSocket listening = listen(server);
         int request = 100_003;
         int answer = 12_345;
-        try (Socket s = connect(client, addressOf(listening)); Socket accepted = listening.accept()) {
+        try (Socket s = connect(client, addressOf(listening));
+                Socket accepted = listening.accept()) {
             s.getOutputStream().write(new byte[request]);
             assertThat(accepted.getInputStream().readNBytes(request)).hasSize(request);
             accepted.getOutputStream().write(new byte[answer]);
@@ -81,7 +83,8 @@ class MonitoringTest {
             assertThat(opened.bytesOut()).isEqualTo(OptionalLong.of(request));
             assertThat(opened.bytesIn()).isEqualTo(OptionalLong.of(answer));
 
-            ConnectionStatistics acceptedStats = server.connectionStatistics(accepted).orElseThrow();
+            ConnectionStatistics acceptedStats =
+                    server.connectionStatistics(accepted).orElseThrow();
             assertThat(acceptedStats.module()).isEqualTo("routed");
             assertThat(acceptedStats.hubsTraversed()).isEqualTo(hubs);
             assertThat(acceptedStats.info().accepted()).isTrue();
@@ -108,7 +111,8 @@ class MonitoringTest {
                 assertThat(opened.hubsTraversed()).isZero();
                 assertThat(opened.bytesIn()).isEmpty();
                 assertThat(opened.bytesOut()).isEmpty();
-                ConnectionStatistics acceptedStats = server.connectionStatistics(accepted).orElseThrow();
+                ConnectionStatistics acceptedStats =
+                        server.connectionStatistics(accepted).orElseThrow();
                 assertThat(acceptedStats.module()).isEqualTo("direct");
                 assertThat(acceptedStats.info().accepted()).isTrue();
                 assertThat(acceptedStats.hubsTraversed()).isZero();
@@ -127,10 +131,14 @@ class MonitoringTest {
         client.addListener(clientEvents);
         server.addListener(serverEvents);
         TraverseServerSocket listening = listen(server);
-        try (Socket s = connect(client, addressOf(listening)); Socket accepted = listening.accept()) {
-            await().atMost(Duration.ofSeconds(5)).until(() -> clientEvents.connected.size() == 1 && serverEvents.connected.size() == 1);
-            assertThat(clientEvents.connected.get(0)).isEqualTo(client.connectionInfo(s).orElseThrow());
-            assertThat(serverEvents.connected.get(0)).isEqualTo(server.connectionInfo(accepted).orElseThrow());
+        try (Socket s = connect(client, addressOf(listening));
+                Socket accepted = listening.accept()) {
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> clientEvents.connected.size() == 1 && serverEvents.connected.size() == 1);
+            assertThat(clientEvents.connected.get(0))
+                    .isEqualTo(client.connectionInfo(s).orElseThrow());
+            assertThat(serverEvents.connected.get(0))
+                    .isEqualTo(server.connectionInfo(accepted).orElseThrow());
         }
         VirtualSocketAddress nowhere = server.address(4999);
         assertThatThrownBy(() -> connect(client, nowhere)).isInstanceOf(ConnectException.class);
@@ -167,49 +175,62 @@ class MonitoringTest {
         TraverseServerSocket listening = listen(server);
         Socket s = net.closeLater(connect(client, addressOf(listening)));
         Socket accepted = net.closeLater(listening.accept());
-        CompletableFuture.runAsync(() -> {
-            try {
-                OutputStream out = s.getOutputStream();
-                while (true) {
-                    out.write(new byte[64 * 1024]);
-                }
-            } catch (IOException expected) {
-                // the connection is reset
-            }
-        }, threads);
-        CompletableFuture.runAsync(() -> {
-            try {
-                InputStream in = accepted.getInputStream();
-                byte[] buffer = new byte[64 * 1024];
-                while (in.read(buffer) >= 0) {
-                    // keep reading
-                }
-            } catch (IOException expected) {
-                // the connection is reset
-            }
-        }, threads);
+        CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        OutputStream out = s.getOutputStream();
+                        while (true) {
+                            out.write(new byte[64 * 1024]);
+                        }
+                    } catch (IOException expected) {
+                        // the connection is reset
+                    }
+                },
+                threads);
+        CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        InputStream in = accepted.getInputStream();
+                        byte[] buffer = new byte[64 * 1024];
+                        while (in.read(buffer) >= 0) {
+                            // keep reading
+                        }
+                    } catch (IOException expected) {
+                        // the connection is reset
+                    }
+                },
+                threads);
         Thread.sleep(300);
         line.get(1).close();
-        await().atMost(Duration.ofSeconds(10)).until(() -> !clientEvents.unreachable.isEmpty() && !serverEvents.unreachable.isEmpty());
-        assertThat(clientEvents.unreachable).containsExactly(server.identity().id().orElseThrow());
-        assertThat(serverEvents.unreachable).containsExactly(client.identity().id().orElseThrow());
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> !clientEvents.unreachable.isEmpty() && !serverEvents.unreachable.isEmpty());
+        assertThat(clientEvents.unreachable)
+                .containsExactly(server.identity().id().orElseThrow());
+        assertThat(serverEvents.unreachable)
+                .containsExactly(client.identity().id().orElseThrow());
     }
 
     @Test
     void whenEveryKernelPathIsBlockedRoutedWinsAndTheProbeChangesNothing() throws Exception {
         Hub hub = net.hub("monitor-firewalled");
-        Traverse server = net.node(LoopbackHubNetwork.config(hub).firewall(FirewallRule.drop("all"))
-                .connectTimeout(Duration.ofSeconds(2)).build());
-        Traverse client = net.node(LoopbackHubNetwork.config(hub).firewall(FirewallRule.drop("all"))
-                .connectTimeout(Duration.ofSeconds(2)).build());
+        Traverse server = net.node(LoopbackHubNetwork.config(hub)
+                .firewall(FirewallRule.drop("all"))
+                .connectTimeout(Duration.ofSeconds(2))
+                .build());
+        Traverse client = net.node(LoopbackHubNetwork.config(hub)
+                .firewall(FirewallRule.drop("all"))
+                .connectTimeout(Duration.ofSeconds(2))
+                .build());
         assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         assertThat(client.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         Events events = new Events();
         client.addListener(events);
         TraverseServerSocket listening = listen(server);
-        try (Socket s = connect(client, addressOf(listening)); Socket accepted = listening.accept()) {
+        try (Socket s = connect(client, addressOf(listening));
+                Socket accepted = listening.accept()) {
             assertThat(client.connectionStatistics(s).orElseThrow().module()).isEqualTo("routed");
-            assertThat(client.connectionStatistics(s).orElseThrow().hubsTraversed()).isEqualTo(1);
+            assertThat(client.connectionStatistics(s).orElseThrow().hubsTraversed())
+                    .isEqualTo(1);
         }
         // The probe of direct and reverse runs into the dropping firewalls and gives up at its deadline.
         Thread.sleep(2500);
@@ -219,23 +240,28 @@ class MonitoringTest {
     /** Accepts every connection until the test ends; the list grows as they come. */
     private List<Socket> acceptEverything(TraverseServerSocket listening) {
         List<Socket> accepted = new CopyOnWriteArrayList<>();
-        CompletableFuture.runAsync(() -> {
-            try {
-                while (true) {
-                    accepted.add(net.closeLater(listening.accept()));
-                }
-            } catch (IOException closed) {
-                // the test is over
-            }
-        }, threads);
+        CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        while (true) {
+                            accepted.add(net.closeLater(listening.accept()));
+                        }
+                    } catch (IOException closed) {
+                        // the test is over
+                    }
+                },
+                threads);
         return accepted;
     }
 
     @Test
     void aReverseProbeDialsBackWithoutHandingTheTargetsApplicationAConnection() throws Exception {
         Hub hub = net.hub("monitor-reverse-probe");
-        Traverse server = net.node(LoopbackHubNetwork.config(hub).modules("reverse", "routed").firewall(FirewallRule.deny("all"))
-                .connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse server = net.node(LoopbackHubNetwork.config(hub)
+                .modules("reverse", "routed")
+                .firewall(FirewallRule.deny("all"))
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         Traverse client = node(hub, GatedReverseModule.NAME, "routed");
         assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         Events events = new Events();
@@ -254,7 +280,9 @@ class MonitoringTest {
         }
         await().atMost(Duration.ofSeconds(5)).until(() -> serverSide.size() == 2);
         Thread.sleep(300);
-        assertThat(serverSide).as("the probe's dial-back is closed by the target, not accepted").hasSize(2);
+        assertThat(serverSide)
+                .as("the probe's dial-back is closed by the target, not accepted")
+                .hasSize(2);
     }
 
     @Test
@@ -272,10 +300,14 @@ class MonitoringTest {
             ConnectionInfo info = client.connectionInfo(first).orElseThrow();
             assertThat(info.module()).isEqualTo("routed");
             await().atMost(Duration.ofSeconds(10)).until(() -> events.upgraded.size() == 1);
-            assertThat(events.upgraded.get(0)).endsWith(": routed -> " + GatedDirectModule.NAME)
-                    .startsWith("hub 127.0.0.1:" + LoopbackHubNetwork.address(hub).getPort());
+            assertThat(events.upgraded.get(0))
+                    .endsWith(": routed -> " + GatedDirectModule.NAME)
+                    .startsWith(
+                            "hub 127.0.0.1:" + LoopbackHubNetwork.address(hub).getPort());
             first.getOutputStream().write(1);
-            assertThat(client.connectionInfo(first).orElseThrow().module()).as("the open connection stays where it is").isEqualTo("routed");
+            assertThat(client.connectionInfo(first).orElseThrow().module())
+                    .as("the open connection stays where it is")
+                    .isEqualTo("routed");
         }
         try (Socket second = connect(client, addressOf(listening))) {
             ConnectionInfo info = client.connectionInfo(second).orElseThrow();

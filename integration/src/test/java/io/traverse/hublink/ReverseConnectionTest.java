@@ -34,8 +34,11 @@ class ReverseConnectionTest {
     }
 
     private Traverse node(Hub hub, FirewallRule... rules) throws Exception {
-        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("direct", "reverse").firewall(rules)
-                .connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse node = net.node(LoopbackHubNetwork.config(hub)
+                .modules("direct", "reverse")
+                .firewall(rules)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         return node;
     }
@@ -92,7 +95,9 @@ class ReverseConnectionTest {
                 .isInstanceOf(ConnectException.class)
                 .hasMessageContaining("refused")
                 .hasMessageContaining("could not dial back");
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).as("both answers are definite: no timeout").isLessThan(Duration.ofSeconds(5));
+        assertThat(Duration.ofNanos(System.nanoTime() - start))
+                .as("both answers are definite: no timeout")
+                .isLessThan(Duration.ofSeconds(5));
     }
 
     @Test
@@ -121,7 +126,8 @@ class ReverseConnectionTest {
         long start = System.nanoTime();
         try (Socket s = connect(client, target);
                 Socket accepted = listening.accept()) {
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).as("the direct attempt alone would wait 10 s")
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .as("the direct attempt alone would wait 10 s")
                     .isLessThan(Duration.ofSeconds(5));
             assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("reverse");
             s.getOutputStream().write(42);
@@ -147,7 +153,9 @@ class ReverseConnectionTest {
         try (Socket s = connect(client, b)) {
             ConnectionInfo info = client.connectionInfo(s).orElseThrow();
             assertThat(info.module()).isEqualTo("reverse");
-            assertThat(info.cachedModule()).as("another node, same hub: the cache names reverse").isTrue();
+            assertThat(info.cachedModule())
+                    .as("another node, same hub: the cache names reverse")
+                    .isTrue();
         }
     }
 
@@ -155,12 +163,19 @@ class ReverseConnectionTest {
     void racingLeavesNoSocketsBehind() throws Exception {
         Hub hub = net.hub("reverse-hub-6");
         // The target drops silently: every connection races a pending direct attempt (cancelled) against reverse.
-        Traverse server = net.node(LoopbackHubNetwork.config(hub).modules("direct", "reverse").firewall(FirewallRule.drop("all"))
-                .handshakeTimeout(Duration.ofMillis(500)).build());
+        Traverse server = net.node(LoopbackHubNetwork.config(hub)
+                .modules("direct", "reverse")
+                .firewall(FirewallRule.drop("all"))
+                .handshakeTimeout(Duration.ofMillis(500))
+                .build());
         // No cache (each connection starts with direct again), and reverse 10 ms after direct instead of
         // 100 ms, so that a thousand races, each with a direct attempt to cancel, fit in a test.
-        Traverse client = net.node(LoopbackHubNetwork.config(hub).modules("direct", "reverse").connectStagger(Duration.ofMillis(10))
-                .cacheTtl(Duration.ZERO).connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse client = net.node(LoopbackHubNetwork.config(hub)
+                .modules("direct", "reverse")
+                .connectStagger(Duration.ofMillis(10))
+                .cacheTtl(Duration.ZERO)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         assertThat(client.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         TraverseServerSocket listening = listen(server, 0);
@@ -183,11 +198,13 @@ class ReverseConnectionTest {
         for (int i = 0; i < 1000; i++) {
             try (Socket s = connect(client, target)) {
                 s.getOutputStream().write(1);
-                assertThat(client.connectionInfo(s).orElseThrow().cachedModule()).isFalse();
+                assertThat(client.connectionInfo(s).orElseThrow().cachedModule())
+                        .isFalse();
             }
         }
         // The target closes the dropped handshakes after its 500 ms handshake timeout.
-        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+        org.awaitility.Awaitility.await()
+                .atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(openFileDescriptors()).isLessThanOrEqualTo(before + 8));
     }
 
@@ -223,14 +240,18 @@ class ReverseConnectionTest {
             java.util.List<CompletableFuture<String>> all = new java.util.ArrayList<>();
             for (int i = 0; i < 100; i++) {
                 int n = i;
-                all.add(CompletableFuture.supplyAsync(() -> {
-                    try (Socket s = connect(client, target)) {
-                        s.getOutputStream().write(n);
-                        return s.getInputStream().read() == n ? client.connectionInfo(s).orElseThrow().module() : "wrong echo";
-                    } catch (java.io.IOException e) {
-                        return "failed: " + e.getMessage();
-                    }
-                }, pool));
+                all.add(CompletableFuture.supplyAsync(
+                        () -> {
+                            try (Socket s = connect(client, target)) {
+                                s.getOutputStream().write(n);
+                                return s.getInputStream().read() == n
+                                        ? client.connectionInfo(s).orElseThrow().module()
+                                        : "wrong echo";
+                            } catch (java.io.IOException e) {
+                                return "failed: " + e.getMessage();
+                            }
+                        },
+                        pool));
             }
             for (CompletableFuture<String> f : all) {
                 assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo("reverse");
@@ -244,8 +265,11 @@ class ReverseConnectionTest {
     @Test
     void dialBacksToAnUnreachableNodeDoNotHoldUpOthers() throws Exception {
         Hub hub = net.hub("reverse-hub-8");
-        Traverse server = net.node(LoopbackHubNetwork.config(hub).modules("direct", "reverse").firewall(FirewallRule.deny("all"))
-                .connectTimeout(Duration.ofSeconds(6)).build());
+        Traverse server = net.node(LoopbackHubNetwork.config(hub)
+                .modules("direct", "reverse")
+                .firewall(FirewallRule.deny("all"))
+                .connectTimeout(Duration.ofSeconds(6))
+                .build());
         assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         // This client drops everything: each dial-back to it hangs until the server's 6 s connect timeout.
         Traverse unreachable = node(hub, FirewallRule.drop("all"));
@@ -268,7 +292,8 @@ class ReverseConnectionTest {
             try (Socket s = connect(client, target);
                     Socket accepted = listening.accept()) {
                 assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("reverse");
-                assertThat(Duration.ofNanos(System.nanoTime() - start)).as("not queued behind the hanging dial-backs (6 s each)")
+                assertThat(Duration.ofNanos(System.nanoTime() - start))
+                        .as("not queued behind the hanging dial-backs (6 s each)")
                         .isLessThan(Duration.ofSeconds(3));
             }
         } finally {
@@ -286,7 +311,8 @@ class ReverseConnectionTest {
         try (Socket first = connect(client, target)) {
             // nobody accepts: the backlog of one is taken by the first
             assertThatThrownBy(() -> connect(client, target))
-                    .isInstanceOf(ConnectException.class).hasMessageContaining("backlog of virtual port 4000 is full");
+                    .isInstanceOf(ConnectException.class)
+                    .hasMessageContaining("backlog of virtual port 4000 is full");
             try (Socket accepted = listening.accept()) {
                 first.getOutputStream().write(9);
                 assertThat(accepted.getInputStream().read()).isEqualTo(9);
@@ -300,27 +326,38 @@ class ReverseConnectionTest {
         Traverse server = node(hub, FirewallRule.deny("all"));
         Traverse client = node(hub);
         listen(server, 0);
-        io.traverse.identity.NodeIdentity.Builder many = io.traverse.identity.NodeIdentity.builder().id(client.identity().id().orElseThrow());
+        io.traverse.identity.NodeIdentity.Builder many = io.traverse.identity.NodeIdentity.builder()
+                .id(client.identity().id().orElseThrow());
         for (int i = 1; i <= 9; i++) {
             many.address(new java.net.InetSocketAddress("10.9.9." + i, 7000));
         }
         byte[] identity = many.build().toText().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        byte[] request = java.nio.ByteBuffer.allocate(1 + 16 + 2 + 4 + identity.length).put((byte) 3).put(new byte[16]) // version 3
-                .putShort((short) 4000).putInt(5000).put(identity).array();
-        byte[] answer = client.sideChannel().request(server.identity().id().orElseThrow(), "traverse.reverse", request,
-                Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
+        byte[] request = java.nio.ByteBuffer.allocate(1 + 16 + 2 + 4 + identity.length)
+                .put((byte) 3)
+                .put(new byte[16]) // version 3
+                .putShort((short) 4000)
+                .putInt(5000)
+                .put(identity)
+                .array();
+        byte[] answer = client.sideChannel()
+                .request(server.identity().id().orElseThrow(), "traverse.reverse", request, Duration.ofSeconds(10))
+                .get(15, TimeUnit.SECONDS);
         assertThat(answer[0]).as("BAD_REQUEST").isEqualTo((byte) 3);
-        assertThat(new String(answer, 1, answer.length - 1, java.nio.charset.StandardCharsets.UTF_8)).contains("at most 8");
+        assertThat(new String(answer, 1, answer.length - 1, java.nio.charset.StandardCharsets.UTF_8))
+                .contains("at most 8");
 
         request[0] = 2; // a node of the version before: it would wait for CONNECTED, which version 3 no longer needs
-        byte[] older = client.sideChannel().request(server.identity().id().orElseThrow(), "traverse.reverse", request,
-                Duration.ofSeconds(10)).get(15, TimeUnit.SECONDS);
+        byte[] older = client.sideChannel()
+                .request(server.identity().id().orElseThrow(), "traverse.reverse", request, Duration.ofSeconds(10))
+                .get(15, TimeUnit.SECONDS);
         assertThat(older[0]).as("BAD_REQUEST").isEqualTo((byte) 3);
-        assertThat(new String(older, 1, older.length - 1, java.nio.charset.StandardCharsets.UTF_8)).contains("version 2");
+        assertThat(new String(older, 1, older.length - 1, java.nio.charset.StandardCharsets.UTF_8))
+                .contains("version 2");
     }
 
     private static long openFileDescriptors() throws java.io.IOException {
-        try (java.util.stream.Stream<java.nio.file.Path> fds = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
+        try (java.util.stream.Stream<java.nio.file.Path> fds =
+                java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/fd"))) {
             return fds.count();
         }
     }

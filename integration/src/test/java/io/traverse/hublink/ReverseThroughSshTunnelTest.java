@@ -6,9 +6,9 @@ import io.traverse.ConnectionInfo;
 import io.traverse.Traverse;
 import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
+import io.traverse.connect.InBandEndOfStreamSocket;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.hub.Hub;
-import io.traverse.connect.InBandEndOfStreamSocket;
 import java.io.IOException;
 import java.net.Socket;
 import java.nio.file.Files;
@@ -41,6 +41,7 @@ class ReverseThroughSshTunnelTest {
     private static final String SSH_ONLY_IP = "127.0.6.1";
     /** A node that takes no connections at all (it dials out), with the tunnel rule to the SSH-only site. */
     private static final String DIALS_OUT_IP = "127.0.6.2";
+
     private static final int SENT = 3_000_001;
     private static final int ANSWERED = 1_500_007;
 
@@ -54,7 +55,21 @@ class ReverseThroughSshTunnelTest {
     @BeforeEach
     void startSshd() throws Exception {
         Path key = dir.resolve("id_rsa");
-        run("ssh-keygen", "-q", "-t", "rsa", "-b", "2048", "-m", "PEM", "-N", PASSPHRASE, "-C", "traverse-test", "-f", key.toString());
+        run(
+                "ssh-keygen",
+                "-q",
+                "-t",
+                "rsa",
+                "-b",
+                "2048",
+                "-m",
+                "PEM",
+                "-N",
+                PASSPHRASE,
+                "-C",
+                "traverse-test",
+                "-f",
+                key.toString());
         Path authorized = dir.resolve("authorized_keys");
         Files.copy(dir.resolve("id_rsa.pub"), authorized);
         sshd = SshServer.setUpDefaultServer();
@@ -65,10 +80,17 @@ class ReverseThroughSshTunnelTest {
         sshd.setForwardingFilter(AcceptAllForwardingFilter.INSTANCE);
         sshd.start();
         Path knownHosts = dir.resolve("known_hosts");
-        Files.writeString(knownHosts, "[127.0.0.1]:" + sshd.getPort() + " "
-                + PublicKeyEntry.toString(sshd.getKeyPairProvider().loadKeys(null).iterator().next().getPublic()) + "\n");
-        rule = SSH_ONLY_IP + "/32 user=traverse key=" + key + " passphrase=" + PASSPHRASE + " gateway=127.0.0.1:" + sshd.getPort()
-                + " known-hosts=" + knownHosts;
+        Files.writeString(
+                knownHosts,
+                "[127.0.0.1]:" + sshd.getPort() + " "
+                        + PublicKeyEntry.toString(sshd.getKeyPairProvider()
+                                .loadKeys(null)
+                                .iterator()
+                                .next()
+                                .getPublic())
+                        + "\n");
+        rule = SSH_ONLY_IP + "/32 user=traverse key=" + key + " passphrase=" + PASSPHRASE + " gateway=127.0.0.1:"
+                + sshd.getPort() + " known-hosts=" + knownHosts;
     }
 
     @AfterEach
@@ -112,7 +134,8 @@ class ReverseThroughSshTunnelTest {
                 SeededStreams.write(SeededStreams.EVEN, s.getOutputStream(), 1 + round, SENT);
                 s.shutdownOutput();
                 byte[] answer = SeededStreams.digestToEof(s.getInputStream(), () -> 65_536);
-                assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 1 + round, SENT));
+                assertThat(served.get(60, TimeUnit.SECONDS))
+                        .isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 1 + round, SENT));
                 assertThat(answer).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 2, ANSWERED));
             }
         }
@@ -122,7 +145,8 @@ class ReverseThroughSshTunnelTest {
     void aFirstDialBackToANodeNeverMetThereStartsThroughTheTunnelBesideThePlainDial() throws Exception {
         Hub hub = net.hub("ssh-reverse-cold-hub");
         Traverse sshOnly = node(hub, SSH_ONLY_IP, "", FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all"));
-        // A 5 s stagger at the dialler: a tunnel tried only a stagger after the dropped plain SYN would come too late for
+        // A 5 s stagger at the dialler: a tunnel tried only a stagger after the dropped plain SYN would come too late
+        // for
         // the 3 s connect (in the six-site matrix, routed starts a 100 ms stagger after reverse and relays it first).
         Traverse diallingOut = node(hub, DIALS_OUT_IP, rule, Duration.ofSeconds(5), FirewallRule.deny("all"));
         TraverseServerSocket listening = diallingOut.serverSocketFactory().createServerSocket(7101);
@@ -138,7 +162,8 @@ class ReverseThroughSshTunnelTest {
             assertThat(sshOnly.connectionInfo(s).orElseThrow().module()).isEqualTo("reverse");
             SeededStreams.write(SeededStreams.EVEN, s.getOutputStream(), 3, SENT);
             s.shutdownOutput();
-            assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 3, SENT));
+            assertThat(served.get(60, TimeUnit.SECONDS))
+                    .isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 3, SENT));
         }
     }
 
@@ -146,9 +171,14 @@ class ReverseThroughSshTunnelTest {
         return node(hub, ip, tunnels, Duration.ofMillis(100), firewall);
     }
 
-    private Traverse node(Hub hub, String ip, String tunnels, Duration stagger, FirewallRule... firewall) throws Exception {
-        var config = LoopbackHubNetwork.config(hub).bind(ip).modules("direct", "reverse").firewall(firewall)
-                .connectTimeout(Duration.ofSeconds(10)).connectStagger(stagger);
+    private Traverse node(Hub hub, String ip, String tunnels, Duration stagger, FirewallRule... firewall)
+            throws Exception {
+        var config = LoopbackHubNetwork.config(hub)
+                .bind(ip)
+                .modules("direct", "reverse")
+                .firewall(firewall)
+                .connectTimeout(Duration.ofSeconds(10))
+                .connectStagger(stagger);
         if (!tunnels.isEmpty()) {
             config.sshTunnels(tunnels);
         }

@@ -43,7 +43,8 @@ class RoutedAdmissionTest {
         Hub hub = net.hub("admission-stream", b -> b.maxRelayedPerNode(2));
         Traverse server = node(hub);
         Traverse client = node(hub);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
         List<CompletableFuture<byte[]>> served = new ArrayList<>();
         List<CompletableFuture<byte[]>> received = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
@@ -55,18 +56,27 @@ class RoutedAdmissionTest {
         }
         assertThat(relayed(hub)).isEqualTo(2);
 
-        assertThatThrownBy(() -> connect(client, addressOf(listening))).isInstanceOf(ConnectException.class)
-                .hasMessageContaining("OVERLOAD: node " + client.identity().id().orElseThrow() + " has 2 relayed connections")
+        assertThatThrownBy(() -> connect(client, addressOf(listening)))
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining(
+                        "OVERLOAD: node " + client.identity().id().orElseThrow() + " has 2 relayed connections")
                 .hasMessageContaining("the most traverse.hub.max.relayed.per.node allows");
-        assertThat(received.get(0)).as("still streaming when the third was refused").isNotDone();
+        assertThat(received.get(0))
+                .as("still streaming when the third was refused")
+                .isNotDone();
 
         for (int i = 0; i < 2; i++) {
-            assertThat(received.get(i).get(60, TimeUnit.SECONDS)).as("client end %d", i).isEqualTo(expectedDigest(i * 2L + 1, bytes));
-            assertThat(served.get(i).get(60, TimeUnit.SECONDS)).as("server end %d", i).isEqualTo(expectedDigest(i * 2L, bytes));
+            assertThat(received.get(i).get(60, TimeUnit.SECONDS))
+                    .as("client end %d", i)
+                    .isEqualTo(expectedDigest(i * 2L + 1, bytes));
+            assertThat(served.get(i).get(60, TimeUnit.SECONDS))
+                    .as("server end %d", i)
+                    .isEqualTo(expectedDigest(i * 2L, bytes));
         }
         // Both ends closed: their places are free again.
         await().atMost(Duration.ofSeconds(5)).until(() -> relayed(hub) == 0);
-        try (Socket again = connect(client, addressOf(listening)); Socket accepted = listening.accept()) {
+        try (Socket again = connect(client, addressOf(listening));
+                Socket accepted = listening.accept()) {
             again.getOutputStream().write(42);
             assertThat(accepted.getInputStream().read()).isEqualTo(42);
         }
@@ -78,10 +88,14 @@ class RoutedAdmissionTest {
         Hub hub = net.hub("admission-kill");
         Traverse server = node(hub);
         SocketCutter cutter = net.closeLater(new SocketCutter(LoopbackHubNetwork.address(hub), threads));
-        Traverse client = net.node(LoopbackHubNetwork.config().hubs(List.of(cutter.address())).modules("routed")
-                .connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse client = net.node(LoopbackHubNetwork.config()
+                .hubs(List.of(cutter.address()))
+                .modules("routed")
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         assertThat(client.awaitHubLink(Duration.ofSeconds(10))).isTrue();
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT, connections));
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT, connections));
         List<Socket> accepted = new ArrayList<>();
         for (int i = 0; i < connections; i++) {
             Socket s = net.closeLater(connect(client, addressOf(listening)));
@@ -97,21 +111,30 @@ class RoutedAdmissionTest {
         await().atMost(Duration.ofSeconds(3)).until(() -> relayed(hub) == 0);
         for (Socket in : accepted) {
             in.setSoTimeout(3000);
-            assertThatThrownBy(() -> readToEnd(in.getInputStream())).isInstanceOf(IOException.class)
+            assertThatThrownBy(() -> readToEnd(in.getInputStream()))
+                    .isInstanceOf(IOException.class)
                     .hasMessageContaining("Connection reset");
         }
-        assertThat(Duration.ofNanos(System.nanoTime() - killed)).as("the server's ends learn from the hub, not from silence")
+        assertThat(Duration.ofNanos(System.nanoTime() - killed))
+                .as("the server's ends learn from the hub, not from silence")
                 .isLessThan(Duration.ofSeconds(3));
     }
 
     private Traverse node(Hub hub) throws Exception {
-        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("routed").connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse node = net.node(LoopbackHubNetwork.config(hub)
+                .modules("routed")
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         return node;
     }
 
     private static double relayed(Hub hub) {
-        return hub.metrics().registry().get("traverse.hub.relayed.connections").gauge().value();
+        return hub.metrics()
+                .registry()
+                .get("traverse.hub.relayed.connections")
+                .gauge()
+                .value();
     }
 
     private static void readToEnd(InputStream in) throws IOException {

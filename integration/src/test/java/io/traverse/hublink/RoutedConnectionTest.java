@@ -35,6 +35,7 @@ class RoutedConnectionTest {
     private static final int PORT = 4100;
     /** Reads of an odd size, as the writes are. */
     private static final int READ_SIZE = 37 * 1024;
+
     private final LoopbackHubNetwork net = new LoopbackHubNetwork();
     private final ExecutorService threads = net.threads();
 
@@ -43,13 +44,14 @@ class RoutedConnectionTest {
         net.close();
     }
 
-
     private Traverse node(Hub hub) throws Exception {
-        Traverse node = net.node(LoopbackHubNetwork.config(hub).modules("routed").connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse node = net.node(LoopbackHubNetwork.config(hub)
+                .modules("routed")
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         return node;
     }
-
 
     @ParameterizedTest(name = "through {0} hub(s)")
     @ValueSource(ints = {1, 2, 3})
@@ -61,13 +63,15 @@ class RoutedConnectionTest {
         LoopbackHubNetwork.awaitRoute(client, server);
         TraverseServerSocket listening = listen(server);
 
-        CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
-            try (Socket s = listening.accept()) {
-                return exchange(s, 2, bytes);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
+        CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(
+                () -> {
+                    try (Socket s = listening.accept()) {
+                        return exchange(s, 2, bytes);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
         try (Socket s = connect(client, addressOf(listening))) {
             assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
             byte[] receivedByClient = exchange(s, 1, bytes);
@@ -82,15 +86,19 @@ class RoutedConnectionTest {
         Traverse server = node(hub);
         Traverse client = node(hub);
         TraverseServerSocket listening = listen(server);
-        CompletableFuture<Void> served = CompletableFuture.runAsync(() -> {
-            try (Socket s = listening.accept()) {
-                byte[] question = s.getInputStream().readAllBytes();
-                assertThat(s.getInputStream().read()).as("EOF stays EOF").isEqualTo(-1);
-                s.getOutputStream().write(("answer to " + new String(question)).getBytes());
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
+        CompletableFuture<Void> served = CompletableFuture.runAsync(
+                () -> {
+                    try (Socket s = listening.accept()) {
+                        byte[] question = s.getInputStream().readAllBytes();
+                        assertThat(s.getInputStream().read())
+                                .as("EOF stays EOF")
+                                .isEqualTo(-1);
+                        s.getOutputStream().write(("answer to " + new String(question)).getBytes());
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
         try (Socket s = connect(client, addressOf(listening))) {
             s.getOutputStream().write("question".getBytes());
             s.shutdownOutput();
@@ -112,7 +120,8 @@ class RoutedConnectionTest {
             s.setSoTimeout(200);
             long start = System.nanoTime();
             assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketTimeoutException.class);
-            assertThat(Duration.ofNanos(System.nanoTime() - start)).isBetween(Duration.ofMillis(190), Duration.ofSeconds(3));
+            assertThat(Duration.ofNanos(System.nanoTime() - start))
+                    .isBetween(Duration.ofMillis(190), Duration.ofSeconds(3));
             accepted.getOutputStream().write(7);
             assertThat(s.getInputStream().read()).isEqualTo(7);
         }
@@ -127,12 +136,16 @@ class RoutedConnectionTest {
         try (Socket s = connect(client, addressOf(listening))) {
             Socket accepted = listening.accept();
             s.getOutputStream().write(new byte[1000]);
-            await().atMost(Duration.ofSeconds(5)).until(() -> accepted.getInputStream().available() == 1000);
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> accepted.getInputStream().available() == 1000);
             accepted.close();
             s.setSoTimeout(5000);
-            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(SocketException.class)
-                    .hasMessageContaining("Connection reset").hasMessageContaining("unread data");
-            assertThatThrownBy(() -> s.getOutputStream().write(1)).isInstanceOf(SocketException.class)
+            assertThatThrownBy(() -> s.getInputStream().read())
+                    .isInstanceOf(SocketException.class)
+                    .hasMessageContaining("Connection reset")
+                    .hasMessageContaining("unread data");
+            assertThatThrownBy(() -> s.getOutputStream().write(1))
+                    .isInstanceOf(SocketException.class)
                     .hasMessageContaining("Connection reset");
         }
     }
@@ -143,8 +156,10 @@ class RoutedConnectionTest {
         Traverse server = node(hub);
         Traverse client = node(hub);
         long start = System.nanoTime();
-        assertThatThrownBy(() -> connect(client, server.address(4999))).isInstanceOf(ConnectException.class)
-                .hasMessageContaining("no virtual port").hasMessageContaining("4999");
+        assertThatThrownBy(() -> connect(client, server.address(4999)))
+                .isInstanceOf(ConnectException.class)
+                .hasMessageContaining("no virtual port")
+                .hasMessageContaining("4999");
         assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
     }
 
@@ -155,7 +170,8 @@ class RoutedConnectionTest {
         Hub hub = net.hub("routed-stall");
         Traverse server = node(hub);
         Traverse client = node(hub);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT, connections));
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT, connections));
         List<Socket> clientSockets = new ArrayList<>();
         List<Socket> accepted = new ArrayList<>();
         for (int i = 0; i < connections; i++) {
@@ -163,38 +179,48 @@ class RoutedConnectionTest {
             accepted.add(net.closeLater(listening.accept()));
         }
         // Connection 0's reader never reads: its writer fills the window and waits.
-        CompletableFuture<Void> stalledWriter = CompletableFuture.runAsync(() -> {
-            try {
-                clientSockets.get(0).getOutputStream().write(new byte[8 * 1024 * 1024]);
-            } catch (IOException e) {
-                // the socket is closed at the end of the test
-            }
-        }, threads);
+        CompletableFuture<Void> stalledWriter = CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        clientSockets.get(0).getOutputStream().write(new byte[8 * 1024 * 1024]);
+                    } catch (IOException e) {
+                        // the socket is closed at the end of the test
+                    }
+                },
+                threads);
         List<CompletableFuture<byte[]>> readers = new ArrayList<>();
         for (int i = 1; i < connections; i++) {
             Socket in = accepted.get(i);
-            readers.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return digestToEof(in.getInputStream());
-                } catch (Exception e) {
-                    throw new IllegalStateException(e);
-                }
-            }, threads));
+            readers.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return digestToEof(in.getInputStream());
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    threads));
             Socket out = clientSockets.get(i);
             long seed = i;
-            CompletableFuture.runAsync(() -> {
-                try {
-                    writeStream(out.getOutputStream(), seed, bytes);
-                    out.shutdownOutput();
-                } catch (IOException e) {
-                    throw new IllegalStateException(e);
-                }
-            }, threads);
+            CompletableFuture.runAsync(
+                    () -> {
+                        try {
+                            writeStream(out.getOutputStream(), seed, bytes);
+                            out.shutdownOutput();
+                        } catch (IOException e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    threads);
         }
         for (int i = 1; i < connections; i++) {
-            assertThat(readers.get(i - 1).get(60, TimeUnit.SECONDS)).as("connection %d", i).isEqualTo(expectedDigest(i, bytes));
+            assertThat(readers.get(i - 1).get(60, TimeUnit.SECONDS))
+                    .as("connection %d", i)
+                    .isEqualTo(expectedDigest(i, bytes));
         }
-        assertThat(stalledWriter).as("the stalled connection's writer waits for credit").isNotDone();
+        assertThat(stalledWriter)
+                .as("the stalled connection's writer waits for credit")
+                .isNotDone();
     }
 
     @Test
@@ -203,13 +229,16 @@ class RoutedConnectionTest {
         Hub hub = net.hub("routed-thousand");
         Traverse server = node(hub);
         Traverse client = node(hub);
-        TraverseServerSocket listening = net.closeLater(server.serverSocketFactory().createServerSocket(PORT, connections));
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT, connections));
         // Warm up the pools the connect path uses, so that only per-connection threads would show.
-        try (Socket first = connect(client, addressOf(listening)); Socket firstAccepted = listening.accept()) {
+        try (Socket first = connect(client, addressOf(listening));
+                Socket firstAccepted = listening.accept()) {
             first.getOutputStream().write(1);
             assertThat(firstAccepted.getInputStream().read()).isEqualTo(1);
         }
-        int threadsBefore = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+        int threadsBefore =
+                java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
         long hubThreadsBefore = hubThreads();
         List<Socket> clients = new ArrayList<>();
         List<Socket> accepted = new ArrayList<>();
@@ -232,15 +261,20 @@ class RoutedConnectionTest {
             s.setSoTimeout(10_000);
             assertThat(s.getInputStream().read()).as("connection %d", i).isEqualTo(i & 0xff);
         }
-        int threadsDuring = java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
-        assertThat(threadsDuring - threadsBefore).as("threads added for %d open relayed connections", connections).isLessThan(20);
+        int threadsDuring =
+                java.lang.management.ManagementFactory.getThreadMXBean().getThreadCount();
+        assertThat(threadsDuring - threadsBefore)
+                .as("threads added for %d open relayed connections", connections)
+                .isLessThan(20);
         assertThat(hubThreads()).as("the hub's threads").isEqualTo(hubThreadsBefore);
     }
 
     /** Threads of the hubs in this JVM (their names start with traverse-hub, not traverse-hublink). */
     private static long hubThreads() {
         return Thread.getAllStackTraces().keySet().stream()
-                .filter(t -> t.getName().startsWith("traverse-hub") && !t.getName().startsWith("traverse-hublink")).count();
+                .filter(t ->
+                        t.getName().startsWith("traverse-hub") && !t.getName().startsWith("traverse-hublink"))
+                .count();
     }
 
     @Test
@@ -253,28 +287,35 @@ class RoutedConnectionTest {
         Socket s = net.closeLater(connect(client, addressOf(listening)));
         Socket accepted = net.closeLater(listening.accept());
         // The client streams; the server reads. Both are mid-stream when the middle hub goes.
-        CompletableFuture<Throwable> writer = CompletableFuture.supplyAsync(() -> failureOf(() -> {
-            byte[] chunk = new byte[64 * 1024];
-            OutputStream out = s.getOutputStream();
-            while (true) {
-                out.write(chunk);
-            }
-        }), threads);
-        CompletableFuture<Throwable> reader = CompletableFuture.supplyAsync(() -> failureOf(() -> {
-            byte[] buffer = new byte[64 * 1024];
-            InputStream in = accepted.getInputStream();
-            while (in.read(buffer) >= 0) {
-                // keep reading
-            }
-            throw new IllegalStateException("EOF instead of an exception");
-        }), threads);
+        CompletableFuture<Throwable> writer = CompletableFuture.supplyAsync(
+                () -> failureOf(() -> {
+                    byte[] chunk = new byte[64 * 1024];
+                    OutputStream out = s.getOutputStream();
+                    while (true) {
+                        out.write(chunk);
+                    }
+                }),
+                threads);
+        CompletableFuture<Throwable> reader = CompletableFuture.supplyAsync(
+                () -> failureOf(() -> {
+                    byte[] buffer = new byte[64 * 1024];
+                    InputStream in = accepted.getInputStream();
+                    while (in.read(buffer) >= 0) {
+                        // keep reading
+                    }
+                    throw new IllegalStateException("EOF instead of an exception");
+                }),
+                threads);
         Thread.sleep(300);
         assertThat(writer).isNotDone();
         long killed = System.nanoTime();
         line.get(1).close();
         assertThat(writer.get(10, TimeUnit.SECONDS)).isInstanceOf(IOException.class);
-        assertThat(reader.get(10, TimeUnit.SECONDS)).isInstanceOf(IOException.class).hasMessageContaining("Connection reset");
-        assertThat(Duration.ofNanos(System.nanoTime() - killed)).as("both ends know within a few seconds")
+        assertThat(reader.get(10, TimeUnit.SECONDS))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("Connection reset");
+        assertThat(Duration.ofNanos(System.nanoTime() - killed))
+                .as("both ends know within a few seconds")
                 .isLessThan(Duration.ofSeconds(5));
     }
 

@@ -19,8 +19,7 @@ import java.util.function.LongConsumer;
  * read back in reads of a chosen size, compared as SHA-256 and length.
  */
 final class SeededStreams {
-    private SeededStreams() {
-    }
+    private SeededStreams() {}
 
     /** Takes one piece of a stream. */
     interface Piece {
@@ -56,7 +55,7 @@ final class SeededStreams {
 
     /** SHA-256 and length of everything up to EOF, read in reads of at most {@code readSizes} bytes each. */
     static byte[] digestToEof(InputStream in, IntSupplier readSizes) throws Exception {
-        return digestToEof(in, readSizes, total -> { });
+        return digestToEof(in, readSizes, total -> {});
     }
 
     /** The same, telling {@code progress} the bytes read so far after each read. */
@@ -76,15 +75,18 @@ final class SeededStreams {
      * Writes {@code bytes} of the seed's stream and half-closes, while reading the other end's to
      * EOF; returns the digest of what was read.
      */
-    static byte[] exchange(Socket s, Executor threads, Shape shape, long seed, int bytes, IntSupplier readSizes) throws Exception {
-        CompletableFuture<Void> writing = CompletableFuture.runAsync(() -> {
-            try {
-                write(shape, s.getOutputStream(), seed, bytes);
-                s.shutdownOutput();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }, threads);
+    static byte[] exchange(Socket s, Executor threads, Shape shape, long seed, int bytes, IntSupplier readSizes)
+            throws Exception {
+        CompletableFuture<Void> writing = CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        write(shape, s.getOutputStream(), seed, bytes);
+                        s.shutdownOutput();
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
         byte[] digest = digestToEof(s.getInputStream(), readSizes);
         writing.get(120, TimeUnit.SECONDS);
         return digest;

@@ -53,6 +53,7 @@ class VirtualThreadServersTest {
     private static final int PORT = 7000;
     /** JFR's threshold for a pinned carrier; {@code -DpinnedThresholdMillis=0} shows every pin. */
     private static final long PINNED_MILLIS = Long.getLong("pinnedThresholdMillis", 20);
+
     private final LoopbackHubNetwork net = new LoopbackHubNetwork();
 
     @AfterEach
@@ -66,13 +67,20 @@ class VirtualThreadServersTest {
         Path jfr = Files.createTempFile("virtual-threads", ".jfr");
         ExecutorService virtualThreads = newVirtualThreadPerTaskExecutor();
         try (Recording recording = new Recording()) {
-            recording.enable("jdk.VirtualThreadPinned").withThreshold(Duration.ofMillis(PINNED_MILLIS)).withStackTrace();
+            recording
+                    .enable("jdk.VirtualThreadPinned")
+                    .withThreshold(Duration.ofMillis(PINNED_MILLIS))
+                    .withStackTrace();
             recording.start();
 
             Hub hub = net.hub("hub-v");
             Traverse server = net.node(hub);
-            Traverse direct = net.node(LoopbackHubNetwork.config(hub).modules("direct").build());
-            Traverse relayed = net.node(LoopbackHubNetwork.config(hub).modules("routed").connectTimeout(Duration.ofSeconds(20)).build());
+            Traverse direct =
+                    net.node(LoopbackHubNetwork.config(hub).modules("direct").build());
+            Traverse relayed = net.node(LoopbackHubNetwork.config(hub)
+                    .modules("routed")
+                    .connectTimeout(Duration.ofSeconds(20))
+                    .build());
             assertThat(relayed.awaitHubLink(Duration.ofSeconds(10))).isTrue();
             assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
             TraverseServerSocket listener = server.serverSocketFactory().createServerSocket(PORT, 1000);
@@ -87,7 +95,8 @@ class VirtualThreadServersTest {
                         return; // closed
                     }
                     virtualThreads.submit(() -> {
-                        (isVirtual(Thread.currentThread()) ? servedOnVirtualThreads : servedElsewhere).incrementAndGet();
+                        (isVirtual(Thread.currentThread()) ? servedOnVirtualThreads : servedElsewhere)
+                                .incrementAndGet();
                         serve(s);
                     });
                 }
@@ -106,16 +115,33 @@ class VirtualThreadServersTest {
             recording.dump(jfr);
 
             List<RecordedEvent> pinned = RecordingFile.readAllEvents(jfr).stream()
-                    .filter(e -> e.getEventType().getName().equals("jdk.VirtualThreadPinned")).toList();
-            log.info("Java {}: {} direct connections in {} ms, {} relayed in {} ms, {} {} at a time; served on virtual threads: {};"
-                    + " carrier threads pinned for {} ms or more: {}", Runtime.version(), PER_MODULE, directMillis, PER_MODULE,
-                    relayedMillis, IN_FLIGHT, "clients", servedOnVirtualThreads.get(), PINNED_MILLIS, pinned.size());
-            pinned.stream().limit(3).forEach(e -> log.warn("Pinned {} ms: {}", e.getDuration().toMillis(), e.getStackTrace()));
-            assertThat(wrong).as("connections that did not verify (of %d)", 2 * PER_MODULE).isEmpty();
+                    .filter(e -> e.getEventType().getName().equals("jdk.VirtualThreadPinned"))
+                    .toList();
+            log.info(
+                    "Java {}: {} direct connections in {} ms, {} relayed in {} ms, {} {} at a time; served on virtual threads: {};"
+                            + " carrier threads pinned for {} ms or more: {}",
+                    Runtime.version(),
+                    PER_MODULE,
+                    directMillis,
+                    PER_MODULE,
+                    relayedMillis,
+                    IN_FLIGHT,
+                    "clients",
+                    servedOnVirtualThreads.get(),
+                    PINNED_MILLIS,
+                    pinned.size());
+            pinned.stream()
+                    .limit(3)
+                    .forEach(e -> log.warn("Pinned {} ms: {}", e.getDuration().toMillis(), e.getStackTrace()));
+            assertThat(wrong)
+                    .as("connections that did not verify (of %d)", 2 * PER_MODULE)
+                    .isEmpty();
             assertThat(servedOnVirtualThreads).hasValue(2 * PER_MODULE);
             assertThat(servedElsewhere).hasValue(0);
             if (Runtime.version().feature() >= 24) {
-                assertThat(pinned).as("carrier threads pinned for %d ms or more", PINNED_MILLIS).isEmpty();
+                assertThat(pinned)
+                        .as("carrier threads pinned for %d ms or more", PINNED_MILLIS)
+                        .isEmpty();
             }
         } finally {
             virtualThreads.shutdownNow();
@@ -124,20 +150,22 @@ class VirtualThreadServersTest {
     }
 
     /** {@link #PER_MODULE} connections from {@code client}, {@link #IN_FLIGHT} at a time on virtual threads; what failed, in words. */
-    private static List<String> connectAll(Traverse client, VirtualSocketAddress target, String module, ExecutorService threads)
-            throws Exception {
+    private static List<String> connectAll(
+            Traverse client, VirtualSocketAddress target, String module, ExecutorService threads) throws Exception {
         Semaphore inFlight = new Semaphore(IN_FLIGHT);
         List<CompletableFuture<String>> verdicts = new ArrayList<>();
         for (int i = 0; i < PER_MODULE; i++) {
             inFlight.acquire();
             long seed = i * 31L + module.hashCode();
-            verdicts.add(CompletableFuture.supplyAsync(() -> {
-                try {
-                    return exchange(client, target, module, seed);
-                } finally {
-                    inFlight.release();
-                }
-            }, threads));
+            verdicts.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try {
+                            return exchange(client, target, module, seed);
+                        } finally {
+                            inFlight.release();
+                        }
+                    },
+                    threads));
         }
         List<String> wrong = new ArrayList<>();
         for (int i = 0; i < verdicts.size(); i++) {
@@ -209,7 +237,8 @@ class VirtualThreadServersTest {
 
     /** Java 21's API, called reflectively: the project compiles for Java 17. */
     private static ExecutorService newVirtualThreadPerTaskExecutor() throws ReflectiveOperationException {
-        return (ExecutorService) Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
+        return (ExecutorService)
+                Executors.class.getMethod("newVirtualThreadPerTaskExecutor").invoke(null);
     }
 
     private static boolean isVirtual(Thread t) {

@@ -25,8 +25,8 @@ public final class LongPollModuleProvider implements ConnectionModuleProvider {
                 return null;
             }
             HubLinkStatus link = context.hubLinkStatus();
-            return "the hub link is not a long-poll session (" + (link.isConnected() ? "a TCP link to " + link.hubAddress() : link)
-                    + ")";
+            return "the hub link is not a long-poll session ("
+                    + (link.isConnected() ? "a TCP link to " + link.hubAddress() : link) + ")";
         });
     }
 }

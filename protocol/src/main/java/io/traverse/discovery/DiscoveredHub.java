@@ -12,7 +12,8 @@ import java.util.List;
  * @param answeredFrom the source of the answer datagram
  * @param answerTime from the first probe to this answer: the nearest hubs answer first
  */
-public record DiscoveredHub(String name, List<InetSocketAddress> linkAddresses, InetSocketAddress answeredFrom, Duration answerTime) {
+public record DiscoveredHub(
+        String name, List<InetSocketAddress> linkAddresses, InetSocketAddress answeredFrom, Duration answerTime) {
     public DiscoveredHub {
         linkAddresses = List.copyOf(linkAddresses);
     }

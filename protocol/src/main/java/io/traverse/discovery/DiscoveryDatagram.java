@@ -34,6 +34,7 @@ import java.util.Objects;
 public final class DiscoveryDatagram {
     /** "TRVD" in ASCII. */
     public static final int MAGIC = 0x54525644;
+
     public static final int VERSION = 1;
     public static final int NONCE_LENGTH = 16;
     public static final int HEADER_LENGTH = 24;
@@ -87,11 +88,12 @@ public final class DiscoveryDatagram {
             nonce = nonce.clone();
             Objects.requireNonNull(hubName, "hubName");
             if (hubName.getBytes(StandardCharsets.UTF_8).length > MAX_NAME_BYTES) {
-                throw new IllegalArgumentException("hub name '" + hubName + "' is longer than " + MAX_NAME_BYTES + " bytes");
+                throw new IllegalArgumentException(
+                        "hub name '" + hubName + "' is longer than " + MAX_NAME_BYTES + " bytes");
             }
             if (linkAddresses.isEmpty() || linkAddresses.size() > MAX_ADDRESSES) {
-                throw new IllegalArgumentException("an answer carries 1-" + MAX_ADDRESSES + " link addresses, not "
-                        + linkAddresses.size());
+                throw new IllegalArgumentException(
+                        "an answer carries 1-" + MAX_ADDRESSES + " link addresses, not " + linkAddresses.size());
             }
             for (InetSocketAddress a : linkAddresses) {
                 if (a.isUnresolved()) {
@@ -113,7 +115,8 @@ public final class DiscoveryDatagram {
         public List<InetSocketAddress> linkAddressesSeenFrom(InetAddress answerSource) {
             List<InetSocketAddress> out = new ArrayList<>(linkAddresses.size());
             for (InetSocketAddress a : linkAddresses) {
-                InetSocketAddress resolved = a.getAddress().isAnyLocalAddress() ? new InetSocketAddress(answerSource, a.getPort()) : a;
+                InetSocketAddress resolved =
+                        a.getAddress().isAnyLocalAddress() ? new InetSocketAddress(answerSource, a.getPort()) : a;
                 if (!out.contains(resolved)) {
                     out.add(resolved);
                 }
@@ -128,7 +131,9 @@ public final class DiscoveryDatagram {
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Answer a && Arrays.equals(a.nonce, nonce) && a.hubName.equals(hubName)
+            return o instanceof Answer a
+                    && Arrays.equals(a.nonce, nonce)
+                    && a.hubName.equals(hubName)
                     && a.linkAddresses.equals(linkAddresses);
         }
 
@@ -143,8 +148,7 @@ public final class DiscoveryDatagram {
         }
     }
 
-    private DiscoveryDatagram() {
-    }
+    private DiscoveryDatagram() {}
 
     public static byte[] encode(Probe probe) {
         ByteBuffer b = ByteBuffer.allocate(PROBE_LENGTH);
@@ -192,8 +196,8 @@ public final class DiscoveryDatagram {
     /** Decodes an answer; anything else (a probe included) is a {@link ProtocolException}. */
     public static Answer decodeAnswer(byte[] data, int length) throws ProtocolException {
         if (length < HEADER_LENGTH || length > MAX_ANSWER_LENGTH) {
-            throw new ProtocolException("an answer is " + HEADER_LENGTH + "-" + MAX_ANSWER_LENGTH + " bytes, this datagram has "
-                    + length);
+            throw new ProtocolException(
+                    "an answer is " + HEADER_LENGTH + "-" + MAX_ANSWER_LENGTH + " bytes, this datagram has " + length);
         }
         ByteBuffer b = ByteBuffer.wrap(data, 0, length);
         try {
@@ -249,7 +253,8 @@ public final class DiscoveryDatagram {
         }
         int version = b.get() & 0xff;
         if (version != VERSION) {
-            throw new ProtocolException("unsupported discovery version " + version + " (this side speaks " + VERSION + ")");
+            throw new ProtocolException(
+                    "unsupported discovery version " + version + " (this side speaks " + VERSION + ")");
         }
         int kind = b.get() & 0xff;
         if (kind != expectedKind) {
@@ -277,8 +282,12 @@ public final class DiscoveryDatagram {
 
     private static String utf8(byte[] bytes) throws ProtocolException {
         try {
-            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+            return StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(ByteBuffer.wrap(bytes))
+                    .toString();
         } catch (CharacterCodingException e) {
             throw new ProtocolException("hub name is not UTF-8");
         }

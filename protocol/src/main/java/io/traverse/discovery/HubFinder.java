@@ -46,11 +46,13 @@ import org.slf4j.LoggerFactory;
 public final class HubFinder {
     /** The site-local discovery group (design: 239.255.84.86). */
     public static final InetAddress DEFAULT_GROUP = ipv4(239, 255, 84, 86);
+
     public static final int DEFAULT_PORT = 17000;
     public static final Duration DEFAULT_WINDOW = Duration.ofSeconds(2);
     public static final Duration DEFAULT_SETTLE = Duration.ofMillis(200);
     /** Routers at a site's edge drop 239.255/16 (admin-scoped); within the site a few hops are fine. */
     static final int MULTICAST_TTL = 4;
+
     private static final Logger log = LoggerFactory.getLogger(HubFinder.class);
     private static final SecureRandom RANDOM = new SecureRandom();
     private static final InetAddress LIMITED_BROADCAST = ipv4(255, 255, 255, 255);
@@ -93,13 +95,15 @@ public final class HubFinder {
     public CompletableFuture<List<DiscoveredHub>> findInBackground() {
         CompletableFuture<List<DiscoveredHub>> result = new CompletableFuture<>();
         AtomicReference<DatagramSocket> socketRef = new AtomicReference<>();
-        Thread t = new Thread(() -> {
-            try {
-                result.complete(search(socketRef, result));
-            } catch (IOException | RuntimeException e) {
-                result.completeExceptionally(e);
-            }
-        }, "traverse-discovery");
+        Thread t = new Thread(
+                () -> {
+                    try {
+                        result.complete(search(socketRef, result));
+                    } catch (IOException | RuntimeException e) {
+                        result.completeExceptionally(e);
+                    }
+                },
+                "traverse-discovery");
         t.setDaemon(true);
         result.whenComplete((hubs, failure) -> {
             DatagramSocket s = socketRef.get();
@@ -148,7 +152,8 @@ public final class HubFinder {
                 if (sends < sendAt.length && now >= sendAt[sends]) {
                     int sent = sendProbes(channel, probe);
                     if (sent == 0 && sends == 0) {
-                        throw new SocketException("hub discovery: no probe could be sent (no usable interface or target)");
+                        throw new SocketException(
+                                "hub discovery: no probe could be sent (no usable interface or target)");
                     }
                     sends++;
                     continue;
@@ -203,10 +208,17 @@ public final class HubFinder {
             return;
         }
         if (!found.containsKey(answer.hubName())) {
-            DiscoveredHub hub = new DiscoveredHub(answer.hubName(), answer.linkAddressesSeenFrom(from.getAddress()), from,
+            DiscoveredHub hub = new DiscoveredHub(
+                    answer.hubName(),
+                    answer.linkAddressesSeenFrom(from.getAddress()),
+                    from,
                     Duration.ofNanos(System.nanoTime() - start));
             found.put(answer.hubName(), hub);
-            log.debug("Hub '{}' answered discovery from {} after {} ms: {}", hub.name(), from, hub.answerTime().toMillis(),
+            log.debug(
+                    "Hub '{}' answered discovery from {} after {} ms: {}",
+                    hub.name(),
+                    from,
+                    hub.answerTime().toMillis(),
                     hub.linkAddresses());
         }
     }
@@ -257,7 +269,9 @@ public final class HubFinder {
         List<NetworkInterface> out = new ArrayList<>();
         try {
             for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                if (nif.isUp() && !nif.isLoopback() && (!forMulticast || nif.supportsMulticast())
+                if (nif.isUp()
+                        && !nif.isLoopback()
+                        && (!forMulticast || nif.supportsMulticast())
                         && nif.inetAddresses().anyMatch(a -> a instanceof Inet4Address)) {
                     out.add(nif);
                 }
@@ -278,8 +292,10 @@ public final class HubFinder {
 
     @Override
     public String toString() {
-        return "HubFinder[port " + port + (multicast ? ", multicast " + group.getHostAddress() : "") + (broadcast ? ", broadcast" : "")
-                + (localHost ? ", this host" : "") + (extraTargets.isEmpty() ? "" : ", also " + extraTargets) + ", window "
+        return "HubFinder[port " + port + (multicast ? ", multicast " + group.getHostAddress() : "")
+                + (broadcast ? ", broadcast" : "")
+                + (localHost ? ", this host" : "") + (extraTargets.isEmpty() ? "" : ", also " + extraTargets)
+                + ", window "
                 + window.toMillis() + " ms]";
     }
 
@@ -295,8 +311,7 @@ public final class HubFinder {
         private Duration window = DEFAULT_WINDOW;
         private Duration settle = DEFAULT_SETTLE;
 
-        private Builder() {
-        }
+        private Builder() {}
 
         /** The multicast group (an IPv4 multicast address). */
         public Builder group(InetAddress multicastGroup) {

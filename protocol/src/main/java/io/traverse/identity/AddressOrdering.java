@@ -34,8 +34,7 @@ public final class AddressOrdering {
         }
     }
 
-    private AddressOrdering() {
-    }
+    private AddressOrdering() {}
 
     /** The order alone, for a caller that knows only its reachable interfaces and has no host key. */
     public static List<InetSocketAddress> order(NodeIdentity target, LocalInterfaces local) {
@@ -47,7 +46,8 @@ public final class AddressOrdering {
      * @param host      every interface of this host: an address among them reaches this host
      * @param hostKey   this host's {@link HostKey}, or null if unknown
      */
-    public static Candidates candidates(NodeIdentity target, LocalInterfaces reachable, LocalInterfaces host, String hostKey) {
+    public static Candidates candidates(
+            NodeIdentity target, LocalInterfaces reachable, LocalInterfaces host, String hostKey) {
         boolean sameHost = isOnThisHost(target, host, hostKey);
         List<InetSocketAddress> kept = new ArrayList<>();
         List<String> skipped = new ArrayList<>();
@@ -76,8 +76,10 @@ public final class AddressOrdering {
      * {@code reachable}'s interfaces is on: it leads somewhere only inside a routed site or a VPN.
      */
     public static boolean onlyOtherNetworksPrivate(List<InetSocketAddress> order, LocalInterfaces reachable) {
-        // Rank 4: private, not on one of our links; 6: link-local. Loopback (5 only for another host) is skipped before.
-        return !order.isEmpty() && order.stream().mapToInt(a -> rank(a, reachable, false)).allMatch(r -> r == 4 || r == 6);
+        // Rank 4: private, not on one of our links; 6: link-local. Loopback (5 only for another host) is skipped
+        // before.
+        return !order.isEmpty()
+                && order.stream().mapToInt(a -> rank(a, reachable, false)).allMatch(r -> r == 4 || r == 6);
     }
 
     static int rank(InetSocketAddress address, LocalInterfaces local, boolean sameHost) {

@@ -22,11 +22,11 @@ import java.util.Optional;
 public final class HostKey {
     /** Longest key the text form accepts (ours are 16 characters: 80 bits of the digest). */
     static final int MAX_LENGTH = 32;
-    private static final Optional<String> LOCAL = Optional.ofNullable(
-            of(Path.of("/proc/sys/kernel/random/boot_id"), Path.of("/proc/self/ns/net")));
 
-    private HostKey() {
-    }
+    private static final Optional<String> LOCAL =
+            Optional.ofNullable(of(Path.of("/proc/sys/kernel/random/boot_id"), Path.of("/proc/self/ns/net")));
+
+    private HostKey() {}
 
     /** The key of the stack this JVM runs in, if it can be known. */
     public static Optional<String> local() {
@@ -36,7 +36,8 @@ public final class HostKey {
     /** The key for a boot id file and a network namespace link; null if either cannot be read. */
     static String of(Path bootIdFile, Path namespaceLink) {
         try {
-            String bootId = Files.readString(bootIdFile, StandardCharsets.US_ASCII).trim();
+            String bootId =
+                    Files.readString(bootIdFile, StandardCharsets.US_ASCII).trim();
             String namespace = Files.readSymbolicLink(namespaceLink).toString(); // "net:[4026531840]"
             if (bootId.isEmpty() || namespace.isEmpty()) {
                 return null;

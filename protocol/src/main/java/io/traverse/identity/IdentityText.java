@@ -26,14 +26,17 @@ final class IdentityText {
     /** Longer texts are refused before any parsing: bounded work for untrusted input. */
     static final int MAX_LENGTH = 4096;
 
-    private IdentityText() {
-    }
+    private IdentityText() {}
 
     static boolean hasMarker(String text) {
-        if (text == null || text.length() < MARKER.length() || !text.regionMatches(true, 0, MARKER, 0, MARKER.length())) {
+        if (text == null
+                || text.length() < MARKER.length()
+                || !text.regionMatches(true, 0, MARKER, 0, MARKER.length())) {
             return false;
         }
-        return text.length() == MARKER.length() || text.charAt(MARKER.length()) == '.' || text.charAt(MARKER.length()) == '-';
+        return text.length() == MARKER.length()
+                || text.charAt(MARKER.length()) == '.'
+                || text.charAt(MARKER.length()) == '-';
     }
 
     static String format(NodeIdentity identity) {
@@ -61,6 +64,7 @@ final class IdentityText {
      * about {@code CACHE_LIMIT * CACHEABLE_LENGTH} characters.
      */
     private static final int CACHE_LIMIT = 1024;
+
     private static final int CACHEABLE_LENGTH = 512;
     private static final ConcurrentHashMap<String, NodeIdentity> PARSED = new ConcurrentHashMap<>();
 
@@ -85,13 +89,13 @@ final class IdentityText {
             throw new IllegalArgumentException("node address is null");
         }
         if (text.length() > MAX_LENGTH) {
-            throw new IllegalArgumentException("node address of " + text.length() + " characters is longer than "
-                    + MAX_LENGTH);
+            throw new IllegalArgumentException(
+                    "node address of " + text.length() + " characters is longer than " + MAX_LENGTH);
         }
         String lower = text.trim().toLowerCase(Locale.ROOT);
         if (!hasMarker(lower)) {
-            throw new IllegalArgumentException("'" + abbreviate(text) + "' is not a node address: it must start with '"
-                    + MARKER + "'");
+            throw new IllegalArgumentException(
+                    "'" + abbreviate(text) + "' is not a node address: it must start with '" + MARKER + "'");
         }
         String[] labels = lower.split("\\.", -1);
         NodeIdentity.Builder builder = NodeIdentity.builder();
@@ -124,7 +128,8 @@ final class IdentityText {
                 continue;
             }
             if (kind != 'a' && kind != 'x' && kind != 'h') {
-                throw problem(text, label, "unknown kind '" + kind + "' (a = address, x = external, h = hub, k = host key)");
+                throw problem(
+                        text, label, "unknown kind '" + kind + "' (a = address, x = external, h = hub, k = host key)");
             }
             try {
                 // The builder refuses addresses no node can have (multicast, wildcard, link-local IPv6).
@@ -184,8 +189,8 @@ final class IdentityText {
     }
 
     private static IllegalArgumentException problem(String text, String part, String message) {
-        return new IllegalArgumentException("invalid node address '" + abbreviate(text) + "': part '" + part + "': "
-                + message);
+        return new IllegalArgumentException(
+                "invalid node address '" + abbreviate(text) + "': part '" + part + "': " + message);
     }
 
     private static String abbreviate(String text) {

@@ -10,8 +10,7 @@ import java.net.UnknownHostException;
  * would fall back to a lookup on anything that is not a literal).
  */
 public final class IpLiterals {
-    private IpLiterals() {
-    }
+    private IpLiterals() {}
 
     /** True if the text is an IPv4 or IPv6 literal (IPv6 with or without brackets). */
     public static boolean isLiteral(String text) {
@@ -74,7 +73,8 @@ public final class IpLiterals {
         }
         String head = doubleColon >= 0 ? s.substring(0, doubleColon) : s;
         if (doubleColon >= 0 && head.indexOf('.') >= 0) {
-            throw new IllegalArgumentException("'" + original + "' has a dotted IPv4 part before '::' (it may only end the address)");
+            throw new IllegalArgumentException(
+                    "'" + original + "' has a dotted IPv4 part before '::' (it may only end the address)");
         }
         String tail = doubleColon >= 0 ? s.substring(doubleColon + 2) : "";
         int[] headGroups = groups(head, original);
@@ -125,7 +125,9 @@ public final class IpLiterals {
         int value = 0;
         for (int i = 0; i < item.length(); i++) {
             char c = item.charAt(i);
-            int digit = c < 128 ? Character.digit(c, 16) : -1; // ASCII only: Character.digit also takes e.g. fullwidth digits
+            int digit = c < 128
+                    ? Character.digit(c, 16)
+                    : -1; // ASCII only: Character.digit also takes e.g. fullwidth digits
             if (digit < 0) {
                 throw new IllegalArgumentException("'" + item + "' in '" + original + "' is not an IPv6 group");
             }

@@ -31,7 +31,11 @@ public final class NodeIdentity {
     /** Formatted once: every handshake sends it. */
     private final String text;
 
-    private NodeIdentity(NodeId id, String hostKey, List<InetSocketAddress> addresses, List<InetSocketAddress> externals,
+    private NodeIdentity(
+            NodeId id,
+            String hostKey,
+            List<InetSocketAddress> addresses,
+            List<InetSocketAddress> externals,
             List<InetSocketAddress> hubs) {
         if (id == null && addresses.isEmpty() && externals.isEmpty()) {
             throw new IllegalArgumentException("a node identity needs an id or at least one address");
@@ -113,7 +117,13 @@ public final class NodeIdentity {
 
     /** The same node with other external addresses (e.g. ports mapped on its NAT come and go). */
     public NodeIdentity withExternals(List<InetSocketAddress> newExternals) {
-        return new Builder().id(id).hostKey(hostKey).addresses(addresses).externals(newExternals).hubs(hubs).build();
+        return new Builder()
+                .id(id)
+                .hostKey(hostKey)
+                .addresses(addresses)
+                .externals(newExternals)
+                .hubs(hubs)
+                .build();
     }
 
     /** The text form; {@link #parse} turns it back into an equal identity. */
@@ -145,8 +155,7 @@ public final class NodeIdentity {
         private final List<InetSocketAddress> externals = new ArrayList<>();
         private final List<InetSocketAddress> hubs = new ArrayList<>();
 
-        private Builder() {
-        }
+        private Builder() {}
 
         public Builder id(NodeId nodeId) {
             this.id = nodeId;
@@ -159,8 +168,8 @@ public final class NodeIdentity {
          */
         public Builder hostKey(String key) {
             if (key != null && !HostKey.isWellFormed(key)) {
-                throw new IllegalArgumentException("host key '" + key + "' must be 1-" + HostKey.MAX_LENGTH
-                        + " letters a-z or digits");
+                throw new IllegalArgumentException(
+                        "host key '" + key + "' must be 1-" + HostKey.MAX_LENGTH + " letters a-z or digits");
             }
             this.hostKey = key;
             return this;
@@ -202,15 +211,17 @@ public final class NodeIdentity {
 
         private static InetSocketAddress checked(InetSocketAddress address) {
             if (address.isUnresolved()) {
-                throw new IllegalArgumentException("identity addresses must be IP addresses, not " + address.getHostString());
+                throw new IllegalArgumentException(
+                        "identity addresses must be IP addresses, not " + address.getHostString());
             }
             if (address.getPort() < 1 || address.getPort() > 65535) {
-                throw new IllegalArgumentException("port " + address.getPort() + " of " + address + " is not within 1-65535");
+                throw new IllegalArgumentException(
+                        "port " + address.getPort() + " of " + address + " is not within 1-65535");
             }
             AddressClass cls = AddressClass.of(address.getAddress()); // rejects wildcard and multicast
             if (cls == AddressClass.LINK_LOCAL && address.getAddress() instanceof java.net.Inet6Address) {
-                throw new IllegalArgumentException("link-local IPv6 address " + address
-                        + " needs a zone and cannot be part of an identity");
+                throw new IllegalArgumentException(
+                        "link-local IPv6 address " + address + " needs a zone and cannot be part of an identity");
             }
             // Drop host names and zones (the JDK gives every interface address one): identities
             // compare by address and port only.

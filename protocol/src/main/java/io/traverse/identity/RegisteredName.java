@@ -12,11 +12,11 @@ import java.util.regex.Pattern;
  */
 public final class RegisteredName {
     public static final int MAX_LENGTH = 253;
-    private static final Pattern FORM = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
+    private static final Pattern FORM =
+            Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*");
     private static final Pattern DOTTED_NUMBERS = Pattern.compile("[0-9.]+");
 
-    private RegisteredName() {
-    }
+    private RegisteredName() {}
 
     /**
      * The canonical (lower-case) form of a name.
@@ -28,12 +28,14 @@ public final class RegisteredName {
             throw new IllegalArgumentException("a name can't be empty");
         }
         if (name.length() > MAX_LENGTH) {
-            throw new IllegalArgumentException("name '" + name.substring(0, 40) + "…' is longer than " + MAX_LENGTH + " characters");
+            throw new IllegalArgumentException(
+                    "name '" + name.substring(0, 40) + "…' is longer than " + MAX_LENGTH + " characters");
         }
         String lower = name.toLowerCase(Locale.ROOT);
         if (!FORM.matcher(lower).matches()) {
-            throw new IllegalArgumentException("name '" + name + "' is not hostname-safe: use letters, digits, '-' and '.'"
-                    + " (labels of 1-63 characters, no '-' at either end)");
+            throw new IllegalArgumentException(
+                    "name '" + name + "' is not hostname-safe: use letters, digits, '-' and '.'"
+                            + " (labels of 1-63 characters, no '-' at either end)");
         }
         if (DOTTED_NUMBERS.matcher(lower).matches()) {
             throw new IllegalArgumentException("name '" + name + "' looks like an IP address");

@@ -19,8 +19,8 @@ public final class Subnet {
     public static Subnet of(InetAddress address, int prefixLength) {
         byte[] bytes = address.getAddress();
         if (prefixLength < 0 || prefixLength > bytes.length * 8) {
-            throw new IllegalArgumentException("prefix length " + prefixLength + " out of range for "
-                    + address.getHostAddress());
+            throw new IllegalArgumentException(
+                    "prefix length " + prefixLength + " out of range for " + address.getHostAddress());
         }
         return new Subnet(mask(bytes, prefixLength), prefixLength);
     }
@@ -42,10 +42,12 @@ public final class Subnet {
             try {
                 prefix = Integer.parseInt(prefixPart);
             } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("prefix length '" + prefixPart + "' in '" + text + "' is not a number");
+                throw new IllegalArgumentException(
+                        "prefix length '" + prefixPart + "' in '" + text + "' is not a number");
             }
             if (prefix < 0 || prefix > max) {
-                throw new IllegalArgumentException("prefix length " + prefix + " in '" + text + "' is not within 0-" + max);
+                throw new IllegalArgumentException(
+                        "prefix length " + prefix + " in '" + text + "' is not within 0-" + max);
             }
         }
         return of(address, prefix);

@@ -65,7 +65,11 @@ public final class SessionChannel extends AbstractChannel {
      * @param window            outgoing bytes held for acknowledgement before the rest waits in the outbound buffer
      * @param maxUnacknowledged outgoing bytes (held plus waiting) beyond which the session fails
      */
-    public SessionChannel(InetSocketAddress local, InetSocketAddress remote, long window, long maxUnacknowledged,
+    public SessionChannel(
+            InetSocketAddress local,
+            InetSocketAddress remote,
+            long window,
+            long maxUnacknowledged,
             WriteBufferWaterMark waterMark) {
         super(null);
         this.local = local;
@@ -88,7 +92,9 @@ public final class SessionChannel extends AbstractChannel {
     /** The far side has every outgoing byte before {@code offset}: drop them and take more from the outbound buffer. */
     public void acknowledge(long offset) {
         outgoing.acknowledge(offset);
-        if (open && unsafe().outboundBuffer() != null && !unsafe().outboundBuffer().isEmpty()) {
+        if (open
+                && unsafe().outboundBuffer() != null
+                && !unsafe().outboundBuffer().isEmpty()) {
             ((SessionUnsafe) unsafe()).resume();
         }
     }
@@ -161,13 +167,14 @@ public final class SessionChannel extends AbstractChannel {
     @Override
     protected void doWrite(ChannelOutboundBuffer in) {
         boolean took = false;
-        for (;;) {
+        for (; ; ) {
             Object msg = in.current();
             if (msg == null) {
                 break;
             }
             if (!(msg instanceof ByteBuf buf)) {
-                in.remove(new UnsupportedOperationException("a session channel carries bytes only, not " + msg.getClass().getName()));
+                in.remove(new UnsupportedOperationException("a session channel carries bytes only, not "
+                        + msg.getClass().getName()));
                 continue;
             }
             int readable = buf.readableBytes();
@@ -186,8 +193,9 @@ public final class SessionChannel extends AbstractChannel {
         }
         long held = outgoing.size() + in.totalPendingWriteBytes();
         if (held > maxUnacknowledged) {
-            String why = "more than " + maxUnacknowledged + " bytes are waiting for the other side to acknowledge them ("
-                    + held + "): it stopped taking them";
+            String why =
+                    "more than " + maxUnacknowledged + " bytes are waiting for the other side to acknowledge them ("
+                            + held + "): it stopped taking them";
             eventLoop().execute(() -> fail(why));
             return;
         }

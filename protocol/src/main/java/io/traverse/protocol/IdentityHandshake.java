@@ -36,10 +36,12 @@ import java.nio.charset.StandardCharsets;
 public final class IdentityHandshake {
     /** "TRAV" in ASCII. */
     public static final int MAGIC = 0x54524156;
+
     public static final int VERSION = 1;
     public static final int HEADER_LENGTH = 8;
     /** Two identities of at most 4096 characters plus the fixed fields. */
     public static final int MAX_BODY_LENGTH = 10 * 1024;
+
     public static final int MAX_REASON_BYTES = 1024;
 
     /** What the client asks for. */
@@ -130,8 +132,14 @@ public final class IdentityHandshake {
      * {@code token} is the REVERSE token (null for CONNECT); {@code inBandEndOfStream}: the client
      * asks for {@code InBandEndOfStream} framing (a tunnelled CONNECT, PROBE or dial-back REVERSE).
      */
-    public record Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token,
-            boolean inBandEndOfStream, boolean holdUntilConfirmed) {
+    public record Request(
+            Kind kind,
+            int virtualPort,
+            NodeIdentity expectedTarget,
+            NodeIdentity source,
+            byte[] token,
+            boolean inBandEndOfStream,
+            boolean holdUntilConfirmed) {
         public Request {
             if (holdUntilConfirmed && kind != Kind.CONNECT) {
                 throw new IllegalArgumentException("only a CONNECT is held until confirmed");
@@ -140,11 +148,17 @@ public final class IdentityHandshake {
                 throw new IllegalArgumentException("virtual port " + virtualPort + " is not within 1-65535");
             }
             if ((kind == Kind.REVERSE) != (token != null) || (token != null && token.length != TOKEN_LENGTH)) {
-                throw new IllegalArgumentException("a REVERSE request carries a " + TOKEN_LENGTH + "-byte token, CONNECT and PROBE none");
+                throw new IllegalArgumentException(
+                        "a REVERSE request carries a " + TOKEN_LENGTH + "-byte token, CONNECT and PROBE none");
             }
         }
 
-        public Request(Kind kind, int virtualPort, NodeIdentity expectedTarget, NodeIdentity source, byte[] token,
+        public Request(
+                Kind kind,
+                int virtualPort,
+                NodeIdentity expectedTarget,
+                NodeIdentity source,
+                byte[] token,
                 boolean inBandEndOfStream) {
             this(kind, virtualPort, expectedTarget, source, token, inBandEndOfStream, false);
         }
@@ -180,8 +194,7 @@ public final class IdentityHandshake {
         }
     }
 
-    private IdentityHandshake() {
-    }
+    private IdentityHandshake() {}
 
     public static byte[] encode(Request request) {
         byte[] target = ascii(request.expectedTarget());
@@ -192,8 +205,11 @@ public final class IdentityHandshake {
         putBytes(body, target);
         putBytes(body, source);
         body.put(token);
-        return frame(request.kind().code | (request.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0)
-                | (request.holdUntilConfirmed() ? HOLD_UNTIL_CONFIRMED : 0), body.array());
+        return frame(
+                request.kind().code
+                        | (request.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0)
+                        | (request.holdUntilConfirmed() ? HOLD_UNTIL_CONFIRMED : 0),
+                body.array());
     }
 
     /** The ACCEPT that hands a connection over: a header without a body. */
@@ -223,11 +239,13 @@ public final class IdentityHandshake {
     public static int checkHeader(ByteBuffer header) throws ProtocolException {
         int magic = header.getInt(0);
         if (magic != MAGIC) {
-            throw new ProtocolException(String.format("not a Traverse handshake (magic 0x%08x, expected 0x%08x)", magic, MAGIC));
+            throw new ProtocolException(
+                    String.format("not a Traverse handshake (magic 0x%08x, expected 0x%08x)", magic, MAGIC));
         }
         int version = header.get(4) & 0xff;
         if (version != VERSION) {
-            throw new ProtocolException("unsupported protocol version " + version + " (this node speaks " + VERSION + ")");
+            throw new ProtocolException(
+                    "unsupported protocol version " + version + " (this node speaks " + VERSION + ")");
         }
         int length = header.getShort(6) & 0xffff;
         if (length > MAX_BODY_LENGTH) {
@@ -246,7 +264,8 @@ public final class IdentityHandshake {
         boolean hold = (kindCode & HOLD_UNTIL_CONFIRMED) != 0;
         Kind kind = Kind.fromCode(kindCode & ~(IN_BAND_END_OF_STREAM | HOLD_UNTIL_CONFIRMED), kindCode);
         if (hold && kind != Kind.CONNECT) {
-            throw new ProtocolException("unknown handshake kind " + kindCode + " (only a CONNECT is held until confirmed)");
+            throw new ProtocolException(
+                    "unknown handshake kind " + kindCode + " (only a CONNECT is held until confirmed)");
         }
         try {
             int port = body.getShort() & 0xffff;
@@ -277,7 +296,8 @@ public final class IdentityHandshake {
         boolean inBand = (answerCode & IN_BAND_END_OF_STREAM) != 0;
         Answer answer = Answer.fromCode(answerCode & ~IN_BAND_END_OF_STREAM, answerCode);
         if (inBand && answer != Answer.ACCEPT) {
-            throw new ProtocolException("unknown handshake answer " + answerCode + " (in-band end-of-stream goes with ACCEPT only)");
+            throw new ProtocolException(
+                    "unknown handshake answer " + answerCode + " (in-band end-of-stream goes with ACCEPT only)");
         }
         if (answer == Answer.ACCEPT && !body.hasRemaining()) {
             return new Reply(answer, null, "", inBand); // encodeAccept
@@ -361,10 +381,15 @@ public final class IdentityHandshake {
 
     private static byte[] frame(int code, byte[] body) {
         if (body.length > MAX_BODY_LENGTH) {
-            throw new IllegalArgumentException("handshake body of " + body.length + " bytes exceeds " + MAX_BODY_LENGTH);
+            throw new IllegalArgumentException(
+                    "handshake body of " + body.length + " bytes exceeds " + MAX_BODY_LENGTH);
         }
         ByteBuffer out = ByteBuffer.allocate(HEADER_LENGTH + body.length);
-        out.putInt(MAGIC).put((byte) VERSION).put((byte) code).putShort((short) body.length).put(body);
+        out.putInt(MAGIC)
+                .put((byte) VERSION)
+                .put((byte) code)
+                .putShort((short) body.length)
+                .put(body);
         return out.array();
     }
 

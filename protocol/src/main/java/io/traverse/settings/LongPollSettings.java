@@ -14,7 +14,12 @@ import java.time.Duration;
  * @param batchSize     the most bytes one answer or one upstream request carries
  * @param batchTimespan how long the hub lets bytes gather before it answers a poll (0: at once)
  */
-public record LongPollSettings(String tunnel, Duration serverTimeout, Duration clientTimeout, Duration regenerate, int batchSize,
+public record LongPollSettings(
+        String tunnel,
+        Duration serverTimeout,
+        Duration clientTimeout,
+        Duration regenerate,
+        int batchSize,
         Duration batchTimespan) {
     public static final int MAX_BATCH_SIZE = 1024 * 1024;
 
@@ -24,11 +29,13 @@ public record LongPollSettings(String tunnel, Duration serverTimeout, Duration c
         check(regenerate, Duration.ZERO, Duration.ofMillis(500), "client regenerate time");
         check(batchTimespan, Duration.ZERO, Duration.ofSeconds(10), "batch timespan");
         if (batchSize < 1 || batchSize > MAX_BATCH_SIZE) {
-            throw new IllegalArgumentException("batch size " + batchSize + " is not within 1-" + MAX_BATCH_SIZE + " bytes");
+            throw new IllegalArgumentException(
+                    "batch size " + batchSize + " is not within 1-" + MAX_BATCH_SIZE + " bytes");
         }
         if (clientTimeout.compareTo(serverTimeout.plusSeconds(1)) < 0) {
-            throw new IllegalArgumentException("the client timeout (" + clientTimeout.toMillis() + " ms) must exceed the server timeout ("
-                    + serverTimeout.toMillis() + " ms) by at least 1 s, or every held poll would be given up");
+            throw new IllegalArgumentException(
+                    "the client timeout (" + clientTimeout.toMillis() + " ms) must exceed the server timeout ("
+                            + serverTimeout.toMillis() + " ms) by at least 1 s, or every held poll would be given up");
         }
     }
 
@@ -44,8 +51,8 @@ public record LongPollSettings(String tunnel, Duration serverTimeout, Duration c
 
     private static void check(Duration d, Duration min, Duration max, String what) {
         if (d.compareTo(min) < 0 || d.compareTo(max) > 0) {
-            throw new IllegalArgumentException("the " + what + " " + d.toMillis() + " ms is not within " + min.toMillis() + "-"
-                    + max.toMillis() + " ms");
+            throw new IllegalArgumentException("the " + what + " " + d.toMillis() + " ms is not within "
+                    + min.toMillis() + "-" + max.toMillis() + " ms");
         }
     }
 }

@@ -25,8 +25,14 @@ import java.util.Optional;
  *
  * @param gatewayHost null: the target address itself
  */
-public record SshTunnelRule(Subnet network, String gatewayHost, int port, String user, Path keyFile,
-        Optional<String> passphrase, Path knownHostsFile) {
+public record SshTunnelRule(
+        Subnet network,
+        String gatewayHost,
+        int port,
+        String user,
+        Path keyFile,
+        Optional<String> passphrase,
+        Path knownHostsFile) {
     public static final int DEFAULT_PORT = 22;
 
     public SshTunnelRule {
@@ -91,11 +97,14 @@ public record SshTunnelRule(Subnet network, String gatewayHost, int port, String
                         gateway = value.substring(0, colon);
                         port = portNumber(value.substring(colon + 1));
                     } else {
-                        gateway = value.startsWith("[") && value.endsWith("]") ? value.substring(1, value.length() - 1) : value;
+                        gateway = value.startsWith("[") && value.endsWith("]")
+                                ? value.substring(1, value.length() - 1)
+                                : value;
                     }
                 }
-                default -> throw new IllegalArgumentException("unknown ssh tunnel setting '" + name
-                        + "' (known: user, key, passphrase, known-hosts, port, gateway)");
+                default ->
+                    throw new IllegalArgumentException("unknown ssh tunnel setting '" + name
+                            + "' (known: user, key, passphrase, known-hosts, port, gateway)");
             }
         }
         return new SshTunnelRule(network, gateway, port, user, key, Optional.ofNullable(passphrase), knownHosts);
@@ -112,8 +121,9 @@ public record SshTunnelRule(Subnet network, String gatewayHost, int port, String
     /** The text form, passphrase left out. */
     @Override
     public String toString() {
-        return network + " user=" + user + " key=" + keyFile + (gatewayHost == null ? " port=" + port
-                : " gateway=" + gatewayHost + ":" + port) + " known-hosts=" + knownHostsFile
+        return network + " user=" + user + " key=" + keyFile
+                + (gatewayHost == null ? " port=" + port : " gateway=" + gatewayHost + ":" + port) + " known-hosts="
+                + knownHostsFile
                 + (passphrase.isPresent() ? " passphrase=(set)" : "");
     }
 }

@@ -20,13 +20,15 @@ public final class EndpointEcho {
     /** The longest echo: an IPv6 one. */
     public static final int MAX_LENGTH = 1 + 16 + 2;
 
-    private EndpointEcho() {
-    }
+    private EndpointEcho() {}
 
     public static byte[] encode(InetSocketAddress seen) {
         byte[] address = seen.getAddress().getAddress();
-        return ByteBuffer.allocate(1 + address.length + 2).put((byte) (address.length == 4 ? 4 : 6)).put(address)
-                .putShort((short) seen.getPort()).array();
+        return ByteBuffer.allocate(1 + address.length + 2)
+                .put((byte) (address.length == 4 ? 4 : 6))
+                .put(address)
+                .putShort((short) seen.getPort())
+                .array();
     }
 
     /** The length of the echo whose first byte is {@code family}. */

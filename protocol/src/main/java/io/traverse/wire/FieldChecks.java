@@ -12,8 +12,7 @@ final class FieldChecks {
     private static final Pattern HUB_NAME = Pattern.compile("[A-Za-z0-9._:\\[\\]-]+");
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9.-]+");
 
-    private FieldChecks() {
-    }
+    private FieldChecks() {}
 
     static String text(String field, String value, int maxUtf8Bytes) {
         if (value == null) {
@@ -21,7 +20,8 @@ final class FieldChecks {
         }
         int length = utf8Length(value);
         if (length > maxUtf8Bytes) {
-            throw new IllegalArgumentException(field + " of " + length + " bytes exceeds the maximum of " + maxUtf8Bytes);
+            throw new IllegalArgumentException(
+                    field + " of " + length + " bytes exceeds the maximum of " + maxUtf8Bytes);
         }
         return value;
     }
@@ -78,7 +78,8 @@ final class FieldChecks {
     static String hubName(String value) {
         nonEmptyText("hub name", value, LinkLimits.MAX_HUB_NAME);
         if (!HUB_NAME.matcher(value).matches()) {
-            throw new IllegalArgumentException("hub name '" + value + "' may hold only letters, digits and . _ : [ ] -");
+            throw new IllegalArgumentException(
+                    "hub name '" + value + "' may hold only letters, digits and . _ : [ ] -");
         }
         return value;
     }
@@ -108,7 +109,9 @@ final class FieldChecks {
                 length++;
             } else if (c < 0x800) {
                 length += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+            } else if (Character.isHighSurrogate(c)
+                    && i + 1 < s.length()
+                    && Character.isLowSurrogate(s.charAt(i + 1))) {
                 length += 4;
                 i++;
             } else {

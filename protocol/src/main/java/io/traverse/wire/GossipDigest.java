@@ -19,7 +19,8 @@ public record GossipDigest(List<Entry> entries) implements LinkMessage {
     public GossipDigest {
         FieldChecks.present("entries", entries);
         if (entries.size() > LinkLimits.MAX_LIST) {
-            throw new IllegalArgumentException(entries.size() + " digest entries exceed the maximum of " + LinkLimits.MAX_LIST);
+            throw new IllegalArgumentException(
+                    entries.size() + " digest entries exceed the maximum of " + LinkLimits.MAX_LIST);
         }
         entries = List.copyOf(entries);
     }

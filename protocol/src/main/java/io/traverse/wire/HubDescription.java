@@ -13,8 +13,15 @@ import java.util.List;
  *        round-trip time in microseconds, {@link #RTT_UNKNOWN} before its first measurement; empty
  *        from a hub that does not send them
  */
-public record HubDescription(NodeId hubId, long stateNumber, String name, List<String> linkAddresses,
-        List<NodeId> neighbours, List<NodeEntry> nodes, List<NameEntry> names, List<Long> neighbourRttMicros) {
+public record HubDescription(
+        NodeId hubId,
+        long stateNumber,
+        String name,
+        List<String> linkAddresses,
+        List<NodeId> neighbours,
+        List<NodeEntry> nodes,
+        List<NameEntry> names,
+        List<Long> neighbourRttMicros) {
     /** A link whose round-trip time has not been measured yet. */
     public static final long RTT_UNKNOWN = 0xffff_ffffL;
 
@@ -27,18 +34,26 @@ public record HubDescription(NodeId hubId, long stateNumber, String name, List<S
         names = FieldChecks.list("names", names, LinkLimits.MAX_LIST);
         neighbourRttMicros = FieldChecks.list("neighbour round-trip times", neighbourRttMicros, LinkLimits.MAX_LIST);
         if (!neighbourRttMicros.isEmpty() && neighbourRttMicros.size() != neighbours.size()) {
-            throw new IllegalArgumentException(neighbourRttMicros.size() + " round-trip times for " + neighbours.size() + " neighbours");
+            throw new IllegalArgumentException(
+                    neighbourRttMicros.size() + " round-trip times for " + neighbours.size() + " neighbours");
         }
         for (long rtt : neighbourRttMicros) {
             if (rtt < 0 || rtt > RTT_UNKNOWN) {
-                throw new IllegalArgumentException("round-trip time " + rtt + " outside 0.." + RTT_UNKNOWN + " microseconds");
+                throw new IllegalArgumentException(
+                        "round-trip time " + rtt + " outside 0.." + RTT_UNKNOWN + " microseconds");
             }
         }
     }
 
     /** A description without round-trip times. */
-    public HubDescription(NodeId hubId, long stateNumber, String name, List<String> linkAddresses, List<NodeId> neighbours,
-            List<NodeEntry> nodes, List<NameEntry> names) {
+    public HubDescription(
+            NodeId hubId,
+            long stateNumber,
+            String name,
+            List<String> linkAddresses,
+            List<NodeId> neighbours,
+            List<NodeEntry> nodes,
+            List<NameEntry> names) {
         this(hubId, stateNumber, name, linkAddresses, neighbours, nodes, names, List.of());
     }
 

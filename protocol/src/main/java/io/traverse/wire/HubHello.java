@@ -9,7 +9,8 @@ import java.util.Objects;
  * HELLO of a hub: its id, nonce, name, the addresses it can be dialled at (possibly none: a hub
  * that can only dial out) and its current state number.
  */
-public record HubHello(NodeId senderId, byte[] clientNonce, String hubName, List<String> linkAddresses, long stateNumber)
+public record HubHello(
+        NodeId senderId, byte[] clientNonce, String hubName, List<String> linkAddresses, long stateNumber)
         implements Hello {
     public HubHello {
         FieldChecks.present("sender id", senderId);
@@ -25,8 +26,12 @@ public record HubHello(NodeId senderId, byte[] clientNonce, String hubName, List
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof HubHello h && h.senderId.equals(senderId) && Arrays.equals(h.clientNonce, clientNonce)
-                && h.hubName.equals(hubName) && h.linkAddresses.equals(linkAddresses) && h.stateNumber == stateNumber;
+        return o instanceof HubHello h
+                && h.senderId.equals(senderId)
+                && Arrays.equals(h.clientNonce, clientNonce)
+                && h.hubName.equals(hubName)
+                && h.linkAddresses.equals(linkAddresses)
+                && h.stateNumber == stateNumber;
     }
 
     @Override

@@ -10,8 +10,7 @@ public final class LinkAddress {
     /** The hub link port when none is given. */
     public static final int DEFAULT_PORT = 17000;
 
-    private LinkAddress() {
-    }
+    private LinkAddress() {}
 
     /**
      * An unresolved socket address from {@code host:port}.
@@ -27,7 +26,8 @@ public final class LinkAddress {
      */
     public static InetSocketAddress parse(String text, int defaultPort) {
         if (text == null || text.isEmpty() || FieldChecks.utf8Length(text) > LinkLimits.MAX_LINK_ADDRESS) {
-            throw new IllegalArgumentException("link address must be host:port of at most " + LinkLimits.MAX_LINK_ADDRESS + " characters");
+            throw new IllegalArgumentException(
+                    "link address must be host:port of at most " + LinkLimits.MAX_LINK_ADDRESS + " characters");
         }
         String host;
         String port;

@@ -71,7 +71,12 @@ public final class LinkAuthentication {
      * own handshake, bound to the handshake of the node's link ({@code linkClientNonce},
      * {@code linkServerNonce}), so that only the node that made that link can bind a data link to it.
      */
-    public byte[] dataLinkProof(byte[] clientNonce, byte[] serverNonce, NodeId nodeId, NodeId hubId, byte[] linkClientNonce,
+    public byte[] dataLinkProof(
+            byte[] clientNonce,
+            byte[] serverNonce,
+            NodeId nodeId,
+            NodeId hubId,
+            byte[] linkClientNonce,
             byte[] linkServerNonce) {
         FieldChecks.exactBytes("nonce", linkClientNonce, LinkLimits.NONCE_LENGTH);
         FieldChecks.exactBytes("nonce", linkServerNonce, LinkLimits.NONCE_LENGTH);
@@ -82,18 +87,27 @@ public final class LinkAuthentication {
     }
 
     /** The hub's check of a data link's AUTH proof against the node's link, in constant time. */
-    public boolean isValidDataLinkProof(byte[] proof, byte[] clientNonce, byte[] serverNonce, NodeId nodeId, NodeId hubId,
-            byte[] linkClientNonce, byte[] linkServerNonce) {
-        return MessageDigest.isEqual(proof, dataLinkProof(clientNonce, serverNonce, nodeId, hubId, linkClientNonce, linkServerNonce));
+    public boolean isValidDataLinkProof(
+            byte[] proof,
+            byte[] clientNonce,
+            byte[] serverNonce,
+            NodeId nodeId,
+            NodeId hubId,
+            byte[] linkClientNonce,
+            byte[] linkServerNonce) {
+        return MessageDigest.isEqual(
+                proof, dataLinkProof(clientNonce, serverNonce, nodeId, hubId, linkClientNonce, linkServerNonce));
     }
 
     /** The acceptor's check of an AUTH proof, in constant time. */
-    public boolean isValidDialerProof(byte[] proof, byte[] clientNonce, byte[] serverNonce, NodeId dialerId, NodeId acceptorId) {
+    public boolean isValidDialerProof(
+            byte[] proof, byte[] clientNonce, byte[] serverNonce, NodeId dialerId, NodeId acceptorId) {
         return MessageDigest.isEqual(proof, dialerProof(clientNonce, serverNonce, dialerId, acceptorId));
     }
 
     /** The dialer's check of a WELCOME proof, in constant time: a hub without the token is refused. */
-    public boolean isValidAcceptorProof(byte[] proof, byte[] serverNonce, byte[] clientNonce, NodeId acceptorId, NodeId dialerId) {
+    public boolean isValidAcceptorProof(
+            byte[] proof, byte[] serverNonce, byte[] clientNonce, NodeId acceptorId, NodeId dialerId) {
         return MessageDigest.isEqual(proof, acceptorProof(serverNonce, clientNonce, acceptorId, dialerId));
     }
 
@@ -101,7 +115,8 @@ public final class LinkAuthentication {
         return mac(label, firstNonce, secondNonce, firstId, secondId, new byte[0]);
     }
 
-    private byte[] mac(byte[] label, byte[] firstNonce, byte[] secondNonce, NodeId firstId, NodeId secondId, byte[] tail) {
+    private byte[] mac(
+            byte[] label, byte[] firstNonce, byte[] secondNonce, NodeId firstId, NodeId secondId, byte[] tail) {
         FieldChecks.exactBytes("nonce", firstNonce, LinkLimits.NONCE_LENGTH);
         FieldChecks.exactBytes("nonce", secondNonce, LinkLimits.NONCE_LENGTH);
         try {

@@ -52,8 +52,8 @@ public final class LinkLimits {
     public static final int MAX_LIST = 0xFFFF;
     /** Keepalive intervals a WELCOME may announce, in milliseconds. */
     public static final int MIN_KEEPALIVE_MILLIS = 10;
+
     public static final int MAX_KEEPALIVE_MILLIS = 600_000;
 
-    private LinkLimits() {
-    }
+    private LinkLimits() {}
 }

@@ -7,9 +7,25 @@ package io.traverse.wire;
  * messages belong to the message: do not modify them.
  */
 public sealed interface LinkMessage
-        permits Hello, Challenge, Auth, Welcome, Reject, Ping, Pong, NodeUpdate, NameBind, NameRelease,
-        Lookup, Result, LookupResult, DataLinkSwitch, SideMessage, Relay, Gossip, GossipDigest,
-        GossipSummary {
+        permits Hello,
+                Challenge,
+                Auth,
+                Welcome,
+                Reject,
+                Ping,
+                Pong,
+                NodeUpdate,
+                NameBind,
+                NameRelease,
+                Lookup,
+                Result,
+                LookupResult,
+                DataLinkSwitch,
+                SideMessage,
+                Relay,
+                Gossip,
+                GossipDigest,
+                GossipSummary {
 
     /** The frame type this message travels as. */
     LinkMessageType type();

@@ -1,8 +1,8 @@
 package io.traverse.wire;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.buffer.Unpooled;
+import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.ProtocolException;
 import java.net.InetSocketAddress;
@@ -16,8 +16,7 @@ import java.util.List;
  * than the bytes that actually arrived.
  */
 public final class LinkMessageCodec {
-    private LinkMessageCodec() {
-    }
+    private LinkMessageCodec() {}
 
     /** Writes the type byte and payload of a message. */
     public static void encode(LinkMessage message, ByteBuf out) {
@@ -25,9 +24,15 @@ public final class LinkMessageCodec {
         w.u8(message.type().code());
         // Java 17: no pattern switch yet; the sealed interface keeps this list complete by review and tests.
         if (message instanceof NodeHello h) {
-            w.u8(LinkRole.NODE.code()).nodeId(h.senderId()).fixedBytes(h.clientNonce()).text(h.identityText());
+            w.u8(LinkRole.NODE.code())
+                    .nodeId(h.senderId())
+                    .fixedBytes(h.clientNonce())
+                    .text(h.identityText());
         } else if (message instanceof HubHello h) {
-            w.u8(LinkRole.HUB.code()).nodeId(h.senderId()).fixedBytes(h.clientNonce()).text(h.hubName());
+            w.u8(LinkRole.HUB.code())
+                    .nodeId(h.senderId())
+                    .fixedBytes(h.clientNonce())
+                    .text(h.hubName());
             textList(w, h.linkAddresses());
             w.u64(h.stateNumber());
         } else if (message instanceof Challenge c) {
@@ -35,8 +40,10 @@ public final class LinkMessageCodec {
         } else if (message instanceof Auth a) {
             w.fixedBytes(a.mac());
         } else if (message instanceof Welcome welcome) {
-            w.fixedBytes(welcome.mac()).address(welcome.observedAddress().getAddress())
-                    .u16(welcome.observedAddress().getPort()).u32(welcome.keepaliveMillis());
+            w.fixedBytes(welcome.mac())
+                    .address(welcome.observedAddress().getAddress())
+                    .u16(welcome.observedAddress().getPort())
+                    .u32(welcome.keepaliveMillis());
         } else if (message instanceof Reject r) {
             w.u8(r.code().code()).text(r.reason());
         } else if (message instanceof Ping p) {
@@ -59,11 +66,21 @@ public final class LinkMessageCodec {
         } else if (message instanceof DataLinkSwitch) {
             // no fields
         } else if (message instanceof SideMessage m) {
-            w.u64(m.messageId()).nodeId(m.from()).nodeId(m.to()).u8(m.hopsLeft()).u8(m.kind().code())
-                    .text(m.service()).bytes(m.payload());
+            w.u64(m.messageId())
+                    .nodeId(m.from())
+                    .nodeId(m.to())
+                    .u8(m.hopsLeft())
+                    .u8(m.kind().code())
+                    .text(m.service())
+                    .bytes(m.payload());
         } else if (message instanceof Relay m) {
-            w.u64(m.connectionId()).nodeId(m.opener()).nodeId(m.acceptor()).u8(m.direction().code()).u8(m.hopsLeft())
-                    .u8(m.kind().code()).longBytes(m.payload());
+            w.u64(m.connectionId())
+                    .nodeId(m.opener())
+                    .nodeId(m.acceptor())
+                    .u8(m.direction().code())
+                    .u8(m.hopsLeft())
+                    .u8(m.kind().code())
+                    .longBytes(m.payload());
         } else if (message instanceof Gossip g) {
             encodeDescription(w, g.description());
         } else if (message instanceof GossipDigest d) {
@@ -74,7 +91,8 @@ public final class LinkMessageCodec {
         } else if (message instanceof GossipSummary s) {
             w.u32(s.descriptions()).u64(s.hash());
         } else {
-            throw new IllegalArgumentException("no encoding for " + message.getClass().getName());
+            throw new IllegalArgumentException(
+                    "no encoding for " + message.getClass().getName());
         }
     }
 
@@ -152,11 +170,13 @@ public final class LinkMessageCodec {
     private static LinkMessage decodeBody(LinkMessageType type, WireReader r) throws ProtocolException {
         return switch (type) {
             case HELLO -> decodeHello(r);
-            case CHALLENGE -> new Challenge(r.nodeId("acceptor id"), r.fixedBytes("server nonce", LinkLimits.NONCE_LENGTH));
+            case CHALLENGE ->
+                new Challenge(r.nodeId("acceptor id"), r.fixedBytes("server nonce", LinkLimits.NONCE_LENGTH));
             case AUTH -> new Auth(r.fixedBytes("mac", LinkLimits.MAC_LENGTH));
             case WELCOME -> {
                 byte[] mac = r.fixedBytes("mac", LinkLimits.MAC_LENGTH);
-                InetSocketAddress observed = new InetSocketAddress(r.address("observed address"), r.u16("observed port"));
+                InetSocketAddress observed =
+                        new InetSocketAddress(r.address("observed address"), r.u16("observed port"));
                 long keepalive = r.u32("keepalive interval");
                 yield new Welcome(mac, observed, (int) Math.min(keepalive, Integer.MAX_VALUE));
             }
@@ -164,20 +184,43 @@ public final class LinkMessageCodec {
             case PING -> new Ping(r.u64("ping token"));
             case PONG -> new Pong(r.u64("pong token"));
             case NODE_UPDATE -> new NodeUpdate(r.text("identity text", LinkLimits.MAX_IDENTITY_TEXT));
-            case NAME_BIND -> new NameBind(r.u32Bits("request id"), r.text("name", LinkLimits.MAX_NAME), r.u16("virtual port"));
+            case NAME_BIND ->
+                new NameBind(r.u32Bits("request id"), r.text("name", LinkLimits.MAX_NAME), r.u16("virtual port"));
             case NAME_RELEASE -> new NameRelease(r.u32Bits("request id"), r.text("name", LinkLimits.MAX_NAME));
-            case LOOKUP -> new Lookup(r.u32Bits("request id"), LookupKind.ofCode(r.u8("lookup kind")),
-                    r.text("lookup argument", LinkLimits.MAX_LOOKUP_ARGUMENT));
-            case RESULT -> new Result(r.u32Bits("request id"), ResultStatus.ofCode(r.u8("status")), r.text("message", LinkLimits.MAX_REASON));
-            case LOOKUP_RESULT -> new LookupResult(r.u32Bits("request id"), ResultStatus.ofCode(r.u8("status")),
-                    textList(r, "entries", LinkLimits.MAX_LIST, LinkLimits.MAX_LOOKUP_ENTRY));
+            case LOOKUP ->
+                new Lookup(
+                        r.u32Bits("request id"),
+                        LookupKind.ofCode(r.u8("lookup kind")),
+                        r.text("lookup argument", LinkLimits.MAX_LOOKUP_ARGUMENT));
+            case RESULT ->
+                new Result(
+                        r.u32Bits("request id"),
+                        ResultStatus.ofCode(r.u8("status")),
+                        r.text("message", LinkLimits.MAX_REASON));
+            case LOOKUP_RESULT ->
+                new LookupResult(
+                        r.u32Bits("request id"),
+                        ResultStatus.ofCode(r.u8("status")),
+                        textList(r, "entries", LinkLimits.MAX_LIST, LinkLimits.MAX_LOOKUP_ENTRY));
             case DATA_LINK_SWITCH -> new DataLinkSwitch();
-            case SIDE_MESSAGE -> new SideMessage(r.u64("message id"), r.nodeId("from"), r.nodeId("to"), r.u8("hops left"),
-                    SideMessageKind.ofCode(r.u8("kind")), r.text("service", LinkLimits.MAX_SERVICE),
-                    r.bytes("payload", LinkLimits.MAX_SIDE_PAYLOAD));
-            case RELAY -> new Relay(r.u64("connection id"), r.nodeId("opener"), r.nodeId("acceptor"),
-                    RelayDirection.ofCode(r.u8("direction")), r.u8("hops left"), RelayKind.ofCode(r.u8("kind")),
-                    r.retainedLongBytes("payload", LinkLimits.MAX_RELAY_PAYLOAD));
+            case SIDE_MESSAGE ->
+                new SideMessage(
+                        r.u64("message id"),
+                        r.nodeId("from"),
+                        r.nodeId("to"),
+                        r.u8("hops left"),
+                        SideMessageKind.ofCode(r.u8("kind")),
+                        r.text("service", LinkLimits.MAX_SERVICE),
+                        r.bytes("payload", LinkLimits.MAX_SIDE_PAYLOAD));
+            case RELAY ->
+                new Relay(
+                        r.u64("connection id"),
+                        r.nodeId("opener"),
+                        r.nodeId("acceptor"),
+                        RelayDirection.ofCode(r.u8("direction")),
+                        r.u8("hops left"),
+                        RelayKind.ofCode(r.u8("kind")),
+                        r.retainedLongBytes("payload", LinkLimits.MAX_RELAY_PAYLOAD));
             case GOSSIP -> new Gossip(decodeDescription(r));
             case GOSSIP_DIGEST -> decodeDigest(r);
             case GOSSIP_SUMMARY -> new GossipSummary(r.u32("summary descriptions"), r.u64("summary hash"));
@@ -195,7 +238,8 @@ public final class LinkMessageCodec {
             throw new ProtocolException("HELLO with role " + role + " (a HELLO names NODE or HUB)");
         }
         String name = r.text("hub name", LinkLimits.MAX_HUB_NAME);
-        List<String> addresses = textList(r, "link addresses", LinkLimits.MAX_LINK_ADDRESSES, LinkLimits.MAX_LINK_ADDRESS);
+        List<String> addresses =
+                textList(r, "link addresses", LinkLimits.MAX_LINK_ADDRESSES, LinkLimits.MAX_LINK_ADDRESS);
         return new HubHello(sender, nonce, name, addresses, r.u64("state number"));
     }
 
@@ -224,7 +268,8 @@ public final class LinkMessageCodec {
         NodeId hubId = r.nodeId("hub id");
         long state = r.u64("state number");
         String name = r.text("hub name", LinkLimits.MAX_HUB_NAME);
-        List<String> addresses = textList(r, "link addresses", LinkLimits.MAX_LINK_ADDRESSES, LinkLimits.MAX_LINK_ADDRESS);
+        List<String> addresses =
+                textList(r, "link addresses", LinkLimits.MAX_LINK_ADDRESSES, LinkLimits.MAX_LINK_ADDRESS);
         int neighbourCount = r.count("neighbours", LinkLimits.MAX_LIST, 2);
         List<NodeId> neighbours = new ArrayList<>(neighbourCount);
         for (int i = 0; i < neighbourCount; i++) {
@@ -233,12 +278,14 @@ public final class LinkMessageCodec {
         int nodeCount = r.count("nodes", LinkLimits.MAX_LIST, 4);
         List<HubDescription.NodeEntry> nodes = new ArrayList<>(nodeCount);
         for (int i = 0; i < nodeCount; i++) {
-            nodes.add(new HubDescription.NodeEntry(r.nodeId("node id"), r.text("identity text", LinkLimits.MAX_IDENTITY_TEXT)));
+            nodes.add(new HubDescription.NodeEntry(
+                    r.nodeId("node id"), r.text("identity text", LinkLimits.MAX_IDENTITY_TEXT)));
         }
         int nameCount = r.count("names", LinkLimits.MAX_LIST, 6);
         List<HubDescription.NameEntry> names = new ArrayList<>(nameCount);
         for (int i = 0; i < nameCount; i++) {
-            names.add(new HubDescription.NameEntry(r.text("name", LinkLimits.MAX_NAME), r.nodeId("name owner"), r.u16("virtual port")));
+            names.add(new HubDescription.NameEntry(
+                    r.text("name", LinkLimits.MAX_NAME), r.nodeId("name owner"), r.u16("virtual port")));
         }
         // Always present (an empty list when there are none), so a description has one encoding and
         // a frame cut after its names is malformed rather than a valid shorter description.
@@ -269,7 +316,8 @@ public final class LinkMessageCodec {
         }
     }
 
-    private static List<String> textList(WireReader r, String field, int maxCount, int maxEach) throws ProtocolException {
+    private static List<String> textList(WireReader r, String field, int maxCount, int maxEach)
+            throws ProtocolException {
         int count = r.count(field, maxCount, 2);
         List<String> texts = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {

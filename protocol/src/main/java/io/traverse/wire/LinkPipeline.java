@@ -14,8 +14,7 @@ public final class LinkPipeline {
     public static final String ENCODER = "link-encoder";
     public static final String RELAY_ENCODER = "link-relay-encoder";
 
-    private LinkPipeline() {
-    }
+    private LinkPipeline() {}
 
     /** Adds the codec at the end of the pipeline, with the pre-authentication frame limit. */
     public static void installCodec(ChannelPipeline pipeline) {

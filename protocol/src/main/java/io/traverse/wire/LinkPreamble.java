@@ -53,7 +53,8 @@ public record LinkPreamble(int version, LinkRole role) {
         }
         int magic = in.readInt();
         if (magic != MAGIC) {
-            throw new ProtocolException(String.format("not a Traverse hub link: magic 0x%08X, expected 0x%08X (\"TRVL\")", magic, MAGIC));
+            throw new ProtocolException(
+                    String.format("not a Traverse hub link: magic 0x%08X, expected 0x%08X (\"TRVL\")", magic, MAGIC));
         }
         int version = in.readUnsignedShort();
         int roleCode = in.readUnsignedShort();

@@ -19,7 +19,9 @@ public record NodeHello(NodeId senderId, byte[] clientNonce, String identityText
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof NodeHello h && h.senderId.equals(senderId) && Arrays.equals(h.clientNonce, clientNonce)
+        return o instanceof NodeHello h
+                && h.senderId.equals(senderId)
+                && Arrays.equals(h.clientNonce, clientNonce)
                 && h.identityText.equals(identityText);
     }
 

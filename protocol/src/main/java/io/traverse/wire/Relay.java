@@ -45,6 +45,7 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     public static final int DATA_OFFSET_LENGTH = 8;
     /** Stream bytes one DATA frame carries at most. */
     public static final int MAX_DATA_BYTES = LinkLimits.MAX_RELAY_PAYLOAD - DATA_OFFSET_LENGTH;
+
     private final long connectionId;
     private final NodeId opener;
     private final NodeId acceptor;
@@ -53,7 +54,13 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     private final RelayKind kind;
 
     /** A frame holding {@code payload} (this frame takes over its reference, also when the arguments are refused). */
-    public Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, int hopsLeft, RelayKind kind,
+    public Relay(
+            long connectionId,
+            NodeId opener,
+            NodeId acceptor,
+            RelayDirection direction,
+            int hopsLeft,
+            RelayKind kind,
             ByteBuf payload) {
         super(payload);
         try {
@@ -63,8 +70,8 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
             FieldChecks.range("hops left", hopsLeft, 0, 255);
             FieldChecks.present("kind", kind);
             if (payload.readableBytes() > LinkLimits.MAX_RELAY_PAYLOAD) {
-                throw new IllegalArgumentException("payload of " + payload.readableBytes() + " bytes exceeds the maximum of "
-                        + LinkLimits.MAX_RELAY_PAYLOAD);
+                throw new IllegalArgumentException("payload of " + payload.readableBytes()
+                        + " bytes exceeds the maximum of " + LinkLimits.MAX_RELAY_PAYLOAD);
             }
             checkPayload(kind, direction, payload);
         } catch (RuntimeException e) {
@@ -80,9 +87,22 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     }
 
     /** A frame with a payload copied from {@code payload}. */
-    public Relay(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, int hopsLeft, RelayKind kind,
+    public Relay(
+            long connectionId,
+            NodeId opener,
+            NodeId acceptor,
+            RelayDirection direction,
+            int hopsLeft,
+            RelayKind kind,
             byte[] payload) {
-        this(connectionId, opener, acceptor, direction, hopsLeft, kind, Unpooled.wrappedBuffer(Objects.requireNonNull(payload)));
+        this(
+                connectionId,
+                opener,
+                acceptor,
+                direction,
+                hopsLeft,
+                kind,
+                Unpooled.wrappedBuffer(Objects.requireNonNull(payload)));
     }
 
     private static void checkPayload(RelayKind kind, RelayDirection direction, ByteBuf payload) {
@@ -93,7 +113,8 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
                 if (payload.readableBytes() != 7) {
                     requireLength(kind, payload, 6);
                 } else if ((payload.getUnsignedByte(at + 6) & ~OPEN_HOLD) != 0) {
-                    throw new IllegalArgumentException("OPEN flags " + payload.getUnsignedByte(at + 6) + " (only bit 0 is defined)");
+                    throw new IllegalArgumentException(
+                            "OPEN flags " + payload.getUnsignedByte(at + 6) + " (only bit 0 is defined)");
                 }
                 if (payload.getUnsignedShort(at) == 0) {
                     throw new IllegalArgumentException("OPEN to virtual port 0");
@@ -137,23 +158,29 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
 
     private static void requireLength(RelayKind kind, ByteBuf payload, int length) {
         if (payload.readableBytes() != length) {
-            throw new IllegalArgumentException(kind + " payload must be " + length + " bytes, not " + payload.readableBytes());
+            throw new IllegalArgumentException(
+                    kind + " payload must be " + length + " bytes, not " + payload.readableBytes());
         }
     }
 
     private static void requireOffset(RelayKind kind, long offset) {
         if (offset < 0) {
-            throw new IllegalArgumentException(kind + " stream offset " + Long.toUnsignedString(offset) + " is beyond 2^63-1");
+            throw new IllegalArgumentException(
+                    kind + " stream offset " + Long.toUnsignedString(offset) + " is beyond 2^63-1");
         }
     }
 
     private static void requireReason(RelayKind kind, ByteBuf reason) {
         if (reason.readableBytes() > LinkLimits.MAX_REASON) {
-            throw new IllegalArgumentException(kind + " reason of " + reason.readableBytes() + " bytes exceeds " + LinkLimits.MAX_REASON);
+            throw new IllegalArgumentException(
+                    kind + " reason of " + reason.readableBytes() + " bytes exceeds " + LinkLimits.MAX_REASON);
         }
         try {
-            StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(reason.nioBuffer());
+            StandardCharsets.UTF_8
+                    .newDecoder()
+                    .onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT)
+                    .decode(reason.nioBuffer());
         } catch (CharacterCodingException e) {
             throw new IllegalArgumentException(kind + " reason is not valid UTF-8");
         }
@@ -168,14 +195,22 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
      * The same, and with {@code hold} the acceptor keeps the accepted connection out of its
      * backlog until a CONFIRM (the flags byte is sent only when set, so an OPEN without it is as before).
      */
-    public static Relay open(long connectionId, NodeId opener, NodeId acceptor, int virtualPort, long initialCredit, boolean hold) {
+    public static Relay open(
+            long connectionId, NodeId opener, NodeId acceptor, int virtualPort, long initialCredit, boolean hold) {
         FieldChecks.range("virtual port", virtualPort, 1, 65535);
-        ByteBuf payload = Unpooled.buffer(hold ? 7 : 6).writeShort(virtualPort).writeInt(u32("initial credit", initialCredit));
+        ByteBuf payload =
+                Unpooled.buffer(hold ? 7 : 6).writeShort(virtualPort).writeInt(u32("initial credit", initialCredit));
         if (hold) {
             payload.writeByte(OPEN_HOLD);
         }
-        return new Relay(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, LinkLimits.DEFAULT_RELAY_HOPS,
-                RelayKind.OPEN, payload);
+        return new Relay(
+                connectionId,
+                opener,
+                acceptor,
+                RelayDirection.TOWARD_ACCEPTOR,
+                LinkLimits.DEFAULT_RELAY_HOPS,
+                RelayKind.OPEN,
+                payload);
     }
 
     /** The acceptor's answer to this OPEN: accepted, granting the opener {@code initialCredit} bytes. */
@@ -187,18 +222,28 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     public Relay refuse(int answerCode, String reason) {
         FieldChecks.range("answer code", answerCode, 0, 255);
         byte[] text = reasonBytes(reason);
-        return answer(RelayKind.REFUSE, Unpooled.buffer(1 + text.length).writeByte(answerCode).writeBytes(text));
+        return answer(
+                RelayKind.REFUSE,
+                Unpooled.buffer(1 + text.length).writeByte(answerCode).writeBytes(text));
     }
 
     /** A frame of this connection from the given end's side (the opener sends toward the acceptor). */
-    public static Relay frame(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, RelayKind kind,
+    public static Relay frame(
+            long connectionId,
+            NodeId opener,
+            NodeId acceptor,
+            RelayDirection direction,
+            RelayKind kind,
             byte[] payload) {
         return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, kind, payload);
     }
 
     /** DATA of this connection travelling the given way: {@code bytes} at stream offset {@code offset}, copied. */
-    public static Relay data(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long offset, byte[] bytes) {
-        ByteBuf payload = Unpooled.buffer(DATA_OFFSET_LENGTH + bytes.length).writeLong(offset).writeBytes(bytes);
+    public static Relay data(
+            long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long offset, byte[] bytes) {
+        ByteBuf payload = Unpooled.buffer(DATA_OFFSET_LENGTH + bytes.length)
+                .writeLong(offset)
+                .writeBytes(bytes);
         return dataFrame(connectionId, opener, acceptor, direction, payload);
     }
 
@@ -206,30 +251,59 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
      * DATA of this connection travelling the given way; {@code payload} holds the u64 stream offset
      * and the bytes, and this frame takes over its reference.
      */
-    public static Relay dataFrame(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, ByteBuf payload) {
-        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.DATA, payload);
+    public static Relay dataFrame(
+            long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, ByteBuf payload) {
+        return new Relay(
+                connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.DATA, payload);
     }
 
     /** A grant travelling the given way: the end it reaches may send up to stream offset {@code limit}. */
-    public static Relay credit(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long limit) {
-        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.CREDIT,
+    public static Relay credit(
+            long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long limit) {
+        return new Relay(
+                connectionId,
+                opener,
+                acceptor,
+                direction,
+                LinkLimits.DEFAULT_RELAY_HOPS,
+                RelayKind.CREDIT,
                 Unpooled.buffer(8).writeLong(limit));
     }
 
     /** The end of one direction of this connection after {@code length} bytes (half-close). */
     public static Relay fin(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long length) {
-        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.FIN,
+        return new Relay(
+                connectionId,
+                opener,
+                acceptor,
+                direction,
+                LinkLimits.DEFAULT_RELAY_HOPS,
+                RelayKind.FIN,
                 Unpooled.buffer(8).writeLong(length));
     }
 
     /** Are you there? The other end answers with a PONG. */
     public static Relay ping(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction) {
-        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.PING, Unpooled.EMPTY_BUFFER);
+        return new Relay(
+                connectionId,
+                opener,
+                acceptor,
+                direction,
+                LinkLimits.DEFAULT_RELAY_HOPS,
+                RelayKind.PING,
+                Unpooled.EMPTY_BUFFER);
     }
 
     /** A RESET of a connection travelling the given way; the reason is cut to fit. */
-    public static Relay reset(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, String reason) {
-        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.RESET,
+    public static Relay reset(
+            long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, String reason) {
+        return new Relay(
+                connectionId,
+                opener,
+                acceptor,
+                direction,
+                LinkLimits.DEFAULT_RELAY_HOPS,
+                RelayKind.RESET,
                 Unpooled.wrappedBuffer(reasonBytes(reason)));
     }
 
@@ -247,7 +321,13 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     }
 
     private Relay answer(RelayKind answerKind, ByteBuf answerPayload) {
-        return new Relay(connectionId, opener, acceptor, direction.reversed(), LinkLimits.DEFAULT_RELAY_HOPS, answerKind,
+        return new Relay(
+                connectionId,
+                opener,
+                acceptor,
+                direction.reversed(),
+                LinkLimits.DEFAULT_RELAY_HOPS,
+                answerKind,
                 answerPayload);
     }
 
@@ -267,7 +347,14 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
      * payload that waits in a queue then pins no larger buffer it was read into.
      */
     public Relay withOwnPayload() {
-        Relay copy = new Relay(connectionId, opener, acceptor, direction, hopsLeft, kind, content().copy());
+        Relay copy = new Relay(
+                connectionId,
+                opener,
+                acceptor,
+                direction,
+                hopsLeft,
+                kind,
+                content().copy());
         release();
         return copy;
     }
@@ -347,7 +434,8 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     /** True if this OPEN asks the acceptor to hold the connection until CONFIRM. */
     public boolean holdUntilConfirmed() {
         requireKind(RelayKind.OPEN);
-        return content().readableBytes() == 7 && (content().getUnsignedByte(content().readerIndex() + 6) & OPEN_HOLD) != 0;
+        return content().readableBytes() == 7
+                && (content().getUnsignedByte(content().readerIndex() + 6) & OPEN_HOLD) != 0;
     }
 
     /** The virtual port of an OPEN. */
@@ -378,7 +466,8 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     /** The stream bytes of a DATA frame (a slice of the payload, not a copy). */
     public ByteBuf dataBytes() {
         requireKind(RelayKind.DATA);
-        return content().slice(content().readerIndex() + DATA_OFFSET_LENGTH, content().readableBytes() - DATA_OFFSET_LENGTH);
+        return content()
+                .slice(content().readerIndex() + DATA_OFFSET_LENGTH, content().readableBytes() - DATA_OFFSET_LENGTH);
     }
 
     /** The identity-handshake answer code of a REFUSE. */
@@ -433,19 +522,33 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Relay m && m.connectionId == connectionId && m.opener.equals(opener) && m.acceptor.equals(acceptor)
-                && m.direction == direction && m.hopsLeft == hopsLeft && m.kind == kind && ByteBufUtil.equals(m.content(), content());
+        return o instanceof Relay m
+                && m.connectionId == connectionId
+                && m.opener.equals(opener)
+                && m.acceptor.equals(acceptor)
+                && m.direction == direction
+                && m.hopsLeft == hopsLeft
+                && m.kind == kind
+                && ByteBufUtil.equals(m.content(), content());
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(connectionId, opener, acceptor, direction, hopsLeft, kind, content().readableBytes());
+        return Objects.hash(
+                connectionId,
+                opener,
+                acceptor,
+                direction,
+                hopsLeft,
+                kind,
+                content().readableBytes());
     }
 
     @Override
     public String toString() {
-        String tail = kind == RelayKind.REFUSE || kind == RelayKind.RESET ? "'" + reason() + "'" : payloadLength() + " bytes";
-        return "Relay[" + Long.toUnsignedString(connectionId) + " " + opener + " => " + acceptor + ", " + kind + " " + direction
-                + ", hops " + hopsLeft + ", " + tail + "]";
+        String tail =
+                kind == RelayKind.REFUSE || kind == RelayKind.RESET ? "'" + reason() + "'" : payloadLength() + " bytes";
+        return "Relay[" + Long.toUnsignedString(connectionId) + " " + opener + " => " + acceptor + ", " + kind + " "
+                + direction + ", hops " + hopsLeft + ", " + tail + "]";
     }
 }

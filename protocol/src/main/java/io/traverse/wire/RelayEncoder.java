@@ -39,8 +39,14 @@ public final class RelayEncoder extends MessageToMessageEncoder<Relay> {
     public static ByteBuf header(Relay frame, ByteBuf out) {
         int start = out.writerIndex();
         out.writeInt(0);
-        new WireWriter(out).u8(LinkMessageType.RELAY.code()).u64(frame.connectionId()).nodeId(frame.opener())
-                .nodeId(frame.acceptor()).u8(frame.direction().code()).u8(frame.hopsLeft()).u8(frame.kind().code())
+        new WireWriter(out)
+                .u8(LinkMessageType.RELAY.code())
+                .u64(frame.connectionId())
+                .nodeId(frame.opener())
+                .nodeId(frame.acceptor())
+                .u8(frame.direction().code())
+                .u8(frame.hopsLeft())
+                .u8(frame.kind().code())
                 .u32(frame.payloadLength());
         out.setInt(start, out.writerIndex() - start - LinkFrameDecoder.LENGTH_FIELD + frame.payloadLength());
         return out;

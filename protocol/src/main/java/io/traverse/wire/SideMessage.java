@@ -11,8 +11,9 @@ import java.util.Objects;
  * to its sender. The payload of an ERROR is one {@link SideMessageError} code byte followed by a
  * UTF-8 reason of at most {@link LinkLimits#MAX_REASON} bytes.
  */
-public record SideMessage(long messageId, NodeId from, NodeId to, int hopsLeft, SideMessageKind kind, String service,
-        byte[] payload) implements LinkMessage {
+public record SideMessage(
+        long messageId, NodeId from, NodeId to, int hopsLeft, SideMessageKind kind, String service, byte[] payload)
+        implements LinkMessage {
     public SideMessage {
         FieldChecks.present("from", from);
         FieldChecks.present("to", to);
@@ -26,19 +27,22 @@ public record SideMessage(long messageId, NodeId from, NodeId to, int hopsLeft, 
             }
             SideMessageError.ofCode(payload[0] & 0xff);
             if (payload.length - 1 > LinkLimits.MAX_REASON) {
-                throw new IllegalArgumentException("error reason of " + (payload.length - 1) + " bytes exceeds " + LinkLimits.MAX_REASON);
+                throw new IllegalArgumentException(
+                        "error reason of " + (payload.length - 1) + " bytes exceeds " + LinkLimits.MAX_REASON);
             }
         }
     }
 
     /** A new request with the default hop limit. */
     public static SideMessage request(long messageId, NodeId from, NodeId to, String service, byte[] payload) {
-        return new SideMessage(messageId, from, to, LinkLimits.DEFAULT_SIDE_HOPS, SideMessageKind.REQUEST, service, payload);
+        return new SideMessage(
+                messageId, from, to, LinkLimits.DEFAULT_SIDE_HOPS, SideMessageKind.REQUEST, service, payload);
     }
 
     /** The answer to this request, from its target back to its sender. */
     public SideMessage reply(byte[] answer) {
-        return new SideMessage(messageId, to, from, LinkLimits.DEFAULT_SIDE_HOPS, SideMessageKind.REPLY, service, answer);
+        return new SideMessage(
+                messageId, to, from, LinkLimits.DEFAULT_SIDE_HOPS, SideMessageKind.REPLY, service, answer);
     }
 
     /**
@@ -50,7 +54,8 @@ public record SideMessage(long messageId, NodeId from, NodeId to, int hopsLeft, 
         byte[] errorPayload = new byte[1 + text.length];
         errorPayload[0] = (byte) error.code();
         System.arraycopy(text, 0, errorPayload, 1, text.length);
-        return new SideMessage(messageId, to, from, LinkLimits.DEFAULT_SIDE_HOPS, SideMessageKind.ERROR, service, errorPayload);
+        return new SideMessage(
+                messageId, to, from, LinkLimits.DEFAULT_SIDE_HOPS, SideMessageKind.ERROR, service, errorPayload);
     }
 
     /** This message one hop further on. */
@@ -86,8 +91,14 @@ public record SideMessage(long messageId, NodeId from, NodeId to, int hopsLeft, 
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof SideMessage m && m.messageId == messageId && m.from.equals(from) && m.to.equals(to)
-                && m.hopsLeft == hopsLeft && m.kind == kind && m.service.equals(service) && Arrays.equals(m.payload, payload);
+        return o instanceof SideMessage m
+                && m.messageId == messageId
+                && m.from.equals(from)
+                && m.to.equals(to)
+                && m.hopsLeft == hopsLeft
+                && m.kind == kind
+                && m.service.equals(service)
+                && Arrays.equals(m.payload, payload);
     }
 
     @Override
@@ -98,7 +109,7 @@ public record SideMessage(long messageId, NodeId from, NodeId to, int hopsLeft, 
     @Override
     public String toString() {
         String tail = kind == SideMessageKind.ERROR ? errorCode() + " " + errorReason() : payload.length + " bytes";
-        return "SideMessage[" + Long.toUnsignedString(messageId) + " " + kind + " " + from + " -> " + to + ", hops " + hopsLeft
-                + ", service '" + service + "', " + tail + "]";
+        return "SideMessage[" + Long.toUnsignedString(messageId) + " " + kind + " " + from + " -> " + to + ", hops "
+                + hopsLeft + ", service '" + service + "', " + tail + "]";
     }
 }

@@ -4,8 +4,7 @@ package io.traverse.wire;
 final class Truncation {
     private static final String ELLIPSIS = "...";
 
-    private Truncation() {
-    }
+    private Truncation() {}
 
     static String toUtf8Bytes(String text, int maxBytes) {
         if (text == null) {

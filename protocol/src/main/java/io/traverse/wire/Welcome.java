@@ -17,7 +17,11 @@ public record Welcome(byte[] mac, InetSocketAddress observedAddress, int keepali
             throw new IllegalArgumentException("observed address must be an IP address, not " + observedAddress);
         }
         FieldChecks.range("observed port", observedAddress.getPort(), 0, 65535);
-        FieldChecks.range("keepalive interval", keepaliveMillis, LinkLimits.MIN_KEEPALIVE_MILLIS, LinkLimits.MAX_KEEPALIVE_MILLIS);
+        FieldChecks.range(
+                "keepalive interval",
+                keepaliveMillis,
+                LinkLimits.MIN_KEEPALIVE_MILLIS,
+                LinkLimits.MAX_KEEPALIVE_MILLIS);
     }
 
     @Override
@@ -27,7 +31,9 @@ public record Welcome(byte[] mac, InetSocketAddress observedAddress, int keepali
 
     @Override
     public boolean equals(Object o) {
-        return o instanceof Welcome w && Arrays.equals(w.mac, mac) && w.observedAddress.equals(observedAddress)
+        return o instanceof Welcome w
+                && Arrays.equals(w.mac, mac)
+                && w.observedAddress.equals(observedAddress)
                 && w.keepaliveMillis == keepaliveMillis;
     }
 

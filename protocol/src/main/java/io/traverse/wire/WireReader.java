@@ -24,7 +24,8 @@ final class WireReader {
 
     private void need(int bytes, String field) throws ProtocolException {
         if (in.readableBytes() < bytes) {
-            throw new ProtocolException("truncated " + field + ": needs " + bytes + " bytes, " + in.readableBytes() + " left");
+            throw new ProtocolException(
+                    "truncated " + field + ": needs " + bytes + " bytes, " + in.readableBytes() + " left");
         }
     }
 
@@ -90,7 +91,8 @@ final class WireReader {
         ByteBuffer view = in.nioBuffer(in.readerIndex(), length);
         in.skipBytes(length);
         try {
-            CharBuffer chars = StandardCharsets.UTF_8.newDecoder()
+            CharBuffer chars = StandardCharsets.UTF_8
+                    .newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .decode(view);
@@ -147,7 +149,8 @@ final class WireReader {
             throw new ProtocolException(field + " count " + count + " exceeds the maximum of " + max);
         }
         if ((long) count * minElementBytes > in.readableBytes()) {
-            throw new ProtocolException(field + " count " + count + " cannot fit in the " + in.readableBytes() + " bytes left");
+            throw new ProtocolException(
+                    field + " count " + count + " cannot fit in the " + in.readableBytes() + " bytes left");
         }
         return count;
     }

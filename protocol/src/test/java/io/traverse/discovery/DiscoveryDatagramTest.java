@@ -29,8 +29,10 @@ class DiscoveryDatagramTest {
 
     @Test
     void answerRoundTripsWithEveryAddressFamily() throws Exception {
-        List<InetSocketAddress> addresses = List.of(new InetSocketAddress("198.18.0.1", 17000),
-                new InetSocketAddress("fd00::1", 17001), new InetSocketAddress("0.0.0.0", 17002));
+        List<InetSocketAddress> addresses = List.of(
+                new InetSocketAddress("198.18.0.1", 17000),
+                new InetSocketAddress("fd00::1", 17001),
+                new InetSocketAddress("0.0.0.0", 17002));
         DiscoveryDatagram.Answer answer = new DiscoveryDatagram.Answer(NONCE, "hub-a:17000", addresses);
         byte[] bytes = DiscoveryDatagram.encode(answer);
         DiscoveryDatagram.Answer back = DiscoveryDatagram.decodeAnswer(bytes, bytes.length);
@@ -41,7 +43,9 @@ class DiscoveryDatagramTest {
 
     @Test
     void wildcardLinkAddressMeansTheAnswersSource() throws Exception {
-        DiscoveryDatagram.Answer answer = new DiscoveryDatagram.Answer(NONCE, "h",
+        DiscoveryDatagram.Answer answer = new DiscoveryDatagram.Answer(
+                NONCE,
+                "h",
                 List.of(new InetSocketAddress("0.0.0.0", 17000), new InetSocketAddress("198.18.0.1", 17000)));
         assertThat(answer.linkAddressesSeenFrom(InetAddress.getByName("10.0.0.7")))
                 .containsExactly(new InetSocketAddress("10.0.0.7", 17000), new InetSocketAddress("198.18.0.1", 17000));
@@ -64,16 +68,20 @@ class DiscoveryDatagramTest {
         InetSocketAddress a = new InetSocketAddress("198.18.0.1", 17000);
         assertThatThrownBy(() -> new DiscoveryDatagram.Answer(NONCE, "h".repeat(129), List.of(a)))
                 .hasMessageContaining("longer than 128");
-        assertThatThrownBy(() -> new DiscoveryDatagram.Answer(NONCE, "h", List.of())).hasMessageContaining("1-16");
-        assertThatThrownBy(() -> new DiscoveryDatagram.Answer(NONCE, "h", List.of(InetSocketAddress.createUnresolved("hub", 1))))
+        assertThatThrownBy(() -> new DiscoveryDatagram.Answer(NONCE, "h", List.of()))
+                .hasMessageContaining("1-16");
+        assertThatThrownBy(() ->
+                        new DiscoveryDatagram.Answer(NONCE, "h", List.of(InetSocketAddress.createUnresolved("hub", 1))))
                 .hasMessageContaining("not an IP address");
-        assertThatThrownBy(() -> new DiscoveryDatagram.Answer(new byte[3], "h", List.of(a))).hasMessageContaining("16 bytes");
+        assertThatThrownBy(() -> new DiscoveryDatagram.Answer(new byte[3], "h", List.of(a)))
+                .hasMessageContaining("16 bytes");
     }
 
     @Test
     void malformedProbesAreNamedProtocolErrors() {
         byte[] valid = DiscoveryDatagram.encode(new DiscoveryDatagram.Probe(NONCE));
-        assertThatThrownBy(() -> DiscoveryDatagram.decodeProbe(valid, 63)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> DiscoveryDatagram.decodeProbe(valid, 63))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("64 bytes");
         byte[] wrongMagic = valid.clone();
         wrongMagic[0] = 'X';
@@ -87,7 +95,8 @@ class DiscoveryDatagramTest {
         assertThatThrownBy(() -> DiscoveryDatagram.decodeProbe(answerKind, 64)).hasMessageContaining("kind 2");
         byte[] dirtyPadding = valid.clone();
         dirtyPadding[63] = 1;
-        assertThatThrownBy(() -> DiscoveryDatagram.decodeProbe(dirtyPadding, 64)).hasMessageContaining("padding");
+        assertThatThrownBy(() -> DiscoveryDatagram.decodeProbe(dirtyPadding, 64))
+                .hasMessageContaining("padding");
     }
 
     @Test
@@ -95,26 +104,34 @@ class DiscoveryDatagramTest {
         byte[] valid = DiscoveryDatagram.encode(
                 new DiscoveryDatagram.Answer(NONCE, "hub", List.of(new InetSocketAddress("198.18.0.1", 17000))));
         byte[] trailing = Arrays.copyOf(valid, valid.length + 1);
-        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(trailing, trailing.length)).hasMessageContaining("trailing");
-        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(valid, valid.length - 1)).hasMessageContaining("truncated");
+        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(trailing, trailing.length))
+                .hasMessageContaining("trailing");
+        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(valid, valid.length - 1))
+                .hasMessageContaining("truncated");
         byte[] badFamily = valid.clone();
         badFamily[DiscoveryDatagram.HEADER_LENGTH + 1 + 3 + 1] = 5;
-        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(badFamily, badFamily.length)).hasMessageContaining("family 5");
+        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(badFamily, badFamily.length))
+                .hasMessageContaining("family 5");
         byte[] portZero = valid.clone();
         portZero[valid.length - 1] = 0;
         portZero[valid.length - 2] = 0;
-        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(portZero, portZero.length)).hasMessageContaining("port 0");
+        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(portZero, portZero.length))
+                .hasMessageContaining("port 0");
         byte[] multicast = valid.clone();
         multicast[valid.length - 6] = (byte) 239;
-        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(multicast, multicast.length)).hasMessageContaining("cannot be dialled");
+        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(multicast, multicast.length))
+                .hasMessageContaining("cannot be dialled");
         byte[] probe = DiscoveryDatagram.encode(new DiscoveryDatagram.Probe(NONCE));
-        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(probe, probe.length)).hasMessageContaining("kind 1");
+        assertThatThrownBy(() -> DiscoveryDatagram.decodeAnswer(probe, probe.length))
+                .hasMessageContaining("kind 1");
     }
 
     /** Whatever arrives, the decoders give a valid datagram or a ProtocolException — nothing else escapes. */
     @Test
     void randomAndMutatedBytesOnlyEverGiveProtocolExceptions() {
-        byte[] answer = DiscoveryDatagram.encode(new DiscoveryDatagram.Answer(NONCE, "hub-ä",
+        byte[] answer = DiscoveryDatagram.encode(new DiscoveryDatagram.Answer(
+                NONCE,
+                "hub-ä",
                 List.of(new InetSocketAddress("198.18.0.1", 17000), new InetSocketAddress("fd00::1", 1))));
         byte[] probe = DiscoveryDatagram.encode(new DiscoveryDatagram.Probe(NONCE));
         for (int n = 0; n < 20_000; n++) {
@@ -125,7 +142,10 @@ class DiscoveryDatagramTest {
                     bytes = new byte[r.nextInt(DiscoveryDatagram.MAX_ANSWER_LENGTH + 2)];
                     r.nextBytes(bytes);
                     if (bytes.length >= 6) {
-                        ByteBuffer.wrap(bytes).putInt(DiscoveryDatagram.MAGIC).put((byte) 1).put((byte) (1 + r.nextInt(2)));
+                        ByteBuffer.wrap(bytes)
+                                .putInt(DiscoveryDatagram.MAGIC)
+                                .put((byte) 1)
+                                .put((byte) (1 + r.nextInt(2)));
                     }
                 }
                 case 1 -> bytes = mutate(answer, r);

@@ -28,8 +28,8 @@ class HubFinderTest {
         try (FakeHub hub = new FakeHub(probe -> List.of(
                 "garbage".getBytes(),
                 DiscoveryDatagram.encode(new DiscoveryDatagram.Answer(new byte[16], "impostor", List.of(link(1)))),
-                DiscoveryDatagram.encode(new DiscoveryDatagram.Answer(probe.nonce(), "hub-a",
-                        List.of(new InetSocketAddress("0.0.0.0", 17000), link(17001))))))) {
+                DiscoveryDatagram.encode(new DiscoveryDatagram.Answer(
+                        probe.nonce(), "hub-a", List.of(new InetSocketAddress("0.0.0.0", 17000), link(17001))))))) {
             List<DiscoveredHub> hubs = finder(hub.port()).find();
             assertThat(hubs).hasSize(1);
             DiscoveredHub found = hubs.get(0);
@@ -42,11 +42,18 @@ class HubFinderTest {
 
     @Test
     void endsShortlyAfterTheFirstAnswerInsteadOfWaitingOutTheWindow() throws Exception {
-        try (FakeHub hub = new FakeHub(probe -> List.of(
-                DiscoveryDatagram.encode(new DiscoveryDatagram.Answer(probe.nonce(), "hub-a", List.of(link(17000))))))) {
+        try (FakeHub hub = new FakeHub(probe -> List.of(DiscoveryDatagram.encode(
+                new DiscoveryDatagram.Answer(probe.nonce(), "hub-a", List.of(link(17000))))))) {
             long start = System.nanoTime();
-            List<DiscoveredHub> hubs = HubFinder.builder().port(hub.port()).multicast(false).broadcast(false).localHost(true)
-                    .window(Duration.ofSeconds(20)).settle(Duration.ofMillis(100)).build().find();
+            List<DiscoveredHub> hubs = HubFinder.builder()
+                    .port(hub.port())
+                    .multicast(false)
+                    .broadcast(false)
+                    .localHost(true)
+                    .window(Duration.ofSeconds(20))
+                    .settle(Duration.ofMillis(100))
+                    .build()
+                    .find();
             assertThat(hubs).extracting(DiscoveredHub::name).containsExactly("hub-a");
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
         }
@@ -68,16 +75,27 @@ class HubFinderTest {
     @Test
     void backgroundSearchCanBeCancelled() throws Exception {
         try (FakeHub silent = new FakeHub(probe -> List.of())) {
-            CompletableFuture<List<DiscoveredHub>> search = HubFinder.builder().port(silent.port()).multicast(false)
-                    .broadcast(false).window(Duration.ofMinutes(5)).build().findInBackground();
+            CompletableFuture<List<DiscoveredHub>> search = HubFinder.builder()
+                    .port(silent.port())
+                    .multicast(false)
+                    .broadcast(false)
+                    .window(Duration.ofMinutes(5))
+                    .build()
+                    .findInBackground();
             assertThat(search.cancel(true)).isTrue();
             assertThat(search).isCancelled();
         }
     }
 
     private static HubFinder finder(int port) {
-        return HubFinder.builder().port(port).multicast(false).broadcast(false).localHost(true).window(Duration.ofMillis(500))
-                .settle(Duration.ofMillis(50)).build();
+        return HubFinder.builder()
+                .port(port)
+                .multicast(false)
+                .broadcast(false)
+                .localHost(true)
+                .window(Duration.ofMillis(500))
+                .settle(Duration.ofMillis(50))
+                .build();
     }
 
     private static InetSocketAddress link(int port) {
@@ -92,22 +110,25 @@ class HubFinderTest {
 
         FakeHub(Function<DiscoveryDatagram.Probe, List<byte[]>> script) throws SocketException {
             socket = new DatagramSocket(new InetSocketAddress(LOOPBACK, 0));
-            thread = new Thread(() -> {
-                byte[] buf = new byte[1024];
-                while (!socket.isClosed()) {
-                    try {
-                        DatagramPacket p = new DatagramPacket(buf, buf.length);
-                        socket.receive(p);
-                        DiscoveryDatagram.Probe probe = DiscoveryDatagram.decodeProbe(p.getData(), p.getLength());
-                        probesSeen++;
-                        for (byte[] out : script.apply(probe)) {
-                            socket.send(new DatagramPacket(out, out.length, p.getSocketAddress()));
+            thread = new Thread(
+                    () -> {
+                        byte[] buf = new byte[1024];
+                        while (!socket.isClosed()) {
+                            try {
+                                DatagramPacket p = new DatagramPacket(buf, buf.length);
+                                socket.receive(p);
+                                DiscoveryDatagram.Probe probe =
+                                        DiscoveryDatagram.decodeProbe(p.getData(), p.getLength());
+                                probesSeen++;
+                                for (byte[] out : script.apply(probe)) {
+                                    socket.send(new DatagramPacket(out, out.length, p.getSocketAddress()));
+                                }
+                            } catch (Exception e) {
+                                // closed, or not a probe
+                            }
                         }
-                    } catch (Exception e) {
-                        // closed, or not a probe
-                    }
-                }
-            }, "fake-hub");
+                    },
+                    "fake-hub");
             thread.setDaemon(true);
             thread.start();
         }

@@ -54,13 +54,15 @@ class AddressClassTest {
         expected.put("2001:db8::1", AddressClass.PUBLIC);
         expected.put("2a00:1450::1", AddressClass.PUBLIC);
 
-        expected.forEach((literal, cls) -> assertThat(AddressClass.of(ip(literal))).as(literal).isEqualTo(cls));
+        expected.forEach((literal, cls) ->
+                assertThat(AddressClass.of(ip(literal))).as(literal).isEqualTo(cls));
     }
 
     @Test
     void wildcardAndMulticastAreNotNodeAddresses() {
         for (String literal : List.of("0.0.0.0", "::", "224.0.0.1", "239.255.255.255", "ff02::1", "ff0e::1")) {
-            assertThatThrownBy(() -> AddressClass.of(ip(literal))).as(literal)
+            assertThatThrownBy(() -> AddressClass.of(ip(literal)))
+                    .as(literal)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("not a unicast address");
         }

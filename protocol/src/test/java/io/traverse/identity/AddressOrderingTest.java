@@ -35,7 +35,9 @@ class AddressOrderingTest {
     }
 
     private static List<String> order(NodeIdentity target, LocalInterfaces local) {
-        return AddressOrdering.order(target, local).stream().map(a -> IpLiterals.format(a.getAddress())).toList();
+        return AddressOrdering.order(target, local).stream()
+                .map(a -> IpLiterals.format(a.getAddress()))
+                .toList();
     }
 
     @Test
@@ -70,13 +72,17 @@ class AddressOrderingTest {
         LocalInterfaces here = local("127.0.0.1/8", "10.10.0.2/24", "198.18.0.2/15");
         List<InetSocketAddress> lab = AddressOrdering.order(target("10.20.0.3"), here);
         assertThat(AddressOrdering.onlyOtherNetworksPrivate(lab, here)).isTrue();
-        assertThat(AddressOrdering.onlyOtherNetworksPrivate(AddressOrdering.order(target("10.20.0.3", "198.18.0.9"), here), here))
-                .as("a public address may well answer").isFalse();
+        assertThat(AddressOrdering.onlyOtherNetworksPrivate(
+                        AddressOrdering.order(target("10.20.0.3", "198.18.0.9"), here), here))
+                .as("a public address may well answer")
+                .isFalse();
         assertThat(AddressOrdering.onlyOtherNetworksPrivate(AddressOrdering.order(target("10.10.0.7"), here), here))
-                .as("on one of our subnets").isFalse();
+                .as("on one of our subnets")
+                .isFalse();
         assertThat(AddressOrdering.onlyOtherNetworksPrivate(List.of(), here)).isFalse();
         assertThat(AddressOrdering.onlyOtherNetworksPrivate(List.of(endpoint("127.0.5.1", PORT)), here))
-                .as("loopback is kept only for a node on this host").isFalse();
+                .as("loopback is kept only for a node on this host")
+                .isFalse();
     }
 
     @Test
@@ -91,13 +97,16 @@ class AddressOrderingTest {
     @Test
     void multiHomedBothSides() {
         LocalInterfaces here = local("127.0.0.1/8", "10.1.0.5/16", "192.168.7.3/24", "198.18.0.5/24", "fe80::5/64");
-        NodeIdentity there = target("169.254.0.9", "172.16.0.9", "127.0.0.1", "203.0.113.9", "10.9.0.1", "192.168.7.99",
-                "2001:db8::9");
-        assertThat(order(there, here)).containsExactly(
-                "192.168.7.99", // shares our 192.168.7.0/24
-                "203.0.113.9", "2001:db8::9", // public, in the target's order
-                "172.16.0.9", "10.9.0.1", // private networks of another site
-                "169.254.0.9"); // link-local last; its 127.0.0.1 is left out: the target is not on this host
+        NodeIdentity there = target(
+                "169.254.0.9", "172.16.0.9", "127.0.0.1", "203.0.113.9", "10.9.0.1", "192.168.7.99", "2001:db8::9");
+        assertThat(order(there, here))
+                .containsExactly(
+                        "192.168.7.99", // shares our 192.168.7.0/24
+                        "203.0.113.9",
+                        "2001:db8::9", // public, in the target's order
+                        "172.16.0.9",
+                        "10.9.0.1", // private networks of another site
+                        "169.254.0.9"); // link-local last; its 127.0.0.1 is left out: the target is not on this host
     }
 
     @Test
@@ -109,8 +118,10 @@ class AddressOrderingTest {
         // Loopback is all it offers: it can only be here.
         assertThat(order(target("127.0.0.1", "::1"), here)).containsExactly("127.0.0.1", "::1");
         // Another machine that also lists loopback: its 127.0.0.1 would reach this host, not the target.
-        assertThat(order(target("127.0.0.1", "198.18.0.6", "10.3.3.3"), here)).containsExactly("198.18.0.6", "10.3.3.3");
-        assertThat(AddressOrdering.isOnThisHost(target("127.0.0.1", "198.18.0.6"), here, null)).isFalse();
+        assertThat(order(target("127.0.0.1", "198.18.0.6", "10.3.3.3"), here))
+                .containsExactly("198.18.0.6", "10.3.3.3");
+        assertThat(AddressOrdering.isOnThisHost(target("127.0.0.1", "198.18.0.6"), here, null))
+                .isFalse();
         assertThat(AddressOrdering.isOnThisHost(target("::1"), here, null)).isTrue();
     }
 
@@ -122,11 +133,13 @@ class AddressOrderingTest {
         assertThat(AddressOrdering.isOnThisHost(elsewhere, here, null)).isFalse();
         AddressOrdering.Candidates c = AddressOrdering.candidates(elsewhere, here, here, null);
         assertThat(c.order()).containsExactly(endpoint("198.18.9.9", PORT));
-        assertThat(c.skipped()).containsExactly(
-                "10.0.0.2:" + PORT + " (an address of this host; the target runs elsewhere)",
-                "127.0.0.1:" + PORT + " (loopback of another host)");
+        assertThat(c.skipped())
+                .containsExactly(
+                        "10.0.0.2:" + PORT + " (an address of this host; the target runs elsewhere)",
+                        "127.0.0.1:" + PORT + " (loopback of another host)");
         // Every address besides loopback ours: without host keys, that is this host.
-        assertThat(AddressOrdering.isOnThisHost(target("10.0.0.2", "198.18.0.5", "127.0.0.1"), here, null)).isTrue();
+        assertThat(AddressOrdering.isOnThisHost(target("10.0.0.2", "198.18.0.5", "127.0.0.1"), here, null))
+                .isTrue();
     }
 
     private static NodeIdentity keyed(String hostKey, String... addresses) {
@@ -150,26 +163,30 @@ class AddressOrderingTest {
         // The same key: loopback first, then the rest in rank order, nothing skipped.
         NodeIdentity neighbour = keyed("thisstack", "fd00::2", "10.0.0.2", "::1", "127.0.0.1");
         c = AddressOrdering.candidates(neighbour, here, here, "thisstack");
-        assertThat(c.order()).extracting(a -> IpLiterals.format(a.getAddress()))
+        assertThat(c.order())
+                .extracting(a -> IpLiterals.format(a.getAddress()))
                 .containsExactly("127.0.0.1", "::1", "fd00::2", "10.0.0.2");
         assertThat(c.skipped()).isEmpty();
         // A key on one side only: the address rule decides.
         assertThat(AddressOrdering.isOnThisHost(twin, here, null)).isTrue();
-        assertThat(AddressOrdering.isOnThisHost(target("10.0.0.2", "127.0.0.1"), here, "thisstack")).isTrue();
+        assertThat(AddressOrdering.isOnThisHost(target("10.0.0.2", "127.0.0.1"), here, "thisstack"))
+                .isTrue();
     }
 
     @Test
     void externalsAreTriedEvenWhenTheyAreOurs() {
         // A port forward on this very host (an SSH tunnel, the router namespace's own address) to a target elsewhere.
         LocalInterfaces here = local("127.0.0.1/8", "198.18.0.5/24");
-        NodeIdentity forwarded = NodeIdentity.builder().id(NodeId.of("far")).hostKey("farstack")
+        NodeIdentity forwarded = NodeIdentity.builder()
+                .id(NodeId.of("far"))
+                .hostKey("farstack")
                 .address(endpoint("10.0.0.2", PORT))
                 .external(endpoint("127.0.0.1", 2222))
                 .external(endpoint("198.18.0.5", 6000))
                 .build();
         AddressOrdering.Candidates c = AddressOrdering.candidates(forwarded, here, here, "thisstack");
-        assertThat(c.order()).containsExactly(endpoint("198.18.0.5", 6000), endpoint("10.0.0.2", PORT),
-                endpoint("127.0.0.1", 2222));
+        assertThat(c.order())
+                .containsExactly(endpoint("198.18.0.5", 6000), endpoint("10.0.0.2", PORT), endpoint("127.0.0.1", 2222));
         assertThat(c.skipped()).isEmpty();
     }
 
@@ -178,8 +195,8 @@ class AddressOrderingTest {
         // A node bound to 127.0.0.1 knows only that interface as its own; 10.0.0.2 is still this host's.
         LocalInterfaces bound = local("127.0.0.1/8");
         LocalInterfaces host = local("127.0.0.1/8", "10.0.0.2/24");
-        AddressOrdering.Candidates c = AddressOrdering.candidates(keyed("farstack", "10.0.0.2", "198.18.9.9"), bound,
-                host, "thisstack");
+        AddressOrdering.Candidates c =
+                AddressOrdering.candidates(keyed("farstack", "10.0.0.2", "198.18.9.9"), bound, host, "thisstack");
         assertThat(c.order()).containsExactly(endpoint("198.18.9.9", PORT));
     }
 
@@ -194,7 +211,8 @@ class AddressOrderingTest {
     @Test
     void externalsAreIncludedAndOrderedLikeTheRest() {
         LocalInterfaces here = local("127.0.0.1/8", "198.18.0.5/24");
-        NodeIdentity behindNat = NodeIdentity.builder().id(NodeId.of("nat"))
+        NodeIdentity behindNat = NodeIdentity.builder()
+                .id(NodeId.of("nat"))
                 .address(endpoint("10.0.0.2", PORT))
                 .external(endpoint("203.0.113.7", 6000))
                 .external(endpoint("10.0.0.2", PORT)) // repeated: tried once
@@ -207,7 +225,13 @@ class AddressOrderingTest {
     void randomTargetsArePermutedByRankAndStableWithinARank() {
         LocalInterfaces[] locals = {
             local("127.0.0.1/8", "198.18.0.5/24"),
-            local("127.0.0.1/8", "10.1.0.5/16", "192.168.7.3/24", "198.18.0.5/15", "fd00::5/64", "fe80::5/64",
+            local(
+                    "127.0.0.1/8",
+                    "10.1.0.5/16",
+                    "192.168.7.3/24",
+                    "198.18.0.5/15",
+                    "fd00::5/64",
+                    "fe80::5/64",
                     "169.254.3.3/16"),
             local("10.0.0.10/8"),
             local("::1/128", "2001:db8::5/64"),
@@ -218,7 +242,8 @@ class AddressOrderingTest {
             NodeIdentity.Builder b = NodeIdentity.builder().id(NodeId.random());
             int count = 1 + r.nextInt(8);
             for (int i = 0; i < count; i++) {
-                InetAddress own = here.addresses().get(r.nextInt(here.addresses().size())).address();
+                InetAddress own =
+                        here.addresses().get(r.nextInt(here.addresses().size())).address();
                 boolean usable = !(own instanceof java.net.Inet6Address && own.isLinkLocalAddress());
                 InetAddress a = usable && r.nextInt(4) == 0 ? own : RandomIdentities.ip(r);
                 InetSocketAddress e = new InetSocketAddress(a, RandomIdentities.port(r));
@@ -231,12 +256,13 @@ class AddressOrderingTest {
             NodeIdentity target = b.build();
             boolean sameHost = modelOnThisHost(target, here);
             List<InetSocketAddress> candidates = target.directAddresses().stream()
-                    .filter(a -> sameHost || target.externals().contains(a)
+                    .filter(a -> sameHost
+                            || target.externals().contains(a)
                             || !(a.getAddress().isLoopbackAddress() || here.owns(a.getAddress())))
                     .toList();
             List<InetSocketAddress> ordered = AddressOrdering.order(target, here);
-            String where = RandomIdentities.describe(n) + ", local " + here + ", target " + target + ", ordered "
-                    + ordered;
+            String where =
+                    RandomIdentities.describe(n) + ", local " + here + ", target " + target + ", ordered " + ordered;
 
             assertThat(ordered).as(where).containsExactlyInAnyOrderElementsOf(candidates);
             for (int i = 1; i < ordered.size(); i++) {
@@ -244,7 +270,8 @@ class AddressOrderingTest {
                 int after = modelRank(ordered.get(i), here, sameHost);
                 assertThat(before).as(where + ", ranks at " + i).isLessThanOrEqualTo(after);
                 if (before == after) {
-                    assertThat(candidates.indexOf(ordered.get(i - 1))).as(where + ", stable at " + i)
+                    assertThat(candidates.indexOf(ordered.get(i - 1)))
+                            .as(where + ", stable at " + i)
                             .isLessThan(candidates.indexOf(ordered.get(i)));
                 }
             }
@@ -261,7 +288,8 @@ class AddressOrderingTest {
             return 6;
         }
         for (LocalAddress l : here.addresses()) {
-            if (!l.address().isLoopbackAddress() && Subnet.of(l.address(), l.prefixLength()).contains(ip)) {
+            if (!l.address().isLoopbackAddress()
+                    && Subnet.of(l.address(), l.prefixLength()).contains(ip)) {
                 return 2;
             }
         }
@@ -273,8 +301,9 @@ class AddressOrderingTest {
         if (target.addresses().isEmpty()) {
             return target.externals().isEmpty();
         }
-        return target.addresses().stream().allMatch(a -> a.getAddress().isLoopbackAddress()
-                || here.addresses().stream().anyMatch(l -> l.address().equals(a.getAddress())));
+        return target.addresses().stream()
+                .allMatch(a -> a.getAddress().isLoopbackAddress()
+                        || here.addresses().stream().anyMatch(l -> l.address().equals(a.getAddress())));
     }
 
     @Test

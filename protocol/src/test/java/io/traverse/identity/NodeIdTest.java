@@ -27,11 +27,18 @@ class NodeIdTest {
     @Test
     void base32MatchesRfc4648Vectors() {
         // RFC 4648 section 10, lower case and without padding.
-        List<String[]> vectors = List.of(new String[] {"", ""}, new String[] {"f", "my"}, new String[] {"fo", "mzxq"},
-                new String[] {"foo", "mzxw6"}, new String[] {"foob", "mzxw6yq"}, new String[] {"fooba", "mzxw6ytb"},
+        List<String[]> vectors = List.of(
+                new String[] {"", ""},
+                new String[] {"f", "my"},
+                new String[] {"fo", "mzxq"},
+                new String[] {"foo", "mzxw6"},
+                new String[] {"foob", "mzxw6yq"},
+                new String[] {"fooba", "mzxw6ytb"},
                 new String[] {"foobar", "mzxw6ytboi"});
         for (String[] v : vectors) {
-            assertThat(NodeId.base32(v[0].getBytes(StandardCharsets.US_ASCII))).as(v[0]).isEqualTo(v[1]);
+            assertThat(NodeId.base32(v[0].getBytes(StandardCharsets.US_ASCII)))
+                    .as(v[0])
+                    .isEqualTo(v[1]);
         }
     }
 
@@ -48,7 +55,8 @@ class NodeIdTest {
     @Test
     void configuredIdsMustBeHostnameSafe() {
         for (String bad : List.of("", " ", "-a", "a-", "-", "a_b", "a.b", "a b", "x".repeat(41), "ñu", "a:b", "a/b")) {
-            assertThatThrownBy(() -> NodeId.of(bad)).as("'%s'", bad)
+            assertThatThrownBy(() -> NodeId.of(bad))
+                    .as("'%s'", bad)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("node id '" + bad + "'")
                     .hasMessageContaining("1-40");
@@ -70,7 +78,6 @@ class NodeIdTest {
         assertThat(id.toString()).hasSize(26).startsWith("74");
         assertThat(NodeId.fromBytes(bytes.clone())).isEqualTo(id);
         assertThat(NodeId.of(id.toString())).isEqualTo(id);
-        assertThatThrownBy(() -> NodeId.fromBytes(new byte[15]))
-                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NodeId.fromBytes(new byte[15])).isInstanceOf(IllegalArgumentException.class);
     }
 }

@@ -43,41 +43,62 @@ class NodeIdentityTextTest {
             assertThat(text).as(where).matches("[a-z0-9.-]+");
             for (String label : text.split("\\.", -1)) {
                 assertThat(label).as(where + ", label " + label).isNotEmpty().hasSizeLessThanOrEqualTo(63);
-                assertThat(Character.isLetter(label.charAt(0))).as(where + ", label " + label).isTrue();
+                assertThat(Character.isLetter(label.charAt(0)))
+                        .as(where + ", label " + label)
+                        .isTrue();
                 assertThat(label).as(where + ", label " + label).doesNotEndWith("-");
             }
             // What a JDBC driver or HTTP client does with it: the URL host is our text, unchanged.
             URI uri = URI.create("postgresql://" + text + ":5432/db");
             assertThat(uri.getHost()).as(where).isEqualTo(text);
             assertThat(uri.getPort()).as(where).isEqualTo(5432);
-            assertThat(InetSocketAddress.createUnresolved(text, 5432).getHostString()).as(where).isEqualTo(text);
+            assertThat(InetSocketAddress.createUnresolved(text, 5432).getHostString())
+                    .as(where)
+                    .isEqualTo(text);
         }
     }
 
     @Test
     void compressedIpv6AddressesRoundTrip() {
-        for (String literal : List.of("::1", "fd00::", "2001:db8::a:1", "fd00::a:0:0:0", "1::", "1:0:0:2::3",
-                "2001:db8:0:1:1:1:1:1", "fdff:ffff:ffff:ffff:ffff:ffff:ffff:fffe", "::ffff:0:1")) {
-            NodeIdentity identity = NodeIdentity.builder().address(endpoint(literal, 5000)).hub(endpoint(literal, 17000)).build();
+        for (String literal : List.of(
+                "::1",
+                "fd00::",
+                "2001:db8::a:1",
+                "fd00::a:0:0:0",
+                "1::",
+                "1:0:0:2::3",
+                "2001:db8:0:1:1:1:1:1",
+                "fdff:ffff:ffff:ffff:ffff:ffff:ffff:fffe",
+                "::ffff:0:1")) {
+            NodeIdentity identity = NodeIdentity.builder()
+                    .address(endpoint(literal, 5000))
+                    .hub(endpoint(literal, 17000))
+                    .build();
             String text = identity.toText();
             assertThat(NodeIdentity.parse(text)).as(literal + " as " + text).isEqualTo(identity);
             assertThat(text).as(literal).matches("[a-z0-9.-]+");
         }
-        assertThat(NodeIdentity.builder().address(endpoint("::1", 5000)).build().toText()).isEqualTo("tv1.az1p5000");
-        assertThat(NodeIdentity.builder().address(endpoint("fd00::", 1)).build().toText()).isEqualTo("tv1.afd00zp1");
-        assertThat(NodeIdentity.builder().address(endpoint("2001:db8::a:1", 65535)).build().toText())
+        assertThat(NodeIdentity.builder().address(endpoint("::1", 5000)).build().toText())
+                .isEqualTo("tv1.az1p5000");
+        assertThat(NodeIdentity.builder().address(endpoint("fd00::", 1)).build().toText())
+                .isEqualTo("tv1.afd00zp1");
+        assertThat(NodeIdentity.builder()
+                        .address(endpoint("2001:db8::a:1", 65535))
+                        .build()
+                        .toText())
                 .isEqualTo("tv1.a2001-db8za-1p65535");
     }
 
     @Test
     void exampleFromTheDocumentationParses() {
-        NodeIdentity id = NodeIdentity.parse("tv1-node7.a10-0-0-2p5000.afd00z1p5000.x203-0-113-7p6000.h198-18-0-1p17000");
+        NodeIdentity id =
+                NodeIdentity.parse("tv1-node7.a10-0-0-2p5000.afd00z1p5000.x203-0-113-7p6000.h198-18-0-1p17000");
         assertThat(id.id()).contains(NodeId.of("node7"));
         assertThat(id.addresses()).containsExactly(endpoint("10.0.0.2", 5000), endpoint("fd00::1", 5000));
         assertThat(id.externals()).containsExactly(endpoint("203.0.113.7", 6000));
         assertThat(id.hubs()).containsExactly(endpoint("198.18.0.1", 17000));
-        assertThat(id.directAddresses()).containsExactly(endpoint("10.0.0.2", 5000), endpoint("fd00::1", 5000),
-                endpoint("203.0.113.7", 6000));
+        assertThat(id.directAddresses())
+                .containsExactly(endpoint("10.0.0.2", 5000), endpoint("fd00::1", 5000), endpoint("203.0.113.7", 6000));
     }
 
     @Test
@@ -86,7 +107,8 @@ class NodeIdentityTextTest {
         assertThat(idOnly.toText()).isEqualTo("tv1-lonely");
         assertThat(NodeIdentity.parse("tv1-lonely")).isEqualTo(idOnly);
 
-        NodeIdentity partial = NodeIdentity.builder().external(endpoint("203.0.113.7", 6000)).build();
+        NodeIdentity partial =
+                NodeIdentity.builder().external(endpoint("203.0.113.7", 6000)).build();
         assertThat(partial.isPartial()).isTrue();
         assertThat(NodeIdentity.parse(partial.toText())).isEqualTo(partial);
     }
@@ -102,44 +124,60 @@ class NodeIdentityTextTest {
     @Test
     void badPortsAreNamed() {
         assertThatThrownBy(() -> NodeIdentity.parse("tv1.a10-0-0-1p0"))
-                .hasMessageContaining("a10-0-0-1p0").hasMessageContaining("port 0");
+                .hasMessageContaining("a10-0-0-1p0")
+                .hasMessageContaining("port 0");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1.a10-0-0-1p65536"))
-                .hasMessageContaining("a10-0-0-1p65536").hasMessageContaining("65536");
+                .hasMessageContaining("a10-0-0-1p65536")
+                .hasMessageContaining("65536");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1.a10-0-0-1p123456"))
-                .hasMessageContaining("a10-0-0-1p123456").hasMessageContaining("123456");
+                .hasMessageContaining("a10-0-0-1p123456")
+                .hasMessageContaining("123456");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1.a10-0-0-1p"))
-                .hasMessageContaining("a10-0-0-1p").hasMessageContaining("port");
+                .hasMessageContaining("a10-0-0-1p")
+                .hasMessageContaining("port");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1.a10-0-0-1"))
-                .hasMessageContaining("a10-0-0-1").hasMessageContaining("'p'");
+                .hasMessageContaining("a10-0-0-1")
+                .hasMessageContaining("'p'");
     }
 
     @Test
     void hostKeyRoundTripsAndTextsWithoutOneParseAsBefore() {
-        NodeIdentity keyed = NodeIdentity.builder().id(NodeId.of("n1")).hostKey("abc234")
-                .address(endpoint("10.0.0.2", 5000)).build();
+        NodeIdentity keyed = NodeIdentity.builder()
+                .id(NodeId.of("n1"))
+                .hostKey("abc234")
+                .address(endpoint("10.0.0.2", 5000))
+                .build();
         assertThat(keyed.toText()).isEqualTo("tv1-n1.kabc234.a10-0-0-2p5000");
         assertThat(NodeIdentity.parse("tv1-n1.kabc234.a10-0-0-2p5000")).isEqualTo(keyed);
-        assertThat(NodeIdentity.parse("TV1-N1.KABC234.A10-0-0-2P5000").hostKey()).contains("abc234");
+        assertThat(NodeIdentity.parse("TV1-N1.KABC234.A10-0-0-2P5000").hostKey())
+                .contains("abc234");
         // The key may stand anywhere among the labels; the canonical text puts it first.
         assertThat(NodeIdentity.parse("tv1-n1.a10-0-0-2p5000.kabc234")).isEqualTo(keyed);
         // A text written before host keys existed.
         NodeIdentity old = NodeIdentity.parse("tv1-n1.a10-0-0-2p5000");
         assertThat(old.hostKey()).isEmpty();
         assertThat(old).isNotEqualTo(keyed);
-        assertThat(keyed.satisfies(old)).as("the same node id, with or without a key").isTrue();
-        assertThat(keyed.withHubs(List.of(endpoint("198.18.0.1", 17000))).hostKey()).contains("abc234");
+        assertThat(keyed.satisfies(old))
+                .as("the same node id, with or without a key")
+                .isTrue();
+        assertThat(keyed.withHubs(List.of(endpoint("198.18.0.1", 17000))).hostKey())
+                .contains("abc234");
     }
 
     @Test
     void badHostKeysAreNamed() {
         assertThatThrownBy(() -> NodeIdentity.parse("tv1-n1.k.a10-0-0-2p5000"))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("part 'k'").hasMessageContaining("host key");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("part 'k'")
+                .hasMessageContaining("host key");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1-n1.kab-c.a10-0-0-2p5000"))
-                .hasMessageContaining("part 'kab-c'").hasMessageContaining("host key");
+                .hasMessageContaining("part 'kab-c'")
+                .hasMessageContaining("host key");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1-n1.k" + "a".repeat(33)))
                 .hasMessageContaining("host key");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1-n1.kaaa.kbbb.a10-0-0-2p5000"))
-                .hasMessageContaining("part 'kbbb'").hasMessageContaining("a second host key");
+                .hasMessageContaining("part 'kbbb'")
+                .hasMessageContaining("a second host key");
     }
 
     @Test
@@ -153,7 +191,8 @@ class NodeIdentityTextTest {
     @Test
     void emptyLabelIsNamed() {
         for (String text : List.of("tv1-abc..a10-0-0-1p5000", "tv1-abc.a10-0-0-1p5000.", "tv1..a10-0-0-1p5000")) {
-            assertThatThrownBy(() -> NodeIdentity.parse(text)).as(text)
+            assertThatThrownBy(() -> NodeIdentity.parse(text))
+                    .as(text)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("empty part");
         }
@@ -161,9 +200,11 @@ class NodeIdentityTextTest {
 
     @Test
     void missingMarkerIsNamed() {
-        for (String text : List.of("abc.a10-0-0-1p5000", "tv2-abc.a10-0-0-1p5000", "tv1x.a10-0-0-1p5000", "", "10.0.0.1")) {
+        for (String text :
+                List.of("abc.a10-0-0-1p5000", "tv2-abc.a10-0-0-1p5000", "tv1x.a10-0-0-1p5000", "", "10.0.0.1")) {
             assertThat(NodeIdentity.looksLikeIdentity(text)).as(text).isFalse();
-            assertThatThrownBy(() -> NodeIdentity.parse(text)).as(text)
+            assertThatThrownBy(() -> NodeIdentity.parse(text))
+                    .as(text)
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("tv1");
         }
@@ -190,7 +231,8 @@ class NodeIdentityTextTest {
                 .hasMessageContaining("node id");
         String tooLong = "x".repeat(NodeId.MAX_LENGTH + 1);
         assertThatThrownBy(() -> NodeIdentity.parse("tv1-" + tooLong))
-                .hasMessageContaining(tooLong).hasMessageContaining("1-40");
+                .hasMessageContaining(tooLong)
+                .hasMessageContaining("1-40");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1-.a10-0-0-1p5000")).hasMessageContaining("node id");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1-abc-.a10-0-0-1p5000")).hasMessageContaining("abc-");
     }
@@ -198,13 +240,13 @@ class NodeIdentityTextTest {
     @Test
     void otherMalformedEndpointsAreNamed() {
         assertThatThrownBy(() -> NodeIdentity.parse("tv1.a10-0-1p5000"))
-                .hasMessageContaining("a10-0-1p5000").hasMessageContaining("neither an IPv4");
+                .hasMessageContaining("a10-0-1p5000")
+                .hasMessageContaining("neither an IPv4");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1.ap5000"))
-                .hasMessageContaining("ap5000").hasMessageContaining("missing IP address");
-        assertThatThrownBy(() -> NodeIdentity.parse("tv1.afd00zz1p5000"))
-                .hasMessageContaining("afd00zz1p5000");
-        assertThatThrownBy(() -> NodeIdentity.parse("tv1.afd00gz1p5000"))
-                .hasMessageContaining("afd00gz1p5000");
+                .hasMessageContaining("ap5000")
+                .hasMessageContaining("missing IP address");
+        assertThatThrownBy(() -> NodeIdentity.parse("tv1.afd00zz1p5000")).hasMessageContaining("afd00zz1p5000");
+        assertThatThrownBy(() -> NodeIdentity.parse("tv1.afd00gz1p5000")).hasMessageContaining("afd00gz1p5000");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1.a1-2-3-4-5-6-7-8-9p5000"))
                 .hasMessageContaining("a1-2-3-4-5-6-7-8-9p5000");
         assertThatThrownBy(() -> NodeIdentity.parse("tv1")).hasMessageContaining("needs an id or at least one address");
@@ -227,17 +269,21 @@ class NodeIdentityTextTest {
         // Link-local IPv6 needs a zone to be used, and the text form has no place for one.
         assertThatThrownBy(() -> NodeIdentity.parse("tv1-abc.afe80z1p5000"))
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("afe80z1p5000").hasMessageContaining("link-local");
+                .hasMessageContaining("afe80z1p5000")
+                .hasMessageContaining("link-local");
         // Link-local IPv4 needs no zone and stays.
-        assertThat(NodeIdentity.parse("tv1-abc.a169-254-0-1p5000").addresses()).containsExactly(endpoint("169.254.0.1", 5000));
+        assertThat(NodeIdentity.parse("tv1-abc.a169-254-0-1p5000").addresses())
+                .containsExactly(endpoint("169.254.0.1", 5000));
     }
 
     @Test
     void builderRefusesWhatTheTextCannotCarry() {
         assertThatThrownBy(() -> NodeIdentity.builder().address(InetSocketAddress.createUnresolved("example.org", 80)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("example.org");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("example.org");
         assertThatThrownBy(() -> NodeIdentity.builder().address(endpoint("10.0.0.1", 0)))
-                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port 0");
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("port 0");
         assertThatThrownBy(() -> NodeIdentity.builder().address(endpoint("239.1.1.1", 80)))
                 .isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> NodeIdentity.builder().build()).isInstanceOf(IllegalArgumentException.class);
@@ -245,17 +291,36 @@ class NodeIdentityTextTest {
 
     @Test
     void satisfiesFollowsThePartialIdentityRule() {
-        NodeIdentity full = NodeIdentity.builder().id(NodeId.of("n1"))
-                .address(endpoint("10.0.0.2", 5000)).address(endpoint("198.18.0.2", 5000))
-                .external(endpoint("203.0.113.7", 6000)).build();
-        assertThat(full.satisfies(NodeIdentity.builder().id(NodeId.of("n1")).build())).isTrue();
-        assertThat(full.satisfies(NodeIdentity.builder().id(NodeId.of("n2")).address(endpoint("10.0.0.2", 5000)).build()))
+        NodeIdentity full = NodeIdentity.builder()
+                .id(NodeId.of("n1"))
+                .address(endpoint("10.0.0.2", 5000))
+                .address(endpoint("198.18.0.2", 5000))
+                .external(endpoint("203.0.113.7", 6000))
+                .build();
+        assertThat(full.satisfies(NodeIdentity.builder().id(NodeId.of("n1")).build()))
+                .isTrue();
+        assertThat(full.satisfies(NodeIdentity.builder()
+                        .id(NodeId.of("n2"))
+                        .address(endpoint("10.0.0.2", 5000))
+                        .build()))
                 .isFalse();
-        assertThat(full.satisfies(NodeIdentity.builder().address(endpoint("10.0.0.2", 5000)).build())).isTrue();
-        assertThat(full.satisfies(NodeIdentity.builder().external(endpoint("203.0.113.7", 6000))
-                .address(endpoint("198.18.0.2", 5000)).build())).isTrue();
-        assertThat(full.satisfies(NodeIdentity.builder().address(endpoint("10.0.0.2", 5001)).build())).isFalse();
-        assertThat(full.satisfies(NodeIdentity.builder().address(endpoint("10.0.0.2", 5000))
-                .address(endpoint("10.0.0.3", 5000)).build())).isFalse();
+        assertThat(full.satisfies(NodeIdentity.builder()
+                        .address(endpoint("10.0.0.2", 5000))
+                        .build()))
+                .isTrue();
+        assertThat(full.satisfies(NodeIdentity.builder()
+                        .external(endpoint("203.0.113.7", 6000))
+                        .address(endpoint("198.18.0.2", 5000))
+                        .build()))
+                .isTrue();
+        assertThat(full.satisfies(NodeIdentity.builder()
+                        .address(endpoint("10.0.0.2", 5001))
+                        .build()))
+                .isFalse();
+        assertThat(full.satisfies(NodeIdentity.builder()
+                        .address(endpoint("10.0.0.2", 5000))
+                        .address(endpoint("10.0.0.3", 5000))
+                        .build()))
+                .isFalse();
     }
 }

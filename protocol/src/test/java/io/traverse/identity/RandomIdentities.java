@@ -17,8 +17,7 @@ public final class RandomIdentities {
 
     private static final String ID_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789-";
 
-    private RandomIdentities() {
-    }
+    private RandomIdentities() {}
 
     /** The generator of case {@code n}; print {@link #describe} in assertion messages. */
     public static Random forCase(int n) {
@@ -36,7 +35,9 @@ public final class RandomIdentities {
             switch (r.nextInt(5)) {
                 case 0 -> b = new byte[] {10, (byte) r.nextInt(256), (byte) r.nextInt(256), (byte) r.nextInt(256)};
                 case 1 -> b = new byte[] {(byte) 192, (byte) 168, (byte) r.nextInt(256), (byte) r.nextInt(256)};
-                case 2 -> b = new byte[] {(byte) 198, (byte) (18 + r.nextInt(2)), (byte) r.nextInt(256), (byte) r.nextInt(256)};
+                case 2 ->
+                    b = new byte[] {(byte) 198, (byte) (18 + r.nextInt(2)), (byte) r.nextInt(256), (byte) r.nextInt(256)
+                    };
                 case 3 -> b = new byte[] {127, 0, 0, (byte) (1 + r.nextInt(254))};
                 default -> r.nextBytes(b);
             }
@@ -82,7 +83,9 @@ public final class RandomIdentities {
             }
             InetAddress a = of(b);
             // Link-local IPv6 needs a zone, which an identity cannot carry: the builder refuses it.
-            if (!a.isAnyLocalAddress() && !a.isMulticastAddress() && !(a instanceof Inet6Address && a.isLinkLocalAddress())) {
+            if (!a.isAnyLocalAddress()
+                    && !a.isMulticastAddress()
+                    && !(a instanceof Inet6Address && a.isLinkLocalAddress())) {
                 return a;
             }
         }

@@ -22,7 +22,8 @@ class RegisteredNameTest {
         assertThatThrownBy(() -> RegisteredName.normalize("db..main")).hasMessageContaining("hostname-safe");
         assertThatThrownBy(() -> RegisteredName.normalize("db main")).hasMessageContaining("hostname-safe");
         assertThatThrownBy(() -> RegisteredName.normalize("a".repeat(64))).hasMessageContaining("hostname-safe");
-        assertThatThrownBy(() -> RegisteredName.normalize("a.".repeat(127) + "a")).hasMessageContaining("longer than 253");
+        assertThatThrownBy(() -> RegisteredName.normalize("a.".repeat(127) + "a"))
+                .hasMessageContaining("longer than 253");
         assertThatThrownBy(() -> RegisteredName.normalize("10.0.0.1")).hasMessageContaining("IP address");
         assertThatThrownBy(() -> RegisteredName.normalize("tv1-abc")).hasMessageContaining("node address");
         assertThat(RegisteredName.isValid("tv10")).isTrue(); // only the exact marker is reserved

@@ -35,7 +35,9 @@ class SubnetTest {
 
         Subnet all4 = Subnet.parse("0.0.0.0/0");
         assertThat(all4.contains(ip("255.255.255.255"))).isTrue();
-        assertThat(all4.contains(ip("::1"))).as("an IPv4 network never contains an IPv6 address").isFalse();
+        assertThat(all4.contains(ip("::1")))
+                .as("an IPv4 network never contains an IPv6 address")
+                .isFalse();
     }
 
     @Test
@@ -56,7 +58,9 @@ class SubnetTest {
 
     @Test
     void networkIsNormalisedAndComparable() {
-        assertThat(Subnet.parse("10.1.2.3/8")).isEqualTo(Subnet.parse("10.0.0.0/8")).hasSameHashCodeAs(Subnet.parse("10.9.9.9/8"));
+        assertThat(Subnet.parse("10.1.2.3/8"))
+                .isEqualTo(Subnet.parse("10.0.0.0/8"))
+                .hasSameHashCodeAs(Subnet.parse("10.9.9.9/8"));
         assertThat(Subnet.parse("10.1.2.3/8")).hasToString("10.0.0.0/8");
         assertThat(Subnet.parse("fd12:3456::1/16")).hasToString("fd12::/16");
         assertThat(Subnet.parse("10.0.0.0/8")).isNotEqualTo(Subnet.parse("10.0.0.0/9"));
@@ -66,9 +70,13 @@ class SubnetTest {
 
     @Test
     void parseErrorsNameThePart() {
-        assertThatThrownBy(() -> Subnet.parse("10.0.0.0/33")).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("33").hasMessageContaining("0-32");
-        assertThatThrownBy(() -> Subnet.parse("fd00::/129")).hasMessageContaining("129").hasMessageContaining("0-128");
+        assertThatThrownBy(() -> Subnet.parse("10.0.0.0/33"))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("33")
+                .hasMessageContaining("0-32");
+        assertThatThrownBy(() -> Subnet.parse("fd00::/129"))
+                .hasMessageContaining("129")
+                .hasMessageContaining("0-128");
         assertThatThrownBy(() -> Subnet.parse("10.0.0.0/x")).hasMessageContaining("'x'");
         assertThatThrownBy(() -> Subnet.parse("10.0.0.0/")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> Subnet.parse("10.0.0.0/-1")).isInstanceOf(IllegalArgumentException.class);

@@ -33,14 +33,19 @@ class IdentityHandshakeFuzzTest {
             r.nextBytes(bytes);
             if (bytes.length >= IdentityHandshake.HEADER_LENGTH && r.nextBoolean()) {
                 // A plausible header so that the body decoders get exercised through the whole pipeline.
-                ByteBuffer.wrap(bytes).putInt(IdentityHandshake.MAGIC).put((byte) IdentityHandshake.VERSION)
-                        .put((byte) r.nextInt(7)).putShort((short) (bytes.length - IdentityHandshake.HEADER_LENGTH));
+                ByteBuffer.wrap(bytes)
+                        .putInt(IdentityHandshake.MAGIC)
+                        .put((byte) IdentityHandshake.VERSION)
+                        .put((byte) r.nextInt(7))
+                        .putShort((short) (bytes.length - IdentityHandshake.HEADER_LENGTH));
             }
             exercise(bytes, n, "random");
             // The body decoders alone, with any code.
             int code = r.nextInt(8);
-            expectOnlyProtocolException(() -> IdentityHandshake.decodeRequest(code, ByteBuffer.wrap(bytes)), bytes, n, "request body");
-            expectOnlyProtocolException(() -> IdentityHandshake.decodeReply(code, ByteBuffer.wrap(bytes)), bytes, n, "reply body");
+            expectOnlyProtocolException(
+                    () -> IdentityHandshake.decodeRequest(code, ByteBuffer.wrap(bytes)), bytes, n, "request body");
+            expectOnlyProtocolException(
+                    () -> IdentityHandshake.decodeReply(code, ByteBuffer.wrap(bytes)), bytes, n, "reply body");
         }
     }
 
@@ -49,10 +54,15 @@ class IdentityHandshakeFuzzTest {
         for (int n = 0; n < CASES; n++) {
             Random r = RandomIdentities.forCase(n);
             byte[] valid = r.nextBoolean()
-                    ? IdentityHandshake.encode(new Request(Kind.CONNECT, RandomIdentities.port(r), RandomIdentities.identity(r),
+                    ? IdentityHandshake.encode(new Request(
+                            Kind.CONNECT,
+                            RandomIdentities.port(r),
+                            RandomIdentities.identity(r),
                             r.nextBoolean() ? null : RandomIdentities.identity(r)))
-                    : IdentityHandshake.encode(new Reply(Answer.values()[r.nextInt(Answer.values().length)],
-                            r.nextBoolean() ? null : RandomIdentities.identity(r), "reason " + r.nextInt()));
+                    : IdentityHandshake.encode(new Reply(
+                            Answer.values()[r.nextInt(Answer.values().length)],
+                            r.nextBoolean() ? null : RandomIdentities.identity(r),
+                            "reason " + r.nextInt()));
             byte[] mutated = mutate(valid, r);
             exercise(mutated, n, "mutated");
         }
@@ -75,9 +85,13 @@ class IdentityHandshakeFuzzTest {
             }
             try {
                 NodeIdentity parsed = NodeIdentity.parse(text.toString());
-                assertThat(NodeIdentity.parse(parsed.toText())).as(RandomIdentities.describe(n)).isEqualTo(parsed);
+                assertThat(NodeIdentity.parse(parsed.toText()))
+                        .as(RandomIdentities.describe(n))
+                        .isEqualTo(parsed);
             } catch (IllegalArgumentException expected) {
-                assertThat(expected.getMessage()).as(RandomIdentities.describe(n)).isNotBlank();
+                assertThat(expected.getMessage())
+                        .as(RandomIdentities.describe(n))
+                        .isNotBlank();
             } catch (RuntimeException e) {
                 fail(RandomIdentities.describe(n) + ": parsing '" + text + "' threw " + e, e);
             }
@@ -111,7 +125,8 @@ class IdentityHandshakeFuzzTest {
                 }
                 case 5 -> { // delete a byte from the body
                     if (b.length > IdentityHandshake.HEADER_LENGTH) {
-                        int at = IdentityHandshake.HEADER_LENGTH + r.nextInt(b.length - IdentityHandshake.HEADER_LENGTH);
+                        int at =
+                                IdentityHandshake.HEADER_LENGTH + r.nextInt(b.length - IdentityHandshake.HEADER_LENGTH);
                         byte[] shorter = new byte[b.length - 1];
                         System.arraycopy(b, 0, shorter, 0, at);
                         System.arraycopy(b, at + 1, shorter, at, b.length - at - 1);
@@ -134,27 +149,35 @@ class IdentityHandshakeFuzzTest {
     /** Runs the header check and both decoders the way listener and client do. */
     private static void exercise(byte[] bytes, int n, String what) {
         if (bytes.length >= IdentityHandshake.HEADER_LENGTH) {
-            expectOnlyProtocolException(() -> {
-                ByteBuffer header = ByteBuffer.wrap(bytes, 0, IdentityHandshake.HEADER_LENGTH);
-                int length = IdentityHandshake.checkHeader(header);
-                assertThat(length).isBetween(0, IdentityHandshake.MAX_BODY_LENGTH);
-                int available = Math.min(length, bytes.length - IdentityHandshake.HEADER_LENGTH);
-                ByteBuffer body = ByteBuffer.wrap(bytes, IdentityHandshake.HEADER_LENGTH, available).slice();
-                Request request = IdentityHandshake.decodeRequest(IdentityHandshake.code(header), body);
-                // Whatever decodes is a valid request that encodes again.
-                Request again = IdentityHandshakeTest.decodeRequestFrame(IdentityHandshake.encode(request));
-                assertThat(again).isEqualTo(request);
-            }, bytes, n, what + " request");
+            expectOnlyProtocolException(
+                    () -> {
+                        ByteBuffer header = ByteBuffer.wrap(bytes, 0, IdentityHandshake.HEADER_LENGTH);
+                        int length = IdentityHandshake.checkHeader(header);
+                        assertThat(length).isBetween(0, IdentityHandshake.MAX_BODY_LENGTH);
+                        int available = Math.min(length, bytes.length - IdentityHandshake.HEADER_LENGTH);
+                        ByteBuffer body = ByteBuffer.wrap(bytes, IdentityHandshake.HEADER_LENGTH, available)
+                                .slice();
+                        Request request = IdentityHandshake.decodeRequest(IdentityHandshake.code(header), body);
+                        // Whatever decodes is a valid request that encodes again.
+                        Request again = IdentityHandshakeTest.decodeRequestFrame(IdentityHandshake.encode(request));
+                        assertThat(again).isEqualTo(request);
+                    },
+                    bytes,
+                    n,
+                    what + " request");
         }
         try {
             Reply reply = IdentityHandshake.readReply(new ByteArrayInputStream(bytes));
             assertThat(IdentityHandshake.readReply(new ByteArrayInputStream(IdentityHandshake.encode(reply))))
-                    .as(RandomIdentities.describe(n)).isEqualTo(reply);
+                    .as(RandomIdentities.describe(n))
+                    .isEqualTo(reply);
         } catch (ProtocolException | EOFException expected) {
             assertThat(expected.getMessage()).isNotBlank();
         } catch (Exception e) {
-            fail(RandomIdentities.describe(n) + ": readReply of " + what + " bytes " + HexFormat.of().formatHex(bytes)
-                    + " threw " + e, e);
+            fail(
+                    RandomIdentities.describe(n) + ": readReply of " + what + " bytes "
+                            + HexFormat.of().formatHex(bytes) + " threw " + e,
+                    e);
         }
     }
 
@@ -168,8 +191,10 @@ class IdentityHandshakeFuzzTest {
         } catch (ProtocolException expected) {
             assertThat(expected.getMessage()).isNotBlank();
         } catch (Exception e) {
-            fail(RandomIdentities.describe(n) + ": decoding " + what + " bytes " + HexFormat.of().formatHex(bytes)
-                    + " threw " + e, e);
+            fail(
+                    RandomIdentities.describe(n) + ": decoding " + what + " bytes "
+                            + HexFormat.of().formatHex(bytes) + " threw " + e,
+                    e);
         }
     }
 }

@@ -29,7 +29,8 @@ class IdentityHandshakeTest {
     static Request decodeRequestFrame(byte[] frame) throws ProtocolException {
         ByteBuffer header = ByteBuffer.wrap(frame, 0, IdentityHandshake.HEADER_LENGTH);
         int length = IdentityHandshake.checkHeader(header);
-        return IdentityHandshake.decodeRequest(IdentityHandshake.code(header),
+        return IdentityHandshake.decodeRequest(
+                IdentityHandshake.code(header),
                 ByteBuffer.wrap(frame, IdentityHandshake.HEADER_LENGTH, length).slice());
     }
 
@@ -45,11 +46,16 @@ class IdentityHandshakeTest {
         Request decoded = decodeRequestFrame(frame);
         assertThat(decoded.holdUntilConfirmed()).isTrue();
         assertThat(decoded.kind()).isEqualTo(Kind.CONNECT);
-        assertThat(decodeRequestFrame(IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, SOURCE))).holdUntilConfirmed()).isFalse();
+        assertThat(decodeRequestFrame(IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, SOURCE)))
+                        .holdUntilConfirmed())
+                .isFalse();
         byte[] probe = IdentityHandshake.encode(new Request(Kind.PROBE, 80, TARGET, SOURCE));
         probe[5] |= (byte) IdentityHandshake.HOLD_UNTIL_CONFIRMED;
-        assertThatThrownBy(() -> decodeRequestFrame(probe)).isInstanceOf(ProtocolException.class).hasMessageContaining("held");
-        assertThatThrownBy(() -> new Request(Kind.PROBE, 80, TARGET, SOURCE).held()).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> decodeRequestFrame(probe))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("held");
+        assertThatThrownBy(() -> new Request(Kind.PROBE, 80, TARGET, SOURCE).held())
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -65,7 +71,9 @@ class IdentityHandshakeTest {
             assertThat(header.getInt(0)).as(where).isEqualTo(IdentityHandshake.MAGIC);
             assertThat(header.get(4)).as(where).isEqualTo((byte) IdentityHandshake.VERSION);
             assertThat(IdentityHandshake.code(header)).as(where).isEqualTo(Kind.CONNECT.code);
-            assertThat(IdentityHandshake.checkHeader(header)).as(where).isEqualTo(frame.length - IdentityHandshake.HEADER_LENGTH);
+            assertThat(IdentityHandshake.checkHeader(header))
+                    .as(where)
+                    .isEqualTo(frame.length - IdentityHandshake.HEADER_LENGTH);
             assertThat(decodeRequestFrame(frame)).as(where).isEqualTo(request);
         }
     }
@@ -105,10 +113,12 @@ class IdentityHandshakeTest {
     void wrongMagicIsRefused() {
         byte[] frame = IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, SOURCE));
         frame[0] = 'G'; // "GRAV", or an HTTP client's "GET "
-        assertThatThrownBy(() -> decodeRequestFrame(frame)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> decodeRequestFrame(frame))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("not a Traverse handshake");
         byte[] http = "GET / HTTP/1.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII);
-        assertThatThrownBy(() -> IdentityHandshake.checkHeader(ByteBuffer.wrap(http))).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> IdentityHandshake.checkHeader(ByteBuffer.wrap(http)))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("magic");
     }
 
@@ -117,7 +127,8 @@ class IdentityHandshakeTest {
         for (int version : new int[] {0, 2, 255}) {
             byte[] frame = IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, SOURCE));
             frame[4] = (byte) version;
-            assertThatThrownBy(() -> decodeRequestFrame(frame)).as("version %d", version)
+            assertThatThrownBy(() -> decodeRequestFrame(frame))
+                    .as("version %d", version)
                     .isInstanceOf(ProtocolException.class)
                     .hasMessageContaining("unsupported protocol version " + version);
         }
@@ -126,12 +137,15 @@ class IdentityHandshakeTest {
     @Test
     void bodyLengthOverTheMaximumIsRefusedFromTheHeaderAlone() throws Exception {
         ByteBuffer header = ByteBuffer.allocate(IdentityHandshake.HEADER_LENGTH);
-        header.putInt(IdentityHandshake.MAGIC).put((byte) IdentityHandshake.VERSION).put((byte) 1);
+        header.putInt(IdentityHandshake.MAGIC)
+                .put((byte) IdentityHandshake.VERSION)
+                .put((byte) 1);
         header.putShort(6, (short) IdentityHandshake.MAX_BODY_LENGTH);
         assertThat(IdentityHandshake.checkHeader(header)).isEqualTo(IdentityHandshake.MAX_BODY_LENGTH);
         for (int length : new int[] {IdentityHandshake.MAX_BODY_LENGTH + 1, 0xffff}) {
             header.putShort(6, (short) length);
-            assertThatThrownBy(() -> IdentityHandshake.checkHeader(header)).isInstanceOf(ProtocolException.class)
+            assertThatThrownBy(() -> IdentityHandshake.checkHeader(header))
+                    .isInstanceOf(ProtocolException.class)
                     .hasMessageContaining(Integer.toString(length));
         }
     }
@@ -154,7 +168,8 @@ class IdentityHandshakeTest {
         for (Answer other : Answer.values()) {
             if (other != Answer.ACCEPT) {
                 assertThatThrownBy(() -> IdentityHandshake.decodeReply(other.code, ByteBuffer.allocate(0)))
-                        .as("%s without a body", other).isInstanceOf(ProtocolException.class);
+                        .as("%s without a body", other)
+                        .isInstanceOf(ProtocolException.class);
             }
         }
     }
@@ -165,12 +180,14 @@ class IdentityHandshakeTest {
         byte[] reply = IdentityHandshake.encode(new Reply(Answer.WRONG_NODE, TARGET, "not me"));
         for (int cut = IdentityHandshake.HEADER_LENGTH; cut < request.length; cut++) {
             ByteBuffer body = ByteBuffer.wrap(Arrays.copyOfRange(request, IdentityHandshake.HEADER_LENGTH, cut));
-            assertThatThrownBy(() -> IdentityHandshake.decodeRequest(Kind.CONNECT.code, body)).as("cut at %d", cut)
+            assertThatThrownBy(() -> IdentityHandshake.decodeRequest(Kind.CONNECT.code, body))
+                    .as("cut at %d", cut)
                     .isInstanceOf(ProtocolException.class);
         }
         for (int cut = IdentityHandshake.HEADER_LENGTH; cut < reply.length; cut++) {
             ByteBuffer body = ByteBuffer.wrap(Arrays.copyOfRange(reply, IdentityHandshake.HEADER_LENGTH, cut));
-            assertThatThrownBy(() -> IdentityHandshake.decodeReply(Answer.WRONG_NODE.code, body)).as("cut at %d", cut)
+            assertThatThrownBy(() -> IdentityHandshake.decodeReply(Answer.WRONG_NODE.code, body))
+                    .as("cut at %d", cut)
                     .isInstanceOf(ProtocolException.class);
         }
     }
@@ -178,29 +195,38 @@ class IdentityHandshakeTest {
     @Test
     void lengthsRunningPastTheBodyAreRefused() {
         ByteBuffer body = ByteBuffer.allocate(2 + 2 + 3);
-        body.putShort((short) 80).putShort((short) 500).put("tv1".getBytes(StandardCharsets.US_ASCII)).flip();
+        body.putShort((short) 80)
+                .putShort((short) 500)
+                .put("tv1".getBytes(StandardCharsets.US_ASCII))
+                .flip();
         assertThatThrownBy(() -> IdentityHandshake.decodeRequest(Kind.CONNECT.code, body))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("expected target length 500 runs past the body");
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("expected target length 500 runs past the body");
 
         ByteBuffer reply = ByteBuffer.allocate(2 + 2 + 1);
         reply.putShort((short) 0).putShort((short) 9).put((byte) 'x').flip();
         assertThatThrownBy(() -> IdentityHandshake.decodeReply(Answer.REFUSED.code, reply))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("reason length 9 runs past the body");
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("reason length 9 runs past the body");
     }
 
     @Test
     void trailingBytesAreRefused() {
         byte[] frame = IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, SOURCE));
-        byte[] body = Arrays.copyOf(Arrays.copyOfRange(frame, IdentityHandshake.HEADER_LENGTH, frame.length),
+        byte[] body = Arrays.copyOf(
+                Arrays.copyOfRange(frame, IdentityHandshake.HEADER_LENGTH, frame.length),
                 frame.length - IdentityHandshake.HEADER_LENGTH + 3);
         assertThatThrownBy(() -> IdentityHandshake.decodeRequest(Kind.CONNECT.code, ByteBuffer.wrap(body)))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("3 unexpected bytes");
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("3 unexpected bytes");
 
         byte[] reply = IdentityHandshake.encode(new Reply(Answer.ACCEPT, TARGET, "ok"));
-        byte[] replyBody = Arrays.copyOf(Arrays.copyOfRange(reply, IdentityHandshake.HEADER_LENGTH, reply.length),
+        byte[] replyBody = Arrays.copyOf(
+                Arrays.copyOfRange(reply, IdentityHandshake.HEADER_LENGTH, reply.length),
                 reply.length - IdentityHandshake.HEADER_LENGTH + 1);
         assertThatThrownBy(() -> IdentityHandshake.decodeReply(Answer.ACCEPT.code, ByteBuffer.wrap(replyBody)))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("1 unexpected bytes");
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("1 unexpected bytes");
     }
 
     @Test
@@ -211,8 +237,10 @@ class IdentityHandshakeTest {
             int c = code;
             // With the in-band end-of-stream bit every kind is known (InBandEndOfStreamTest).
             // So is a CONNECT with the hold bit (with in-band end-of-stream or not).
-            boolean knownKind = Arrays.stream(Kind.values()).anyMatch(k -> k.code == c || (k.code | IdentityHandshake.IN_BAND_END_OF_STREAM) == c)
-                    || (c & ~IdentityHandshake.IN_BAND_END_OF_STREAM) == (Kind.CONNECT.code | IdentityHandshake.HOLD_UNTIL_CONFIRMED);
+            boolean knownKind = Arrays.stream(Kind.values())
+                            .anyMatch(k -> k.code == c || (k.code | IdentityHandshake.IN_BAND_END_OF_STREAM) == c)
+                    || (c & ~IdentityHandshake.IN_BAND_END_OF_STREAM)
+                            == (Kind.CONNECT.code | IdentityHandshake.HOLD_UNTIL_CONFIRMED);
             boolean knownAnswer = Arrays.stream(Answer.values()).anyMatch(a -> a.code == c)
                     || c == (Answer.ACCEPT.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
             byte[] req = request.clone();
@@ -220,12 +248,16 @@ class IdentityHandshakeTest {
             byte[] rep = reply.clone();
             rep[5] = (byte) code;
             if (!knownKind) {
-                assertThatThrownBy(() -> decodeRequestFrame(req)).as("kind %d", code)
-                        .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown handshake kind " + code);
+                assertThatThrownBy(() -> decodeRequestFrame(req))
+                        .as("kind %d", code)
+                        .isInstanceOf(ProtocolException.class)
+                        .hasMessageContaining("unknown handshake kind " + code);
             }
             if (!knownAnswer) {
-                assertThatThrownBy(() -> decodeReplyFrame(rep)).as("answer %d", code)
-                        .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown handshake answer " + code);
+                assertThatThrownBy(() -> decodeReplyFrame(rep))
+                        .as("answer %d", code)
+                        .isInstanceOf(ProtocolException.class)
+                        .hasMessageContaining("unknown handshake answer " + code);
             }
         }
     }
@@ -236,23 +268,28 @@ class IdentityHandshakeTest {
         byte[] body = IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, null));
         body[IdentityHandshake.HEADER_LENGTH] = 0;
         body[IdentityHandshake.HEADER_LENGTH + 1] = 0;
-        assertThatThrownBy(() -> decodeRequestFrame(body)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> decodeRequestFrame(body))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("virtual port 0");
 
         // no target
         byte[] anonymousTarget = IdentityHandshake.encode(new Request(Kind.CONNECT, 80, null, SOURCE));
-        assertThatThrownBy(() -> decodeRequestFrame(anonymousTarget)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> decodeRequestFrame(anonymousTarget))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("no target");
 
         // identity text that does not parse: the message says which field and which part
         byte[] bad = frameWithTarget("tv1-x.a300-0-0-1p5000");
-        assertThatThrownBy(() -> decodeRequestFrame(bad)).isInstanceOf(ProtocolException.class)
-                .hasMessageContaining("expected target").hasMessageContaining("a300-0-0-1p5000");
+        assertThatThrownBy(() -> decodeRequestFrame(bad))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("expected target")
+                .hasMessageContaining("a300-0-0-1p5000");
         byte[] notAscii = frameWithTarget("tv1-\u00ff\u00fe.a10-0-0-1p5000");
         assertThatThrownBy(() -> decodeRequestFrame(notAscii)).isInstanceOf(ProtocolException.class);
         byte[] garbage = frameWithTarget("GET / HTTP/1.1");
         assertThatThrownBy(() -> decodeRequestFrame(garbage)).isInstanceOf(ProtocolException.class);
-        assertThatThrownBy(() -> new Request(Kind.CONNECT, 0, TARGET, null)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Request(Kind.CONNECT, 0, TARGET, null))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     private static byte[] frameWithTarget(String target) {
@@ -260,8 +297,11 @@ class IdentityHandshakeTest {
         ByteBuffer body = ByteBuffer.allocate(2 + 2 + text.length + 2);
         body.putShort((short) 80).putShort((short) text.length).put(text).putShort((short) 0);
         ByteBuffer frame = ByteBuffer.allocate(IdentityHandshake.HEADER_LENGTH + body.capacity());
-        frame.putInt(IdentityHandshake.MAGIC).put((byte) IdentityHandshake.VERSION).put((byte) Kind.CONNECT.code)
-                .putShort((short) body.capacity()).put(body.array());
+        frame.putInt(IdentityHandshake.MAGIC)
+                .put((byte) IdentityHandshake.VERSION)
+                .put((byte) Kind.CONNECT.code)
+                .putShort((short) body.capacity())
+                .put(body.array());
         return frame.array();
     }
 
@@ -289,7 +329,9 @@ class IdentityHandshakeTest {
         byte[] reply = IdentityHandshake.encode(new Reply(Answer.ACCEPT, TARGET, "welcome"));
         for (int cut : new int[] {0, 3, IdentityHandshake.HEADER_LENGTH, reply.length - 1}) {
             assertThatThrownBy(() -> IdentityHandshake.readReply(new ByteArrayInputStream(Arrays.copyOf(reply, cut))))
-                    .as("cut at %d", cut).isInstanceOf(EOFException.class).hasMessageContaining("handshake");
+                    .as("cut at %d", cut)
+                    .isInstanceOf(EOFException.class)
+                    .hasMessageContaining("handshake");
         }
     }
 
@@ -299,13 +341,16 @@ class IdentityHandshakeTest {
             String reason = unit.repeat(1200);
             Reply decoded = decodeReplyFrame(IdentityHandshake.encode(new Reply(Answer.OVERLOAD, TARGET, reason)));
             byte[] bytes = decoded.reason().getBytes(StandardCharsets.UTF_8);
-            assertThat(bytes.length).as(unit).isLessThanOrEqualTo(IdentityHandshake.MAX_REASON_BYTES)
+            assertThat(bytes.length)
+                    .as(unit)
+                    .isLessThanOrEqualTo(IdentityHandshake.MAX_REASON_BYTES)
                     .isGreaterThan(IdentityHandshake.MAX_REASON_BYTES - 4);
             assertThat(reason).as(unit).startsWith(decoded.reason());
             assertThat(decoded.reason()).as(unit).doesNotContain("\uFFFD");
         }
         String exact = "x".repeat(IdentityHandshake.MAX_REASON_BYTES);
-        assertThat(decodeReplyFrame(IdentityHandshake.encode(new Reply(Answer.REFUSED, TARGET, exact))).reason())
+        assertThat(decodeReplyFrame(IdentityHandshake.encode(new Reply(Answer.REFUSED, TARGET, exact)))
+                        .reason())
                 .isEqualTo(exact);
     }
 
@@ -355,18 +400,22 @@ class IdentityHandshakeTest {
 
     @Test
     void theBitRoundTripsInRequestAndAcceptAndIsAbsentOtherwise() throws Exception {
-        byte[] asked = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80, TARGET, SOURCE,
-                null, true));
-        byte[] plain = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80, TARGET, SOURCE));
+        byte[] asked = IdentityHandshake.encode(
+                new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80, TARGET, SOURCE, null, true));
+        byte[] plain = IdentityHandshake.encode(
+                new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80, TARGET, SOURCE));
         assertThat(asked[5] & 0xff).isEqualTo(0x81);
         assertThat(plain[5] & 0xff).isEqualTo(0x01); // a node that does not ask sends what it always sent
         IdentityHandshake.Request decoded = decodeRequestFrame(asked);
         assertThat(decoded.inBandEndOfStream()).isTrue();
         assertThat(decodeRequestFrame(plain).inBandEndOfStream()).isFalse();
 
-        byte[] agreed = IdentityHandshake.encode(new IdentityHandshake.Reply(IdentityHandshake.Answer.ACCEPT, TARGET, "", true));
+        byte[] agreed = IdentityHandshake.encode(
+                new IdentityHandshake.Reply(IdentityHandshake.Answer.ACCEPT, TARGET, "", true));
         assertThat(agreed[5] & 0xff).isEqualTo(0x80);
-        assertThat(IdentityHandshake.readReply(new java.io.ByteArrayInputStream(agreed)).inBandEndOfStream()).isTrue();
+        assertThat(IdentityHandshake.readReply(new java.io.ByteArrayInputStream(agreed))
+                        .inBandEndOfStream())
+                .isTrue();
     }
 
     @Test
@@ -374,17 +423,18 @@ class IdentityHandshakeTest {
         // A dial-back through a tunnel (the reverse module through an sshd) asks for it as a CONNECT does.
         byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
         token[3] = 7;
-        byte[] reverse = IdentityHandshake.encode(new IdentityHandshake.Request(IdentityHandshake.Kind.REVERSE, 80, TARGET, SOURCE,
-                token, true));
+        byte[] reverse = IdentityHandshake.encode(
+                new IdentityHandshake.Request(IdentityHandshake.Kind.REVERSE, 80, TARGET, SOURCE, token, true));
         assertThat(reverse[5]).isEqualTo((byte) (IdentityHandshake.Kind.REVERSE.code | 0x80));
         IdentityHandshake.Request decoded = decodeRequestFrame(reverse);
         assertThat(decoded.kind()).isEqualTo(IdentityHandshake.Kind.REVERSE);
         assertThat(decoded.inBandEndOfStream()).isTrue();
         assertThat(decoded.token()).isEqualTo(token);
-        byte[] refused = IdentityHandshake.encode(new IdentityHandshake.Reply(IdentityHandshake.Answer.REFUSED, TARGET, "no"));
+        byte[] refused =
+                IdentityHandshake.encode(new IdentityHandshake.Reply(IdentityHandshake.Answer.REFUSED, TARGET, "no"));
         refused[5] |= (byte) 0x80;
         assertThatThrownBy(() -> IdentityHandshake.readReply(new java.io.ByteArrayInputStream(refused)))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown handshake answer 131");
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("unknown handshake answer 131");
     }
-
 }

@@ -17,9 +17,11 @@ class LinkAuthenticationTest {
         LinkAuthentication b = new LinkAuthentication("s3cret");
         byte[] proof = a.dialerProof(clientNonce, serverNonce, dialer, acceptor);
         assertThat(proof).hasSize(LinkLimits.MAC_LENGTH);
-        assertThat(b.isValidDialerProof(proof, clientNonce, serverNonce, dialer, acceptor)).isTrue();
+        assertThat(b.isValidDialerProof(proof, clientNonce, serverNonce, dialer, acceptor))
+                .isTrue();
         byte[] answer = b.acceptorProof(serverNonce, clientNonce, acceptor, dialer);
-        assertThat(a.isValidAcceptorProof(answer, serverNonce, clientNonce, acceptor, dialer)).isTrue();
+        assertThat(a.isValidAcceptorProof(answer, serverNonce, clientNonce, acceptor, dialer))
+                .isTrue();
     }
 
     @Test
@@ -27,17 +29,21 @@ class LinkAuthenticationTest {
         LinkAuthentication right = new LinkAuthentication("s3cret");
         LinkAuthentication wrong = new LinkAuthentication("guess");
         byte[] proof = wrong.dialerProof(clientNonce, serverNonce, dialer, acceptor);
-        assertThat(right.isValidDialerProof(proof, clientNonce, serverNonce, dialer, acceptor)).isFalse();
+        assertThat(right.isValidDialerProof(proof, clientNonce, serverNonce, dialer, acceptor))
+                .isFalse();
         byte[] recorded = right.dialerProof(clientNonce, serverNonce, dialer, acceptor);
-        assertThat(right.isValidDialerProof(recorded, clientNonce, LinkAuthentication.newNonce(), dialer, acceptor)).isFalse();
-        assertThat(right.isValidDialerProof(recorded, clientNonce, serverNonce, NodeId.of("mallory"), acceptor)).isFalse();
+        assertThat(right.isValidDialerProof(recorded, clientNonce, LinkAuthentication.newNonce(), dialer, acceptor))
+                .isFalse();
+        assertThat(right.isValidDialerProof(recorded, clientNonce, serverNonce, NodeId.of("mallory"), acceptor))
+                .isFalse();
     }
 
     @Test
     void aProofOfOneDirectionIsNotAProofOfTheOther() {
         LinkAuthentication auth = new LinkAuthentication("s3cret");
         byte[] dialerProof = auth.dialerProof(clientNonce, clientNonce, dialer, dialer);
-        assertThat(auth.isValidAcceptorProof(dialerProof, clientNonce, clientNonce, dialer, dialer)).isFalse();
+        assertThat(auth.isValidAcceptorProof(dialerProof, clientNonce, clientNonce, dialer, dialer))
+                .isFalse();
     }
 
     @Test
@@ -46,8 +52,10 @@ class LinkAuthenticationTest {
         assertThat(empty.hasEmptyToken()).isTrue();
         assertThat(new LinkAuthentication("x").hasEmptyToken()).isFalse();
         byte[] proof = empty.dialerProof(clientNonce, serverNonce, dialer, acceptor);
-        assertThat(new LinkAuthentication("").isValidDialerProof(proof, clientNonce, serverNonce, dialer, acceptor)).isTrue();
-        assertThat(new LinkAuthentication("x").isValidDialerProof(proof, clientNonce, serverNonce, dialer, acceptor)).isFalse();
+        assertThat(new LinkAuthentication("").isValidDialerProof(proof, clientNonce, serverNonce, dialer, acceptor))
+                .isTrue();
+        assertThat(new LinkAuthentication("x").isValidDialerProof(proof, clientNonce, serverNonce, dialer, acceptor))
+                .isFalse();
     }
 
     @Test

@@ -56,8 +56,9 @@ class LinkCodecFuzzTest {
                 byte[] valid = LinkMessageCodec.encodeToBytes(message);
                 for (int length = 0; length < valid.length; length++) {
                     byte[] cut = Arrays.copyOf(valid, length);
-                    assertThatThrownBy(() -> LinkMessageCodec.decode(cut)).as("%s cut to %d bytes, %s", message.type(), length,
-                            RandomIdentities.describe(n)).isInstanceOf(ProtocolException.class);
+                    assertThatThrownBy(() -> LinkMessageCodec.decode(cut))
+                            .as("%s cut to %d bytes, %s", message.type(), length, RandomIdentities.describe(n))
+                            .isInstanceOf(ProtocolException.class);
                 }
             }
         }
@@ -70,8 +71,10 @@ class LinkCodecFuzzTest {
             for (LinkMessage message : RandomLinkMessages.oneOfEach(r)) {
                 byte[] valid = LinkMessageCodec.encodeToBytes(message);
                 byte[] longer = Arrays.copyOf(valid, valid.length + 1 + r.nextInt(8));
-                assertThatThrownBy(() -> LinkMessageCodec.decode(longer)).as(RandomIdentities.describe(n))
-                        .isInstanceOf(ProtocolException.class).hasMessageContaining("trailing bytes after " + message.type());
+                assertThatThrownBy(() -> LinkMessageCodec.decode(longer))
+                        .as(RandomIdentities.describe(n))
+                        .isInstanceOf(ProtocolException.class)
+                        .hasMessageContaining("trailing bytes after " + message.type());
             }
         }
     }
@@ -80,30 +83,41 @@ class LinkCodecFuzzTest {
     void listCountsThatCannotFitAreRefusedBeforeAllocating() {
         // LOOKUP_RESULT with 65,535 entries declared in a 10-byte frame.
         byte[] frame = {(byte) LinkMessageType.LOOKUP_RESULT.code(), 0, 0, 0, 1, 0, (byte) 0xFF, (byte) 0xFF, 0, 0};
-        assertThatThrownBy(() -> LinkMessageCodec.decode(frame)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkMessageCodec.decode(frame))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("cannot fit");
     }
 
     @Test
     void unknownTypesAndEmptyFramesAreProtocolErrors() {
-        assertThatThrownBy(() -> LinkMessageCodec.decode(new byte[0])).isInstanceOf(ProtocolException.class).hasMessage("empty frame");
-        assertThatThrownBy(() -> LinkMessageCodec.decode(new byte[] {99})).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkMessageCodec.decode(new byte[0]))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("empty frame");
+        assertThatThrownBy(() -> LinkMessageCodec.decode(new byte[] {99}))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessage("unknown frame type 99");
     }
 
     @Test
     void wrongMagicIsRefusedAndOtherVersionsAreReportedNotGuessed() throws Exception {
         ByteBuf bad = Unpooled.buffer().writeInt(0x48545450).writeShort(1).writeShort(1); // "HTTP"
-        assertThatThrownBy(() -> LinkPreamble.decode(bad)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkPreamble.decode(bad))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("not a Traverse hub link: magic 0x48545450");
-        LinkPreamble future = LinkPreamble.decode(Unpooled.buffer().writeInt(LinkPreamble.MAGIC).writeShort(2).writeShort(2));
+        LinkPreamble future = LinkPreamble.decode(
+                Unpooled.buffer().writeInt(LinkPreamble.MAGIC).writeShort(2).writeShort(2));
         assertThat(future.version()).isEqualTo(2);
         assertThat(future.isSupported()).isFalse();
-        assertThatThrownBy(() -> LinkPreamble.decode(Unpooled.buffer().writeInt(LinkPreamble.MAGIC).writeShort(1).writeShort(9)))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("unknown link role 9");
+        assertThatThrownBy(() -> LinkPreamble.decode(Unpooled.buffer()
+                        .writeInt(LinkPreamble.MAGIC)
+                        .writeShort(1)
+                        .writeShort(9)))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("unknown link role 9");
         EmbeddedChannel channel = codecChannel();
         assertThatThrownBy(() -> channel.writeInbound(Unpooled.wrappedBuffer("GET / HTTP/1.1\r\n".getBytes())))
-                .isInstanceOf(DecoderException.class).hasCauseInstanceOf(ProtocolException.class);
+                .isInstanceOf(DecoderException.class)
+                .hasCauseInstanceOf(ProtocolException.class);
         channel.finishAndReleaseAll();
     }
 
@@ -115,7 +129,9 @@ class LinkCodecFuzzTest {
             channel.writeInbound(Unpooled.wrappedBuffer(preamble()));
             assertThat(channel.<Object>readInbound()).isInstanceOf(LinkPreamble.class);
             ByteBuf header = Unpooled.buffer().writeInt((int) length).writeByte(LinkMessageType.GOSSIP.code());
-            assertThatThrownBy(() -> channel.writeInbound(header)).as("length %d", length).isInstanceOf(DecoderException.class);
+            assertThatThrownBy(() -> channel.writeInbound(header))
+                    .as("length %d", length)
+                    .isInstanceOf(DecoderException.class);
             channel.finishAndReleaseAll();
         }
         // After authentication the limit is 1 MiB, not more.
@@ -123,7 +139,8 @@ class LinkCodecFuzzTest {
         channel.writeInbound(Unpooled.wrappedBuffer(preamble()));
         assertThat(channel.<Object>readInbound()).isInstanceOf(LinkPreamble.class);
         LinkPipeline.authenticated(channel.pipeline());
-        ByteBuf header = Unpooled.buffer().writeInt(LinkLimits.MAX_FRAME_AFTER_AUTH + 1).writeByte(1);
+        ByteBuf header =
+                Unpooled.buffer().writeInt(LinkLimits.MAX_FRAME_AFTER_AUTH + 1).writeByte(1);
         assertThatThrownBy(() -> channel.writeInbound(header)).isInstanceOf(TooLongFrameException.class);
         channel.finishAndReleaseAll();
     }
@@ -143,7 +160,8 @@ class LinkCodecFuzzTest {
                     case 1 -> stream.writeInt(r.nextInt()).writeBytes(RandomLinkMessages.bytes(r, r.nextInt(32)));
                     default -> {
                         byte[] body = mutate(LinkMessageCodec.encodeToBytes(RandomLinkMessages.any(r)), r);
-                        stream.writeInt(r.nextInt(8) == 0 ? r.nextInt() : body.length).writeBytes(body);
+                        stream.writeInt(r.nextInt(8) == 0 ? r.nextInt() : body.length)
+                                .writeBytes(body);
                     }
                 }
             }
@@ -157,9 +175,15 @@ class LinkCodecFuzzTest {
                     assertThat(m).isInstanceOfAny(LinkPreamble.class, LinkMessage.class);
                 }
             } catch (DecoderException expected) {
-                Throwable cause = expected instanceof TooLongFrameException || expected.getCause() == null ? expected : expected.getCause();
-                assertThat(cause).as(RandomIdentities.describe(n))
-                        .isInstanceOfAny(ProtocolException.class, TooLongFrameException.class, io.netty.handler.codec.CorruptedFrameException.class);
+                Throwable cause = expected instanceof TooLongFrameException || expected.getCause() == null
+                        ? expected
+                        : expected.getCause();
+                assertThat(cause)
+                        .as(RandomIdentities.describe(n))
+                        .isInstanceOfAny(
+                                ProtocolException.class,
+                                TooLongFrameException.class,
+                                io.netty.handler.codec.CorruptedFrameException.class);
                 assertThat(cause.getMessage()).isNotBlank();
             } catch (RuntimeException | Error escaped) {
                 fail(RandomIdentities.describe(n) + ": " + escaped + " escaped the pipeline", escaped);
@@ -174,11 +198,15 @@ class LinkCodecFuzzTest {
         try {
             LinkMessage decoded = LinkMessageCodec.decode(frame);
             // What decodes must be a message that re-encodes to the same bytes.
-            assertThat(LinkMessageCodec.encodeToBytes(decoded)).as(RandomIdentities.describe(n)).isEqualTo(frame);
+            assertThat(LinkMessageCodec.encodeToBytes(decoded))
+                    .as(RandomIdentities.describe(n))
+                    .isEqualTo(frame);
         } catch (ProtocolException expected) {
             assertThat(expected.getMessage()).as(RandomIdentities.describe(n)).isNotBlank();
         } catch (RuntimeException | Error escaped) {
-            fail(RandomIdentities.describe(n) + ": " + what + " frame " + HexFormat.of().formatHex(frame) + " escaped with " + escaped,
+            fail(
+                    RandomIdentities.describe(n) + ": " + what + " frame "
+                            + HexFormat.of().formatHex(frame) + " escaped with " + escaped,
                     escaped);
         }
     }

@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.ReferenceCountUtil;
 import io.netty.buffer.Unpooled;
 import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.RandomIdentities;
 import io.traverse.protocol.ProtocolException;
@@ -30,7 +30,9 @@ class LinkMessageCodecTest {
             for (LinkMessage message : RandomLinkMessages.oneOfEach(r)) {
                 byte[] frame = LinkMessageCodec.encodeToBytes(message);
                 assertThat(frame[0] & 0xff).isEqualTo(message.type().code());
-                assertThat(LinkMessageCodec.decode(frame)).as(RandomIdentities.describe(n)).isEqualTo(message);
+                assertThat(LinkMessageCodec.decode(frame))
+                        .as(RandomIdentities.describe(n))
+                        .isEqualTo(message);
                 seen.add(message.type());
             }
         }
@@ -73,7 +75,9 @@ class LinkMessageCodecTest {
         assertThat(received).isEqualTo(sent);
         received.forEach(ReferenceCountUtil::release);
         sent.forEach(ReferenceCountUtil::release);
-        assertThat(receiver.pipeline().get(LinkPipeline.PREAMBLE)).as("preamble decoder removes itself").isNull();
+        assertThat(receiver.pipeline().get(LinkPipeline.PREAMBLE))
+                .as("preamble decoder removes itself")
+                .isNull();
         assertThat(receiver.finishAndReleaseAll()).isFalse();
         sender.finishAndReleaseAll();
     }
@@ -81,23 +85,39 @@ class LinkMessageCodecTest {
     @Test
     void theStartOfAGossipFrameCanBeReadWithoutConsumingIt() {
         NodeId hub = NodeId.of("hub-peek");
-        HubDescription description = new HubDescription(hub, 0xfedcba9876543210L, "peek", List.of("127.0.0.1:17001"),
-                List.of(NodeId.of("other")), List.of(), List.of());
+        HubDescription description = new HubDescription(
+                hub,
+                0xfedcba9876543210L,
+                "peek",
+                List.of("127.0.0.1:17001"),
+                List.of(NodeId.of("other")),
+                List.of(),
+                List.of());
         ByteBuf frame = Unpooled.wrappedBuffer(LinkMessageCodec.encodeToBytes(new Gossip(description)));
         int readable = frame.readableBytes();
         assertThat(LinkMessageCodec.peekGossip(frame)).isEqualTo(new GossipDigest.Entry(hub, 0xfedcba9876543210L));
         assertThat(frame.readableBytes()).isEqualTo(readable);
-        assertThat(LinkMessageCodec.peekGossip(Unpooled.wrappedBuffer(LinkMessageCodec.encodeToBytes(new Ping(7))))).isNull();
+        assertThat(LinkMessageCodec.peekGossip(Unpooled.wrappedBuffer(LinkMessageCodec.encodeToBytes(new Ping(7)))))
+                .isNull();
         // Truncated within the header, or an id that is no id: left to the full decoder to report.
         assertThat(LinkMessageCodec.peekGossip(frame.slice(0, 5))).isNull();
-        assertThat(LinkMessageCodec.peekGossip(Unpooled.wrappedBuffer(new byte[] {48, 3, 'A', '!', ' ', 0, 0, 0, 0, 0, 0, 0, 0}))).isNull();
+        assertThat(LinkMessageCodec.peekGossip(
+                        Unpooled.wrappedBuffer(new byte[] {48, 3, 'A', '!', ' ', 0, 0, 0, 0, 0, 0, 0, 0})))
+                .isNull();
         assertThat(LinkMessageCodec.peekGossip(Unpooled.EMPTY_BUFFER)).isNull();
     }
 
     @Test
     void roundTripTimesAreOnePerNeighbourOrNoneAndTheirCountIsAlwaysThere() throws Exception {
         List<NodeId> neighbours = List.of(NodeId.of("left"), NodeId.of("right"));
-        HubDescription timed = new HubDescription(NodeId.of("hub-rtt"), 5, "rtt", List.of(), neighbours, List.of(), List.of(),
+        HubDescription timed = new HubDescription(
+                NodeId.of("hub-rtt"),
+                5,
+                "rtt",
+                List.of(),
+                neighbours,
+                List.of(),
+                List.of(),
                 List.of(1234L, HubDescription.RTT_UNKNOWN));
         byte[] frame = LinkMessageCodec.encodeToBytes(new Gossip(timed));
         HubDescription decoded = ((Gossip) LinkMessageCodec.decode(frame)).description();
@@ -105,35 +125,42 @@ class LinkMessageCodecTest {
         assertThat(decoded.rttMicrosTo(NodeId.of("right"))).isEqualTo(-1);
         assertThat(decoded.rttMicrosByNeighbour()).containsExactly(1234L, -1L);
         // No times: an empty list, whose count is still written.
-        HubDescription untimedSent = new HubDescription(NodeId.of("hub-rtt"), 5, "rtt", List.of(), neighbours, List.of(), List.of(),
-                List.of());
+        HubDescription untimedSent = new HubDescription(
+                NodeId.of("hub-rtt"), 5, "rtt", List.of(), neighbours, List.of(), List.of(), List.of());
         byte[] untimedFrame = LinkMessageCodec.encodeToBytes(new Gossip(untimedSent));
         assertThat(untimedFrame).hasSize(frame.length - 2 * 4);
         HubDescription untimed = ((Gossip) LinkMessageCodec.decode(untimedFrame)).description();
         assertThat(untimed.neighbourRttMicros()).isEmpty();
         assertThat(untimed.rttMicrosTo(NodeId.of("left"))).isEqualTo(-1);
         assertThat(untimed.rttMicrosByNeighbour()).containsExactly(-1L, -1L);
-        // The frame cut after its names (what a hub built before the times sent) is malformed, not a shorter description.
+        // The frame cut after its names (what a hub built before the times sent) is malformed, not a shorter
+        // description.
         byte[] older = java.util.Arrays.copyOf(frame, frame.length - 2 - 2 * 4);
-        assertThatThrownBy(() -> LinkMessageCodec.decode(older)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkMessageCodec.decode(older))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("neighbour round-trip times count");
         // One time for two neighbours is refused.
         byte[] wrongCount = java.util.Arrays.copyOf(frame, frame.length - 4);
         wrongCount[wrongCount.length - 6] = 0;
         wrongCount[wrongCount.length - 5] = 1;
-        assertThatThrownBy(() -> LinkMessageCodec.decode(wrongCount)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkMessageCodec.decode(wrongCount))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("1 neighbour round-trip times for 2 neighbours");
-        // A count the frame cannot hold, a count cut in half, and bytes after the times: each refused by name, before any list is made.
+        // A count the frame cannot hold, a count cut in half, and bytes after the times: each refused by name, before
+        // any list is made.
         byte[] oversized = java.util.Arrays.copyOf(frame, frame.length - 2 * 4);
         oversized[oversized.length - 2] = (byte) 0xff;
         oversized[oversized.length - 1] = (byte) 0xff;
-        assertThatThrownBy(() -> LinkMessageCodec.decode(oversized)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkMessageCodec.decode(oversized))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessage("neighbour round-trip times count 65535 cannot fit in the 0 bytes left");
         byte[] halfCount = java.util.Arrays.copyOf(frame, frame.length - 1 - 2 * 4);
-        assertThatThrownBy(() -> LinkMessageCodec.decode(halfCount)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkMessageCodec.decode(halfCount))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("truncated neighbour round-trip times count");
         byte[] trailing = java.util.Arrays.copyOf(frame, frame.length + 1);
-        assertThatThrownBy(() -> LinkMessageCodec.decode(trailing)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkMessageCodec.decode(trailing))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessage("1 trailing bytes after GOSSIP");
     }
 
@@ -141,17 +168,33 @@ class LinkMessageCodecTest {
     void aGossipSummaryIsTwelveBytesAfterItsTypeAndRefusesAnythingElse() throws Exception {
         GossipSummary summary = new GossipSummary(1000, 0x0123456789abcdefL);
         byte[] frame = LinkMessageCodec.encodeToBytes(summary);
-        assertThat(frame).containsExactly(50, 0, 0, 0x03, (byte) 0xe8, 0x01, 0x23, 0x45, 0x67, (byte) 0x89, (byte) 0xab, (byte) 0xcd,
-                (byte) 0xef);
+        assertThat(frame)
+                .containsExactly(
+                        50,
+                        0,
+                        0,
+                        0x03,
+                        (byte) 0xe8,
+                        0x01,
+                        0x23,
+                        0x45,
+                        0x67,
+                        (byte) 0x89,
+                        (byte) 0xab,
+                        (byte) 0xcd,
+                        (byte) 0xef);
         assertThat(LinkMessageCodec.decode(frame)).isEqualTo(summary);
         assertThat(LinkMessageCodec.decode(LinkMessageCodec.encodeToBytes(new GossipSummary(0xFFFF_FFFFL, -1))))
                 .isEqualTo(new GossipSummary(0xFFFF_FFFFL, -1));
         assertThatThrownBy(() -> LinkMessageCodec.decode(java.util.Arrays.copyOf(frame, frame.length - 1)))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("summary hash");
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("summary hash");
         assertThatThrownBy(() -> LinkMessageCodec.decode(java.util.Arrays.copyOf(frame, 3)))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("summary descriptions");
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("summary descriptions");
         assertThatThrownBy(() -> LinkMessageCodec.decode(java.util.Arrays.copyOf(frame, frame.length + 1)))
-                .isInstanceOf(ProtocolException.class).hasMessage("1 trailing bytes after GOSSIP_SUMMARY");
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("1 trailing bytes after GOSSIP_SUMMARY");
         assertThatThrownBy(() -> new GossipSummary(-1, 0)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> new GossipSummary(0x1_0000_0000L, 0)).isInstanceOf(IllegalArgumentException.class);
         // Not a GOSSIP frame: nothing to peek at.
@@ -164,7 +207,9 @@ class LinkMessageCodecTest {
         NodeId b = NodeId.of("hub-b");
         // Pinned: both ends of a link must compute the same value, whatever their build (docs/protocol.md).
         assertThat(GossipSummary.entryHash(a, 1)).isEqualTo(PINNED_HASH_A1);
-        assertThat(GossipSummary.entryHash(a, 1)).isNotEqualTo(GossipSummary.entryHash(a, 2)).isNotEqualTo(GossipSummary.entryHash(b, 1));
+        assertThat(GossipSummary.entryHash(a, 1))
+                .isNotEqualTo(GossipSummary.entryHash(a, 2))
+                .isNotEqualTo(GossipSummary.entryHash(b, 1));
         long ab = GossipSummary.entryHash(a, 1) + GossipSummary.entryHash(b, 7);
         long ba = GossipSummary.entryHash(b, 7) + GossipSummary.entryHash(a, 1);
         assertThat(ab).isEqualTo(ba);
@@ -204,18 +249,22 @@ class LinkMessageCodecTest {
     @Test
     void recordsRefuseFieldsTheWireCannotCarry() {
         NodeId id = NodeId.of("node-1");
-        assertThatThrownBy(() -> new NodeHello(id, new byte[31], "tv1-node-1")).hasMessageContaining("client nonce must be 32");
+        assertThatThrownBy(() -> new NodeHello(id, new byte[31], "tv1-node-1"))
+                .hasMessageContaining("client nonce must be 32");
         assertThatThrownBy(() -> new NameBind(1, "bad name", 80)).hasMessageContaining("letters, digits");
         assertThatThrownBy(() -> new NameBind(1, "ok", 0)).hasMessageContaining("virtual port 0");
         assertThatThrownBy(() -> new SideMessage(1, id, id, 256, SideMessageKind.REQUEST, "", new byte[0]))
                 .hasMessageContaining("hops left");
-        assertThatThrownBy(() -> SideMessage.request(1, id, id, "s".repeat(65), new byte[0])).hasMessageContaining("service");
+        assertThatThrownBy(() -> SideMessage.request(1, id, id, "s".repeat(65), new byte[0]))
+                .hasMessageContaining("service");
         assertThatThrownBy(() -> SideMessage.request(1, id, id, "", new byte[LinkLimits.MAX_SIDE_PAYLOAD + 1]))
                 .hasMessageContaining("payload");
         assertThatThrownBy(() -> new SideMessage(1, id, id, 3, SideMessageKind.ERROR, "", new byte[0]))
                 .hasMessageContaining("error code");
-        assertThatThrownBy(() -> new HubHello(id, new byte[32], "hub 1", List.of(), 1)).hasMessageContaining("hub name");
-        assertThatThrownBy(() -> new HubHello(id, new byte[32], "hub1", List.of("nohostport"), 1)).hasMessageContaining("host:port");
+        assertThatThrownBy(() -> new HubHello(id, new byte[32], "hub 1", List.of(), 1))
+                .hasMessageContaining("hub name");
+        assertThatThrownBy(() -> new HubHello(id, new byte[32], "hub1", List.of("nohostport"), 1))
+                .hasMessageContaining("host:port");
         assertThatThrownBy(() -> new Welcome(new byte[32], InetSocketAddress.createUnresolved("x", 1), 1000))
                 .hasMessageContaining("IP address");
     }
@@ -236,7 +285,8 @@ class LinkMessageCodecTest {
 
     @Test
     void forwardingCountsHopsDown() {
-        SideMessage m = new SideMessage(1, NodeId.of("a"), NodeId.of("b"), 1, SideMessageKind.REQUEST, "s", new byte[0]);
+        SideMessage m =
+                new SideMessage(1, NodeId.of("a"), NodeId.of("b"), 1, SideMessageKind.REQUEST, "s", new byte[0]);
         assertThat(m.forwarded().hopsLeft()).isZero();
         assertThatThrownBy(() -> m.forwarded().forwarded()).isInstanceOf(IllegalStateException.class);
     }
@@ -254,7 +304,8 @@ class LinkMessageCodecTest {
     void idsMustBeCanonicalOnTheWire() {
         byte[] frame = LinkMessageCodec.encodeToBytes(new Challenge(NodeId.of("abc"), new byte[32]));
         frame[2] = 'A';
-        assertThatThrownBy(() -> LinkMessageCodec.decode(frame)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkMessageCodec.decode(frame))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("canonical");
     }
 

@@ -13,8 +13,7 @@ final class RandomLinkMessages {
     private static final String NAME_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-.";
     private static final String FREE_TEXT = "abc xyz 0123 -_.:/ \u00e9\u00fc\u4e2d\ud83d\ude00";
 
-    private RandomLinkMessages() {
-    }
+    private RandomLinkMessages() {}
 
     /** One message of each type (both HELLOs), in type order. */
     static List<LinkMessage> oneOfEach(Random r) {
@@ -33,19 +32,32 @@ final class RandomLinkMessages {
 
     static LinkMessage of(int kind, Random r) {
         return switch (kind) {
-            case 0 -> new NodeHello(id(r), bytes(r, LinkLimits.NONCE_LENGTH), RandomIdentities.identity(r).toText());
-            case 1 -> new HubHello(id(r), bytes(r, LinkLimits.NONCE_LENGTH), hubName(r), linkAddresses(r), r.nextLong());
+            case 0 ->
+                new NodeHello(
+                        id(r),
+                        bytes(r, LinkLimits.NONCE_LENGTH),
+                        RandomIdentities.identity(r).toText());
+            case 1 ->
+                new HubHello(id(r), bytes(r, LinkLimits.NONCE_LENGTH), hubName(r), linkAddresses(r), r.nextLong());
             case 2 -> new Challenge(id(r), bytes(r, LinkLimits.NONCE_LENGTH));
             case 3 -> new Auth(bytes(r, LinkLimits.MAC_LENGTH));
-            case 4 -> new Welcome(bytes(r, LinkLimits.MAC_LENGTH), new InetSocketAddress(RandomIdentities.ip(r), r.nextInt(65536)),
-                    LinkLimits.MIN_KEEPALIVE_MILLIS + r.nextInt(LinkLimits.MAX_KEEPALIVE_MILLIS - LinkLimits.MIN_KEEPALIVE_MILLIS + 1));
+            case 4 ->
+                new Welcome(
+                        bytes(r, LinkLimits.MAC_LENGTH),
+                        new InetSocketAddress(RandomIdentities.ip(r), r.nextInt(65536)),
+                        LinkLimits.MIN_KEEPALIVE_MILLIS
+                                + r.nextInt(LinkLimits.MAX_KEEPALIVE_MILLIS - LinkLimits.MIN_KEEPALIVE_MILLIS + 1));
             case 5 -> new Reject(RejectCode.values()[r.nextInt(RejectCode.values().length)], text(r, 40));
             case 6 -> new Ping(r.nextLong());
             case 7 -> new Pong(r.nextLong());
             case 8 -> new NodeUpdate(RandomIdentities.identity(r).toText());
             case 9 -> new NameBind(r.nextInt(), name(r), 1 + r.nextInt(65535));
             case 10 -> new NameRelease(r.nextInt(), name(r));
-            case 11 -> new Lookup(r.nextInt(), LookupKind.values()[r.nextInt(LookupKind.values().length)], r.nextBoolean() ? "" : name(r));
+            case 11 ->
+                new Lookup(
+                        r.nextInt(),
+                        LookupKind.values()[r.nextInt(LookupKind.values().length)],
+                        r.nextBoolean() ? "" : name(r));
             case 12 -> new Result(r.nextInt(), status(r), text(r, 30));
             case 13 -> new LookupResult(r.nextInt(), status(r), list(r, 6, () -> text(r, 60)));
             case 14 -> sideMessage(r);
@@ -59,12 +71,19 @@ final class RandomLinkMessages {
 
     static SideMessage sideMessage(Random r) {
         SideMessageKind kind = SideMessageKind.values()[r.nextInt(SideMessageKind.values().length)];
-        SideMessage request = new SideMessage(r.nextLong(), id(r), id(r), r.nextInt(256), SideMessageKind.REQUEST,
-                r.nextBoolean() ? "" : service(r), bytes(r, r.nextInt(200)));
+        SideMessage request = new SideMessage(
+                r.nextLong(),
+                id(r),
+                id(r),
+                r.nextInt(256),
+                SideMessageKind.REQUEST,
+                r.nextBoolean() ? "" : service(r),
+                bytes(r, r.nextInt(200)));
         return switch (kind) {
             case REQUEST -> request;
             case REPLY -> request.reply(bytes(r, r.nextInt(100)));
-            case ERROR -> request.error(SideMessageError.values()[r.nextInt(SideMessageError.values().length)], text(r, 50));
+            case ERROR ->
+                request.error(SideMessageError.values()[r.nextInt(SideMessageError.values().length)], text(r, 50));
         };
     }
 
@@ -74,28 +93,57 @@ final class RandomLinkMessages {
         NodeId acceptor = id(r);
         RelayDirection direction = RelayDirection.values()[r.nextInt(2)];
         boolean hold = r.nextBoolean();
-        java.nio.ByteBuffer openPayload = java.nio.ByteBuffer.allocate(hold ? 7 : 6).putShort((short) (1 + r.nextInt(65535)))
+        java.nio.ByteBuffer openPayload = java.nio.ByteBuffer.allocate(hold ? 7 : 6)
+                .putShort((short) (1 + r.nextInt(65535)))
                 .putInt(r.nextInt());
         if (hold) {
             openPayload.put((byte) 1);
         }
-        Relay open = new Relay(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, r.nextInt(256), RelayKind.OPEN,
+        Relay open = new Relay(
+                connectionId,
+                opener,
+                acceptor,
+                RelayDirection.TOWARD_ACCEPTOR,
+                r.nextInt(256),
+                RelayKind.OPEN,
                 openPayload.array());
         return switch (RelayKind.values()[r.nextInt(RelayKind.values().length)]) {
             case OPEN -> open;
             case ACCEPT -> open.accept(Integer.toUnsignedLong(r.nextInt()));
             case REFUSE -> open.refuse(r.nextInt(256), text(r, 50));
-            case RESET -> new Relay(connectionId, opener, acceptor, direction, r.nextInt(256), RelayKind.RESET,
-                    text(r, 50).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            case RESET ->
+                new Relay(
+                        connectionId,
+                        opener,
+                        acceptor,
+                        direction,
+                        r.nextInt(256),
+                        RelayKind.RESET,
+                        text(r, 50).getBytes(java.nio.charset.StandardCharsets.UTF_8));
             // Mostly small, sometimes the largest payload, so the u16 length's top values are exercised too.
-            case DATA -> new Relay(connectionId, opener, acceptor, direction, r.nextInt(256), RelayKind.DATA, Relay.data(connectionId,
-                    opener, acceptor, direction, r.nextLong() & Long.MAX_VALUE,
-                    bytes(r, r.nextInt(20) == 0 ? Relay.MAX_DATA_BYTES : 1 + r.nextInt(200))).payloadBytes());
+            case DATA ->
+                new Relay(
+                        connectionId,
+                        opener,
+                        acceptor,
+                        direction,
+                        r.nextInt(256),
+                        RelayKind.DATA,
+                        Relay.data(
+                                        connectionId,
+                                        opener,
+                                        acceptor,
+                                        direction,
+                                        r.nextLong() & Long.MAX_VALUE,
+                                        bytes(r, r.nextInt(20) == 0 ? Relay.MAX_DATA_BYTES : 1 + r.nextInt(200)))
+                                .payloadBytes());
             case CREDIT -> Relay.credit(connectionId, opener, acceptor, direction, r.nextLong() & Long.MAX_VALUE);
             case FIN -> Relay.fin(connectionId, opener, acceptor, direction, r.nextLong() & Long.MAX_VALUE);
             case PING -> Relay.ping(connectionId, opener, acceptor, direction);
             case PONG -> Relay.ping(connectionId, opener, acceptor, direction).pong(r.nextLong() & Long.MAX_VALUE);
-            case CONFIRM -> Relay.frame(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, RelayKind.CONFIRM, new byte[0]);
+            case CONFIRM ->
+                Relay.frame(
+                        connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, RelayKind.CONFIRM, new byte[0]);
         };
     }
 
@@ -106,11 +154,24 @@ final class RandomLinkMessages {
 
     static HubDescription description(Random r) {
         List<NodeId> neighbours = list(r, 5, () -> id(r));
-        List<Long> rtts = r.nextBoolean() ? List.of() : neighbours.stream()
-                .map(n -> r.nextInt(4) == 0 ? HubDescription.RTT_UNKNOWN : (long) r.nextInt(Integer.MAX_VALUE)).toList();
-        return new HubDescription(id(r), r.nextLong(), hubName(r), linkAddresses(r), neighbours,
-                list(r, 4, () -> new HubDescription.NodeEntry(id(r), RandomIdentities.identity(r).toText())),
-                list(r, 4, () -> new HubDescription.NameEntry(name(r), id(r), 1 + r.nextInt(65535))), rtts);
+        List<Long> rtts = r.nextBoolean()
+                ? List.of()
+                : neighbours.stream()
+                        .map(n -> r.nextInt(4) == 0 ? HubDescription.RTT_UNKNOWN : (long) r.nextInt(Integer.MAX_VALUE))
+                        .toList();
+        return new HubDescription(
+                id(r),
+                r.nextLong(),
+                hubName(r),
+                linkAddresses(r),
+                neighbours,
+                list(
+                        r,
+                        4,
+                        () -> new HubDescription.NodeEntry(
+                                id(r), RandomIdentities.identity(r).toText())),
+                list(r, 4, () -> new HubDescription.NameEntry(name(r), id(r), 1 + r.nextInt(65535))),
+                rtts);
     }
 
     static NodeId id(Random r) {
@@ -141,9 +202,12 @@ final class RandomLinkMessages {
     }
 
     static List<String> linkAddresses(Random r) {
-        return list(r, 3, () -> r.nextBoolean()
-                ? LinkAddress.format(new InetSocketAddress(RandomIdentities.ip(r), 1 + r.nextInt(65535)))
-                : "hub" + r.nextInt(100) + ".example.org:" + (1 + r.nextInt(65535)));
+        return list(
+                r,
+                3,
+                () -> r.nextBoolean()
+                        ? LinkAddress.format(new InetSocketAddress(RandomIdentities.ip(r), 1 + r.nextInt(65535)))
+                        : "hub" + r.nextInt(100) + ".example.org:" + (1 + r.nextInt(65535)));
     }
 
     static String text(Random r, int maxChars) {

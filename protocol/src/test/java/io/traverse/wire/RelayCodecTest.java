@@ -46,8 +46,12 @@ class RelayCodecTest {
             Relay data = roundTrip(Relay.data(7, OPENER, ACCEPTOR, direction, Long.MAX_VALUE - bytes.length, bytes));
             assertThat(io.netty.buffer.ByteBufUtil.getBytes(data.dataBytes())).isEqualTo(bytes);
             assertThat(data.streamOffset()).isEqualTo(Long.MAX_VALUE - bytes.length);
-            assertThat(roundTrip(Relay.credit(7, OPENER, ACCEPTOR, direction, 1L << 40)).credit()).isEqualTo(1L << 40);
-            assertThat(roundTrip(Relay.fin(7, OPENER, ACCEPTOR, direction, 12345)).streamOffset()).isEqualTo(12345);
+            assertThat(roundTrip(Relay.credit(7, OPENER, ACCEPTOR, direction, 1L << 40))
+                            .credit())
+                    .isEqualTo(1L << 40);
+            assertThat(roundTrip(Relay.fin(7, OPENER, ACCEPTOR, direction, 12345))
+                            .streamOffset())
+                    .isEqualTo(12345);
             Relay ping = roundTrip(Relay.ping(7, OPENER, ACCEPTOR, direction));
             Relay pong = roundTrip(ping.pong(99));
             assertThat(pong.direction()).isEqualTo(direction.reversed());
@@ -72,7 +76,8 @@ class RelayCodecTest {
         Relay passed = roundTrip(credit.withCredit(1L << 33));
         assertThat(passed.credit()).isEqualTo(1L << 33);
         assertThat(passed.direction()).isEqualTo(RelayDirection.TOWARD_OPENER);
-        Relay pong = Relay.ping(7, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR).pong(99);
+        Relay pong =
+                Relay.ping(7, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR).pong(99);
         assertThat(roundTrip(pong.withCredit(42)).credit()).isEqualTo(42);
         Relay data = Relay.data(7, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, 0, new byte[3]);
         assertThatThrownBy(() -> data.withCredit(1)).isInstanceOf(IllegalStateException.class);
@@ -81,7 +86,8 @@ class RelayCodecTest {
 
     @Test
     void aHubResetGoesBackToTheSenderOfTheFrame() {
-        Relay data = Relay.data(3, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, 0, new byte[10]).forwarded();
+        Relay data = Relay.data(3, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, 0, new byte[10])
+                .forwarded();
         Relay reset = data.resetToSender("x".repeat(5000));
         assertThat(reset.kind()).isEqualTo(RelayKind.RESET);
         assertThat(reset.destination()).isEqualTo(ACCEPTOR);
@@ -93,7 +99,8 @@ class RelayCodecTest {
 
     @Test
     void forwardingCountsHopsDownToZero() {
-        Relay last = new Relay(1, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR, 1, RelayKind.PING, new byte[0]).forwarded();
+        Relay last = new Relay(1, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR, 1, RelayKind.PING, new byte[0])
+                .forwarded();
         assertThat(last.hopsLeft()).isZero();
         assertThatThrownBy(last::forwarded).isInstanceOf(IllegalStateException.class);
     }
@@ -105,35 +112,54 @@ class RelayCodecTest {
                 .hasMessageContaining("OPEN travels TOWARD_ACCEPTOR");
         assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.ACCEPT, new byte[4]))
                 .hasMessageContaining("ACCEPT travels TOWARD_OPENER");
-        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.DATA, new byte[8])).hasMessageContaining("DATA without bytes");
-        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.DATA, new byte[LinkLimits.MAX_RELAY_PAYLOAD + 1]))
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.DATA, new byte[8]))
+                .hasMessageContaining("DATA without bytes");
+        assertThatThrownBy(() -> frame(
+                        RelayDirection.TOWARD_ACCEPTOR, RelayKind.DATA, new byte[LinkLimits.MAX_RELAY_PAYLOAD + 1]))
                 .hasMessageContaining("payload");
-        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.CREDIT, new byte[] {-1, 0, 0, 0, 0, 0, 0, 0}))
+        assertThatThrownBy(() ->
+                        frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.CREDIT, new byte[] {-1, 0, 0, 0, 0, 0, 0, 0}))
                 .hasMessageContaining("beyond 2^63-1");
-        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.FIN, new byte[1])).hasMessageContaining("FIN payload");
-        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.RESET, new byte[LinkLimits.MAX_REASON + 1]))
+        assertThatThrownBy(() -> frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.FIN, new byte[1]))
+                .hasMessageContaining("FIN payload");
+        assertThatThrownBy(() ->
+                        frame(RelayDirection.TOWARD_ACCEPTOR, RelayKind.RESET, new byte[LinkLimits.MAX_REASON + 1]))
                 .hasMessageContaining("reason");
-        assertThatThrownBy(() -> new Relay(1, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR, 256, RelayKind.FIN, new byte[0]))
+        assertThatThrownBy(() ->
+                        new Relay(1, OPENER, ACCEPTOR, RelayDirection.TOWARD_ACCEPTOR, 256, RelayKind.FIN, new byte[0]))
                 .hasMessageContaining("hops left");
     }
 
     @Test
     void malformedFramesAreProtocolErrors() {
         // A payload length that claims more than the frame holds: refused before anything is allocated.
-        assertProtocolError(raw(0, 0, RelayKind.DATA.code(), w -> w.u32(0xFFFF).fixedBytes(new byte[10])), "truncated payload");
-        assertProtocolError(raw(0, 0, RelayKind.DATA.code(), w -> w.u32(0xFFFF_FFFFL)), "exceeds the maximum of " + LinkLimits.MAX_RELAY_PAYLOAD);
+        assertProtocolError(
+                raw(0, 0, RelayKind.DATA.code(), w -> w.u32(0xFFFF).fixedBytes(new byte[10])), "truncated payload");
+        assertProtocolError(
+                raw(0, 0, RelayKind.DATA.code(), w -> w.u32(0xFFFF_FFFFL)),
+                "exceeds the maximum of " + LinkLimits.MAX_RELAY_PAYLOAD);
         // The OPEN payload must be exactly port and credit, and optionally flags with bit 0 only.
-        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(7).fixedBytes(new byte[] {0, 1, 0, 0, 0, 0, 2})), "OPEN flags 2");
-        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(8).fixedBytes(new byte[] {0, 1, 0, 0, 0, 0, 1, 0})), "OPEN payload");
+        assertProtocolError(
+                raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(7).fixedBytes(new byte[] {0, 1, 0, 0, 0, 0, 2})),
+                "OPEN flags 2");
+        assertProtocolError(
+                raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(8).fixedBytes(new byte[] {0, 1, 0, 0, 0, 0, 1, 0})),
+                "OPEN payload");
         assertProtocolError(raw(1, 0, RelayKind.CONFIRM.code(), w -> w.u32(0)), "CONFIRM travels TOWARD_ACCEPTOR");
         assertProtocolError(raw(0, 0, RelayKind.CONFIRM.code(), w -> w.u32(1).u8(0)), "CONFIRM payload");
-        assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(5).fixedBytes(new byte[] {0, 1, 0, 0, 0})), "OPEN payload");
+        assertProtocolError(
+                raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(5).fixedBytes(new byte[] {0, 1, 0, 0, 0})), "OPEN payload");
         assertProtocolError(raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(6).fixedBytes(new byte[6])), "virtual port 0");
-        assertProtocolError(raw(1, 0, RelayKind.ACCEPT.code(), w -> w.u32(3).fixedBytes(new byte[3])), "ACCEPT payload");
-        assertProtocolError(raw(0, 0, RelayKind.CREDIT.code(), w -> w.u32(4).fixedBytes(new byte[4])), "CREDIT payload");
-        assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u32(2).fixedBytes(new byte[] {(byte) 0xC3, 0x28})), "UTF-8");
-        assertProtocolError(raw(0, 0, RelayKind.RESET.code(), w -> w.u32(1025).fixedBytes(new byte[1025])), "exceeds 1024");
-        assertProtocolError(raw(2, 0, RelayKind.FIN.code(), w -> w.u32(8).fixedBytes(new byte[8])), "RelayDirection code 2");
+        assertProtocolError(
+                raw(1, 0, RelayKind.ACCEPT.code(), w -> w.u32(3).fixedBytes(new byte[3])), "ACCEPT payload");
+        assertProtocolError(
+                raw(0, 0, RelayKind.CREDIT.code(), w -> w.u32(4).fixedBytes(new byte[4])), "CREDIT payload");
+        assertProtocolError(
+                raw(0, 0, RelayKind.RESET.code(), w -> w.u32(2).fixedBytes(new byte[] {(byte) 0xC3, 0x28})), "UTF-8");
+        assertProtocolError(
+                raw(0, 0, RelayKind.RESET.code(), w -> w.u32(1025).fixedBytes(new byte[1025])), "exceeds 1024");
+        assertProtocolError(
+                raw(2, 0, RelayKind.FIN.code(), w -> w.u32(8).fixedBytes(new byte[8])), "RelayDirection code 2");
         assertProtocolError(raw(0, 0, 11, w -> w.u32(0)), "RelayKind code 11");
         assertProtocolError(raw(1, 0, RelayKind.REFUSE.code(), w -> w.u32(0)), "REFUSE without an answer code");
         assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u32(1).u8(0)), "PING payload");
@@ -165,7 +191,8 @@ class RelayCodecTest {
         assertThat(payload.refCnt()).isZero();
 
         // Decoding slices the frame: the payload shares the frame's memory until released.
-        ByteBuf frame = Unpooled.wrappedBuffer(expected, LinkFrameDecoder.LENGTH_FIELD, expected.length - LinkFrameDecoder.LENGTH_FIELD);
+        ByteBuf frame = Unpooled.wrappedBuffer(
+                expected, LinkFrameDecoder.LENGTH_FIELD, expected.length - LinkFrameDecoder.LENGTH_FIELD);
         Relay decoded = (Relay) LinkMessageCodec.decode(frame);
         frame.release();
         assertThat(decoded.payloadBytes()).isEqualTo(bytes);
@@ -195,7 +222,13 @@ class RelayCodecTest {
     private static byte[] raw(int direction, int hops, int kind, Consumer<WireWriter> rest) {
         ByteBuf buf = Unpooled.buffer();
         WireWriter w = new WireWriter(buf);
-        w.u8(LinkMessageType.RELAY.code()).u64(9).nodeId(OPENER).nodeId(ACCEPTOR).u8(direction).u8(hops).u8(kind);
+        w.u8(LinkMessageType.RELAY.code())
+                .u64(9)
+                .nodeId(OPENER)
+                .nodeId(ACCEPTOR)
+                .u8(direction)
+                .u8(hops)
+                .u8(kind);
         rest.accept(w);
         byte[] bytes = new byte[buf.readableBytes()];
         buf.readBytes(bytes);
@@ -203,7 +236,8 @@ class RelayCodecTest {
     }
 
     private static void assertProtocolError(byte[] frame, String reasonPart) {
-        assertThatThrownBy(() -> LinkMessageCodec.decode(frame)).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> LinkMessageCodec.decode(frame))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining(reasonPart);
     }
 }

@@ -46,19 +46,21 @@ final class DialBackMessages {
         }
     }
 
-    record Request(byte[] token, int virtualPort, long millisLeft, String diallerIdentity) {
-    }
+    record Request(byte[] token, int virtualPort, long millisLeft, String diallerIdentity) {}
 
-    record Answer(Status status, String reason) {
-    }
+    record Answer(Status status, String reason) {}
 
-    private DialBackMessages() {
-    }
+    private DialBackMessages() {}
 
     static byte[] encode(Request r) {
         byte[] identity = r.diallerIdentity().getBytes(StandardCharsets.US_ASCII);
-        return ByteBuffer.allocate(1 + IdentityHandshake.TOKEN_LENGTH + 2 + 4 + identity.length).put((byte) VERSION).put(r.token())
-                .putShort((short) r.virtualPort()).putInt((int) Math.min(r.millisLeft(), 0xFFFF_FFFFL)).put(identity).array();
+        return ByteBuffer.allocate(1 + IdentityHandshake.TOKEN_LENGTH + 2 + 4 + identity.length)
+                .put((byte) VERSION)
+                .put(r.token())
+                .putShort((short) r.virtualPort())
+                .putInt((int) Math.min(r.millisLeft(), 0xFFFF_FFFFL))
+                .put(identity)
+                .array();
     }
 
     static Request decodeRequest(byte[] bytes) throws ProtocolException {
@@ -66,7 +68,8 @@ final class DialBackMessages {
             ByteBuffer in = ByteBuffer.wrap(bytes);
             int version = in.get() & 0xff;
             if (version != VERSION) {
-                throw new ProtocolException("dial-back request version " + version + " (this node speaks " + VERSION + ")");
+                throw new ProtocolException(
+                        "dial-back request version " + version + " (this node speaks " + VERSION + ")");
             }
             byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
             in.get(token);
@@ -86,7 +89,10 @@ final class DialBackMessages {
     static byte[] encode(Answer a) {
         byte[] reason = a.reason().getBytes(StandardCharsets.UTF_8);
         int length = Math.min(reason.length, 1024);
-        return ByteBuffer.allocate(1 + length).put((byte) a.status().ordinal()).put(reason, 0, length).array();
+        return ByteBuffer.allocate(1 + length)
+                .put((byte) a.status().ordinal())
+                .put(reason, 0, length)
+                .array();
     }
 
     static Answer decodeAnswer(byte[] bytes) throws ProtocolException {

@@ -3,6 +3,7 @@ package io.traverse.reverse;
 import io.traverse.SideChannelHandler;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.Deadline;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.reverse.DialBackMessages.Answer;
@@ -10,10 +11,9 @@ import io.traverse.reverse.DialBackMessages.Status;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
-import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
-import io.traverse.spi.ModuleContext;
 import io.traverse.spi.InboundConnections;
+import io.traverse.spi.ModuleContext;
 import java.io.IOException;
 import java.net.Socket;
 import java.time.Duration;
@@ -73,8 +73,11 @@ final class DialBackService implements SideChannelHandler {
             return CompletableFuture.completedFuture(new Answer(Status.BAD_REQUEST, e.getMessage()));
         }
         if (dialler.id().isEmpty() || !dialler.id().get().equals(sender)) {
-            return CompletableFuture.completedFuture(new Answer(Status.BAD_REQUEST, "the identity to dial is node "
-                    + dialler.id().map(NodeId::toString).orElse("(none)") + ", but the request came from node " + sender));
+            return CompletableFuture.completedFuture(new Answer(
+                    Status.BAD_REQUEST,
+                    "the identity to dial is node "
+                            + dialler.id().map(NodeId::toString).orElse("(none)") + ", but the request came from node "
+                            + sender));
         }
         try {
             context.inboundConnections().checkListening(request.virtualPort());
@@ -82,8 +85,10 @@ final class DialBackService implements SideChannelHandler {
             return CompletableFuture.completedFuture(new Answer(Status.TARGET_ANSWER, e.getMessage()));
         }
         if (dialler.directAddresses().size() > MAX_ADDRESSES) {
-            return CompletableFuture.completedFuture(new Answer(Status.BAD_REQUEST, "an identity with "
-                    + dialler.directAddresses().size() + " addresses; this node dials back at most " + MAX_ADDRESSES));
+            return CompletableFuture.completedFuture(new Answer(
+                    Status.BAD_REQUEST,
+                    "an identity with " + dialler.directAddresses().size() + " addresses; this node dials back at most "
+                            + MAX_ADDRESSES));
         }
         try {
             CompletableFuture<Answer> answer = new CompletableFuture<>();
@@ -96,14 +101,19 @@ final class DialBackService implements SideChannelHandler {
             });
             return answer;
         } catch (RejectedExecutionException e) {
-            return CompletableFuture.completedFuture(new Answer(Status.UNREACHABLE, "node " + self()
-                    + " is dialling back as many nodes as it will at once; try again"));
+            return CompletableFuture.completedFuture(new Answer(
+                    Status.UNREACHABLE,
+                    "node " + self() + " is dialling back as many nodes as it will at once; try again"));
         }
     }
 
-    private void dialBack(NodeId sender, DialBackMessages.Request request, NodeIdentity dialler, CompletableFuture<Answer> answer) {
-        long millis = Math.max(1, Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
-        ConnectRequest back = new ConnectRequest(dialler, request.virtualPort(), Deadline.after(Duration.ofMillis(millis)), ConnectOptions.NONE);
+    private void dialBack(
+            NodeId sender, DialBackMessages.Request request, NodeIdentity dialler, CompletableFuture<Answer> answer) {
+        long millis = Math.max(
+                1,
+                Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
+        ConnectRequest back = new ConnectRequest(
+                dialler, request.virtualPort(), Deadline.after(Duration.ofMillis(millis)), ConnectOptions.NONE);
         // The backlog slot is taken once a TCP connection to the dialler is up, before the handshake goes out: the
         // handshake's arrival then tells the dialler its connection has a place here, and it need not wait for this
         // answer (version 3). A dial whose TCP connection never comes up holds no slot.
@@ -111,7 +121,9 @@ final class DialBackService implements SideChannelHandler {
         Socket socket;
         try {
             // Also through this node's SSH tunnels, if its direct module has any (a node only SSH reaches).
-            socket = context.directConnector().attempt(back, request.token(), slotHolder::take).connect();
+            socket = context.directConnector()
+                    .attempt(back, request.token(), slotHolder::take)
+                    .connect();
         } catch (IOException e) {
             slotHolder.giveBack(); // and no address still connecting may take one now
             if (FailureScope.of(e) == FailureScope.TARGET) { // no room in the backlog, or the port closed meanwhile
@@ -119,7 +131,8 @@ final class DialBackService implements SideChannelHandler {
                 return;
             }
             log.debug("Could not dial node {} back: {}", sender, e.getMessage());
-            answer.complete(new Answer(Status.UNREACHABLE, "node " + self() + " could not dial back: " + e.getMessage()));
+            answer.complete(
+                    new Answer(Status.UNREACHABLE, "node " + self() + " could not dial back: " + e.getMessage()));
             return;
         }
         InboundConnections.PortSlot slot = slotHolder.taken();
@@ -140,7 +153,8 @@ final class DialBackService implements SideChannelHandler {
         // closes this connection, which nobody here must see.
         boolean delivered = false;
         try {
-            socket.setSoTimeout((int) Math.max(1, context.config().handshakeTimeout().toMillis()));
+            socket.setSoTimeout(
+                    (int) Math.max(1, context.config().handshakeTimeout().toMillis()));
             int confirm = socket.getInputStream().read();
             if (confirm == IdentityHandshake.CONFIRM) {
                 socket.setSoTimeout(0);
@@ -148,11 +162,18 @@ final class DialBackService implements SideChannelHandler {
                 delivered = true;
                 log.debug("Dialled node {} back for virtual port {}", sender, request.virtualPort());
             } else {
-                log.debug("Node {} closed its dial-back for virtual port {} unconfirmed ({}): another attempt won", sender,
-                        request.virtualPort(), confirm);
+                log.debug(
+                        "Node {} closed its dial-back for virtual port {} unconfirmed ({}): another attempt won",
+                        sender,
+                        request.virtualPort(),
+                        confirm);
             }
         } catch (IOException e) {
-            log.debug("Node {} did not confirm its dial-back for virtual port {}: {}", sender, request.virtualPort(), e.getMessage());
+            log.debug(
+                    "Node {} did not confirm its dial-back for virtual port {}: {}",
+                    sender,
+                    request.virtualPort(),
+                    e.getMessage());
         } finally {
             if (!delivered) {
                 slot.release();

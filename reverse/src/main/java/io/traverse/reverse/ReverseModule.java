@@ -13,8 +13,8 @@ import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.HubLinkWait;
-import io.traverse.spi.ModuleContext;
 import io.traverse.spi.InboundConnections;
+import io.traverse.spi.ModuleContext;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -31,6 +31,7 @@ import java.util.concurrent.atomic.AtomicReference;
 final class ReverseModule implements ConnectionModule {
     /** Dial-backs under way at once at most; beyond, a request is answered at once that the node is busy. */
     static final int MAX_DIAL_BACKS = 64;
+
     private static final long DEADLINE_MARGIN_MILLIS = 20;
     /** How long a dial-back that got through waits at most for an unheld rival's answer (Rivals#heldMayWin). */
     static final long GIVE_WAY_WAIT_NANOS = 20_000_000;
@@ -42,13 +43,16 @@ final class ReverseModule implements ConnectionModule {
 
     ReverseModule(ModuleContext context) {
         this.context = context;
-        this.dialBacks = new ThreadPoolExecutor(0, MAX_DIAL_BACKS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
-            Thread t = new Thread(r, "traverse-dial-back");
-            t.setDaemon(true);
-            return t;
-        });
-        this.service = context.sideChannel().register(DialBackMessages.SERVICE, new DialBackService(context, dialBacks, false));
-        this.probeService = context.sideChannel().register(DialBackMessages.PROBE_SERVICE, new DialBackService(context, dialBacks, true));
+        this.dialBacks =
+                new ThreadPoolExecutor(0, MAX_DIAL_BACKS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
+                    Thread t = new Thread(r, "traverse-dial-back");
+                    t.setDaemon(true);
+                    return t;
+                });
+        this.service = context.sideChannel()
+                .register(DialBackMessages.SERVICE, new DialBackService(context, dialBacks, false));
+        this.probeService = context.sideChannel()
+                .register(DialBackMessages.PROBE_SERVICE, new DialBackService(context, dialBacks, true));
     }
 
     @Override
@@ -61,20 +65,26 @@ final class ReverseModule implements ConnectionModule {
         NodeId target = HubLinkWait.targetNode(request, "to ask through the hubs");
         HubLinkWait.requireExpected(context, "to ask node " + target + " to dial back");
         if (context.localIdentity().directAddresses().isEmpty()) {
-            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node has no address node " + target + " could dial back");
+            throw AttemptFailedException.notApplicable(
+                    FailureScope.MODULE, "this node has no address node " + target + " could dial back");
         }
         java.util.Optional<io.traverse.config.HttpProxy> proxyOnly = context.httpOnlyWayOut();
-        if (proxyOnly.isPresent() && request.target().directAddresses().stream()
-                .noneMatch(a -> a.getAddress() != null && context.localInterfaces().isOnLink(a.getAddress()))) {
+        if (proxyOnly.isPresent()
+                && request.target().directAddresses().stream()
+                        .noneMatch(a -> a.getAddress() != null
+                                && context.localInterfaces().isOnLink(a.getAddress()))) {
             // A node that only an HTTP proxy lets out cannot be dialled back from outside its own networks.
-            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node's only way out is HTTP proxy "
-                    + proxyOnly.get().authority() + ": node " + target + " has no address on this node's networks to dial back from");
+            throw AttemptFailedException.notApplicable(
+                    FailureScope.MODULE,
+                    "this node's only way out is HTTP proxy " + proxyOnly.get().authority() + ": node " + target
+                            + " has no address on this node's networks to dial back from");
         }
         return new DialBackAttempt(request, target, dialBackIsLongShot(request));
     }
 
     private boolean dialBackIsLongShot(ConnectRequest request) {
-        return dialBackIsLongShot(context.localIdentity(), context.directConnector().onOtherPrivateNetworks(request.target()));
+        return dialBackIsLongShot(
+                context.localIdentity(), context.directConnector().onOtherPrivateNetworks(request.target()));
     }
 
     /**
@@ -118,6 +128,7 @@ final class ReverseModule implements ConnectionModule {
         private final HubLinkWait link;
         /** The target is on another private network and this node has only private addresses. */
         private final boolean longShot;
+
         private final AtomicReference<AttemptFailedException> refusal = new AtomicReference<>();
         private volatile InboundConnections.Expectation expectation;
         private volatile CompletableFuture<byte[]> answer;
@@ -146,7 +157,8 @@ final class ReverseModule implements ConnectionModule {
         public Socket connect() throws IOException {
             // Read after the link is up: the identity then names the hub it came through.
             NodeIdentity self = context.localIdentity();
-            InboundConnections.Expectation waiting = context.inboundConnections().expect(target);
+            InboundConnections.Expectation waiting =
+                    context.inboundConnections().expect(target);
             expectation = waiting;
             try {
                 if (cancelled) {
@@ -154,13 +166,17 @@ final class ReverseModule implements ConnectionModule {
                 }
                 int millis = request.deadline().remainingMillis();
                 if (millis <= 0) {
-                    throw new SocketTimeoutException("connect timed out before asking node " + target + " to dial back");
+                    throw new SocketTimeoutException(
+                            "connect timed out before asking node " + target + " to dial back");
                 }
-                byte[] ask = DialBackMessages.encode(new DialBackMessages.Request(waiting.token(), request.virtualPort(), millis,
-                        self.toText()));
-                CompletableFuture<byte[]> pending = context.sideChannel().request(target,
-                        request.probe() ? DialBackMessages.PROBE_SERVICE : DialBackMessages.SERVICE, ask,
-                        Duration.ofMillis(millis));
+                byte[] ask = DialBackMessages.encode(
+                        new DialBackMessages.Request(waiting.token(), request.virtualPort(), millis, self.toText()));
+                CompletableFuture<byte[]> pending = context.sideChannel()
+                        .request(
+                                target,
+                                request.probe() ? DialBackMessages.PROBE_SERVICE : DialBackMessages.SERVICE,
+                                ask,
+                                Duration.ofMillis(millis));
                 answer = pending;
                 pending.whenComplete((bytes, failure) -> {
                     AttemptFailedException refused = failure != null ? fromSideChannel(failure) : fromAnswer(bytes);
@@ -175,7 +191,8 @@ final class ReverseModule implements ConnectionModule {
                     Socket socket = waiting.take(untilPastDeadline());
                     if (!request.probe() && !request.rivals().heldMayWin(request.deadline(), GIVE_WAY_WAIT_NANOS)) {
                         closeQuietly(socket);
-                        throw new AttemptFailedException(FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
+                        throw new AttemptFailedException(
+                                FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
                     }
                     won = request.probe() ? null : socket;
                     return socket;
@@ -206,24 +223,32 @@ final class ReverseModule implements ConnectionModule {
             try {
                 a = DialBackMessages.decodeAnswer(bytes);
             } catch (ProtocolException e) {
-                return new AttemptFailedException(FailureScope.MODULE, "node " + target + " answered the dial-back request wrongly: "
-                        + e.getMessage());
+                return new AttemptFailedException(
+                        FailureScope.MODULE,
+                        "node " + target + " answered the dial-back request wrongly: " + e.getMessage());
             }
             return switch (a.status()) {
                 case CONNECTED -> null;
                 case TARGET_ANSWER -> new AttemptFailedException(FailureScope.TARGET, a.reason());
                 case UNREACHABLE -> new AttemptFailedException(FailureScope.MODULE, a.reason());
-                case BAD_REQUEST -> new AttemptFailedException(FailureScope.MODULE, "node " + target + " refused to dial back: " + a.reason());
+                case BAD_REQUEST ->
+                    new AttemptFailedException(
+                            FailureScope.MODULE, "node " + target + " refused to dial back: " + a.reason());
             };
         }
 
         private AttemptFailedException fromSideChannel(Throwable failure) {
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            String why = cause instanceof SideChannelException s ? s.failure() + ": " + s.getMessage() : String.valueOf(cause.getMessage());
+            Throwable cause =
+                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            String why = cause instanceof SideChannelException s
+                    ? s.failure() + ": " + s.getMessage()
+                    : String.valueOf(cause.getMessage());
             if (cause instanceof SideChannelException s && s.failure() == SideChannelException.Failure.TIMEOUT) {
-                return new AttemptFailedException(FailureScope.PATH, "node " + target + " did not answer the dial-back request: " + why);
+                return new AttemptFailedException(
+                        FailureScope.PATH, "node " + target + " did not answer the dial-back request: " + why);
             }
-            return new AttemptFailedException(FailureScope.MODULE, "could not ask node " + target + " to dial back: " + why);
+            return new AttemptFailedException(
+                    FailureScope.MODULE, "could not ask node " + target + " to dial back: " + why);
         }
 
         @Override

@@ -30,10 +30,19 @@ class DialBackLongShotTest {
 
     @Test
     void anAddressThatMayBeReachableFromElsewhereMakesItWorthTheWait() {
-        assertThat(ReverseModule.dialBackIsLongShot(withAddresses("10.20.0.3", "198.51.100.7"), true)).as("public").isFalse();
-        assertThat(ReverseModule.dialBackIsLongShot(withAddresses("100.64.1.2"), true)).as("a carrier's shared range").isFalse();
-        assertThat(ReverseModule.dialBackIsLongShot(withAddresses("fd00::5"), true)).as("unique-local").isFalse();
-        NodeIdentity forwarded = withAddresses("192.168.1.2").withExternals(List.of(new InetSocketAddress("203.0.113.9", 5000)));
-        assertThat(ReverseModule.dialBackIsLongShot(forwarded, true)).as("a port mapping it named").isFalse();
+        assertThat(ReverseModule.dialBackIsLongShot(withAddresses("10.20.0.3", "198.51.100.7"), true))
+                .as("public")
+                .isFalse();
+        assertThat(ReverseModule.dialBackIsLongShot(withAddresses("100.64.1.2"), true))
+                .as("a carrier's shared range")
+                .isFalse();
+        assertThat(ReverseModule.dialBackIsLongShot(withAddresses("fd00::5"), true))
+                .as("unique-local")
+                .isFalse();
+        NodeIdentity forwarded =
+                withAddresses("192.168.1.2").withExternals(List.of(new InetSocketAddress("203.0.113.9", 5000)));
+        assertThat(ReverseModule.dialBackIsLongShot(forwarded, true))
+                .as("a port mapping it named")
+                .isFalse();
     }
 }

@@ -24,6 +24,7 @@ final class PeerLiveness {
     private long pingSentNanos;
     /** The PING in flight went on a connection that had one in flight already: its PONG measures nothing (Karn). */
     private boolean ambiguous;
+
     private long lastPingNanos;
     private long srttNanos = -1;
     private long rttvarNanos;

@@ -24,6 +24,7 @@ final class ReceiveBudget {
     private final int window;
     /** Granted and not yet consumed, and received and not yet consumed of former members. */
     private final AtomicLong outstanding = new AtomicLong();
+
     private final AtomicInteger members = new AtomicInteger();
 
     /**
@@ -32,7 +33,8 @@ final class ReceiveBudget {
      */
     ReceiveBudget(long limit, int window) {
         if (limit < 1 || window < 1) {
-            throw new IllegalArgumentException("a receive budget and window must be positive: " + limit + ", " + window);
+            throw new IllegalArgumentException(
+                    "a receive budget and window must be positive: " + limit + ", " + window);
         }
         this.limit = limit;
         this.window = window;

@@ -5,7 +5,6 @@ import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkLimits;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
-import io.traverse.wire.RelayKind;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.SocketException;
@@ -62,6 +61,7 @@ final class RoutedConnection {
     private long consumed;
     /** The stream offset up to which this end may send, and how far it has sent. */
     private long sendLimit;
+
     private long sent;
     private boolean peerFinished;
     /** No more writes: shutdownOutput or close was called (the FIN itself may still wait for a DATA in flight). */
@@ -70,6 +70,7 @@ final class RoutedConnection {
     private int sendsInFlight;
     /** The FIN waits for {@link #sendsInFlight} to reach 0 (it must not overtake the last DATA). */
     private boolean finWaiting;
+
     private boolean inputShut;
     private boolean closed;
     /**
@@ -80,6 +81,7 @@ final class RoutedConnection {
     private boolean inBudget;
     /** What this connection counts in the receive budget (guarded by lock). */
     private long counted;
+
     private String resetReason;
     private long bytesIn;
     private long bytesOut;
@@ -93,8 +95,14 @@ final class RoutedConnection {
      *        of the receive budget for an opener; less for an accepted connection still in the backlog),
      *        counted in the receive budget already ({@link ReceiveBudget#join}): the connection is a member
      */
-    RoutedConnection(RoutedConnections table, RoutedConnections.Key key, NodeId acceptor, boolean local, int virtualPort,
-            long initialGrant, long initialSendCredit) {
+    RoutedConnection(
+            RoutedConnections table,
+            RoutedConnections.Key key,
+            NodeId acceptor,
+            boolean local,
+            int virtualPort,
+            long initialGrant,
+            long initialSendCredit) {
         this.table = table;
         this.key = key;
         this.opener = key.opener();
@@ -182,16 +190,19 @@ final class RoutedConnection {
                 return;
             }
             if (offset != received) {
-                violation = "bytes " + received + " to " + offset + " of node " + peer + "'s stream were lost on the way";
+                violation =
+                        "bytes " + received + " to " + offset + " of node " + peer + "'s stream were lost on the way";
                 discard = true;
             } else if (received + n > granted) {
-                violation = "node " + peer + " sent " + (received + n - granted) + " bytes past the credit it was granted";
+                violation =
+                        "node " + peer + " sent " + (received + n - granted) + " bytes past the credit it was granted";
                 discard = true;
             } else {
                 received += n;
                 discard = inputShut || closed;
                 if (!discard) {
-                    inbox.add(n < COPY_BELOW || !inbox.isEmpty() && sharesItsBuffer(payload) ? copyOf(payload) : payload);
+                    inbox.add(
+                            n < COPY_BELOW || !inbox.isEmpty() && sharesItsBuffer(payload) ? copyOf(payload) : payload);
                     readable.signalAll();
                 }
             }
@@ -249,7 +260,8 @@ final class RoutedConnection {
         lock.lock();
         try {
             if (length != received) {
-                gap = "node " + peer + "'s stream ended at byte " + length + " but " + received + " arrived: frames were lost on the way";
+                gap = "node " + peer + "'s stream ended at byte " + length + " but " + received
+                        + " arrived: frames were lost on the way";
                 done = false;
             } else {
                 peerFinished = true;
@@ -337,7 +349,9 @@ final class RoutedConnection {
             // up in quarters (or once everything queued is read), not for every read.
             long share = table.budget().share();
             long target = consumed + share;
-            if (target > granted && (target - granted >= share / 4 || inbox.isEmpty() && target - granted >= LinkLimits.MAX_RELAY_PAYLOAD)
+            if (target > granted
+                    && (target - granted >= share / 4
+                            || inbox.isEmpty() && target - granted >= LinkLimits.MAX_RELAY_PAYLOAD)
                     && topUp() > 0) {
                 grant = 1;
                 limit = granted;
@@ -424,7 +438,10 @@ final class RoutedConnection {
             } finally {
                 lock.unlock();
             }
-            ByteBuf payload = table.allocator().directBuffer(Relay.DATA_OFFSET_LENGTH + chunk).writeLong(offset).writeBytes(b, off, chunk);
+            ByteBuf payload = table.allocator()
+                    .directBuffer(Relay.DATA_OFFSET_LENGTH + chunk)
+                    .writeLong(offset)
+                    .writeBytes(b, off, chunk);
             boolean sentOn = table.send(Relay.dataFrame(key.id(), opener, acceptor, outbound, payload));
             sendFinIfDue(true);
             if (!sentOn) {
@@ -619,7 +636,9 @@ final class RoutedConnection {
      * what was read (the floor when the budget is spent; counted while a member); returns the raise.
      */
     private long topUp() {
-        long limit = inBudget ? table.budget().topUp(consumed, granted) : table.budget().limitFor(consumed, granted);
+        long limit = inBudget
+                ? table.budget().topUp(consumed, granted)
+                : table.budget().limitFor(consumed, granted);
         long raise = limit - granted;
         if (inBudget) {
             counted += raise;
@@ -712,6 +731,7 @@ final class RoutedConnection {
 
     @Override
     public String toString() {
-        return "routed connection " + Long.toUnsignedString(key.id()) + " " + opener + " => " + acceptor + ":" + virtualPort;
+        return "routed connection " + Long.toUnsignedString(key.id()) + " " + opener + " => " + acceptor + ":"
+                + virtualPort;
     }
 }

@@ -5,9 +5,9 @@ import io.traverse.identity.NodeId;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
+import io.traverse.spi.InboundConnections;
 import io.traverse.spi.ModuleEvents;
 import io.traverse.spi.RelayLink;
-import io.traverse.spi.InboundConnections;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
@@ -55,11 +55,11 @@ final class RoutedConnections implements RelayLink.Receiver {
      * request before it reads), but not a whole window for every connection in a backlog.
      */
     static final int BACKLOG_CREDIT = 256 * 1024;
+
     private static final Logger log = LoggerFactory.getLogger(RoutedConnections.class);
 
     /** Names a connection: its opener and the id the opener chose. */
-    record Key(NodeId opener, long id) {
-    }
+    record Key(NodeId opener, long id) {}
 
     private final RelayLink link;
     private final InboundConnections ports;
@@ -68,10 +68,12 @@ final class RoutedConnections implements RelayLink.Receiver {
     private final long probeNanos;
     /** Connection ids are random, so that one connection's id tells nothing of the next. */
     private final SecureRandom ids = new SecureRandom();
+
     private final Map<Key, RoutedConnection> connections = new ConcurrentHashMap<>();
     private final Map<Key, Opening> opening = new ConcurrentHashMap<>();
     /** Accepted connections whose OPEN asked to be held: out of the backlog until the opener's CONFIRM. */
     private final Map<Key, Held> held = new ConcurrentHashMap<>();
+
     private final long holdNanos;
     private final ScheduledFuture<?> prober;
     private final long tickNanos;
@@ -83,12 +85,11 @@ final class RoutedConnections implements RelayLink.Receiver {
     private volatile java.util.function.Supplier<String> acceptedBy = () -> RoutedModuleProvider.NAME;
 
     /** An OPEN waiting for its answer. */
-    record Opening(RoutedConnection connection, CompletableFuture<RoutedConnection> answer) {
-    }
+    record Opening(RoutedConnection connection, CompletableFuture<RoutedConnection> answer) {}
 
     /** An accepted connection held for its opener's CONFIRM, with its backlog slot, until {@code untilNanos}. */
-    private record Held(RoutedConnection connection, InboundConnections.PortSlot slot, RoutedSocket socket, long untilNanos) {
-    }
+    private record Held(
+            RoutedConnection connection, InboundConnections.PortSlot slot, RoutedSocket socket, long untilNanos) {}
 
     /** A table whose connections each get their whole window (no budget across them), holding for CONFIRM at most 5 s. */
     RoutedConnections(RelayLink link, InboundConnections ports, ModuleEvents events, int window, long probeMillis) {
@@ -100,7 +101,12 @@ final class RoutedConnections implements RelayLink.Receiver {
      *        application read (traverse.routed.receive.budget), and one connection's window
      * @param holdMillis how long an accepted connection waits at most for its opener's CONFIRM (the handshake timeout)
      */
-    RoutedConnections(RelayLink link, InboundConnections ports, ModuleEvents events, ReceiveBudget budget, long probeMillis,
+    RoutedConnections(
+            RelayLink link,
+            InboundConnections ports,
+            ModuleEvents events,
+            ReceiveBudget budget,
+            long probeMillis,
             long holdMillis) {
         this.holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMillis);
         this.link = link;
@@ -162,7 +168,12 @@ final class RoutedConnections implements RelayLink.Receiver {
 
     /** Tells the acceptor of a held connection that it won: now it goes to the application. */
     void confirm(RoutedConnection c) throws java.io.IOException {
-        if (!link.send(Relay.frame(c.key().id(), c.key().opener(), c.peer(), RelayDirection.TOWARD_ACCEPTOR, RelayKind.CONFIRM,
+        if (!link.send(Relay.frame(
+                c.key().id(),
+                c.key().opener(),
+                c.peer(),
+                RelayDirection.TOWARD_ACCEPTOR,
+                RelayKind.CONFIRM,
                 new byte[0]))) {
             throw new java.net.SocketException("the hub link went down before the relayed connection was confirmed");
         }
@@ -219,12 +230,17 @@ final class RoutedConnections implements RelayLink.Receiver {
                 }
                 if (c == null) {
                     Opening o = opening.get(key);
-                    if (o != null && frame.kind() == RelayKind.RESET && o.connection().carries(frame)) {
+                    if (o != null
+                            && frame.kind() == RelayKind.RESET
+                            && o.connection().carries(frame)) {
                         // A hub could not deliver the OPEN, or the acceptor gave up on it.
                         opening.remove(key);
                         o.connection().leaveBudget();
-                        o.answer().completeExceptionally(new AttemptFailedException(FailureScope.MODULE,
-                                "relayed connection to node " + frame.acceptor() + " failed: " + frame.reason()));
+                        o.answer()
+                                .completeExceptionally(new AttemptFailedException(
+                                        FailureScope.MODULE,
+                                        "relayed connection to node " + frame.acceptor() + " failed: "
+                                                + frame.reason()));
                         return;
                     }
                     unknown(frame);
@@ -232,7 +248,8 @@ final class RoutedConnections implements RelayLink.Receiver {
                 }
                 c.heard();
                 switch (frame.kind()) {
-                    case DATA -> c.onData(frame.streamOffset(), frame.dataBytes().retain());
+                    case DATA ->
+                        c.onData(frame.streamOffset(), frame.dataBytes().retain());
                     case CREDIT -> c.onCredit(frame.credit());
                     case PONG -> {
                         c.onCredit(frame.credit());
@@ -271,7 +288,8 @@ final class RoutedConnections implements RelayLink.Receiver {
         // Until the application reads, the opener may send only a little: a backlog of connections
         // nobody accepted yet must not hold a window each.
         long initial = budget.join(BACKLOG_CREDIT);
-        RoutedConnection c = new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), initial, open.credit());
+        RoutedConnection c =
+                new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), initial, open.credit());
         c.pathFrom(open);
         RoutedSocket socket = new RoutedSocket(c, localId(), open.opener());
         // The ACCEPT goes out before the table lists the connection: once listed, the prober may
@@ -337,12 +355,14 @@ final class RoutedConnections implements RelayLink.Receiver {
         int code = refuse.answerCode();
         String reason = refuse.reason();
         if (code == IdentityHandshake.Answer.PORT_NOT_FOUND.code) {
-            return new AttemptFailedException(FailureScope.TARGET, "Connection refused: node " + refuse.acceptor()
-                    + " has no virtual port (" + reason + ")");
+            return new AttemptFailedException(
+                    FailureScope.TARGET,
+                    "Connection refused: node " + refuse.acceptor() + " has no virtual port (" + reason + ")");
         }
         if (code == IdentityHandshake.Answer.OVERLOAD.code) {
-            return new AttemptFailedException(FailureScope.TARGET, "Connection refused: node " + refuse.acceptor()
-                    + " is overloaded (" + reason + ")");
+            return new AttemptFailedException(
+                    FailureScope.TARGET,
+                    "Connection refused: node " + refuse.acceptor() + " is overloaded (" + reason + ")");
         }
         return new AttemptFailedException(FailureScope.PATH, "node " + refuse.acceptor() + " refused: " + reason);
     }
@@ -395,7 +415,9 @@ final class RoutedConnections implements RelayLink.Receiver {
         long late = lastProbeNanos == 0 ? 0 : now - lastProbeNanos - tickNanos;
         lastProbeNanos = now;
         if (late > tickNanos) {
-            log.debug("The prober ran {} ms late: not counted as silence of any peer", TimeUnit.NANOSECONDS.toMillis(late));
+            log.debug(
+                    "The prober ran {} ms late: not counted as silence of any peer",
+                    TimeUnit.NANOSECONDS.toMillis(late));
             for (RoutedConnection c : connections.values()) {
                 c.excuse(late);
             }
@@ -415,7 +437,8 @@ final class RoutedConnections implements RelayLink.Receiver {
             if (!c.isFinishedBothWays()) {
                 // A connection finished both ways is kept until the application closes it, but nothing
                 // more can travel: a PING would only meet an end that forgot it, and come back a RESET.
-                byPeer.computeIfAbsent(c.peer(), p -> new java.util.ArrayList<>()).add(c);
+                byPeer.computeIfAbsent(c.peer(), p -> new java.util.ArrayList<>())
+                        .add(c);
             }
         }
         byPeer.forEach((peer, list) -> probePeer(peer, list, now));
@@ -435,8 +458,12 @@ final class RoutedConnections implements RelayLink.Receiver {
         if (silent > deadAfter) {
             String reason = "nothing heard from node " + peer + " for " + TimeUnit.NANOSECONDS.toMillis(silent)
                     + " ms: a hub or link on the way is gone";
-            log.debug("Resetting {} connection(s) to node {}: nothing heard for {} ms (limit {} ms, smoothed round trip {} ms)",
-                    list.size(), peer, TimeUnit.NANOSECONDS.toMillis(silent), TimeUnit.NANOSECONDS.toMillis(deadAfter),
+            log.debug(
+                    "Resetting {} connection(s) to node {}: nothing heard for {} ms (limit {} ms, smoothed round trip {} ms)",
+                    list.size(),
+                    peer,
+                    TimeUnit.NANOSECONDS.toMillis(silent),
+                    TimeUnit.NANOSECONDS.toMillis(deadAfter),
                     TimeUnit.NANOSECONDS.toMillis(liveness.smoothedRoundTripNanos()));
             boolean anyOpen = false;
             for (RoutedConnection c : list) {

@@ -85,13 +85,15 @@ final class RoutedModule implements ConnectionModule {
         }
         if (request.probe()) {
             // An OPEN would put a connection in the target's backlog: no way to ask without one.
-            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "a relayed connection cannot be probed without making one");
+            throw AttemptFailedException.notApplicable(
+                    FailureScope.MODULE, "a relayed connection cannot be probed without making one");
         }
         if (!connections.isLinked()) {
             HubLinkWait.requireExpected(context, "to route a connection to node " + target);
         }
         if (target.equals(connections.localId())) {
-            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "a node does not route connections to itself");
+            throw AttemptFailedException.notApplicable(
+                    FailureScope.MODULE, "a node does not route connections to itself");
         }
         return new RoutedAttempt(request, target);
     }
@@ -166,16 +168,19 @@ final class RoutedModule implements ConnectionModule {
                 RoutedSocket socket = new RoutedSocket(c, local, remote);
                 if (hold) {
                     long roundTrip = System.nanoTime() - asked;
-                    if (!request.rivals().heldMayWin(request.deadline(), Math.max(GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
+                    if (!request.rivals()
+                            .heldMayWin(request.deadline(), Math.max(GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
                         connections.abandon(o, "the opener gave way to another attempt");
-                        throw new AttemptFailedException(FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
+                        throw new AttemptFailedException(
+                                FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
                     }
                     held = c;
                 }
                 return socket;
             } catch (TimeoutException e) {
                 connections.abandon(o, "the opener timed out");
-                throw new SocketTimeoutException("connect timed out waiting for node " + target + " to accept a relayed connection");
+                throw new SocketTimeoutException(
+                        "connect timed out waiting for node " + target + " to accept a relayed connection");
             } catch (CancellationException e) {
                 throw new AttemptFailedException(FailureScope.PATH, "cancelled");
             } catch (ExecutionException e) {
@@ -203,14 +208,15 @@ final class RoutedModule implements ConnectionModule {
                 }
                 if (!connections.isLinked()) {
                     if (request.deadline().isExpired()) {
-                        throw new SocketTimeoutException("connect timed out waiting for a hub link to route a connection to node "
-                                + target);
+                        throw new SocketTimeoutException(
+                                "connect timed out waiting for a hub link to route a connection to node " + target);
                     }
                     try {
                         Thread.sleep(LINK_SETTLE_MILLIS);
                     } catch (InterruptedException e) {
                         Thread.currentThread().interrupt();
-                        throw new InterruptedIOException("interrupted waiting for a hub link to route a connection to node " + target);
+                        throw new InterruptedIOException(
+                                "interrupted waiting for a hub link to route a connection to node " + target);
                     }
                 }
             }

@@ -27,7 +27,8 @@ public final class RoutedModuleProvider implements ConnectionModuleProvider {
      *
      * @param notTried why the module leaves a request to others, or null to plan an attempt
      */
-    public static ConnectionModule sharing(String name, ModuleContext context, java.util.function.Function<ConnectRequest, String> notTried) {
+    public static ConnectionModule sharing(
+            String name, ModuleContext context, java.util.function.Function<ConnectRequest, String> notTried) {
         return new RoutedModule(context, name, java.util.Objects.requireNonNull(notTried));
     }
 }

@@ -47,7 +47,9 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
 
     /** An accepted connection: the opener is known by its id alone. */
     RoutedSocket(RoutedConnection connection, NodeId localId, NodeId opener) {
-        this(connection, new VirtualSocketAddress(NodeIdentity.builder().id(localId).build(), connection.virtualPort()),
+        this(
+                connection,
+                new VirtualSocketAddress(NodeIdentity.builder().id(localId).build(), connection.virtualPort()),
                 new VirtualSocketAddress(NodeIdentity.builder().id(opener).build(), 0));
     }
 
@@ -233,7 +235,9 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
     }
 
     private static InetSocketAddress firstAddress(VirtualSocketAddress address) {
-        return address.node().addresses().stream().filter(a -> !a.isUnresolved()).findFirst()
+        return address.node().addresses().stream()
+                .filter(a -> !a.isUnresolved())
+                .findFirst()
                 .orElse(new InetSocketAddress(UNSPECIFIED, address.getPort()));
     }
 
@@ -397,7 +401,10 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
 
     @Override
     public Set<SocketOption<?>> supportedOptions() {
-        return Set.of(StandardSocketOptions.TCP_NODELAY, StandardSocketOptions.SO_KEEPALIVE, StandardSocketOptions.SO_RCVBUF,
+        return Set.of(
+                StandardSocketOptions.TCP_NODELAY,
+                StandardSocketOptions.SO_KEEPALIVE,
+                StandardSocketOptions.SO_RCVBUF,
                 StandardSocketOptions.SO_SNDBUF);
     }
 

@@ -29,12 +29,19 @@ final class SharedRoutedConnections {
             SharedRoutedConnections shared = BY_LINK.get(context.relayLink());
             if (shared == null) {
                 ReceiveBudget budget = new ReceiveBudget(context.config().routedReceiveBudget(), RoutedModule.WINDOW);
-                RoutedConnections table = new RoutedConnections(context.relayLink(), context.inboundConnections(), context.events(),
-                        budget, context.config().hubKeepalive().toMillis(), context.config().handshakeTimeout().toMillis());
+                RoutedConnections table = new RoutedConnections(
+                        context.relayLink(),
+                        context.inboundConnections(),
+                        context.events(),
+                        budget,
+                        context.config().hubKeepalive().toMillis(),
+                        context.config().handshakeTimeout().toMillis());
                 shared = new SharedRoutedConnections(context.relayLink(), table);
                 SharedRoutedConnections s = shared;
-                // An accepted connection is the longpoll module's while the hub link is a long-poll session and that module is here.
-                table.acceptedBy(() -> s.has("longpoll") && context.hubLinkIsLongPoll() ? "longpoll" : RoutedModuleProvider.NAME);
+                // An accepted connection is the longpoll module's while the hub link is a long-poll session and that
+                // module is here.
+                table.acceptedBy(() ->
+                        s.has("longpoll") && context.hubLinkIsLongPoll() ? "longpoll" : RoutedModuleProvider.NAME);
                 BY_LINK.put(context.relayLink(), shared);
             }
             shared.users.add(module);

@@ -18,7 +18,8 @@ class ReceiveBudgetTest {
         assertThat(budget.share(8)).isEqualTo(WINDOW);
         assertThat(budget.share(32)).isEqualTo(256 * 1024);
         assertThat(budget.share(10_000)).isEqualTo(ReceiveBudget.FLOOR);
-        assertThat(new ReceiveBudget(8L << 20, 16 * 1024).share(10_000)).as("a window below the floor stays the window")
+        assertThat(new ReceiveBudget(8L << 20, 16 * 1024).share(10_000))
+                .as("a window below the floor stays the window")
                 .isEqualTo(16 * 1024);
     }
 
@@ -26,14 +27,20 @@ class ReceiveBudgetTest {
     void whenTheBudgetIsSpentAConnectionIsGrantedOnlyTheFloorBeyondWhatItRead() {
         ReceiveBudget budget = new ReceiveBudget(1 << 20, WINDOW);
         assertThat(budget.join(Long.MAX_VALUE)).isEqualTo(WINDOW);
-        assertThat(budget.join(256 * 1024)).as("the second: its share does not fit, the floor does").isEqualTo(ReceiveBudget.FLOOR);
+        assertThat(budget.join(256 * 1024))
+                .as("the second: its share does not fit, the floor does")
+                .isEqualTo(ReceiveBudget.FLOOR);
         assertThat(budget.outstanding()).isEqualTo(WINDOW + ReceiveBudget.FLOOR);
-        assertThat(budget.topUp(500_000, 600_000)).as("never below what was granted").isEqualTo(600_000);
+        assertThat(budget.topUp(500_000, 600_000))
+                .as("never below what was granted")
+                .isEqualTo(600_000);
         budget.release(WINDOW);
         budget.leave(ReceiveBudget.FLOOR);
         assertThat(budget.topUp(600_000, 600_000)).isEqualTo(600_000 + WINDOW);
         assertThat(budget.outstanding()).isEqualTo(WINDOW);
-        assertThat(budget.limitFor(700_000, 600_000)).as("for a connection that left: not counted").isEqualTo(700_000 + WINDOW);
+        assertThat(budget.limitFor(700_000, 600_000))
+                .as("for a connection that left: not counted")
+                .isEqualTo(700_000 + WINDOW);
         assertThat(budget.outstanding()).isEqualTo(WINDOW);
     }
 
@@ -62,15 +69,18 @@ class ReceiveBudgetTest {
                 budget.release(read);
                 long limit = budget.topUp(consumed[i], granted[i]);
                 assertThat(limit).isGreaterThanOrEqualTo(granted[i]);
-                assertThat(limit - consumed[i]).as("every connection keeps the floor beyond what it read").isGreaterThanOrEqualTo(
-                        Math.min(ReceiveBudget.FLOOR, WINDOW));
+                assertThat(limit - consumed[i])
+                        .as("every connection keeps the floor beyond what it read")
+                        .isGreaterThanOrEqualTo(Math.min(ReceiveBudget.FLOOR, WINDOW));
                 granted[i] = limit;
             }
             long sum = 0;
             for (int k = 0; k < max; k++) {
                 sum += open[k] ? granted[k] - consumed[k] : 0;
             }
-            assertThat(budget.outstanding()).as("seed %d, step %d", seed, step).isEqualTo(sum)
+            assertThat(budget.outstanding())
+                    .as("seed %d, step %d", seed, step)
+                    .isEqualTo(sum)
                     .isLessThanOrEqualTo(budget.limit() + (long) budget.members() * ReceiveBudget.FLOOR);
         }
     }

@@ -7,8 +7,8 @@ import io.netty.buffer.ByteBufAllocator;
 import io.traverse.identity.NodeId;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
-import io.traverse.spi.RelayLink;
 import io.traverse.spi.InboundConnections;
+import io.traverse.spi.RelayLink;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
 import io.traverse.wire.RelayKind;
@@ -34,7 +34,7 @@ class RoutedConnectionsTest {
 
     private final List<Relay> sent = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
-    private final RelayLink link = new RecordingLink(loop, frame -> { });
+    private final RelayLink link = new RecordingLink(loop, frame -> {});
     private final List<Socket> accepted = new CopyOnWriteArrayList<>();
     private final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
     /** Virtual port 80 listens; accepted connections are collected. */
@@ -66,7 +66,9 @@ class RoutedConnectionsTest {
             };
         }
     };
-    private final RoutedConnections table = new RoutedConnections(link, ports, (module, peer, reason) -> { }, 1 << 20, 60_000);
+
+    private final RoutedConnections table =
+            new RoutedConnections(link, ports, (module, peer, reason) -> {}, 1 << 20, 60_000);
 
     @AfterEach
     void stop() {
@@ -98,16 +100,19 @@ class RoutedConnectionsTest {
         byte[] read = new byte[8];
         assertThat(c.read(read, 0, 8, 1000)).as("only the peer's bytes").isEqualTo(3);
         assertThat(read).startsWith(1, 2, 3);
-        assertThat(sent).as("mallory's frames answered with RESETs to mallory").anyMatch(f -> f.kind() == RelayKind.RESET
-                && f.destination().equals(MALLORY));
+        assertThat(sent)
+                .as("mallory's frames answered with RESETs to mallory")
+                .anyMatch(f -> f.kind() == RelayKind.RESET && f.destination().equals(MALLORY));
     }
 
     @Test
     void aThirdNodeCannotAnswerAnOpenInThePeersName() throws Exception {
         RoutedConnections.Opening o = table.open(PEER, 80);
         Relay open = sent.get(0);
-        table.frame(new Relay(open.connectionId(), SELF, MALLORY, RelayDirection.TOWARD_OPENER, 16, RelayKind.ACCEPT,
-                new byte[] {0, 0, 0, 1}));
+        table.frame(new Relay(
+                open.connectionId(), SELF, MALLORY, RelayDirection.TOWARD_OPENER, 16, RelayKind.ACCEPT, new byte[] {
+                    0, 0, 0, 1
+                }));
         table.frame(Relay.reset(open.connectionId(), SELF, MALLORY, RelayDirection.TOWARD_OPENER, "spoofed"));
         assertThat(o.answer()).isNotDone();
         table.frame(open.accept(1024));
@@ -126,7 +131,8 @@ class RoutedConnectionsTest {
         assertThat(accepted).as("held: nothing in the backlog yet").isEmpty();
         table.frame(Relay.frame(1, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, RelayKind.CONFIRM, new byte[0]));
         assertThat(accepted).as("the confirmed one").hasSize(1);
-        table.frame(Relay.reset(2, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, "the opener gave way to another attempt"));
+        table.frame(
+                Relay.reset(2, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, "the opener gave way to another attempt"));
         assertThat(accepted).as("the loser never").hasSize(1);
         assertThat(released.get()).as("the loser's backlog slot went back").isEqualTo(1);
         // Without the flag, as before: in the backlog at once.
@@ -147,7 +153,9 @@ class RoutedConnectionsTest {
         c.onReset("the peer reset it");
         c.close();
         assertThat(c.isClosed()).isTrue();
-        assertThatThrownBy(() -> c.read(new byte[1], 0, 1, 0)).isInstanceOf(SocketException.class).hasMessage("Socket closed");
+        assertThatThrownBy(() -> c.read(new byte[1], 0, 1, 0))
+                .isInstanceOf(SocketException.class)
+                .hasMessage("Socket closed");
     }
 
     @Test
@@ -172,7 +180,8 @@ class RoutedConnectionsTest {
         long id = c.key().id();
         table.frame(Relay.data(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 0, new byte[] {4, 5, 6}));
         table.frame(Relay.reset(id, SELF, PEER, RelayDirection.TOWARD_OPENER, "the peer aborted"));
-        assertThatThrownBy(() -> c.read(new byte[8], 0, 8, 1000)).isInstanceOf(SocketException.class)
+        assertThatThrownBy(() -> c.read(new byte[8], 0, 8, 1000))
+                .isInstanceOf(SocketException.class)
                 .hasMessageContaining("Connection reset: the peer aborted");
     }
 
@@ -188,8 +197,8 @@ class RoutedConnectionsTest {
 
     @Test
     void aSilentPeerGetsOnePingPerIntervalForAllItsConnectionsThenAllAreReset() throws Exception {
-        RoutedConnections probing = new RoutedConnections(link, ports, (module, peer, reason) -> { }, 1 << 20,
-                RoutedConnections.MIN_PROBE_MILLIS);
+        RoutedConnections probing = new RoutedConnections(
+                link, ports, (module, peer, reason) -> {}, 1 << 20, RoutedConnections.MIN_PROBE_MILLIS);
         try {
             List<RoutedConnection> open = new java.util.ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -201,8 +210,11 @@ class RoutedConnectionsTest {
             }
             Thread.sleep(2 * RoutedConnections.MIN_PROBE_MILLIS + 300);
             long pings = sent.stream().filter(f -> f.kind() == RelayKind.PING).count();
-            assertThat(pings).as("PINGs for 20 silent connections to one node in about two intervals").isBetween(1L, 2L);
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(5))
+            assertThat(pings)
+                    .as("PINGs for 20 silent connections to one node in about two intervals")
+                    .isBetween(1L, 2L);
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(5))
                     .until(() -> open.stream().allMatch(RoutedConnection::isReset));
         } finally {
             probing.close();
@@ -217,8 +229,8 @@ class RoutedConnectionsTest {
      */
     @Test
     void aBusyPeerIsMeasuredAndASlowPathIsNotTakenForADeadOne() throws Exception {
-        RoutedConnections probing = new RoutedConnections(link, ports, (module, peer, reason) -> { }, 1 << 20,
-                RoutedConnections.MIN_PROBE_MILLIS);
+        RoutedConnections probing = new RoutedConnections(
+                link, ports, (module, peer, reason) -> {}, 1 << 20, RoutedConnections.MIN_PROBE_MILLIS);
         ScheduledExecutorService peer = Executors.newSingleThreadScheduledExecutor();
         try {
             RoutedConnections.Opening o = probing.open(PEER, 80);
@@ -228,25 +240,38 @@ class RoutedConnectionsTest {
             java.util.concurrent.atomic.AtomicBoolean busy = new java.util.concurrent.atomic.AtomicBoolean(true);
             java.util.concurrent.atomic.AtomicInteger answered = new java.util.concurrent.atomic.AtomicInteger();
             // The peer: a CREDIT every 200 ms while busy; every PING answered 2.5 s late.
-            peer.scheduleAtFixedRate(() -> {
-                if (busy.get()) {
-                    probing.frame(Relay.credit(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 1 << 20));
-                }
-            }, 0, 200, TimeUnit.MILLISECONDS);
+            peer.scheduleAtFixedRate(
+                    () -> {
+                        if (busy.get()) {
+                            probing.frame(Relay.credit(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 1 << 20));
+                        }
+                    },
+                    0,
+                    200,
+                    TimeUnit.MILLISECONDS);
             // Equal PINGs of one connection are distinct frames: an identity set.
             java.util.Set<Relay> seen = java.util.Collections.synchronizedSet(
                     java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>()));
-            peer.scheduleAtFixedRate(() -> {
-                for (Relay f : sent) {
-                    if (f.kind() == RelayKind.PING && seen.add(f)) {
-                        peer.schedule(() -> {
-                            answered.incrementAndGet();
-                            probing.frame(f.pong(1 << 20));
-                        }, 2500, TimeUnit.MILLISECONDS);
-                    }
-                }
-            }, 0, 50, TimeUnit.MILLISECONDS);
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).until(() -> answered.get() >= 1);
+            peer.scheduleAtFixedRate(
+                    () -> {
+                        for (Relay f : sent) {
+                            if (f.kind() == RelayKind.PING && seen.add(f)) {
+                                peer.schedule(
+                                        () -> {
+                                            answered.incrementAndGet();
+                                            probing.frame(f.pong(1 << 20));
+                                        },
+                                        2500,
+                                        TimeUnit.MILLISECONDS);
+                            }
+                        }
+                    },
+                    0,
+                    50,
+                    TimeUnit.MILLISECONDS);
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(10))
+                    .until(() -> answered.get() >= 1);
             assertThat(c.isReset()).isFalse();
             busy.set(false);
             Thread.sleep(5_000);
@@ -266,9 +291,9 @@ class RoutedConnectionsTest {
     @Test
     void thisNodesOwnStallIsNotItsPeersSilence() throws Exception {
         ScheduledExecutorService ownLoop = Executors.newSingleThreadScheduledExecutor();
-        RelayLink stallingLink = new RecordingLink(ownLoop, frame -> { });
-        RoutedConnections probing = new RoutedConnections(stallingLink, ports, (module, peer, reason) -> { }, 1 << 20,
-                RoutedConnections.MIN_PROBE_MILLIS);
+        RelayLink stallingLink = new RecordingLink(ownLoop, frame -> {});
+        RoutedConnections probing = new RoutedConnections(
+                stallingLink, ports, (module, peer, reason) -> {}, 1 << 20, RoutedConnections.MIN_PROBE_MILLIS);
         try {
             RoutedConnections.Opening o = probing.open(PEER, 80);
             probing.frame(sent.get(sent.size() - 1).accept(1 << 20));
@@ -276,15 +301,18 @@ class RoutedConnectionsTest {
             Thread.sleep(600); // the prober has ticked: it knows when it last ran
             // This node stands still for 4 s (more than the 3 s limit) while the peer says nothing.
             ownLoop.submit(() -> {
-                try {
-                    Thread.sleep(4_000);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }).get(10, TimeUnit.SECONDS);
+                        try {
+                            Thread.sleep(4_000);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    })
+                    .get(10, TimeUnit.SECONDS);
             Thread.sleep(500);
             assertThat(c.isReset()).as("right after this node's own 4-s stall").isFalse();
-            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(8)).until(c::isReset);
+            org.awaitility.Awaitility.await()
+                    .atMost(java.time.Duration.ofSeconds(8))
+                    .until(c::isReset);
         } finally {
             probing.close();
             ownLoop.shutdownNow();
@@ -306,11 +334,12 @@ class RoutedConnectionsTest {
                 listedWhenAccepting.add(self[0].size());
             }
         });
-        self[0] = new RoutedConnections(watching, ports, (module, peer, reason) -> { }, 1 << 20, 60_000);
+        self[0] = new RoutedConnections(watching, ports, (module, peer, reason) -> {}, 1 << 20, 60_000);
         try {
             self[0].frame(Relay.open(7, PEER, SELF, 80, 1 << 20, false));
             self[0].frame(Relay.open(8, PEER, SELF, 80, 1 << 20, true));
-            assertThat(listedWhenAccepting).as("connections the prober could PING while each ACCEPT was being sent")
+            assertThat(listedWhenAccepting)
+                    .as("connections the prober could PING while each ACCEPT was being sent")
                     .containsExactly(0, 1);
             assertThat(self[0].size()).isEqualTo(2);
             assertThat(accepted).hasSize(1);
@@ -324,7 +353,8 @@ class RoutedConnectionsTest {
         RoutedConnection c = opened();
         c.write(new byte[100_000], 0, 100_000);
         c.close();
-        List<Relay> mine = sent.stream().filter(f -> f.direction() == RelayDirection.TOWARD_ACCEPTOR && f.kind() != RelayKind.OPEN)
+        List<Relay> mine = sent.stream()
+                .filter(f -> f.direction() == RelayDirection.TOWARD_ACCEPTOR && f.kind() != RelayKind.OPEN)
                 .toList();
         Relay last = mine.get(mine.size() - 1);
         assertThat(last.kind()).isEqualTo(RelayKind.FIN);
@@ -346,12 +376,16 @@ class RoutedConnectionsTest {
         // Past the credit the opener was granted: that connection is reset, told why.
         long offset = 1000;
         for (int i = 0; i < 8; i++) {
-            table.frame(Relay.data(7, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, offset, new byte[Relay.MAX_DATA_BYTES]));
+            table.frame(
+                    Relay.data(7, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, offset, new byte[Relay.MAX_DATA_BYTES]));
             offset += Relay.MAX_DATA_BYTES;
         }
-        assertThat(accepted.get(0).getInputStream().available()).as("a whole window queued, within credit").isEqualTo(1 << 20);
+        assertThat(accepted.get(0).getInputStream().available())
+                .as("a whole window queued, within credit")
+                .isEqualTo(1 << 20);
         table.frame(Relay.data(7, PEER, SELF, RelayDirection.TOWARD_ACCEPTOR, offset, new byte[1]));
-        assertThatThrownBy(() -> accepted.get(0).getInputStream().read()).isInstanceOf(SocketException.class)
+        assertThatThrownBy(() -> accepted.get(0).getInputStream().read())
+                .isInstanceOf(SocketException.class)
                 .hasMessageContaining("past the credit");
     }
 
@@ -382,8 +416,8 @@ class RoutedConnectionsTest {
     void aNodeThatReadsNoneOfItsConnectionsBuffersAtMostItsBudgetPlusTheFloorEach() throws Exception {
         int budgetBytes = 1 << 20;
         int count = 40;
-        RoutedConnections budgeted = new RoutedConnections(link, ports, (module, peer, reason) -> { },
-                new ReceiveBudget(budgetBytes, 1 << 20), 60_000, 5_000);
+        RoutedConnections budgeted = new RoutedConnections(
+                link, ports, (module, peer, reason) -> {}, new ReceiveBudget(budgetBytes, 1 << 20), 60_000, 5_000);
         try {
             List<RoutedConnection> connections = new java.util.ArrayList<>();
             List<RoutedConnections.Opening> openings = new java.util.ArrayList<>();
@@ -401,12 +435,16 @@ class RoutedConnectionsTest {
                 assertThat(credit).as("connection %d's initial credit", i).isGreaterThanOrEqualTo(ReceiveBudget.FLOOR);
                 for (long at = 0; at < credit; at += 32 * 1024) {
                     byte[] bytes = new byte[(int) Math.min(32 * 1024, credit - at)];
-                    budgeted.frame(Relay.data(open.connectionId(), SELF, PEER, RelayDirection.TOWARD_OPENER, at, bytes));
+                    budgeted.frame(
+                            Relay.data(open.connectionId(), SELF, PEER, RelayDirection.TOWARD_OPENER, at, bytes));
                 }
                 offered += credit;
             }
-            assertThat(sent).as("every DATA was within its credit: nothing reset").noneMatch(f -> f.kind() == RelayKind.RESET);
-            assertThat(offered).as("bytes buffered for an application that reads nothing")
+            assertThat(sent)
+                    .as("every DATA was within its credit: nothing reset")
+                    .noneMatch(f -> f.kind() == RelayKind.RESET);
+            assertThat(offered)
+                    .as("bytes buffered for an application that reads nothing")
                     .isLessThanOrEqualTo(budgetBytes + (long) count * ReceiveBudget.FLOOR)
                     .isEqualTo(budgeted.budget().outstanding());
 
@@ -419,11 +457,14 @@ class RoutedConnectionsTest {
             }
             assertThat(read).isEqualTo(ReceiveBudget.FLOOR);
             long expectedLimit = read + ReceiveBudget.FLOOR;
-            assertThat(sent).as("a connection that reads is topped up to the floor beyond what it read, the budget being spent")
+            assertThat(sent)
+                    .as("a connection that reads is topped up to the floor beyond what it read, the budget being spent")
                     .anyMatch(f -> f.kind() == RelayKind.CREDIT && f.credit() == expectedLimit);
 
             connections.forEach(RoutedConnection::close);
-            assertThat(budgeted.budget().outstanding()).as("closed connections give their part of the budget back").isZero();
+            assertThat(budgeted.budget().outstanding())
+                    .as("closed connections give their part of the budget back")
+                    .isZero();
         } finally {
             budgeted.close();
         }
@@ -436,14 +477,16 @@ class RoutedConnectionsTest {
      */
     @Test
     void bytesKeptReadableAfterAResetStayCountedUntilReadOrClosed() throws Exception {
-        RoutedConnections budgeted = new RoutedConnections(link, ports, (module, peer, reason) -> { },
-                new ReceiveBudget(1 << 20, 1 << 20), 60_000, 5_000);
+        RoutedConnections budgeted = new RoutedConnections(
+                link, ports, (module, peer, reason) -> {}, new ReceiveBudget(1 << 20, 1 << 20), 60_000, 5_000);
         try {
             RoutedConnections.Opening refused = budgeted.open(PEER, 80);
             Relay refusedOpen = sent.get(sent.size() - 1);
             budgeted.frame(refusedOpen.refuse(io.traverse.protocol.IdentityHandshake.Answer.PORT_NOT_FOUND.code, "no"));
             assertThat(refused.answer()).isCompletedExceptionally();
-            assertThat(budgeted.budget().outstanding()).as("a refused opening gives its reservation back").isZero();
+            assertThat(budgeted.budget().outstanding())
+                    .as("a refused opening gives its reservation back")
+                    .isZero();
 
             RoutedConnections.Opening o = budgeted.open(PEER, 80);
             Relay open = sent.get(sent.size() - 1);
@@ -454,12 +497,16 @@ class RoutedConnectionsTest {
             budgeted.frame(Relay.fin(id, SELF, PEER, RelayDirection.TOWARD_OPENER, 100_000));
             budgeted.frame(Relay.reset(id, SELF, PEER, RelayDirection.TOWARD_OPENER, "gone"));
             assertThat(budgeted.budget().members()).isZero();
-            assertThat(budgeted.budget().outstanding()).as("only what was received and not read").isEqualTo(100_000);
+            assertThat(budgeted.budget().outstanding())
+                    .as("only what was received and not read")
+                    .isEqualTo(100_000);
             byte[] buffer = new byte[60_000];
             assertThat(c.read(buffer, 0, buffer.length, 1000)).isEqualTo(60_000);
             assertThat(budgeted.budget().outstanding()).isEqualTo(40_000);
             c.close();
-            assertThat(budgeted.budget().outstanding()).as("closing throws the rest away").isZero();
+            assertThat(budgeted.budget().outstanding())
+                    .as("closing throws the rest away")
+                    .isZero();
         } finally {
             budgeted.close();
         }

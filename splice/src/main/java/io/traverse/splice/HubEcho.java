@@ -24,14 +24,14 @@ final class HubEcho {
         }
     }
 
-    private HubEcho() {
-    }
+    private HubEcho() {}
 
     /**
      * One echo from {@code localPort} (0: an ephemeral port) of {@code bindAddress} (null: any).
      * The socket is bound with SO_REUSEADDR, so the same port can dial the peer right after.
      */
-    static Result ask(InetSocketAddress hub, InetAddress bindAddress, int localPort, int timeoutMillis) throws IOException {
+    static Result ask(InetSocketAddress hub, InetAddress bindAddress, int localPort, int timeoutMillis)
+            throws IOException {
         try (Socket socket = new Socket()) {
             socket.setReuseAddress(true);
             socket.bind(new InetSocketAddress(bindAddress, localPort));
@@ -39,8 +39,10 @@ final class HubEcho {
             socket.connect(hub, Math.max(1, timeoutMillis));
             long connectNanos = System.nanoTime() - start;
             socket.setSoTimeout(Math.max(1, timeoutMillis));
-            ByteBuffer preamble = ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC)
-                    .putShort((short) LinkPreamble.VERSION).putShort((short) LinkRole.ECHO.code());
+            ByteBuffer preamble = ByteBuffer.allocate(LinkPreamble.LENGTH)
+                    .putInt(LinkPreamble.MAGIC)
+                    .putShort((short) LinkPreamble.VERSION)
+                    .putShort((short) LinkRole.ECHO.code());
             socket.getOutputStream().write(preamble.array());
             InputStream in = socket.getInputStream();
             ByteBuffer answer = ByteBuffer.wrap(readExactly(in, LinkPreamble.LENGTH));

@@ -64,10 +64,13 @@ final class LowTtlSyns implements AutoCloseable {
     void send(InetSocketAddress local, InetSocketAddress remote, int ttl) throws IOException {
         CompletableFuture<Void> sent = new CompletableFuture<>();
         boolean v6 = remote.getAddress() instanceof Inet6Address;
-        IntegerUnixChannelOption ttlOption = v6 ? new IntegerUnixChannelOption("IPV6_UNICAST_HOPS", IPPROTO_IPV6, IPV6_UNICAST_HOPS)
+        IntegerUnixChannelOption ttlOption = v6
+                ? new IntegerUnixChannelOption("IPV6_UNICAST_HOPS", IPPROTO_IPV6, IPV6_UNICAST_HOPS)
                 : new IntegerUnixChannelOption("IP_TTL", IPPROTO_IP, IP_TTL);
         CloseOnceSent handler = new CloseOnceSent(sent, ttlOption, ttl);
-        Bootstrap bootstrap = new Bootstrap().group(loop()).channel(EpollSocketChannel.class)
+        Bootstrap bootstrap = new Bootstrap()
+                .group(loop())
+                .channel(EpollSocketChannel.class)
                 .option(ChannelOption.SO_REUSEADDR, true)
                 .option(ChannelOption.SO_LINGER, 0)
                 .option(new IntegerUnixChannelOption("SO_REUSEPORT", SOL_SOCKET, SO_REUSEPORT), 1)
@@ -82,11 +85,14 @@ final class LowTtlSyns implements AutoCloseable {
         try {
             sent.get(SEND_TIMEOUT_MILLIS, TimeUnit.MILLISECONDS);
         } catch (ExecutionException e) {
-            throw new IOException("could not send a SYN with TTL " + ttl + " from " + local + " to " + remote + ": "
-                    + e.getCause().getMessage(), e.getCause());
+            throw new IOException(
+                    "could not send a SYN with TTL " + ttl + " from " + local + " to " + remote + ": "
+                            + e.getCause().getMessage(),
+                    e.getCause());
         } catch (TimeoutException e) {
             connecting.channel().close();
-            throw new IOException("a SYN with TTL " + ttl + " from " + local + " was not sent within " + SEND_TIMEOUT_MILLIS + " ms");
+            throw new IOException(
+                    "a SYN with TTL " + ttl + " from " + local + " was not sent within " + SEND_TIMEOUT_MILLIS + " ms");
         } catch (InterruptedException e) {
             connecting.channel().close();
             Thread.currentThread().interrupt();
@@ -99,7 +105,8 @@ final class LowTtlSyns implements AutoCloseable {
             throw new IOException("the splice module is closed");
         }
         if (loop == null) {
-            loop = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("traverse-splice-ttl", true), EpollIoHandler.newFactory());
+            loop = new MultiThreadIoEventLoopGroup(
+                    1, new DefaultThreadFactory("traverse-splice-ttl", true), EpollIoHandler.newFactory());
         }
         return loop;
     }
@@ -127,9 +134,11 @@ final class LowTtlSyns implements AutoCloseable {
         }
 
         @Override
-        public void connect(ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
+        public void connect(
+                ChannelHandlerContext ctx, SocketAddress remote, SocketAddress local, ChannelPromise promise) {
             reached = true;
-            // Netty only logs an option it could not set: a SYN with the full TTL would reach the peer's NAT and draw a reset.
+            // Netty only logs an option it could not set: a SYN with the full TTL would reach the peer's NAT and draw a
+            // reset.
             Integer set = ctx.channel().config().getOption(ttlOption);
             if (set == null || set != ttl) {
                 IOException notSet = new IOException("the TTL could not be set to " + ttl + " (it is " + set + ")");
@@ -140,7 +149,8 @@ final class LowTtlSyns implements AutoCloseable {
             }
             ctx.connect(remote, local, promise);
             Throwable failed = promise.isDone() && !promise.isSuccess() ? promise.cause() : null;
-            // In SYN_SENT: no reset goes out. Closed before the sender goes on, which connects from the same four-tuple next.
+            // In SYN_SENT: no reset goes out. Closed before the sender goes on, which connects from the same four-tuple
+            // next.
             ctx.channel().close().addListener(closed -> {
                 if (failed != null) {
                     sent.completeExceptionally(failed);

@@ -16,8 +16,13 @@ import java.net.InetSocketAddress;
  *                      the side channel runs through that hub)
  * @param measuredAt    System.nanoTime() of the measurement
  */
-record NatProfile(InetSocketAddress hub, InetSocketAddress linkHub, InetAddress publicAddress, PortPrediction.Behaviour behaviour,
-        long hubRttNanos, long measuredAt) {
+record NatProfile(
+        InetSocketAddress hub,
+        InetSocketAddress linkHub,
+        InetAddress publicAddress,
+        PortPrediction.Behaviour behaviour,
+        long hubRttNanos,
+        long measuredAt) {
     /** How long a profile is trusted. */
     static final long TRUSTED_NANOS = 60_000_000_000L;
 

@@ -39,11 +39,9 @@ final class PortPrediction {
     }
 
     /** One echo: the local port a connection left from, the public port the hub saw. */
-    record Echo(int localPort, int publicPort) {
-    }
+    record Echo(int localPort, int publicPort) {}
 
-    private PortPrediction() {
-    }
+    private PortPrediction() {}
 
     /**
      * Classifies two echoes from two different local ports.

@@ -28,13 +28,15 @@ final class PublicEchoHubs {
     /** How long one candidate's echo may take: it is a connect and a few bytes, in the background. */
     static final Duration ECHO_TIMEOUT = Duration.ofSeconds(1);
 
-    private PublicEchoHubs() {
-    }
+    private PublicEchoHubs() {}
 
     /** True if a peer elsewhere on the internet could send to {@code address}. */
     static boolean isPublic(InetAddress address) {
-        if (address.isSiteLocalAddress() || address.isLoopbackAddress() || address.isLinkLocalAddress()
-                || address.isAnyLocalAddress() || address.isMulticastAddress()) {
+        if (address.isSiteLocalAddress()
+                || address.isLoopbackAddress()
+                || address.isLinkLocalAddress()
+                || address.isAnyLocalAddress()
+                || address.isMulticastAddress()) {
             return false;
         }
         byte[] a = address.getAddress();
@@ -57,7 +59,10 @@ final class PublicEchoHubs {
                 break;
             }
             for (InetSocketAddress address : hub.linkAddresses()) {
-                if (!address.isUnresolved() && !address.equals(linkHub) && isPublic(address.getAddress()) && !out.contains(address)) {
+                if (!address.isUnresolved()
+                        && !address.equals(linkHub)
+                        && isPublic(address.getAddress())
+                        && !out.contains(address)) {
                     out.add(address);
                     break;
                 }
@@ -70,11 +75,16 @@ final class PublicEchoHubs {
     static SpliceEndpoints.EchoCandidates fromDirectory(HubDirectory directory, Duration timeout) {
         return linkHub -> {
             try {
-                return candidates(directory.hubs().get(timeout.toMillis(), TimeUnit.MILLISECONDS), linkHub, MAX_CANDIDATES);
+                return candidates(
+                        directory.hubs().get(timeout.toMillis(), TimeUnit.MILLISECONDS), linkHub, MAX_CANDIDATES);
             } catch (TimeoutException e) {
-                throw new SocketTimeoutException("the hub directory did not list the hubs within " + timeout.toMillis() + " ms");
+                throw new SocketTimeoutException(
+                        "the hub directory did not list the hubs within " + timeout.toMillis() + " ms");
             } catch (ExecutionException e) {
-                throw new IOException("the hub directory could not list the hubs: " + e.getCause().getMessage(), e.getCause());
+                throw new IOException(
+                        "the hub directory could not list the hubs: "
+                                + e.getCause().getMessage(),
+                        e.getCause());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException("interrupted listing the hubs");

@@ -40,7 +40,8 @@ final class SilentPort implements Closeable {
             listener.setReuseAddress(true);
             listener.setOption(StandardSocketOptions.SO_REUSEPORT, true);
             listener.bind(local, BACKLOG);
-            InetAddress to = local.getAddress() == null || local.getAddress().isAnyLocalAddress() ? InetAddress.getLoopbackAddress()
+            InetAddress to = local.getAddress() == null || local.getAddress().isAnyLocalAddress()
+                    ? InetAddress.getLoopbackAddress()
                     : local.getAddress();
             for (int i = 0; i < port.fillers.length; i++) {
                 Socket filler = new Socket();

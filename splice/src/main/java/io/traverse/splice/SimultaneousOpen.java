@@ -41,6 +41,7 @@ final class SimultaneousOpen {
      * its NATs, which is no race, and each try costs a low-TTL SYN and a connect on both sides.
      */
     static final long PRIMED_RETRY_MIN_NANOS = 3_000_000;
+
     static final long PRIMED_RETRY_SPREAD_NANOS = 5_000_000;
 
     /**
@@ -50,7 +51,8 @@ final class SimultaneousOpen {
      * port silent meanwhile ({@link SilentPort}). A round that {@code retries} connects again a
      * few milliseconds after each refusal.
      */
-    record Round(InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl, boolean retries) {
+    record Round(
+            InetSocketAddress local, List<InetSocketAddress> remotes, long fireAtNanos, int primeTtl, boolean retries) {
         Round {
             remotes = List.copyOf(remotes);
             if (remotes.isEmpty()) {
@@ -102,6 +104,7 @@ final class SimultaneousOpen {
     private final CompletableFuture<Socket> winner = new CompletableFuture<>();
     /** Done when the first SYN is about to go out (or nothing will fire any more). */
     private final CompletableFuture<Void> firstSyn = new CompletableFuture<>();
+
     private final AtomicInteger running = new AtomicInteger();
     private final AtomicInteger tries = new AtomicInteger();
     private final AtomicReference<IOException> lastFailure = new AtomicReference<>();
@@ -116,6 +119,7 @@ final class SimultaneousOpen {
      * connection that the peer's socket resets.
      */
     private final Set<Round> gateRounds;
+
     private final AtomicInteger unrefusedGateSyns;
     private final CompletableFuture<Void> primeGate = new CompletableFuture<>();
 
@@ -134,15 +138,22 @@ final class SimultaneousOpen {
         this.endNanos = endNanos;
         this.executor = executor;
         this.lowTtlSyns = lowTtlSyns;
-        this.gateRounds = Set.copyOf(rounds.stream().filter(r -> !r.primes()).limit(GATE_TURNS).toList());
-        this.unrefusedGateSyns = new AtomicInteger(gateRounds.stream().mapToInt(r -> r.remotes().size()).sum());
+        this.gateRounds = Set.copyOf(
+                rounds.stream().filter(r -> !r.primes()).limit(GATE_TURNS).toList());
+        this.unrefusedGateSyns = new AtomicInteger(
+                gateRounds.stream().mapToInt(r -> r.remotes().size()).sum());
         if (unrefusedGateSyns.get() == 0) {
             primeGate.complete(null);
         }
     }
 
     /** One round from one local port, retried until the window ends. */
-    SimultaneousOpen(InetSocketAddress local, List<InetSocketAddress> remotes, long firstFireNanos, long endNanos, Executor executor) {
+    SimultaneousOpen(
+            InetSocketAddress local,
+            List<InetSocketAddress> remotes,
+            long firstFireNanos,
+            long endNanos,
+            Executor executor) {
         this(List.of(new Round(local, remotes, firstFireNanos, true)), endNanos, executor, null);
     }
 
@@ -156,7 +167,9 @@ final class SimultaneousOpen {
                 try {
                     silentPorts.add(SilentPort.open(round.local()));
                 } catch (IOException e) {
-                    lastFailure.set(e); // an early SYN from the peer draws a reset from this host: the round may still get through
+                    lastFailure.set(
+                            e); // an early SYN from the peer draws a reset from this host: the round may still get
+                    // through
                 }
                 if (stopped) {
                     stop(); // cancelled meanwhile: close what was opened after stop() ran
@@ -273,8 +286,12 @@ final class SimultaneousOpen {
             }
             while (!stopped && !winner.isDone()) {
                 waitUntil(fireAt);
-                if (round.primes() && !stopped && !winner.isDone() && System.nanoTime() - lastPrime > FRESH_PRIME_NANOS) {
-                    lastPrime = primed(round, remote); // the first, or a reset closed this side's mappings since the last
+                if (round.primes()
+                        && !stopped
+                        && !winner.isDone()
+                        && System.nanoTime() - lastPrime > FRESH_PRIME_NANOS) {
+                    lastPrime =
+                            primed(round, remote); // the first, or a reset closed this side's mappings since the last
                 }
                 long left = endNanos - System.nanoTime();
                 if (left <= 0 || stopped || winner.isDone()) {
@@ -286,7 +303,8 @@ final class SimultaneousOpen {
                 try {
                     socket.setReuseAddress(true);
                     if (round.primes()) {
-                        socket.setOption(java.net.StandardSocketOptions.SO_REUSEPORT, true); // beside the silent port's listener
+                        socket.setOption(
+                                java.net.StandardSocketOptions.SO_REUSEPORT, true); // beside the silent port's listener
                     }
                     socket.bind(round.local());
                     firstSyn.complete(null);
@@ -309,9 +327,12 @@ final class SimultaneousOpen {
                     if (!round.retries() || !isRetryable(e)) {
                         return; // a later round has fresh ports; no route: another try fails the same way
                     }
-                    fireAt = System.nanoTime() + (round.primes()
-                            ? PRIMED_RETRY_MIN_NANOS + ThreadLocalRandom.current().nextLong(PRIMED_RETRY_SPREAD_NANOS)
-                            : RETRY_MIN_NANOS + ThreadLocalRandom.current().nextLong(RETRY_SPREAD_NANOS));
+                    fireAt = System.nanoTime()
+                            + (round.primes()
+                                    ? PRIMED_RETRY_MIN_NANOS
+                                            + ThreadLocalRandom.current().nextLong(PRIMED_RETRY_SPREAD_NANOS)
+                                    : RETRY_MIN_NANOS
+                                            + ThreadLocalRandom.current().nextLong(RETRY_SPREAD_NANOS));
                 }
             }
         } finally {
@@ -361,7 +382,8 @@ final class SimultaneousOpen {
 
     private void finished() {
         if (running.decrementAndGet() == 0) {
-            closeSilentPorts(); // nothing connects from these ports any more (the target keeps its rounds going after a winner)
+            closeSilentPorts(); // nothing connects from these ports any more (the target keeps its rounds going after a
+            // winner)
             firstSyn.complete(null);
             winner.completeExceptionally(new SocketTimeoutException(describeFailure()));
         }
@@ -382,7 +404,8 @@ final class SimultaneousOpen {
     private String describeFailure() {
         IOException last = lastFailure.get();
         return "no SYNs crossed in " + rounds.size() + " round(s) from local port(s) "
-                + rounds.stream().map(r -> String.valueOf(r.local().getPort())).toList() + " to " + rounds.get(rounds.size() - 1).remotes()
+                + rounds.stream().map(r -> String.valueOf(r.local().getPort())).toList() + " to "
+                + rounds.get(rounds.size() - 1).remotes()
                 + " in " + tries.get() + " tries"
                 + (last == null ? "" : " (last: " + last.getMessage() + ")");
     }
@@ -398,11 +421,17 @@ final class SimultaneousOpen {
     static void warmUp(Executor executor) throws IOException {
         InetAddress loopback = InetAddress.getLoopbackAddress();
         try (ServerSocket listener = new ServerSocket(0, 1, loopback)) {
-            listener.setSoTimeout((int) TimeUnit.NANOSECONDS.toMillis(WARM_UP_WINDOW_NANOS)); // never a thread held for good
+            listener.setSoTimeout(
+                    (int) TimeUnit.NANOSECONDS.toMillis(WARM_UP_WINDOW_NANOS)); // never a thread held for good
             long now = System.nanoTime();
-            SimultaneousOpen open = new SimultaneousOpen(new InetSocketAddress(loopback, 0),
-                    List.of((InetSocketAddress) listener.getLocalSocketAddress()), now, now + WARM_UP_WINDOW_NANOS, executor);
-            try (Socket connected = open.run(); Socket accepted = listener.accept()) {
+            SimultaneousOpen open = new SimultaneousOpen(
+                    new InetSocketAddress(loopback, 0),
+                    List.of((InetSocketAddress) listener.getLocalSocketAddress()),
+                    now,
+                    now + WARM_UP_WINDOW_NANOS,
+                    executor);
+            try (Socket connected = open.run();
+                    Socket accepted = listener.accept()) {
                 // the pair did its job by connecting: closed at once
             }
         }

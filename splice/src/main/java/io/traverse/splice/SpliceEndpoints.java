@@ -1,8 +1,8 @@
 package io.traverse.splice;
 
 import io.traverse.HubLinkStatus;
-import io.traverse.spi.AttemptFailedException;
 import io.traverse.protocol.Deadline;
+import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -15,9 +15,9 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Supplier;
@@ -37,7 +37,11 @@ final class SpliceEndpoints {
      * One local port per round and its predicted public side: the first of {@code candidates}
      * consecutive public ports per round.
      */
-    record Endpoint(List<Integer> localPorts, InetAddress publicAddress, List<Integer> publicFirstPorts, int candidates,
+    record Endpoint(
+            List<Integer> localPorts,
+            InetAddress publicAddress,
+            List<Integer> publicFirstPorts,
+            int candidates,
             long hubRttNanos) {
         SpliceMessages.PublicEndpoint toMessage() {
             return new SpliceMessages.PublicEndpoint(publicAddress, publicFirstPorts, candidates);
@@ -60,10 +64,17 @@ final class SpliceEndpoints {
     private final Executor executor;
     /** The search for a public echo hub under way (one at a time), completed when it ends; null when none runs. */
     private final AtomicReference<CompletableFuture<Void>> search = new AtomicReference<>();
+
     private volatile NatProfile profile;
 
-    SpliceEndpoints(Supplier<HubLinkStatus> link, EchoCandidates candidates, Duration candidateTimeout, InetAddress bindAddress,
-            PortPrediction.Strategy strategy, int ports, Executor executor) {
+    SpliceEndpoints(
+            Supplier<HubLinkStatus> link,
+            EchoCandidates candidates,
+            Duration candidateTimeout,
+            InetAddress bindAddress,
+            PortPrediction.Strategy strategy,
+            int ports,
+            Executor executor) {
         this.link = link;
         this.candidates = candidates;
         this.candidateTimeout = candidateTimeout;
@@ -91,7 +102,8 @@ final class SpliceEndpoints {
         HubLinkStatus status = link.get();
         InetSocketAddress hub = status.hubAddress();
         if (!status.isConnected() || hub == null) {
-            throw new AttemptFailedException(FailureScope.MODULE, "no hub link to learn this node's public endpoint (" + status + ")");
+            throw new AttemptFailedException(
+                    FailureScope.MODULE, "no hub link to learn this node's public endpoint (" + status + ")");
         }
         NatProfile known = profile;
         HubEcho.Result fresh = null;
@@ -100,7 +112,8 @@ final class SpliceEndpoints {
             InetSocketAddress echoAt = known != null && hub.equals(known.linkHub()) ? known.hub() : hub;
             Measured two;
             try {
-                two = echoTwice(echoAt, hub, known != null && hub.equals(known.linkHub()) ? known.hubRttNanos() : 0, deadline);
+                two = echoTwice(
+                        echoAt, hub, known != null && hub.equals(known.linkHub()) ? known.hubRttNanos() : 0, deadline);
             } catch (IOException e) {
                 if (!echoAt.equals(hub)) {
                     profile = null; // that hub is gone: look for another, off the connect path
@@ -124,32 +137,45 @@ final class SpliceEndpoints {
             }
         }
         if (!strategy.splices(known.behaviour())) {
-            throw new AttemptFailedException(FailureScope.MODULE, "this node's NAT maps ports " + known.behaviour().name()
-                    .toLowerCase(java.util.Locale.ROOT) + " (traverse.splice.prediction=" + strategy.name().toLowerCase(java.util.Locale.ROOT)
-                    + "): its public port cannot be predicted");
+            throw new AttemptFailedException(
+                    FailureScope.MODULE,
+                    "this node's NAT maps ports " + known.behaviour().name().toLowerCase(java.util.Locale.ROOT)
+                            + " (traverse.splice.prediction=" + strategy.name().toLowerCase(java.util.Locale.ROOT)
+                            + "): its public port cannot be predicted");
         }
         InetAddress seen = known.publicAddress();
         if (!known.seenPublic()) {
             // The hub is on this node's own network: a peer elsewhere cannot send to what it saw.
-            throw new AttemptFailedException(FailureScope.MODULE, "hub " + known.hub() + " sees this node at " + seen.getHostAddress()
-                    + ", a private address, and no hub of the network with a public address has echoed its public side"
-                    + (search.get() != null ? " yet (looking)" : "") + ": no public endpoint to splice with");
+            throw new AttemptFailedException(
+                    FailureScope.MODULE,
+                    "hub " + known.hub() + " sees this node at " + seen.getHostAddress()
+                            + ", a private address, and no hub of the network with a public address has echoed its public side"
+                            + (search.get() != null ? " yet (looking)" : "") + ": no public endpoint to splice with");
         }
         if (known.behaviour() == PortPrediction.Behaviour.SEQUENTIAL && fresh == null) {
-            fresh = HubEcho.ask(known.hub(), bindAddress, 0, deadline.remainingMillis()); // the mapping moves on: echo right before
+            fresh = HubEcho.ask(
+                    known.hub(), bindAddress, 0, deadline.remainingMillis()); // the mapping moves on: echo right before
         }
         if (known.behaviour() == PortPrediction.Behaviour.SEQUENTIAL) {
             // One round: the next mapping is the echoed one's successor, not tied to a port of ours.
-            List<Integer> predicted = PortPrediction.candidates(known.behaviour(), fresh.seen().getPort(), ports);
+            List<Integer> predicted =
+                    PortPrediction.candidates(known.behaviour(), fresh.seen().getPort(), ports);
             if (predicted.isEmpty()) {
-                throw new AttemptFailedException(FailureScope.MODULE, "no public port left after " + fresh.seen().getPort() + " to predict");
+                throw new AttemptFailedException(
+                        FailureScope.MODULE,
+                        "no public port left after " + fresh.seen().getPort() + " to predict");
             }
-            return new Endpoint(List.of(fresh.localPort()), known.publicAddress(), List.of(predicted.get(0)), predicted.size(),
+            return new Endpoint(
+                    List.of(fresh.localPort()),
+                    known.publicAddress(),
+                    List.of(predicted.get(0)),
+                    predicted.size(),
                     known.hubRttNanos());
         }
         // A NAT that keeps ports: every round its own fresh port, the same on the public side.
         List<Integer> local = freePorts(SpliceSchedule.ROUNDS, fresh != null ? fresh.localPort() : 0);
-        int candidates = Math.min(ports, 65535 - local.stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
+        int candidates = Math.min(
+                ports, 65535 - local.stream().mapToInt(Integer::intValue).max().orElse(0) + 1);
         return new Endpoint(local, known.publicAddress(), local, Math.max(1, candidates), known.hubRttNanos());
     }
 
@@ -242,7 +268,9 @@ final class SpliceEndpoints {
             log.debug("Waited {} us for the search for a public echo hub", (System.nanoTime() - started) / 1000);
         }
         NatProfile now = profile;
-        return now != null && now.seenPublic() && linkHub.equals(now.linkHub()) && now.isFresh(System.nanoTime()) ? now : null;
+        return now != null && now.seenPublic() && linkHub.equals(now.linkHub()) && now.isFresh(System.nanoTime())
+                ? now
+                : null;
     }
 
     /**
@@ -270,7 +298,8 @@ final class SpliceEndpoints {
             }
             List<InetSocketAddress> asked = hubs.subList(0, Math.min(hubs.size(), PublicEchoHubs.MAX_CANDIDATES));
             if (asked.isEmpty() || !linkHub.equals(link.get().hubAddress())) {
-                log.info("No hub of the network with a public address to echo this node's public side: splice is refused at once");
+                log.info(
+                        "No hub of the network with a public address to echo this node's public side: splice is refused at once");
                 return;
             }
             log.debug("Looking for a public echo hub: asking {} at once", asked);
@@ -281,14 +310,22 @@ final class SpliceEndpoints {
             for (InetSocketAddress hub : asked) {
                 Runnable ask = () -> {
                     try {
-                        NatProfile seen = echoTwice(hub, linkHub, linkRtt, Deadline.after(candidateTimeout)).profile();
+                        NatProfile seen = echoTwice(hub, linkHub, linkRtt, Deadline.after(candidateTimeout))
+                                .profile();
                         if (seen.seenPublic()) {
                             firstPublic.complete(seen);
                         } else {
-                            log.debug("Hub {} also sees this node at a private address {}", hub, seen.publicAddress().getHostAddress());
+                            log.debug(
+                                    "Hub {} also sees this node at a private address {}",
+                                    hub,
+                                    seen.publicAddress().getHostAddress());
                         }
                     } catch (IOException e) {
-                        log.debug("Hub {} gave no endpoint echo within {} ms: {}", hub, candidateTimeout.toMillis(), e.getMessage());
+                        log.debug(
+                                "Hub {} gave no endpoint echo within {} ms: {}",
+                                hub,
+                                candidateTimeout.toMillis(),
+                                e.getMessage());
                     } finally {
                         if (left.decrementAndGet() == 0) {
                             firstPublic.complete(null);
@@ -316,12 +353,19 @@ final class SpliceEndpoints {
             }
             if (found != null) {
                 keep(found);
-                log.info("Hub {} sees this node's public side at {} (its own hub {} sees only a private address): splicing with"
-                        + " that endpoint", found.hub(), found.publicAddress().getHostAddress(), linkHub);
+                log.info(
+                        "Hub {} sees this node's public side at {} (its own hub {} sees only a private address): splicing with"
+                                + " that endpoint",
+                        found.hub(),
+                        found.publicAddress().getHostAddress(),
+                        linkHub);
                 return;
             }
-            log.info("No hub of the network sees this node's public side ({} asked of {} with a public address): splice is refused"
-                    + " at once", asked.size(), hubs.size());
+            log.info(
+                    "No hub of the network sees this node's public side ({} asked of {} with a public address): splice is refused"
+                            + " at once",
+                    asked.size(),
+                    hubs.size());
         } finally {
             endSearch(done);
         }
@@ -333,7 +377,10 @@ final class SpliceEndpoints {
      */
     private synchronized NatProfile keep(NatProfile measured) {
         NatProfile known = profile;
-        if (known != null && !measured.seenPublic() && known.seenPublic() && known.linkHub().equals(measured.linkHub())
+        if (known != null
+                && !measured.seenPublic()
+                && known.seenPublic()
+                && known.linkHub().equals(measured.linkHub())
                 && known.isFresh(System.nanoTime())) {
             return known;
         }
@@ -341,25 +388,27 @@ final class SpliceEndpoints {
         return measured;
     }
 
-    private record Measured(HubEcho.Result first, HubEcho.Result second, NatProfile profile) {
-    }
+    private record Measured(HubEcho.Result first, HubEcho.Result second, NatProfile profile) {}
 
     /**
      * Two echoes at {@code hub} from two fresh local ports, and the profile they show.
      * {@code linkRttNanos} is the round trip to the own hub if {@code hub} is another one (0: measure it here).
      */
-    private Measured echoTwice(InetSocketAddress hub, InetSocketAddress linkHub, long linkRttNanos, Deadline deadline) throws IOException {
+    private Measured echoTwice(InetSocketAddress hub, InetSocketAddress linkHub, long linkRttNanos, Deadline deadline)
+            throws IOException {
         int millis = deadline.remainingMillis();
         if (millis <= 0) {
             throw new SocketTimeoutException("connect timed out before the endpoint echo");
         }
-        CompletableFuture<HubEcho.Result> other = CompletableFuture.supplyAsync(() -> {
-            try {
-                return HubEcho.ask(hub, bindAddress, 0, millis);
-            } catch (IOException e) {
-                throw new java.io.UncheckedIOException(e);
-            }
-        }, executor);
+        CompletableFuture<HubEcho.Result> other = CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return HubEcho.ask(hub, bindAddress, 0, millis);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                },
+                executor);
         HubEcho.Result first;
         try {
             first = HubEcho.ask(hub, bindAddress, 0, millis);
@@ -369,11 +418,21 @@ final class SpliceEndpoints {
         }
         try {
             HubEcho.Result second = other.get(Math.max(1, deadline.remainingMillis()), TimeUnit.MILLISECONDS);
-            PortPrediction.Behaviour behaviour = PortPrediction.classify(first.echo(), second.echo(), Math.max(ports, 2));
-            long rtt = hub.equals(linkHub) || linkRttNanos <= 0 ? Math.min(first.connectNanos(), second.connectNanos()) : linkRttNanos;
-            NatProfile measured = new NatProfile(hub, linkHub, second.seen().getAddress(), behaviour, rtt, System.nanoTime());
-            log.info("NAT seen from hub {}: local port {} -> {}, local port {} -> {}: {}", hub, first.localPort(), first.seen(),
-                    second.localPort(), second.seen(), behaviour);
+            PortPrediction.Behaviour behaviour =
+                    PortPrediction.classify(first.echo(), second.echo(), Math.max(ports, 2));
+            long rtt = hub.equals(linkHub) || linkRttNanos <= 0
+                    ? Math.min(first.connectNanos(), second.connectNanos())
+                    : linkRttNanos;
+            NatProfile measured =
+                    new NatProfile(hub, linkHub, second.seen().getAddress(), behaviour, rtt, System.nanoTime());
+            log.info(
+                    "NAT seen from hub {}: local port {} -> {}, local port {} -> {}: {}",
+                    hub,
+                    first.localPort(),
+                    first.seen(),
+                    second.localPort(),
+                    second.seen(),
+                    behaviour);
             return new Measured(first, second, measured);
         } catch (ExecutionException e) {
             Throwable cause = e.getCause() instanceof java.io.UncheckedIOException u ? u.getCause() : e.getCause();
@@ -391,7 +450,8 @@ final class SpliceEndpoints {
         if (e instanceof SocketTimeoutException || e instanceof InterruptedIOException) {
             return e;
         }
-        return new AttemptFailedException(FailureScope.MODULE, "hub " + hub + " gave no endpoint echo: " + e.getMessage());
+        return new AttemptFailedException(
+                FailureScope.MODULE, "hub " + hub + " gave no endpoint echo: " + e.getMessage());
     }
 
     /** {@code count} different local ports free now (starting with {@code first} unless 0), for a NAT known to keep ports. */

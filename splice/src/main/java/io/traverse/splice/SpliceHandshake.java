@@ -19,15 +19,19 @@ import java.nio.ByteBuffer;
  */
 final class SpliceHandshake {
     /** What the target makes of a request on a spliced connection. */
-    record Checked(IdentityHandshake.Request request, IdentityHandshake.Answer answer, String reason) {
-    }
+    record Checked(IdentityHandshake.Request request, IdentityHandshake.Answer answer, String reason) {}
 
-    private SpliceHandshake() {
-    }
+    private SpliceHandshake() {}
 
     /** The source's side: asks for the target, checks who answered; throws unless accepted by the right node. */
-    static void asSource(Socket socket, IdentityHandshake.Kind kind, int virtualPort, NodeIdentity target, NodeIdentity self,
-            boolean hold) throws IOException {
+    static void asSource(
+            Socket socket,
+            IdentityHandshake.Kind kind,
+            int virtualPort,
+            NodeIdentity target,
+            NodeIdentity self,
+            boolean hold)
+            throws IOException {
         IdentityHandshake.Request request = new IdentityHandshake.Request(kind, virtualPort, target, self);
         socket.getOutputStream().write(IdentityHandshake.encode(hold ? request.held() : request));
         IdentityHandshake.Reply reply = IdentityHandshake.readReply(socket.getInputStream());
@@ -35,14 +39,23 @@ final class SpliceHandshake {
         switch (reply.answer()) {
             case ACCEPT -> {
                 if (reply.responder() == null || !reply.responder().satisfies(target)) {
-                    throw new AttemptFailedException(FailureScope.PATH, "the spliced connection was accepted by another node than " + target);
+                    throw new AttemptFailedException(
+                            FailureScope.PATH, "the spliced connection was accepted by another node than " + target);
                 }
             }
-            case PORT_NOT_FOUND -> throw new AttemptFailedException(FailureScope.TARGET, "Connection refused: node " + target
-                    + " has no virtual port " + virtualPort + reason);
-            case OVERLOAD -> throw new AttemptFailedException(FailureScope.TARGET, "Connection refused: node " + target + " is overloaded" + reason);
-            case WRONG_NODE -> throw new AttemptFailedException(FailureScope.PATH, "the spliced connection reached another node" + reason);
-            default -> throw new AttemptFailedException(FailureScope.MODULE, "the spliced connection was refused (" + reply.answer() + ")" + reason);
+            case PORT_NOT_FOUND ->
+                throw new AttemptFailedException(
+                        FailureScope.TARGET,
+                        "Connection refused: node " + target + " has no virtual port " + virtualPort + reason);
+            case OVERLOAD ->
+                throw new AttemptFailedException(
+                        FailureScope.TARGET, "Connection refused: node " + target + " is overloaded" + reason);
+            case WRONG_NODE ->
+                throw new AttemptFailedException(
+                        FailureScope.PATH, "the spliced connection reached another node" + reason);
+            default ->
+                throw new AttemptFailedException(
+                        FailureScope.MODULE, "the spliced connection was refused (" + reply.answer() + ")" + reason);
         }
     }
 
@@ -50,19 +63,26 @@ final class SpliceHandshake {
      * The target's side, first half: reads the request (exactly, never a byte more) and judges it
      * against what the side channel said: the authenticated sender, the virtual port, probe or not.
      */
-    static Checked readRequest(Socket socket, NodeIdentity self, NodeId sender, int virtualPort, boolean probe) throws IOException {
+    static Checked readRequest(Socket socket, NodeIdentity self, NodeId sender, int virtualPort, boolean probe)
+            throws IOException {
         InputStream in = socket.getInputStream();
         ByteBuffer header = ByteBuffer.wrap(readExactly(in, IdentityHandshake.HEADER_LENGTH));
         int length = IdentityHandshake.checkHeader(header);
-        IdentityHandshake.Request request = IdentityHandshake.decodeRequest(IdentityHandshake.code(header),
-                ByteBuffer.wrap(readExactly(in, length)));
+        IdentityHandshake.Request request = IdentityHandshake.decodeRequest(
+                IdentityHandshake.code(header), ByteBuffer.wrap(readExactly(in, length)));
         IdentityHandshake.Kind expectedKind = probe ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
         if (request.kind() != expectedKind || request.virtualPort() != virtualPort) {
-            return new Checked(request, IdentityHandshake.Answer.PROTOCOL_ERROR, "a " + request.kind() + " for virtual port "
-                    + request.virtualPort() + " on a splice agreed as " + expectedKind + " for " + virtualPort);
+            return new Checked(
+                    request,
+                    IdentityHandshake.Answer.PROTOCOL_ERROR,
+                    "a " + request.kind() + " for virtual port " + request.virtualPort() + " on a splice agreed as "
+                            + expectedKind + " for " + virtualPort);
         }
-        if (request.source() == null || request.source().id().isEmpty() || !request.source().id().get().equals(sender)) {
-            return new Checked(request, IdentityHandshake.Answer.REFUSED, "the spliced connection was agreed with node " + sender);
+        if (request.source() == null
+                || request.source().id().isEmpty()
+                || !request.source().id().get().equals(sender)) {
+            return new Checked(
+                    request, IdentityHandshake.Answer.REFUSED, "the spliced connection was agreed with node " + sender);
         }
         if (!self.satisfies(request.expectedTarget())) {
             return new Checked(request, IdentityHandshake.Answer.WRONG_NODE, "");
@@ -86,7 +106,8 @@ final class SpliceHandshake {
     }
 
     /** The target's side, second half: the verdict, with this node's identity. */
-    static void answer(Socket socket, NodeIdentity self, IdentityHandshake.Answer answer, String reason) throws IOException {
+    static void answer(Socket socket, NodeIdentity self, IdentityHandshake.Answer answer, String reason)
+            throws IOException {
         socket.getOutputStream().write(IdentityHandshake.encode(new IdentityHandshake.Reply(answer, self, reason)));
     }
 

@@ -65,7 +65,8 @@ final class SpliceMessages {
             }
             for (int first : roundPorts) {
                 if (first < 1 || first + candidates - 1 > 65535) {
-                    throw new IllegalArgumentException("ports " + first + " (" + candidates + ") are not within 1-65535");
+                    throw new IllegalArgumentException(
+                            "ports " + first + " (" + candidates + ") are not within 1-65535");
                 }
             }
         }
@@ -80,8 +81,7 @@ final class SpliceMessages {
         }
     }
 
-    record Request(boolean probe, int virtualPort, long millisLeft, long hubRttMicros, PublicEndpoint endpoint) {
-    }
+    record Request(boolean probe, int virtualPort, long millisLeft, long hubRttMicros, PublicEndpoint endpoint) {}
 
     record Answer(Status status, long fireDelayMicros, long processingMicros, PublicEndpoint endpoint, String reason) {
         static Answer ready(long fireDelayMicros, long processingMicros, PublicEndpoint endpoint) {
@@ -93,13 +93,15 @@ final class SpliceMessages {
         }
     }
 
-    private SpliceMessages() {
-    }
+    private SpliceMessages() {}
 
     static byte[] encode(Request r) {
         ByteBuffer out = ByteBuffer.allocate(1 + 1 + 2 + 4 + 4 + endpointLength(r.endpoint()));
-        out.put((byte) VERSION).put((byte) (r.probe() ? 1 : 0)).putShort((short) r.virtualPort())
-                .putInt((int) clampU32(r.millisLeft())).putInt((int) clampU32(r.hubRttMicros()));
+        out.put((byte) VERSION)
+                .put((byte) (r.probe() ? 1 : 0))
+                .putShort((short) r.virtualPort())
+                .putInt((int) clampU32(r.millisLeft()))
+                .putInt((int) clampU32(r.hubRttMicros()));
         putEndpoint(out, r.endpoint());
         return out.array();
     }
@@ -109,7 +111,8 @@ final class SpliceMessages {
             ByteBuffer in = ByteBuffer.wrap(bytes);
             int version = in.get() & 0xff;
             if (version != VERSION) {
-                throw new ProtocolException("splice request version " + version + " (this node speaks " + VERSION + ")");
+                throw new ProtocolException(
+                        "splice request version " + version + " (this node speaks " + VERSION + ")");
             }
             int flags = in.get() & 0xff;
             if ((flags & ~1) != 0) {
@@ -132,13 +135,18 @@ final class SpliceMessages {
     static byte[] encode(Answer a) {
         if (a.status() == Status.READY) {
             ByteBuffer out = ByteBuffer.allocate(1 + 4 + 4 + endpointLength(a.endpoint()));
-            out.put((byte) Status.READY.ordinal()).putInt((int) clampU32(a.fireDelayMicros())).putInt((int) clampU32(a.processingMicros()));
+            out.put((byte) Status.READY.ordinal())
+                    .putInt((int) clampU32(a.fireDelayMicros()))
+                    .putInt((int) clampU32(a.processingMicros()));
             putEndpoint(out, a.endpoint());
             return out.array();
         }
         byte[] reason = a.reason().getBytes(StandardCharsets.UTF_8);
         int length = Math.min(reason.length, MAX_REASON_BYTES);
-        return ByteBuffer.allocate(1 + length).put((byte) a.status().ordinal()).put(reason, 0, length).array();
+        return ByteBuffer.allocate(1 + length)
+                .put((byte) a.status().ordinal())
+                .put(reason, 0, length)
+                .array();
     }
 
     static Answer decodeAnswer(byte[] bytes) throws ProtocolException {
@@ -167,7 +175,10 @@ final class SpliceMessages {
 
     private static void putEndpoint(ByteBuffer out, PublicEndpoint e) {
         byte[] address = e.address().getAddress();
-        out.put((byte) (address.length == 4 ? 4 : 6)).put(address).put((byte) e.candidates()).put((byte) e.roundPorts().size());
+        out.put((byte) (address.length == 4 ? 4 : 6))
+                .put(address)
+                .put((byte) e.candidates())
+                .put((byte) e.roundPorts().size());
         for (int port : e.roundPorts()) {
             out.putShort((short) port);
         }

@@ -4,13 +4,13 @@ import io.traverse.SideChannel;
 import io.traverse.SideChannelException;
 import io.traverse.config.HttpProxy;
 import io.traverse.identity.NodeId;
+import io.traverse.protocol.Deadline;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
-import io.traverse.protocol.Deadline;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.HubLinkWait;
 import io.traverse.spi.ModuleContext;
@@ -61,14 +61,24 @@ final class SpliceModule implements ConnectionModule {
             t.setDaemon(true);
             return t;
         });
-        this.endpoints = new SpliceEndpoints(context::hubLinkStatus, PublicEchoHubs.fromDirectory(context.hubDirectory(),
-                context.config().hubTimeout()), PublicEchoHubs.ECHO_TIMEOUT, context.config().bindAddress().orElse(null),
-                PortPrediction.Strategy.parse(context.config().splicePrediction()), context.config().splicePorts(), splices);
-        this.service = context.sideChannel().register(SpliceMessages.SERVICE, new SpliceService(context, endpoints, splices, lowTtlSyns));
+        this.endpoints = new SpliceEndpoints(
+                context::hubLinkStatus,
+                PublicEchoHubs.fromDirectory(
+                        context.hubDirectory(), context.config().hubTimeout()),
+                PublicEchoHubs.ECHO_TIMEOUT,
+                context.config().bindAddress().orElse(null),
+                PortPrediction.Strategy.parse(context.config().splicePrediction()),
+                context.config().splicePorts(),
+                splices);
+        this.service = context.sideChannel()
+                .register(SpliceMessages.SERVICE, new SpliceService(context, endpoints, splices, lowTtlSyns));
         // Learn the NAT as soon as the link is up, so the first splice (either side) starts without the two echoes,
         // and warm the splice code, so that it does not spend the first splice's first 100-200 ms.
-        context.hubLinkUp().thenRunAsync(this::learnNat, splices).handle((learnt, failure) -> null)
-                .thenRunAsync(this::warmUp, splices).exceptionally(e -> null);
+        context.hubLinkUp()
+                .thenRunAsync(this::learnNat, splices)
+                .handle((learnt, failure) -> null)
+                .thenRunAsync(this::warmUp, splices)
+                .exceptionally(e -> null);
     }
 
     private void warmUp() {
@@ -99,8 +109,10 @@ final class SpliceModule implements ConnectionModule {
         Optional<HttpProxy> proxyOnly = context.httpOnlyWayOut();
         if (proxyOnly.isPresent()) {
             // SYNs from a node that only an HTTP proxy lets out never leave its site.
-            throw AttemptFailedException.notApplicable(FailureScope.MODULE, "this node's only way out is HTTP proxy "
-                    + proxyOnly.get().authority() + ": its SYNs cannot reach node " + target);
+            throw AttemptFailedException.notApplicable(
+                    FailureScope.MODULE,
+                    "this node's only way out is HTTP proxy " + proxyOnly.get().authority()
+                            + ": its SYNs cannot reach node " + target);
         }
         return new SpliceAttempt(request, target);
     }
@@ -122,6 +134,7 @@ final class SpliceModule implements ConnectionModule {
         private volatile SimultaneousOpen open;
         /** The spliced connection while its handshake runs: closed by a cancel, so the target never queues it. */
         private volatile Socket handshaking;
+
         private volatile boolean cancelled;
         private volatile String stage = null;
         /** The spliced connection its target holds until {@link #confirm()}, if it was asked to. */
@@ -165,12 +178,16 @@ final class SpliceModule implements ConnectionModule {
             if (millis <= 0) {
                 throw new SocketTimeoutException("connect timed out before asking node " + target + " to splice");
             }
-            byte[] ask = SpliceMessages.encode(new SpliceMessages.Request(request.probe(), request.virtualPort(), millis,
+            byte[] ask = SpliceMessages.encode(new SpliceMessages.Request(
+                    request.probe(),
+                    request.virtualPort(),
+                    millis,
                     TimeUnit.NANOSECONDS.toMicros(roundTrips.estimateNanos().orElse(mine.hubRttNanos())),
                     mine.toMessage()));
             stage = "waiting for node " + target + " to answer the splice request";
             long asked = System.nanoTime();
-            CompletableFuture<byte[]> pending = context.sideChannel().request(target, SpliceMessages.SERVICE, ask, Duration.ofMillis(millis));
+            CompletableFuture<byte[]> pending =
+                    context.sideChannel().request(target, SpliceMessages.SERVICE, ask, Duration.ofMillis(millis));
             answer = pending;
             if (cancelled) {
                 pending.cancel(false);
@@ -181,8 +198,18 @@ final class SpliceModule implements ConnectionModule {
             roundTrips.add(roundTrip);
             // Fire on the answer's arrival: the target counts from sending it (SpliceSchedule).
             long end = now + Math.min(request.deadline().remainingNanos(), SYN_WINDOW_NANOS);
-            SimultaneousOpen syns = new SimultaneousOpen(SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), ready.endpoint(),
-                    now, true, TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros()), lowTtlSyns != null), end, splices, lowTtlSyns);
+            SimultaneousOpen syns = new SimultaneousOpen(
+                    SpliceSchedule.rounds(
+                            endpoints.bindAddress(),
+                            mine.localPorts(),
+                            ready.endpoint(),
+                            now,
+                            true,
+                            TimeUnit.MICROSECONDS.toNanos(ready.fireDelayMicros()),
+                            lowTtlSyns != null),
+                    end,
+                    splices,
+                    lowTtlSyns);
             open = syns;
             checkNotCancelled();
             stage = "firing SYNs at " + ready.endpoint() + " from local ports " + mine.localPorts();
@@ -208,10 +235,18 @@ final class SpliceModule implements ConnectionModule {
                 socket.setTcpNoDelay(false);
                 finished = true;
                 long done = System.nanoTime();
-                log.debug("Spliced with node {} from local port {} to {} (round {}, {} SYN tries; answer after {} us, side-channel round trip "
-                        + "{} us, connected {} us after the answer, handshake {} us)", target, socket.getLocalPort(),
-                        socket.getRemoteSocketAddress(), syns.roundOf(socket), syns.tries(), (now - asked) / 1000,
-                        roundTrip / 1000, (connected - now) / 1000, (done - connected) / 1000);
+                log.debug(
+                        "Spliced with node {} from local port {} to {} (round {}, {} SYN tries; answer after {} us, side-channel round trip "
+                                + "{} us, connected {} us after the answer, handshake {} us)",
+                        target,
+                        socket.getLocalPort(),
+                        socket.getRemoteSocketAddress(),
+                        syns.roundOf(socket),
+                        syns.tries(),
+                        (now - asked) / 1000,
+                        roundTrip / 1000,
+                        (connected - now) / 1000,
+                        (done - connected) / 1000);
                 return socket;
             } catch (IOException e) {
                 throw cancelled ? new AttemptFailedException(FailureScope.PATH, "cancelled") : e;
@@ -228,25 +263,30 @@ final class SpliceModule implements ConnectionModule {
          * rival attempt runs (an unheld one gets precedence, as in the direct module).
          */
         private void handshake(Socket socket) throws IOException {
-            IdentityHandshake.Kind kind = request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
+            IdentityHandshake.Kind kind =
+                    request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
             if (request.probe()) {
-                SpliceHandshake.asSource(socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
+                SpliceHandshake.asSource(
+                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
                 return;
             }
             if (request.holdUntilConfirmed()) {
                 held = socket;
                 long asked = System.nanoTime();
-                SpliceHandshake.asSource(socket, kind, request.virtualPort(), request.target(), context.localIdentity(), true);
+                SpliceHandshake.asSource(
+                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), true);
                 long roundTrip = System.nanoTime() - asked;
                 if (!request.rivals().heldMayWin(request.deadline(), Math.max(GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
-                    throw new AttemptFailedException(FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
+                    throw new AttemptFailedException(
+                            FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
                 }
                 return;
             }
             request.rivals().unheldSent();
             boolean accepted = false;
             try {
-                SpliceHandshake.asSource(socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
+                SpliceHandshake.asSource(
+                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
                 accepted = true;
             } finally {
                 if (accepted) {
@@ -270,30 +310,40 @@ final class SpliceModule implements ConnectionModule {
             try {
                 bytes = pending.get(Math.max(1, request.deadline().remainingMillis()), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
-                throw new SocketTimeoutException("connect timed out waiting for node " + target + " to answer the splice request");
+                throw new SocketTimeoutException(
+                        "connect timed out waiting for node " + target + " to answer the splice request");
             } catch (CancellationException e) {
                 throw new AttemptFailedException(FailureScope.PATH, "cancelled");
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
-                String why = cause instanceof SideChannelException s ? s.failure() + ": " + s.getMessage() : String.valueOf(cause.getMessage());
-                FailureScope scope = cause instanceof SideChannelException s && s.failure() == SideChannelException.Failure.TIMEOUT
-                        ? FailureScope.PATH : FailureScope.MODULE;
+                String why = cause instanceof SideChannelException s
+                        ? s.failure() + ": " + s.getMessage()
+                        : String.valueOf(cause.getMessage());
+                FailureScope scope =
+                        cause instanceof SideChannelException s && s.failure() == SideChannelException.Failure.TIMEOUT
+                                ? FailureScope.PATH
+                                : FailureScope.MODULE;
                 throw new AttemptFailedException(scope, "could not ask node " + target + " to splice: " + why);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted waiting for node " + target + " to answer the splice request");
+                throw new InterruptedIOException(
+                        "interrupted waiting for node " + target + " to answer the splice request");
             }
             Answer a;
             try {
                 a = SpliceMessages.decodeAnswer(bytes);
             } catch (ProtocolException e) {
-                throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " answered the splice request wrongly: " + e.getMessage());
+                throw new AttemptFailedException(
+                        FailureScope.MODULE,
+                        "node " + target + " answered the splice request wrongly: " + e.getMessage());
             }
             return switch (a.status()) {
                 case READY -> a;
                 case TARGET_ANSWER -> throw new AttemptFailedException(FailureScope.TARGET, a.reason());
                 case UNSPLICEABLE -> throw new AttemptFailedException(FailureScope.MODULE, a.reason());
-                case BAD_REQUEST -> throw new AttemptFailedException(FailureScope.MODULE, "node " + target + " refused to splice: " + a.reason());
+                case BAD_REQUEST ->
+                    throw new AttemptFailedException(
+                            FailureScope.MODULE, "node " + target + " refused to splice: " + a.reason());
             };
         }
 

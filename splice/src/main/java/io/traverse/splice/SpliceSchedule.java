@@ -35,8 +35,7 @@ final class SpliceSchedule {
     /** Between one pair of rounds (one of each order) and the next. */
     static final long PAIR_INTERVAL_NANOS = TimeUnit.MICROSECONDS.toNanos(3_000);
 
-    private SpliceSchedule() {
-    }
+    private SpliceSchedule() {}
 
     /** The least fire delay: time for the answer to reach the source, which fires on its arrival. */
     static final long MIN_FIRE_DELAY_NANOS = TimeUnit.MICROSECONDS.toNanos(500);
@@ -101,8 +100,14 @@ final class SpliceSchedule {
      * answer's way is needed. The last turn (round 3) connects again after each reset too, in
      * case the two sides' SYNs cross. Where no TTL can be set, rounds 4-5 are turns as well.
      */
-    static List<SimultaneousOpen.Round> rounds(InetAddress bindAddress, List<Integer> localPorts, SpliceMessages.PublicEndpoint peer,
-            long referenceNanos, boolean source, long fireDelayNanos, boolean canPrime) {
+    static List<SimultaneousOpen.Round> rounds(
+            InetAddress bindAddress,
+            List<Integer> localPorts,
+            SpliceMessages.PublicEndpoint peer,
+            long referenceNanos,
+            boolean source,
+            long fireDelayNanos,
+            boolean canPrime) {
         int count = Math.min(localPorts.size(), peer.roundPorts().size());
         List<SimultaneousOpen.Round> rounds = new ArrayList<>(count);
         for (int k = 0; k < count; k++) {
@@ -111,10 +116,14 @@ final class SpliceSchedule {
                 remotes.add(new InetSocketAddress(peer.address(), port));
             }
             InetSocketAddress local = new InetSocketAddress(bindAddress, localPorts.get(k));
-            rounds.add(canPrime && primeTtl(k) > 0
-                    ? new SimultaneousOpen.Round(local, remotes, referenceNanos, primeTtl(k))
-                    : new SimultaneousOpen.Round(local, remotes, fireAt(referenceNanos, k, source, fireDelayNanos),
-                            k == Math.min(count, TURN_ROUNDS) - 1));
+            rounds.add(
+                    canPrime && primeTtl(k) > 0
+                            ? new SimultaneousOpen.Round(local, remotes, referenceNanos, primeTtl(k))
+                            : new SimultaneousOpen.Round(
+                                    local,
+                                    remotes,
+                                    fireAt(referenceNanos, k, source, fireDelayNanos),
+                                    k == Math.min(count, TURN_ROUNDS) - 1));
         }
         return rounds;
     }

@@ -3,12 +3,12 @@ package io.traverse.splice;
 import io.traverse.SideChannelHandler;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.Deadline;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.spi.AttemptFailedException;
-import io.traverse.protocol.Deadline;
-import io.traverse.spi.ModuleContext;
 import io.traverse.spi.InboundConnections;
+import io.traverse.spi.ModuleContext;
 import io.traverse.splice.SpliceMessages.Answer;
 import io.traverse.splice.SpliceMessages.Status;
 import java.io.IOException;
@@ -66,9 +66,11 @@ final class SpliceService implements SideChannelHandler {
         }
         try {
             long received = System.nanoTime();
-            return CompletableFuture.supplyAsync(() -> prepare(sender, request, received), splices).thenApply(SpliceMessages::encode);
+            return CompletableFuture.supplyAsync(() -> prepare(sender, request, received), splices)
+                    .thenApply(SpliceMessages::encode);
         } catch (RejectedExecutionException e) {
-            return answered(Answer.refused(Status.UNSPLICEABLE, "node " + self() + " is splicing as many connections as it will at once"));
+            return answered(Answer.refused(
+                    Status.UNSPLICEABLE, "node " + self() + " is splicing as many connections as it will at once"));
         }
     }
 
@@ -78,7 +80,9 @@ final class SpliceService implements SideChannelHandler {
 
     /** Learns the endpoint, and starts the SYNs for the moment the answer reaches the source. */
     private Answer prepare(NodeId sender, SpliceMessages.Request request, long received) {
-        long millis = Math.max(1, Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
+        long millis = Math.max(
+                1,
+                Math.min(request.millisLeft(), context.config().connectTimeout().toMillis()));
         Deadline deadline = Deadline.after(Duration.ofMillis(millis));
         SpliceEndpoints.Endpoint mine;
         try {
@@ -87,25 +91,40 @@ final class SpliceService implements SideChannelHandler {
             log.debug("Cannot splice with node {}: {}", sender, e.getMessage());
             return Answer.refused(Status.UNSPLICEABLE, "node " + self() + " cannot splice: " + e.getMessage());
         }
-        long delayNanos = SpliceSchedule.fireDelayNanos(TimeUnit.MICROSECONDS.toNanos(request.hubRttMicros()), mine.hubRttNanos());
+        long delayNanos = SpliceSchedule.fireDelayNanos(
+                TimeUnit.MICROSECONDS.toNanos(request.hubRttMicros()), mine.hubRttNanos());
         long now = System.nanoTime();
         long end = now + Math.min(TimeUnit.MILLISECONDS.toNanos(millis), SpliceModule.SYN_WINDOW_NANOS);
-        List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(endpoints.bindAddress(), mine.localPorts(), request.endpoint(),
-                now, false, delayNanos, lowTtlSyns != null);
+        List<SimultaneousOpen.Round> rounds = SpliceSchedule.rounds(
+                endpoints.bindAddress(),
+                mine.localPorts(),
+                request.endpoint(),
+                now,
+                false,
+                delayNanos,
+                lowTtlSyns != null);
         SimultaneousOpen open = new SimultaneousOpen(rounds, end, splices, lowTtlSyns);
         open.keepConnectingAfterWinner();
         try {
             splices.execute(() -> spliceAndServe(sender, request, open));
         } catch (RejectedExecutionException e) {
-            return Answer.refused(Status.UNSPLICEABLE, "node " + self() + " is splicing as many connections as it will at once");
+            return Answer.refused(
+                    Status.UNSPLICEABLE, "node " + self() + " is splicing as many connections as it will at once");
         }
         if (rounds.size() > 1) {
             open.awaitFirstSyn(FIRST_SYN_WAIT_NANOS); // round 1 is ours to fire first: out before the answer
         }
         long answered = System.nanoTime();
-        log.debug("Splice request from node {}: answering READY {} us after it arrived ({} us for the first SYN), leading by {} us "
-                + "in the source's rounds", sender, (answered - received) / 1000, (answered - now) / 1000, delayNanos / 1000);
-        return Answer.ready(TimeUnit.NANOSECONDS.toMicros(delayNanos), TimeUnit.NANOSECONDS.toMicros(answered - received),
+        log.debug(
+                "Splice request from node {}: answering READY {} us after it arrived ({} us for the first SYN), leading by {} us "
+                        + "in the source's rounds",
+                sender,
+                (answered - received) / 1000,
+                (answered - now) / 1000,
+                delayNanos / 1000);
+        return Answer.ready(
+                TimeUnit.NANOSECONDS.toMicros(delayNanos),
+                TimeUnit.NANOSECONDS.toMicros(answered - received),
                 mine.toMessage());
     }
 
@@ -135,9 +154,11 @@ final class SpliceService implements SideChannelHandler {
         boolean delivered = false;
         try {
             socket.setTcpNoDelay(true);
-            socket.setSoTimeout((int) Math.max(1, context.config().handshakeTimeout().toMillis()));
+            socket.setSoTimeout(
+                    (int) Math.max(1, context.config().handshakeTimeout().toMillis()));
             NodeIdentity self = context.localIdentity();
-            SpliceHandshake.Checked checked = SpliceHandshake.readRequest(socket, self, sender, request.virtualPort(), request.probe());
+            SpliceHandshake.Checked checked =
+                    SpliceHandshake.readRequest(socket, self, sender, request.virtualPort(), request.probe());
             open.cancel(); // the source took this one: no other connection of this splice is wanted
             if (checked.answer() != IdentityHandshake.Answer.ACCEPT) {
                 SpliceHandshake.answer(socket, self, checked.answer(), checked.reason());
@@ -169,8 +190,12 @@ final class SpliceService implements SideChannelHandler {
             }
             slot.deliver(socket, SpliceModuleProvider.NAME);
             delivered = true;
-            log.debug("Spliced with node {} for virtual port {} (round {}, {} SYN tries)", sender, request.virtualPort(),
-                    open.roundOf(socket), open.tries());
+            log.debug(
+                    "Spliced with node {} for virtual port {} (round {}, {} SYN tries)",
+                    sender,
+                    request.virtualPort(),
+                    open.roundOf(socket),
+                    open.tries());
         } catch (IOException e) {
             log.debug("Spliced connection from node {} failed its handshake: {}", sender, e.getMessage());
         } finally {

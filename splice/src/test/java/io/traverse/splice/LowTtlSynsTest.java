@@ -15,7 +15,9 @@ class LowTtlSynsTest {
     @Test
     void sendsAgainAndAgainFromAPortThatAListenerShares() throws Exception {
         assumeTrue(LowTtlSyns.available(), "Netty's native epoll transport is not available here");
-        try (LowTtlSyns syns = new LowTtlSyns(); ServerSocket listener = new ServerSocket(); ServerSocket far = new ServerSocket(0, 50, LOOPBACK)) {
+        try (LowTtlSyns syns = new LowTtlSyns();
+                ServerSocket listener = new ServerSocket();
+                ServerSocket far = new ServerSocket(0, 50, LOOPBACK)) {
             InetSocketAddress nobody = new InetSocketAddress(LOOPBACK, far.getLocalPort());
             far.close(); // a port nobody listens on: the SYN draws a reset, which finds no socket
             listener.setReuseAddress(true);
@@ -23,10 +25,11 @@ class LowTtlSynsTest {
             listener.bind(new InetSocketAddress(LOOPBACK, 0));
             InetSocketAddress local = new InetSocketAddress(LOOPBACK, listener.getLocalPort());
             assertThatCode(() -> {
-                for (int i = 0; i < 300; i++) {
-                    syns.send(local, nobody, 3); // fails if the TTL could not be set, or the port not shared
-                }
-            }).doesNotThrowAnyException();
+                        for (int i = 0; i < 300; i++) {
+                            syns.send(local, nobody, 3); // fails if the TTL could not be set, or the port not shared
+                        }
+                    })
+                    .doesNotThrowAnyException();
         }
     }
 }

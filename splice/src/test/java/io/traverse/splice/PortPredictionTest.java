@@ -24,15 +24,19 @@ class PortPredictionTest {
         assertThat(b).isEqualTo(Behaviour.SEQUENTIAL);
         assertThat(PortPrediction.candidates(b, 1025, 6)).containsExactly(1026, 1027, 1028, 1029, 1030, 1031);
         assertThat(PortPrediction.classify(new Echo(40000, 1030), new Echo(40001, 1024), 6))
-                .as("echoes in parallel may come back in either order").isEqualTo(Behaviour.SEQUENTIAL);
+                .as("echoes in parallel may come back in either order")
+                .isEqualTo(Behaviour.SEQUENTIAL);
     }
 
     @Test
     void publicPortsFarApartOrEqualForTwoLocalPortsAreRandom() {
-        assertThat(PortPrediction.classify(new Echo(40000, 61012), new Echo(40001, 33507), 6)).isEqualTo(Behaviour.RANDOM);
-        assertThat(PortPrediction.classify(new Echo(40000, 5000), new Echo(40001, 5000), 6)).isEqualTo(Behaviour.RANDOM);
+        assertThat(PortPrediction.classify(new Echo(40000, 61012), new Echo(40001, 33507), 6))
+                .isEqualTo(Behaviour.RANDOM);
+        assertThat(PortPrediction.classify(new Echo(40000, 5000), new Echo(40001, 5000), 6))
+                .isEqualTo(Behaviour.RANDOM);
         assertThat(PortPrediction.classify(new Echo(40000, 40000), new Echo(40001, 9), 6))
-                .as("one kept port is luck, not a rule").isEqualTo(Behaviour.RANDOM);
+                .as("one kept port is luck, not a rule")
+                .isEqualTo(Behaviour.RANDOM);
         assertThat(PortPrediction.candidates(Behaviour.RANDOM, 5000, 6)).isEmpty();
     }
 

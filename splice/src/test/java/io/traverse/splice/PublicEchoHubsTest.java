@@ -6,8 +6,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.traverse.HubDirectory;
 import io.traverse.HubLinkStatus;
 import io.traverse.identity.NodeId;
-import io.traverse.spi.AttemptFailedException;
 import io.traverse.protocol.Deadline;
+import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import io.traverse.wire.EndpointEcho;
 import io.traverse.wire.LinkPreamble;
@@ -72,13 +72,17 @@ class PublicEchoHubsTest {
                 hub("second", 2, address("198.19.2.1", 17000)));
 
         assertThat(PublicEchoHubs.candidates(listed, linkHub, 4))
-                .containsExactly(address("198.18.1.1", 17000), address("198.19.2.1", 17000), address("198.18.3.1", 17000));
-        assertThat(PublicEchoHubs.candidates(listed, linkHub, 2)).containsExactly(address("198.18.1.1", 17000),
-                address("198.19.2.1", 17000));
-        assertThat(PublicEchoHubs.candidates(List.of(hub("own", 0, linkHub)), linkHub, 4)).isEmpty();
+                .containsExactly(
+                        address("198.18.1.1", 17000), address("198.19.2.1", 17000), address("198.18.3.1", 17000));
+        assertThat(PublicEchoHubs.candidates(listed, linkHub, 2))
+                .containsExactly(address("198.18.1.1", 17000), address("198.19.2.1", 17000));
+        assertThat(PublicEchoHubs.candidates(List.of(hub("own", 0, linkHub)), linkHub, 4))
+                .isEmpty();
         assertThat(PublicEchoHubs.isPublic(InetAddress.getByName("fd00::1"))).isFalse();
-        assertThat(PublicEchoHubs.isPublic(InetAddress.getByName("2001:db8::1"))).isTrue();
-        assertThat(PublicEchoHubs.isPublic(InetAddress.getByName("169.254.1.1"))).isFalse();
+        assertThat(PublicEchoHubs.isPublic(InetAddress.getByName("2001:db8::1")))
+                .isTrue();
+        assertThat(PublicEchoHubs.isPublic(InetAddress.getByName("169.254.1.1")))
+                .isFalse();
     }
 
     @Test
@@ -95,20 +99,25 @@ class PublicEchoHubsTest {
         assertThat(endpoints.profile().publicAddress().getHostAddress()).isEqualTo("10.0.0.5");
         int echoesSoFar = own.connections.get();
         assertThatThrownBy(() -> endpoints.next(Deadline.after(Duration.ofSeconds(5))))
-                .isInstanceOfSatisfying(AttemptFailedException.class, e -> assertThat(e.scope()).isEqualTo(FailureScope.MODULE))
-                .hasMessageContaining("a private address").hasMessageContaining("no public endpoint to splice with");
+                .isInstanceOfSatisfying(
+                        AttemptFailedException.class, e -> assertThat(e.scope()).isEqualTo(FailureScope.MODULE))
+                .hasMessageContaining("a private address")
+                .hasMessageContaining("no public endpoint to splice with");
         assertThat(own.connections).as("the refusal needs no echo").hasValue(echoesSoFar);
     }
 
     @Test
     void aHubThatDoesNotAnswerDoesNotHoldUpAnotherPublicHubsEcho() throws Exception {
-        // Rockstar's node in the matrix: its own hub's public address (first, nearest) drops the echo behind a firewall.
+        // Rockstar's node in the matrix: its own hub's public address (first, nearest) drops the echo behind a
+        // firewall.
         FakeHub own = start(new FakeHub("10.0.0.5", true));
         FakeHub silent = start(new FakeHub("198.18.0.7", false));
         FakeHub alsoPrivate = start(new FakeHub("10.0.0.5", true));
         FakeHub publicHub = start(new FakeHub("198.18.0.9", true));
         Duration candidateTimeout = Duration.ofSeconds(4);
-        SpliceEndpoints endpoints = endpoints(own, linkHub -> List.of(silent.address(), alsoPrivate.address(), publicHub.address()),
+        SpliceEndpoints endpoints = endpoints(
+                own,
+                linkHub -> List.of(silent.address(), alsoPrivate.address(), publicHub.address()),
                 candidateTimeout);
 
         long start = System.nanoTime();
@@ -122,8 +131,12 @@ class PublicEchoHubsTest {
             Thread.sleep(10);
         }
         assertThat(silent.connections.get()).as("the silent hub was asked").isPositive();
-        assertThat(alsoPrivate.connections.get()).as("a hub that also sees a private address is passed over").isPositive();
-        assertThat(tookMillis).as("the public hub's echo, not the silent hub's timeout first").isLessThan(candidateTimeout.toMillis());
+        assertThat(alsoPrivate.connections.get())
+                .as("a hub that also sees a private address is passed over")
+                .isPositive();
+        assertThat(tookMillis)
+                .as("the public hub's echo, not the silent hub's timeout first")
+                .isLessThan(candidateTimeout.toMillis());
         NatProfile profile = endpoints.profile();
         assertThat(profile.hub()).isEqualTo(publicHub.address());
         assertThat(profile.linkHub()).isEqualTo(own.address());
@@ -134,7 +147,9 @@ class PublicEchoHubsTest {
         SpliceEndpoints.Endpoint mine = endpoints.next(Deadline.after(Duration.ofSeconds(5)));
         assertThat(mine.publicAddress().getHostAddress()).isEqualTo("198.18.0.9");
         assertThat(mine.publicFirstPorts()).isEqualTo(mine.localPorts());
-        assertThat(own.connections).as("a known public profile needs no echo per splice").hasValue(ownEchoes);
+        assertThat(own.connections)
+                .as("a known public profile needs no echo per splice")
+                .hasValue(ownEchoes);
     }
 
     @Test
@@ -144,15 +159,19 @@ class PublicEchoHubsTest {
         for (int i = 0; i < PublicEchoHubs.MAX_CANDIDATES + 2; i++) {
             silent.add(start(new FakeHub("198.18.0." + (10 + i), false)));
         }
-        SpliceEndpoints endpoints = endpoints(own, linkHub -> silent.stream().map(FakeHub::address).toList());
+        SpliceEndpoints endpoints =
+                endpoints(own, linkHub -> silent.stream().map(FakeHub::address).toList());
 
         endpoints.learn(Deadline.after(Duration.ofSeconds(5)));
 
         for (int i = 0; i < silent.size(); i++) {
-            assertThat(silent.get(i).connections.get() > 0).as("hub %d asked", i).isEqualTo(i < PublicEchoHubs.MAX_CANDIDATES);
+            assertThat(silent.get(i).connections.get() > 0)
+                    .as("hub %d asked", i)
+                    .isEqualTo(i < PublicEchoHubs.MAX_CANDIDATES);
         }
         assertThat(endpoints.profile().publicAddress().getHostAddress()).isEqualTo("10.0.0.5");
-        assertThatThrownBy(() -> endpoints.next(Deadline.after(Duration.ofSeconds(5)))).isInstanceOf(AttemptFailedException.class)
+        assertThatThrownBy(() -> endpoints.next(Deadline.after(Duration.ofSeconds(5))))
+                .isInstanceOf(AttemptFailedException.class)
                 .hasMessageContaining("no public endpoint to splice with");
     }
 
@@ -163,7 +182,11 @@ class PublicEchoHubsTest {
         FakeHub publicHub = start(new FakeHub("198.18.0.9", true));
         SpliceEndpoints endpoints = endpoints(own, linkHub -> List.of(publicHub.address()));
 
-        assertThat(endpoints.next(Deadline.after(Duration.ofSeconds(5))).publicAddress().getHostAddress()).isEqualTo("198.18.0.9");
+        assertThat(endpoints
+                        .next(Deadline.after(Duration.ofSeconds(5)))
+                        .publicAddress()
+                        .getHostAddress())
+                .isEqualTo("198.18.0.9");
         assertThat(endpoints.profile().hub()).isEqualTo(publicHub.address());
     }
 
@@ -191,11 +214,13 @@ class PublicEchoHubsTest {
         });
         assertThat(listing.await(5, TimeUnit.SECONDS)).isTrue();
 
-        Future<SpliceEndpoints.Endpoint> connect = executor.submit(() -> endpoints.next(Deadline.after(Duration.ofSeconds(5))));
+        Future<SpliceEndpoints.Endpoint> connect =
+                executor.submit(() -> endpoints.next(Deadline.after(Duration.ofSeconds(5))));
         Thread.sleep(100);
         assertThat(connect).as("waits for the search, neither refused nor done").isNotDone();
         letGo.countDown();
-        assertThat(connect.get(5, TimeUnit.SECONDS).publicAddress().getHostAddress()).isEqualTo("198.18.0.9");
+        assertThat(connect.get(5, TimeUnit.SECONDS).publicAddress().getHostAddress())
+                .isEqualTo("198.18.0.9");
     }
 
     @Test
@@ -214,7 +239,8 @@ class PublicEchoHubsTest {
             return List.of(publicHub.address());
         });
         assertThat(endpoints.awaitSearchUnderWay(Deadline.after(Duration.ofSeconds(5)), Duration.ofSeconds(5)))
-                .as("no search: no hold").isFalse();
+                .as("no search: no hold")
+                .isFalse();
         executor.execute(() -> {
             try {
                 endpoints.learn(Deadline.after(Duration.ofSeconds(5)));
@@ -224,11 +250,14 @@ class PublicEchoHubsTest {
         });
         assertThat(listing.await(5, TimeUnit.SECONDS)).isTrue();
         assertThat(endpoints.awaitSearchUnderWay(Deadline.after(Duration.ofSeconds(5)), Duration.ofMillis(50)))
-                .as("a search that outlasts the cap: the hold ends at the cap").isFalse();
-        Future<Boolean> hold = executor.submit(() -> endpoints.awaitSearchUnderWay(Deadline.after(Duration.ofSeconds(5)),
-                Duration.ofSeconds(5)));
+                .as("a search that outlasts the cap: the hold ends at the cap")
+                .isFalse();
+        Future<Boolean> hold = executor.submit(
+                () -> endpoints.awaitSearchUnderWay(Deadline.after(Duration.ofSeconds(5)), Duration.ofSeconds(5)));
         letGo.countDown();
-        assertThat(hold.get(5, TimeUnit.SECONDS)).as("the search ended within the cap").isTrue();
+        assertThat(hold.get(5, TimeUnit.SECONDS))
+                .as("the search ended within the cap")
+                .isTrue();
         assertThat(endpoints.profile().publicAddress().getHostAddress()).isEqualTo("198.18.0.9");
     }
 
@@ -245,7 +274,8 @@ class PublicEchoHubsTest {
             return List.of();
         });
         try {
-            assertThatThrownBy(() -> endpoints.next(Deadline.after(Duration.ofMillis(300)))).isInstanceOf(AttemptFailedException.class)
+            assertThatThrownBy(() -> endpoints.next(Deadline.after(Duration.ofMillis(300))))
+                    .isInstanceOf(AttemptFailedException.class)
                     .hasMessageContaining("yet (looking)");
         } finally {
             letGo.countDown();
@@ -256,10 +286,18 @@ class PublicEchoHubsTest {
         return endpoints(own, candidates, Duration.ofMillis(300));
     }
 
-    private SpliceEndpoints endpoints(FakeHub own, SpliceEndpoints.EchoCandidates candidates, Duration candidateTimeout) {
-        HubLinkStatus linked = new HubLinkStatus(HubLinkStatus.State.CONNECTED, "own", HUB_ID, own.address(), null, Instant.now(), null);
-        return new SpliceEndpoints(() -> linked, candidates, candidateTimeout, InetAddress.getLoopbackAddress(),
-                PortPrediction.Strategy.PRESERVE, 1, executor);
+    private SpliceEndpoints endpoints(
+            FakeHub own, SpliceEndpoints.EchoCandidates candidates, Duration candidateTimeout) {
+        HubLinkStatus linked = new HubLinkStatus(
+                HubLinkStatus.State.CONNECTED, "own", HUB_ID, own.address(), null, Instant.now(), null);
+        return new SpliceEndpoints(
+                () -> linked,
+                candidates,
+                candidateTimeout,
+                InetAddress.getLoopbackAddress(),
+                PortPrediction.Strategy.PRESERVE,
+                1,
+                executor);
     }
 
     private FakeHub start(FakeHub hub) {
@@ -305,8 +343,10 @@ class PublicEchoHubsTest {
                     }
                     try (s) {
                         s.getInputStream().readNBytes(LinkPreamble.LENGTH);
-                        ByteBuffer preamble = ByteBuffer.allocate(LinkPreamble.LENGTH).putInt(LinkPreamble.MAGIC)
-                                .putShort((short) LinkPreamble.VERSION).putShort((short) LinkRole.HUB.code());
+                        ByteBuffer preamble = ByteBuffer.allocate(LinkPreamble.LENGTH)
+                                .putInt(LinkPreamble.MAGIC)
+                                .putShort((short) LinkPreamble.VERSION)
+                                .putShort((short) LinkRole.HUB.code());
                         s.getOutputStream().write(preamble.array());
                         s.getOutputStream().write(EndpointEcho.encode(new InetSocketAddress(shows, s.getPort())));
                     }

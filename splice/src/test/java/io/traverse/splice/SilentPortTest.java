@@ -21,10 +21,14 @@ class SilentPortTest {
         }
         InetSocketAddress address = new InetSocketAddress(LOOPBACK, port);
         try (Socket closed = new Socket()) {
-            assertThatThrownBy(() -> closed.connect(address, 2_000)).as("nothing listens: a reset").isInstanceOf(ConnectException.class);
+            assertThatThrownBy(() -> closed.connect(address, 2_000))
+                    .as("nothing listens: a reset")
+                    .isInstanceOf(ConnectException.class);
         }
-        try (SilentPort silent = SilentPort.open(address); Socket early = new Socket()) {
-            assertThatThrownBy(() -> early.connect(address, 300)).as("the peer's early SYN waits, as if lost on the way")
+        try (SilentPort silent = SilentPort.open(address);
+                Socket early = new Socket()) {
+            assertThatThrownBy(() -> early.connect(address, 300))
+                    .as("the peer's early SYN waits, as if lost on the way")
                     .isInstanceOf(SocketTimeoutException.class);
         }
     }

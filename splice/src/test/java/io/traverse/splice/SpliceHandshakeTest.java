@@ -46,8 +46,9 @@ class SpliceHandshakeTest {
     }
 
     /** Runs the source's side while the target reads and answers as {@code answer} says (null: as judged). */
-    private SpliceHandshake.Checked exchange(Kind kind, int port, NodeIdentity expected, NodeId agreedSender, int agreedPort,
-            boolean agreedProbe) throws Exception {
+    private SpliceHandshake.Checked exchange(
+            Kind kind, int port, NodeIdentity expected, NodeId agreedSender, int agreedPort, boolean agreedProbe)
+            throws Exception {
         CompletableFuture<Void> source = CompletableFuture.runAsync(() -> {
             try {
                 SpliceHandshake.asSource(sourceEnd, kind, port, expected, SOURCE, false);
@@ -55,7 +56,8 @@ class SpliceHandshakeTest {
                 throw new java.io.UncheckedIOException(e);
             }
         });
-        SpliceHandshake.Checked checked = SpliceHandshake.readRequest(targetEnd, TARGET, agreedSender, agreedPort, agreedProbe);
+        SpliceHandshake.Checked checked =
+                SpliceHandshake.readRequest(targetEnd, TARGET, agreedSender, agreedPort, agreedProbe);
         SpliceHandshake.answer(targetEnd, TARGET, checked.answer(), checked.reason());
         try {
             source.get(5, TimeUnit.SECONDS);
@@ -67,7 +69,8 @@ class SpliceHandshakeTest {
 
     @Test
     void theAgreedSourceIsAcceptedAndTheBytesAfterTheHandshakeBelongToTheApplication() throws Exception {
-        SpliceHandshake.Checked checked = exchange(Kind.CONNECT, 8080, TARGET, SOURCE.id().orElseThrow(), 8080, false);
+        SpliceHandshake.Checked checked =
+                exchange(Kind.CONNECT, 8080, TARGET, SOURCE.id().orElseThrow(), 8080, false);
         assertThat(checked.answer()).isEqualTo(Answer.ACCEPT);
         assertThat(checked.request().source()).isEqualTo(SOURCE);
         sourceEnd.getOutputStream().write(42);
@@ -77,29 +80,43 @@ class SpliceHandshakeTest {
     @Test
     void anotherNodeThanTheOneThatAskedIsRefused() {
         assertThatThrownBy(() -> exchange(Kind.CONNECT, 8080, TARGET, NodeId.of("somebody-else"), 8080, false))
-                .isInstanceOf(AttemptFailedException.class).hasMessageContaining("refused")
+                .isInstanceOf(AttemptFailedException.class)
+                .hasMessageContaining("refused")
                 .hasMessageContaining("agreed with node somebody-else");
     }
 
     @Test
     void anotherPortOrKindThanAgreedIsAProtocolError() {
-        assertThatThrownBy(() -> exchange(Kind.CONNECT, 9090, TARGET, SOURCE.id().orElseThrow(), 8080, false))
-                .isInstanceOf(AttemptFailedException.class).hasMessageContaining("PROTOCOL_ERROR");
-        assertThatThrownBy(() -> exchange(Kind.CONNECT, 8080, TARGET, SOURCE.id().orElseThrow(), 8080, true))
-                .isInstanceOf(AttemptFailedException.class).hasMessageContaining("agreed as PROBE");
+        assertThatThrownBy(
+                        () -> exchange(Kind.CONNECT, 9090, TARGET, SOURCE.id().orElseThrow(), 8080, false))
+                .isInstanceOf(AttemptFailedException.class)
+                .hasMessageContaining("PROTOCOL_ERROR");
+        assertThatThrownBy(
+                        () -> exchange(Kind.CONNECT, 8080, TARGET, SOURCE.id().orElseThrow(), 8080, true))
+                .isInstanceOf(AttemptFailedException.class)
+                .hasMessageContaining("agreed as PROBE");
     }
 
     @Test
     void aSourceLookingForAnotherNodeHearsWrongNodeAsAPathFailure() {
-        assertThatThrownBy(() -> exchange(Kind.CONNECT, 8080, NodeIdentity.parse("tv1-elsewhere"), SOURCE.id().orElseThrow(), 8080, false))
-                .isInstanceOfSatisfying(AttemptFailedException.class, e -> assertThat(e.scope()).isEqualTo(FailureScope.PATH))
+        assertThatThrownBy(() -> exchange(
+                        Kind.CONNECT,
+                        8080,
+                        NodeIdentity.parse("tv1-elsewhere"),
+                        SOURCE.id().orElseThrow(),
+                        8080,
+                        false))
+                .isInstanceOfSatisfying(
+                        AttemptFailedException.class, e -> assertThat(e.scope()).isEqualTo(FailureScope.PATH))
                 .hasMessageContaining("another node");
     }
 
     @Test
     void garbageInsteadOfAHandshakeIsAProtocolException() throws IOException {
         sourceEnd.getOutputStream().write("GET / HTTP/1.1\r\n\r\n".getBytes());
-        assertThatThrownBy(() -> SpliceHandshake.readRequest(targetEnd, TARGET, SOURCE.id().orElseThrow(), 8080, false))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("not a Traverse handshake");
+        assertThatThrownBy(() -> SpliceHandshake.readRequest(
+                        targetEnd, TARGET, SOURCE.id().orElseThrow(), 8080, false))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("not a Traverse handshake");
     }
 }

@@ -25,8 +25,12 @@ class SpliceMessagesTest {
         Request v6 = new Request(false, 1, 0xFFFF_FFFFL, 0, endpoint("2001:db8::7", 65535, 1));
         assertThat(SpliceMessages.decodeRequest(SpliceMessages.encode(v6))).isEqualTo(v6);
         assertThat(endpoint("198.18.0.2", 40000, 3).ports(0)).containsExactly(40000, 40001, 40002);
-        Request rounds = new Request(false, 80, 100, 5, new PublicEndpoint(InetAddress.getByName("198.18.0.9"),
-                List.of(41000, 52000, 33000, 60000), 2));
+        Request rounds = new Request(
+                false,
+                80,
+                100,
+                5,
+                new PublicEndpoint(InetAddress.getByName("198.18.0.9"), List.of(41000, 52000, 33000, 60000), 2));
         assertThat(SpliceMessages.decodeRequest(SpliceMessages.encode(rounds))).isEqualTo(rounds);
         assertThat(rounds.endpoint().ports(2)).containsExactly(33000, 33001);
     }
@@ -38,7 +42,9 @@ class SpliceMessagesTest {
         Answer refused = Answer.refused(Status.UNSPLICEABLE, "node x cannot splice: ports are random");
         assertThat(SpliceMessages.decodeAnswer(SpliceMessages.encode(refused))).isEqualTo(refused);
         Answer longReason = Answer.refused(Status.BAD_REQUEST, "x".repeat(5000));
-        assertThat(SpliceMessages.decodeAnswer(SpliceMessages.encode(longReason)).reason()).hasSize(1024);
+        assertThat(SpliceMessages.decodeAnswer(SpliceMessages.encode(longReason))
+                        .reason())
+                .hasSize(1024);
     }
 
     @Test
@@ -60,14 +66,19 @@ class SpliceMessagesTest {
 
     @Test
     void malformedAnswersAreRefusedWithAReason() throws Exception {
-        assertThatThrownBy(() -> SpliceMessages.decodeAnswer(new byte[0])).isInstanceOf(ProtocolException.class).hasMessageContaining("empty");
-        assertThatThrownBy(() -> SpliceMessages.decodeAnswer(new byte[] {9})).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> SpliceMessages.decodeAnswer(new byte[0]))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("empty");
+        assertThatThrownBy(() -> SpliceMessages.decodeAnswer(new byte[] {9}))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("unknown splice status 9");
         byte[] ready = SpliceMessages.encode(Answer.ready(1, 2, endpoint("198.18.0.3", 51000, 1)));
-        assertThatThrownBy(() -> SpliceMessages.decodeAnswer(Arrays.copyOf(ready, 4))).isInstanceOf(ProtocolException.class)
+        assertThatThrownBy(() -> SpliceMessages.decodeAnswer(Arrays.copyOf(ready, 4)))
+                .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("truncated");
         assertThatThrownBy(() -> SpliceMessages.decodeAnswer(Arrays.copyOf(ready, ready.length + 2)))
-                .isInstanceOf(ProtocolException.class).hasMessageContaining("too many");
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("too many");
     }
 
     @Test
@@ -85,6 +96,8 @@ class SpliceMessagesTest {
     }
 
     private static void assertRequestRefused(byte[] bytes, String why) {
-        assertThatThrownBy(() -> SpliceMessages.decodeRequest(bytes)).isInstanceOf(ProtocolException.class).hasMessageContaining(why);
+        assertThatThrownBy(() -> SpliceMessages.decodeRequest(bytes))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining(why);
     }
 }

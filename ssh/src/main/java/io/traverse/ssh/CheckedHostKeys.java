@@ -19,8 +19,7 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class CheckedHostKeys implements HostKeyRepository {
     /** What an sshd presented and what known_hosts said of it. */
-    record Seen(int verdict, byte[] key) {
-    }
+    record Seen(int verdict, byte[] key) {}
 
     private final HostKeyRepository knownHosts;
     private final Path file;
@@ -54,12 +53,15 @@ final class CheckedHostKeys implements HostKeyRepository {
             HostKey[] known = knownHosts.getHostKey(host, null);
             if (known != null) {
                 for (HostKey k : known) {
-                    listed.append(listed.length() == 0 ? "" : ", ").append(k.getType()).append(' ')
+                    listed.append(listed.length() == 0 ? "" : ", ")
+                            .append(k.getType())
+                            .append(' ')
                             .append(fingerprint(Base64.getDecoder().decode(k.getKey())));
                 }
             }
             return "host key mismatch for " + host + ": it presented " + presented + ", but " + file + " lists "
-                    + (listed.length() == 0 ? "another key" : listed) + " for it (the host key changed, or someone is in the middle)";
+                    + (listed.length() == 0 ? "another key" : listed)
+                    + " for it (the host key changed, or someone is in the middle)";
         }
         return "unknown host key for " + host + ": it presented " + presented + ", which " + file
                 + " does not list (strict host-key checking; add the host's key to that file if it is the right one)";

@@ -12,8 +12,7 @@ import com.jcraft.jsch.Slf4jLogger;
 final class JschLogging implements com.jcraft.jsch.Logger {
     private final com.jcraft.jsch.Logger slf4j = new Slf4jLogger();
 
-    private JschLogging() {
-    }
+    private JschLogging() {}
 
     /** Gives {@code jsch} (this instance only) the SLF4J logger, if no logger was set for JSch as a whole. */
     static void useSlf4jUnlessSet(JSch jsch) {

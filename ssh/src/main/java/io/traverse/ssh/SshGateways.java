@@ -51,6 +51,7 @@ public final class SshGateways implements Closeable {
     private static final Logger log = LoggerFactory.getLogger(SshGateways.class);
     /** How long JSch waits for the sshd to open a forwarded channel before it drops the local connection. */
     static final int CHANNEL_OPEN_TIMEOUT_MILLIS = 10_000;
+
     static final int SERVER_ALIVE_INTERVAL_MILLIS = 15_000;
     /** How long one login (TCP connect, key exchange, authentication) may take. */
     static final int LOGIN_TIMEOUT_MILLIS = 10_000;
@@ -62,8 +63,8 @@ public final class SshGateways implements Closeable {
     private final List<SshTunnelRule> rules;
     private final Map<SshTunnelRule, RuleLogin> logins = new HashMap<>();
     private final ConcurrentHashMap<GatewayKey, Gateway> gateways = new ConcurrentHashMap<>();
-    private final ThreadPoolExecutor loginThreads = new ThreadPoolExecutor(0, MAX_LOGINS, 30, TimeUnit.SECONDS,
-            new SynchronousQueue<>(), r -> {
+    private final ThreadPoolExecutor loginThreads =
+            new ThreadPoolExecutor(0, MAX_LOGINS, 30, TimeUnit.SECONDS, new SynchronousQueue<>(), r -> {
                 Thread t = new Thread(r, "traverse-ssh-login");
                 t.setDaemon(true);
                 return t;
@@ -100,7 +101,8 @@ public final class SshGateways implements Closeable {
                 }
                 gateway.login().whenComplete((session, failure) -> {
                     if (failure != null) {
-                        log.warn("SSH login at node start failed (tried again when a connection needs the session): {}",
+                        log.warn(
+                                "SSH login at node start failed (tried again when a connection needs the session): {}",
                                 failure.getMessage());
                     }
                 });
@@ -174,7 +176,8 @@ public final class SshGateways implements Closeable {
 
     static String describeGateway(SshTunnelRule rule, InetAddress target) {
         String host = rule.sshHostFor(target);
-        return "SSH gateway " + rule.user() + "@" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + rule.port();
+        return "SSH gateway " + rule.user() + "@" + (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":"
+                + rule.port();
     }
 
     private Gateway gateway(SshTunnelRule rule, InetAddress target) throws IOException {
@@ -196,8 +199,7 @@ public final class SshGateways implements Closeable {
         loginThreads.shutdownNow();
     }
 
-    private record GatewayKey(SshTunnelRule rule, String host) {
-    }
+    private record GatewayKey(SshTunnelRule rule, String host) {}
 
     /** A rule's JSch: its key (with passphrase) and its known hosts. */
     private static final class RuleLogin {
@@ -214,12 +216,18 @@ public final class SshGateways implements Closeable {
                 }
                 hostKeys = new CheckedHostKeys(jsch.getHostKeyRepository(), rule.knownHostsFile());
                 jsch.setHostKeyRepository(hostKeys);
-                byte[] passphrase = rule.passphrase().map(p -> p.getBytes(java.nio.charset.StandardCharsets.UTF_8)).orElse(null);
+                byte[] passphrase = rule.passphrase()
+                        .map(p -> p.getBytes(java.nio.charset.StandardCharsets.UTF_8))
+                        .orElse(null);
                 jsch.addIdentity(rule.keyFile().toString(), passphrase);
             } catch (JSchException e) {
-                throw new IllegalArgumentException("ssh tunnel rule " + rule + ": cannot load "
-                        + (e.getMessage() != null && e.getMessage().contains("known") ? "known hosts" : "key " + rule.keyFile())
-                        + ": " + e.getMessage(), e);
+                throw new IllegalArgumentException(
+                        "ssh tunnel rule " + rule + ": cannot load "
+                                + (e.getMessage() != null && e.getMessage().contains("known")
+                                        ? "known hosts"
+                                        : "key " + rule.keyFile())
+                                + ": " + e.getMessage(),
+                        e);
             }
         }
     }
@@ -258,8 +266,10 @@ public final class SshGateways implements Closeable {
             if (session != null && session.isConnected()) {
                 return CompletableFuture.completedFuture(session);
             }
-            if (loggingIn != null && (!loggingIn.isDone()
-                    || (loggingIn.isCompletedExceptionally() && System.nanoTime() - failedAt < FAILED_LOGIN_KEPT_NANOS))) {
+            if (loggingIn != null
+                    && (!loggingIn.isDone()
+                            || (loggingIn.isCompletedExceptionally()
+                                    && System.nanoTime() - failedAt < FAILED_LOGIN_KEPT_NANOS))) {
                 return loggingIn;
             }
             if (session != null) {
@@ -289,11 +299,17 @@ public final class SshGateways implements Closeable {
                 Integer port = forwards.get(target);
                 if (port == null) {
                     try {
-                        port = s.setPortForwardingL("127.0.0.1", 0, IpLiterals.format(target.getAddress()), target.getPort(),
-                                null, CHANNEL_OPEN_TIMEOUT_MILLIS);
+                        port = s.setPortForwardingL(
+                                "127.0.0.1",
+                                0,
+                                IpLiterals.format(target.getAddress()),
+                                target.getPort(),
+                                null,
+                                CHANNEL_OPEN_TIMEOUT_MILLIS);
                     } catch (JSchException e) {
                         throw new SshTunnelException(where() + ": cannot forward a local port to "
-                                + IpLiterals.formatEndpoint(target.getAddress(), target.getPort()) + ": " + e.getMessage());
+                                + IpLiterals.formatEndpoint(target.getAddress(), target.getPort()) + ": "
+                                + e.getMessage());
                     }
                     forwards.put(target, port);
                     log.debug("{}: 127.0.0.1:{} leads to {}", where(), port, target);
@@ -311,8 +327,8 @@ public final class SshGateways implements Closeable {
             try {
                 return pending.get(Math.max(0, nanos), TimeUnit.NANOSECONDS);
             } catch (TimeoutException e) {
-                throw new SocketTimeoutException(where() + ": SSH login not done within " + TimeUnit.NANOSECONDS.toMillis(nanos)
-                        + " ms (it goes on in the background)");
+                throw new SocketTimeoutException(where() + ": SSH login not done within "
+                        + TimeUnit.NANOSECONDS.toMillis(nanos) + " ms (it goes on in the background)");
             } catch (ExecutionException e) {
                 Throwable cause = e.getCause();
                 if (cause instanceof SshTunnelException a) {
@@ -349,7 +365,8 @@ public final class SshGateways implements Closeable {
                 if (s != null) {
                     s.disconnect();
                 }
-                IOException failure = s == null ? new SshTunnelException(where() + ": " + e.getMessage())
+                IOException failure = s == null
+                        ? new SshTunnelException(where() + ": " + e.getMessage())
                         : refusal(e, hostKeyName, LOGIN_TIMEOUT_MILLIS);
                 synchronized (this) {
                     failedAt = System.nanoTime();
@@ -374,16 +391,16 @@ public final class SshGateways implements Closeable {
         private IOException refusal(JSchException e, String hostKeyName, int millis) {
             CheckedHostKeys.Seen seen = login.hostKeys.seen(hostKeyName);
             if (seen != null && seen.verdict() != com.jcraft.jsch.HostKeyRepository.OK) {
-                return new SshTunnelException(where() + ": refused: "
-                        + login.hostKeys.explain(hostKeyName, seen));
+                return new SshTunnelException(where() + ": refused: " + login.hostKeys.explain(hostKeyName, seen));
             }
             String message = String.valueOf(e.getMessage());
             if (message.startsWith("Auth fail") || message.contains("Auth cancel")) {
-                return new SshTunnelException(where() + ": public-key login as " + key.rule().user()
-                        + " with key " + key.rule().keyFile() + " refused");
+                return new SshTunnelException(where() + ": public-key login as "
+                        + key.rule().user() + " with key " + key.rule().keyFile() + " refused");
             }
             if (message.contains("timeout") || e.getCause() instanceof SocketTimeoutException) {
-                SocketTimeoutException timeout = new SocketTimeoutException(where() + ": SSH login timed out (" + millis + " ms)");
+                SocketTimeoutException timeout =
+                        new SocketTimeoutException(where() + ": SSH login timed out (" + millis + " ms)");
                 timeout.initCause(e);
                 return timeout;
             }

@@ -12,7 +12,8 @@ class JschLoggingTest {
         JSch jsch = new JSch();
         JschLogging.useSlf4jUnlessSet(jsch);
         assertThat(jsch.getInstanceLogger()).isInstanceOf(JschLogging.class);
-        // slf4j-simple in these tests logs WARN and above: JSch's INFO chatter is DEBUG here, its warnings stay warnings.
+        // slf4j-simple in these tests logs WARN and above: JSch's INFO chatter is DEBUG here, its warnings stay
+        // warnings.
         assertThat(jsch.getInstanceLogger().isEnabled(Logger.INFO)).isFalse();
         assertThat(jsch.getInstanceLogger().isEnabled(Logger.WARN)).isTrue();
     }
@@ -26,8 +27,7 @@ class JschLoggingTest {
             }
 
             @Override
-            public void log(int level, String message) {
-            }
+            public void log(int level, String message) {}
         };
         JSch.setLogger(application);
         try {

@@ -118,8 +118,8 @@ final class AddressPool {
 
     private static Inet4Address fromInt(int value) {
         try {
-            return (Inet4Address) InetAddress.getByAddress(new byte[] {(byte) (value >>> 24), (byte) (value >>> 16),
-                (byte) (value >>> 8), (byte) value});
+            return (Inet4Address) InetAddress.getByAddress(
+                    new byte[] {(byte) (value >>> 24), (byte) (value >>> 16), (byte) (value >>> 8), (byte) value});
         } catch (UnknownHostException e) {
             throw new IllegalStateException(e);
         }

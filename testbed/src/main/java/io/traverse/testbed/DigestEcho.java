@@ -23,11 +23,11 @@ import java.util.Random;
 public final class DigestEcho {
     /** Longest reply line accepted. */
     private static final int MAX_REPLY = 1024;
+
     private static final int CHUNK = 64 * 1024;
 
     /** A length and SHA-256 (hex) of a byte stream. */
-    public record Digest(long length, String sha256) {
-    }
+    public record Digest(long length, String sha256) {}
 
     /** The server's answer. */
     public record Reply(long length, String sha256, String servedBy, String peer) {
@@ -53,8 +53,7 @@ public final class DigestEcho {
         }
     }
 
-    private DigestEcho() {
-    }
+    private DigestEcho() {}
 
     /** Server side: reads to EOF, answers, closes the socket. */
     public static Digest serve(Socket socket, String servedBy) throws IOException {

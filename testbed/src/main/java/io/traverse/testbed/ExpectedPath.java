@@ -28,25 +28,40 @@ public final class ExpectedPath {
     /** The rules, in racing order; the last one always holds. */
     public static final List<ModuleRule> MODULE_RULES = List.of(
             new ModuleRule("direct", "the source can dial the target", (source, target) -> canDial(source, target)),
-            // A node logs in at the sshd when it starts, and its direct attempt waits for that login: no relay wins first.
-            new ModuleRule("direct", "the source dials the target through its site's sshd",
+            // A node logs in at the sshd when it starts, and its direct attempt waits for that login: no relay wins
+            // first.
+            new ModuleRule(
+                    "direct",
+                    "the source dials the target through its site's sshd",
                     (source, target) -> source.dialsOut() && target.reachedThroughSsh()),
             new ModuleRule("reverse", "the target can dial the source", (source, target) -> canDial(target, source)),
-            // The target's dial-back starts through the tunnel beside the plain address (which the site drops) while no plain
-            // connection has reached that network: a fresh source JVM there is dialled back, not relayed, the first time too.
-            new ModuleRule("reverse", "the target dials the source back through the source's site's sshd",
+            // The target's dial-back starts through the tunnel beside the plain address (which the site drops) while no
+            // plain
+            // connection has reached that network: a fresh source JVM there is dialled back, not relayed, the first
+            // time too.
+            new ModuleRule(
+                    "reverse",
+                    "the target dials the source back through the source's site's sshd",
                     (source, target) -> target.dialsOut() && source.reachedThroughSsh()),
-            // Every reach that dials out is spliceable here (a dropping firewall on a public address, or a port-keeping NAT), and
+            // Every reach that dials out is spliceable here (a dropping firewall on a public address, or a port-keeping
+            // NAT), and
             // a hub of the network with a public address echoes their public sides. Routed starts beside splice at once
             // (splice needs several round trips), so it may win the first connection; splice, left running, is cached.
-            new ModuleRule("splice", "both dial out from ports that can be predicted (public address behind a dropping firewall,"
-                    + " or NATs that keep ports)", (source, target) -> source.keepsPorts() && target.keepsPorts(), "routed"),
-            // A proxy-only node neither accepts from outside nor dials out but through its proxy's CONNECT tunnel to its hub,
+            new ModuleRule(
+                    "splice",
+                    "both dial out from ports that can be predicted (public address behind a dropping firewall,"
+                            + " or NATs that keep ports)",
+                    (source, target) -> source.keepsPorts() && target.keepsPorts(),
+                    "routed"),
+            // A proxy-only node neither accepts from outside nor dials out but through its proxy's CONNECT tunnel to
+            // its hub,
             // so no rule above holds for it in either direction: it is reached, and reaches everyone, routed.
-            new ModuleRule("routed", "both reach their hubs (a proxy-only node through its HTTP proxy)", (source, target) -> true));
+            new ModuleRule(
+                    "routed",
+                    "both reach their hubs (a proxy-only node through its HTTP proxy)",
+                    (source, target) -> true));
 
-    private ExpectedPath() {
-    }
+    private ExpectedPath() {}
 
     /** True if a machine connected as {@code from} can open a TCP connection to the listening address of one connected as {@code to}, at another site. */
     public static boolean canDial(Reach from, Reach to) {

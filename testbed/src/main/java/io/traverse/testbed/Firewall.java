@@ -84,9 +84,15 @@ public final class Firewall {
 
     private void chain(StringBuilder body, String hook, String outside, boolean forward) {
         String iif = "iifname \"" + outside + "\" ";
-        body.append("  chain ").append(hook).append(" {\n")
-                .append("    type filter hook ").append(hook).append(" priority filter; policy accept;\n")
-                .append("    ").append(iif).append("ct state established,related accept\n");
+        body.append("  chain ")
+                .append(hook)
+                .append(" {\n")
+                .append("    type filter hook ")
+                .append(hook)
+                .append(" priority filter; policy accept;\n")
+                .append("    ")
+                .append(iif)
+                .append("ct state established,related accept\n");
         if (forward) {
             body.append("    ").append(iif).append("ct status dnat accept\n");
         }
@@ -98,8 +104,12 @@ public final class Firewall {
         } else if (inbound == Inbound.DROP) {
             body.append("    ").append(iif).append("ct state new drop\n");
         } else {
-            body.append("    ").append(iif).append("ct state new meta l4proto tcp reject with tcp reset\n")
-                    .append("    ").append(iif).append("ct state new reject with icmpx type admin-prohibited\n");
+            body.append("    ")
+                    .append(iif)
+                    .append("ct state new meta l4proto tcp reject with tcp reset\n")
+                    .append("    ")
+                    .append(iif)
+                    .append("ct state new reject with icmpx type admin-prohibited\n");
         }
         body.append("  }\n");
     }

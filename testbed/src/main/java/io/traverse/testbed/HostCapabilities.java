@@ -21,6 +21,7 @@ import java.util.Set;
 public final class HostCapabilities {
     /** Tool name and the Debian package that provides it. */
     private static final Map<String, String> REQUIRED_TOOLS = Map.of("ip", "iproute2", "nft", "nftables");
+
     private static final List<String> FALLBACK_DIRECTORIES = List.of("/usr/sbin", "/sbin", "/usr/bin", "/bin");
 
     private final boolean root;
@@ -70,8 +71,8 @@ public final class HostCapabilities {
                     + System.getProperty("user.name"));
         }
         if (!missing.isEmpty()) {
-            return Optional.of("the network-namespace testbed needs tools that are not installed: "
-                    + String.join(", ", missing));
+            return Optional.of(
+                    "the network-namespace testbed needs tools that are not installed: " + String.join(", ", missing));
         }
         return Optional.empty();
     }
@@ -80,7 +81,8 @@ public final class HostCapabilities {
     public String tool(String name) {
         Path path = tools.get(name);
         if (path == null) {
-            throw new TestbedException("tool '" + name + "' is not available" + problem().map(p -> ": " + p).orElse(""));
+            throw new TestbedException("tool '" + name + "' is not available"
+                    + problem().map(p -> ": " + p).orElse(""));
         }
         return path.toString();
     }

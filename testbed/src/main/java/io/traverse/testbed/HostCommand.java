@@ -27,8 +27,7 @@ public final class HostCommand {
         return t;
     });
 
-    private HostCommand() {
-    }
+    private HostCommand() {}
 
     /** Runs the command; throws unless it exits 0 within {@code timeout}. */
     public static CommandResult run(List<String> command, String input, Duration timeout) {
@@ -47,8 +46,10 @@ public final class HostCommand {
         } catch (IOException e) {
             throw new TestbedException("cannot start " + String.join(" ", command) + ": " + e.getMessage(), e);
         }
-        CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> readAll(process.getInputStream()), READERS);
-        CompletableFuture<String> stderr = CompletableFuture.supplyAsync(() -> readAll(process.getErrorStream()), READERS);
+        CompletableFuture<String> stdout =
+                CompletableFuture.supplyAsync(() -> readAll(process.getInputStream()), READERS);
+        CompletableFuture<String> stderr =
+                CompletableFuture.supplyAsync(() -> readAll(process.getErrorStream()), READERS);
         try (OutputStream in = process.getOutputStream()) {
             if (input != null) {
                 in.write(input.getBytes(StandardCharsets.UTF_8));
@@ -62,8 +63,9 @@ public final class HostCommand {
                 process.destroyForcibly();
                 process.waitFor(5, TimeUnit.SECONDS);
                 CommandResult partial = new CommandResult(command, -1, collected(stdout), collected(stderr));
-                throw new CommandFailedException("command did not finish within " + timeout.toMillis() + " ms: "
-                        + partial.commandLine(), partial);
+                throw new CommandFailedException(
+                        "command did not finish within " + timeout.toMillis() + " ms: " + partial.commandLine(),
+                        partial);
             }
             return new CommandResult(command, process.exitValue(), collected(stdout), collected(stderr));
         } catch (InterruptedException e) {

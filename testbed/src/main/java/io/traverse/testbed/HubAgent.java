@@ -26,8 +26,7 @@ import java.util.concurrent.TimeoutException;
  * ADVERTISED and PEERS are comma-separated {@code host:port} lists, {@code -} for none.
  */
 public final class HubAgent {
-    private HubAgent() {
-    }
+    private HubAgent() {}
 
     /** Starts a hub agent on {@code host}'s address (in its namespace, on this class path); returns its HOST:PORT once it listens. */
     public static String startOn(Host host, int port, String token) throws Exception {
@@ -39,10 +38,12 @@ public final class HubAgent {
      * other hubs may dial at {@code advertised} (empty: it only dials out) and that dials
      * {@code peers}; returns its HOST:PORT on {@code host}'s own address once it listens.
      */
-    public static String startOn(Host host, int port, String token, String name, List<String> advertised,
-            List<String> peers) throws Exception {
-        String listening = start(host, List.of("0.0.0.0", Integer.toString(port), token, name, listOrDash(advertised),
-                listOrDash(peers)));
+    public static String startOn(
+            Host host, int port, String token, String name, List<String> advertised, List<String> peers)
+            throws Exception {
+        String listening = start(
+                host,
+                List.of("0.0.0.0", Integer.toString(port), token, name, listOrDash(advertised), listOrDash(peers)));
         return host.address().getHostAddress() + listening.substring(listening.lastIndexOf(':'));
     }
 
@@ -50,17 +51,37 @@ public final class HubAgent {
      * As {@link #startOn(Host, int, String, String, List, List)}, and peers in the networks of
      * {@code sshTunnels} (rules in {@code traverse.ssh.tunnels} form) are dialled through an sshd.
      */
-    public static String startOn(Host host, int port, String token, String name, List<String> advertised,
-            List<String> peers, List<String> sshTunnels) throws Exception {
-        String listening = start(host, List.of("0.0.0.0", Integer.toString(port), token, name, listOrDash(advertised),
-                listOrDash(peers), sshTunnels.isEmpty() ? "-" : String.join(";", sshTunnels)));
+    public static String startOn(
+            Host host,
+            int port,
+            String token,
+            String name,
+            List<String> advertised,
+            List<String> peers,
+            List<String> sshTunnels)
+            throws Exception {
+        String listening = start(
+                host,
+                List.of(
+                        "0.0.0.0",
+                        Integer.toString(port),
+                        token,
+                        name,
+                        listOrDash(advertised),
+                        listOrDash(peers),
+                        sshTunnels.isEmpty() ? "-" : String.join(";", sshTunnels)));
         return host.address().getHostAddress() + listening.substring(listening.lastIndexOf(':'));
     }
 
     private static String start(Host host, List<String> arguments) throws Exception {
-        List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-XX:+UseSerialGC", "-Xmx256m", "-XX:-UsePerfData",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", System.getProperty("java.class.path"),
+        List<String> argv = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-XX:+UseSerialGC",
+                "-Xmx256m",
+                "-XX:-UsePerfData",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                "-cp",
+                System.getProperty("java.class.path"),
                 HubAgent.class.getName()));
         argv.addAll(arguments);
         ProcessBuilder pb = new ProcessBuilder(argv);
@@ -70,12 +91,13 @@ public final class HubAgent {
         String first;
         try {
             first = CompletableFuture.supplyAsync(() -> {
-                try {
-                    return out.readLine();
-                } catch (IOException e) {
-                    return null;
-                }
-            }).get(30, TimeUnit.SECONDS);
+                        try {
+                            return out.readLine();
+                        } catch (IOException e) {
+                            return null;
+                        }
+                    })
+                    .get(30, TimeUnit.SECONDS);
         } catch (TimeoutException | ExecutionException e) {
             first = null;
         }
@@ -95,8 +117,12 @@ public final class HubAgent {
     }
 
     public static void main(String[] args) throws IOException {
-        HubConfig.Builder config = HubConfig.builder().bindAddress(args[0]).port(Integer.parseInt(args[1])).token(args[2])
-                .name(args.length > 3 ? args[3] : "testbed-hub").httpPort(-1);
+        HubConfig.Builder config = HubConfig.builder()
+                .bindAddress(args[0])
+                .port(Integer.parseInt(args[1]))
+                .token(args[2])
+                .name(args.length > 3 ? args[3] : "testbed-hub")
+                .httpPort(-1);
         if (args.length > 5) {
             config.advertisedAddresses(dashOrList(args[4])).peers(dashOrList(args[5]));
         }

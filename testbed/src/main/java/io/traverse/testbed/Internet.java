@@ -15,6 +15,7 @@ import java.net.Inet4Address;
 public final class Internet {
     /** Where every public address of the testbed comes from. */
     public static final String PUBLIC_RANGE = "198.18.0.0/15";
+
     private static final String BRIDGE = "wan";
 
     private final NetworkNamespace namespace;

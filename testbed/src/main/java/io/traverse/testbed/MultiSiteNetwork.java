@@ -56,8 +56,9 @@ public final class MultiSiteNetwork {
     public static final String PUBLIC_INTERFACE = "pub0";
     /** The carrier-grade NAT's network in front of a {@link Reach#NAT_BEHIND_CARRIER} site (RFC 6598 shared address space). */
     static final String CARRIER_RANGE = "100.64.0.0/24";
-    private static final java.util.Set<Reach> NAT_KINDS = java.util.EnumSet.of(Reach.NAT, Reach.NAT_FIREWALLED, Reach.NAT_RANDOM_PORTS,
-            Reach.NAT_BEHIND_CARRIER);
+
+    private static final java.util.Set<Reach> NAT_KINDS =
+            java.util.EnumSet.of(Reach.NAT, Reach.NAT_FIREWALLED, Reach.NAT_RANDOM_PORTS, Reach.NAT_BEHIND_CARRIER);
 
     /**
      * The machines of one site.
@@ -70,8 +71,14 @@ public final class MultiSiteNetwork {
      * @param nodePublic     the node's public address, if it has one
      * @param hub            the hub's address as the site's node dials it (another site's, for a proxy-only site)
      */
-    public record SiteMachines(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
-            Optional<Inet4Address> nodePublic, String hub) {
+    public record SiteMachines(
+            SiteLine line,
+            Site site,
+            Host frontend,
+            Optional<Inet4Address> frontendPublic,
+            Host node,
+            Optional<Inet4Address> nodePublic,
+            String hub) {
         public String name() {
             return line.name();
         }
@@ -86,7 +93,11 @@ public final class MultiSiteNetwork {
     /** Per proxy-only site, the HTTP proxy on its router. */
     private final Map<String, SiteHttpProxy> httpProxies;
 
-    private MultiSiteNetwork(Testbed testbed, String token, Map<String, SiteMachines> sites, Map<String, String> sshTunnels,
+    private MultiSiteNetwork(
+            Testbed testbed,
+            String token,
+            Map<String, SiteMachines> sites,
+            Map<String, String> sshTunnels,
             Map<String, SiteHttpProxy> httpProxies) {
         this.testbed = testbed;
         this.token = token;
@@ -128,7 +139,9 @@ public final class MultiSiteNetwork {
                 peers = List.of();
                 tunnels = List.of();
             } else {
-                advertised = b.frontendPublic.map(a -> List.of(a.getHostAddress() + ":" + HUB_PORT)).orElse(List.of());
+                advertised = b.frontendPublic
+                        .map(a -> List.of(a.getHostAddress() + ":" + HUB_PORT))
+                        .orElse(List.of());
                 List<String> all = new ArrayList<>(publicHubs);
                 all.addAll(sshHubs);
                 peers = all.stream().filter(p -> !advertised.contains(p)).toList();
@@ -147,7 +160,9 @@ public final class MultiSiteNetwork {
         Map<String, SiteHttpProxy> httpProxies = new LinkedHashMap<>();
         for (Built b : built.values()) {
             String hub = b.line.runsHub() ? hubs.get(b.line.name()) : hubBehindProxy(built.values(), b.line);
-            sites.put(b.line.name(), new SiteMachines(b.line, b.site, b.frontend, b.frontendPublic, b.node, b.nodePublic, hub));
+            sites.put(
+                    b.line.name(),
+                    new SiteMachines(b.line, b.site, b.frontend, b.frontendPublic, b.node, b.nodePublic, hub));
             b.httpProxy.ifPresent(proxy -> httpProxies.put(b.line.name(), proxy));
         }
         return new MultiSiteNetwork(testbed, token, sites, Map.copyOf(sshTunnels), Map.copyOf(httpProxies));
@@ -155,15 +170,30 @@ public final class MultiSiteNetwork {
 
     /** The hub a proxy-only site's node links to through its proxy: the first one that accepts links from outside. */
     private static String hubBehindProxy(java.util.Collection<Built> built, SiteLine proxyOnly) {
-        return built.stream().filter(b -> b.line.runsHub() && b.line.frontend().acceptsFromOutside()).findFirst()
+        return built.stream()
+                .filter(b -> b.line.runsHub() && b.line.frontend().acceptsFromOutside())
+                .findFirst()
                 .map(b -> b.frontendPublic.orElseThrow().getHostAddress() + ":" + HUB_PORT)
                 .orElseThrow(() -> new IllegalArgumentException("proxy-only site " + proxyOnly.name()
-                        + " needs a site whose hub accepts links from outside (frontend " + Reach.OPEN + ") to link to"));
+                        + " needs a site whose hub accepts links from outside (frontend " + Reach.OPEN
+                        + ") to link to"));
     }
 
-    private record Built(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
-            Optional<Inet4Address> nodePublic, Optional<SshDaemon> sshd, Optional<SiteHttpProxy> httpProxy) {
-        Built(SiteLine line, Site site, Host frontend, Optional<Inet4Address> frontendPublic, Host node,
+    private record Built(
+            SiteLine line,
+            Site site,
+            Host frontend,
+            Optional<Inet4Address> frontendPublic,
+            Host node,
+            Optional<Inet4Address> nodePublic,
+            Optional<SshDaemon> sshd,
+            Optional<SiteHttpProxy> httpProxy) {
+        Built(
+                SiteLine line,
+                Site site,
+                Host frontend,
+                Optional<Inet4Address> frontendPublic,
+                Host node,
                 Optional<Inet4Address> nodePublic) {
             this(line, site, frontend, frontendPublic, node, nodePublic, Optional.empty(), Optional.empty());
         }
@@ -177,9 +207,11 @@ public final class MultiSiteNetwork {
     }
 
     private static Built buildSite(Testbed testbed, SiteLine line) {
-        if (NAT_KINDS.contains(line.frontend()) && NAT_KINDS.contains(line.nodes()) && line.frontend() != line.nodes()) {
-            throw new IllegalArgumentException("site " + line.name() + " has one router: its frontend (" + line.frontend()
-                    + ") and its nodes (" + line.nodes() + ") must be behind the same kind of NAT");
+        if (NAT_KINDS.contains(line.frontend())
+                && NAT_KINDS.contains(line.nodes())
+                && line.frontend() != line.nodes()) {
+            throw new IllegalArgumentException("site " + line.name() + " has one router: its frontend ("
+                    + line.frontend() + ") and its nodes (" + line.nodes() + ") must be behind the same kind of NAT");
         }
         Site site = line.frontend() == Reach.NAT_BEHIND_CARRIER || line.nodes() == Reach.NAT_BEHIND_CARRIER
                 ? testbed.site(line.name() + "-cgn", CARRIER_RANGE).siteBehind(line.name(), line.privateRange())
@@ -189,8 +221,9 @@ public final class MultiSiteNetwork {
         }
         if (line.sshOnly()) {
             Host frontend = site.host("fe");
-            site.router().firewall(Firewall.dropInbound().droppingOutbound()).forwardPort(SshDaemon.PORT, frontend,
-                    SshDaemon.PORT);
+            site.router()
+                    .firewall(Firewall.dropInbound().droppingOutbound())
+                    .forwardPort(SshDaemon.PORT, frontend, SshDaemon.PORT);
             Optional<SshDaemon> sshd = Optional.of(SshDaemon.startOn(frontend));
             Host node = line.nodeOnFrontend() ? frontend : site.nonRoutedHost("node");
             return new Built(line, site, frontend, Optional.empty(), node, Optional.empty(), sshd, Optional.empty());
@@ -199,7 +232,8 @@ public final class MultiSiteNetwork {
             site.router().firewall(Firewall.dropInbound());
             SiteHttpProxy proxy = SiteHttpProxy.start(site);
             Host node = site.host("node");
-            return new Built(line, site, node, Optional.empty(), node, Optional.empty(), Optional.empty(), Optional.of(proxy));
+            return new Built(
+                    line, site, node, Optional.empty(), node, Optional.empty(), Optional.empty(), Optional.of(proxy));
         }
         if (line.frontend() == Reach.NAT_FIREWALLED || line.nodes() == Reach.NAT_FIREWALLED) {
             site.router().firewall(Firewall.dropInbound());
@@ -248,7 +282,9 @@ public final class MultiSiteNetwork {
         if (proxy != null) {
             return settings.set("traverse.http.proxy", proxy.authority());
         }
-        List<String> tunnels = sshTunnels.entrySet().stream().filter(e -> !e.getKey().equals(site)).map(Map.Entry::getValue)
+        List<String> tunnels = sshTunnels.entrySet().stream()
+                .filter(e -> !e.getKey().equals(site))
+                .map(Map.Entry::getValue)
                 .toList();
         return tunnels.isEmpty() ? settings : settings.set("traverse.ssh.tunnels", String.join(";", tunnels));
     }
@@ -273,16 +309,19 @@ public final class MultiSiteNetwork {
     public void startNodes(Duration settle) {
         Map<String, Supplier<RunningNode>> starts = new LinkedHashMap<>();
         for (SiteMachines site : sites.values()) {
-            starts.put(site.name(), () -> RunningNode.start(site.node(),
-                    nodeSettings(site.name()).plainPorts(PLAIN_SERVICE_PORT, PLAIN_ECHO_PORT)));
+            starts.put(
+                    site.name(),
+                    () -> RunningNode.start(
+                            site.node(), nodeSettings(site.name()).plainPorts(PLAIN_SERVICE_PORT, PLAIN_ECHO_PORT)));
         }
         nodes.putAll(inParallel(starts));
         int hubs = (int) sites.values().stream().filter(s -> s.line().runsHub()).count();
         for (Map.Entry<String, RunningNode> e : nodes.entrySet()) {
             String answer = e.getValue().awaitNetwork(sites.size(), hubs, settle);
             if (!answer.startsWith("network ok")) {
-                throw new TestbedException("the hub network did not settle within " + settle.toMillis() + " ms as seen from "
-                        + e.getKey() + ": " + answer + " (want " + sites.size() + " nodes and " + hubs + " hubs)");
+                throw new TestbedException(
+                        "the hub network did not settle within " + settle.toMillis() + " ms as seen from " + e.getKey()
+                                + ": " + answer + " (want " + sites.size() + " nodes and " + hubs + " hubs)");
             }
         }
     }
@@ -326,7 +365,8 @@ public final class MultiSiteNetwork {
                 try {
                     results.put(e.getKey(), e.getValue().join());
                 } catch (CompletionException ce) {
-                    RuntimeException cause = ce.getCause() instanceof RuntimeException r ? r
+                    RuntimeException cause = ce.getCause() instanceof RuntimeException r
+                            ? r
                             : new TestbedException(e.getKey() + ": " + ce.getCause(), ce.getCause());
                     if (failure == null) {
                         failure = cause;

@@ -39,7 +39,13 @@ final class NamespaceDaemon implements AutoCloseable {
      * @param directory from {@link #newDirectory}, with the daemon's configuration written to it
      * @param logFile   the daemon's own log in {@code directory}, read by {@link #log()}
      */
-    NamespaceDaemon(NetworkNamespace namespace, String name, Path directory, List<String> argv, Listens listens, int port,
+    NamespaceDaemon(
+            NetworkNamespace namespace,
+            String name,
+            Path directory,
+            List<String> argv,
+            Listens listens,
+            int port,
             String logFile) {
         this.namespace = namespace;
         this.name = name;
@@ -65,8 +71,10 @@ final class NamespaceDaemon implements AutoCloseable {
 
     /** Starts it and returns once it listens (5 s at most); the testbed stops it when it closes. */
     void start() {
-        process = namespace.start(new ProcessBuilder(argv).redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve(name + ".out").toFile())));
+        process = namespace.start(new ProcessBuilder(argv)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(
+                        directory.resolve(name + ".out").toFile())));
         awaitListening();
     }
 
@@ -91,8 +99,10 @@ final class NamespaceDaemon implements AutoCloseable {
             if (!process.isAlive()) {
                 throw new TestbedException(name + " exited at once: " + output());
             }
-            String listening = namespace.execAllowingFailure(Duration.ofSeconds(5), null,
-                    List.of("ss", listens.ssFlags, "sport = :" + port)).stdout();
+            String listening = namespace
+                    .execAllowingFailure(
+                            Duration.ofSeconds(5), null, List.of("ss", listens.ssFlags, "sport = :" + port))
+                    .stdout();
             if (!listening.isBlank()) {
                 return;
             }

@@ -16,6 +16,7 @@ public final class NatRouter {
     public static final String WAN = "wan0";
     /** The bridge of the site's network. */
     public static final String LAN = "lan";
+
     private static final String NAT_TABLE = "tvb-nat";
 
     private final NetworkNamespace namespace;
@@ -143,13 +144,13 @@ public final class NatRouter {
 
     /** Loads the NAT and firewall tables in one transaction. */
     private void apply() {
-        namespace.nftScript(natTable().replaceScript() + firewall.table(WAN, true).replaceScript());
+        namespace.nftScript(
+                natTable().replaceScript() + firewall.table(WAN, true).replaceScript());
     }
 
     private NftTable natTable() {
         StringBuilder body = new StringBuilder();
-        body.append("  chain prerouting {\n")
-                .append("    type nat hook prerouting priority dstnat; policy accept;\n");
+        body.append("  chain prerouting {\n").append("    type nat hook prerouting priority dstnat; policy accept;\n");
         for (PortForward f : forwards) {
             body.append("    ").append(f.rule(WAN)).append('\n');
         }

@@ -89,8 +89,9 @@ public final class NetworkNamespace {
         try {
             Files.createDirectories(dir);
             // glibc's defaults, written out: a silent server costs 2 tries of 5 s
-            Files.writeString(dir.resolve("resolv.conf"), "nameserver " + nameserver.getHostAddress()
-                    + "\noptions timeout:5 attempts:2\n");
+            Files.writeString(
+                    dir.resolve("resolv.conf"),
+                    "nameserver " + nameserver.getHostAddress() + "\noptions timeout:5 attempts:2\n");
         } catch (IOException e) {
             throw new TestbedException("cannot write " + dir.resolve("resolv.conf") + ": " + e.getMessage(), e);
         }

@@ -19,7 +19,8 @@ public record NftTable(String family, String name, String body) {
             throw new IllegalArgumentException("nft family '" + family + "' is not ip, ip6 or inet");
         }
         if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("nft table name '" + name + "' must be lower-case letters, digits, '_' or '-'");
+            throw new IllegalArgumentException(
+                    "nft table name '" + name + "' must be lower-case letters, digits, '_' or '-'");
         }
     }
 

@@ -18,12 +18,12 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.SocketAddress;
-import java.util.Arrays;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.Optional;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -135,7 +135,8 @@ public final class NodeAgent {
                 i += 3;
             } else if (arg.startsWith("traverse.") && arg.contains("=")) {
                 String key = arg.substring(0, arg.indexOf('='));
-                ConfigKey k = ConfigKey.byKey(key).orElseThrow(() -> new IllegalArgumentException("unknown key " + key));
+                ConfigKey k =
+                        ConfigKey.byKey(key).orElseThrow(() -> new IllegalArgumentException("unknown key " + key));
                 config.set(k, arg.substring(arg.indexOf('=') + 1), "argument");
             } else {
                 throw new IllegalArgumentException("unexpected argument '" + arg
@@ -145,15 +146,24 @@ public final class NodeAgent {
             }
         }
         if (rmiCall != null) {
-            return rmiCallAtStart(rmiCall[0], Integer.parseInt(rmiCall[1]), Integer.parseInt(rmiCall[2]),
-                    Integer.parseInt(rmiCall[3]), replies);
+            return rmiCallAtStart(
+                    rmiCall[0],
+                    Integer.parseInt(rmiCall[1]),
+                    Integer.parseInt(rmiCall[2]),
+                    Integer.parseInt(rmiCall[3]),
+                    replies);
         }
         if (coldConnect != null) {
-            return connectAtStart(config.build(), coldConnect[0], Long.parseLong(coldConnect[1]),
-                    Integer.parseInt(coldConnect[2]), replies);
+            return connectAtStart(
+                    config.build(),
+                    coldConnect[0],
+                    Long.parseLong(coldConnect[1]),
+                    Integer.parseInt(coldConnect[2]),
+                    replies);
         }
         try (Traverse node = Traverse.start(config.build());
-                TraverseServerSocket server = serviceName == null ? node.serverSocketFactory().createServerSocket(servicePort)
+                TraverseServerSocket server = serviceName == null
+                        ? node.serverSocketFactory().createServerSocket(servicePort)
                         : node.serverSocketFactory().createServerSocket(serviceName, servicePort);
                 TraverseServerSocket echo = node.serverSocketFactory().createServerSocket(echoPort);
                 ServerSocket plainService = plainServicePort < 0 ? null : new ServerSocket(plainServicePort);
@@ -165,9 +175,11 @@ public final class NodeAgent {
                 agent.serve(plainService, agent::verify, false);
                 agent.serve(plainEcho, PathMeasurement::serveEcho, false);
             }
-            if (!node.config().hubs().isEmpty() && !node.awaitHubLink(node.config().hubTimeout())) {
+            if (!node.config().hubs().isEmpty()
+                    && !node.awaitHubLink(node.config().hubTimeout())) {
                 // Said here rather than found out at the first connect: the test's setup is wrong.
-                replies.println("no hub link within " + node.config().hubTimeout().toMillis() + " ms: " + node.hubLinkStatus());
+                replies.println(
+                        "no hub link within " + node.config().hubTimeout().toMillis() + " ms: " + node.hubLinkStatus());
                 return 1;
             }
             if (rmiName != null) {
@@ -181,8 +193,9 @@ public final class NodeAgent {
     }
 
     /** The one-shot cold client: start, connect at once, report, stop. */
-    private static int connectAtStart(TraverseConfig config, String address, long bytes, int timeoutMillis,
-            PrintStream replies) throws IOException {
+    private static int connectAtStart(
+            TraverseConfig config, String address, long bytes, int timeoutMillis, PrintStream replies)
+            throws IOException {
         try (Traverse node = Traverse.start(config)) {
             TransferResult result = connect(node, address, bytes, timeoutMillis);
             replies.println(result.line());
@@ -195,7 +208,8 @@ public final class NodeAgent {
      * the client socket factory, configured by the {@code -Dtraverse.*} properties), as an RMI client
      * application does; reports, stops.
      */
-    private static int rmiCallAtStart(String name, int up, int down, int calls, PrintStream replies) throws IOException {
+    private static int rmiCallAtStart(String name, int up, int down, int calls, PrintStream replies)
+            throws IOException {
         try {
             replies.println(RmiChecksums.call(name, up, down, calls).line());
             return 0;
@@ -215,31 +229,36 @@ public final class NodeAgent {
 
     /** Accepts connections until {@code listener} closes, each handled on its own thread; counted if {@code counted}. */
     private void serve(ServerSocket listener, Service service, boolean counted) {
-        Thread acceptor = new Thread(() -> {
-            while (!listener.isClosed()) {
-                Socket socket;
-                try {
-                    socket = listener.accept();
-                } catch (IOException e) {
-                    return; // closed
-                }
-                if (counted) {
-                    accepted.incrementAndGet();
-                }
-                connections.execute(() -> {
-                    try {
-                        socket.setSoTimeout(60_000);
-                        service.handle(socket);
-                        if (counted) {
-                            served.incrementAndGet();
+        Thread acceptor = new Thread(
+                () -> {
+                    while (!listener.isClosed()) {
+                        Socket socket;
+                        try {
+                            socket = listener.accept();
+                        } catch (IOException e) {
+                            return; // closed
                         }
-                    } catch (IOException e) {
-                        log().warn("Connection from {} to {} failed: {}", socket.getRemoteSocketAddress(),
-                                listener.getLocalSocketAddress(), e.toString());
+                        if (counted) {
+                            accepted.incrementAndGet();
+                        }
+                        connections.execute(() -> {
+                            try {
+                                socket.setSoTimeout(60_000);
+                                service.handle(socket);
+                                if (counted) {
+                                    served.incrementAndGet();
+                                }
+                            } catch (IOException e) {
+                                log().warn(
+                                                "Connection from {} to {} failed: {}",
+                                                socket.getRemoteSocketAddress(),
+                                                listener.getLocalSocketAddress(),
+                                                e.toString());
+                            }
+                        });
                     }
-                });
-            }
-        }, "agent-accept-" + listener.getLocalPort());
+                },
+                "agent-accept-" + listener.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
     }
@@ -270,27 +289,32 @@ public final class NodeAgent {
                 if (words.length != 4) {
                     replies.println("error usage: connect <VIRTUAL-ADDRESS> <BYTES> <TIMEOUT-MS>");
                 } else {
-                    replies.println(connect(node, words[1], Long.parseLong(words[2]), Integer.parseInt(words[3])).line());
+                    replies.println(connect(node, words[1], Long.parseLong(words[2]), Integer.parseInt(words[3]))
+                            .line());
                 }
             }
             case "rtt", "plain-rtt", "plain-connect" -> {
                 if (words.length != 4) {
                     replies.println("error usage: " + words[0] + " <ADDRESS> <ROUNDS-OR-BYTES> <TIMEOUT-MS>");
                 } else if (words[0].equals("rtt")) {
-                    replies.println(roundTrips(words[1], null, Integer.parseInt(words[2]), Integer.parseInt(words[3])).line());
+                    replies.println(roundTrips(words[1], null, Integer.parseInt(words[2]), Integer.parseInt(words[3]))
+                            .line());
                 } else {
                     InetSocketAddress target = plainAddress(words[1]);
-                    replies.println(words[0].equals("plain-rtt")
-                            ? roundTrips(null, target, Integer.parseInt(words[2]), Integer.parseInt(words[3])).line()
-                            : plainConnect(target, Long.parseLong(words[2]), Integer.parseInt(words[3])).line());
+                    replies.println(
+                            words[0].equals("plain-rtt")
+                                    ? roundTrips(null, target, Integer.parseInt(words[2]), Integer.parseInt(words[3]))
+                                            .line()
+                                    : plainConnect(target, Long.parseLong(words[2]), Integer.parseInt(words[3]))
+                                            .line());
                 }
             }
             case "await-network" -> {
                 if (words.length != 4) {
                     replies.println("error usage: await-network <NODES> <HUBS> <TIMEOUT-MS>");
                 } else {
-                    replies.println(awaitNetwork(Integer.parseInt(words[1]), Integer.parseInt(words[2]),
-                            Long.parseLong(words[3])));
+                    replies.println(awaitNetwork(
+                            Integer.parseInt(words[1]), Integer.parseInt(words[2]), Long.parseLong(words[3])));
                 }
             }
             case "status" -> replies.println("status accepted=" + accepted.get() + " served=" + served.get());
@@ -317,15 +341,20 @@ public final class NodeAgent {
                 Optional<ConnectionInfo> info = node.connectionInfo(socket);
                 socket.setSoTimeout(60_000);
                 DigestEcho.Reply reply = DigestEcho.exchangeVerified(socket, bytes, System.nanoTime());
-                Optional<String> expected = target instanceof VirtualSocketAddress v ? v.node().id().map(Object::toString)
+                Optional<String> expected = target instanceof VirtualSocketAddress v
+                        ? v.node().id().map(Object::toString)
                         : Optional.empty();
                 if (expected.isPresent() && !expected.get().equals(reply.servedBy())) {
                     throw new IOException("verification failed: connected to node " + reply.servedBy()
                             + " instead of node " + expected.get());
                 }
-                return TransferResult.succeeded(info.map(ConnectionInfo::module).orElse("?"),
-                        info.map(i -> i.setupTime().toNanos() / 1000).orElse(-1L), elapsedMillis(start), bytes,
-                        reply.servedBy(), reply.peer());
+                return TransferResult.succeeded(
+                        info.map(ConnectionInfo::module).orElse("?"),
+                        info.map(i -> i.setupTime().toNanos() / 1000).orElse(-1L),
+                        elapsedMillis(start),
+                        bytes,
+                        reply.servedBy(),
+                        reply.peer());
             }
         } catch (Exception e) {
             return TransferResult.failed(elapsedMillis(start), e);
@@ -349,7 +378,8 @@ public final class NodeAgent {
         int knownHubs = -1;
         while (true) {
             try {
-                knownNodes = node.hubDirectory().nodes().get(5, TimeUnit.SECONDS).size();
+                knownNodes =
+                        node.hubDirectory().nodes().get(5, TimeUnit.SECONDS).size();
                 knownHubs = node.hubDirectory().hubs().get(5, TimeUnit.SECONDS).size();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -379,7 +409,8 @@ public final class NodeAgent {
             long setupMicros = (System.nanoTime() - start) / 1000;
             socket.setSoTimeout(60_000);
             DigestEcho.Reply reply = DigestEcho.exchangeVerified(socket, bytes, System.nanoTime());
-            return TransferResult.succeeded("plain", setupMicros, elapsedMillis(start), bytes, reply.servedBy(), reply.peer());
+            return TransferResult.succeeded(
+                    "plain", setupMicros, elapsedMillis(start), bytes, reply.servedBy(), reply.peer());
         } catch (Exception e) {
             return TransferResult.failed(elapsedMillis(start), e);
         }

@@ -20,7 +20,8 @@ public final class NodeSettings {
     private static final Pattern LOG_LEVEL = Pattern.compile("trace|debug|info|warn|error|off");
 
     private final Map<String, String> traverse = new LinkedHashMap<>();
-    private final List<String> jvmOptions = new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xmx256m", "-XX:-UsePerfData"));
+    private final List<String> jvmOptions =
+            new ArrayList<>(List.of("-XX:+UseSerialGC", "-Xmx256m", "-XX:-UsePerfData"));
     private int servicePort = 7;
     private String serviceName;
     private String rmiName;
@@ -31,8 +32,7 @@ public final class NodeSettings {
     private Duration startTimeout = Duration.ofSeconds(30);
     private String classPath = System.getProperty("java.class.path");
 
-    private NodeSettings() {
-    }
+    private NodeSettings() {}
 
     /** Defaults: no {@code traverse.*} setting, service on virtual port 7. */
     public static NodeSettings create() {
@@ -46,8 +46,8 @@ public final class NodeSettings {
 
     /** Any {@code traverse.*} key, e.g. {@code set("traverse.connect.stagger", "50ms")}. */
     public NodeSettings set(String key, String value) {
-        ConfigKey k = ConfigKey.byKey(key).orElseThrow(() -> new IllegalArgumentException("unknown configuration key "
-                + key));
+        ConfigKey k = ConfigKey.byKey(key)
+                .orElseThrow(() -> new IllegalArgumentException("unknown configuration key " + key));
         TraverseConfig.builder().set(k, value, "NodeSettings"); // validates; throws naming the key
         traverse.put(key, value);
         return this;
@@ -117,7 +117,8 @@ public final class NodeSettings {
             }
         }
         if (servicePort == echoPort) {
-            throw new IllegalArgumentException("the plain service and echo need two ports, not " + servicePort + " twice");
+            throw new IllegalArgumentException(
+                    "the plain service and echo need two ports, not " + servicePort + " twice");
         }
         plainServicePort = servicePort;
         plainEchoPort = echoPort;
@@ -136,7 +137,8 @@ public final class NodeSettings {
     /** The agent's SLF4J simple-logger level (default info); its log goes to stderr. */
     public NodeSettings logLevel(String level) {
         if (!LOG_LEVEL.matcher(level).matches()) {
-            throw new IllegalArgumentException("log level '" + level + "' is not one of trace, debug, info, warn, error, off");
+            throw new IllegalArgumentException(
+                    "log level '" + level + "' is not one of trace, debug, info, warn, error, off");
         }
         logLevel = level;
         return this;

@@ -18,8 +18,7 @@ public final class PathMeasurement {
     /** The longest download a source serves. */
     public static final long MAX_SOURCE_BYTES = 1L << 40;
 
-    private PathMeasurement() {
-    }
+    private PathMeasurement() {}
 
     /** Echo service: sends back every byte until end-of-stream, then closes. */
     public static void serveEcho(Socket socket) throws IOException {

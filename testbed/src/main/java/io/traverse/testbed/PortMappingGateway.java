@@ -31,6 +31,7 @@ import java.util.stream.Stream;
 public final class PortMappingGateway {
     /** A public-looking network that exists only inside the testbed (see the class comment). */
     public static final String EXTERNAL_NETWORK = "11.200.0.0/24";
+
     private static final String EXTERNAL_PREFIX = "11.200.0.";
     private static final Duration READY_WAIT = Duration.ofSeconds(10);
     /** miniupnpd's own table and chains (its defaults): a filter chain for forwarding, and NAT chains. */
@@ -54,8 +55,10 @@ public final class PortMappingGateway {
               chain postrouting_miniupnpd {
               }
             """);
+
     private static final Pattern DNAT_PORT = Pattern.compile(
-            // miniupnpd 2.3 matches the protocol by header byte: "@nh,72,8 0x6 th dport" (TCP); nft may also print "tcp dport".
+            // miniupnpd 2.3 matches the protocol by header byte: "@nh,72,8 0x6 th dport" (TCP); nft may also print "tcp
+            // dport".
             "(?:@nh,72,8 0x6 th|tcp) dport (\\d+) dnat (?:ip )?to ([0-9.]+):(\\d+)");
 
     private final Site site;
@@ -87,7 +90,8 @@ public final class PortMappingGateway {
         ns.addAddress(NatRouter.WAN, EXTERNAL_PREFIX + "1/24");
         ns.load(CHAINS);
         Path config = dir.resolve("miniupnpd.conf");
-        String text = String.join("\n",
+        String text = String.join(
+                "\n",
                 "ext_ifname=" + NatRouter.WAN,
                 "ext_ip=" + external.getHostAddress(),
                 "listening_ip=" + NatRouter.LAN,
@@ -107,9 +111,15 @@ public final class PortMappingGateway {
         } catch (IOException e) {
             throw new TestbedException("cannot write " + config + ": " + e.getMessage(), e);
         }
-        ProcessBuilder pb = new ProcessBuilder(daemonPath(), "-d", "-f", config.toString(),
-                "-P", dir.resolve("miniupnpd.pid").toString())
-                .redirectErrorStream(true).redirectOutput(logFile.toFile());
+        ProcessBuilder pb = new ProcessBuilder(
+                        daemonPath(),
+                        "-d",
+                        "-f",
+                        config.toString(),
+                        "-P",
+                        dir.resolve("miniupnpd.pid").toString())
+                .redirectErrorStream(true)
+                .redirectOutput(logFile.toFile());
         Process daemon = ns.start(pb);
         PortMappingGateway gateway = new PortMappingGateway(site, external, dir, daemon);
         gateway.awaitReady(logFile);
@@ -144,7 +154,8 @@ public final class PortMappingGateway {
                 throw new TestbedException("interrupted while starting miniupnpd");
             }
         }
-        throw new TestbedException("miniupnpd on " + site + " did not start within " + READY_WAIT.toSeconds() + " s:\n" + log());
+        throw new TestbedException(
+                "miniupnpd on " + site + " did not start within " + READY_WAIT.toSeconds() + " s:\n" + log());
     }
 
     /** The address miniupnpd reports as external and maps ports on. */
@@ -179,8 +190,7 @@ public final class PortMappingGateway {
     }
 
     /** One DNAT rule of miniupnpd. */
-    public record Mapping(int externalPort, Inet4Address internalAddress, int internalPort) {
-    }
+    public record Mapping(int externalPort, Inet4Address internalAddress, int internalPort) {}
 
     /** What miniupnpd logged so far. */
     public String log() {

@@ -25,8 +25,7 @@ public final class RmiChecksums {
     /** The name the object is bound under in the registry. */
     public static final String BINDING = "Checksums";
 
-    private RmiChecksums() {
-    }
+    private RmiChecksums() {}
 
     /** What the remote object offers. */
     public interface Checksums extends Remote {
@@ -103,7 +102,8 @@ public final class RmiChecksums {
         byte[] expected = new byte[down];
         new Random(seed).nextBytes(expected);
         if (fetched.length != down || !Arrays.equals(digest(fetched), digest(expected))) {
-            throw new IllegalStateException("the " + fetched.length + " bytes fetched differ from the " + down + " expected");
+            throw new IllegalStateException(
+                    "the " + fetched.length + " bytes fetched differ from the " + down + " expected");
         }
         long x = random.nextLong();
         for (int i = 0; i < calls; i++) {

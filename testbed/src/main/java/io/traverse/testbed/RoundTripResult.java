@@ -17,7 +17,14 @@ package io.traverse.testbed;
  * @param minNanos    shortest round-trip time
  * @param error       exception type and message when failed, else empty
  */
-public record RoundTripResult(boolean ok, String module, long setupMicros, int hubs, int rounds, long medianNanos, long minNanos,
+public record RoundTripResult(
+        boolean ok,
+        String module,
+        long setupMicros,
+        int hubs,
+        int rounds,
+        long medianNanos,
+        long minNanos,
         String error) {
 
     static RoundTripResult failed(Throwable error) {
@@ -32,8 +39,8 @@ public record RoundTripResult(boolean ok, String module, long setupMicros, int h
 
     String line() {
         if (ok) {
-            return "rtt ok module=" + module + " setup-us=" + setupMicros + " hubs=" + hubs + " rounds=" + rounds + " median-ns="
-                    + medianNanos + " min-ns=" + minNanos;
+            return "rtt ok module=" + module + " setup-us=" + setupMicros + " hubs=" + hubs + " rounds=" + rounds
+                    + " median-ns=" + medianNanos + " min-ns=" + minNanos;
         }
         return "rtt failed error=" + error;
     }
@@ -41,8 +48,15 @@ public record RoundTripResult(boolean ok, String module, long setupMicros, int h
     static RoundTripResult parse(String line) {
         AgentReplyLine reply = AgentReplyLine.parse(line, "rtt", "round-trip");
         try {
-            return new RoundTripResult(reply.ok(), reply.text("module", ""), reply.number("setup-us", -1), (int) reply.number("hubs", 0),
-                    (int) reply.number("rounds", 0), reply.number("median-ns", -1), reply.number("min-ns", -1), reply.text("error", ""));
+            return new RoundTripResult(
+                    reply.ok(),
+                    reply.text("module", ""),
+                    reply.number("setup-us", -1),
+                    (int) reply.number("hubs", 0),
+                    (int) reply.number("rounds", 0),
+                    reply.number("median-ns", -1),
+                    reply.number("min-ns", -1),
+                    reply.text("error", ""));
         } catch (NumberFormatException e) {
             throw new TestbedException("unexpected number in round-trip line from node agent: '" + line + "'");
         }

@@ -106,14 +106,19 @@ public final class RunningNode implements AutoCloseable {
      * {@link TransferResult} with {@code ok == false}; only an agent that gives no result throws.
      * The result's times are the node's own; JVM start-up comes before them.
      */
-    public static TransferResult coldConnect(Host host, NodeSettings settings, VirtualSocketAddress target, long bytes,
-            Duration timeout) {
-        return coldConnect(host, settings, target, bytes, timeout, log -> { });
+    public static TransferResult coldConnect(
+            Host host, NodeSettings settings, VirtualSocketAddress target, long bytes, Duration timeout) {
+        return coldConnect(host, settings, target, bytes, timeout, log -> {});
     }
 
     /** As {@link #coldConnect(Host, NodeSettings, VirtualSocketAddress, long, Duration)}, and hands the agent's last log lines to {@code agentLog}. */
-    public static TransferResult coldConnect(Host host, NodeSettings settings, VirtualSocketAddress target, long bytes,
-            Duration timeout, java.util.function.Consumer<String> agentLog) {
+    public static TransferResult coldConnect(
+            Host host,
+            NodeSettings settings,
+            VirtualSocketAddress target,
+            long bytes,
+            Duration timeout,
+            java.util.function.Consumer<String> agentLog) {
         return coldConnect(host, settings, target.toString(), bytes, timeout, agentLog);
     }
 
@@ -122,16 +127,32 @@ public final class RunningNode implements AutoCloseable {
      * by host name ({@code NAME:PORT}, unresolved, as an application passes it): a name registered at
      * the hub network or one DNS knows. The served node's id is not checked; the result names it.
      */
-    public static TransferResult coldConnectByName(Host host, NodeSettings settings, String nameAndPort, long bytes,
-            Duration timeout, java.util.function.Consumer<String> agentLog) {
+    public static TransferResult coldConnectByName(
+            Host host,
+            NodeSettings settings,
+            String nameAndPort,
+            long bytes,
+            Duration timeout,
+            java.util.function.Consumer<String> agentLog) {
         return coldConnect(host, settings, nameAndPort, bytes, timeout, agentLog);
     }
 
-    private static TransferResult coldConnect(Host host, NodeSettings settings, String target, long bytes,
-            Duration timeout, java.util.function.Consumer<String> agentLog) {
+    private static TransferResult coldConnect(
+            Host host,
+            NodeSettings settings,
+            String target,
+            long bytes,
+            Duration timeout,
+            java.util.function.Consumer<String> agentLog) {
         Duration wait = settings.startTimeout().plus(timeout).plusSeconds(10 + bytes / (1 << 20));
-        return TransferResult.parse(oneShot(host, settings, List.of("--connect-at-start", target, Long.toString(bytes),
-                Long.toString(timeout.toMillis())), wait, "result ", "the result of its connect", agentLog));
+        return TransferResult.parse(oneShot(
+                host,
+                settings,
+                List.of("--connect-at-start", target, Long.toString(bytes), Long.toString(timeout.toMillis())),
+                wait,
+                "result ",
+                "the result of its connect",
+                agentLog));
     }
 
     /**
@@ -141,11 +162,21 @@ public final class RunningNode implements AutoCloseable {
      * small calls, all checked. Returns the agent's line: {@code rmi ok lookup-ms=… elapsed-ms=…} or
      * {@code rmi failed …}.
      */
-    public static String coldRmiCall(Host host, NodeSettings settings, String name, int up, int down, int calls,
-            Duration timeout) {
+    public static String coldRmiCall(
+            Host host, NodeSettings settings, String name, int up, int down, int calls, Duration timeout) {
         StringBuilder agentLog = new StringBuilder();
-        String reply = oneShot(host, settings, List.of("--rmi-call-at-start", name, Integer.toString(up), Integer.toString(down),
-                Integer.toString(calls)), settings.startTimeout().plus(timeout), "rmi ", "the result of its RMI calls",
+        String reply = oneShot(
+                host,
+                settings,
+                List.of(
+                        "--rmi-call-at-start",
+                        name,
+                        Integer.toString(up),
+                        Integer.toString(down),
+                        Integer.toString(calls)),
+                settings.startTimeout().plus(timeout),
+                "rmi ",
+                "the result of its RMI calls",
                 agentLog::append);
         return reply.startsWith("rmi failed") ? reply + "\n" + agentLog : reply;
     }
@@ -154,7 +185,13 @@ public final class RunningNode implements AutoCloseable {
      * Runs a node agent in a one-shot mode ({@code mode}: its arguments) and returns its one reply,
      * which must start with {@code prefix}; hands the agent's last log lines to {@code agentLog}.
      */
-    private static String oneShot(Host host, NodeSettings settings, List<String> mode, Duration wait, String prefix, String what,
+    private static String oneShot(
+            Host host,
+            NodeSettings settings,
+            List<String> mode,
+            Duration wait,
+            String prefix,
+            String what,
             java.util.function.Consumer<String> agentLog) {
         List<String> argv = agentCommand(settings);
         argv.addAll(mode);
@@ -233,7 +270,8 @@ public final class RunningNode implements AutoCloseable {
     private TransferResult connect(String target, long bytes, Duration timeout) {
         // Connect timeout, plus time for the data at a very slow 1 MiB/s, plus a margin for the JVM.
         Duration wait = timeout.plusSeconds(10 + bytes / (1 << 20));
-        String reply = command("connect " + target + " " + bytes + " " + timeout.toMillis(), wait, "the result of a connect");
+        String reply =
+                command("connect " + target + " " + bytes + " " + timeout.toMillis(), wait, "the result of a connect");
         if (!reply.startsWith("result ")) {
             throw failure("answered '" + reply + "' to connect");
         }
@@ -259,7 +297,9 @@ public final class RunningNode implements AutoCloseable {
      */
     public synchronized TransferResult plainConnect(InetSocketAddress target, long bytes, Duration timeout) {
         Duration wait = timeout.plusSeconds(10 + bytes / (1 << 20));
-        String reply = command("plain-connect " + hostPort(target) + " " + bytes + " " + timeout.toMillis(), wait,
+        String reply = command(
+                "plain-connect " + hostPort(target) + " " + bytes + " " + timeout.toMillis(),
+                wait,
                 "the result of a plain connect");
         if (!reply.startsWith("result ")) {
             throw failure("answered '" + reply + "' to plain-connect");
@@ -270,7 +310,8 @@ public final class RunningNode implements AutoCloseable {
     private RoundTripResult roundTripCommand(String commandAndTarget, int rounds, Duration timeout) {
         // Connect timeout, plus a generous 10 ms for each of the 2 x rounds trips.
         Duration wait = timeout.plusSeconds(10).plusMillis(20L * rounds);
-        String reply = command(commandAndTarget + " " + rounds + " " + timeout.toMillis(), wait, "the result of round trips");
+        String reply =
+                command(commandAndTarget + " " + rounds + " " + timeout.toMillis(), wait, "the result of round trips");
         if (!reply.startsWith("rtt ")) {
             throw failure("answered '" + reply + "' to " + commandAndTarget);
         }
@@ -286,7 +327,9 @@ public final class RunningNode implements AutoCloseable {
      * the agent's answer ({@code network ok nodes=N hubs=M} or {@code network incomplete ...}).
      */
     public synchronized String awaitNetwork(int nodes, int hubs, Duration timeout) {
-        String reply = command("await-network " + nodes + " " + hubs + " " + timeout.toMillis(), timeout.plusSeconds(15),
+        String reply = command(
+                "await-network " + nodes + " " + hubs + " " + timeout.toMillis(),
+                timeout.plusSeconds(15),
                 "the hub network's size");
         if (!reply.startsWith("network ")) {
             throw failure("answered '" + reply + "' to await-network");
@@ -423,36 +466,40 @@ public final class RunningNode implements AutoCloseable {
     }
 
     private void startReaders() {
-        Thread out = new Thread(() -> {
-            try (BufferedReader reader = new BufferedReader(
-                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = reader.readLine()) != null) {
-                    replies.add(line);
-                }
-            } catch (IOException e) {
-                // the process is gone
-            } finally {
-                replies.add(END_OF_OUTPUT);
-            }
-        }, "node-" + host.label() + "-stdout");
-        logReader = new Thread(() -> {
-            try (BufferedReader reader = new BufferedReader(
-                    new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = reader.readLine()) != null) {
-                    log.debug("[{}] {}", host.label(), line);
-                    synchronized (logTail) {
-                        logTail.addLast(line);
-                        if (logTail.size() > LOG_TAIL_LINES) {
-                            logTail.removeFirst();
+        Thread out = new Thread(
+                () -> {
+                    try (BufferedReader reader = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = reader.readLine()) != null) {
+                            replies.add(line);
                         }
+                    } catch (IOException e) {
+                        // the process is gone
+                    } finally {
+                        replies.add(END_OF_OUTPUT);
                     }
-                }
-            } catch (IOException e) {
-                // the process is gone
-            }
-        }, "node-" + host.label() + "-stderr");
+                },
+                "node-" + host.label() + "-stdout");
+        logReader = new Thread(
+                () -> {
+                    try (BufferedReader reader = new BufferedReader(
+                            new InputStreamReader(process.getErrorStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = reader.readLine()) != null) {
+                            log.debug("[{}] {}", host.label(), line);
+                            synchronized (logTail) {
+                                logTail.addLast(line);
+                                if (logTail.size() > LOG_TAIL_LINES) {
+                                    logTail.removeFirst();
+                                }
+                            }
+                        }
+                    } catch (IOException e) {
+                        // the process is gone
+                    }
+                },
+                "node-" + host.label() + "-stderr");
         out.setDaemon(true);
         logReader.setDaemon(true);
         out.start();

@@ -20,6 +20,7 @@ import java.util.List;
 public final class SiteHttpProxy implements AutoCloseable {
     /** The port tinyproxy listens on at the router's site address. */
     public static final int PORT = 3128;
+
     private static final String TABLE = "tvb-proxy-only";
     private static final List<Path> BINARIES = List.of(Path.of("/usr/bin/tinyproxy"), Path.of("/usr/sbin/tinyproxy"));
 
@@ -47,21 +48,32 @@ public final class SiteHttpProxy implements AutoCloseable {
      * other port; without ConnectPort lines tinyproxy allows CONNECT to any port).
      */
     public static SiteHttpProxy start(Site site, String... extraLines) {
-        Path binary = BINARIES.stream().filter(Files::isExecutable).findFirst()
+        Path binary = BINARIES.stream()
+                .filter(Files::isExecutable)
+                .findFirst()
                 .orElseThrow(() -> new TestbedException("tinyproxy is not installed (Debian package tinyproxy-bin)"));
         NatRouter router = site.router();
         NetworkNamespace ns = router.namespace();
-        ns.load(new NftTable("inet", TABLE, "  chain forward {\n"
-                + "    type filter hook forward priority filter - 10; policy accept;\n"
-                + "    iifname \"" + NatRouter.LAN + "\" oifname != \"" + NatRouter.LAN + "\" drop\n"
-                + "  }\n"));
+        ns.load(new NftTable(
+                "inet",
+                TABLE,
+                "  chain forward {\n"
+                        + "    type filter hook forward priority filter - 10; policy accept;\n"
+                        + "    iifname \"" + NatRouter.LAN + "\" oifname != \"" + NatRouter.LAN + "\" drop\n"
+                        + "  }\n"));
         Path directory = NamespaceDaemon.newDirectory("tinyproxy");
         try {
             StringBuilder conf = new StringBuilder()
-                    .append("Port ").append(PORT).append('\n')
-                    .append("Listen ").append(router.lanAddress().getHostAddress()).append('\n')
+                    .append("Port ")
+                    .append(PORT)
+                    .append('\n')
+                    .append("Listen ")
+                    .append(router.lanAddress().getHostAddress())
+                    .append('\n')
                     .append("Timeout 600\nMaxClients 200\nLogLevel Connect\n")
-                    .append("LogFile \"").append(directory.resolve("tinyproxy.log")).append("\"\n");
+                    .append("LogFile \"")
+                    .append(directory.resolve("tinyproxy.log"))
+                    .append("\"\n");
             for (String line : extraLines) {
                 conf.append(line).append('\n');
             }
@@ -69,9 +81,18 @@ public final class SiteHttpProxy implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write tinyproxy's configuration", e);
         }
-        NamespaceDaemon daemon = new NamespaceDaemon(ns, "tinyproxy", directory,
-                List.of(binary.toString(), "-d", "-c", directory.resolve("tinyproxy.conf").toString()), NamespaceDaemon.Listens.TCP,
-                PORT, "tinyproxy.log");
+        NamespaceDaemon daemon = new NamespaceDaemon(
+                ns,
+                "tinyproxy",
+                directory,
+                List.of(
+                        binary.toString(),
+                        "-d",
+                        "-c",
+                        directory.resolve("tinyproxy.conf").toString()),
+                NamespaceDaemon.Listens.TCP,
+                PORT,
+                "tinyproxy.log");
         SiteHttpProxy proxy = ns.testbed().track(new SiteHttpProxy(router, daemon));
         daemon.start();
         return proxy;

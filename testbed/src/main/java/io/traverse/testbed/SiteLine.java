@@ -21,19 +21,21 @@ public record SiteLine(String name, Reach frontend, Reach nodes, String privateR
 
     public SiteLine {
         if (!NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("site name '" + name
-                    + "' must be 1-12 lower-case letters, digits or '-', starting with a letter");
+            throw new IllegalArgumentException(
+                    "site name '" + name + "' must be 1-12 lower-case letters, digits or '-', starting with a letter");
         }
         if (frontend == Reach.NON_ROUTED || frontend == Reach.ON_FRONTEND) {
-            throw new IllegalArgumentException("the frontend of site " + name + " runs its hub and cannot be " + frontend);
+            throw new IllegalArgumentException(
+                    "the frontend of site " + name + " runs its hub and cannot be " + frontend);
         }
         if (nodes == Reach.SSH_ONLY && frontend != Reach.SSH_ONLY) {
             throw new IllegalArgumentException("the nodes of site " + name + " are reached through the frontend's sshd:"
                     + " its frontend must be " + Reach.SSH_ONLY + " too");
         }
         if ((frontend == Reach.PROXY_ONLY && nodes != Reach.ON_FRONTEND) || nodes == Reach.PROXY_ONLY) {
-            throw new IllegalArgumentException("site " + name + ": a " + Reach.PROXY_ONLY + " site is one machine, its node on the"
-                    + " frontend (" + Reach.PROXY_ONLY + ", " + Reach.ON_FRONTEND + ")");
+            throw new IllegalArgumentException(
+                    "site " + name + ": a " + Reach.PROXY_ONLY + " site is one machine, its node on the" + " frontend ("
+                            + Reach.PROXY_ONLY + ", " + Reach.ON_FRONTEND + ")");
         }
         if (frontend == Reach.SSH_ONLY && nodes != Reach.SSH_ONLY && nodes != Reach.ON_FRONTEND) {
             throw new IllegalArgumentException("site " + name + " lets only SSH in: its nodes must be " + Reach.SSH_ONLY
@@ -76,7 +78,11 @@ public record SiteLine(String name, Reach frontend, Reach nodes, String privateR
 
     /** True if the site sits behind a masquerading router. */
     boolean behindNat() {
-        return frontend == Reach.NAT || frontend == Reach.NAT_FIREWALLED || frontend == Reach.SSH_ONLY
-                || frontend == Reach.PROXY_ONLY || frontend == Reach.NAT_RANDOM_PORTS || frontend == Reach.NAT_BEHIND_CARRIER;
+        return frontend == Reach.NAT
+                || frontend == Reach.NAT_FIREWALLED
+                || frontend == Reach.SSH_ONLY
+                || frontend == Reach.PROXY_ONLY
+                || frontend == Reach.NAT_RANDOM_PORTS
+                || frontend == Reach.NAT_BEHIND_CARRIER;
     }
 }

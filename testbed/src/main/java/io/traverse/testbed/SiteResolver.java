@@ -35,18 +35,28 @@ public final class SiteResolver implements AutoCloseable {
 
     /** A dnsmasq on {@code site}'s router that knows {@code names} (a name and its IPv4 address) and nothing else. */
     public static SiteResolver answering(Site site, Map<String, InetAddress> names) {
-        Path binary = BINARIES.stream().filter(Files::isExecutable).findFirst()
+        Path binary = BINARIES.stream()
+                .filter(Files::isExecutable)
+                .findFirst()
                 .orElseThrow(() -> new TestbedException("dnsmasq is not installed (Debian package dnsmasq-base)"));
         NatRouter router = site.router();
         Path directory = NamespaceDaemon.newDirectory("dnsmasq");
-        List<String> argv = new ArrayList<>(List.of(binary.toString(), "--keep-in-foreground", "--conf-file=/dev/null",
-                "--no-resolv", "--no-hosts", "--pid-file=", "--user=root", "--bind-interfaces",
-                "--listen-address=" + router.lanAddress().getHostAddress(), "--log-queries",
+        List<String> argv = new ArrayList<>(List.of(
+                binary.toString(),
+                "--keep-in-foreground",
+                "--conf-file=/dev/null",
+                "--no-resolv",
+                "--no-hosts",
+                "--pid-file=",
+                "--user=root",
+                "--bind-interfaces",
+                "--listen-address=" + router.lanAddress().getHostAddress(),
+                "--log-queries",
                 "--log-facility=" + directory.resolve("dnsmasq.log")));
         names.forEach((name, address) -> argv.add("--address=/" + name + "/" + address.getHostAddress()));
         argv.add("--address=/#/"); // everything else: NXDOMAIN, at once
-        NamespaceDaemon daemon = new NamespaceDaemon(router.namespace(), "dnsmasq", directory, argv, NamespaceDaemon.Listens.UDP,
-                53, "dnsmasq.log");
+        NamespaceDaemon daemon = new NamespaceDaemon(
+                router.namespace(), "dnsmasq", directory, argv, NamespaceDaemon.Listens.UDP, 53, "dnsmasq.log");
         SiteResolver resolver = router.namespace().testbed().track(new SiteResolver(router, daemon));
         daemon.start();
         return resolver;
@@ -55,12 +65,16 @@ public final class SiteResolver implements AutoCloseable {
     /** A resolver address on {@code site}'s router where every query is dropped (and counted). */
     public static SiteResolver silent(Site site) {
         NatRouter router = site.router();
-        router.namespace().load(new NftTable("inet", TABLE, "  counter dropped { }\n"
-                + "  chain input {\n"
-                + "    type filter hook input priority filter - 10; policy accept;\n"
-                + "    udp dport 53 counter name \"dropped\" drop\n"
-                + "    tcp dport 53 counter name \"dropped\" drop\n"
-                + "  }\n"));
+        router.namespace()
+                .load(new NftTable(
+                        "inet",
+                        TABLE,
+                        "  counter dropped { }\n"
+                                + "  chain input {\n"
+                                + "    type filter hook input priority filter - 10; policy accept;\n"
+                                + "    udp dport 53 counter name \"dropped\" drop\n"
+                                + "    tcp dport 53 counter name \"dropped\" drop\n"
+                                + "  }\n"));
         return new SiteResolver(router, null);
     }
 
@@ -96,6 +110,7 @@ public final class SiteResolver implements AutoCloseable {
 
     @Override
     public String toString() {
-        return "SiteResolver[" + (dnsmasq == null ? "silent" : "dnsmasq") + " at " + router.lanAddress().getHostAddress() + "]";
+        return "SiteResolver[" + (dnsmasq == null ? "silent" : "dnsmasq") + " at "
+                + router.lanAddress().getHostAddress() + "]";
     }
 }

@@ -28,6 +28,7 @@ public final class SshDaemon implements AutoCloseable {
     public static final int PORT = 22;
     /** The client key's passphrase (any text without spaces; the rule syntax splits on them). */
     public static final String PASSPHRASE = "testbed-ssh-passphrase";
+
     private static final Duration START_TIMEOUT = Duration.ofSeconds(10);
 
     private final Host host;
@@ -55,34 +56,64 @@ public final class SshDaemon implements AutoCloseable {
             throw new TestbedException("cannot make a directory for sshd: " + e.getMessage(), e);
         }
         try {
-            keygen("-t", "ed25519", "-N", "", "-C", "tvb-host", "-f", dir.resolve("host_ed25519").toString());
-            keygen("-t", "rsa", "-b", "2048", "-m", "PEM", "-N", PASSPHRASE, "-C", "tvb-client", "-f",
+            keygen(
+                    "-t",
+                    "ed25519",
+                    "-N",
+                    "",
+                    "-C",
+                    "tvb-host",
+                    "-f",
+                    dir.resolve("host_ed25519").toString());
+            keygen(
+                    "-t",
+                    "rsa",
+                    "-b",
+                    "2048",
+                    "-m",
+                    "PEM",
+                    "-N",
+                    PASSPHRASE,
+                    "-C",
+                    "tvb-client",
+                    "-f",
                     dir.resolve("client_rsa").toString());
             Files.copy(dir.resolve("client_rsa.pub"), dir.resolve("authorized_keys"));
-            Files.writeString(dir.resolve("sshd_config"), String.join("\n",
-                    "Port " + PORT,
-                    "ListenAddress 0.0.0.0",
-                    "HostKey " + dir.resolve("host_ed25519"),
-                    "PidFile none",
-                    "UsePAM no",
-                    "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
-                    "StrictModes no",
-                    "PubkeyAuthentication yes",
-                    "PasswordAuthentication no",
-                    "KbdInteractiveAuthentication no",
-                    "PermitRootLogin prohibit-password",
-                    "AllowTcpForwarding yes",
-                    "X11Forwarding no",
-                    "LogLevel VERBOSE",
-                    ""));
+            Files.writeString(
+                    dir.resolve("sshd_config"),
+                    String.join(
+                            "\n",
+                            "Port " + PORT,
+                            "ListenAddress 0.0.0.0",
+                            "HostKey " + dir.resolve("host_ed25519"),
+                            "PidFile none",
+                            "UsePAM no",
+                            "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
+                            "StrictModes no",
+                            "PubkeyAuthentication yes",
+                            "PasswordAuthentication no",
+                            "KbdInteractiveAuthentication no",
+                            "PermitRootLogin prohibit-password",
+                            "AllowTcpForwarding yes",
+                            "X11Forwarding no",
+                            "LogLevel VERBOSE",
+                            ""));
             // sshd refuses to start without its privilege separation directory (Debian makes it at boot).
             Files.createDirectories(Path.of("/run/sshd"));
         } catch (IOException | RuntimeException e) {
             deleteTree(dir);
-            throw e instanceof TestbedException t ? t : new TestbedException("cannot prepare sshd: " + e.getMessage(), e);
+            throw e instanceof TestbedException t
+                    ? t
+                    : new TestbedException("cannot prepare sshd: " + e.getMessage(), e);
         }
-        Process process = host.namespace().start(new ProcessBuilder(SSHD, "-D", "-e", "-f",
-                dir.resolve("sshd_config").toString()).redirectErrorStream(true));
+        Process process = host.namespace()
+                .start(new ProcessBuilder(
+                                SSHD,
+                                "-D",
+                                "-e",
+                                "-f",
+                                dir.resolve("sshd_config").toString())
+                        .redirectErrorStream(true));
         SshDaemon daemon = new SshDaemon(host, dir, process);
         host.namespace().testbed().track(daemon);
         daemon.awaitListening();
@@ -97,29 +128,33 @@ public final class SshDaemon implements AutoCloseable {
 
     private void awaitListening() {
         CountDownLatch listening = new CountDownLatch(1);
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = in.readLine()) != null) {
-                    synchronized (log) {
-                        log.addLast(line);
-                        if (log.size() > 200) {
-                            log.removeFirst();
+        Thread reader = new Thread(
+                () -> {
+                    try (BufferedReader in = new BufferedReader(
+                            new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                        String line;
+                        while ((line = in.readLine()) != null) {
+                            synchronized (log) {
+                                log.addLast(line);
+                                if (log.size() > 200) {
+                                    log.removeFirst();
+                                }
+                            }
+                            if (line.contains("Server listening on 0.0.0.0 port " + PORT)) {
+                                listening.countDown();
+                            }
                         }
+                    } catch (IOException ignored) {
+                        // the daemon stopped
                     }
-                    if (line.contains("Server listening on 0.0.0.0 port " + PORT)) {
-                        listening.countDown();
-                    }
-                }
-            } catch (IOException ignored) {
-                // the daemon stopped
-            }
-        }, "sshd-log-" + host.label());
+                },
+                "sshd-log-" + host.label());
         reader.setDaemon(true);
         reader.start();
         try {
             if (!listening.await(START_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
-                throw new TestbedException("sshd on " + host + " did not start listening within " + START_TIMEOUT + ":\n" + recentLog());
+                throw new TestbedException(
+                        "sshd on " + host + " did not start listening within " + START_TIMEOUT + ":\n" + recentLog());
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -147,8 +182,8 @@ public final class SshDaemon implements AutoCloseable {
 
     /** The SHA256 fingerprint of the host key, as {@code ssh-keygen -lf} prints it. */
     public String hostKeyFingerprint() {
-        CommandResult r = HostCommand.run(List.of("ssh-keygen", "-lf", dir.resolve("host_ed25519.pub").toString()), null,
-                Duration.ofSeconds(10));
+        CommandResult r = HostCommand.run(
+                List.of("ssh-keygen", "-lf", dir.resolve("host_ed25519.pub").toString()), null, Duration.ofSeconds(10));
         return r.stdout().trim().split("\\s+")[1];
     }
 
@@ -164,7 +199,10 @@ public final class SshDaemon implements AutoCloseable {
             keygen("-t", "ed25519", "-N", "", "-C", "tvb-other", "-f", other.toString());
         }
         try {
-            return writeKnownHosts("known_hosts-stale-" + name, name + " " + Files.readString(dir.resolve("other_ed25519.pub")).trim() + "\n");
+            return writeKnownHosts(
+                    "known_hosts-stale-" + name,
+                    name + " "
+                            + Files.readString(dir.resolve("other_ed25519.pub")).trim() + "\n");
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

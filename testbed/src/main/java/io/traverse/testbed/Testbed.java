@@ -31,6 +31,7 @@ public final class Testbed implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Testbed.class);
     /** Every namespace the testbed creates starts with this. */
     public static final String NAME_PREFIX = "tvb-";
+
     private static final Pattern OUR_NAME = Pattern.compile(Pattern.quote(NAME_PREFIX) + "(\\d+)-\\d+-[a-z0-9-]+");
     private static final Pattern LABEL = Pattern.compile("[a-z][a-z0-9-]{0,23}");
     private static final AtomicInteger RUNS = new AtomicInteger();
@@ -195,8 +196,9 @@ public final class Testbed implements AutoCloseable {
 
     private static List<String> removeStale(HostCapabilities host) {
         List<String> removed = new ArrayList<>();
-        String listing = HostCommand.run(List.of(host.tool("ip"), "netns", "list"), null,
-                NetworkNamespace.COMMAND_TIMEOUT).stdout();
+        String listing = HostCommand.run(
+                        List.of(host.tool("ip"), "netns", "list"), null, NetworkNamespace.COMMAND_TIMEOUT)
+                .stdout();
         for (String line : listing.split("\n")) {
             String name = line.trim().split("\\s+")[0];
             Matcher m = OUR_NAME.matcher(name);
@@ -241,7 +243,8 @@ public final class Testbed implements AutoCloseable {
             }
             CommandResult deleted = HostCommand.runAllowingFailure(List.of(ip, "netns", "delete", name), null, timeout);
             if (!deleted.succeeded() && !deleted.stderr().contains("No such file")) {
-                return "ip netns delete " + name + " exited with " + deleted.exitCode() + ": " + deleted.stderr().strip();
+                return "ip netns delete " + name + " exited with " + deleted.exitCode() + ": "
+                        + deleted.stderr().strip();
             }
             return null;
         } catch (TestbedException e) {

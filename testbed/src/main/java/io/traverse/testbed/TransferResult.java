@@ -17,11 +17,18 @@ package io.traverse.testbed;
  * @param peer          the source address the far node saw (after NAT), or empty
  * @param error         exception type and message when failed, else empty
  */
-public record TransferResult(boolean ok, String module, long setupMicros, long elapsedMillis, long bytes,
-        String servedBy, String peer, String error) {
+public record TransferResult(
+        boolean ok,
+        String module,
+        long setupMicros,
+        long elapsedMillis,
+        long bytes,
+        String servedBy,
+        String peer,
+        String error) {
 
-    static TransferResult succeeded(String module, long setupMicros, long elapsedMillis, long bytes, String servedBy,
-            String peer) {
+    static TransferResult succeeded(
+            String module, long setupMicros, long elapsedMillis, long bytes, String servedBy, String peer) {
         return new TransferResult(true, module, setupMicros, elapsedMillis, bytes, servedBy, peer, "");
     }
 
@@ -46,8 +53,15 @@ public record TransferResult(boolean ok, String module, long setupMicros, long e
     static TransferResult parse(String line) {
         AgentReplyLine reply = AgentReplyLine.parse(line, "result", "result");
         try {
-            return new TransferResult(reply.ok(), reply.text("module", ""), reply.number("setup-us", -1), reply.number("elapsed-ms", -1),
-                    reply.number("bytes", 0), reply.text("served-by", ""), reply.text("peer", ""), reply.text("error", ""));
+            return new TransferResult(
+                    reply.ok(),
+                    reply.text("module", ""),
+                    reply.number("setup-us", -1),
+                    reply.number("elapsed-ms", -1),
+                    reply.number("bytes", 0),
+                    reply.text("served-by", ""),
+                    reply.text("peer", ""),
+                    reply.text("error", ""));
         } catch (NumberFormatException e) {
             throw new TestbedException("unexpected number in result line from node agent: '" + line + "'");
         }

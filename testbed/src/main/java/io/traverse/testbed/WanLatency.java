@@ -71,7 +71,8 @@ public final class WanLatency {
 
     /** True if some two places are delayed (router hops alone delay nothing). */
     public boolean hasDelay() {
-        return !access.values().stream().allMatch(Duration::isZero) || !roundTrips.values().stream().allMatch(Duration::isZero);
+        return !access.values().stream().allMatch(Duration::isZero)
+                || !roundTrips.values().stream().allMatch(Duration::isZero);
     }
 
     /** The delay a packet from place {@code a} to place {@code b} gets (half the round trip). */
@@ -93,8 +94,8 @@ public final class WanLatency {
      * by {@code -}; otherwise the label itself (a place with no latency of its own).
      */
     public String placeOf(String namespaceLabel) {
-        Optional<String> named = java.util.stream.Stream.concat(access.keySet().stream(),
-                        roundTrips.keySet().stream().flatMap(List::stream))
+        Optional<String> named = java.util.stream.Stream.concat(
+                        access.keySet().stream(), roundTrips.keySet().stream().flatMap(List::stream))
                 .filter(p -> namespaceLabel.equals(p) || namespaceLabel.startsWith(p + "-"))
                 .max(Comparator.comparingInt(String::length));
         return named.orElse(namespaceLabel);
@@ -114,7 +115,9 @@ public final class WanLatency {
 
     @Override
     public String toString() {
-        return isNone() ? "WanLatency[none]" : "WanLatency[access " + access + ", round trips " + roundTrips
-                + (hops == 0 ? "" : ", " + hops + " hops") + "]";
+        return isNone()
+                ? "WanLatency[none]"
+                : "WanLatency[access " + access + ", round trips " + roundTrips
+                        + (hops == 0 ? "" : ", " + hops + " hops") + "]";
     }
 }

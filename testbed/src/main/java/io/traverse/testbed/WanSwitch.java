@@ -49,7 +49,9 @@ final class WanSwitch implements AutoCloseable {
         Path binary = binary();
         Process process;
         try {
-            process = new ProcessBuilder(binary.toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            process = new ProcessBuilder(binary.toString())
+                    .redirectError(ProcessBuilder.Redirect.INHERIT)
+                    .start();
         } catch (IOException e) {
             throw new TestbedException("cannot start the WAN switch " + binary + ": " + e.getMessage(), e);
         }
@@ -139,15 +141,17 @@ final class WanSwitch implements AutoCloseable {
         if (Files.isExecutable(binary)) {
             return binary;
         }
-        Path gcc = HostCapabilities.locate("gcc").orElseThrow(() -> new TestbedException(
-                "WAN latency needs gcc to build its switch (Debian packages gcc and libc6-dev)"));
+        Path gcc = HostCapabilities.locate("gcc")
+                .orElseThrow(() -> new TestbedException(
+                        "WAN latency needs gcc to build its switch (Debian packages gcc and libc6-dev)"));
         try {
             Files.createDirectories(dir);
             Path src = Files.createTempFile(dir, "wan-switch", ".c");
             Path out = Files.createTempFile(dir, "wan-switch", ".bin");
             try {
                 Files.write(src, source);
-                HostCommand.run(List.of(gcc.toString(), "-O2", "-o", out.toString(), src.toString()), null, COMPILE_TIMEOUT);
+                HostCommand.run(
+                        List.of(gcc.toString(), "-O2", "-o", out.toString(), src.toString()), null, COMPILE_TIMEOUT);
                 Files.move(out, binary, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             } finally {
                 Files.deleteIfExists(src);

@@ -34,15 +34,22 @@ class ColdSpliceThroughPublicEchoTest {
 
     @Test
     void aFreshNodeSplicesItsFirstConnectionWhenOnlyAPublicHubSeesItsPublicSide() throws Exception {
-        MultiSiteNetwork network = MultiSiteNetwork.build(testbed.get(), List.of(
-                SiteLine.of("public", Reach.OPEN, Reach.OPEN, "10.0.0.0/24"),
-                SiteLine.of("firewalled", Reach.FIREWALLED, Reach.FIREWALLED, "10.1.0.0/24"),
-                SiteLine.of("home", Reach.NAT, Reach.ON_FRONTEND, "192.168.1.0/24")), "cold-splice-token");
+        MultiSiteNetwork network = MultiSiteNetwork.build(
+                testbed.get(),
+                List.of(
+                        SiteLine.of("public", Reach.OPEN, Reach.OPEN, "10.0.0.0/24"),
+                        SiteLine.of("firewalled", Reach.FIREWALLED, Reach.FIREWALLED, "10.1.0.0/24"),
+                        SiteLine.of("home", Reach.NAT, Reach.ON_FRONTEND, "192.168.1.0/24")),
+                "cold-splice-token");
         network.startNodes(Duration.ofSeconds(60));
         RunningNode firewalled = network.node("firewalled");
         RunningNode home = network.node("home");
         // Both ways are spliced once settled (the upgrade probe and the cache); a cold JVM's way is the question here.
-        assertThat(ExpectedPath.expected(network.site("firewalled").line(), network.site("home").line()).module()).isEqualTo("splice");
+        assertThat(ExpectedPath.expected(
+                                network.site("firewalled").line(),
+                                network.site("home").line())
+                        .module())
+                .isEqualTo("splice");
 
         List<TransferResult> fromFirewalled = new ArrayList<>();
         List<TransferResult> fromHome = new ArrayList<>();
@@ -57,23 +64,35 @@ class ColdSpliceThroughPublicEchoTest {
             assertThat(r.bytes()).isEqualTo(BYTES);
             assertThat(r.module()).isIn("splice", "routed");
         }
-        assertThat(fromFirewalled).as("cold firewalled -> home").allSatisfy(r -> assertThat(r.servedBy()).isEqualTo(home.nodeId()));
-        assertThat(fromHome).as("cold home -> firewalled").allSatisfy(r -> assertThat(r.servedBy()).isEqualTo(firewalled.nodeId()));
-        // One may lose to routed on a very busy machine (its splice starts two staggers after direct); before the fix none spliced.
-        assertThat(fromFirewalled.stream().filter(r -> r.module().equals("splice")).count())
-                .as("cold firewalled -> home connections spliced: %s", fromFirewalled).isGreaterThanOrEqualTo(COLD_FROM_FIREWALLED - 1);
+        assertThat(fromFirewalled)
+                .as("cold firewalled -> home")
+                .allSatisfy(r -> assertThat(r.servedBy()).isEqualTo(home.nodeId()));
+        assertThat(fromHome)
+                .as("cold home -> firewalled")
+                .allSatisfy(r -> assertThat(r.servedBy()).isEqualTo(firewalled.nodeId()));
+        // One may lose to routed on a very busy machine (its splice starts two staggers after direct); before the fix
+        // none spliced.
+        assertThat(fromFirewalled.stream()
+                        .filter(r -> r.module().equals("splice"))
+                        .count())
+                .as("cold firewalled -> home connections spliced: %s", fromFirewalled)
+                .isGreaterThanOrEqualTo(COLD_FROM_FIREWALLED - 1);
         assertThat(fromHome.stream().filter(r -> r.module().equals("splice")).count())
-                .as("cold home -> firewalled connections spliced: %s", fromHome).isGreaterThanOrEqualTo(fromHome.size() - 1);
+                .as("cold home -> firewalled connections spliced: %s", fromHome)
+                .isGreaterThanOrEqualTo(fromHome.size() - 1);
     }
 
     /** A fresh JVM at {@code site} connecting at once to {@code target}; its module attempts and echoes logged at debug. */
     private static TransferResult cold(MultiSiteNetwork network, String site, RunningNode target) {
         AtomicReference<String> agentLog = new AtomicReference<>("");
-        NodeSettings settings = network.nodeSettings(site).logLevel("debug").jvmOption("-Dorg.slf4j.simpleLogger.log.io.netty=info");
-        TransferResult r = RunningNode.coldConnect(network.site(site).node(), settings, target.address(), BYTES, Duration.ofSeconds(15),
-                agentLog::set);
-        String attempts = agentLog.get().lines().filter(l -> l.contains("ModuleRacer") || l.contains("SpliceEndpoints")
-                || l.contains("HubLink -")).reduce("", (a, b) -> a + "\n  " + b);
+        NodeSettings settings =
+                network.nodeSettings(site).logLevel("debug").jvmOption("-Dorg.slf4j.simpleLogger.log.io.netty=info");
+        TransferResult r = RunningNode.coldConnect(
+                network.site(site).node(), settings, target.address(), BYTES, Duration.ofSeconds(15), agentLog::set);
+        String attempts = agentLog.get()
+                .lines()
+                .filter(l -> l.contains("ModuleRacer") || l.contains("SpliceEndpoints") || l.contains("HubLink -"))
+                .reduce("", (a, b) -> a + "\n  " + b);
         log.info("cold {} -> {}: {} (the cold JVM's module attempts and echoes:{})", site, target.host(), r, attempts);
         return r;
     }

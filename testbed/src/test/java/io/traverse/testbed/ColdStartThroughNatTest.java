@@ -33,6 +33,7 @@ class ColdStartThroughNatTest {
     private static final int FRESH_JVMS = 50;
     /** Two at once: a JVM start takes most of a core for a moment on these 2-core machines. */
     private static final int AT_ONCE = 2;
+
     private static final long BYTES = 256L << 10;
 
     @RegisterExtension
@@ -48,7 +49,8 @@ class ColdStartThroughNatTest {
         Host sourceHost = siteS.host("s", "10.0.1.2");
         Host targetHost = siteT.host("t", "10.0.2.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
-        RunningNode target = RunningNode.start(targetHost, NodeSettings.linkedTo(hub, TOKEN).bind(targetHost.address()));
+        RunningNode target =
+                RunningNode.start(targetHost, NodeSettings.linkedTo(hub, TOKEN).bind(targetHost.address()));
 
         // The source as a user has it: every interface, the default module chain; only hub and token set.
         NodeSettings fresh = NodeSettings.linkedTo(hub, TOKEN).logLevel("warn");
@@ -56,19 +58,29 @@ class ColdStartThroughNatTest {
         List<Future<TransferResult>> runs = new ArrayList<>();
         try {
             for (int i = 0; i < FRESH_JVMS; i++) {
-                runs.add(jvms.submit(() -> RunningNode.coldConnect(sourceHost, fresh, target.address(), BYTES,
-                        Duration.ofSeconds(15))));
+                runs.add(jvms.submit(() ->
+                        RunningNode.coldConnect(sourceHost, fresh, target.address(), BYTES, Duration.ofSeconds(15))));
             }
             List<TransferResult> results = new ArrayList<>();
             for (Future<TransferResult> run : runs) {
                 results.add(run.get(120, TimeUnit.SECONDS));
             }
             List<TransferResult> failed = results.stream().filter(r -> !r.ok()).toList();
-            double[] setups = results.stream().filter(TransferResult::ok).mapToDouble(TransferResult::setupMillis).sorted().toArray();
-            log.info("{} fresh JVMs connected at start: {} ok, setup ms min {} median {} max {}", results.size(),
-                    setups.length, setups.length > 0 ? setups[0] : -1, setups.length > 0 ? setups[setups.length / 2] : -1,
+            double[] setups = results.stream()
+                    .filter(TransferResult::ok)
+                    .mapToDouble(TransferResult::setupMillis)
+                    .sorted()
+                    .toArray();
+            log.info(
+                    "{} fresh JVMs connected at start: {} ok, setup ms min {} median {} max {}",
+                    results.size(),
+                    setups.length,
+                    setups.length > 0 ? setups[0] : -1,
+                    setups.length > 0 ? setups[setups.length / 2] : -1,
                     setups.length > 0 ? setups[setups.length - 1] : -1);
-            assertThat(failed).as(() -> "failed first connections:\n" + failed + "\ntarget's log:\n" + target.recentLog()).isEmpty();
+            assertThat(failed)
+                    .as(() -> "failed first connections:\n" + failed + "\ntarget's log:\n" + target.recentLog())
+                    .isEmpty();
             assertThat(results).hasSize(FRESH_JVMS).allSatisfy(r -> {
                 assertThat(r.module()).isIn("splice", "routed");
                 assertThat(r.bytes()).isEqualTo(BYTES);
@@ -77,10 +89,13 @@ class ColdStartThroughNatTest {
             // Two modules that both end at the target (splice and routed) may both get there for a cold
             // JVM: the target holds each until the source confirms the winner, so the service sees
             // exactly one connection per JVM; a second look after a while finds no late empty one.
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10))
+            org.awaitility.Awaitility.await()
+                    .atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(target.servedConnections()).isGreaterThanOrEqualTo(FRESH_JVMS));
             Thread.sleep(1_000);
-            assertThat(target.servedConnections()).as("connections the target's service saw").isEqualTo(FRESH_JVMS);
+            assertThat(target.servedConnections())
+                    .as("connections the target's service saw")
+                    .isEqualTo(FRESH_JVMS);
         } finally {
             jvms.shutdownNow();
         }

@@ -34,7 +34,9 @@ class HubLinkThroughSshTest {
 
     @BeforeEach
     void build() {
-        assertThat(SshDaemon.available()).as("openssh-server and ssh-keygen (the CI script installs them)").isTrue();
+        assertThat(SshDaemon.available())
+                .as("openssh-server and ssh-keygen (the CI script installs them)")
+                .isTrue();
     }
 
     private static NodeSettings linked(String hub) {
@@ -55,23 +57,33 @@ class HubLinkThroughSshTest {
 
         String h2Address = frontend.address().getHostAddress() + ":" + HUB_PORT;
         String h2 = HubAgent.startOn(frontend, HUB_PORT, TOKEN, "h2", List.of(h2Address), List.of());
-        String h1 = HubAgent.startOn(h1Host, HUB_PORT, TOKEN, "h1", List.of(), List.of(h2Address),
+        String h1 = HubAgent.startOn(
+                h1Host,
+                HUB_PORT,
+                TOKEN,
+                "h1",
+                List.of(),
+                List.of(h2Address),
                 List.of(sshd.tunnelRule("10.0.1.0/24", gateway, known)));
 
-        CompletableFuture<RunningNode> nb = CompletableFuture.supplyAsync(() -> RunningNode.start(inside,
-                linked(h2).bind(inside.address())));
-        CompletableFuture<RunningNode> na = CompletableFuture.supplyAsync(() -> RunningNode.start(outside,
-                linked(h1).bind(outside.address())));
+        CompletableFuture<RunningNode> nb = CompletableFuture.supplyAsync(
+                () -> RunningNode.start(inside, linked(h2).bind(inside.address())));
+        CompletableFuture<RunningNode> na = CompletableFuture.supplyAsync(
+                () -> RunningNode.start(outside, linked(h1).bind(outside.address())));
         RunningNode b = nb.join();
         RunningNode a = na.join();
 
         String network = a.awaitNetwork(2, 2, Duration.ofSeconds(20));
-        assertThat(network).as(() -> network + "\nsshd's log:\n" + sshd.recentLog()).startsWith("network ok");
+        assertThat(network)
+                .as(() -> network + "\nsshd's log:\n" + sshd.recentLog())
+                .startsWith("network ok");
         assertThat(sshd.recentLog()).as("H1 logged in at B's sshd").contains("Accepted publickey for root");
 
         TransferResult result = a.connect(b.address(), FOUR_MIB, Duration.ofSeconds(15));
         log.info("NA (hub h1) to NB (hub h2, linked through SSH): {}", result);
-        assertThat(result.ok()).as(() -> result + "\nNA's log:\n" + a.recentLog() + "\nNB's log:\n" + b.recentLog()).isTrue();
+        assertThat(result.ok())
+                .as(() -> result + "\nNA's log:\n" + a.recentLog() + "\nNB's log:\n" + b.recentLog())
+                .isTrue();
         assertThat(result.module()).isEqualTo("routed");
         assertThat(result.bytes()).isEqualTo(FOUR_MIB);
         assertThat(result.servedBy()).isEqualTo(b.nodeId());

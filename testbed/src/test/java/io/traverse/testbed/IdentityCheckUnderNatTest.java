@@ -28,6 +28,7 @@ class IdentityCheckUnderNatTest {
 
     @RegisterExtension
     final FreshTestbed testbed = new FreshTestbed();
+
     private Site site1;
     private Site site2;
     private Host a;
@@ -45,13 +46,16 @@ class IdentityCheckUnderNatTest {
 
     /** A, B and C started side by side; B advertises site 2's public address and forwarded port. */
     private RunningNode[] startNodes() {
-        CompletableFuture<RunningNode> nodeB = CompletableFuture.supplyAsync(() -> RunningNode.start(b,
-                NodeSettings.create().bind(b.address()).portRange(Integer.toString(LISTENING_PORT))
+        CompletableFuture<RunningNode> nodeB = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                b,
+                NodeSettings.create()
+                        .bind(b.address())
+                        .portRange(Integer.toString(LISTENING_PORT))
                         .external(site2.router().publicAddress(), FORWARDED_PORT)));
-        CompletableFuture<RunningNode> nodeC = CompletableFuture.supplyAsync(() -> RunningNode.start(c,
-                NodeSettings.create().bind(c.address()).portRange(Integer.toString(LISTENING_PORT))));
-        CompletableFuture<RunningNode> nodeA = CompletableFuture.supplyAsync(() -> RunningNode.start(a,
-                NodeSettings.create().bind(a.address())));
+        CompletableFuture<RunningNode> nodeC = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                c, NodeSettings.create().bind(c.address()).portRange(Integer.toString(LISTENING_PORT))));
+        CompletableFuture<RunningNode> nodeA = CompletableFuture.supplyAsync(
+                () -> RunningNode.start(a, NodeSettings.create().bind(a.address())));
         return new RunningNode[] {nodeA.join(), nodeB.join(), nodeC.join()};
     }
 
@@ -72,14 +76,21 @@ class IdentityCheckUnderNatTest {
         TransferResult result = nodeA.connect(nodeB.address(), FOUR_MIB, Duration.ofSeconds(10));
         log.info("A to B through site 2's port forward: {}", result);
 
-        assertThat(result.ok()).as(() -> result + "\nA's log:\n" + nodeA.recentLog()).isTrue();
+        assertThat(result.ok())
+                .as(() -> result + "\nA's log:\n" + nodeA.recentLog())
+                .isTrue();
         assertThat(result.module()).isEqualTo("direct");
         assertThat(result.bytes()).isEqualTo(FOUR_MIB);
         assertThat(result.servedBy()).as("node that verified the data").isEqualTo(nodeB.nodeId());
-        assertThat(result.peer()).as("source B saw: site 1's router after masquerade, through site 2's port forward")
+        assertThat(result.peer())
+                .as("source B saw: site 1's router after masquerade, through site 2's port forward")
                 .startsWith(site1.router().publicAddress().getHostAddress() + ":");
-        assertThat(arrivalsAtC.count()).as("connection attempts that reached C at 10.0.0.2:7000").isGreaterThanOrEqualTo(1);
-        assertThat(nodeC.servedConnections()).as("connections C's service accepted").isZero();
+        assertThat(arrivalsAtC.count())
+                .as("connection attempts that reached C at 10.0.0.2:7000")
+                .isGreaterThanOrEqualTo(1);
+        assertThat(nodeC.servedConnections())
+                .as("connections C's service accepted")
+                .isZero();
         assertThat(nodeB.servedConnections()).isEqualTo(1);
 
         // Again, now that A has set up one connection to B: same outcome.
@@ -94,7 +105,8 @@ class IdentityCheckUnderNatTest {
     void firewalledTargetFailsWithinTheTimeoutAndTheWrongNodeIsNeverReturned() {
         site2.router().firewall(Firewall.dropInbound()); // and no port forward
         ConnectionCounter arrivalsAtC = ConnectionCounter.install(c.namespace(), LISTENING_PORT);
-        ConnectionCounter arrivalsAtRouter2 = ConnectionCounter.install(site2.router().namespace(), FORWARDED_PORT);
+        ConnectionCounter arrivalsAtRouter2 =
+                ConnectionCounter.install(site2.router().namespace(), FORWARDED_PORT);
         RunningNode[] nodes = startNodes();
         RunningNode nodeA = nodes[0];
         RunningNode nodeB = nodes[1];
@@ -107,13 +119,20 @@ class IdentityCheckUnderNatTest {
         assertThat(result.ok()).as(result::toString).isFalse();
         assertThat(result.error())
                 .as("a clear error: timed out, naming the wrong node met on the way")
-                .contains("SocketTimeoutException").contains("timed out")
-                .contains("10.0.0.2:" + LISTENING_PORT).contains("reached node " + nodeC.nodeId());
-        assertThat(result.elapsedMillis()).as("failure time for a %d ms timeout", timeout.toMillis())
+                .contains("SocketTimeoutException")
+                .contains("timed out")
+                .contains("10.0.0.2:" + LISTENING_PORT)
+                .contains("reached node " + nodeC.nodeId());
+        assertThat(result.elapsedMillis())
+                .as("failure time for a %d ms timeout", timeout.toMillis())
                 .isBetween(timeout.toMillis() - 50, timeout.toMillis() + 1_000);
         assertThat(arrivalsAtC.count()).as("attempts that reached C").isGreaterThanOrEqualTo(1);
-        assertThat(arrivalsAtRouter2.count()).as("attempts dropped at site 2's router").isGreaterThanOrEqualTo(1);
-        assertThat(nodeC.servedConnections()).as("connections C's service accepted").isZero();
+        assertThat(arrivalsAtRouter2.count())
+                .as("attempts dropped at site 2's router")
+                .isGreaterThanOrEqualTo(1);
+        assertThat(nodeC.servedConnections())
+                .as("connections C's service accepted")
+                .isZero();
         assertThat(nodeB.servedConnections()).isZero();
     }
 }

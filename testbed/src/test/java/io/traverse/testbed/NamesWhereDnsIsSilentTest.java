@@ -51,10 +51,15 @@ class NamesWhereDnsIsSilentTest {
         answeringHost = answering.host("a", "10.0.6.2");
         silentDns = SiteResolver.silent(silent);
         silentDns.serve(silentHost);
-        SiteResolver.answering(answering, Map.of("web.example.test", serverHost.address())).serve(answeringHost);
+        SiteResolver.answering(answering, Map.of("web.example.test", serverHost.address()))
+                .serve(answeringHost);
         hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
-        server = RunningNode.start(serverHost, NodeSettings.linkedTo(hub, TOKEN).bind(serverHost.address())
-                .serviceName("db-server").plainPorts(PLAIN_SERVICE_PORT, PLAIN_SERVICE_PORT + 1));
+        server = RunningNode.start(
+                serverHost,
+                NodeSettings.linkedTo(hub, TOKEN)
+                        .bind(serverHost.address())
+                        .serviceName("db-server")
+                        .plainPorts(PLAIN_SERVICE_PORT, PLAIN_SERVICE_PORT + 1));
     }
 
     private NodeSettings client(Host host) {
@@ -63,37 +68,50 @@ class NamesWhereDnsIsSilentTest {
 
     @Test
     void aRegisteredNameFromASiteWhoseDnsDropsQueriesCostsNoResolverTimeout() {
-        TransferResult answered = RunningNode.coldConnectByName(answeringHost, client(answeringHost), "db-server:7",
-                BYTES, Duration.ofSeconds(20), agentLog -> { });
+        TransferResult answered = RunningNode.coldConnectByName(
+                answeringHost, client(answeringHost), "db-server:7", BYTES, Duration.ofSeconds(20), agentLog -> {});
         log.info("Cold, by name, where DNS answers: {}", answered);
         assertThat(answered.ok()).as(answered.toString()).isTrue();
         assertThat(answered.servedBy()).isEqualTo(server.nodeId());
 
         StringBuilder silentLog = new StringBuilder();
-        TransferResult silent = RunningNode.coldConnectByName(silentHost, client(silentHost), "db-server:7",
-                BYTES, Duration.ofSeconds(20), silentLog::append);
+        TransferResult silent = RunningNode.coldConnectByName(
+                silentHost, client(silentHost), "db-server:7", BYTES, Duration.ofSeconds(20), silentLog::append);
         log.info("Cold, by name, where DNS drops queries: {}", silent);
         assertThat(silent.ok()).as(() -> silent + "\n" + silentLog).isTrue();
         assertThat(silent.servedBy()).isEqualTo(server.nodeId());
-        assertThat(silentDns.dropped()).as("the node asked DNS, and the queries were dropped").isPositive();
-        assertThat(silent.elapsedMillis()).as(() -> "where DNS answers it took " + answered.elapsedMillis() + " ms\n" + silentLog)
+        assertThat(silentDns.dropped())
+                .as("the node asked DNS, and the queries were dropped")
+                .isPositive();
+        assertThat(silent.elapsedMillis())
+                .as(() -> "where DNS answers it took " + answered.elapsedMillis() + " ms\n" + silentLog)
                 .isLessThanOrEqualTo(answered.elapsedMillis() + MARGIN_MILLIS);
     }
 
     @Test
     void aNameOnlyDnsKnowsIsUsedAsSoonAsTheHubNetworkSaysItHoldsNoSuchName() {
-        TransferResult cold = RunningNode.coldConnectByName(answeringHost, client(answeringHost),
-                "web.example.test:" + PLAIN_SERVICE_PORT, BYTES, Duration.ofSeconds(20), agentLog -> { });
+        TransferResult cold = RunningNode.coldConnectByName(
+                answeringHost,
+                client(answeringHost),
+                "web.example.test:" + PLAIN_SERVICE_PORT,
+                BYTES,
+                Duration.ofSeconds(20),
+                agentLog -> {});
         log.info("Cold, by a name only DNS knows: {}", cold);
         assertThat(cold.ok()).as(cold.toString()).isTrue();
         assertThat(cold.servedBy()).as("the server's plain port").isEqualTo(server.nodeId());
 
         try (RunningNode settled = RunningNode.start(answeringHost, client(answeringHost))) {
-            TransferResult linked = settled.connectByName("web.example.test:" + PLAIN_SERVICE_PORT, BYTES, Duration.ofSeconds(20));
+            TransferResult linked =
+                    settled.connectByName("web.example.test:" + PLAIN_SERVICE_PORT, BYTES, Duration.ofSeconds(20));
             log.info("Settled, by a name only DNS knows: {}", linked);
-            assertThat(linked.ok()).as(() -> linked + "\n" + settled.recentLog()).isTrue();
+            assertThat(linked.ok())
+                    .as(() -> linked + "\n" + settled.recentLog())
+                    .isTrue();
             assertThat(linked.servedBy()).isEqualTo(server.nodeId());
-            assertThat(linked.elapsedMillis()).as("no wait beyond the hub's answer").isLessThan(MARGIN_MILLIS);
+            assertThat(linked.elapsedMillis())
+                    .as("no wait beyond the hub's answer")
+                    .isLessThan(MARGIN_MILLIS);
         }
     }
 
@@ -103,14 +121,24 @@ class NamesWhereDnsIsSilentTest {
             TransferResult unknown = settled.connectByName("nowhere.example.test:80", BYTES, Duration.ofSeconds(3));
             log.info("Settled, by a name nobody knows, where DNS drops queries: {}", unknown);
             assertThat(unknown.ok()).isFalse();
-            assertThat(unknown.error()).contains("SocketTimeoutException")
+            assertThat(unknown.error())
+                    .contains("SocketTimeoutException")
                     .contains("the hub network does not hold it, and DNS has not answered");
-            assertThat(unknown.elapsedMillis()).as("the connect's deadline ends the wait").isBetween(2_500L, 4_500L);
+            assertThat(unknown.elapsedMillis())
+                    .as("the connect's deadline ends the wait")
+                    .isBetween(2_500L, 4_500L);
         }
-        TransferResult inDns = RunningNode.coldConnectByName(answeringHost, client(answeringHost), "nowhere.example.test:80",
-                BYTES, Duration.ofSeconds(20), agentLog -> { });
+        TransferResult inDns = RunningNode.coldConnectByName(
+                answeringHost,
+                client(answeringHost),
+                "nowhere.example.test:80",
+                BYTES,
+                Duration.ofSeconds(20),
+                agentLog -> {});
         log.info("Cold, by a name nobody knows, where DNS answers: {}", inDns);
         assertThat(inDns.ok()).isFalse();
-        assertThat(inDns.error()).contains("UnknownHostException").contains("no live node holds this name at the hub network");
+        assertThat(inDns.error())
+                .contains("UnknownHostException")
+                .contains("no live node holds this name at the hub network");
     }
 }

@@ -20,6 +20,7 @@ class NatRouterFirewallTest {
 
     @RegisterExtension
     final FreshTestbed testbed = new FreshTestbed();
+
     private Site site;
     private Host outsider;
     private ConnectionCounter arrivals;
@@ -32,14 +33,14 @@ class NatRouterFirewallTest {
     }
 
     /** Exit code of a TCP connect from the outsider to the router's public address, and how long it took. */
-    private record Probe(int exitCode, long millis, String stderr) {
-    }
+    private record Probe(int exitCode, long millis, String stderr) {}
 
     private Probe probe() {
         String target = "/dev/tcp/" + site.router().publicAddress().getHostAddress() + "/" + PORT;
         long start = System.nanoTime();
-        CommandResult r = outsider.namespace().execAllowingFailure(Duration.ofSeconds(10), null,
-                List.of("timeout", "1.5", "bash", "-c", "exec 3<>" + target));
+        CommandResult r = outsider.namespace()
+                .execAllowingFailure(
+                        Duration.ofSeconds(10), null, List.of("timeout", "1.5", "bash", "-c", "exec 3<>" + target));
         return new Probe(r.exitCode(), (System.nanoTime() - start) / 1_000_000, r.stderr());
     }
 
@@ -65,7 +66,9 @@ class NatRouterFirewallTest {
     void droppingFirewallLeavesTheCallerWaiting() {
         site.router().firewall(Firewall.dropInbound());
         Probe p = probe();
-        assertThat(p.exitCode()).as("timeout(1) exit code: still connecting when killed; " + p).isEqualTo(124);
+        assertThat(p.exitCode())
+                .as("timeout(1) exit code: still connecting when killed; " + p)
+                .isEqualTo(124);
         assertThat(p.millis()).isGreaterThanOrEqualTo(1_400);
         assertThat(arrivals.count()).isGreaterThanOrEqualTo(1);
 

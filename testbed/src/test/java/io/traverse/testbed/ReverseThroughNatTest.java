@@ -40,22 +40,28 @@ class ReverseThroughNatTest {
         Host targetHost = site.host("t", "10.0.0.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
 
-        CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(() -> RunningNode.start(targetHost,
+        CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                targetHost,
                 linked(hub).bind(targetHost.address()).external(site.router().publicAddress(), 17777)));
-        CompletableFuture<RunningNode> source = CompletableFuture.supplyAsync(() -> RunningNode.start(sourceHost,
-                linked(hub).bind(sourceHost.address())));
+        CompletableFuture<RunningNode> source = CompletableFuture.supplyAsync(
+                () -> RunningNode.start(sourceHost, linked(hub).bind(sourceHost.address())));
         RunningNode t = target.join();
         RunningNode s = source.join();
 
         TransferResult result = s.connect(t.address(), FOUR_MIB, Duration.ofSeconds(10));
         log.info("S to T behind a dropping NAT: {}", result);
-        assertThat(result.ok()).as(() -> result + "\nS's log:\n" + s.recentLog() + "\nT's log:\n" + t.recentLog()).isTrue();
+        assertThat(result.ok())
+                .as(() -> result + "\nS's log:\n" + s.recentLog() + "\nT's log:\n" + t.recentLog())
+                .isTrue();
         assertThat(result.module()).isEqualTo("reverse");
         assertThat(result.bytes()).isEqualTo(FOUR_MIB);
         assertThat(result.servedBy()).isEqualTo(t.nodeId());
-        assertThat(result.peer()).as("T's service saw S's own public address: T dialled it")
+        assertThat(result.peer())
+                .as("T's service saw S's own public address: T dialled it")
                 .startsWith(sourceHost.address().getHostAddress() + ":");
-        assertThat(result.setupMillis()).as("direct alone would wait for its 10 s timeout").isLessThan(5_000);
+        assertThat(result.setupMillis())
+                .as("direct alone would wait for its 10 s timeout")
+                .isLessThan(5_000);
         assertThat(t.servedConnections()).isEqualTo(1);
     }
 }

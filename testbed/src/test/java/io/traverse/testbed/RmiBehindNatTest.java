@@ -49,8 +49,9 @@ class RmiBehindNatTest {
         SiteHttpProxy proxy = SiteHttpProxy.start(proxied);
         Host serverHost = home.host("server", "10.0.7.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
-        RunningNode server = RunningNode.start(serverHost, NodeSettings.linkedTo(hub, TOKEN).bind(serverHost.address())
-                .rmiName("checksums"));
+        RunningNode server = RunningNode.start(
+                serverHost,
+                NodeSettings.linkedTo(hub, TOKEN).bind(serverHost.address()).rmiName("checksums"));
         log.info("Exported behind double NAT on {}", server.address());
 
         Host officeHost = office.host("client", "10.0.8.2");
@@ -67,8 +68,10 @@ class RmiBehindNatTest {
         for (Map.Entry<String, CompletableFuture<String>> e : results.entrySet()) {
             String result = e.getValue().join();
             log.info("RMI from {}, cold: {}", e.getKey(), result);
-            assertThat(result).as(() -> e.getKey() + ": " + result + "\nserver's log:\n" + server.recentLog())
-                    .startsWith("rmi ok").endsWith(expected);
+            assertThat(result)
+                    .as(() -> e.getKey() + ": " + result + "\nserver's log:\n" + server.recentLog())
+                    .startsWith("rmi ok")
+                    .endsWith(expected);
         }
     }
 
@@ -77,7 +80,7 @@ class RmiBehindNatTest {
         if (httpProxy != null) {
             settings.set("traverse.http.proxy", httpProxy);
         }
-        return CompletableFuture.supplyAsync(() -> RunningNode.coldRmiCall(host, settings, "checksums", UP, DOWN, CALLS,
-                Duration.ofSeconds(60)));
+        return CompletableFuture.supplyAsync(
+                () -> RunningNode.coldRmiCall(host, settings, "checksums", UP, DOWN, CALLS, Duration.ofSeconds(60)));
     }
 }

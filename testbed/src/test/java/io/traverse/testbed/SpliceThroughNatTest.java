@@ -33,8 +33,7 @@ class SpliceThroughNatTest {
         return NodeSettings.linkedTo(hub, TOKEN).set("traverse.modules", "direct,reverse,splice,routed");
     }
 
-    private record Pair(RunningNode s, RunningNode t, Site siteS, Site siteT) {
-    }
+    private record Pair(RunningNode s, RunningNode t, Site siteS, Site siteT) {}
 
     private Pair twoSites(NatMode natS, Firewall firewallS, NatMode natT, Firewall firewallT) throws Exception {
         Host hubHost = testbed.get().internet().host("hub");
@@ -45,10 +44,10 @@ class SpliceThroughNatTest {
         Host sourceHost = siteS.host("s", "10.0.1.2");
         Host targetHost = siteT.host("t", "10.0.2.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
-        CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(() -> RunningNode.start(targetHost,
-                linked(hub).bind(targetHost.address())));
-        CompletableFuture<RunningNode> source = CompletableFuture.supplyAsync(() -> RunningNode.start(sourceHost,
-                linked(hub).bind(sourceHost.address())));
+        CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(
+                () -> RunningNode.start(targetHost, linked(hub).bind(targetHost.address())));
+        CompletableFuture<RunningNode> source = CompletableFuture.supplyAsync(
+                () -> RunningNode.start(sourceHost, linked(hub).bind(sourceHost.address())));
         return new Pair(source.join(), target.join(), siteS, siteT);
     }
 
@@ -81,27 +80,36 @@ class SpliceThroughNatTest {
     private static void firstConnection(RunningNode from, RunningNode to, String what) {
         TransferResult first = from.connect(to.address(), FOUR_MIB, Duration.ofSeconds(10));
         log.info("{}, first connection: {}", what, first);
-        assertThat(first.ok()).as(() -> first + "\nsource log:\n" + from.recentLog() + "\ntarget log:\n" + to.recentLog()).isTrue();
+        assertThat(first.ok())
+                .as(() -> first + "\nsource log:\n" + from.recentLog() + "\ntarget log:\n" + to.recentLog())
+                .isTrue();
         assertThat(first.module()).isIn("splice", "routed");
         if (first.module().equals("routed")) {
             // Found by the upgrade probe, or by splice itself, left running beside the relay that won.
-            await().atMost(Duration.ofSeconds(10)).until(() -> from.recentLog().contains("module splice now reaches hub")
-                    || from.recentLog().contains("Module splice reaches hub"));
+            await().atMost(Duration.ofSeconds(10))
+                    .until(() -> from.recentLog().contains("module splice now reaches hub")
+                            || from.recentLog().contains("Module splice reaches hub"));
         }
     }
 
     private static void assertSpliced(TransferResult result, RunningNode from, RunningNode to, Site fromSite) {
-        assertThat(result.ok()).as(() -> result + "\nsource log:\n" + from.recentLog() + "\ntarget log:\n" + to.recentLog()).isTrue();
-        assertThat(result.module()).as(() -> result + "\nsource log:\n" + from.recentLog()).isEqualTo("splice");
+        assertThat(result.ok())
+                .as(() -> result + "\nsource log:\n" + from.recentLog() + "\ntarget log:\n" + to.recentLog())
+                .isTrue();
+        assertThat(result.module())
+                .as(() -> result + "\nsource log:\n" + from.recentLog())
+                .isEqualTo("splice");
         assertThat(result.bytes()).isEqualTo(FOUR_MIB);
         assertThat(result.servedBy()).isEqualTo(to.nodeId());
-        assertThat(result.peer()).as("the target saw the source's NAT: a kernel connection through both routers")
+        assertThat(result.peer())
+                .as("the target saw the source's NAT: a kernel connection through both routers")
                 .startsWith(fromSite.router().publicAddress().getHostAddress() + ":");
     }
 
     @Test
     void aPortRandomisingNatIsRefusedAtOnceAndTheHubRelays() throws Exception {
-        Pair p = twoSites(NatMode.MASQUERADE_RANDOM, Firewall.dropInbound(), NatMode.MASQUERADE, Firewall.rejectInbound());
+        Pair p = twoSites(
+                NatMode.MASQUERADE_RANDOM, Firewall.dropInbound(), NatMode.MASQUERADE, Firewall.rejectInbound());
         RunningNode s = p.s();
         RunningNode t = p.t();
 
@@ -114,10 +122,14 @@ class SpliceThroughNatTest {
     }
 
     private static void assertRelayed(TransferResult result, RunningNode from, RunningNode to) {
-        assertThat(result.ok()).as(() -> result + "\nsource log:\n" + from.recentLog() + "\ntarget log:\n" + to.recentLog()).isTrue();
+        assertThat(result.ok())
+                .as(() -> result + "\nsource log:\n" + from.recentLog() + "\ntarget log:\n" + to.recentLog())
+                .isTrue();
         assertThat(result.module()).isEqualTo("routed");
         assertThat(result.bytes()).isEqualTo(FOUR_MIB);
         assertThat(result.servedBy()).isEqualTo(to.nodeId());
-        assertThat(result.setupMillis()).as("splice gave up at once instead of firing SYNs for its 2 s window").isLessThan(1_500);
+        assertThat(result.setupMillis())
+                .as("splice gave up at once instead of firing SYNs for its 2 s window")
+                .isLessThan(1_500);
     }
 }

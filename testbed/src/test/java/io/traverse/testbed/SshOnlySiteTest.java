@@ -31,28 +31,40 @@ class SshOnlySiteTest {
 
     @BeforeEach
     void build() {
-        assertThat(SshDaemon.available()).as("openssh-server and ssh-keygen (the CI script installs them)").isTrue();
+        assertThat(SshDaemon.available())
+                .as("openssh-server and ssh-keygen (the CI script installs them)")
+                .isTrue();
     }
 
     @Test
     void anOpenSiteReachesAnSshOnlySiteByDirectThroughItsSshdAndIsReachedFromItByReverse() throws Exception {
-        MultiSiteNetwork network = MultiSiteNetwork.build(testbed.get(), List.of(
-                SiteLine.of("open", Reach.OPEN, Reach.OPEN, "10.0.0.0/24"),
-                SiteLine.of("sshonly", Reach.SSH_ONLY, Reach.SSH_ONLY, "10.2.0.0/24")), "ssh-site-token");
+        MultiSiteNetwork network = MultiSiteNetwork.build(
+                testbed.get(),
+                List.of(
+                        SiteLine.of("open", Reach.OPEN, Reach.OPEN, "10.0.0.0/24"),
+                        SiteLine.of("sshonly", Reach.SSH_ONLY, Reach.SSH_ONLY, "10.2.0.0/24")),
+                "ssh-site-token");
         network.startNodes(Duration.ofSeconds(40)); // both hubs know both nodes: the link through SSH is up
         RunningNode open = network.node("open");
         RunningNode closed = network.node("sshonly");
         MultiSiteNetwork.SiteMachines sshSite = network.site("sshonly");
         assertThat(network.sshTunnels()).containsOnlyKeys("sshonly");
 
-        TransferResult direct = RunningNode.coldConnect(network.site("open").node(),
-                network.nodeSettings("open").set("traverse.modules", "direct"), closed.address(), ONE_MIB, Duration.ofSeconds(20));
+        TransferResult direct = RunningNode.coldConnect(
+                network.site("open").node(),
+                network.nodeSettings("open").set("traverse.modules", "direct"),
+                closed.address(),
+                ONE_MIB,
+                Duration.ofSeconds(20));
         log.info("open -> sshonly, direct only: {}", direct);
-        assertThat(direct.ok()).as(() -> direct + "\nsshonly's log:\n" + closed.recentLog()).isTrue();
+        assertThat(direct.ok())
+                .as(() -> direct + "\nsshonly's log:\n" + closed.recentLog())
+                .isTrue();
         assertThat(direct.module()).isEqualTo("direct");
         assertThat(direct.bytes()).isEqualTo(ONE_MIB);
         assertThat(direct.servedBy()).isEqualTo(closed.nodeId());
-        assertThat(direct.peer()).as("the node was dialled by the sshd on its frontend")
+        assertThat(direct.peer())
+                .as("the node was dialled by the sshd on its frontend")
                 .startsWith(sshSite.frontend().address().getHostAddress() + ":");
 
         TransferResult first = open.connect(closed.address(), ONE_MIB, Duration.ofSeconds(20));
@@ -72,13 +84,16 @@ class SshOnlySiteTest {
         // The plain attempt at the node's private address is dropped, costing a stagger each time:
         // a node reached through a tunnel before is tried through it first. With a 5 s stagger the
         // second connection must get through within 2 s.
-        RunningNode slow = RunningNode.start(network.site("open").node(), network.nodeSettings("open")
-                .set("traverse.modules", "direct").set("traverse.connect.stagger", "5s"));
+        RunningNode slow = RunningNode.start(
+                network.site("open").node(),
+                network.nodeSettings("open").set("traverse.modules", "direct").set("traverse.connect.stagger", "5s"));
         TransferResult viaStagger = slow.connect(closed.address(), 64 * 1024, Duration.ofSeconds(20));
         assertThat(viaStagger.ok()).as(viaStagger::toString).isTrue();
         TransferResult tunnelFirst = slow.connect(closed.address(), 64 * 1024, Duration.ofSeconds(2));
         log.info("open -> sshonly, 5 s stagger: first {}, then {}", viaStagger, tunnelFirst);
-        assertThat(tunnelFirst.ok()).as(() -> "the tunnel that worked is tried first: " + tunnelFirst).isTrue();
+        assertThat(tunnelFirst.ok())
+                .as(() -> "the tunnel that worked is tried first: " + tunnelFirst)
+                .isTrue();
         assertThat(tunnelFirst.module()).isEqualTo("direct");
 
         // The other way: the open node dials the SSH-only node back through the same sshd (its
@@ -97,15 +112,25 @@ class SshOnlySiteTest {
         log.info("sshonly -> open, settled: {}", back);
         assertThat(back.module()).as("dialled back through the sshd").isEqualTo("reverse");
         assertThat(back.servedBy()).isEqualTo(open.nodeId());
-        TransferResult reverseOnly = RunningNode.coldConnect(sshSite.node(),
-                network.nodeSettings("sshonly").set("traverse.modules", "reverse"), open.address(), ONE_MIB, Duration.ofSeconds(20));
+        TransferResult reverseOnly = RunningNode.coldConnect(
+                sshSite.node(),
+                network.nodeSettings("sshonly").set("traverse.modules", "reverse"),
+                open.address(),
+                ONE_MIB,
+                Duration.ofSeconds(20));
         log.info("sshonly -> open, reverse only: {}", reverseOnly);
-        assertThat(reverseOnly.ok()).as(() -> reverseOnly + "\nopen's log:\n" + open.recentLog()).isTrue();
+        assertThat(reverseOnly.ok())
+                .as(() -> reverseOnly + "\nopen's log:\n" + open.recentLog())
+                .isTrue();
         assertThat(reverseOnly.module()).isEqualTo("reverse");
         assertThat(reverseOnly.bytes()).isEqualTo(ONE_MIB);
         assertThat(reverseOnly.servedBy()).isEqualTo(open.nodeId());
-        assertThat(reverseOnly.peer()).as("the open node dialled back into its SSH forward's loopback entrance").startsWith("127.0.0.1:");
-        assertThat(closed.plainConnect(network.plainService("open"), 1024, Duration.ofSeconds(2)).ok())
-                .as("nothing gets out of the SSH-only site").isFalse();
+        assertThat(reverseOnly.peer())
+                .as("the open node dialled back into its SSH forward's loopback entrance")
+                .startsWith("127.0.0.1:");
+        assertThat(closed.plainConnect(network.plainService("open"), 1024, Duration.ofSeconds(2))
+                        .ok())
+                .as("nothing gets out of the SSH-only site")
+                .isFalse();
     }
 }

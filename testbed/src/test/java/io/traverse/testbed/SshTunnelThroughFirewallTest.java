@@ -31,7 +31,9 @@ class SshTunnelThroughFirewallTest {
 
     @BeforeEach
     void build() {
-        assertThat(SshDaemon.available()).as("openssh-server and ssh-keygen (the CI script installs them)").isTrue();
+        assertThat(SshDaemon.available())
+                .as("openssh-server and ssh-keygen (the CI script installs them)")
+                .isTrue();
     }
 
     private static NodeSettings directOnly() {
@@ -50,12 +52,18 @@ class SshTunnelThroughFirewallTest {
         Path known = sshd.knownHostsAs(gateway);
         Path stale = sshd.staleKnownHostsAs(gateway);
 
-        CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(() -> RunningNode.start(targetHost,
-                directOnly().bind(targetHost.address())));
-        CompletableFuture<RunningNode> source = CompletableFuture.supplyAsync(() -> RunningNode.start(sourceHost,
-                directOnly().bind(sourceHost.address()).set("traverse.ssh.tunnels", sshd.tunnelRule("10.0.0.0/24", gateway, known))));
-        CompletableFuture<RunningNode> stranger = CompletableFuture.supplyAsync(() -> RunningNode.start(strangerHost,
-                directOnly().bind(strangerHost.address()).set("traverse.ssh.tunnels", sshd.tunnelRule("10.0.0.0/24", gateway, stale))));
+        CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(
+                () -> RunningNode.start(targetHost, directOnly().bind(targetHost.address())));
+        CompletableFuture<RunningNode> source = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                sourceHost,
+                directOnly()
+                        .bind(sourceHost.address())
+                        .set("traverse.ssh.tunnels", sshd.tunnelRule("10.0.0.0/24", gateway, known))));
+        CompletableFuture<RunningNode> stranger = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                strangerHost,
+                directOnly()
+                        .bind(strangerHost.address())
+                        .set("traverse.ssh.tunnels", sshd.tunnelRule("10.0.0.0/24", gateway, stale))));
         RunningNode t = target.join();
         RunningNode s = source.join();
         RunningNode x = stranger.join();
@@ -63,12 +71,15 @@ class SshTunnelThroughFirewallTest {
         for (int i = 0; i < 2; i++) { // the second connection reuses the SSH session and its forward
             TransferResult result = s.connect(t.address(), FOUR_MIB, Duration.ofSeconds(15));
             log.info("S to T through T's sshd: {}", result);
-            assertThat(result.ok()).as(() -> result + "\nS's log:\n" + s.recentLog() + "\nT's log:\n" + t.recentLog()
-                    + "\nsshd's log:\n" + sshd.recentLog()).isTrue();
+            assertThat(result.ok())
+                    .as(() -> result + "\nS's log:\n" + s.recentLog() + "\nT's log:\n" + t.recentLog()
+                            + "\nsshd's log:\n" + sshd.recentLog())
+                    .isTrue();
             assertThat(result.module()).isEqualTo("direct");
             assertThat(result.bytes()).isEqualTo(FOUR_MIB);
             assertThat(result.servedBy()).isEqualTo(t.nodeId());
-            assertThat(result.peer()).as("T's service was dialled by the sshd on T's own host")
+            assertThat(result.peer())
+                    .as("T's service was dialled by the sshd on T's own host")
                     .startsWith(targetHost.address().getHostAddress() + ":");
         }
         assertThat(t.servedConnections()).isEqualTo(2);
@@ -78,7 +89,9 @@ class SshTunnelThroughFirewallTest {
         assertThat(refused.ok()).isFalse();
         // Its plain attempt failed as well: without the tunnel there is no way in.
         assertThat(refused.error()).contains(targetHost.address().getHostAddress() + ":");
-        assertThat(refused.error()).contains("host key mismatch for " + gateway).contains(sshd.hostKeyFingerprint())
+        assertThat(refused.error())
+                .contains("host key mismatch for " + gateway)
+                .contains(sshd.hostKeyFingerprint())
                 .contains(stale.toString());
         assertThat(t.servedConnections()).isEqualTo(2);
     }

@@ -12,13 +12,13 @@ import org.junit.jupiter.api.Assumptions;
  * testbed there would hide a broken setup.
  */
 final class TestbedPrerequisites {
-    private TestbedPrerequisites() {
-    }
+    private TestbedPrerequisites() {}
 
     static void require() {
         HostCapabilities host = HostCapabilities.probe();
-        Assumptions.assumeTrue(host.isRoot(), () -> "Skipped: " + host.problem().orElse("not root")
-                + " (CI runs these tests as root)");
+        Assumptions.assumeTrue(
+                host.isRoot(),
+                () -> "Skipped: " + host.problem().orElse("not root") + " (CI runs these tests as root)");
         assertThat(host.missingTools())
                 .as("tools the namespace testbed needs (Debian packages %s)", HostCapabilities.requiredPackages())
                 .isEmpty();
@@ -34,7 +34,11 @@ final class TestbedPrerequisites {
 
     static List<String> existingNamespaces() {
         String ip = HostCapabilities.probe().tool("ip");
-        String listing = HostCommand.run(List.of(ip, "netns", "list"), null, Duration.ofSeconds(10)).stdout();
-        return listing.lines().map(l -> l.trim().split("\\s+")[0]).filter(s -> !s.isEmpty()).toList();
+        String listing = HostCommand.run(List.of(ip, "netns", "list"), null, Duration.ofSeconds(10))
+                .stdout();
+        return listing.lines()
+                .map(l -> l.trim().split("\\s+")[0])
+                .filter(s -> !s.isEmpty())
+                .toList();
     }
 }

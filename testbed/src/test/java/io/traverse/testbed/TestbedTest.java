@@ -21,11 +21,15 @@ class TestbedTest {
         NetworkNamespace ns = testbed.get().namespace("scratch");
         Process sleeper = ns.start(new ProcessBuilder("sleep", "600"));
         assertThat(TestbedPrerequisites.existingNamespaces()).contains(ns.name());
-        assertThat(ns.name()).startsWith(Testbed.NAME_PREFIX + ProcessHandle.current().pid() + "-").endsWith("-scratch");
+        assertThat(ns.name())
+                .startsWith(Testbed.NAME_PREFIX + ProcessHandle.current().pid() + "-")
+                .endsWith("-scratch");
 
         testbed.get().close();
 
-        assertThat(sleeper.waitFor(5, TimeUnit.SECONDS)).as("process in the namespace stopped").isTrue();
+        assertThat(sleeper.waitFor(5, TimeUnit.SECONDS))
+                .as("process in the namespace stopped")
+                .isTrue();
         assertThat(TestbedPrerequisites.existingNamespaces()).doesNotContain(ns.name());
     }
 
@@ -42,7 +46,9 @@ class TestbedTest {
 
             assertThat(Testbed.removeStale()).contains(stale).doesNotContain(live);
 
-            assertThat(TestbedPrerequisites.existingNamespaces()).doesNotContain(stale).contains(live);
+            assertThat(TestbedPrerequisites.existingNamespaces())
+                    .doesNotContain(stale)
+                    .contains(live);
         } finally {
             HostCommand.runAllowingFailure(List.of(ip, "netns", "delete", stale), null, Duration.ofSeconds(10));
             HostCommand.runAllowingFailure(List.of(ip, "netns", "delete", live), null, Duration.ofSeconds(10));
@@ -52,11 +58,13 @@ class TestbedTest {
     @Test
     void buildingSitesAddsNoInterfaceToTheHostsOwnNamespace() {
         String ip = testbed.get().host().tool("ip");
-        String before = HostCommand.run(List.of(ip, "-o", "link", "show"), null, Duration.ofSeconds(10)).stdout();
+        String before = HostCommand.run(List.of(ip, "-o", "link", "show"), null, Duration.ofSeconds(10))
+                .stdout();
         Site site = testbed.get().site("site", "10.0.0.0/24");
         site.host("h");
         testbed.get().internet().host("pub");
-        String after = HostCommand.run(List.of(ip, "-o", "link", "show"), null, Duration.ofSeconds(10)).stdout();
+        String after = HostCommand.run(List.of(ip, "-o", "link", "show"), null, Duration.ofSeconds(10))
+                .stdout();
         assertThat(interfaceNames(after)).isEqualTo(interfaceNames(before));
     }
 
@@ -90,7 +98,8 @@ class TestbedTest {
         assertThatThrownBy(() -> testbed.get().internet().attach(other, "eth0", "8.8.8.8"))
                 .hasMessageContaining("not a host address of network 198.18.0.0/15");
         // Private ranges may repeat across sites, never within one.
-        assertThat(one.host("x", "10.0.0.7").address()).isEqualTo(two.host("x", "10.0.0.7").address());
+        assertThat(one.host("x", "10.0.0.7").address())
+                .isEqualTo(two.host("x", "10.0.0.7").address());
         assertThatThrownBy(() -> one.host("y", "10.0.0.7")).hasMessageContaining("already in use");
     }
 }

@@ -29,6 +29,7 @@ class TimingUnderWanLatencyTest {
     private static final Duration ONE_WAY = Duration.ofMillis(300);
     /** Four keepalive intervals: one more than a link may stay silent. */
     private static final Duration HOLD = Duration.ofSeconds(8);
+
     private static final String RELAYS = "routed,longpoll";
 
     @RegisterExtension
@@ -41,12 +42,19 @@ class TimingUnderWanLatencyTest {
 
     @Test
     void aLongPollSessionAcrossSixHundredMillisecondsRenewsItsPollsAndCarriesConnections() throws Exception {
-        runFarAndNear(settings -> settings.set("traverse.http.tunnel", "longpoll").set("traverse.longpoll.server.timeout", "2s")
-                .set("traverse.longpoll.client.timeout", "3s"), "longpoll");
+        runFarAndNear(
+                settings -> settings.set("traverse.http.tunnel", "longpoll")
+                        .set("traverse.longpoll.server.timeout", "2s")
+                        .set("traverse.longpoll.client.timeout", "3s"),
+                "longpoll");
     }
 
-    private void runFarAndNear(java.util.function.UnaryOperator<NodeSettings> farLink, String farOutModule) throws Exception {
-        Host hubHost = testbed.get().wanLatency(WanLatency.access(Map.of("far", ONE_WAY))).internet().host("hub");
+    private void runFarAndNear(java.util.function.UnaryOperator<NodeSettings> farLink, String farOutModule)
+            throws Exception {
+        Host hubHost = testbed.get()
+                .wanLatency(WanLatency.access(Map.of("far", ONE_WAY)))
+                .internet()
+                .host("hub");
         Site far = testbed.get().site("far", "10.0.5.0/24");
         Site near = testbed.get().site("near", "10.0.6.0/24");
         far.router().firewall(Firewall.dropInbound());
@@ -54,29 +62,39 @@ class TimingUnderWanLatencyTest {
         Host fHost = far.host("f", "10.0.5.2");
         Host nHost = near.host("n", "10.0.6.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
-        // The relays alone: the link's timing is under test, not which module wins (both NATs keep ports, so splice could).
-        CompletableFuture<RunningNode> farStart = CompletableFuture.supplyAsync(() -> RunningNode.start(fHost,
-                farLink.apply(NodeSettings.linkedTo(hub, TOKEN).bind(fHost.address()).set("traverse.modules", RELAYS))));
-        CompletableFuture<RunningNode> nearStart = CompletableFuture.supplyAsync(() -> RunningNode.start(nHost,
-                NodeSettings.linkedTo(hub, TOKEN).bind(nHost.address()).set("traverse.modules", RELAYS)));
+        // The relays alone: the link's timing is under test, not which module wins (both NATs keep ports, so splice
+        // could).
+        CompletableFuture<RunningNode> farStart = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                fHost,
+                farLink.apply(
+                        NodeSettings.linkedTo(hub, TOKEN).bind(fHost.address()).set("traverse.modules", RELAYS))));
+        CompletableFuture<RunningNode> nearStart = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                nHost, NodeSettings.linkedTo(hub, TOKEN).bind(nHost.address()).set("traverse.modules", RELAYS)));
         RunningNode f = farStart.join();
         RunningNode n = nearStart.join();
 
         Thread.sleep(HOLD.toMillis());
         String farLog = f.recentLog();
         assertThat(farLog).as("one link, never lost, in %s", HOLD).containsOnlyOnce("Linked to hub");
-        assertThat(farLog).as("no false death").doesNotContain("Lost the link to hub").doesNotContain("No hub link");
+        assertThat(farLog)
+                .as("no false death")
+                .doesNotContain("Lost the link to hub")
+                .doesNotContain("No hub link");
 
         TransferResult out = f.connect(n.address(), ONE_MIB, Duration.ofSeconds(20));
         log.info("From the far site out: {}", out);
-        assertThat(out.ok()).as(() -> out + "\nF's log:\n" + f.recentLog() + "\nN's log:\n" + n.recentLog()).isTrue();
+        assertThat(out.ok())
+                .as(() -> out + "\nF's log:\n" + f.recentLog() + "\nN's log:\n" + n.recentLog())
+                .isTrue();
         assertThat(out.module()).isEqualTo(farOutModule);
         assertThat(out.bytes()).isEqualTo(ONE_MIB);
         assertThat(out.servedBy()).isEqualTo(n.nodeId());
 
         TransferResult in = n.connect(f.address(), ONE_MIB, Duration.ofSeconds(20));
         log.info("Into the far site: {}", in);
-        assertThat(in.ok()).as(() -> in + "\nF's log:\n" + f.recentLog() + "\nN's log:\n" + n.recentLog()).isTrue();
+        assertThat(in.ok())
+                .as(() -> in + "\nF's log:\n" + f.recentLog() + "\nN's log:\n" + n.recentLog())
+                .isTrue();
         assertThat(in.module()).isEqualTo("routed");
         assertThat(in.bytes()).isEqualTo(ONE_MIB);
         assertThat(in.servedBy()).isEqualTo(f.nodeId());

@@ -34,8 +34,12 @@ class WanLatencyTest {
         assertThat(latency.placeOf("cloud")).isEqualTo("cloud");
         assertThat(latency.isNone()).isFalse();
         assertThat(WanLatency.none().isNone()).isTrue();
-        assertThat(WanLatency.none().withHops(8).isNone()).as("routers need the switch").isFalse();
-        assertThat(WanLatency.none().withHops(8).hasDelay()).as("but delay nothing").isFalse();
+        assertThat(WanLatency.none().withHops(8).isNone())
+                .as("routers need the switch")
+                .isFalse();
+        assertThat(WanLatency.none().withHops(8).hasDelay())
+                .as("but delay nothing")
+                .isFalse();
         assertThat(latency.hasDelay()).isTrue();
         assertThatThrownBy(() -> WanLatency.access(Map.of("x", Duration.ofMillis(-1))))
                 .isInstanceOf(IllegalArgumentException.class);
@@ -43,24 +47,30 @@ class WanLatencyTest {
 
     @Test
     void aConnectSeesTheRoundTripOfTheModelBetweenHostsAndThroughANat() {
-        WanLatency latency = WanLatency.access(Map.of("near", Duration.ofMillis(2), "far", Duration.ofMillis(13),
-                "home", Duration.ofMillis(5)));
+        WanLatency latency = WanLatency.access(
+                Map.of("near", Duration.ofMillis(2), "far", Duration.ofMillis(13), "home", Duration.ofMillis(5)));
         Testbed tb = testbed.get().wanLatency(latency);
         Host near = tb.internet().host("near");
         Host far = tb.internet().host("far");
         Site home = tb.site("home", "192.168.1.0/24");
         Host laptop = home.host("laptop");
 
-        assertThat(bestRefusedConnectMillis(near, far.address().getHostAddress())).isBetween(30.0, 45.0);
-        assertThat(bestRefusedConnectMillis(laptop, far.address().getHostAddress())).isBetween(36.0, 51.0);
-        assertThat(bestRefusedConnectMillis(near, home.router().publicAddress().getHostAddress())).isBetween(14.0, 29.0);
-        assertThat(tb.internet().switchStats()).hasValueSatisfying(s -> assertThat(s).startsWith("forwarded"));
+        assertThat(bestRefusedConnectMillis(near, far.address().getHostAddress()))
+                .isBetween(30.0, 45.0);
+        assertThat(bestRefusedConnectMillis(laptop, far.address().getHostAddress()))
+                .isBetween(36.0, 51.0);
+        assertThat(bestRefusedConnectMillis(near, home.router().publicAddress().getHostAddress()))
+                .isBetween(14.0, 29.0);
+        assertThat(tb.internet().switchStats())
+                .hasValueSatisfying(s -> assertThat(s).startsWith("forwarded"));
         assertThatThrownBy(() -> tb.wanLatency(WanLatency.none())).isInstanceOf(IllegalStateException.class);
     }
 
     @Test
     void routerHopsTakeTheirShareOfTheTtlAndDropWhatRunsOutOnTheWay() {
-        Testbed tb = testbed.get().wanLatency(WanLatency.access(Map.of("near", Duration.ofMillis(1))).withHops(8));
+        Testbed tb = testbed.get()
+                .wanLatency(
+                        WanLatency.access(Map.of("near", Duration.ofMillis(1))).withHops(8));
         Host near = tb.internet().host("near");
         Host far = tb.internet().host("far");
         ConnectionCounter arrivedWith56 = ConnectionCounter.installForTtl(far.namespace(), 9, 56);
@@ -68,21 +78,29 @@ class WanLatencyTest {
         ConnectionCounter arrived = ConnectionCounter.install(far.namespace(), 9);
         String connect = "exec 3<>/dev/tcp/" + far.address().getHostAddress() + "/9";
 
-        CommandResult refused = near.namespace().execAllowingFailure(Duration.ofSeconds(10), null,
-                List.of("timeout", "2", "bash", "-c", connect));
-        assertThat(refused.stderr()).as("a SYN with TTL 64 arrives, 8 hops later, and is refused").contains("Connection refused");
+        CommandResult refused = near.namespace()
+                .execAllowingFailure(Duration.ofSeconds(10), null, List.of("timeout", "2", "bash", "-c", connect));
+        assertThat(refused.stderr())
+                .as("a SYN with TTL 64 arrives, 8 hops later, and is refused")
+                .contains("Connection refused");
         assertThat(arrivedWith56.count()).isEqualTo(1);
 
         near.namespace().writeSysctl("net/ipv4/ip_default_ttl", "9");
-        near.namespace().execAllowingFailure(Duration.ofSeconds(10), null, List.of("timeout", "2", "bash", "-c", connect));
+        near.namespace()
+                .execAllowingFailure(Duration.ofSeconds(10), null, List.of("timeout", "2", "bash", "-c", connect));
         assertThat(arrivedWith1.count()).as("TTL 9 arrives with 1 left").isEqualTo(1);
 
         near.namespace().writeSysctl("net/ipv4/ip_default_ttl", "8");
-        CommandResult lost = near.namespace().execAllowingFailure(Duration.ofSeconds(10), null,
-                List.of("timeout", "1", "bash", "-c", connect));
-        assertThat(lost.exitCode()).as("the SYN died on the way: no answer, so timeout(1) ends the connect").isEqualTo(124);
-        assertThat(arrived.count()).as("only the two SYNs that had TTL to spare arrived").isEqualTo(2);
-        assertThat(tb.internet().switchStats()).hasValueSatisfying(st -> assertThat(st).doesNotContain("expired 0,"));
+        CommandResult lost = near.namespace()
+                .execAllowingFailure(Duration.ofSeconds(10), null, List.of("timeout", "1", "bash", "-c", connect));
+        assertThat(lost.exitCode())
+                .as("the SYN died on the way: no answer, so timeout(1) ends the connect")
+                .isEqualTo(124);
+        assertThat(arrived.count())
+                .as("only the two SYNs that had TTL to spare arrived")
+                .isEqualTo(2);
+        assertThat(tb.internet().switchStats())
+                .hasValueSatisfying(st -> assertThat(st).doesNotContain("expired 0,"));
     }
 
     /** The fastest of five refused connects (port 9 listens nowhere) from {@code from} to {@code address}, timed inside bash. */
@@ -90,10 +108,14 @@ class WanLatencyTest {
         String script = "for i in 1 2 3 4 5 6; do s=$EPOCHREALTIME; (exec 3<>/dev/tcp/" + address + "/9) 2>/dev/null; "
                 + "e=$EPOCHREALTIME; echo \"$s $e\"; done";
         CommandResult r = from.namespace().exec(Duration.ofSeconds(20), null, List.of("bash", "-c", script));
-        return r.stdout().lines().skip(1) // the first also pays for ARP
+        return r.stdout()
+                .lines()
+                .skip(1) // the first also pays for ARP
                 .mapToDouble(line -> {
                     String[] t = line.trim().split(" ");
                     return (Double.parseDouble(t[1]) - Double.parseDouble(t[0])) * 1000;
-                }).min().orElseThrow();
+                })
+                .min()
+                .orElseThrow();
     }
 }

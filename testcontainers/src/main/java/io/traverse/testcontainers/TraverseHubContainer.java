@@ -47,6 +47,7 @@ public class TraverseHubContainer extends GenericContainer<TraverseHubContainer>
     public static final int HTTP_PORT = 17080;
     /** The hub image of this version of the artifact. */
     public static final DockerImageName DEFAULT_IMAGE = DockerImageName.parse(imageOfThisVersion());
+
     private static final Duration STARTUP_TIMEOUT = Duration.ofSeconds(60);
 
     private String token = randomToken();
@@ -73,7 +74,8 @@ public class TraverseHubContainer extends GenericContainer<TraverseHubContainer>
     /** The network token nodes and other hubs must present (default: random, see {@link #getToken()}). */
     public TraverseHubContainer withToken(String networkToken) {
         if (networkToken == null || networkToken.isBlank()) {
-            throw new IllegalArgumentException("the network token must not be empty: a hub without one lets anyone join");
+            throw new IllegalArgumentException(
+                    "the network token must not be empty: a hub without one lets anyone join");
         }
         this.token = networkToken;
         return self();
@@ -99,7 +101,8 @@ public class TraverseHubContainer extends GenericContainer<TraverseHubContainer>
     protected void configure() {
         // The token goes in the environment, not the command line, where the process list would show it.
         withEnv("TRAVERSE_TOKEN", token);
-        List<String> command = new ArrayList<>(List.of("hub", "--port", String.valueOf(LINK_PORT), "--http-port", String.valueOf(HTTP_PORT)));
+        List<String> command = new ArrayList<>(
+                List.of("hub", "--port", String.valueOf(LINK_PORT), "--http-port", String.valueOf(HTTP_PORT)));
         if (!advertised.isEmpty()) {
             command.add("--advertise");
             command.add(String.join(",", advertised));
@@ -158,12 +161,16 @@ public class TraverseHubContainer extends GenericContainer<TraverseHubContainer>
         @Override
         public boolean shouldPull(DockerImageName image) {
             try {
-                DockerClientFactory.lazyClient().inspectImageCmd(image.asCanonicalNameString()).exec();
+                DockerClientFactory.lazyClient()
+                        .inspectImageCmd(image.asCanonicalNameString())
+                        .exec();
                 return false;
             } catch (NotFoundException e) {
-                throw new IllegalStateException("the hub image " + image.asCanonicalNameString() + " is not loaded in this Docker engine:"
-                        + " load it with 'docker load -i traverse-hub-image.tar' (made by 'mvn -Pdocker package -pl container -am -DskipTests'"
-                        + " in the Traverse sources, see docs/operations.md \"The hub in a container\")", e);
+                throw new IllegalStateException(
+                        "the hub image " + image.asCanonicalNameString() + " is not loaded in this Docker engine:"
+                                + " load it with 'docker load -i traverse-hub-image.tar' (made by 'mvn -Pdocker package -pl container -am -DskipTests'"
+                                + " in the Traverse sources, see docs/operations.md \"The hub in a container\")",
+                        e);
             }
         }
     }

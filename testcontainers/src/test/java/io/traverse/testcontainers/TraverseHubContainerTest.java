@@ -45,15 +45,16 @@ import org.junit.jupiter.api.Timeout;
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class TraverseHubContainerTest {
     private static final boolean REQUIRED = Boolean.getBoolean("traverse.docker.required");
-    private static final String SKIPPED = "TraverseHubContainerTest skipped: it needs a Docker engine and the hub image, so it runs"
-            + " with -Pdocker (.ci/run's docker step, after the namespace tests, which an engine beside them would break)";
+    private static final String SKIPPED =
+            "TraverseHubContainerTest skipped: it needs a Docker engine and the hub image, so it runs"
+                    + " with -Pdocker (.ci/run's docker step, after the namespace tests, which an engine beside them would break)";
     private static final int BYTES = 8 * 1024 * 1024;
     private static final int PORT = 5432;
     private static final TraverseHubContainer HUB = new TraverseHubContainer().withToken("container-test-token");
     private static final ExecutorService THREADS = Executors.newCachedThreadPool();
     private static final List<String> DEFAULT_MODULES = List.of("direct", "reverse", "splice", "routed", "longpoll");
-    private static final Pattern DELIVERED = Pattern.compile(
-            "(?m)^traverse_hub_relay_bytes_total\\{[^}]*outcome=\"delivered\"[^}]*\\} ([0-9.eE+-]+)$");
+    private static final Pattern DELIVERED =
+            Pattern.compile("(?m)^traverse_hub_relay_bytes_total\\{[^}]*outcome=\"delivered\"[^}]*\\} ([0-9.eE+-]+)$");
 
     @BeforeAll
     static void startHub() {
@@ -64,8 +65,11 @@ class TraverseHubContainerTest {
         }
         long start = System.nanoTime();
         HUB.start();
-        System.out.printf("hub container %s ready in %d ms at %s%n", HUB.getContainerId().substring(0, 12),
-                Duration.ofNanos(System.nanoTime() - start).toMillis(), HUB.getHubAddress());
+        System.out.printf(
+                "hub container %s ready in %d ms at %s%n",
+                HUB.getContainerId().substring(0, 12),
+                Duration.ofNanos(System.nanoTime() - start).toMillis(),
+                HUB.getHubAddress());
     }
 
     @BeforeEach
@@ -81,13 +85,16 @@ class TraverseHubContainerTest {
 
     @Test
     void twoRoutedNodesConnectByNameThroughTheContainerisedHub() throws Exception {
-        try (Traverse server = node("routed"); Traverse client = node("routed");
+        try (Traverse server = node("routed");
+                Traverse client = node("routed");
                 TraverseServerSocket listening = server.serverSocketFactory().createServerSocket("db-in-test", PORT)) {
             assertThat(server.awaitHubLink(Duration.ofSeconds(15))).isTrue();
             assertThat(client.awaitHubLink(Duration.ofSeconds(15))).isTrue();
             String status = hubStatus();
-            assertThat(status).contains(server.identity().id().orElseThrow().toString())
-                    .contains(client.identity().id().orElseThrow().toString()).contains("db-in-test");
+            assertThat(status)
+                    .contains(server.identity().id().orElseThrow().toString())
+                    .contains(client.identity().id().orElseThrow().toString())
+                    .contains("db-in-test");
 
             double relayedBefore = relayedBytes();
             CompletableFuture<byte[]> served = serveOne(listening, 2);
@@ -96,18 +103,22 @@ class TraverseHubContainerTest {
                 assertThat(exchange(s, 1)).isEqualTo(expectedDigest(2));
             }
             assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(expectedDigest(1));
-            assertThat(relayedBytes() - relayedBefore).as("payload bytes the hub in the container relayed").isGreaterThanOrEqualTo(2.0 * BYTES);
+            assertThat(relayedBytes() - relayedBefore)
+                    .as("payload bytes the hub in the container relayed")
+                    .isGreaterThanOrEqualTo(2.0 * BYTES);
         }
     }
 
     @Test
     void twoNodesWithTheDefaultModulesConnectByVirtualAddress() throws Exception {
-        try (Traverse server = node(); Traverse client = node();
+        try (Traverse server = node();
+                Traverse client = node();
                 TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(PORT)) {
             assertThat(server.awaitHubLink(Duration.ofSeconds(15))).isTrue();
             assertThat(client.awaitHubLink(Duration.ofSeconds(15))).isTrue();
             VirtualSocketAddress address = (VirtualSocketAddress) listening.getLocalSocketAddress();
-            assertThat(address.getHostString()).as("the hub hint in the address is the published port")
+            assertThat(address.getHostString())
+                    .as("the hub hint in the address is the published port")
                     .contains("p" + HUB.getMappedPort(TraverseHubContainer.LINK_PORT));
 
             CompletableFuture<byte[]> served = serveOne(listening, 4);
@@ -123,8 +134,10 @@ class TraverseHubContainerTest {
 
     @Test
     void aNodeWithAnotherTokenIsRefused() throws Exception {
-        try (Traverse stranger = Traverse.start(TraverseConfig.builder().set("traverse.hubs", HUB.getHubAddress())
-                .token("not-the-network-token").build())) {
+        try (Traverse stranger = Traverse.start(TraverseConfig.builder()
+                .set("traverse.hubs", HUB.getHubAddress())
+                .token("not-the-network-token")
+                .build())) {
             assertThat(stranger.awaitHubLink(Duration.ofSeconds(3))).isFalse();
             assertThat(stranger.hubLinkStatus().toString()).containsIgnoringCase("token");
         }
@@ -132,7 +145,9 @@ class TraverseHubContainerTest {
 
     /** A node as an application starts one: the hub's address and token, otherwise the defaults. */
     private static Traverse node(String... modules) throws IOException {
-        TraverseConfig.Builder config = TraverseConfig.builder().set("traverse.hubs", HUB.getHubAddress()).token(HUB.getToken());
+        TraverseConfig.Builder config = TraverseConfig.builder()
+                .set("traverse.hubs", HUB.getHubAddress())
+                .token(HUB.getToken());
         if (modules.length > 0) {
             config.modules(modules);
         }
@@ -154,20 +169,26 @@ class TraverseHubContainerTest {
     }
 
     private static String get(String path) throws Exception {
-        HttpResponse<String> response = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create(HUB.getHttpUrl() + path))
-                .timeout(Duration.ofSeconds(5)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> response = HttpClient.newHttpClient()
+                .send(
+                        HttpRequest.newBuilder(URI.create(HUB.getHttpUrl() + path))
+                                .timeout(Duration.ofSeconds(5))
+                                .build(),
+                        HttpResponse.BodyHandlers.ofString());
         assertThat(response.statusCode()).as("GET %s", path).isEqualTo(200);
         return response.body();
     }
 
     private static CompletableFuture<byte[]> serveOne(TraverseServerSocket listening, long seed) {
-        return CompletableFuture.supplyAsync(() -> {
-            try (Socket s = listening.accept()) {
-                return exchange(s, seed);
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        }, THREADS);
+        return CompletableFuture.supplyAsync(
+                () -> {
+                    try (Socket s = listening.accept()) {
+                        return exchange(s, seed);
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                THREADS);
     }
 
     /**
@@ -175,21 +196,23 @@ class TraverseHubContainerTest {
      * other side to EOF; checks the length read and returns its SHA-256.
      */
     private static byte[] exchange(Socket s, long seed) throws Exception {
-        CompletableFuture<Void> written = CompletableFuture.runAsync(() -> {
-            try {
-                OutputStream out = s.getOutputStream();
-                Random random = new Random(seed);
-                byte[] chunk = new byte[64 * 1024 + 7];
-                for (int left = BYTES; left > 0; left -= chunk.length) {
-                    random.nextBytes(chunk);
-                    out.write(chunk, 0, Math.min(left, chunk.length));
-                }
-                out.flush();
-                s.shutdownOutput();
-            } catch (IOException e) {
-                throw new IllegalStateException(e);
-            }
-        }, THREADS);
+        CompletableFuture<Void> written = CompletableFuture.runAsync(
+                () -> {
+                    try {
+                        OutputStream out = s.getOutputStream();
+                        Random random = new Random(seed);
+                        byte[] chunk = new byte[64 * 1024 + 7];
+                        for (int left = BYTES; left > 0; left -= chunk.length) {
+                            random.nextBytes(chunk);
+                            out.write(chunk, 0, Math.min(left, chunk.length));
+                        }
+                        out.flush();
+                        s.shutdownOutput();
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                THREADS);
         MessageDigest digest = MessageDigest.getInstance("SHA-256");
         InputStream in = s.getInputStream();
         byte[] buffer = new byte[37 * 1024];

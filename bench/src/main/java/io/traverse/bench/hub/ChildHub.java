@@ -30,19 +30,28 @@ public final class ChildHub implements AutoCloseable {
      * @param advertised false: the hub advertises no address, so only the hubs it dials link with
      *        it (hubs each dialling the previous one form a line, not a mesh)
      */
-    public ChildHub(String name, long keepaliveMillis, String token, List<String> peers, String maxHeap, boolean advertised)
+    public ChildHub(
+            String name, long keepaliveMillis, String token, List<String> peers, String maxHeap, boolean advertised)
             throws IOException {
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"),
-                "-Xmx" + maxHeap));
+        List<String> command =
+                new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx" + maxHeap));
         String extra = System.getProperty("bench.hub.jvmArgs", "").trim();
         if (!extra.isEmpty()) {
             command.addAll(List.of(extra.split("[,\\s]+")));
         }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"),
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", StandaloneHub.class.getName(), name,
-                Long.toString(keepaliveMillis), token, advertised ? StandaloneHub.ADVERTISED : StandaloneHub.DIAL_ONLY));
+        command.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+                StandaloneHub.class.getName(),
+                name,
+                Long.toString(keepaliveMillis),
+                token,
+                advertised ? StandaloneHub.ADVERTISED : StandaloneHub.DIAL_ONLY));
         command.addAll(peers);
-        process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
         String first = out.readLine();
@@ -78,7 +87,9 @@ public final class ChildHub implements AutoCloseable {
     }
 
     private void signal(String name) throws IOException, InterruptedException {
-        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid())).inheritIO().start();
+        Process kill = new ProcessBuilder("kill", "-" + name, Long.toString(process.pid()))
+                .inheritIO()
+                .start();
         if (kill.waitFor() != 0) {
             throw new IOException("kill -" + name + " failed");
         }

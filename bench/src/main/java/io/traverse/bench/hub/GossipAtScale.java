@@ -87,9 +87,10 @@ public final class GossipAtScale {
                 case "--threads" -> run.threadsPerGroup = args[++i];
                 case "--pace-lag" -> run.paceLagMillis = Long.parseLong(args[++i]);
                 case "--help" -> {
-                    System.out.println("options: --hubs N  --groups N  --degree N  --changes N  --steady-seconds S  --window-seconds S"
-                            + "  --keepalive MS  --refresh MS  --seed N  --give-up S  --heap SIZE  --poll MS  --max-seconds S  --threads IO,STATE|own"
-                            + "  --pace-lag MS");
+                    System.out.println(
+                            "options: --hubs N  --groups N  --degree N  --changes N  --steady-seconds S  --window-seconds S"
+                                    + "  --keepalive MS  --refresh MS  --seed N  --give-up S  --heap SIZE  --poll MS  --max-seconds S  --threads IO,STATE|own"
+                                    + "  --pace-lag MS");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help lists them)");
@@ -118,14 +119,30 @@ public final class GossipAtScale {
             peers[hubs + k] = distinct(random, degree, hubs, victimSet);
         }
         long edges = Arrays.stream(peers, 0, hubs).mapToLong(p -> p.length).sum();
-        System.out.printf(Locale.ROOT, "# %d hubs in %d JVMs, each dialling %d earlier hubs: %d links (%.1f per hub); %d changes,"
-                + " keepalive %d ms, gossip refresh %d ms, threads per group %s; load %s%n", hubs, groups, degree, edges, 2.0 * edges / hubs,
-                changes, keepaliveMillis, refreshMillis, threadsPerGroup, load());
+        System.out.printf(
+                Locale.ROOT,
+                "# %d hubs in %d JVMs, each dialling %d earlier hubs: %d links (%.1f per hub); %d changes,"
+                        + " keepalive %d ms, gossip refresh %d ms, threads per group %s; load %s%n",
+                hubs,
+                groups,
+                degree,
+                edges,
+                2.0 * edges / hubs,
+                changes,
+                keepaliveMillis,
+                refreshMillis,
+                threadsPerGroup,
+                load());
 
-        String graph = "GRAPH " + total + IntStream.range(0, total).boxed()
-                .flatMap(i -> Arrays.stream(peers[i]).mapToObj(p -> " " + i + "," + p)).collect(Collectors.joining());
-        List<String> properties = new ArrayList<>(List.of("-Dbench.keepaliveMillis=" + keepaliveMillis,
-                "-Dbench.refreshMillis=" + refreshMillis, "-Dbench.maxSeconds=" + maxSeconds));
+        String graph = "GRAPH " + total
+                + IntStream.range(0, total)
+                        .boxed()
+                        .flatMap(i -> Arrays.stream(peers[i]).mapToObj(p -> " " + i + "," + p))
+                        .collect(Collectors.joining());
+        List<String> properties = new ArrayList<>(List.of(
+                "-Dbench.keepaliveMillis=" + keepaliveMillis,
+                "-Dbench.refreshMillis=" + refreshMillis,
+                "-Dbench.maxSeconds=" + maxSeconds));
         if (threadsPerGroup.equals("own")) {
             properties.add("-Dbench.sharedThreads=false");
         } else {
@@ -143,24 +160,44 @@ public final class GossipAtScale {
         startAllBaseHubs();
         long allStarted = System.nanoTime();
         Check formed = awaitConverged(formStart, "the network forming");
-        System.out.printf(Locale.ROOT, "formed: %d hubs started in %.1f s; routes shortest everywhere %.1f s after the first start"
-                + " (%d descriptions, %.1f MiB of gossip received in all); load %s%n", hubs, (allStarted - formStart) / 1e9,
-                (formed.polledNanos - formStart) / 1e9, formed.descriptions, formed.gossipBytes / 1048576.0, load());
+        System.out.printf(
+                Locale.ROOT,
+                "formed: %d hubs started in %.1f s; routes shortest everywhere %.1f s after the first start"
+                        + " (%d descriptions, %.1f MiB of gossip received in all); load %s%n",
+                hubs,
+                (allStarted - formStart) / 1e9,
+                (formed.polledNanos - formStart) / 1e9,
+                formed.descriptions,
+                formed.gossipBytes / 1048576.0,
+                load());
 
         // Steady state: after the forming burst has passed (one refresh interval and a little), over a fixed window.
         Thread.sleep(refreshMillis + 2000);
         Check before = check();
         Thread.sleep(steadySeconds * 1000L);
         Check after = check();
-        double steadyPerHubMinute = perHubPerMinute(after.gossipBytes - before.gossipBytes, after.polledNanos - before.polledNanos);
-        double steadyDescriptions = (after.descriptions - before.descriptions) * 60e9 / (after.polledNanos - before.polledNanos)
+        double steadyPerHubMinute =
+                perHubPerMinute(after.gossipBytes - before.gossipBytes, after.polledNanos - before.polledNanos);
+        double steadyDescriptions = (after.descriptions - before.descriptions)
+                * 60e9
+                / (after.polledNanos - before.polledNanos)
                 / running.size();
-        System.out.printf(Locale.ROOT, "steady state over %.1f s: %.0f gossip bytes per hub per minute (%.1f KiB), %.0f descriptions"
+        System.out.printf(
+                Locale.ROOT,
+                "steady state over %.1f s: %.0f gossip bytes per hub per minute (%.1f KiB), %.0f descriptions"
                         + " received per hub per minute; routes right at %d of %d hubs; last link change of any hub %.1f s before"
                         + " the window's end (%s); load %s%n",
-                (after.polledNanos - before.polledNanos) / 1e9, steadyPerHubMinute, steadyPerHubMinute / 1024, steadyDescriptions,
-                after.right, running.size(), (after.polledNanos - after.lastLinkChange) / 1e9,
-                after.lastLinkChange > before.polledNanos ? "links changed in the window" : "no link changed in the window", load());
+                (after.polledNanos - before.polledNanos) / 1e9,
+                steadyPerHubMinute,
+                steadyPerHubMinute / 1024,
+                steadyDescriptions,
+                after.right,
+                running.size(),
+                (after.polledNanos - after.lastLinkChange) / 1e9,
+                after.lastLinkChange > before.polledNanos
+                        ? "links changed in the window"
+                        : "no link changed in the window",
+                load());
 
         List<Double> deaths = new ArrayList<>();
         List<Double> joins = new ArrayList<>();
@@ -169,21 +206,34 @@ public final class GossipAtScale {
             broadcast("LIVE 0 " + victim);
             String[] stopped = owner(victim).call("STOP " + victim).split(" ");
             running.remove(victim);
-            deaths.add(measureChange("hub " + victim + " dies (" + peersOf(victim) + " links)", Long.parseLong(stopped[2]),
+            deaths.add(measureChange(
+                    "hub " + victim + " dies (" + peersOf(victim) + " links)",
+                    Long.parseLong(stopped[2]),
                     steadyPerHubMinute));
             Thread.sleep(1000);
             int joiner = hubs + k;
             broadcast("LIVE 1 " + joiner);
             long t0 = start(joiner);
-            joins.add(measureChange("hub " + joiner + " joins, dialling " + Arrays.toString(peers[joiner]), t0, steadyPerHubMinute));
+            joins.add(measureChange(
+                    "hub " + joiner + " joins, dialling " + Arrays.toString(peers[joiner]), t0, steadyPerHubMinute));
             Thread.sleep(1000);
         }
         System.out.println();
         System.out.printf(Locale.ROOT, "Target: %d hubs converge within 3 s of a change%n", hubs);
-        System.out.printf(Locale.ROOT, "  a hub dies:  p50 %.0f ms, max %.0f ms over %d changes -> %s%n", median(deaths),
-                max(deaths), deaths.size(), max(deaths) <= 3000 ? "MET" : "NOT MET");
-        System.out.printf(Locale.ROOT, "  a hub joins: p50 %.0f ms, max %.0f ms over %d changes -> %s%n", median(joins),
-                max(joins), joins.size(), max(joins) <= 3000 ? "MET" : "NOT MET");
+        System.out.printf(
+                Locale.ROOT,
+                "  a hub dies:  p50 %.0f ms, max %.0f ms over %d changes -> %s%n",
+                median(deaths),
+                max(deaths),
+                deaths.size(),
+                max(deaths) <= 3000 ? "MET" : "NOT MET");
+        System.out.printf(
+                Locale.ROOT,
+                "  a hub joins: p50 %.0f ms, max %.0f ms over %d changes -> %s%n",
+                median(joins),
+                max(joins),
+                joins.size(),
+                max(joins) <= 3000 ? "MET" : "NOT MET");
         System.out.printf(Locale.ROOT, "  steady gossip: %.1f KiB per hub per minute%n", steadyPerHubMinute / 1024);
     }
 
@@ -198,16 +248,36 @@ public final class GossipAtScale {
             Thread.sleep(wait);
         }
         Check window = check();
-        double windowPerHubMinute = perHubPerMinute(window.gossipBytes - baseline.gossipBytes, window.polledNanos - baseline.polledNanos);
-        // How the change spread: when the hubs whose routes it changed had their last change (the slowest is the figure).
-        long[] after = Arrays.stream(done.routeChanges).filter(t -> t - changeNanos > 0).map(t -> t - changeNanos).sorted().toArray();
-        String spread = after.length == 0 ? "no hub's routes changed" : String.format(Locale.ROOT,
-                "%d hubs' routes changed: half by %.0f ms, 90 %% by %.0f ms, 99 %% by %.0f ms", after.length,
-                after[(after.length - 1) / 2] / 1e6, after[(int) ((after.length - 1) * 0.9)] / 1e6, after[(int) ((after.length - 1) * 0.99)] / 1e6);
-        System.out.printf(Locale.ROOT, "%s: routes shortest everywhere %.0f ms after it (seen by a poll %.0f ms after it; %s);"
-                        + " gossip in the %.1f s around it: %.0f bytes per hub per minute (%.1fx steady); load %s%n", what, millis,
-                (done.polledNanos - changeNanos) / 1e6, spread, (window.polledNanos - baseline.polledNanos) / 1e9, windowPerHubMinute,
-                windowPerHubMinute / steadyPerHubMinute, load());
+        double windowPerHubMinute =
+                perHubPerMinute(window.gossipBytes - baseline.gossipBytes, window.polledNanos - baseline.polledNanos);
+        // How the change spread: when the hubs whose routes it changed had their last change (the slowest is the
+        // figure).
+        long[] after = Arrays.stream(done.routeChanges)
+                .filter(t -> t - changeNanos > 0)
+                .map(t -> t - changeNanos)
+                .sorted()
+                .toArray();
+        String spread = after.length == 0
+                ? "no hub's routes changed"
+                : String.format(
+                        Locale.ROOT,
+                        "%d hubs' routes changed: half by %.0f ms, 90 %% by %.0f ms, 99 %% by %.0f ms",
+                        after.length,
+                        after[(after.length - 1) / 2] / 1e6,
+                        after[(int) ((after.length - 1) * 0.9)] / 1e6,
+                        after[(int) ((after.length - 1) * 0.99)] / 1e6);
+        System.out.printf(
+                Locale.ROOT,
+                "%s: routes shortest everywhere %.0f ms after it (seen by a poll %.0f ms after it; %s);"
+                        + " gossip in the %.1f s around it: %.0f bytes per hub per minute (%.1fx steady); load %s%n",
+                what,
+                millis,
+                (done.polledNanos - changeNanos) / 1e6,
+                spread,
+                (window.polledNanos - baseline.polledNanos) / 1e9,
+                windowPerHubMinute,
+                windowPerHubMinute / steadyPerHubMinute,
+                load());
         return millis;
     }
 
@@ -220,8 +290,14 @@ public final class GossipAtScale {
     /** Polls until every running hub's routes are shortest; the last poll before that is kept as {@link #lastBeforeChange}. */
     private Check awaitConverged(long sinceNanos, String what) throws Exception {
         lastBeforeChange = check();
-        System.out.printf(Locale.ROOT, "  %s: first poll, routes right at %d of %d hubs (%d too busy to answer); load %s%n", what,
-                lastBeforeChange.right, running.size(), lastBeforeChange.busy, load());
+        System.out.printf(
+                Locale.ROOT,
+                "  %s: first poll, routes right at %d of %d hubs (%d too busy to answer); load %s%n",
+                what,
+                lastBeforeChange.right,
+                running.size(),
+                lastBeforeChange.busy,
+                load());
         long giveUp = System.nanoTime() + giveUpSeconds * 1_000_000_000L;
         Check c = lastBeforeChange;
         long lastProgress = System.nanoTime();
@@ -238,13 +314,20 @@ public final class GossipAtScale {
                 }
             }
             if (System.nanoTime() > giveUp) {
-                throw new IllegalStateException(what + ": routes right at only " + c.right + " of " + running.size() + " hubs after "
-                        + giveUpSeconds + " s (" + c.busy + " too busy to answer)");
+                throw new IllegalStateException(what + ": routes right at only " + c.right + " of " + running.size()
+                        + " hubs after " + giveUpSeconds + " s (" + c.busy + " too busy to answer)");
             }
             if (System.nanoTime() - lastProgress > 5_000_000_000L) {
                 lastProgress = System.nanoTime();
-                System.out.printf(Locale.ROOT, "  %s: %.0f s, routes right at %d of %d hubs (%d too busy to answer); load %s%n", what,
-                        (System.nanoTime() - sinceNanos) / 1e9, c.right, running.size(), c.busy, load());
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %s: %.0f s, routes right at %d of %d hubs (%d too busy to answer); load %s%n",
+                        what,
+                        (System.nanoTime() - sinceNanos) / 1e9,
+                        c.right,
+                        running.size(),
+                        c.busy,
+                        load());
             }
             Thread.sleep(pollMillis);
             c = check();
@@ -252,9 +335,15 @@ public final class GossipAtScale {
         return c;
     }
 
-    private record Check(int right, long lastRouteChange, long lastLinkChange, long gossipBytes, long descriptions, int busy,
-            long polledNanos, long[] routeChanges) {
-    }
+    private record Check(
+            int right,
+            long lastRouteChange,
+            long lastLinkChange,
+            long gossipBytes,
+            long descriptions,
+            int busy,
+            long polledNanos,
+            long[] routeChanges) {}
 
     private Check check() throws IOException {
         for (HubGroupChild child : children) {
@@ -282,7 +371,14 @@ public final class GossipAtScale {
                 }
             }
         }
-        return new Check(right, lastRoute, lastLink, bytes, descriptions, busy, System.nanoTime(),
+        return new Check(
+                right,
+                lastRoute,
+                lastLink,
+                bytes,
+                descriptions,
+                busy,
+                System.nanoTime(),
                 routeChanges.stream().mapToLong(Long::longValue).toArray());
     }
 
@@ -304,8 +400,13 @@ public final class GossipAtScale {
             }
             if (System.nanoTime() - lastProgress > 10_000_000_000L) {
                 lastProgress = System.nanoTime();
-                System.out.printf(Locale.ROOT, "  %.0f s: %d of %d hubs started; load %s%n", (lastProgress - begun) / 1e9, running.size(),
-                        hubs, load());
+                System.out.printf(
+                        Locale.ROOT,
+                        "  %.0f s: %d of %d hubs started; load %s%n",
+                        (lastProgress - begun) / 1e9,
+                        running.size(),
+                        hubs,
+                        load());
             }
             if (paceLagMillis > 0 && i % PACED_BATCH == 0 && i > 0) {
                 awaitLoopsCaughtUp(pending);
@@ -323,7 +424,8 @@ public final class GossipAtScale {
     private static final int PACED_BATCH = 10;
 
     /** Waits (answers to the starts sent first) until every group's busiest loop runs a new task within --pace-lag. */
-    private void awaitLoopsCaughtUp(List<java.util.ArrayDeque<Integer>> pending) throws IOException, InterruptedException {
+    private void awaitLoopsCaughtUp(List<java.util.ArrayDeque<Integer>> pending)
+            throws IOException, InterruptedException {
         for (int g = 0; g < children.size(); g++) {
             while (!pending.get(g).isEmpty()) {
                 readStarted(g, pending);

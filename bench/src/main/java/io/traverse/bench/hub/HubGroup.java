@@ -53,22 +53,25 @@ public final class HubGroup {
 
     private final Map<Integer, Hub> hubs = new HashMap<>();
     /** Wait for the hubs' answers to CHECK side by side (each waits on a hub's state loop). */
-    private final java.util.concurrent.ExecutorService askers = java.util.concurrent.Executors.newFixedThreadPool(128, r -> {
-        Thread t = new Thread(r, "hub-group-check");
-        t.setDaemon(true);
-        return t;
-    });
+    private final java.util.concurrent.ExecutorService askers =
+            java.util.concurrent.Executors.newFixedThreadPool(128, r -> {
+                Thread t = new Thread(r, "hub-group-check");
+                t.setDaemon(true);
+                return t;
+            });
     /** Null: every hub has threads of its own (-Dbench.sharedThreads=false). */
     private final SharedHubThreads threads = Boolean.parseBoolean(System.getProperty("bench.sharedThreads", "true"))
-            ? new SharedHubThreads(Integer.getInteger("bench.ioThreads", 2), Integer.getInteger("bench.stateThreads", 2), 4096) : null;
+            ? new SharedHubThreads(
+                    Integer.getInteger("bench.ioThreads", 2), Integer.getInteger("bench.stateThreads", 2), 4096)
+            : null;
+
     private final Duration keepalive = Duration.ofMillis(Long.getLong("bench.keepaliveMillis", 2000));
     private final Duration refresh = Duration.ofMillis(Long.getLong("bench.refreshMillis", 10_000));
     private int[][] neighbours = new int[0][];
     private boolean[] live = new boolean[0];
     private NodeId[] ids = new NodeId[0];
 
-    private HubGroup() {
-    }
+    private HubGroup() {}
 
     static String hubName(int index) {
         return "gossip-hub-" + index;
@@ -77,13 +80,15 @@ public final class HubGroup {
     public static void main(String[] args) throws Exception {
         long maxSeconds = Long.getLong("bench.maxSeconds", 1800);
         Timer deadline = new Timer("hub-group-deadline", true);
-        deadline.schedule(new TimerTask() {
-            @Override
-            public void run() {
-                System.err.println("hub group: " + maxSeconds + " s are up, exiting");
-                Runtime.getRuntime().halt(3);
-            }
-        }, maxSeconds * 1000);
+        deadline.schedule(
+                new TimerTask() {
+                    @Override
+                    public void run() {
+                        System.err.println("hub group: " + maxSeconds + " s are up, exiting");
+                        Runtime.getRuntime().halt(3);
+                    }
+                },
+                maxSeconds * 1000);
         HubGroup group = new HubGroup();
         PrintStream out = new PrintStream(System.out, false, StandardCharsets.UTF_8);
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -116,7 +121,8 @@ public final class HubGroup {
                 neighbours = new int[n][];
                 ids = new NodeId[n];
                 for (int i = 0; i < n; i++) {
-                    neighbours[i] = lists.get(i).stream().mapToInt(Integer::intValue).toArray();
+                    neighbours[i] =
+                            lists.get(i).stream().mapToInt(Integer::intValue).toArray();
                     ids[i] = Hub.idForName(hubName(i));
                 }
                 live = new boolean[n];
@@ -130,9 +136,18 @@ public final class HubGroup {
             }
             case "START" -> {
                 int index = Integer.parseInt(words[1]);
-                HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name(hubName(index))
-                        .token(TOKEN).keepaliveInterval(keepalive).gossipRefreshInterval(refresh)
-                        .hubExpiry(refresh.multipliedBy(3).compareTo(Duration.ofSeconds(30)) > 0 ? refresh.multipliedBy(3) : Duration.ofSeconds(30))
+                HubConfig.Builder config = HubConfig.builder()
+                        .bindAddress("127.0.0.1")
+                        .port(0)
+                        .httpPort(-1)
+                        .name(hubName(index))
+                        .token(TOKEN)
+                        .keepaliveInterval(keepalive)
+                        .gossipRefreshInterval(refresh)
+                        .hubExpiry(
+                                refresh.multipliedBy(3).compareTo(Duration.ofSeconds(30)) > 0
+                                        ? refresh.multipliedBy(3)
+                                        : Duration.ofSeconds(30))
                         .advertisedAddresses(List.of())
                         .ioThreads(1);
                 for (int w = 2; w < words.length; w++) {
@@ -179,7 +194,11 @@ public final class HubGroup {
         for (Map.Entry<Integer, Hub> e : hubs.entrySet()) {
             Hub hub = e.getValue();
             gossipBytes += hub.metrics().gossipBytesReceived();
-            descriptions += (long) hub.metrics().registry().get("traverse.hub.gossip.received").counter().count();
+            descriptions += (long) hub.metrics()
+                    .registry()
+                    .get("traverse.hub.gossip.received")
+                    .counter()
+                    .count();
             asked.put(e.getKey(), askers.submit(hub::routing));
         }
         for (Map.Entry<Integer, java.util.concurrent.Future<HubRouting>> e : asked.entrySet()) {
@@ -200,8 +219,11 @@ public final class HubGroup {
                 right++;
             }
         }
-        return "CHECKED " + right + " " + lastRouteChange + " " + lastLinkChange + " " + gossipBytes + " " + descriptions + " " + busy
-                + " " + (routeChanges.isEmpty() ? "-" : routeChanges.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")));
+        return "CHECKED " + right + " " + lastRouteChange + " " + lastLinkChange + " " + gossipBytes + " "
+                + descriptions + " " + busy + " "
+                + (routeChanges.isEmpty()
+                        ? "-"
+                        : routeChanges.stream().map(String::valueOf).collect(java.util.stream.Collectors.joining(",")));
     }
 
     /** Why routes are wrong at a few hubs here: for finding descriptions that gossip failed to deliver. */
@@ -231,10 +253,16 @@ public final class HubGroup {
             }
             int[] hops = shortestHops(from);
             StringBuilder wrong = new StringBuilder();
-            for (Map.Entry<NodeId, HubStatus.RouteStatus> route : status.routes().entrySet()) {
+            for (Map.Entry<NodeId, HubStatus.RouteStatus> route :
+                    status.routes().entrySet()) {
                 Integer to = indexOf.get(route.getKey());
                 if (to == null || hops[to] != route.getValue().hops()) {
-                    wrong.append(' ').append(to).append(':').append(route.getValue().hops()).append("/").append(to == null ? -1 : hops[to]);
+                    wrong.append(' ')
+                            .append(to)
+                            .append(':')
+                            .append(route.getValue().hops())
+                            .append("/")
+                            .append(to == null ? -1 : hops[to]);
                 }
             }
             for (int to = 0; to < hops.length; to++) {
@@ -247,10 +275,19 @@ public final class HubGroup {
                 Integer index = indexOf.get(id);
                 Long current = index == null ? null : currentStates.get(index);
                 if (current != null && known.stateNumber() != current) {
-                    stale.append(' ').append(index).append('@').append(current - known.stateNumber()).append("behind");
+                    stale.append(' ')
+                            .append(index)
+                            .append('@')
+                            .append(current - known.stateNumber())
+                            .append("behind");
                 }
             });
-            out.append(" | hub ").append(from).append(" routes (to:hops/expected)").append(wrong).append("; stale here:").append(stale);
+            out.append(" | hub ")
+                    .append(from)
+                    .append(" routes (to:hops/expected)")
+                    .append(wrong)
+                    .append("; stale here:")
+                    .append(stale);
         }
         return out.toString();
     }
@@ -272,7 +309,8 @@ public final class HubGroup {
         return hops;
     }
 
-    private boolean routesAreShortest(int from, Map<NodeId, HubStatus.RouteStatus> routes, Map<NodeId, Integer> indexOf) {
+    private boolean routesAreShortest(
+            int from, Map<NodeId, HubStatus.RouteStatus> routes, Map<NodeId, Integer> indexOf) {
         int[] hops = new int[neighbours.length];
         Arrays.fill(hops, -1);
         hops[from] = 0;

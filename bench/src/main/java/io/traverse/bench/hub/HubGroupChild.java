@@ -22,9 +22,14 @@ final class HubGroupChild implements AutoCloseable {
 
     HubGroupChild(int number, String maxHeap, List<String> properties) throws IOException {
         this.number = number;
-        List<String> command = new ArrayList<>(List.of(ProcessHandle.current().info().command().orElse("java"), "-Xmx" + maxHeap, "-Xms" + maxHeap,
-                "-Xss512k", "-Dorg.slf4j.simpleLogger.defaultLogLevel=error"));
-        // Diagnosis (GC logs, JFR) and other collectors: BENCH_CHILD_JVM_OPTS goes to every group, %n becomes "group-N".
+        List<String> command = new ArrayList<>(List.of(
+                ProcessHandle.current().info().command().orElse("java"),
+                "-Xmx" + maxHeap,
+                "-Xms" + maxHeap,
+                "-Xss512k",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=error"));
+        // Diagnosis (GC logs, JFR) and other collectors: BENCH_CHILD_JVM_OPTS goes to every group, %n becomes
+        // "group-N".
         String extra = System.getenv().getOrDefault("BENCH_CHILD_JVM_OPTS", "").trim();
         if (!extra.matches(".*-XX:\\+Use\\w+GC.*")) {
             command.addAll(List.of("-XX:+UseParallelGC", "-XX:NewRatio=1"));
@@ -34,7 +39,9 @@ final class HubGroupChild implements AutoCloseable {
         }
         command.addAll(properties);
         command.addAll(List.of("-cp", System.getProperty("java.class.path"), HubGroup.class.getName()));
-        process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
         in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
     }

@@ -21,7 +21,11 @@ import java.util.Set;
  * its parent) to start with; they then dial every hub they learn of.
  */
 final class HubNetwork implements AutoCloseable {
-    enum Shape { LINE, BINARY_TREE, RANDOM_TREE }
+    enum Shape {
+        LINE,
+        BINARY_TREE,
+        RANDOM_TREE
+    }
 
     static final String TOKEN = "bench-network-secret";
 
@@ -32,16 +36,24 @@ final class HubNetwork implements AutoCloseable {
         parent = new int[size];
         Random random = new Random(seed);
         for (int i = 0; i < size; i++) {
-            parent[i] = i == 0 ? -1 : switch (shape) {
-                case LINE -> i - 1;
-                case BINARY_TREE -> (i - 1) / 2;
-                case RANDOM_TREE -> random.nextInt(i);
-            };
+            parent[i] = i == 0
+                    ? -1
+                    : switch (shape) {
+                        case LINE -> i - 1;
+                        case BINARY_TREE -> (i - 1) / 2;
+                        case RANDOM_TREE -> random.nextInt(i);
+                    };
         }
         try {
             for (int i = 0; i < size; i++) {
-                HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1)
-                        .name("bench-hub-" + i).token(TOKEN).keepaliveInterval(keepalive).ioThreads(1);
+                HubConfig.Builder config = HubConfig.builder()
+                        .bindAddress("127.0.0.1")
+                        .port(0)
+                        .httpPort(-1)
+                        .name("bench-hub-" + i)
+                        .token(TOKEN)
+                        .keepaliveInterval(keepalive)
+                        .ioThreads(1);
                 if (parent[i] >= 0) {
                     config.peer("127.0.0.1:" + hubs.get(parent[i]).linkAddress().getPort());
                 }
@@ -127,8 +139,16 @@ final class HubNetwork implements AutoCloseable {
         long received = 0;
         long accepted = 0;
         for (Hub hub : hubs) {
-            received += (long) hub.metrics().registry().get("traverse.hub.gossip.received").counter().count();
-            accepted += (long) hub.metrics().registry().get("traverse.hub.gossip.accepted").counter().count();
+            received += (long) hub.metrics()
+                    .registry()
+                    .get("traverse.hub.gossip.received")
+                    .counter()
+                    .count();
+            accepted += (long) hub.metrics()
+                    .registry()
+                    .get("traverse.hub.gossip.accepted")
+                    .counter()
+                    .count();
         }
         return new long[] {received, accepted};
     }

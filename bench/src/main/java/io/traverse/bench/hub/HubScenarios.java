@@ -65,8 +65,9 @@ public final class HubScenarios {
                 case "--seed" -> s.seed = Long.parseLong(args[++i]);
                 case "--only" -> s.only = Set.of(args[++i].split(","));
                 case "--help" -> {
-                    System.out.println("options: --only convergence,withdrawal,side,nodes,longpoll-nodes  --progress  --hubs N  --nodes N  --poll MS"
-                            + "  --give-up S  --rounds N  --keepalive MS  --shape line|binary_tree|random_tree  --seed N");
+                    System.out.println(
+                            "options: --only convergence,withdrawal,side,nodes,longpoll-nodes  --progress  --hubs N  --nodes N  --poll MS"
+                                    + "  --give-up S  --rounds N  --keepalive MS  --shape line|binary_tree|random_tree  --seed N");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (--help lists them)");
@@ -103,14 +104,16 @@ public final class HubScenarios {
         long pollMillis = pollOption > 0 ? pollOption : Math.max(POLL_MILLIS, hubCount);
         for (int round = 1; round <= rounds; round++) {
             long started = System.nanoTime();
-            try (HubNetwork network = new HubNetwork(hubCount, shape, Duration.ofMillis(keepaliveMillis), seed + round)) {
+            try (HubNetwork network =
+                    new HubNetwork(hubCount, shape, Duration.ofMillis(keepaliveMillis), seed + round)) {
                 long allStarted = System.nanoTime();
                 // The links grow past the tree as hubs dial what they learn of: "the last link up" is the
                 // last change of the link graph; it counts as final once unchanged for STABLE.
                 Map<NodeId, Set<NodeId>> lastLinks = Map.of();
                 long linksUp = -1;
                 long converged = -1;
-                long giveUp = System.nanoTime() + Duration.ofSeconds(giveUpSeconds).toNanos();
+                long giveUp =
+                        System.nanoTime() + Duration.ofSeconds(giveUpSeconds).toNanos();
                 long lastProgress = allStarted;
                 int busyPolls = 0;
                 while (System.nanoTime() < giveUp) {
@@ -123,8 +126,12 @@ public final class HubScenarios {
                     Map<NodeId, Set<NodeId>> links = network.links(status);
                     if (progress && polled - lastProgress > 1_000_000_000L) {
                         lastProgress = polled;
-                        System.out.printf(Locale.ROOT, "  %.1f s: %d links (%d polls so far found a hub too busy to answer in 5 s)%n",
-                                (polled - allStarted) / 1e9, links.values().stream().mapToInt(Set::size).sum() / 2, busyPolls);
+                        System.out.printf(
+                                Locale.ROOT,
+                                "  %.1f s: %d links (%d polls so far found a hub too busy to answer in 5 s)%n",
+                                (polled - allStarted) / 1e9,
+                                links.values().stream().mapToInt(Set::size).sum() / 2,
+                                busyPolls);
                     }
                     boolean linksChanged = !links.equals(lastLinks);
                     if (linksChanged) {
@@ -143,29 +150,51 @@ public final class HubScenarios {
                     Thread.sleep(pollMillis);
                 }
                 if (converged < 0) {
-                    throw new IllegalStateException("round " + round + ": " + hubCount + " hubs did not converge within " + giveUpSeconds + " s");
+                    throw new IllegalStateException("round " + round + ": " + hubCount
+                            + " hubs did not converge within " + giveUpSeconds + " s");
                 }
                 int linkCount = lastLinks.values().stream().mapToInt(Set::size).sum() / 2;
                 // The hubs record when their links and their routes last changed: the polls above only
                 // tell when the network is stable and right, the hubs' own clocks (one JVM) tell when it got so.
                 List<HubRouting> last = network.routing();
-                long lastLinkChange = last.stream().mapToLong(HubRouting::linksChangedNanos).max().orElseThrow();
-                long lastRouteChange = last.stream().mapToLong(HubRouting::routesChangedNanos).max().orElseThrow();
+                long lastLinkChange = last.stream()
+                        .mapToLong(HubRouting::linksChangedNanos)
+                        .max()
+                        .orElseThrow();
+                long lastRouteChange = last.stream()
+                        .mapToLong(HubRouting::routesChangedNanos)
+                        .max()
+                        .orElseThrow();
                 double afterLastLink = Math.max(0, lastRouteChange - lastLinkChange) / 1e6;
                 linksUp = lastLinkChange;
                 long[] gossip = network.gossipReceivedAndAccepted();
                 results.add(afterLastLink);
-                System.out.printf(Locale.ROOT,
+                System.out.printf(
+                        Locale.ROOT,
                         "convergence round %d/%d: %d hubs (%s to start with) started in %.0f ms; the last of %d links "
                                 + "came up %.0f ms later; shortest routes everywhere %.1f ms after it (polled every %d ms); "
                                 + "%d descriptions received in all, %d of them news%n",
-                        round, rounds, hubCount, shape.name().toLowerCase(Locale.ROOT), (allStarted - started) / 1e6,
-                        linkCount, (linksUp - allStarted) / 1e6, afterLastLink, pollMillis, gossip[0], gossip[1]);
+                        round,
+                        rounds,
+                        hubCount,
+                        shape.name().toLowerCase(Locale.ROOT),
+                        (allStarted - started) / 1e6,
+                        linkCount,
+                        (linksUp - allStarted) / 1e6,
+                        afterLastLink,
+                        pollMillis,
+                        gossip[0],
+                        gossip[1]);
             }
         }
         double worst = results.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
-        verdicts.add(String.format(Locale.ROOT, "%d hubs converge <= 2 s after the last link comes up: worst of %d rounds %.1f ms -> %s",
-                hubCount, rounds, worst, worst <= 2000 ? "MET" : "NOT MET"));
+        verdicts.add(String.format(
+                Locale.ROOT,
+                "%d hubs converge <= 2 s after the last link comes up: worst of %d rounds %.1f ms -> %s",
+                hubCount,
+                rounds,
+                worst,
+                worst <= 2000 ? "MET" : "NOT MET"));
     }
 
     @SuppressWarnings("try") // the child hub is closed, interrupted or not, when the scenario ends
@@ -173,12 +202,17 @@ public final class HubScenarios {
         int size = Math.min(hubCount, 10);
         List<Double> results = new ArrayList<>();
         for (int round = 1; round <= rounds; round++) {
-            try (HubNetwork network = new HubNetwork(size, HubNetwork.Shape.LINE, Duration.ofMillis(keepaliveMillis), seed + round)) {
+            try (HubNetwork network =
+                    new HubNetwork(size, HubNetwork.Shape.LINE, Duration.ofMillis(keepaliveMillis), seed + round)) {
                 String victimName = "bench-victim-" + round;
                 NodeId victim = Hub.idForName(victimName);
                 Hub middle = network.hubs.get(size / 2);
-                try (ChildHub child = new ChildHub(victimName, keepaliveMillis, HubNetwork.TOKEN,
-                        List.of("127.0.0.1:" + middle.linkAddress().getPort()), "128m")) {
+                try (ChildHub child = new ChildHub(
+                        victimName,
+                        keepaliveMillis,
+                        HubNetwork.TOKEN,
+                        List.of("127.0.0.1:" + middle.linkAddress().getPort()),
+                        "128m")) {
                     long giveUp = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                     while (network.hubsRoutingTo(network.routing(), victim) < size) {
                         if (System.nanoTime() > giveUp) {
@@ -203,46 +237,93 @@ public final class HubScenarios {
                     }
                     double millis = (withdrawn - frozen) / 1e6;
                     results.add(millis);
-                    System.out.printf(Locale.ROOT,
+                    System.out.printf(
+                            Locale.ROOT,
                             "withdrawal round %d/%d: a hub that dialled hub %d of %d (and then linked to all) frozen with SIGSTOP; "
                                     + "no hub routes to it %.0f ms later (%.2f keepalive intervals of %d ms)%n",
-                            round, rounds, size / 2, size, millis, millis / keepaliveMillis, keepaliveMillis);
+                            round,
+                            rounds,
+                            size / 2,
+                            size,
+                            millis,
+                            millis / keepaliveMillis,
+                            keepaliveMillis);
                 }
             }
         }
         double worst = results.stream().mapToDouble(Double::doubleValue).max().orElseThrow();
-        verdicts.add(String.format(Locale.ROOT, "dead hub's routes withdrawn <= 3 keepalive intervals (%d ms): worst of %d rounds "
-                + "%.0f ms = %.2f intervals -> %s", 3 * keepaliveMillis, rounds, worst, worst / keepaliveMillis,
+        verdicts.add(String.format(
+                Locale.ROOT,
+                "dead hub's routes withdrawn <= 3 keepalive intervals (%d ms): worst of %d rounds "
+                        + "%.0f ms = %.2f intervals -> %s",
+                3 * keepaliveMillis,
+                rounds,
+                worst,
+                worst / keepaliveMillis,
                 worst <= 3 * keepaliveMillis ? "MET" : "NOT MET"));
     }
 
     private void side() throws Exception {
         long[] micros = SideChannelLatency.measure(2000, 10_000);
         long median = micros[micros.length / 2];
-        System.out.printf(Locale.ROOT, "side channel across 3 hubs: %d round trips, median %d us, p90 %d us, p99 %d us, max %d us%n",
-                micros.length, median, micros[micros.length * 9 / 10], micros[micros.length * 99 / 100], micros[micros.length - 1]);
-        verdicts.add(String.format(Locale.ROOT, "side-channel request/answer across 3 hubs, median <= 1 ms: %.3f ms -> %s",
-                median / 1000.0, median <= 1000 ? "MET" : "NOT MET"));
+        System.out.printf(
+                Locale.ROOT,
+                "side channel across 3 hubs: %d round trips, median %d us, p90 %d us, p99 %d us, max %d us%n",
+                micros.length,
+                median,
+                micros[micros.length * 9 / 10],
+                micros[micros.length * 99 / 100],
+                micros[micros.length - 1]);
+        verdicts.add(String.format(
+                Locale.ROOT,
+                "side-channel request/answer across 3 hubs, median <= 1 ms: %.3f ms -> %s",
+                median / 1000.0,
+                median <= 1000 ? "MET" : "NOT MET"));
     }
 
     private void longPollNodes() throws Exception {
         HubWithManyNodes.Result r = HubWithManyNodes.measure(nodeCount, true);
         double loadedMib = r.heapLoaded() / 1048576.0;
-        System.out.printf(Locale.ROOT, "one hub, %d long-poll nodes linked in %.1f s: heap after GC %.1f MiB (%.1f MiB with no node), "
-                + "%d threads (%d with no node)%n", r.nodes(), r.linkSeconds(), loadedMib, r.heapIdle() / 1048576.0, r.threadsLoaded(),
+        System.out.printf(
+                Locale.ROOT,
+                "one hub, %d long-poll nodes linked in %.1f s: heap after GC %.1f MiB (%.1f MiB with no node), "
+                        + "%d threads (%d with no node)%n",
+                r.nodes(),
+                r.linkSeconds(),
+                loadedMib,
+                r.heapIdle() / 1048576.0,
+                r.threadsLoaded(),
                 r.threadsIdle());
-        verdicts.add(String.format(Locale.ROOT, "one hub with %d long-poll clients: heap %.1f MiB < 512 MiB -> %s",
-                r.nodes(), loadedMib, loadedMib < 512 ? "MET" : "NOT MET"));
+        verdicts.add(String.format(
+                Locale.ROOT,
+                "one hub with %d long-poll clients: heap %.1f MiB < 512 MiB -> %s",
+                r.nodes(),
+                loadedMib,
+                loadedMib < 512 ? "MET" : "NOT MET"));
     }
 
     private void nodes() throws Exception {
         HubWithManyNodes.Result r = HubWithManyNodes.measure(nodeCount);
         double idleMib = r.heapIdle() / 1048576.0;
         double loadedMib = r.heapLoaded() / 1048576.0;
-        System.out.printf(Locale.ROOT, "one hub, %d nodes linked in %.1f s: heap after GC %.1f MiB (%.1f MiB with no node), "
-                + "%d threads (%d with no node)%n", r.nodes(), r.linkSeconds(), loadedMib, idleMib, r.threadsLoaded(), r.threadsIdle());
+        System.out.printf(
+                Locale.ROOT,
+                "one hub, %d nodes linked in %.1f s: heap after GC %.1f MiB (%.1f MiB with no node), "
+                        + "%d threads (%d with no node)%n",
+                r.nodes(),
+                r.linkSeconds(),
+                loadedMib,
+                idleMib,
+                r.threadsLoaded(),
+                r.threadsIdle());
         boolean noThreadPerNode = r.threadsLoaded() - r.threadsIdle() < Math.max(4, r.nodes() / 100);
-        verdicts.add(String.format(Locale.ROOT, "one hub with %d nodes: heap %.1f MiB < 256 MiB and no per-node thread (%d -> %d threads) -> %s",
-                r.nodes(), loadedMib, r.threadsIdle(), r.threadsLoaded(), loadedMib < 256 && noThreadPerNode ? "MET" : "NOT MET"));
+        verdicts.add(String.format(
+                Locale.ROOT,
+                "one hub with %d nodes: heap %.1f MiB < 256 MiB and no per-node thread (%d -> %d threads) -> %s",
+                r.nodes(),
+                loadedMib,
+                r.threadsIdle(),
+                r.threadsLoaded(),
+                loadedMib < 256 && noThreadPerNode ? "MET" : "NOT MET"));
     }
 }

@@ -12,21 +12,20 @@ import java.util.List;
  * heap in use after a full GC and its thread count, before and with the nodes.
  */
 final class HubWithManyNodes {
-    record Result(int nodes, long heapIdle, long heapLoaded, long threadsIdle, long threadsLoaded, double linkSeconds) {
-    }
+    record Result(
+            int nodes, long heapIdle, long heapLoaded, long threadsIdle, long threadsLoaded, double linkSeconds) {}
 
     /** Long-poll nodes started before waiting for them to link. */
     private static final int RAMP = 100;
 
-    private HubWithManyNodes() {
-    }
+    private HubWithManyNodes() {}
 
     private static void awaitLinked(ChildHub hub, int count, Duration limit) throws Exception {
         long giveUp = System.nanoTime() + limit.toNanos();
         while (hub.heapThreadsNodes()[2] < count) {
             if (System.nanoTime() > giveUp) {
-                throw new IllegalStateException("only " + hub.heapThreadsNodes()[2] + " of " + count + " nodes linked within " + limit.toSeconds()
-                        + " s");
+                throw new IllegalStateException("only " + hub.heapThreadsNodes()[2] + " of " + count
+                        + " nodes linked within " + limit.toSeconds() + " s");
             }
             Thread.sleep(200);
         }
@@ -42,19 +41,26 @@ final class HubWithManyNodes {
         // Every keepalive of an idle long-poll link is an upstream request and a poll answer: 10 s rather than 2 s,
         // unless -Dbench.longpoll.keepaliveMillis says otherwise (2000: the default a user gets).
         int keepaliveMillis = longPoll ? Integer.getInteger("bench.longpoll.keepaliveMillis", 10_000) : 2000;
-        try (ChildHub hub = new ChildHub("bench-many", keepaliveMillis, HubNetwork.TOKEN, List.of(), longPoll ? "512m" : "256m")) {
+        try (ChildHub hub =
+                new ChildHub("bench-many", keepaliveMillis, HubNetwork.TOKEN, List.of(), longPoll ? "512m" : "256m")) {
             long[] idle = hub.heapThreadsNodes();
             List<Traverse> nodes = new ArrayList<>();
             long started = System.nanoTime();
             try {
-                TraverseConfig config = TraverseConfig.builder().bind("127.0.0.1").discovery(false).token(HubNetwork.TOKEN)
+                TraverseConfig config = TraverseConfig.builder()
+                        .bind("127.0.0.1")
+                        .discovery(false)
+                        .token(HubNetwork.TOKEN)
                         .hubs(List.of(new InetSocketAddress("127.0.0.1", hub.port())))
-                        .set("traverse.http.tunnel", longPoll ? "longpoll" : "auto").hubKeepalive(Duration.ofMillis(keepaliveMillis)).build();
+                        .set("traverse.http.tunnel", longPoll ? "longpoll" : "auto")
+                        .hubKeepalive(Duration.ofMillis(keepaliveMillis))
+                        .build();
                 for (int i = 0; i < nodeCount; i++) {
                     nodes.add(Traverse.start(config));
                     if (longPoll && (i + 1) % RAMP == 0) {
                         // Long-poll handshakes take several HTTP round trips: a thousand at once exceed the hub's
-                        // bound on handshakes in progress, so the nodes come in steps (steady state is what is measured).
+                        // bound on handshakes in progress, so the nodes come in steps (steady state is what is
+                        // measured).
                         awaitLinked(hub, i + 1, Duration.ofSeconds(60));
                     }
                 }
@@ -62,20 +68,24 @@ final class HubWithManyNodes {
                 long[] loaded = hub.heapThreadsNodes();
                 while (loaded[2] < nodeCount) {
                     if (System.nanoTime() > giveUp) {
-                        throw new IllegalStateException("only " + loaded[2] + " of " + nodeCount + " nodes linked within 120 s");
+                        throw new IllegalStateException(
+                                "only " + loaded[2] + " of " + nodeCount + " nodes linked within 120 s");
                     }
                     Thread.sleep(200);
                     loaded = hub.heapThreadsNodes();
                 }
                 double seconds = (System.nanoTime() - started) / 1e9;
-                // -Dbench.holdSeconds=N: keep every node linked N s more (keepalives and polls running), checked each second.
+                // -Dbench.holdSeconds=N: keep every node linked N s more (keepalives and polls running), checked each
+                // second.
                 int holdSeconds = Integer.getInteger("bench.holdSeconds", 0);
-                long holdUntil = System.nanoTime() + Duration.ofSeconds(holdSeconds).toNanos();
+                long holdUntil =
+                        System.nanoTime() + Duration.ofSeconds(holdSeconds).toNanos();
                 while (System.nanoTime() < holdUntil) {
                     Thread.sleep(1000);
                     long linked = hub.heapThreadsNodes()[2];
                     if (linked < nodeCount) {
-                        throw new IllegalStateException("only " + linked + " of " + nodeCount + " nodes still linked while holding");
+                        throw new IllegalStateException(
+                                "only " + linked + " of " + nodeCount + " nodes still linked while holding");
                     }
                 }
                 if (holdSeconds > 0) {

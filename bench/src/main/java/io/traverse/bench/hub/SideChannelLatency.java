@@ -18,8 +18,7 @@ import java.util.List;
  * answering an echo service. Times {@code SideChannel.request(...).get()} end to end.
  */
 final class SideChannelLatency {
-    private SideChannelLatency() {
-    }
+    private SideChannelLatency() {}
 
     /** Sorted round trips in microseconds. */
     static long[] measure(int warmup, int count) throws Exception {
@@ -27,8 +26,18 @@ final class SideChannelLatency {
         try {
             Hub b = start(open, HubConfig.builder().name("bench-side-b"));
             String viaB = "127.0.0.1:" + b.linkAddress().getPort();
-            Hub a = start(open, HubConfig.builder().name("bench-side-a").advertisedAddresses(List.of()).peer(viaB));
-            Hub c = start(open, HubConfig.builder().name("bench-side-c").advertisedAddresses(List.of()).peer(viaB));
+            Hub a = start(
+                    open,
+                    HubConfig.builder()
+                            .name("bench-side-a")
+                            .advertisedAddresses(List.of())
+                            .peer(viaB));
+            Hub c = start(
+                    open,
+                    HubConfig.builder()
+                            .name("bench-side-c")
+                            .advertisedAddresses(List.of())
+                            .peer(viaB));
             Traverse left = node(open, a);
             Traverse right = node(open, c);
             right.sideChannel().register("echo", (sender, request) -> request);
@@ -37,7 +46,8 @@ final class SideChannelLatency {
             long giveUp = System.nanoTime() + Duration.ofSeconds(30).toNanos();
             while (true) {
                 try {
-                    side.request(target, "echo", new byte[16], Duration.ofSeconds(2)).get();
+                    side.request(target, "echo", new byte[16], Duration.ofSeconds(2))
+                            .get();
                     break;
                 } catch (java.util.concurrent.ExecutionException notYet) {
                     if (System.nanoTime() > giveUp) {
@@ -66,14 +76,24 @@ final class SideChannelLatency {
     }
 
     private static Hub start(List<AutoCloseable> open, HubConfig.Builder config) throws Exception {
-        Hub hub = Hub.start(config.bindAddress("127.0.0.1").port(0).httpPort(-1).token(HubNetwork.TOKEN).ioThreads(1).build());
+        Hub hub = Hub.start(config.bindAddress("127.0.0.1")
+                .port(0)
+                .httpPort(-1)
+                .token(HubNetwork.TOKEN)
+                .ioThreads(1)
+                .build());
         open.add(hub);
         return hub;
     }
 
     private static Traverse node(List<AutoCloseable> open, Hub hub) throws Exception {
-        Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").discovery(false).token(HubNetwork.TOKEN)
-                .hubs(List.of(new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort()))).build());
+        Traverse node = Traverse.start(TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .discovery(false)
+                .token(HubNetwork.TOKEN)
+                .hubs(List.of(
+                        new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort())))
+                .build());
         open.add(node);
         if (!node.awaitHubLink(Duration.ofSeconds(10))) {
             throw new IllegalStateException("node did not link to " + hub.name() + ": " + node.hubLinkStatus());

@@ -2,10 +2,10 @@ package io.traverse.bench.hub;
 
 import io.traverse.hub.Hub;
 import io.traverse.hub.HubConfig;
-import java.io.IOException;
-import java.lang.management.ManagementFactory;
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
@@ -20,8 +20,7 @@ import java.time.Duration;
  * <p>Arguments: {@code name keepaliveMillis token advertised|dial-only [peer host:port ...]}.
  */
 public final class StandaloneHub {
-    private StandaloneHub() {
-    }
+    private StandaloneHub() {}
 
     /**
      * The hub's I/O threads: 1 unless {@code -Dbench.hub.ioThreads=N} (through {@code bench.hub.jvmArgs}) says otherwise;
@@ -30,12 +29,19 @@ public final class StandaloneHub {
     private static final int IO_THREADS = Integer.getInteger("bench.hub.ioThreads", 1);
     /** The link port: 0 (any free one) unless {@code -Dbench.hub.port=N} asks for one (a hub restarted where its nodes look for it). */
     private static final int PORT = Integer.getInteger("bench.hub.port", 0);
+
     static final String ADVERTISED = "advertised";
     static final String DIAL_ONLY = "dial-only";
 
     public static void main(String[] args) throws IOException {
-        HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(PORT).httpPort(-1).name(args[0])
-                .keepaliveInterval(Duration.ofMillis(Long.parseLong(args[1]))).token(args[2]).maxNodes(20_000);
+        HubConfig.Builder config = HubConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(PORT)
+                .httpPort(-1)
+                .name(args[0])
+                .keepaliveInterval(Duration.ofMillis(Long.parseLong(args[1])))
+                .token(args[2])
+                .maxNodes(20_000);
         if (IO_THREADS > 0) {
             config.ioThreads(IO_THREADS);
         }
@@ -53,12 +59,16 @@ public final class StandaloneHub {
                 if (line.equals("HEAP")) {
                     System.gc();
                     System.gc();
-                    long used = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
+                    long used = ManagementFactory.getMemoryMXBean()
+                            .getHeapMemoryUsage()
+                            .getUsed();
                     int threads = ManagementFactory.getThreadMXBean().getThreadCount();
-                    System.out.println("HEAP " + used + " THREADS " + threads + " NODES " + hub.status().nodes().size());
+                    System.out.println("HEAP " + used + " THREADS " + threads + " NODES "
+                            + hub.status().nodes().size());
                     System.out.flush();
                 } else if (line.equals("RELAY")) {
-                    System.out.println("RELAY " + hub.metrics().relayHolds() + " " + hub.metrics().relayWindowCredits());
+                    System.out.println("RELAY " + hub.metrics().relayHolds() + " "
+                            + hub.metrics().relayWindowCredits());
                     System.out.flush();
                 } else if (line.equals("NODES")) {
                     System.out.println("NODES " + hub.status().nodes().size());

@@ -28,45 +28,69 @@ final class ChildJvm implements AutoCloseable {
     private volatile String awaitedPrefix;
 
     /** @param ready the start of the first line to {@link #ask} for (kept even if it comes before the ask) */
-    ChildJvm(String name, List<String> jvmOptions, Class<?> main, List<String> args, String ready, Consumer<String> lines) throws IOException {
+    ChildJvm(
+            String name,
+            List<String> jvmOptions,
+            Class<?> main,
+            List<String> args,
+            String ready,
+            Consumer<String> lines)
+            throws IOException {
         this(name, null, jvmOptions, main, args, ready, lines);
     }
 
     /** @param java the java command to run, null: the one running this JVM */
-    ChildJvm(String name, String java, List<String> jvmOptions, Class<?> main, List<String> args, String ready, Consumer<String> lines)
+    ChildJvm(
+            String name,
+            String java,
+            List<String> jvmOptions,
+            Class<?> main,
+            List<String> args,
+            String ready,
+            Consumer<String> lines)
             throws IOException {
         this.name = name;
         this.awaitedPrefix = ready;
         List<String> command = new ArrayList<>();
-        command.add(java != null ? java : ProcessHandle.current().info().command().orElse("java"));
+        command.add(
+                java != null ? java : ProcessHandle.current().info().command().orElse("java"));
         command.addAll(jvmOptions);
-        // Diagnosis of a run (GC logs, JFR): BENCH_CHILD_JVM_OPTS goes to every child JVM, %n in it becomes the child's name.
+        // Diagnosis of a run (GC logs, JFR): BENCH_CHILD_JVM_OPTS goes to every child JVM, %n in it becomes the child's
+        // name.
         String extra = System.getenv().getOrDefault("BENCH_CHILD_JVM_OPTS", "").trim();
         if (!extra.isEmpty()) {
             command.addAll(List.of(extra.replace("%n", name).split("\\s+")));
         }
-        command.addAll(List.of("-cp", System.getProperty("java.class.path"), "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
+        command.addAll(List.of(
+                "-cp",
+                System.getProperty("java.class.path"),
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn",
                 main.getName()));
         command.addAll(args);
-        process = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        process = new ProcessBuilder(command)
+                .redirectError(ProcessBuilder.Redirect.INHERIT)
+                .start();
         hook = new Thread(process::destroyForcibly, "kill-" + name);
         Runtime.getRuntime().addShutdownHook(hook);
         in = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
-        BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
-        Thread reader = new Thread(() -> {
-            try {
-                for (String line = out.readLine(); line != null; line = out.readLine()) {
-                    String prefix = awaitedPrefix;
-                    if (!prefix.isEmpty() && line.startsWith(prefix)) {
-                        awaited.add(line);
+        BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        for (String line = out.readLine(); line != null; line = out.readLine()) {
+                            String prefix = awaitedPrefix;
+                            if (!prefix.isEmpty() && line.startsWith(prefix)) {
+                                awaited.add(line);
+                            }
+                            lines.accept(line);
+                        }
+                    } catch (IOException e) {
+                        // the child is gone
                     }
-                    lines.accept(line);
-                }
-            } catch (IOException e) {
-                // the child is gone
-            }
-            awaited.add("EXIT");
-        }, "out-" + name);
+                    awaited.add("EXIT");
+                },
+                "out-" + name);
         reader.setDaemon(true);
         reader.start();
     }
@@ -103,7 +127,8 @@ final class ChildJvm implements AutoCloseable {
         String line = awaited.poll(seconds, TimeUnit.SECONDS);
         awaitedPrefix = "";
         if (line == null || line.equals("EXIT") && !prefix.equals("EXIT")) {
-            throw new IOException(name + (line == null ? " said no " + prefix + " within " + seconds + " s" : " exited")
+            throw new IOException(name
+                    + (line == null ? " said no " + prefix + " within " + seconds + " s" : " exited")
                     + (process.isAlive() ? "" : " (exit code " + process.exitValue() + ")"));
         }
         return line;

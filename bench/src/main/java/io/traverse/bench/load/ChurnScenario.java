@@ -17,8 +17,7 @@ import java.util.Locale;
  * stream verified: bytes lost, reordered and resets on survivors must all be 0.
  */
 final class ChurnScenario {
-    private ChurnScenario() {
-    }
+    private ChurnScenario() {}
 
     static LoadResult run(LoadOptions o, PrintStream log) throws IOException, InterruptedException {
         try (LoadBed bed = new LoadBed(o, log)) {
@@ -40,22 +39,32 @@ final class ChurnScenario {
             long heapLoaded = bed.hub().heapAfterGc();
             long rssLoaded = bed.hub().sample().rssBytes();
             double mbps = (bed.sent() - sentBefore) / 1e6 / ((System.nanoTime() - t0) / 1e9);
-            log.printf(Locale.ROOT, "HELD %d connections: %.2f MB/s, hub heap %.1f MiB rss %.1f MiB%n", held, mbps, heapLoaded / 1048576.0,
+            log.printf(
+                    Locale.ROOT,
+                    "HELD %d connections: %.2f MB/s, hub heap %.1f MiB rss %.1f MiB%n",
+                    held,
+                    mbps,
+                    heapLoaded / 1048576.0,
                     rssLoaded / 1048576.0);
             double hubReclaim = Double.NaN;
             double serverReclaim = Double.NaN;
             if (withBurst) {
                 int burstGroup = bed.burst().group();
-                int expectedNodes = o.clients() * o.nodesPerClient() + (o.hubs() == 1 ? o.serverNodes() : 0); // on the clients' hub
+                int expectedNodes =
+                        o.clients() * o.nodesPerClient() + (o.hubs() == 1 ? o.serverNodes() : 0); // on the clients' hub
                 long burstHeld = bed.burst().stat().get("held");
                 boolean drop = o.burstEnd().equals("drop");
-                log.println((drop ? "DROP the burst JVM's hub links silently (nft): " : "KILL the burst JVM (SIGKILL): ") + burstHeld
-                        + " connections, " + o.burstNodes() + " nodes; hub lists " + bed.hub().nodes() + " nodes, server has "
-                        + bed.server().open(burstGroup) + " of its connections open");
+                log.println(
+                        (drop ? "DROP the burst JVM's hub links silently (nft): " : "KILL the burst JVM (SIGKILL): ")
+                                + burstHeld
+                                + " connections, " + o.burstNodes() + " nodes; hub lists "
+                                + bed.hub().nodes() + " nodes, server has "
+                                + bed.server().open(burstGroup) + " of its connections open");
                 long killed = System.nanoTime();
                 SilentDrop silence = null;
                 if (drop) {
-                    silence = bed.closeLater(SilentDrop.of(bed.burst().pid(), bed.hub().port()));
+                    silence = bed.closeLater(
+                            SilentDrop.of(bed.burst().pid(), bed.hub().port()));
                     log.println("dropping " + silence.ports().size() + " links");
                 } else {
                     bed.burst().kill();
@@ -72,7 +81,9 @@ final class ChurnScenario {
                     }
                     if (serverReclaim < 0 && bed.server().open(burstGroup) == 0) {
                         serverReclaim = (System.nanoTime() - killed) / 1e9;
-                        log.printf(Locale.ROOT, "server has closed every connection of the killed JVM after %.2f s (it reports 4 times a second)%n",
+                        log.printf(
+                                Locale.ROOT,
+                                "server has closed every connection of the killed JVM after %.2f s (it reports 4 times a second)%n",
                                 serverReclaim);
                     }
                     if (System.nanoTime() > nextProgress) {
@@ -101,14 +112,37 @@ final class ChurnScenario {
                 why = e.getMessage();
             }
             if (why.isEmpty() && bed.survivorFailures() > 0) {
-                why = "failures on survivors " + RampScenario.failureSummary(bed) + "; first: " + RampScenario.first(bed.survivorFailureLines());
+                why = "failures on survivors " + RampScenario.failureSummary(bed) + "; first: "
+                        + RampScenario.first(bed.survivorFailureLines());
             }
             held = Math.max(held, bed.mostHeld());
-            return new LoadResult(o, held, 0, why, bed.latencies(), mbps, held == 0 ? 0 : mbps * 1e6 / held, bed.streamFairness(),
-                    bed.worstWindowFairness(), bed.survivorCount("verified"), bed.survivorCount("lost"), bed.survivorCount("reordered"),
-                    bed.survivorResets(), bed.survivorFailures() - bed.survivorResets(), bed.failureLines(), rssIdle,
-                    rssLoaded, heapIdle, heapLoaded, end.threads(), end.cpuSeconds() - cpuIdle, hubReclaim, serverReclaim, points,
-                    cpuSplit, LoadReport.uptime());
+            return new LoadResult(
+                    o,
+                    held,
+                    0,
+                    why,
+                    bed.latencies(),
+                    mbps,
+                    held == 0 ? 0 : mbps * 1e6 / held,
+                    bed.streamFairness(),
+                    bed.worstWindowFairness(),
+                    bed.survivorCount("verified"),
+                    bed.survivorCount("lost"),
+                    bed.survivorCount("reordered"),
+                    bed.survivorResets(),
+                    bed.survivorFailures() - bed.survivorResets(),
+                    bed.failureLines(),
+                    rssIdle,
+                    rssLoaded,
+                    heapIdle,
+                    heapLoaded,
+                    end.threads(),
+                    end.cpuSeconds() - cpuIdle,
+                    hubReclaim,
+                    serverReclaim,
+                    points,
+                    cpuSplit,
+                    LoadReport.uptime());
         }
     }
 }

@@ -14,8 +14,7 @@ final class ConnectionThreads {
     private static final long PLATFORM_STACK = 256 * 1024;
     static final boolean VIRTUAL = Boolean.getBoolean("bench.load.virtualThreads");
 
-    private ConnectionThreads() {
-    }
+    private ConnectionThreads() {}
 
     /** Starts {@code task} on a new connection thread (daemon, when it is a platform thread). */
     static Thread start(String name, Runnable task) {
@@ -26,7 +25,8 @@ final class ConnectionThreads {
                 t.setName(name);
                 return t;
             } catch (ReflectiveOperationException e) {
-                throw new IllegalStateException("bench.load.virtualThreads needs Java 21 or later, not " + Runtime.version(), e);
+                throw new IllegalStateException(
+                        "bench.load.virtualThreads needs Java 21 or later, not " + Runtime.version(), e);
             }
         }
         Thread t = new Thread(null, task, name, PLATFORM_STACK);

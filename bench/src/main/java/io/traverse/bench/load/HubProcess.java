@@ -20,22 +20,36 @@ final class HubProcess implements AutoCloseable {
      *        dial it link with it (a line, not the mesh gossip would make)
      * @param previous the hub before this one in the line, which this one dials; null: the first or only hub
      */
-    HubProcess(int index, String heap, int ioThreads, boolean inLine, HubProcess previous) throws IOException, InterruptedException {
+    HubProcess(int index, String heap, int ioThreads, boolean inLine, HubProcess previous)
+            throws IOException, InterruptedException {
         this(index, heap, ioThreads, inLine, previous, 0);
     }
 
     /** @param wantedPort the link port, 0: any free one (a restarted hub takes its predecessor's) */
-    HubProcess(int index, String heap, int ioThreads, boolean inLine, HubProcess previous, int wantedPort) throws IOException, InterruptedException {
-        List<String> options = new ArrayList<>(List.of("-Xmx" + heap, "-Dbench.hub.ioThreads=" + ioThreads, "-Dbench.hub.port=" + wantedPort,
+    HubProcess(int index, String heap, int ioThreads, boolean inLine, HubProcess previous, int wantedPort)
+            throws IOException, InterruptedException {
+        List<String> options = new ArrayList<>(List.of(
+                "-Xmx" + heap,
+                "-Dbench.hub.ioThreads=" + ioThreads,
+                "-Dbench.hub.port=" + wantedPort,
                 // Why the hub closed a link is what a load run must show.
                 "-Dorg.slf4j.simpleLogger.log.io.traverse.hub.link=info"));
-        List<String> args = new ArrayList<>(List.of("load-hub-" + index, "5000", TOKEN, inLine ? "dial-only" : "advertised"));
+        List<String> args =
+                new ArrayList<>(List.of("load-hub-" + index, "5000", TOKEN, inLine ? "dial-only" : "advertised"));
         if (previous != null) {
             args.add(previous.address());
         }
-        // HUB_JAVA: the hubs on another Java than the harness (e.g. the harness on 25 for virtual threads, the hubs on 17).
+        // HUB_JAVA: the hubs on another Java than the harness (e.g. the harness on 25 for virtual threads, the hubs on
+        // 17).
         String hubJava = System.getenv().getOrDefault("HUB_JAVA", "");
-        jvm = new ChildJvm("hub-" + index, hubJava.isEmpty() ? null : hubJava, options, StandaloneHub.class, args, "PORT ", line -> { });
+        jvm = new ChildJvm(
+                "hub-" + index,
+                hubJava.isEmpty() ? null : hubJava,
+                options,
+                StandaloneHub.class,
+                args,
+                "PORT ",
+                line -> {});
         String first = jvm.ask(null, "PORT ", 60);
         port = Integer.parseInt(first.substring(5).trim());
     }

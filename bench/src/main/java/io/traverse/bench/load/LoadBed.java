@@ -26,6 +26,7 @@ final class LoadBed implements AutoCloseable {
     private final List<HubProcess> hubs = new ArrayList<>();
     /** The first hub, the clients' (with one hub, the server's too): the one measured. */
     private HubProcess hub;
+
     private StreamServerProcess server;
     private final List<LoadClientProcess> clients = new ArrayList<>();
     private LoadClientProcess burst;
@@ -45,12 +46,21 @@ final class LoadBed implements AutoCloseable {
     /** Starts the hub, the server and the client JVMs (and the burst JVM when {@code withBurst}); every node is linked on return. */
     void start(boolean withBurst) throws IOException, InterruptedException {
         for (int i = 0; i < options.hubs(); i++) {
-            hubs.add(track(new HubProcess(i, options.hubHeap(), options.hubIoThreads(), options.hubs() > 1,
+            hubs.add(track(new HubProcess(
+                    i,
+                    options.hubHeap(),
+                    options.hubIoThreads(),
+                    options.hubs() > 1,
                     i == 0 ? null : hubs.get(i - 1))));
-            log.println("# hub " + i + " pid " + hubs.get(i).pid() + " at " + hubs.get(i).address() + (i == 0 ? "" : ", dials hub " + (i - 1)));
+            log.println("# hub " + i + " pid " + hubs.get(i).pid() + " at "
+                    + hubs.get(i).address() + (i == 0 ? "" : ", dials hub " + (i - 1)));
         }
         hub = hubs.get(0);
-        server = track(new StreamServerProcess(hubs.get(hubs.size() - 1).address(), options.serverNodes(), options.readTimeoutMillis(), options.clientHeap()));
+        server = track(new StreamServerProcess(
+                hubs.get(hubs.size() - 1).address(),
+                options.serverNodes(),
+                options.readTimeoutMillis(),
+                options.clientHeap()));
         log.println("# server pid " + server.pid() + ", " + options.serverNodes() + " node(s)");
         List<CompletableFuture<LoadClientProcess>> starting = new ArrayList<>();
         int count = options.clients() + (withBurst ? 1 : 0);
@@ -59,7 +69,11 @@ final class LoadBed implements AutoCloseable {
             int nodes = group < options.clients() ? options.nodesPerClient() : options.burstNodes();
             starting.add(CompletableFuture.supplyAsync(() -> {
                 try {
-                    return new LoadClientProcess(group, hub.address(), nodes, options,
+                    return new LoadClientProcess(
+                            group,
+                            hub.address(),
+                            nodes,
+                            options,
                             options.transport().equals("plain") ? List.of(server.plainAddress()) : server.addresses());
                 } catch (IOException | InterruptedException e) {
                     throw new IllegalStateException("client JVM " + group + " did not start: " + e.getMessage(), e);
@@ -74,11 +88,12 @@ final class LoadBed implements AutoCloseable {
                 burst = c;
             }
         }
- for (var e : pids().entrySet()) {
+        for (var e : pids().entrySet()) {
             cpuAtStart.put(e.getKey(), ProcessSample.of(e.getValue()).cpuSeconds());
         }
-        log.println("# " + clients.size() + " client JVM(s) x " + options.nodesPerClient() + " nodes" + (burst == null ? ""
-                : ", burst JVM of " + options.burstNodes() + " nodes") + " linked after " + fmt(seconds()) + " s");
+        log.println("# " + clients.size() + " client JVM(s) x " + options.nodesPerClient() + " nodes"
+                + (burst == null ? "" : ", burst JVM of " + options.burstNodes() + " nodes") + " linked after "
+                + fmt(seconds()) + " s");
     }
 
     /** Closes {@code resource} when the bed closes (before the processes), whatever happens meanwhile. */
@@ -118,7 +133,10 @@ final class LoadBed implements AutoCloseable {
             }
             b.append(b.length() == 0 ? "" : ", ").append(e.getKey()).append(' ').append(used);
         }
-        return b.append(" (CPU s; ").append(fmt(seconds())).append(" s since start)").toString();
+        return b.append(" (CPU s; ")
+                .append(fmt(seconds()))
+                .append(" s since start)")
+                .toString();
     }
 
     /**
@@ -218,8 +236,12 @@ final class LoadBed implements AutoCloseable {
     /** Resets of the surviving clients' connections, seen at either end. */
     long survivorResets() {
         String burstSuffix = "@" + options.clients();
-        return survivorFailures("reset") + server.stat().counts("failures").entrySet().stream()
-                .filter(e -> e.getKey().startsWith("reset@") && !e.getKey().endsWith(burstSuffix)).mapToLong(Map.Entry::getValue).sum();
+        return survivorFailures("reset")
+                + server.stat().counts("failures").entrySet().stream()
+                        .filter(e ->
+                                e.getKey().startsWith("reset@") && !e.getKey().endsWith(burstSuffix))
+                        .mapToLong(Map.Entry::getValue)
+                        .sum();
     }
 
     /** FAIL lines about the surviving clients' connections (none of the burst JVM's, at either end). */
@@ -236,7 +258,9 @@ final class LoadBed implements AutoCloseable {
 
     /** Failures of one kind of the surviving clients' connections, at the client end. */
     long survivorFailures(String kind) {
-        return clients.stream().mapToLong(c -> c.stat().counts("failures").getOrDefault(kind, 0L)).sum();
+        return clients.stream()
+                .mapToLong(c -> c.stat().counts("failures").getOrDefault(kind, 0L))
+                .sum();
     }
 
     /** Failures of the surviving clients' connections, seen at either end. */
@@ -247,8 +271,10 @@ final class LoadBed implements AutoCloseable {
     /** Failures the server saw on the surviving clients' connections ({@code burst} false) or the burst JVM's (true). */
     long serverFailures(boolean burstOnes) {
         String burstSuffix = "@" + options.clients();
-        return server.stat().counts("failures").entrySet().stream().filter(e -> e.getKey().endsWith(burstSuffix) == burstOnes)
-                .mapToLong(Map.Entry::getValue).sum();
+        return server.stat().counts("failures").entrySet().stream()
+                .filter(e -> e.getKey().endsWith(burstSuffix) == burstOnes)
+                .mapToLong(Map.Entry::getValue)
+                .sum();
     }
 
     /** Every latency recorded so far, all clients together. */
@@ -270,7 +296,8 @@ final class LoadBed implements AutoCloseable {
 
     /** Failures of every client (the burst JVM's until it died) and of the server, all kinds. */
     long failureCount() {
-        return allClients().stream().mapToLong(c -> c.stat().failures()).sum() + server.stat().failures();
+        return allClients().stream().mapToLong(c -> c.stat().failures()).sum()
+                + server.stat().failures();
     }
 
     List<String> failureLines() {
@@ -304,13 +331,31 @@ final class LoadBed implements AutoCloseable {
         int held = held();
         ProcessSample s = hub.sample();
         noteWindowFairness();
-        LoadResult.Point p = new LoadResult.Point(seconds(), held, s.rssBytes(), hubHeap, window.quantileMicros(0.5) / 1e3,
-                window.quantileMicros(0.99) / 1e3, mbps, held == 0 ? 0 : mbps * 1e6 / held);
-        log.printf(Locale.ROOT, "t=%5.1fs held=%d server-open=%d %.2f MB/s rtt p50=%.1f p99=%.1f max=%.1f ms late=%d failures=%d"
+        LoadResult.Point p = new LoadResult.Point(
+                seconds(),
+                held,
+                s.rssBytes(),
+                hubHeap,
+                window.quantileMicros(0.5) / 1e3,
+                window.quantileMicros(0.99) / 1e3,
+                mbps,
+                held == 0 ? 0 : mbps * 1e6 / held);
+        log.printf(
+                Locale.ROOT,
+                "t=%5.1fs held=%d server-open=%d %.2f MB/s rtt p50=%.1f p99=%.1f max=%.1f ms late=%d failures=%d"
                         + " | hub rss=%.1f MiB threads=%d cpu=%.1fs%n",
-                p.seconds(), held, server.openTotal(), mbps, p.p50Millis(), p.p99Millis(), window.maxMicros() / 1e3,
-                clients.stream().mapToLong(c -> c.stat().get("late")).sum(), failureCount(), s.rssBytes() / 1048576.0,
-                s.threads(), s.cpuSeconds());
+                p.seconds(),
+                held,
+                server.openTotal(),
+                mbps,
+                p.p50Millis(),
+                p.p99Millis(),
+                window.maxMicros() / 1e3,
+                clients.stream().mapToLong(c -> c.stat().get("late")).sum(),
+                failureCount(),
+                s.rssBytes() / 1048576.0,
+                s.threads(),
+                s.cpuSeconds());
         return p;
     }
 
@@ -330,7 +375,8 @@ final class LoadBed implements AutoCloseable {
             }
         }
         if (max > 0) {
-            worstWindowFairness = Math.max(worstWindowFairness, min == 0 ? Double.POSITIVE_INFINITY : (double) max / min);
+            worstWindowFairness =
+                    Math.max(worstWindowFairness, min == 0 ? Double.POSITIVE_INFINITY : (double) max / min);
         }
     }
 
@@ -340,8 +386,13 @@ final class LoadBed implements AutoCloseable {
 
     /** Fastest / slowest verified stream of the surviving clients (bytes per second of life). */
     double streamFairness() {
-        long min = clients.stream().filter(c -> c.stat().get("verified") > 0).mapToLong(c -> c.stat().get("rateMin")).min().orElse(0);
-        long max = clients.stream().mapToLong(c -> c.stat().get("rateMax")).max().orElse(0);
+        long min = clients.stream()
+                .filter(c -> c.stat().get("verified") > 0)
+                .mapToLong(c -> c.stat().get("rateMin"))
+                .min()
+                .orElse(0);
+        long max =
+                clients.stream().mapToLong(c -> c.stat().get("rateMax")).max().orElse(0);
         return min == 0 ? Double.NaN : (double) max / min;
     }
 
@@ -367,7 +418,8 @@ final class LoadBed implements AutoCloseable {
                 try {
                     c.finish(limit);
                 } catch (IOException | InterruptedException e) {
-                    throw new IllegalStateException("client JVM " + c.group() + " did not finish: " + e.getMessage(), e);
+                    throw new IllegalStateException(
+                            "client JVM " + c.group() + " did not finish: " + e.getMessage(), e);
                 }
             }));
         }

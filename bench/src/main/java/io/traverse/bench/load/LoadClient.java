@@ -48,13 +48,18 @@ public final class LoadClient {
     private int readTimeoutMillis;
     private long seed;
 
-    private LoadClient() {
-    }
+    private LoadClient() {}
 
     /** The configuration of every node of a load run: loopback only, the routed module only, one hub. */
     static TraverseConfig nodeConfig(InetSocketAddress hub, String token) {
-        return TraverseConfig.builder().bind("127.0.0.1").discovery(false).token(token).hubs(List.of(hub)).modules("routed")
-                .connectTimeout(Duration.ofSeconds(20)).build();
+        return TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .discovery(false)
+                .token(token)
+                .hubs(List.of(hub))
+                .modules("routed")
+                .connectTimeout(Duration.ofSeconds(20))
+                .build();
     }
 
     public static void main(String[] args) throws Exception {
@@ -102,7 +107,11 @@ public final class LoadClient {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
         for (VirtualSocketAddress server : servers) {
             NodeId id = server.node().id().orElseThrow();
-            while (nodes.get(0).hubDirectory().locateNode(id).get(10, TimeUnit.SECONDS).isEmpty()) {
+            while (nodes.get(0)
+                    .hubDirectory()
+                    .locateNode(id)
+                    .get(10, TimeUnit.SECONDS)
+                    .isEmpty()) {
                 if (System.nanoTime() > deadline) {
                     throw new IOException("no hub knows server node " + id + " after 60 s");
                 }
@@ -157,9 +166,12 @@ public final class LoadClient {
         Random lifetimes = new Random(slotSeed);
         try {
             for (int i = 0; finish.getCount() > 0; i++) {
-                long lifetime = meanLifetimeMillis == 0 ? Long.MAX_VALUE
-                        : (long) (-Math.log(1 - lifetimes.nextDouble()) * TimeUnit.MILLISECONDS.toNanos(meanLifetimeMillis));
-                boolean connected = new PacedConnection(dialer, chunk, intervalNanos, slotSeed + i, group, readTimeoutMillis, tally)
+                long lifetime = meanLifetimeMillis == 0
+                        ? Long.MAX_VALUE
+                        : (long) (-Math.log(1 - lifetimes.nextDouble())
+                                * TimeUnit.MILLISECONDS.toNanos(meanLifetimeMillis));
+                boolean connected = new PacedConnection(
+                                dialer, chunk, intervalNanos, slotSeed + i, group, readTimeoutMillis, tally)
                         .run(lifetime, finish);
                 if (meanLifetimeMillis == 0 || !connected && finish.await(1, TimeUnit.SECONDS)) {
                     return; // a connection that could not connect is tried again a second later

@@ -16,13 +16,26 @@ final class LoadClientProcess implements AutoCloseable {
     private final LatencyHistogram all = new LatencyHistogram();
     private volatile Stat last = Stat.EMPTY;
 
-    LoadClientProcess(int group, String hub, int nodes, LoadOptions o, List<String> servers) throws IOException, InterruptedException {
+    LoadClientProcess(int group, String hub, int nodes, LoadOptions o, List<String> servers)
+            throws IOException, InterruptedException {
         this.group = group;
-        List<String> args = new ArrayList<>(List.of(hub, HubProcess.TOKEN, Integer.toString(nodes), Integer.toString(group),
-                Integer.toString(o.chunk()), Long.toString(o.intervalMillis()), Integer.toString(o.readTimeoutMillis()),
+        List<String> args = new ArrayList<>(List.of(
+                hub,
+                HubProcess.TOKEN,
+                Integer.toString(nodes),
+                Integer.toString(group),
+                Integer.toString(o.chunk()),
+                Long.toString(o.intervalMillis()),
+                Integer.toString(o.readTimeoutMillis()),
                 Long.toString(o.seed())));
         args.addAll(servers);
-        jvm = new ChildJvm("client-" + group, List.of("-Xmx" + o.clientHeap(), "-Xss256k"), LoadClient.class, args, "READY", this::line);
+        jvm = new ChildJvm(
+                "client-" + group,
+                List.of("-Xmx" + o.clientHeap(), "-Xss256k"),
+                LoadClient.class,
+                args,
+                "READY",
+                this::line);
         jvm.ask(null, "READY", 120);
     }
 

@@ -18,59 +18,108 @@ final class LoadPlots {
     private static final int WIDTH = 800;
     private static final int HEIGHT = 500;
 
-    private LoadPlots() {
-    }
+    private LoadPlots() {}
 
     static void write(LoadResult r, Path folder) throws IOException {
         System.setProperty("java.awt.headless", "true");
         Files.createDirectories(folder);
         String prefix = "load-" + r.options().mode() + "-";
-        List<LoadResult.Point> points = r.steps().stream().filter(p -> p.held() > 0).toList();
+        List<LoadResult.Point> points =
+                r.steps().stream().filter(p -> p.held() > 0).toList();
         String setUp = r.options().chunk() + " B every " + r.options().intervalMillis() + " ms per connection";
 
         XYChart memory = chart("Hub memory against connections held (" + setUp + ")", "connections held", "MiB");
-        memory.addSeries("hub RSS", x(points), points.stream().mapToDouble(p -> p.hubRss() / 1048576.0).toArray())
+        memory.addSeries(
+                        "hub RSS",
+                        x(points),
+                        points.stream().mapToDouble(p -> p.hubRss() / 1048576.0).toArray())
                 .setMarker(SeriesMarkers.CIRCLE);
-        List<LoadResult.Point> withHeap = points.stream().filter(p -> p.hubHeap() >= 0).toList();
+        List<LoadResult.Point> withHeap =
+                points.stream().filter(p -> p.hubHeap() >= 0).toList();
         if (!withHeap.isEmpty()) {
-            memory.addSeries("hub heap after full GC", x(withHeap), withHeap.stream().mapToDouble(p -> p.hubHeap() / 1048576.0).toArray())
+            memory.addSeries(
+                            "hub heap after full GC",
+                            x(withHeap),
+                            withHeap.stream()
+                                    .mapToDouble(p -> p.hubHeap() / 1048576.0)
+                                    .toArray())
                     .setMarker(SeriesMarkers.DIAMOND);
         }
         save(memory, folder.resolve(prefix + "memory"));
 
         List<double[]> cdf = r.latency().cdf();
         if (!cdf.isEmpty()) {
-            XYChart latency = chart("Chunk round trip, CDF (" + r.held() + " connections held at most, " + setUp + ")",
-                    "round trip (ms, log scale)", "fraction of chunks at or below");
+            XYChart latency = chart(
+                    "Chunk round trip, CDF (" + r.held() + " connections held at most, " + setUp + ")",
+                    "round trip (ms, log scale)",
+                    "fraction of chunks at or below");
             latency.getStyler().setXAxisLogarithmic(true);
-            latency.addSeries("round trip", cdf.stream().mapToDouble(p -> Math.max(p[0], 1) / 1000.0).toArray(),
-                    cdf.stream().mapToDouble(p -> p[1]).toArray()).setMarker(SeriesMarkers.NONE);
+            latency.addSeries(
+                            "round trip",
+                            cdf.stream()
+                                    .mapToDouble(p -> Math.max(p[0], 1) / 1000.0)
+                                    .toArray(),
+                            cdf.stream().mapToDouble(p -> p[1]).toArray())
+                    .setMarker(SeriesMarkers.NONE);
             save(latency, folder.resolve(prefix + "latency-cdf"));
         }
 
         if (!points.isEmpty()) {
-            XYChart rtt = chart("Chunk round trip against connections held (" + setUp + ")", "connections held", "round trip (ms, log scale)");
+            XYChart rtt = chart(
+                    "Chunk round trip against connections held (" + setUp + ")",
+                    "connections held",
+                    "round trip (ms, log scale)");
             rtt.getStyler().setYAxisLogarithmic(true);
-            rtt.addSeries("p50", x(points), points.stream().mapToDouble(p -> Math.max(p.p50Millis(), 0.01)).toArray())
+            rtt.addSeries(
+                            "p50",
+                            x(points),
+                            points.stream()
+                                    .mapToDouble(p -> Math.max(p.p50Millis(), 0.01))
+                                    .toArray())
                     .setMarker(SeriesMarkers.CIRCLE);
-            rtt.addSeries("p99", x(points), points.stream().mapToDouble(p -> Math.max(p.p99Millis(), 0.01)).toArray())
+            rtt.addSeries(
+                            "p99",
+                            x(points),
+                            points.stream()
+                                    .mapToDouble(p -> Math.max(p.p99Millis(), 0.01))
+                                    .toArray())
                     .setMarker(SeriesMarkers.DIAMOND);
             save(rtt, folder.resolve(prefix + "latency"));
         }
 
-        XYChart throughput = chart("Throughput per connection against connections held", "connections held", "bytes/s per connection");
-        throughput.addSeries("measured", x(points), points.stream().mapToDouble(LoadResult.Point::perConnectionBytesPerSecond).toArray())
+        XYChart throughput = chart(
+                "Throughput per connection against connections held", "connections held", "bytes/s per connection");
+        throughput
+                .addSeries(
+                        "measured",
+                        x(points),
+                        points.stream()
+                                .mapToDouble(LoadResult.Point::perConnectionBytesPerSecond)
+                                .toArray())
                 .setMarker(SeriesMarkers.CIRCLE);
         double pace = r.options().chunk() * 1000.0 / r.options().intervalMillis();
         if (!points.isEmpty()) {
-            throughput.addSeries("pace", new double[] {points.get(0).held(), points.get(points.size() - 1).held()}, new double[] {pace, pace})
+            throughput
+                    .addSeries(
+                            "pace",
+                            new double[] {
+                                points.get(0).held(),
+                                points.get(points.size() - 1).held()
+                            },
+                            new double[] {pace, pace})
                     .setMarker(SeriesMarkers.NONE);
         }
         save(throughput, folder.resolve(prefix + "throughput"));
     }
 
     private static XYChart chart(String title, String xTitle, String yTitle) {
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT).title(title).xAxisTitle(xTitle).yAxisTitle(yTitle).build();
+        XYChart chart = new XYChartBuilder()
+                .width(WIDTH)
+                .height(HEIGHT)
+                .title(title)
+                .xAxisTitle(xTitle)
+                .yAxisTitle(yTitle)
+                .build();
         chart.getStyler().setLegendPosition(org.knowm.xchart.style.Styler.LegendPosition.InsideNW);
         return chart;
     }

@@ -23,16 +23,44 @@ import java.util.List;
  * @param steps ramp: one point per step; churn: one per progress line
  * @param cpuSplit CPU seconds of each process over the run (is the hub or the harness short of CPU?)
  */
-record LoadResult(LoadOptions options, int held, int brokeAt, String why, LatencyHistogram latency, double mbPerSecond,
-        double perConnectionBytesPerSecond, double streamFairness, double windowFairness, long verified, long lostBytes, long reordered, long resets,
-        long otherFailures, List<String> failureLines, long hubRssIdle, long hubRssLoaded, long hubHeapIdle, long hubHeapLoaded,
-        int hubThreads, double hubCpuSeconds, double hubReclaimSeconds, double serverReclaimSeconds, List<Point> steps,
-        String cpuSplit, String machineLoad) {
+record LoadResult(
+        LoadOptions options,
+        int held,
+        int brokeAt,
+        String why,
+        LatencyHistogram latency,
+        double mbPerSecond,
+        double perConnectionBytesPerSecond,
+        double streamFairness,
+        double windowFairness,
+        long verified,
+        long lostBytes,
+        long reordered,
+        long resets,
+        long otherFailures,
+        List<String> failureLines,
+        long hubRssIdle,
+        long hubRssLoaded,
+        long hubHeapIdle,
+        long hubHeapLoaded,
+        int hubThreads,
+        double hubCpuSeconds,
+        double hubReclaimSeconds,
+        double serverReclaimSeconds,
+        List<Point> steps,
+        String cpuSplit,
+        String machineLoad) {
 
     /** One measurement while the run goes on. */
-    record Point(double seconds, int held, long hubRss, long hubHeap, double p50Millis, double p99Millis, double mbPerSecond,
-            double perConnectionBytesPerSecond) {
-    }
+    record Point(
+            double seconds,
+            int held,
+            long hubRss,
+            long hubHeap,
+            double p50Millis,
+            double p99Millis,
+            double mbPerSecond,
+            double perConnectionBytesPerSecond) {}
 
     /** True when the survivors lost nothing and saw no reset or other failure. */
     boolean survivorsClean() {

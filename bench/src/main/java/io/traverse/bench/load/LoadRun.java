@@ -13,8 +13,7 @@ import java.io.PrintStream;
  * survivors lost anything or a restart run saw anything but resets. {@code bench/run-load.sh} runs it; {@code --help} lists the options.
  */
 public final class LoadRun {
-    private LoadRun() {
-    }
+    private LoadRun() {}
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && (args[0].equals("--help") || args[0].equals("-h"))) {
@@ -38,8 +37,12 @@ public final class LoadRun {
             LoadPlots.write(r, o.plots());
             out.println("plots written to " + o.plots());
         }
-        System.exit(o.mode().equals("churn") && !(r.survivorsClean() && r.why().isEmpty())
-                || o.mode().equals("restart") && !(r.otherFailures() == 0 && r.why().isEmpty()) ? 1 : 0);
+        System.exit(
+                o.mode().equals("churn") && !(r.survivorsClean() && r.why().isEmpty())
+                                || o.mode().equals("restart")
+                                        && !(r.otherFailures() == 0 && r.why().isEmpty())
+                        ? 1
+                        : 0);
     }
 
     static LoadResult run(LoadOptions o, PrintStream log) throws Exception {

@@ -36,7 +36,14 @@ final class PacedConnection {
     /** Chunk bytes written so far (read by the reporter for the fairness window). */
     private volatile long written;
 
-    PacedConnection(Dialer dialer, int chunk, long intervalNanos, long seed, int group, int readTimeoutMillis, StreamTally tally) {
+    PacedConnection(
+            Dialer dialer,
+            int chunk,
+            long intervalNanos,
+            long seed,
+            int group,
+            int readTimeoutMillis,
+            StreamTally tally) {
         this.dialer = dialer;
         this.chunk = chunk;
         this.intervalNanos = intervalNanos;
@@ -121,13 +128,16 @@ final class PacedConnection {
                 tally.failures().count("length", "server read " + answeredLength + " of " + length + " bytes");
             } else if (!Arrays.equals(digest, sha.digest())) {
                 tally.mismatched(0, true);
-                tally.failures().count("digest", "same length " + length + ", different SHA-256: reordered or corrupted");
+                tally.failures()
+                        .count("digest", "same length " + length + ", different SHA-256: reordered or corrupted");
             } else {
                 tally.verified(length, chunks, (long) chunks * chunk, (lastEcho - started) / 1e9);
             }
         } catch (IOException | RuntimeException e) {
-            tally.failures().count(FailureKinds.kindOf(e), "[" + phase + ", " + (System.nanoTime() - started) / 1_000_000 + " ms] "
-                    + e.getMessage());
+            tally.failures()
+                    .count(
+                            FailureKinds.kindOf(e),
+                            "[" + phase + ", " + (System.nanoTime() - started) / 1_000_000 + " ms] " + e.getMessage());
         } finally {
             tally.closed(this);
         }

@@ -18,13 +18,18 @@ final class PacedStreamFormat {
     static final int ANSWER_BYTES = 40;
     /** A chunk must hold its timestamp; a larger one than this would only measure the harness. */
     static final int MIN_CHUNK = 16;
+
     static final int MAX_CHUNK = 1024 * 1024;
 
-    private PacedStreamFormat() {
-    }
+    private PacedStreamFormat() {}
 
     static byte[] header(int chunk, int group) {
-        return ByteBuffer.allocate(HEADER_BYTES).putInt(MAGIC).putInt(chunk).putInt(group).putInt(0).array();
+        return ByteBuffer.allocate(HEADER_BYTES)
+                .putInt(MAGIC)
+                .putInt(chunk)
+                .putInt(group)
+                .putInt(0)
+                .array();
     }
 
     /** {chunk size, group} of a header, or an exception naming what is wrong with it. */

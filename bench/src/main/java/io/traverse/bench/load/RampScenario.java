@@ -17,8 +17,7 @@ import java.util.TreeMap;
  * what broke (the first FAIL line says which error).
  */
 final class RampScenario {
-    private RampScenario() {
-    }
+    private RampScenario() {}
 
     static LoadResult run(LoadOptions o, PrintStream log) throws IOException, InterruptedException {
         try (LoadBed bed = new LoadBed(o, log)) {
@@ -56,12 +55,30 @@ final class RampScenario {
                     int heldNow = bed.held();
                     long heap = bed.hub().heapAfterGc();
                     long rss = bed.hub().sample().rssBytes();
-                    LoadResult.Point p = new LoadResult.Point(bed.seconds(), heldNow, rss, heap, window.quantileMicros(0.5) / 1e3,
-                            window.quantileMicros(0.99) / 1e3, mbps, heldNow == 0 ? 0 : mbps * 1e6 / heldNow);
+                    LoadResult.Point p = new LoadResult.Point(
+                            bed.seconds(),
+                            heldNow,
+                            rss,
+                            heap,
+                            window.quantileMicros(0.5) / 1e3,
+                            window.quantileMicros(0.99) / 1e3,
+                            mbps,
+                            heldNow == 0 ? 0 : mbps * 1e6 / heldNow);
                     steps.add(p);
-                    log.printf(Locale.ROOT, "STEP %d connections: held %d, %.2f MB/s (%.0f B/s each), rtt p50 %.1f p99 %.1f max %.1f ms,"
-                                    + " hub heap %.1f MiB rss %.1f MiB; relay so far: %s%n", target, heldNow, mbps, p.perConnectionBytesPerSecond(),
-                            p.p50Millis(), p.p99Millis(), window.maxMicros() / 1e3, heap / 1048576.0, rss / 1048576.0, bed.hub().relayCounters());
+                    log.printf(
+                            Locale.ROOT,
+                            "STEP %d connections: held %d, %.2f MB/s (%.0f B/s each), rtt p50 %.1f p99 %.1f max %.1f ms,"
+                                    + " hub heap %.1f MiB rss %.1f MiB; relay so far: %s%n",
+                            target,
+                            heldNow,
+                            mbps,
+                            p.perConnectionBytesPerSecond(),
+                            p.p50Millis(),
+                            p.p99Millis(),
+                            window.maxMicros() / 1e3,
+                            heap / 1048576.0,
+                            rss / 1048576.0,
+                            bed.hub().relayCounters());
                     // The figures of the last step measured: the most load the hub carried (also when that step broke).
                     bestMbps = mbps;
                     bestPerConnection = p.perConnectionBytesPerSecond();
@@ -70,14 +87,27 @@ final class RampScenario {
                     long failures = bed.failureCount() - failuresBefore;
                     long chunks = bed.survivorCount("chunks") - chunksBefore;
                     double lateFraction = chunks == 0 ? 1 : (double) (bed.survivorCount("late") - lateBefore) / chunks;
-                    String broke = failures > 0 ? "failures " + failureSummary(bed) + "; first: " + first(bed.failureLines())
-                            : heldNow < target ? "only " + heldNow + " of " + target + " connections held" + (bed.survivorCount("opened") < target
-                                    ? " (no failure: " + bed.survivorCount("opened") + " opened by the step's end, opening is that slow)" : "")
-                            : p.p99Millis() > o.p99LimitMillis() ? String.format(Locale.ROOT, "p99 round trip %.1f ms above %d ms",
-                                    p.p99Millis(), o.p99LimitMillis())
-                            : lateFraction > o.lateLimit() ? String.format(Locale.ROOT, "%.1f %% of chunks late (above %.1f %%)",
-                                    lateFraction * 100, o.lateLimit() * 100)
-                            : null;
+                    String broke = failures > 0
+                            ? "failures " + failureSummary(bed) + "; first: " + first(bed.failureLines())
+                            : heldNow < target
+                                    ? "only " + heldNow + " of " + target + " connections held"
+                                            + (bed.survivorCount("opened") < target
+                                                    ? " (no failure: " + bed.survivorCount("opened")
+                                                            + " opened by the step's end, opening is that slow)"
+                                                    : "")
+                                    : p.p99Millis() > o.p99LimitMillis()
+                                            ? String.format(
+                                                    Locale.ROOT,
+                                                    "p99 round trip %.1f ms above %d ms",
+                                                    p.p99Millis(),
+                                                    o.p99LimitMillis())
+                                            : lateFraction > o.lateLimit()
+                                                    ? String.format(
+                                                            Locale.ROOT,
+                                                            "%.1f %% of chunks late (above %.1f %%)",
+                                                            lateFraction * 100,
+                                                            o.lateLimit() * 100)
+                                                    : null;
                     if (broke != null) {
                         brokeAt = target;
                         why = broke;
@@ -98,11 +128,33 @@ final class RampScenario {
             } catch (RuntimeException e) {
                 finishProblem = "; " + e.getMessage();
             }
-            return new LoadResult(o, held, brokeAt, why + finishProblem, bed.latencies(), bestMbps, bestPerConnection, bed.streamFairness(),
-                    bed.worstWindowFairness(), bed.survivorCount("verified"), bed.survivorCount("lost"), bed.survivorCount("reordered"),
-                    bed.survivorResets(), bed.survivorFailures() - bed.survivorResets(), bed.failureLines(), rssIdle,
-                    rssLoaded, heapIdle, heapLoaded, end.threads(), end.cpuSeconds() - cpuIdle, Double.NaN, Double.NaN, steps,
-                    cpuSplit, LoadReport.uptime());
+            return new LoadResult(
+                    o,
+                    held,
+                    brokeAt,
+                    why + finishProblem,
+                    bed.latencies(),
+                    bestMbps,
+                    bestPerConnection,
+                    bed.streamFairness(),
+                    bed.worstWindowFairness(),
+                    bed.survivorCount("verified"),
+                    bed.survivorCount("lost"),
+                    bed.survivorCount("reordered"),
+                    bed.survivorResets(),
+                    bed.survivorFailures() - bed.survivorResets(),
+                    bed.failureLines(),
+                    rssIdle,
+                    rssLoaded,
+                    heapIdle,
+                    heapLoaded,
+                    end.threads(),
+                    end.cpuSeconds() - cpuIdle,
+                    Double.NaN,
+                    Double.NaN,
+                    steps,
+                    cpuSplit,
+                    LoadReport.uptime());
         }
     }
 
@@ -111,7 +163,10 @@ final class RampScenario {
         for (LoadClientProcess c : bed.allClients()) {
             c.stat().counts("failures").forEach((k, v) -> kinds.merge("client " + k, v, Long::sum));
         }
-        bed.server().stat().counts("failures").forEach((k, v) -> kinds.merge("server " + k, v, Long::sum)); // kind@group
+        bed.server()
+                .stat()
+                .counts("failures")
+                .forEach((k, v) -> kinds.merge("server " + k, v, Long::sum)); // kind@group
         return kinds.toString();
     }
 

@@ -15,8 +15,7 @@ import java.util.Locale;
  * again and until the clients hold as many connections as before.
  */
 final class RestartScenario {
-    private RestartScenario() {
-    }
+    private RestartScenario() {}
 
     static LoadResult run(LoadOptions o, PrintStream log) throws IOException, InterruptedException {
         try (LoadBed bed = new LoadBed(o, log)) {
@@ -35,8 +34,12 @@ final class RestartScenario {
             double mbps = (bed.sent() - sentBefore) / 1e6 / ((System.nanoTime() - t0) / 1e9);
             int nodes = o.clients() * o.nodesPerClient() + o.serverNodes();
             long resetsBefore = bed.survivorResets();
-            log.printf(Locale.ROOT, "RESTART the hub (SIGKILL, then a new one on port %d): %d connections held, %d nodes%n", bed.hub().port(),
-                    held, nodes);
+            log.printf(
+                    Locale.ROOT,
+                    "RESTART the hub (SIGKILL, then a new one on port %d): %d connections held, %d nodes%n",
+                    bed.hub().port(),
+                    held,
+                    nodes);
             long killed = System.nanoTime();
             bed.restartHub();
             log.printf(Locale.ROOT, "new hub listening after %.2f s%n", (System.nanoTime() - killed) / 1e9);
@@ -52,7 +55,11 @@ final class RestartScenario {
                 }
                 if (recovered < 0 && relinked >= 0 && bed.held() >= held * 0.9) {
                     recovered = (System.nanoTime() - killed) / 1e9;
-                    log.printf(Locale.ROOT, "clients hold %d connections (90 %% of before) after %.2f s%n", bed.held(), recovered);
+                    log.printf(
+                            Locale.ROOT,
+                            "clients hold %d connections (90 %% of before) after %.2f s%n",
+                            bed.held(),
+                            recovered);
                 }
                 if (System.nanoTime() >= nextProgress) {
                     points.add(bed.progress(-1));
@@ -60,7 +67,10 @@ final class RestartScenario {
                 }
                 Thread.sleep(100);
             }
-            log.printf(Locale.ROOT, "connections reset by the crash: %d (client ends)%n", bed.survivorResets() - resetsBefore);
+            log.printf(
+                    Locale.ROOT,
+                    "connections reset by the crash: %d (client ends)%n",
+                    bed.survivorResets() - resetsBefore);
             double left = o.seconds() / 2.0 - (System.nanoTime() - killed) / 1e9;
             if (left > 0) {
                 points.addAll(bed.hold(left));
@@ -77,13 +87,37 @@ final class RestartScenario {
             // notice; a length or digest mismatch: wrong data handed over) is a fault.
             long faults = bed.survivorFailures() - bed.survivorResets() - bed.survivorFailures("connect");
             if (why.isEmpty() && (faults > 0 || bed.survivorCount("mismatched") > 0)) {
-                why = "faults other than resets " + RampScenario.failureSummary(bed) + "; first: " + RampScenario.first(bed.failureLines());
+                why = "faults other than resets " + RampScenario.failureSummary(bed) + "; first: "
+                        + RampScenario.first(bed.failureLines());
             }
             held = Math.max(held, bed.mostHeld());
-            return new LoadResult(o, held, 0, why, bed.latencies(), mbps, held == 0 ? 0 : mbps * 1e6 / held, bed.streamFairness(),
-                    bed.worstWindowFairness(), bed.survivorCount("verified"), bed.survivorCount("lost"), bed.survivorCount("reordered"),
-                    bed.survivorResets(), faults, bed.failureLines(), rssIdle, rssLoaded, heapIdle, heapLoaded, end.threads(),
-                    end.cpuSeconds() - cpuIdle, relinked, recovered, points, cpuSplit, LoadReport.uptime());
+            return new LoadResult(
+                    o,
+                    held,
+                    0,
+                    why,
+                    bed.latencies(),
+                    mbps,
+                    held == 0 ? 0 : mbps * 1e6 / held,
+                    bed.streamFairness(),
+                    bed.worstWindowFairness(),
+                    bed.survivorCount("verified"),
+                    bed.survivorCount("lost"),
+                    bed.survivorCount("reordered"),
+                    bed.survivorResets(),
+                    faults,
+                    bed.failureLines(),
+                    rssIdle,
+                    rssLoaded,
+                    heapIdle,
+                    heapLoaded,
+                    end.threads(),
+                    end.cpuSeconds() - cpuIdle,
+                    relinked,
+                    recovered,
+                    points,
+                    cpuSplit,
+                    LoadReport.uptime());
         }
     }
 }

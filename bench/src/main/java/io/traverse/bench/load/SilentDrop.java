@@ -77,7 +77,8 @@ final class SilentDrop implements AutoCloseable {
             if (!Files.exists(table)) {
                 continue;
             }
-            for (String line : Files.readAllLines(table).subList(1, Files.readAllLines(table).size())) {
+            for (String line : Files.readAllLines(table)
+                    .subList(1, Files.readAllLines(table).size())) {
                 String[] f = line.trim().split("\\s+");
                 int local = Integer.parseInt(f[1].substring(f[1].lastIndexOf(':') + 1), 16);
                 int remote = Integer.parseInt(f[2].substring(f[2].lastIndexOf(':') + 1), 16);
@@ -90,7 +91,9 @@ final class SilentDrop implements AutoCloseable {
     }
 
     private static void run(List<String> command, String input) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(new ArrayList<>(command)).redirectErrorStream(true).start();
+        Process p = new ProcessBuilder(new ArrayList<>(command))
+                .redirectErrorStream(true)
+                .start();
         p.getOutputStream().write(input.getBytes(StandardCharsets.UTF_8));
         p.getOutputStream().close();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);

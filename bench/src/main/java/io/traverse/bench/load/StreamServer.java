@@ -61,7 +61,8 @@ public final class StreamServer {
                 if (!node.awaitHubLink(Duration.ofSeconds(30))) {
                     throw new IOException("server node " + i + " did not link to the hub within 30 s");
                 }
-                TraverseServerSocket listening = (TraverseServerSocket) node.serverSocketFactory().createServerSocket(port, 4096);
+                TraverseServerSocket listening =
+                        (TraverseServerSocket) node.serverSocketFactory().createServerSocket(port, 4096);
                 server.out.println("SERVER " + i + " " + listening.getLocalSocketAddress());
                 Thread acceptor = new Thread(() -> server.acceptAll(listening::accept), "accept-" + i);
                 acceptor.setDaemon(true);
@@ -152,10 +153,12 @@ public final class StreamServer {
     private void printStats() {
         while (true) {
             StringBuilder open = new StringBuilder();
-            openByGroup.forEach((g, n) -> open.append(g).append(':').append(n.get()).append(','));
+            openByGroup.forEach(
+                    (g, n) -> open.append(g).append(':').append(n.get()).append(','));
             synchronized (out) {
-                out.println("STAT accepted=" + accepted.sum() + " answered=" + answered.sum() + " read=" + bytesRead.sum()
-                        + " open=" + (open.length() == 0 ? "-" : open.substring(0, open.length() - 1)) + " failures=" + failures.encode());
+                out.println("STAT accepted=" + accepted.sum() + " answered=" + answered.sum() + " read="
+                        + bytesRead.sum() + " open=" + (open.length() == 0 ? "-" : open.substring(0, open.length() - 1))
+                        + " failures=" + failures.encode());
             }
             try {
                 Thread.sleep(250);

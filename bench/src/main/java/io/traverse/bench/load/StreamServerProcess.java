@@ -14,10 +14,20 @@ final class StreamServerProcess implements AutoCloseable {
     private volatile Stat last = Stat.EMPTY;
     private volatile String plainAddress;
 
-    StreamServerProcess(String hub, int nodes, int readTimeoutMillis, String heap) throws IOException, InterruptedException {
-        jvm = new ChildJvm("server", List.of("-Xmx" + heap, "-Xss256k"), StreamServer.class,
-                List.of(hub, HubProcess.TOKEN, Integer.toString(nodes), Integer.toString(VIRTUAL_PORT), Integer.toString(readTimeoutMillis)),
-                "READY", this::line);
+    StreamServerProcess(String hub, int nodes, int readTimeoutMillis, String heap)
+            throws IOException, InterruptedException {
+        jvm = new ChildJvm(
+                "server",
+                List.of("-Xmx" + heap, "-Xss256k"),
+                StreamServer.class,
+                List.of(
+                        hub,
+                        HubProcess.TOKEN,
+                        Integer.toString(nodes),
+                        Integer.toString(VIRTUAL_PORT),
+                        Integer.toString(readTimeoutMillis)),
+                "READY",
+                this::line);
         jvm.ask(null, "READY", 120);
     }
 

@@ -118,7 +118,8 @@ final class StreamTally {
             windowMax = most;
             windowConnections = connections;
         }
-        return "STAT held=" + open.size() + " opened=" + opened.sum() + " sent=" + sent.sum() + " chunks=" + chunks.sum()
+        return "STAT held=" + open.size() + " opened=" + opened.sum() + " sent=" + sent.sum() + " chunks="
+                + chunks.sum()
                 + " late=" + late.sum() + " verified=" + verified.sum() + " verifiedBytes=" + verifiedBytes.sum()
                 + " mismatched=" + mismatched.sum() + " lost=" + lostBytes.sum() + " reordered=" + reordered.sum()
                 + " failures=" + failures.encode() + " winConns=" + windowConnections

@@ -78,7 +78,8 @@ public final class EventLatency implements AutoCloseable {
     public static EventLatency start() throws IOException {
         ChildHub hub = new ChildHub("latency-hub", 2000, TOKEN, List.of(), "512m", true);
         try {
-            Traverse publisher = Traverse.start(nodeConfig(hub).modules("routed").build());
+            Traverse publisher =
+                    Traverse.start(nodeConfig(hub).modules("routed").build());
             awaitLink(publisher, false);
             return new EventLatency(hub, publisher);
         } catch (IOException | RuntimeException e) {
@@ -88,7 +89,10 @@ public final class EventLatency implements AutoCloseable {
     }
 
     private static TraverseConfig.Builder nodeConfig(ChildHub hub) {
-        return TraverseConfig.builder().bind("127.0.0.1").token(TOKEN).discovery(false)
+        return TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .token(TOKEN)
+                .discovery(false)
                 .hubs(List.of(new InetSocketAddress("127.0.0.1", hub.port())));
     }
 
@@ -159,7 +163,8 @@ public final class EventLatency implements AutoCloseable {
             Instant publishWall = Instant.now();
             long sent = publish(all, events, interval);
             // What the slowest settings may hold back: a batch timespan, a held poll's repeat.
-            long drainNanos = TimeUnit.SECONDS.toNanos(30) + 2 * parseMillis(settings.get("traverse.longpoll.batch.timespan")) * 1_000_000;
+            long drainNanos = TimeUnit.SECONDS.toNanos(30)
+                    + 2 * parseMillis(settings.get("traverse.longpoll.batch.timespan")) * 1_000_000;
             long deadline = System.nanoTime() + drainNanos;
             for (Client c : all) {
                 c.awaitEnd(deadline);
@@ -192,7 +197,8 @@ public final class EventLatency implements AutoCloseable {
                 s[1] = Math.max(s[1], e[1]);
             }
         }
-        StringBuilder b = new StringBuilder("# " + point + ": events >= 50 ms by second after " + publishWall + " (count/slowest ms):");
+        StringBuilder b = new StringBuilder(
+                "# " + point + ": events >= 50 ms by second after " + publishWall + " (count/slowest ms):");
         bySecond.forEach((second, s) -> b.append(String.format(" %ds:%d/%.1f", second, s[0], s[1] / 1e6)));
         System.err.println(bySecond.isEmpty() ? "# " + point + ": no event took 50 ms or more" : b.toString());
     }
@@ -263,10 +269,12 @@ public final class EventLatency implements AutoCloseable {
         final int events;
         /** The module the publisher's connection must arrive by. */
         final String module;
+
         final long[] samples;
         final BitSet seen;
         /** {send time, latency} of events slower than {@link #SLOW_NANOS}: when the slow ones happened, to set beside GC logs. */
         final List<long[]> slow = new ArrayList<>();
+
         int count;
         long orderViolations;
         Socket publisherSide;
@@ -283,14 +291,20 @@ public final class EventLatency implements AutoCloseable {
             this.seen = new BitSet(events);
         }
 
-        static Client start(ChildHub hub, int index, int events, Map<String, String> settings, boolean longPoll) throws IOException {
-            TraverseConfig.Builder config = longPoll ? nodeConfig(hub).modules("longpoll").set("traverse.http.tunnel", "longpoll")
+        static Client start(ChildHub hub, int index, int events, Map<String, String> settings, boolean longPoll)
+                throws IOException {
+            TraverseConfig.Builder config = longPoll
+                    ? nodeConfig(hub).modules("longpoll").set("traverse.http.tunnel", "longpoll")
                     : nodeConfig(hub).modules("routed");
             settings.forEach(config::set);
             Traverse node = Traverse.start(config.build());
             try {
                 awaitLink(node, longPoll);
-                return new Client(node, node.serverSocketFactory().createServerSocket(0), events, longPoll ? "longpoll" : "routed");
+                return new Client(
+                        node,
+                        node.serverSocketFactory().createServerSocket(0),
+                        events,
+                        longPoll ? "longpoll" : "routed");
             } catch (IOException | RuntimeException e) {
                 node.close();
                 throw e;
@@ -305,7 +319,8 @@ public final class EventLatency implements AutoCloseable {
             accepted = listener.accept();
             String arrived = node.connectionInfo(accepted).map(i -> i.module()).orElse("?");
             if (!module.equals(arrived)) {
-                throw new IOException("the publisher's connection reached client " + node + " by " + arrived + ", not " + module);
+                throw new IOException(
+                        "the publisher's connection reached client " + node + " by " + arrived + ", not " + module);
             }
         }
 
@@ -439,8 +454,9 @@ public final class EventLatency implements AutoCloseable {
                 case "--tcp-clients" -> tcp = true;
                 case "--warmup" -> warmup = Integer.parseInt(args[++i]);
                 default -> {
-                    System.err.println("usage: EventLatency [--clients N] [--events N] [--interval MS]"
-                            + " [--sweep defaults|paper|PARAM|PARAM=v1,v2 ...] [--csv FILE] [--tcp-clients] [--warmup EVENTS]");
+                    System.err.println(
+                            "usage: EventLatency [--clients N] [--events N] [--interval MS]"
+                                    + " [--sweep defaults|paper|PARAM|PARAM=v1,v2 ...] [--csv FILE] [--tcp-clients] [--warmup EVENTS]");
                     System.exit(2);
                 }
             }
@@ -454,8 +470,15 @@ public final class EventLatency implements AutoCloseable {
                 points.putIfAbsent(p.label(), p);
             }
         }
-        System.out.printf("# %s, %d %s clients x %d events every %d ms, %d points; load average %s%n", Instant.now(), clients,
-                tcp ? "TCP-linked (routed baseline)" : "long-poll", events, intervalMs, points.size(), Files.readString(Path.of("/proc/loadavg")).trim());
+        System.out.printf(
+                "# %s, %d %s clients x %d events every %d ms, %d points; load average %s%n",
+                Instant.now(),
+                clients,
+                tcp ? "TCP-linked (routed baseline)" : "long-poll",
+                events,
+                intervalMs,
+                points.size(),
+                Files.readString(Path.of("/proc/loadavg")).trim());
         System.out.println(LatencyResult.tableHeader());
         if (csv != null && !Files.exists(csv)) {
             Files.writeString(csv, LatencyResult.csvHeader() + "\n", StandardCharsets.UTF_8);
@@ -466,13 +489,16 @@ public final class EventLatency implements AutoCloseable {
             }
             if (warmup > 0) {
                 // The JVM's first point also pays for class loading and JIT compilation of the whole stack.
-                System.out.println(bench.run(clients, warmup, Duration.ofMillis(intervalMs), "warm-up (not a result)", Map.of()).tableRow());
+                System.out.println(
+                        bench.run(clients, warmup, Duration.ofMillis(intervalMs), "warm-up (not a result)", Map.of())
+                                .tableRow());
             }
             for (SweepPoint p : points.values()) {
                 LatencyResult r = bench.run(clients, events, Duration.ofMillis(intervalMs), p.label(), p.settings());
                 System.out.println(r.tableRow());
                 if (csv != null) {
-                    try (PrintWriter w = new PrintWriter(Files.newBufferedWriter(csv, StandardCharsets.UTF_8, StandardOpenOption.APPEND))) {
+                    try (PrintWriter w = new PrintWriter(
+                            Files.newBufferedWriter(csv, StandardCharsets.UTF_8, StandardOpenOption.APPEND))) {
                         w.println(r.csvRow());
                     }
                 }

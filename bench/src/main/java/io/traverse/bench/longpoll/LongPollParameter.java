@@ -11,11 +11,18 @@ import java.util.Map;
  * server timeout by 1 s) the other key is moved just enough, and {@link #settings} says so.
  */
 public enum LongPollParameter {
-    SERVER_TIMEOUT("server-timeout", "ms", List.of(500L, 1000L, 5000L, 10_000L, 30_000L, 60_000L, 75_000L, 90_000L, 105_000L, 120_000L)),
-    CLIENT_TIMEOUT("client-timeout", "ms", List.of(500L, 1000L, 5000L, 10_000L, 30_000L, 60_000L, 75_000L, 90_000L, 105_000L, 120_000L)),
+    SERVER_TIMEOUT(
+            "server-timeout",
+            "ms",
+            List.of(500L, 1000L, 5000L, 10_000L, 30_000L, 60_000L, 75_000L, 90_000L, 105_000L, 120_000L)),
+    CLIENT_TIMEOUT(
+            "client-timeout",
+            "ms",
+            List.of(500L, 1000L, 5000L, 10_000L, 30_000L, 60_000L, 75_000L, 90_000L, 105_000L, 120_000L)),
     REGENERATE("regenerate", "ms", List.of(0L, 50L, 100L, 150L, 200L, 250L, 300L, 350L, 400L, 450L)),
     BATCH_SIZE("batch-size", "events", List.of(1L, 5L, 10L, 25L, 50L, 100L, 200L, 300L, 500L, 750L)),
-    BATCH_TIMESPAN("batch-timespan", "ms", List.of(50L, 500L, 1000L, 2000L, 3000L, 4000L, 5000L, 7500L, 9000L, 10_000L));
+    BATCH_TIMESPAN(
+            "batch-timespan", "ms", List.of(50L, 500L, 1000L, 2000L, 3000L, 4000L, 5000L, 7500L, 9000L, 10_000L));
 
     /**
      * Bytes one event takes in a poll answer: a RELAY DATA frame of 16 payload bytes (length 4,
@@ -26,6 +33,7 @@ public enum LongPollParameter {
     public static final int WIRE_BYTES_PER_EVENT = 90;
     /** Our defaults (docs/operations.md), which the parameters not swept keep. */
     static final long DEFAULT_SERVER_TIMEOUT_MS = 25_000;
+
     static final long DEFAULT_CLIENT_TIMEOUT_MS = 35_000;
 
     private final String label;
@@ -57,8 +65,8 @@ public enum LongPollParameter {
                 return p;
             }
         }
-        throw new IllegalArgumentException("unknown parameter " + label + " (server-timeout, client-timeout, regenerate, batch-size,"
-                + " batch-timespan)");
+        throw new IllegalArgumentException("unknown parameter " + label
+                + " (server-timeout, client-timeout, regenerate, batch-size," + " batch-timespan)");
     }
 
     /**

@@ -35,8 +35,7 @@ public final class ConnectionMatrix {
     /** How long a pair whose first connection another module won may take to have its expected module cached. */
     private static final Duration UPGRADE = Duration.ofSeconds(10);
 
-    private ConnectionMatrix() {
-    }
+    private ConnectionMatrix() {}
 
     public static void main(String[] args) throws Exception {
         MatrixOptions options = MatrixOptions.parse(args);
@@ -60,7 +59,9 @@ public final class ConnectionMatrix {
 
     /** Measures every ordered pair of {@code network}'s sites (its nodes must be running). */
     public static MatrixResult run(MultiSiteNetwork network, MatrixOptions options) throws Exception {
-        List<SiteLine> lines = network.sites().stream().map(MultiSiteNetwork.SiteMachines::line).toList();
+        List<SiteLine> lines = network.sites().stream()
+                .map(MultiSiteNetwork.SiteMachines::line)
+                .toList();
         List<SiteLine[]> pairs = new ArrayList<>();
         for (SiteLine source : lines) {
             for (SiteLine target : lines) {
@@ -75,23 +76,30 @@ public final class ConnectionMatrix {
         long settledStart = System.nanoTime();
         List<PairResult> results = new ArrayList<>();
         for (SiteLine[] pair : pairs) {
-            results.add(measure(network, pair[0], pair[1], options, Optional.ofNullable(cold.get(key(pair[0], pair[1])))));
+            results.add(
+                    measure(network, pair[0], pair[1], options, Optional.ofNullable(cold.get(key(pair[0], pair[1])))));
         }
         System.err.printf("%d settled pairs in %.1f s%n", results.size(), (System.nanoTime() - settledStart) / 1e9);
         return new MatrixResult(lines, options, results);
     }
 
     /** Fresh JVMs, each connecting the moment its node is up; {@code coldParallel} at a time. */
-    private static Map<String, TransferResult> coldConnects(MultiSiteNetwork network, List<SiteLine[]> pairs,
-            MatrixOptions options) throws Exception {
+    private static Map<String, TransferResult> coldConnects(
+            MultiSiteNetwork network, List<SiteLine[]> pairs, MatrixOptions options) throws Exception {
         ExecutorService threads = Executors.newFixedThreadPool(options.coldParallel());
         try {
             Map<String, Future<TransferResult>> futures = new LinkedHashMap<>();
             for (SiteLine[] pair : pairs) {
                 MultiSiteNetwork.SiteMachines source = network.site(pair[0].name());
                 RunningNode target = network.node(pair[1].name());
-                futures.put(key(pair[0], pair[1]), threads.submit(() -> RunningNode.coldConnect(source.node(),
-                        network.nodeSettings(source.name()), target.address(), options.coldBytes(), options.timeout())));
+                futures.put(
+                        key(pair[0], pair[1]),
+                        threads.submit(() -> RunningNode.coldConnect(
+                                source.node(),
+                                network.nodeSettings(source.name()),
+                                target.address(),
+                                options.coldBytes(),
+                                options.timeout())));
             }
             Map<String, TransferResult> results = new LinkedHashMap<>();
             for (Map.Entry<String, Future<TransferResult>> e : futures.entrySet()) {
@@ -103,38 +111,69 @@ public final class ConnectionMatrix {
         }
     }
 
-    private static PairResult measure(MultiSiteNetwork network, SiteLine sourceLine, SiteLine targetLine,
-            MatrixOptions options, Optional<TransferResult> cold) {
+    private static PairResult measure(
+            MultiSiteNetwork network,
+            SiteLine sourceLine,
+            SiteLine targetLine,
+            MatrixOptions options,
+            Optional<TransferResult> cold) {
         RunningNode source = network.node(sourceLine.name());
         RunningNode target = network.node(targetLine.name());
         ExpectedPath.ModuleRule expected = ExpectedPath.expected(sourceLine, targetLine);
-        TransferResult plain = source.plainConnect(network.plainService(targetLine.name()), options.checkBytes(),
-                options.plainTimeout());
+        TransferResult plain = source.plainConnect(
+                network.plainService(targetLine.name()), options.checkBytes(), options.plainTimeout());
         boolean plainWorked = plain.ok() && plain.servedBy().equals(target.nodeId());
         // With WAN latency a relay may answer a first connection sooner than a kernel socket; the kernel
         // attempt it beat then goes on and must be cached by the next connection.
-        String firstMayBe = !expected.firstMayBe().isEmpty() || !options.wanLatency().hasDelay() || expected.module().equals("routed")
-                ? expected.firstMayBe() : "routed";
+        String firstMayBe = !expected.firstMayBe().isEmpty()
+                        || !options.wanLatency().hasDelay()
+                        || expected.module().equals("routed")
+                ? expected.firstMayBe()
+                : "routed";
         TransferResult first = source.connect(target.address(), options.checkBytes(), options.timeout());
         Optional<Long> upgradeMillis = Optional.empty();
-        if (first.ok() && !first.module().equals(expected.module()) && first.module().equals(firstMayBe)) {
+        if (first.ok()
+                && !first.module().equals(expected.module())
+                && first.module().equals(firstMayBe)) {
             upgradeMillis = awaitUpgrade(source, target, expected.module(), options);
         }
         TransferResult cached = medianCached(source, target, options);
         RoundTripResult rtt = source.roundTrips(target.echoAddress(), options.rounds(), options.timeout());
         Optional<RoundTripResult> plainRtt = plainWorked
-                ? Optional.of(source.plainRoundTrips(network.plainEcho(targetLine.name()), options.rounds(), options.plainTimeout()))
+                ? Optional.of(source.plainRoundTrips(
+                        network.plainEcho(targetLine.name()), options.rounds(), options.plainTimeout()))
                 : Optional.empty();
         TransferResult throughput = source.connect(target.address(), options.bytes(), options.timeout());
         Optional<TransferResult> plainThroughput = plainWorked
-                ? Optional.of(source.plainConnect(network.plainService(targetLine.name()), options.bytes(), options.plainTimeout()))
+                ? Optional.of(source.plainConnect(
+                        network.plainService(targetLine.name()), options.bytes(), options.plainTimeout()))
                 : Optional.empty();
-        PairResult result = new PairResult(sourceLine.name(), targetLine.name(), target.nodeId(), expected.module(),
-                expected.when(), firstMayBe, ExpectedPath.plainSocketWorks(sourceLine, targetLine), plain, cold, first, cached, rtt,
-                plainRtt, throughput, plainThroughput, upgradeMillis);
-        System.err.printf("%-9s -> %-9s expected %-7s cold %-7s first %-7s cached %-7s plain %s%s%n", result.source(),
-                result.target(), result.expectedModule(), cold.map(ConnectionMatrix::moduleOrFailed).orElse("-"),
-                moduleOrFailed(first), moduleOrFailed(cached), result.plainWorked() ? "works" : "fails",
+        PairResult result = new PairResult(
+                sourceLine.name(),
+                targetLine.name(),
+                target.nodeId(),
+                expected.module(),
+                expected.when(),
+                firstMayBe,
+                ExpectedPath.plainSocketWorks(sourceLine, targetLine),
+                plain,
+                cold,
+                first,
+                cached,
+                rtt,
+                plainRtt,
+                throughput,
+                plainThroughput,
+                upgradeMillis);
+        System.err.printf(
+                "%-9s -> %-9s expected %-7s cold %-7s first %-7s cached %-7s plain %s%s%n",
+                result.source(),
+                result.target(),
+                result.expectedModule(),
+                cold.map(ConnectionMatrix::moduleOrFailed).orElse("-"),
+                moduleOrFailed(first),
+                moduleOrFailed(cached),
+                result.plainWorked() ? "works" : "fails",
                 result.problems().isEmpty() ? "" : "  PROBLEMS " + result.problems());
         return result;
     }
@@ -146,7 +185,8 @@ public final class ConnectionMatrix {
      * {@link #UPGRADE} has passed. Returns the time from the first connection's end to the start of
      * the connection that used it.
      */
-    private static Optional<Long> awaitUpgrade(RunningNode source, RunningNode target, String module, MatrixOptions options) {
+    private static Optional<Long> awaitUpgrade(
+            RunningNode source, RunningNode target, String module, MatrixOptions options) {
         long start = System.nanoTime();
         long end = start + UPGRADE.toNanos();
         while (System.nanoTime() < end) {
@@ -164,8 +204,9 @@ public final class ConnectionMatrix {
                 return Optional.empty();
             }
         }
-        System.err.printf("  %s not cached within %d s; the source node's log:%n%s%n", module, UPGRADE.toSeconds(),
-                source.recentLog());
+        System.err.printf(
+                "  %s not cached within %d s; the source node's log:%n%s%n",
+                module, UPGRADE.toSeconds(), source.recentLog());
         return Optional.empty();
     }
 

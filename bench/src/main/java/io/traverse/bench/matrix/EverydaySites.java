@@ -28,10 +28,19 @@ public final class EverydaySites {
      * One-way access latency per site (a data centre 1 ms, a lab 3 ms, a cluster 5 ms, an office 8 ms,
      * a home on a carrier's network 12 ms, a mobile network 20 ms): round trips of 8-64 ms between sites.
      */
-    public static final WanLatency ACCESS_LATENCY = WanLatency.access(Map.of("public", Duration.ofMillis(1), "lab",
-            Duration.ofMillis(3), "cluster", Duration.ofMillis(5), "proxy-only", Duration.ofMillis(8), "home", Duration.ofMillis(12),
-            "mobile", Duration.ofMillis(20)));
+    public static final WanLatency ACCESS_LATENCY = WanLatency.access(Map.of(
+            "public",
+            Duration.ofMillis(1),
+            "lab",
+            Duration.ofMillis(3),
+            "cluster",
+            Duration.ofMillis(5),
+            "proxy-only",
+            Duration.ofMillis(8),
+            "home",
+            Duration.ofMillis(12),
+            "mobile",
+            Duration.ofMillis(20)));
 
-    private EverydaySites() {
-    }
+    private EverydaySites() {}
 }

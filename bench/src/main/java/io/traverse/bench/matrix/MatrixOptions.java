@@ -24,8 +24,20 @@ import java.util.Optional;
  *                    everyday sites' access latencies), or none (the default)
  * </pre>
  */
-public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rounds, int repeats, Duration timeout, Duration plainTimeout,
-        int coldParallel, boolean cold, List<String> sites, Optional<Path> json, String network, String latency) {
+public record MatrixOptions(
+        long bytes,
+        long checkBytes,
+        long coldBytes,
+        int rounds,
+        int repeats,
+        Duration timeout,
+        Duration plainTimeout,
+        int coldParallel,
+        boolean cold,
+        List<String> sites,
+        Optional<Path> json,
+        String network,
+        String latency) {
 
     public MatrixOptions {
         if (bytes < 1 || checkBytes < 0 || coldBytes < 0 || rounds < 1 || repeats < 1 || coldParallel < 1) {
@@ -50,28 +62,57 @@ public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rou
     /** The WAN latency between the sites of the {@link #network}, or none; with {@link #INTERNET_HOPS} but for the paper's bridge. */
     public io.traverse.testbed.WanLatency wanLatency() {
         if (latency.equals("none")) {
-            return network.equals("paper") ? io.traverse.testbed.WanLatency.none()
+            return network.equals("paper")
+                    ? io.traverse.testbed.WanLatency.none()
                     : io.traverse.testbed.WanLatency.none().withHops(INTERNET_HOPS);
         }
-        return (network.equals("paper") ? PaperSites.TABLE_4_ROUND_TRIPS : EverydaySites.ACCESS_LATENCY).withHops(INTERNET_HOPS);
+        return (network.equals("paper") ? PaperSites.TABLE_4_ROUND_TRIPS : EverydaySites.ACCESS_LATENCY)
+                .withHops(INTERNET_HOPS);
     }
 
     /** The sites of the {@link #network}, or those of them that {@link #sites} names. */
     public List<io.traverse.testbed.SiteLine> siteLines() {
-        List<io.traverse.testbed.SiteLine> all = network.equals("paper") ? PaperSites.TABLE_2_AND_PROXY_ONLY : EverydaySites.SITES;
-        return sites.isEmpty() ? all : all.stream().filter(s -> sites.contains(s.name())).toList();
+        List<io.traverse.testbed.SiteLine> all =
+                network.equals("paper") ? PaperSites.TABLE_2_AND_PROXY_ONLY : EverydaySites.SITES;
+        return sites.isEmpty()
+                ? all
+                : all.stream().filter(s -> sites.contains(s.name())).toList();
     }
 
     /** The same on another network and with another latency. */
     public MatrixOptions on(String newNetwork, String newLatency) {
-        return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, repeats, timeout, plainTimeout, coldParallel, cold, sites, json,
-                newNetwork, newLatency);
+        return new MatrixOptions(
+                bytes,
+                checkBytes,
+                coldBytes,
+                rounds,
+                repeats,
+                timeout,
+                plainTimeout,
+                coldParallel,
+                cold,
+                sites,
+                json,
+                newNetwork,
+                newLatency);
     }
 
     /** The full run recorded in docs/benchmarks.md. */
     public static MatrixOptions full() {
-        return new MatrixOptions(16L << 20, 64 << 10, 1 << 20, 1000, 5, Duration.ofSeconds(10), Duration.ofSeconds(5), 1, true,
-                List.of(), Optional.empty(), "paper", "none");
+        return new MatrixOptions(
+                16L << 20,
+                64 << 10,
+                1 << 20,
+                1000,
+                5,
+                Duration.ofSeconds(10),
+                Duration.ofSeconds(5),
+                1,
+                true,
+                List.of(),
+                Optional.empty(),
+                "paper",
+                "none");
     }
 
     public static MatrixOptions parse(String[] args) {
@@ -115,18 +156,55 @@ public record MatrixOptions(long bytes, long checkBytes, long coldBytes, int rou
                 default -> throw new IllegalArgumentException("unknown option " + arg);
             }
         }
-        return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, repeats, timeout, plainTimeout, coldParallel, cold,
-                sites, json, network, latency);
+        return new MatrixOptions(
+                bytes,
+                checkBytes,
+                coldBytes,
+                rounds,
+                repeats,
+                timeout,
+                plainTimeout,
+                coldParallel,
+                cold,
+                sites,
+                json,
+                network,
+                latency);
     }
 
     /** The same with other sizes: for scaled-down runs. */
     public MatrixOptions scaled(long newBytes, long newColdBytes, int newRounds, int newRepeats, int newColdParallel) {
-        return new MatrixOptions(newBytes, checkBytes, newColdBytes, newRounds, newRepeats, timeout, plainTimeout, newColdParallel, cold,
-                sites, json, network, latency);
+        return new MatrixOptions(
+                newBytes,
+                checkBytes,
+                newColdBytes,
+                newRounds,
+                newRepeats,
+                timeout,
+                plainTimeout,
+                newColdParallel,
+                cold,
+                sites,
+                json,
+                network,
+                latency);
     }
 
     /** The same with another plain connect timeout. */
     public MatrixOptions plainTimeout(Duration newTimeout) {
-        return new MatrixOptions(bytes, checkBytes, coldBytes, rounds, repeats, timeout, newTimeout, coldParallel, cold, sites, json, network, latency);
+        return new MatrixOptions(
+                bytes,
+                checkBytes,
+                coldBytes,
+                rounds,
+                repeats,
+                timeout,
+                newTimeout,
+                coldParallel,
+                cold,
+                sites,
+                json,
+                network,
+                latency);
     }
 }

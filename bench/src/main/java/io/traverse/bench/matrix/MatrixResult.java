@@ -13,7 +13,9 @@ public record MatrixResult(List<SiteLine> sites, MatrixOptions options, List<Pai
 
     /** The pair from {@code source} to {@code target}. */
     public Optional<PairResult> pair(String source, String target) {
-        return pairs.stream().filter(p -> p.source().equals(source) && p.target().equals(target)).findFirst();
+        return pairs.stream()
+                .filter(p -> p.source().equals(source) && p.target().equals(target))
+                .findFirst();
     }
 
     /** Every pair's problems; empty when everything is as the topology predicts. */

@@ -28,10 +28,23 @@ import java.util.Optional;
  * @param upgradeMillis   when the first connection was won by {@code firstMayBe}: how long after it the
  *                        expected module was cached (empty if not within the matrix's wait, or not needed)
  */
-public record PairResult(String source, String target, String targetNode, String expectedModule, String expectedBecause,
-        String firstMayBe, boolean plainExpected, TransferResult plain, Optional<TransferResult> cold, TransferResult first,
-        TransferResult cached, RoundTripResult rtt, Optional<RoundTripResult> plainRtt, TransferResult throughput,
-        Optional<TransferResult> plainThroughput, Optional<Long> upgradeMillis) {
+public record PairResult(
+        String source,
+        String target,
+        String targetNode,
+        String expectedModule,
+        String expectedBecause,
+        String firstMayBe,
+        boolean plainExpected,
+        TransferResult plain,
+        Optional<TransferResult> cold,
+        TransferResult first,
+        TransferResult cached,
+        RoundTripResult rtt,
+        Optional<RoundTripResult> plainRtt,
+        TransferResult throughput,
+        Optional<TransferResult> plainThroughput,
+        Optional<Long> upgradeMillis) {
 
     /** True if the plain socket connected, moved the data intact and reached the target node (not another 10.0.0.3). */
     public boolean plainWorked() {
@@ -61,7 +74,11 @@ public record PairResult(String source, String target, String targetNode, String
                     + (plainWorked() ? "it worked" : "it failed: " + plainFailure()));
         }
         cold.ifPresent(c -> check(problems, pair + "cold", c, false));
-        check(problems, pair + "settled first", first, !(first.ok() && first.module().equals(firstMayBe)));
+        check(
+                problems,
+                pair + "settled first",
+                first,
+                !(first.ok() && first.module().equals(firstMayBe)));
         check(problems, pair + "cached", cached, true);
         check(problems, pair + "throughput", throughput, true);
         if (!rtt.ok()) {
@@ -85,8 +102,9 @@ public record PairResult(String source, String target, String targetNode, String
     /** Differences worth reporting that are not failures: a cold connection won by another module. */
     public List<String> notes() {
         List<String> notes = new ArrayList<>();
-        cold.filter(c -> c.ok() && !c.module().equals(expectedModule)).ifPresent(c -> notes.add(source + " -> " + target
-                + ": cold connection won by " + c.module() + " (settled: " + expectedModule + ")"));
+        cold.filter(c -> c.ok() && !c.module().equals(expectedModule))
+                .ifPresent(c -> notes.add(source + " -> " + target + ": cold connection won by " + c.module()
+                        + " (settled: " + expectedModule + ")"));
         return notes;
     }
 

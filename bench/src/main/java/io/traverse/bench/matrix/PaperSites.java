@@ -28,11 +28,13 @@ public final class PaperSites {
      * (tinyproxy on its router), nothing in; one machine, its node, no hub: the node links through
      * the proxy to DAS3-V's hub, and every pair with it is routed.
      */
-    public static final SiteLine PROXY_ONLY = SiteLine.of("proxy-only", Reach.PROXY_ONLY, Reach.ON_FRONTEND, "10.3.0.0/24");
+    public static final SiteLine PROXY_ONLY =
+            SiteLine.of("proxy-only", Reach.PROXY_ONLY, Reach.ON_FRONTEND, "10.3.0.0/24");
 
     /** Table 2 and then {@link #PROXY_ONLY}: the matrix that {@code bench/run-matrix.sh} and the CI test run. */
-    public static final List<SiteLine> TABLE_2_AND_PROXY_ONLY = java.util.stream.Stream.concat(TABLE_2.stream(),
-            java.util.stream.Stream.of(PROXY_ONLY)).toList();
+    public static final List<SiteLine> TABLE_2_AND_PROXY_ONLY = java.util.stream.Stream.concat(
+                    TABLE_2.stream(), java.util.stream.Stream.of(PROXY_ONLY))
+            .toList();
 
     /**
      * The round trips between the sites as the paper measured them (Table 4: plain sockets where
@@ -41,25 +43,81 @@ public final class PaperSites {
      * as a second home in the Netherlands: the desktop's round trips, and 20 ms to the desktop.
      */
     public static final WanLatency TABLE_4_ROUND_TRIPS = roundTrips(
-            "das3-v", "das3-d", 2.3, "das3-v", "rockstar", 166, "das3-v", "grid5000", 56, "das3-v", "hiroshi", 528,
-            "das3-v", "desktop", 14, "das3-d", "rockstar", 167, "das3-d", "grid5000", 57, "das3-d", "hiroshi", 531,
-            "das3-d", "desktop", 15, "rockstar", "grid5000", 205, "rockstar", "hiroshi", 590, "rockstar", "desktop", 192,
-            "grid5000", "hiroshi", 523, "grid5000", "desktop", 46, "hiroshi", "desktop", 530,
-            "proxy-only", "das3-v", 14, "proxy-only", "das3-d", 15, "proxy-only", "rockstar", 192, "proxy-only", "grid5000", 46,
-            "proxy-only", "hiroshi", 530, "proxy-only", "desktop", 20);
+            "das3-v",
+            "das3-d",
+            2.3,
+            "das3-v",
+            "rockstar",
+            166,
+            "das3-v",
+            "grid5000",
+            56,
+            "das3-v",
+            "hiroshi",
+            528,
+            "das3-v",
+            "desktop",
+            14,
+            "das3-d",
+            "rockstar",
+            167,
+            "das3-d",
+            "grid5000",
+            57,
+            "das3-d",
+            "hiroshi",
+            531,
+            "das3-d",
+            "desktop",
+            15,
+            "rockstar",
+            "grid5000",
+            205,
+            "rockstar",
+            "hiroshi",
+            590,
+            "rockstar",
+            "desktop",
+            192,
+            "grid5000",
+            "hiroshi",
+            523,
+            "grid5000",
+            "desktop",
+            46,
+            "hiroshi",
+            "desktop",
+            530,
+            "proxy-only",
+            "das3-v",
+            14,
+            "proxy-only",
+            "das3-d",
+            15,
+            "proxy-only",
+            "rockstar",
+            192,
+            "proxy-only",
+            "grid5000",
+            46,
+            "proxy-only",
+            "hiroshi",
+            530,
+            "proxy-only",
+            "desktop",
+            20);
 
     private static WanLatency roundTrips(Object... triples) {
         WanLatency latency = WanLatency.access(java.util.Map.of());
         for (int i = 0; i < triples.length; i += 3) {
             double ms = ((Number) triples[i + 2]).doubleValue();
-            latency = latency.withRoundTrip((String) triples[i], (String) triples[i + 1],
-                    java.time.Duration.ofNanos(Math.round(ms * 1e6)));
+            latency = latency.withRoundTrip(
+                    (String) triples[i], (String) triples[i + 1], java.time.Duration.ofNanos(Math.round(ms * 1e6)));
         }
         return latency;
     }
 
-    private PaperSites() {
-    }
+    private PaperSites() {}
 
     /** True if {@code site} is one of the paper's six (Table 2). */
     public static boolean inThePaper(String site) {

@@ -12,9 +12,7 @@ import io.traverse.testbed.Testbed;
 import io.traverse.testbed.TransferResult;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.List;
 import java.util.Locale;
 
 /**
@@ -31,8 +29,7 @@ public final class MappedThroughput {
     private static final int PLAIN_SERVICE = 7101;
     private static final int PLAIN_ECHO = 7102;
 
-    private MappedThroughput() {
-    }
+    private MappedThroughput() {}
 
     public static void main(String[] args) throws Exception {
         String protocol = "upnp";
@@ -43,8 +40,9 @@ public final class MappedThroughput {
                 case "--protocol" -> protocol = args[++i];
                 case "--bytes" -> bytes = Long.parseLong(args[++i]);
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (options: --protocol upnp|pcp|natpmp --bytes N --rounds N)");
+                default ->
+                    throw new IllegalArgumentException("unknown option " + args[i]
+                            + " (options: --protocol upnp|pcp|natpmp --bytes N --rounds N)");
             }
         }
         try (Testbed testbed = Testbed.create()) {
@@ -53,15 +51,30 @@ public final class MappedThroughput {
             Host nodeHost = home.host("n");
             Host peerHost = testbed.internet().host("peer");
             gateway.reachableFrom(peerHost);
-            RunningNode node = RunningNode.start(nodeHost, NodeSettings.create().set("traverse.portmap", "true")
-                    .set("traverse.portmap.protocols", protocol).set("traverse.modules", "direct").set("traverse.discovery", "false")
-                    .logLevel("info"));
-            RunningNode peer = RunningNode.start(peerHost, NodeSettings.create().set("traverse.modules", "direct")
-                    .set("traverse.discovery", "false").plainPorts(PLAIN_SERVICE, PLAIN_ECHO).logLevel("warn"));
+            RunningNode node = RunningNode.start(
+                    nodeHost,
+                    NodeSettings.create()
+                            .set("traverse.portmap", "true")
+                            .set("traverse.portmap.protocols", protocol)
+                            .set("traverse.modules", "direct")
+                            .set("traverse.discovery", "false")
+                            .logLevel("info"));
+            RunningNode peer = RunningNode.start(
+                    peerHost,
+                    NodeSettings.create()
+                            .set("traverse.modules", "direct")
+                            .set("traverse.discovery", "false")
+                            .plainPorts(PLAIN_SERVICE, PLAIN_ECHO)
+                            .logLevel("warn"));
             NodeIdentity mappedIdentity = awaitMapping(node);
-            VirtualSocketAddress mapped = new VirtualSocketAddress(mappedIdentity, node.address().getPort());
+            VirtualSocketAddress mapped =
+                    new VirtualSocketAddress(mappedIdentity, node.address().getPort());
             InetSocketAddress peerPlain = new InetSocketAddress(peerHost.address(), PLAIN_SERVICE);
-            String made = node.recentLog().lines().filter(l -> l.contains("Port mapping made in")).findFirst().orElse("?");
+            String made = node.recentLog()
+                    .lines()
+                    .filter(l -> l.contains("Port mapping made in"))
+                    .findFirst()
+                    .orElse("?");
             System.out.println("node: " + made.substring(Math.max(0, made.indexOf("Port mapping made"))));
             System.out.println();
             System.err.printf("mapped %s; %d rounds of %d bytes%n", mappedIdentity.externals(), rounds, bytes);
@@ -74,11 +87,15 @@ public final class MappedThroughput {
             double[] directMbps = new double[rounds];
             double[] plainMbps = new double[rounds];
             for (int r = 0; r < rounds; r++) {
-                mappedMbps[r] = PairResult.megabytesPerSecond(check(peer.connect(mapped, bytes, timeout), "mapped", "direct"));
-                directMbps[r] = PairResult.megabytesPerSecond(check(node.connect(peer.address(), bytes, timeout), "direct", "direct"));
-                plainMbps[r] = PairResult.megabytesPerSecond(check(node.plainConnect(peerPlain, bytes, timeout), "plain", "plain"));
-                System.err.printf("round %d: mapped %.0f, direct %.0f, plain %.0f MB/s%n", r + 1, mappedMbps[r], directMbps[r],
-                        plainMbps[r]);
+                mappedMbps[r] =
+                        PairResult.megabytesPerSecond(check(peer.connect(mapped, bytes, timeout), "mapped", "direct"));
+                directMbps[r] = PairResult.megabytesPerSecond(
+                        check(node.connect(peer.address(), bytes, timeout), "direct", "direct"));
+                plainMbps[r] = PairResult.megabytesPerSecond(
+                        check(node.plainConnect(peerPlain, bytes, timeout), "plain", "plain"));
+                System.err.printf(
+                        "round %d: mapped %.0f, direct %.0f, plain %.0f MB/s%n",
+                        r + 1, mappedMbps[r], directMbps[r], plainMbps[r]);
             }
             double m = median(mappedMbps);
             double d = median(directMbps);
@@ -87,7 +104,8 @@ public final class MappedThroughput {
             row("mapped (" + protocol + "): peer outside -> node, through the mapped port", mappedMbps);
             row("direct: node -> peer, out through the same router (Traverse)", directMbps);
             row("plain: node -> peer, kernel socket, same route", plainMbps);
-            System.out.printf(Locale.ROOT, "%nmapped / direct = %.3f (target >= 0.9); mapped / plain = %.3f%n", m / d, m / p);
+            System.out.printf(
+                    Locale.ROOT, "%nmapped / direct = %.3f (target >= 0.9); mapped / plain = %.3f%n", m / d, m / p);
         }
     }
 
@@ -113,7 +131,13 @@ public final class MappedThroughput {
     private static void row(String label, double[] mbps) {
         double[] sorted = mbps.clone();
         Arrays.sort(sorted);
-        System.out.printf(Locale.ROOT, "| %s | **%.0f** | %.0f | %.0f |%n", label, median(mbps), sorted[0], sorted[sorted.length - 1]);
+        System.out.printf(
+                Locale.ROOT,
+                "| %s | **%.0f** | %.0f | %.0f |%n",
+                label,
+                median(mbps),
+                sorted[0],
+                sorted[sorted.length - 1]);
     }
 
     private static double median(double[] values) {

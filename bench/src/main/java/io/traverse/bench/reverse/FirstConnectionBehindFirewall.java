@@ -35,8 +35,7 @@ public final class FirstConnectionBehindFirewall {
     /** Connections a cached run makes before it counts: JIT and the module cache. */
     private static final int WARM_UP = 200;
 
-    private FirstConnectionBehindFirewall() {
-    }
+    private FirstConnectionBehindFirewall() {}
 
     public static void main(String[] args) throws Exception {
         int rounds = 30;
@@ -47,31 +46,40 @@ public final class FirstConnectionBehindFirewall {
                 case "--rounds" -> rounds = Integer.parseInt(args[++i]);
                 case "--rule" -> rule = args[++i];
                 case "--cached" -> cached = true;
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (options: --rounds N --rule drop|deny --cached)");
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown option " + args[i] + " (options: --rounds N --rule drop|deny --cached)");
             }
         }
         FirewallRule firewall = rule.equals("deny") ? FirewallRule.deny("all") : FirewallRule.drop("all");
         List<AutoCloseable> open = new ArrayList<>();
         try {
-            Hub hub = Hub.start(HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name("bench-reverse-hub")
-                    .token(TOKEN).ioThreads(1).build());
+            Hub hub = Hub.start(HubConfig.builder()
+                    .bindAddress("127.0.0.1")
+                    .port(0)
+                    .httpPort(-1)
+                    .name("bench-reverse-hub")
+                    .token(TOKEN)
+                    .ioThreads(1)
+                    .build());
             open.add(hub);
             Traverse target = node(hub, firewall);
             open.add(target);
             TraverseServerSocket server = target.serverSocketFactory().createServerSocket(4000);
             open.add(server);
-            Thread echo = new Thread(() -> {
-                while (!server.isClosed()) {
-                    try (Socket s = server.accept()) {
-                        int b = s.getInputStream().read();
-                        s.getOutputStream().write(b);
-                        s.getInputStream().read(); // until the client closes
-                    } catch (IOException e) {
-                        // closed at the end, or a client gone: next
-                    }
-                }
-            }, "bench-echo");
+            Thread echo = new Thread(
+                    () -> {
+                        while (!server.isClosed()) {
+                            try (Socket s = server.accept()) {
+                                int b = s.getInputStream().read();
+                                s.getOutputStream().write(b);
+                                s.getInputStream().read(); // until the client closes
+                            } catch (IOException e) {
+                                // closed at the end, or a client gone: next
+                            }
+                        }
+                    },
+                    "bench-echo");
             echo.setDaemon(true);
             echo.start();
             VirtualSocketAddress address = (VirtualSocketAddress) server.getLocalSocketAddress();
@@ -99,13 +107,25 @@ public final class FirstConnectionBehindFirewall {
             }
             double[] sorted = millis.clone();
             Arrays.sort(sorted);
-            System.out.printf(Locale.ROOT, "%s connection behind a '%s' firewall, %d rounds, won by %s: median %.2f ms, "
-                            + "p90 %.2f ms, max %.2f ms (%s; connect + 1-byte echo)%n", cached ? "cached" : "first",
-                    rule, rounds, module, sorted[rounds / 2], sorted[rounds * 9 / 10], sorted[rounds - 1],
+            System.out.printf(
+                    Locale.ROOT,
+                    "%s connection behind a '%s' firewall, %d rounds, won by %s: median %.2f ms, "
+                            + "p90 %.2f ms, max %.2f ms (%s; connect + 1-byte echo)%n",
+                    cached ? "cached" : "first",
+                    rule,
+                    rounds,
+                    module,
+                    sorted[rounds / 2],
+                    sorted[rounds * 9 / 10],
+                    sorted[rounds - 1],
                     cached ? "one warmed-up client node" : "each round a fresh client node");
             if (!cached) {
-                System.out.printf(Locale.ROOT, "target: <= 600 ms -> %s%n", sorted[rounds - 1] <= 600 ? "MET (max)"
-                        : sorted[rounds / 2] <= 600 ? "MET at the median, not at the max" : "NOT MET");
+                System.out.printf(
+                        Locale.ROOT,
+                        "target: <= 600 ms -> %s%n",
+                        sorted[rounds - 1] <= 600
+                                ? "MET (max)"
+                                : sorted[rounds / 2] <= 600 ? "MET at the median, not at the max" : "NOT MET");
             }
         } finally {
             for (int i = open.size() - 1; i >= 0; i--) {
@@ -127,9 +147,16 @@ public final class FirstConnectionBehindFirewall {
     }
 
     private static Traverse node(Hub hub, FirewallRule... rules) throws Exception {
-        Traverse node = Traverse.start(TraverseConfig.builder().bind("127.0.0.1").discovery(false).token(TOKEN)
-                .hubs(List.of(new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort()))).modules("direct", "reverse")
-                .firewall(rules).connectTimeout(Duration.ofSeconds(10)).build());
+        Traverse node = Traverse.start(TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .discovery(false)
+                .token(TOKEN)
+                .hubs(List.of(
+                        new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort())))
+                .modules("direct", "reverse")
+                .firewall(rules)
+                .connectTimeout(Duration.ofSeconds(10))
+                .build());
         if (!node.awaitHubLink(Duration.ofSeconds(10))) {
             node.close();
             throw new IllegalStateException("node did not link to the hub: " + node.hubLinkStatus());

@@ -43,10 +43,10 @@ public final class SpliceBetweenNats {
     private static final int PLAIN_SERVICE = 7001;
     private static final int PLAIN_ECHO = 7002;
     /** What the splice module logs at debug per splice: the request's round trip less the target's processing. */
-    private static final java.util.regex.Pattern SIDE_CHANNEL_RTT = java.util.regex.Pattern.compile("side-channel round trip (\\d+) us");
+    private static final java.util.regex.Pattern SIDE_CHANNEL_RTT =
+            java.util.regex.Pattern.compile("side-channel round trip (\\d+) us");
 
-    private SpliceBetweenNats() {
-    }
+    private SpliceBetweenNats() {}
 
     public static void main(String[] args) throws Exception {
         int attempts = 100;
@@ -61,8 +61,9 @@ public final class SpliceBetweenNats {
                 case "--big" -> big = Long.parseLong(args[++i]);
                 case "--random" -> randomRounds = Integer.parseInt(args[++i]);
                 case "--log" -> logLevel = args[++i];
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (options: --attempts N --bytes B --big B --random N)");
+                default ->
+                    throw new IllegalArgumentException(
+                            "unknown option " + args[i] + " (options: --attempts N --bytes B --big B --random N)");
             }
         }
         String nodeLogLevel = logLevel;
@@ -81,20 +82,28 @@ public final class SpliceBetweenNats {
             siteT.router().forwardPort(PLAIN_SERVICE, tHost, PLAIN_SERVICE);
             String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
 
-            CompletableFuture<RunningNode> tStart = CompletableFuture.supplyAsync(() -> RunningNode.start(tHost,
-                    node(hub, "splice,routed").bind(tHost.address()).jvmOption("-Dorg.slf4j.simpleLogger.log.io.traverse.splice=" + nodeLogLevel).plainPorts(PLAIN_SERVICE, PLAIN_ECHO)));
-            CompletableFuture<RunningNode> sStart = CompletableFuture.supplyAsync(() -> RunningNode.start(sHost,
-                    node(hub, "splice").bind(sHost.address()).jvmOption("-Dorg.slf4j.simpleLogger.log.io.traverse.splice=" + nodeLogLevel)));
-            CompletableFuture<RunningNode> rStart = CompletableFuture.supplyAsync(() -> RunningNode.start(rHost,
-                    node(hub, "splice").bind(rHost.address())));
-            CompletableFuture<RunningNode> pStart = CompletableFuture.supplyAsync(() -> RunningNode.start(pHost,
-                    node(hub, "routed").bind(pHost.address())));
+            CompletableFuture<RunningNode> tStart = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                    tHost,
+                    node(hub, "splice,routed")
+                            .bind(tHost.address())
+                            .jvmOption("-Dorg.slf4j.simpleLogger.log.io.traverse.splice=" + nodeLogLevel)
+                            .plainPorts(PLAIN_SERVICE, PLAIN_ECHO)));
+            CompletableFuture<RunningNode> sStart = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                    sHost,
+                    node(hub, "splice")
+                            .bind(sHost.address())
+                            .jvmOption("-Dorg.slf4j.simpleLogger.log.io.traverse.splice=" + nodeLogLevel)));
+            CompletableFuture<RunningNode> rStart = CompletableFuture.supplyAsync(
+                    () -> RunningNode.start(rHost, node(hub, "splice").bind(rHost.address())));
+            CompletableFuture<RunningNode> pStart = CompletableFuture.supplyAsync(
+                    () -> RunningNode.start(pHost, node(hub, "routed").bind(pHost.address())));
             RunningNode t = tStart.join();
             RunningNode s = sStart.join();
             RunningNode r = rStart.join();
             RunningNode p = pStart.join();
 
-            // Side-channel round trip: a connection relayed by the hub, site R to site T (the same links a side-channel message crosses).
+            // Side-channel round trip: a connection relayed by the hub, site R to site T (the same links a side-channel
+            // message crosses).
             RoundTripResult sideChannel = p.roundTrips(t.echoAddress(), 500, Duration.ofSeconds(10));
             if (!sideChannel.ok() || !sideChannel.module().equals("routed")) {
                 throw new IllegalStateException("side-channel round trips: " + sideChannel);
@@ -108,7 +117,8 @@ public final class SpliceBetweenNats {
             Attempts there = attempts(s, t, attempts, bytes);
             Attempts back = attempts(t, s, attempts, bytes);
             if (nodeLogLevel.equals("trace")) {
-                System.out.println("--- S's log (tail) ---\n" + s.recentLog() + "\n--- T's log (tail) ---\n" + t.recentLog());
+                System.out.println(
+                        "--- S's log (tail) ---\n" + s.recentLog() + "\n--- T's log (tail) ---\n" + t.recentLog());
             }
 
             double[] randomOut = new double[randomRounds];
@@ -118,7 +128,8 @@ public final class SpliceBetweenNats {
                 TransferResult out = r.connect(t.address(), bytes, Duration.ofSeconds(5));
                 TransferResult in = s.connect(r.address(), bytes, Duration.ofSeconds(5));
                 if (out.ok() || in.ok()) {
-                    throw new IllegalStateException("a splice through the port-randomising NAT got through: " + out + " / " + in);
+                    throw new IllegalStateException(
+                            "a splice through the port-randomising NAT got through: " + out + " / " + in);
                 }
                 randomOut[i] = out.elapsedMillis();
                 randomIn[i] = in.elapsedMillis();
@@ -142,31 +153,70 @@ public final class SpliceBetweenNats {
             Arrays.sort(spliced);
             Arrays.sort(plain);
 
-            System.out.printf(Locale.ROOT, "side-channel round trip (relayed R->hub->T, median of %d): %.0f us%n", sideChannel.rounds(),
+            System.out.printf(
+                    Locale.ROOT,
+                    "side-channel round trip (relayed R->hub->T, median of %d): %.0f us%n",
+                    sideChannel.rounds(),
                     rttMicros);
-            System.out.printf(Locale.ROOT, "warm-up (first 3 connects, cold JVMs): setup %s ms%n", warmUp.stream()
-                    .map(w -> w.ok() ? String.format(Locale.ROOT, "%.1f %s", w.setupMillis(), w.module()) : "failed").toList());
-            there.print("S (port-keeping NAT, firewall rejects) -> T (port-keeping NAT, firewall drops)", bytes, rttMicros);
-            back.print("T (port-keeping NAT, firewall drops) -> S (port-keeping NAT, firewall rejects)", bytes, rttMicros);
-            System.out.printf(Locale.ROOT, "port-randomising NAT, splice refused (%d rounds): R to T median %.0f ms max %.0f ms; "
-                    + "S to R median %.0f ms max %.0f ms%n  (%s)%n", randomRounds, randomOut[randomRounds / 2], randomOut[randomRounds - 1],
-                    randomIn[randomRounds / 2], randomIn[randomRounds - 1], randomError);
-            System.out.printf(Locale.ROOT, "throughput %d MiB, S -> T: spliced %s MB/s, plain TCP through the same NATs %s MB/s; "
-                    + "ratio of medians %.2f%n", big >> 20, Arrays.toString(round(spliced)), Arrays.toString(round(plain)), spliced[1] / plain[1]);
+            System.out.printf(
+                    Locale.ROOT,
+                    "warm-up (first 3 connects, cold JVMs): setup %s ms%n",
+                    warmUp.stream()
+                            .map(w -> w.ok()
+                                    ? String.format(Locale.ROOT, "%.1f %s", w.setupMillis(), w.module())
+                                    : "failed")
+                            .toList());
+            there.print(
+                    "S (port-keeping NAT, firewall rejects) -> T (port-keeping NAT, firewall drops)", bytes, rttMicros);
+            back.print(
+                    "T (port-keeping NAT, firewall drops) -> S (port-keeping NAT, firewall rejects)", bytes, rttMicros);
+            System.out.printf(
+                    Locale.ROOT,
+                    "port-randomising NAT, splice refused (%d rounds): R to T median %.0f ms max %.0f ms; "
+                            + "S to R median %.0f ms max %.0f ms%n  (%s)%n",
+                    randomRounds,
+                    randomOut[randomRounds / 2],
+                    randomOut[randomRounds - 1],
+                    randomIn[randomRounds / 2],
+                    randomIn[randomRounds - 1],
+                    randomError);
+            System.out.printf(
+                    Locale.ROOT,
+                    "throughput %d MiB, S -> T: spliced %s MB/s, plain TCP through the same NATs %s MB/s; "
+                            + "ratio of medians %.2f%n",
+                    big >> 20,
+                    Arrays.toString(round(spliced)),
+                    Arrays.toString(round(plain)),
+                    spliced[1] / plain[1]);
         }
     }
 
     /** N connects from one node to another, each with its data checked. */
-    private record Attempts(int attempts, int ok, double[] setupMicros, double[] sideChannelMicros, List<String> failures) {
+    private record Attempts(
+            int attempts, int ok, double[] setupMicros, double[] sideChannelMicros, List<String> failures) {
         void print(String what, long bytes, double relayedRttMicros) {
-            double rttMicros = sideChannelMicros.length > 0 ? sideChannelMicros[sideChannelMicros.length / 2] : relayedRttMicros;
-            System.out.printf(Locale.ROOT, "splice %s: %d/%d succeeded (%.1f %%), %d bytes each checked%n", what, ok, attempts,
-                    100.0 * ok / attempts, bytes);
+            double rttMicros =
+                    sideChannelMicros.length > 0 ? sideChannelMicros[sideChannelMicros.length / 2] : relayedRttMicros;
+            System.out.printf(
+                    Locale.ROOT,
+                    "splice %s: %d/%d succeeded (%.1f %%), %d bytes each checked%n",
+                    what,
+                    ok,
+                    attempts,
+                    100.0 * ok / attempts,
+                    bytes);
             if (setupMicros.length > 0) {
                 double median = setupMicros[setupMicros.length / 2];
-                System.out.printf(Locale.ROOT, "  setup: median %.0f us = %.2f side-channel round trips (median splice request round trip "
-                        + "%.0f us, %d samples), p90 %.0f us, max %.0f us%n", median, median / rttMicros, rttMicros, sideChannelMicros.length,
-                        setupMicros[setupMicros.length * 9 / 10], setupMicros[setupMicros.length - 1]);
+                System.out.printf(
+                        Locale.ROOT,
+                        "  setup: median %.0f us = %.2f side-channel round trips (median splice request round trip "
+                                + "%.0f us, %d samples), p90 %.0f us, max %.0f us%n",
+                        median,
+                        median / rttMicros,
+                        rttMicros,
+                        sideChannelMicros.length,
+                        setupMicros[setupMicros.length * 9 / 10],
+                        setupMicros[setupMicros.length - 1]);
             }
             if (!failures.isEmpty()) {
                 System.out.printf(Locale.ROOT, "  failures: %s%n", failures.subList(0, Math.min(3, failures.size())));
@@ -196,8 +246,12 @@ public final class SpliceBetweenNats {
                 failures.add(result.ok() ? "won by " + result.module() : result.error());
             }
         }
-        return new Attempts(attempts, ok, setups.stream().mapToDouble(Double::doubleValue).sorted().toArray(),
-                sideChannel.stream().mapToDouble(Double::doubleValue).sorted().toArray(), failures);
+        return new Attempts(
+                attempts,
+                ok,
+                setups.stream().mapToDouble(Double::doubleValue).sorted().toArray(),
+                sideChannel.stream().mapToDouble(Double::doubleValue).sorted().toArray(),
+                failures);
     }
 
     private static NodeSettings node(String hub, String modules) {

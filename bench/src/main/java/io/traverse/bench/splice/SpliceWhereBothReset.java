@@ -37,8 +37,7 @@ public final class SpliceWhereBothReset {
     private static final String TOKEN = "bench-splice-reset-token";
     private static final int HUB_PORT = 17000;
 
-    private SpliceWhereBothReset() {
-    }
+    private SpliceWhereBothReset() {}
 
     public static void main(String[] args) throws Exception {
         int attempts = 100;
@@ -52,28 +51,34 @@ public final class SpliceWhereBothReset {
                 case "--bytes" -> bytes = Long.parseLong(args[++i]);
                 case "--hops" -> hops = Integer.parseInt(args[++i]);
                 case "--log" -> logLevel = args[++i];
-                case "--latency" -> wan = switch (args[++i]) {
-                    case "wan" -> true;
-                    case "none" -> false;
-                    default -> throw new IllegalArgumentException("--latency is wan or none");
-                };
-                default -> throw new IllegalArgumentException("unknown option " + args[i]
-                        + " (options: --attempts N --latency none|wan --hops N --bytes B)");
+                case "--latency" ->
+                    wan = switch (args[++i]) {
+                        case "wan" -> true;
+                        case "none" -> false;
+                        default -> throw new IllegalArgumentException("--latency is wan or none");
+                    };
+                default ->
+                    throw new IllegalArgumentException("unknown option " + args[i]
+                            + " (options: --attempts N --latency none|wan --hops N --bytes B)");
             }
         }
-        System.out.printf(Locale.ROOT, "# lab: port-keeping NAT, its stack resets; home: home NAT behind a carrier NAT that resets; "
-                + "%d router hops on the internet; latency %s%n", hops, wan ? "lab 3 ms, home 12 ms, hub 1 ms one way" : "none");
+        System.out.printf(
+                Locale.ROOT,
+                "# lab: port-keeping NAT, its stack resets; home: home NAT behind a carrier NAT that resets; "
+                        + "%d router hops on the internet; latency %s%n",
+                hops,
+                wan ? "lab 3 ms, home 12 ms, hub 1 ms one way" : "none");
         Result result = measure(attempts, wan, hops, bytes, logLevel);
         print("lab -> home", result.labToHome());
         print("home -> lab", result.homeToLab());
         if (!logLevel.equals("info")) {
-            System.out.println("--- lab's log (tail) ---\n" + result.labLog() + "\n--- home's log (tail) ---\n" + result.homeLog());
+            System.out.println("--- lab's log (tail) ---\n" + result.labLog() + "\n--- home's log (tail) ---\n"
+                    + result.homeLog());
         }
     }
 
     /** Both directions' attempts, and the nodes' recent logs. */
-    public record Result(Attempts labToHome, Attempts homeToLab, String labLog, String homeLog) {
-    }
+    public record Result(Attempts labToHome, Attempts homeToLab, String labLog, String homeLog) {}
 
     /**
      * Builds the two sites and a hub, starts a splice-only node at each, warms both directions up
@@ -95,10 +100,10 @@ public final class SpliceWhereBothReset {
             Host labHost = lab.host("node");
             Host homeHost = home.host("node");
             String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
-            CompletableFuture<RunningNode> labStart = CompletableFuture.supplyAsync(() -> RunningNode.start(labHost,
-                    node(hub, logLevel).bind(labHost.address())));
-            CompletableFuture<RunningNode> homeStart = CompletableFuture.supplyAsync(() -> RunningNode.start(homeHost,
-                    node(hub, logLevel).bind(homeHost.address())));
+            CompletableFuture<RunningNode> labStart = CompletableFuture.supplyAsync(
+                    () -> RunningNode.start(labHost, node(hub, logLevel).bind(labHost.address())));
+            CompletableFuture<RunningNode> homeStart = CompletableFuture.supplyAsync(
+                    () -> RunningNode.start(homeHost, node(hub, logLevel).bind(homeHost.address())));
             RunningNode l = labStart.join();
             RunningNode h = homeStart.join();
             for (int round = 0; round < 2; round++) { // warm up both ways: JIT, echoes, side channel
@@ -124,20 +129,31 @@ public final class SpliceWhereBothReset {
     }
 
     /** What the source logs at debug for each splice. */
-    private static final Pattern SPLICED_ROUND = Pattern.compile(
-            "Spliced with node \\S+ from local port (\\d+) to \\S+ \\(round (-?\\d+),");
+    private static final Pattern SPLICED_ROUND =
+            Pattern.compile("Spliced with node \\S+ from local port (\\d+) to \\S+ \\(round (-?\\d+),");
 
     private static void print(String what, Attempts a) {
-        System.out.printf(Locale.ROOT, "splice %s: %d/%d succeeded (%.1f %%), %d through a primed round (rounds %s)%n", what, a.ok,
-                a.attempts, 100.0 * a.ok / a.attempts, a.primed(), new TreeMap<>(a.rounds.stream()
-                        .collect(Collectors.groupingBy(r -> r, Collectors.counting()))));
+        System.out.printf(
+                Locale.ROOT,
+                "splice %s: %d/%d succeeded (%.1f %%), %d through a primed round (rounds %s)%n",
+                what,
+                a.ok,
+                a.attempts,
+                100.0 * a.ok / a.attempts,
+                a.primed(),
+                new TreeMap<>(a.rounds.stream().collect(Collectors.groupingBy(r -> r, Collectors.counting()))));
         if (a.setupMillis.length > 0) {
             double[] s = a.setupMillis;
-            System.out.printf(Locale.ROOT, "  setup ms: median %.2f, p90 %.2f, max %.2f%n", s[s.length / 2], s[s.length * 9 / 10],
+            System.out.printf(
+                    Locale.ROOT,
+                    "  setup ms: median %.2f, p90 %.2f, max %.2f%n",
+                    s[s.length / 2],
+                    s[s.length * 9 / 10],
                     s[s.length - 1]);
         }
         if (!a.failures.isEmpty()) {
-            System.out.printf(Locale.ROOT, "  failures (first 3): %s%n", a.failures.subList(0, Math.min(3, a.failures.size())));
+            System.out.printf(
+                    Locale.ROOT, "  failures (first 3): %s%n", a.failures.subList(0, Math.min(3, a.failures.size())));
         }
     }
 
@@ -156,7 +172,12 @@ public final class SpliceWhereBothReset {
                 failures.add(result.ok() ? "won by " + result.module() : result.error());
             }
         }
-        return new Attempts(attempts, ok, setups.stream().mapToDouble(Double::doubleValue).sorted().toArray(), rounds, failures);
+        return new Attempts(
+                attempts,
+                ok,
+                setups.stream().mapToDouble(Double::doubleValue).sorted().toArray(),
+                rounds,
+                failures);
     }
 
     /** The round of the last splice the source logged; -1 if none is in its log's tail. */
@@ -171,7 +192,8 @@ public final class SpliceWhereBothReset {
 
     private static NodeSettings node(String hub, String logLevel) {
         String level = logLevel.equals("trace") ? "trace" : "debug"; // the source's debug line names the round
-        return NodeSettings.linkedTo(hub, TOKEN).set("traverse.modules", "splice")
+        return NodeSettings.linkedTo(hub, TOKEN)
+                .set("traverse.modules", "splice")
                 .jvmOption("-Dorg.slf4j.simpleLogger.log.io.traverse.splice=" + level);
     }
 }

@@ -21,10 +21,37 @@ class HubChurnTest {
     @Test
     @Timeout(value = 240)
     void survivorsOfASigkilledThousandLoseNothing() throws Exception {
-        LoadOptions o = LoadOptions.parse("--mode", "churn", "--clients", "1", "--nodes", "10", "--connections", "1000",
-                "--lifetime-ms", "20000", "--burst", "1000", "--burst-nodes", "10", "--interval-ms", "2000", "--ramp-seconds", "20",
-                "--seconds", "40", "--read-timeout-ms", "30000", "--hub-heap", "256m", "--client-heap", "512m", "--progress-seconds", "10",
-                "--deadline-seconds", "200");
+        LoadOptions o = LoadOptions.parse(
+                "--mode",
+                "churn",
+                "--clients",
+                "1",
+                "--nodes",
+                "10",
+                "--connections",
+                "1000",
+                "--lifetime-ms",
+                "20000",
+                "--burst",
+                "1000",
+                "--burst-nodes",
+                "10",
+                "--interval-ms",
+                "2000",
+                "--ramp-seconds",
+                "20",
+                "--seconds",
+                "40",
+                "--read-timeout-ms",
+                "30000",
+                "--hub-heap",
+                "256m",
+                "--client-heap",
+                "512m",
+                "--progress-seconds",
+                "10",
+                "--deadline-seconds",
+                "200");
         long started = System.nanoTime();
         LoadResult r = LoadRun.run(o, System.out);
         System.out.println(LoadReport.summary(r));
@@ -35,9 +62,15 @@ class HubChurnTest {
         assertThat(r.reordered()).as("streams reordered on survivors").isZero();
         assertThat(r.resets()).as("resets on survivors").isZero();
         assertThat(r.otherFailures()).as("other failures on survivors").isZero();
-        assertThat(r.hubReclaimSeconds()).as("seconds until the hub dropped the killed JVM's nodes").isBetween(0.0, 15.0);
-        assertThat(r.serverReclaimSeconds()).as("seconds until the server closed the killed JVM's connections").isBetween(0.0, 40.0);
-        assertThat(r.hubHeapLoaded()).as("hub heap after GC with 2,000 connections").isLessThan(HEAP_BOUND);
+        assertThat(r.hubReclaimSeconds())
+                .as("seconds until the hub dropped the killed JVM's nodes")
+                .isBetween(0.0, 15.0);
+        assertThat(r.serverReclaimSeconds())
+                .as("seconds until the server closed the killed JVM's connections")
+                .isBetween(0.0, 40.0);
+        assertThat(r.hubHeapLoaded())
+                .as("hub heap after GC with 2,000 connections")
+                .isLessThan(HEAP_BOUND);
         assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMinutes(3));
     }
 }

@@ -46,7 +46,9 @@ class LatencyHistogramTest {
         for (long v : new long[] {0, 1, 127, 128, 129, 255, 256, 1000, 65_535, 1L << 40}) {
             int i = LatencyHistogram.index(v);
             assertThat(LatencyHistogram.upperBound(i)).as("value %d", v).isGreaterThanOrEqualTo(v);
-            assertThat(i == 0 || LatencyHistogram.upperBound(i - 1) < v).as("value %d in the first bucket that holds it", v).isTrue();
+            assertThat(i == 0 || LatencyHistogram.upperBound(i - 1) < v)
+                    .as("value %d in the first bucket that holds it", v)
+                    .isTrue();
         }
     }
 }

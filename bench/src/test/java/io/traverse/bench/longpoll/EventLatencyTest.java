@@ -33,7 +33,15 @@ class EventLatencyTest {
 
     @ParameterizedTest
     // batch-timespan=5000: before the timespan held only data, nodes with one of 5 s or more could not link at all.
-    @ValueSource(strings = {"defaults", "batch-size=1", "batch-timespan=500", "batch-timespan=5000", "server-timeout=1000", "regenerate=100"})
+    @ValueSource(
+            strings = {
+                "defaults",
+                "batch-size=1",
+                "batch-timespan=500",
+                "batch-timespan=5000",
+                "server-timeout=1000",
+                "regenerate=100"
+            })
     void everyEventArrivesOnceAndInOrder(String spec) throws Exception {
         EventLatency.SweepPoint point = EventLatency.points(spec).get(0);
         LatencyResult r = bench.run(CLIENTS, EVENTS, Duration.ofMillis(30), point.label(), point.settings());

@@ -39,9 +39,12 @@ class EverydayWanMatrixTest {
     @Timeout(value = 420, unit = TimeUnit.SECONDS)
     void runTheMatrix() throws Exception {
         HostCapabilities host = HostCapabilities.probe();
-        Assumptions.assumeTrue(host.isRoot(), () -> "Skipped: " + host.problem().orElse("not root")
-                + " (CI runs these tests as root)");
-        MatrixOptions options = MatrixOptions.full().on("everyday", "wan").scaled(1 << 20, 1 << 20, 10, 3, 1)
+        Assumptions.assumeTrue(
+                host.isRoot(),
+                () -> "Skipped: " + host.problem().orElse("not root") + " (CI runs these tests as root)");
+        MatrixOptions options = MatrixOptions.full()
+                .on("everyday", "wan")
+                .scaled(1 << 20, 1 << 20, 10, 3, 1)
                 .plainTimeout(Duration.ofSeconds(2));
         testbed = Testbed.create().wanLatency(options.wanLatency());
         MultiSiteNetwork network = MultiSiteNetwork.build(testbed, options.siteLines(), "wan-matrix-token");
@@ -68,7 +71,8 @@ class EverydayWanMatrixTest {
                         assertThat(r.ok()).as(r::toString).isTrue();
                         assertThat(r.servedBy()).isEqualTo(p.targetNode());
                     });
-            assertThat(p.plainWorked()).as(() -> "plain socket " + p.source() + " -> " + p.target() + "\n" + report)
+            assertThat(p.plainWorked())
+                    .as(() -> "plain socket " + p.source() + " -> " + p.target() + "\n" + report)
                     .isEqualTo(p.plainExpected());
         }
     }
@@ -83,7 +87,11 @@ class EverydayWanMatrixTest {
             assertThat(p.first().module()).as("first connection " + pair).matches(p::firstModuleOk);
             cached.merge(p.cached().module(), 1L, Long::sum);
         }
-        assertThat(cached).as(report).containsEntry("direct", 3L).containsEntry("reverse", 3L).containsEntry("splice", 2L)
+        assertThat(cached)
+                .as(report)
+                .containsEntry("direct", 3L)
+                .containsEntry("reverse", 3L)
+                .containsEntry("splice", 2L)
                 .containsEntry("routed", 22L);
     }
 
@@ -91,8 +99,11 @@ class EverydayWanMatrixTest {
     void aRelayedFirstConnectionHasTheKernelModuleCachedSoonAfter() {
         for (PairResult p : result.pairs()) {
             if (!p.first().module().equals(p.expectedModule())) {
-                assertThat(p.upgradeMillis()).as(() -> p.source() + " -> " + p.target() + ": first " + p.first().module()
-                        + ", expected " + p.expectedModule() + " to be cached within 10 s\n" + report).isPresent();
+                assertThat(p.upgradeMillis())
+                        .as(() -> p.source() + " -> " + p.target() + ": first "
+                                + p.first().module() + ", expected " + p.expectedModule()
+                                + " to be cached within 10 s\n" + report)
+                        .isPresent();
             }
         }
     }

@@ -20,24 +20,54 @@ import org.junit.jupiter.api.Test;
 class PaperSitesTest {
     /** Table 3's annotations, "source>target": the 6 direct and 4 reverse pairs; the other 20 are routed. */
     private static final Map<String, String> PAPER = Map.of(
-            "das3-v>das3-d", "direct", "das3-d>das3-v", "direct",
-            "rockstar>das3-v", "direct", "rockstar>das3-d", "direct",
-            "desktop>das3-v", "direct", "desktop>das3-d", "direct",
-            "das3-v>rockstar", "reverse", "das3-d>rockstar", "reverse",
-            "das3-v>desktop", "reverse", "das3-d>desktop", "reverse");
+            "das3-v>das3-d",
+            "direct",
+            "das3-d>das3-v",
+            "direct",
+            "rockstar>das3-v",
+            "direct",
+            "rockstar>das3-d",
+            "direct",
+            "desktop>das3-v",
+            "direct",
+            "desktop>das3-d",
+            "direct",
+            "das3-v>rockstar",
+            "reverse",
+            "das3-d>rockstar",
+            "reverse",
+            "das3-v>desktop",
+            "reverse",
+            "das3-d>desktop",
+            "reverse");
     /**
      * Through Hiroshi's sshd: from every site whose node dials out (all but Grid5000's non-routed
      * one), and the other way by the same nodes dialling Hiroshi's node back through it.
      */
     private static final Map<String, String> THROUGH_SSH = Map.of(
-            "das3-v>hiroshi", "direct", "das3-d>hiroshi", "direct", "rockstar>hiroshi", "direct", "desktop>hiroshi", "direct",
-            "hiroshi>das3-v", "reverse", "hiroshi>das3-d", "reverse", "hiroshi>rockstar", "reverse", "hiroshi>desktop", "reverse");
+            "das3-v>hiroshi",
+            "direct",
+            "das3-d>hiroshi",
+            "direct",
+            "rockstar>hiroshi",
+            "direct",
+            "desktop>hiroshi",
+            "direct",
+            "hiroshi>das3-v",
+            "reverse",
+            "hiroshi>das3-d",
+            "reverse",
+            "hiroshi>rockstar",
+            "reverse",
+            "hiroshi>desktop",
+            "reverse");
 
     /**
      * Where the paper had routed and both nodes dial out: Rockstar's node has a public address behind
      * a dropping firewall, the desktop a port-keeping NAT, and the DAS-3 hubs echo their public sides.
      */
-    private static final Map<String, String> SPLICED = Map.of("rockstar>desktop", "splice", "desktop>rockstar", "splice");
+    private static final Map<String, String> SPLICED =
+            Map.of("rockstar>desktop", "splice", "desktop>rockstar", "splice");
 
     @Test
     void theRuleChoosesThePapersModulesForEveryPair() {
@@ -92,10 +122,13 @@ class PaperSitesTest {
         int pairs = 0;
         for (SiteLine other : PaperSites.TABLE_2) {
             for (SiteLine[] pair : new SiteLine[][] {{PaperSites.PROXY_ONLY, other}, {other, PaperSites.PROXY_ONLY}}) {
-                assertThat(ExpectedPath.expected(pair[0], pair[1]).module()).as(pair[0].name() + " -> " + pair[1].name())
+                assertThat(ExpectedPath.expected(pair[0], pair[1]).module())
+                        .as(pair[0].name() + " -> " + pair[1].name())
                         .isEqualTo("routed");
                 assertThat(ExpectedPath.expected(pair[0], pair[1]).firstMayBe()).isEmpty();
-                assertThat(ExpectedPath.plainSocketWorks(pair[0], pair[1])).as(pair[0].name() + " -> " + pair[1].name()).isFalse();
+                assertThat(ExpectedPath.plainSocketWorks(pair[0], pair[1]))
+                        .as(pair[0].name() + " -> " + pair[1].name())
+                        .isFalse();
                 pairs++;
             }
         }

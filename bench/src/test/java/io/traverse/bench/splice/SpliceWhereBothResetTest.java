@@ -25,7 +25,9 @@ class SpliceWhereBothResetTest {
     @BeforeEach
     void needsRoot() {
         HostCapabilities host = HostCapabilities.probe();
-        Assumptions.assumeTrue(host.isRoot(), () -> "Skipped: " + host.problem().orElse("not root") + " (CI runs these tests as root)");
+        Assumptions.assumeTrue(
+                host.isRoot(),
+                () -> "Skipped: " + host.problem().orElse("not root") + " (CI runs these tests as root)");
     }
 
     @Test
@@ -36,8 +38,11 @@ class SpliceWhereBothResetTest {
         // Both ways together: since the splice code is warmed up at start, the last turn's retries cross by luck more
         // often (15 of 20 one way in a run), so the primed rounds' share varies; that they work at all is the point.
         long primed = result.labToHome().primed() + result.homeToLab().primed();
-        assertThat(primed).as(() -> "connections through a primed round; rounds " + result.labToHome().rounds() + " and "
-                + result.homeToLab().rounds()).isGreaterThanOrEqualTo(2);
+        assertThat(primed)
+                .as(() -> "connections through a primed round; rounds "
+                        + result.labToHome().rounds() + " and "
+                        + result.homeToLab().rounds())
+                .isGreaterThanOrEqualTo(2);
     }
 
     @Test
@@ -47,10 +52,13 @@ class SpliceWhereBothResetTest {
     }
 
     private static void check(SpliceWhereBothReset.Result result) {
-        for (SpliceWhereBothReset.Attempts way : new SpliceWhereBothReset.Attempts[] {result.labToHome(), result.homeToLab()}) {
+        for (SpliceWhereBothReset.Attempts way :
+                new SpliceWhereBothReset.Attempts[] {result.labToHome(), result.homeToLab()}) {
             assertThat(way.attempts()).isEqualTo(ATTEMPTS);
-            assertThat(way.ok()).as(() -> "spliced " + way.ok() + "/" + ATTEMPTS + ", failures " + way.failures() + "\nlab's log:\n"
-                    + result.labLog() + "\nhome's log:\n" + result.homeLog()).isGreaterThanOrEqualTo(ATTEMPTS - 1);
+            assertThat(way.ok())
+                    .as(() -> "spliced " + way.ok() + "/" + ATTEMPTS + ", failures " + way.failures() + "\nlab's log:\n"
+                            + result.labLog() + "\nhome's log:\n" + result.homeLog())
+                    .isGreaterThanOrEqualTo(ATTEMPTS - 1);
         }
     }
 }

@@ -32,15 +32,19 @@ public final class Agent implements Closeable {
     private final Map<String, Running> running = new LinkedHashMap<>();
     /** Stopped services whose connections have not all ended: reset when the agent closes. */
     private final List<RunningPipe<?>> draining = new ArrayList<>();
+
     private boolean closed;
 
-    private record Running(AgentFile.Entry entry, RunningPipe<?> pipe) {
-    }
+    private record Running(AgentFile.Entry entry, RunningPipe<?> pipe) {}
 
     /** What a reload did, by service name; {@code error} is set (and nothing changed) when the file could not be used. */
-    public record Reload(List<String> started, List<String> stopped, List<String> restarted, List<String> failed,
-            boolean nodeSettingsChanged, String error) {
-    }
+    public record Reload(
+            List<String> started,
+            List<String> stopped,
+            List<String> restarted,
+            List<String> failed,
+            boolean nodeSettingsChanged,
+            String error) {}
 
     /** Looked up on first use: a logger made when picocli builds the command would fix the log level before {@code --log-level} applies. */
     private static Logger log() {
@@ -131,8 +135,11 @@ public final class Agent implements Closeable {
             }
         }
         if (!changedKeys.isEmpty()) {
-            log().warn("Reload of {}: node settings changed ({}); they apply only when the agent restarts, the node keeps the ones "
-                    + "it started with", started.path(), String.join(", ", changedKeys));
+            log().warn(
+                            "Reload of {}: node settings changed ({}); they apply only when the agent restarts, the node keeps the ones "
+                                    + "it started with",
+                            started.path(),
+                            String.join(", ", changedKeys));
         }
         Map<String, AgentFile.Entry> wanted = new LinkedHashMap<>();
         next.services().forEach(e -> wanted.put(e.service().service(), e));
@@ -158,7 +165,8 @@ public final class Agent implements Closeable {
                 continue;
             }
             try {
-                ServerSocket listener = entry.service() instanceof ForwardedService f ? bindOrExplain(next, entry, f) : null;
+                ServerSocket listener =
+                        entry.service() instanceof ForwardedService f ? bindOrExplain(next, entry, f) : null;
                 running.put(name, launch(next, entry, listener));
                 if (!restarted.contains(name)) {
                     startedNow.add(name);
@@ -169,8 +177,14 @@ public final class Agent implements Closeable {
                 log().error("Reload of {}: {}", next.path(), FailureLine.describe(e));
             }
         }
-        log().info("Reloaded {}: {} started, {} stopped, {} restarted, {} failed, {} running", next.path(), startedNow.size(),
-                stopped.size(), restarted.size(), failed.size(), running.size());
+        log().info(
+                        "Reloaded {}: {} started, {} stopped, {} restarted, {} failed, {} running",
+                        next.path(),
+                        startedNow.size(),
+                        stopped.size(),
+                        restarted.size(),
+                        failed.size(),
+                        running.size());
         return new Reload(startedNow, stopped, restarted, failed, !changedKeys.isEmpty(), null);
     }
 
@@ -187,8 +201,16 @@ public final class Agent implements Closeable {
         if (open > 0) {
             draining.add(r.pipe());
         }
-        log().info("Stopped {} {} ({}); {} open connection{} go{} on until {} end{}", r.entry().service().kind(), name, why, open,
-                open == 1 ? "" : "s", open == 1 ? "es" : "", open == 1 ? "it" : "they", open == 1 ? "s" : "");
+        log().info(
+                        "Stopped {} {} ({}); {} open connection{} go{} on until {} end{}",
+                        r.entry().service().kind(),
+                        name,
+                        why,
+                        open,
+                        open == 1 ? "" : "s",
+                        open == 1 ? "es" : "",
+                        open == 1 ? "it" : "they",
+                        open == 1 ? "s" : "");
     }
 
     /** Starts one service; {@code listener} is a forward's bound port. On failure the listener is closed. */
@@ -198,14 +220,20 @@ public final class Agent implements Closeable {
         RunningPipe<?> pipe;
         if (service instanceof ForwardedService forward) {
             pipe = forward.start(node, listener, counters, false);
-            log().info("Started forward {}: forwarding {}:{} to {}", service.service(), forward.bind(), listener.getLocalPort(),
-                    forward.destination());
+            log().info(
+                            "Started forward {}: forwarding {}:{} to {}",
+                            service.service(),
+                            forward.bind(),
+                            listener.getLocalPort(),
+                            forward.destination());
         } else {
             try {
                 pipe = ((ExposedService) service).start(node, counters, false);
             } catch (IOException | RuntimeException e) {
-                throw new AgentFileException(file.path().toString(), entry.line(), service.kind() + " " + service.service()
-                        + ": " + FailureLine.describe(e));
+                throw new AgentFileException(
+                        file.path().toString(),
+                        entry.line(),
+                        service.kind() + " " + service.service() + ": " + FailureLine.describe(e));
             }
             log().info("Started expose {}: {}", service.service(), service.describe());
         }
@@ -216,8 +244,10 @@ public final class Agent implements Closeable {
         try {
             return forward.listen();
         } catch (IOException | RuntimeException e) {
-            throw new AgentFileException(file.path().toString(), entry.line(), "forward " + forward.service() + ": "
-                    + FailureLine.describe(e));
+            throw new AgentFileException(
+                    file.path().toString(),
+                    entry.line(),
+                    "forward " + forward.service() + ": " + FailureLine.describe(e));
         }
     }
 

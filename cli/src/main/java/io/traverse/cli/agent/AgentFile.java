@@ -1,12 +1,12 @@
 package io.traverse.cli.agent;
 
-import io.traverse.cli.TokenFile;
 import io.traverse.TraverseConfig;
-import io.traverse.config.ConfigKey;
-import io.traverse.config.ConfigSources;
+import io.traverse.cli.TokenFile;
 import io.traverse.cli.pipe.ExposedService;
 import io.traverse.cli.pipe.ForwardedService;
 import io.traverse.cli.pipe.PipeService;
+import io.traverse.config.ConfigKey;
+import io.traverse.config.ConfigSources;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -43,12 +43,10 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
     private static final Pattern SERVICE_NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,62}");
 
     /** A node setting and the line that gave it. */
-    public record Setting(String value, int line) {
-    }
+    public record Setting(String value, int line) {}
 
     /** A service and the line that gave it. */
-    public record Entry(PipeService service, int line) {
-    }
+    public record Entry(PipeService service, int line) {}
 
     public AgentFile {
         settings = Map.copyOf(settings);
@@ -83,25 +81,32 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
                 try {
                     service = words[0].equals("expose") ? expose(words) : forward(words);
                 } catch (IllegalArgumentException e) {
-                    throw new AgentFileException(file, number, words[0] + (words.length > 1 ? " " + words[1] : "") + ": " + e.getMessage());
+                    throw new AgentFileException(
+                            file, number, words[0] + (words.length > 1 ? " " + words[1] : "") + ": " + e.getMessage());
                 }
                 Integer before = serviceLines.putIfAbsent(service.service(), number);
                 if (before != null) {
-                    throw new AgentFileException(file, number, "service name '" + service.service() + "' is used on line " + before
-                            + " already");
+                    throw new AgentFileException(
+                            file,
+                            number,
+                            "service name '" + service.service() + "' is used on line " + before + " already");
                 }
                 String listens = listens(service);
                 Integer listenedBefore = listens == null ? null : listenLines.putIfAbsent(listens, number);
                 if (listenedBefore != null) {
-                    throw new AgentFileException(file, number, service.kind() + " " + service.service() + ": " + listens
-                            + " is used on line " + listenedBefore + " already");
+                    throw new AgentFileException(
+                            file,
+                            number,
+                            service.kind() + " " + service.service() + ": " + listens + " is used on line "
+                                    + listenedBefore + " already");
                 }
                 services.add(new Entry(service, number));
                 continue;
             }
             int equals = line.indexOf('=');
             if (equals < 0) {
-                throw new AgentFileException(file, number, "'" + words[0] + "' is neither KEY = VALUE nor an expose or forward line");
+                throw new AgentFileException(
+                        file, number, "'" + words[0] + "' is neither KEY = VALUE nor an expose or forward line");
             }
             String key = line.substring(0, equals).strip();
             String value = line.substring(equals + 1).strip();
@@ -110,7 +115,8 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
         return new AgentFile(path, settings, services);
     }
 
-    private static void setting(Path path, int number, String key, String value, Map<String, Setting> settings) throws IOException {
+    private static void setting(Path path, int number, String key, String value, Map<String, Setting> settings)
+            throws IOException {
         String file = path.toString();
         if (key.equals(TOKEN_FILE)) {
             Path tokenFile = path.toAbsolutePath().getParent().resolve(value);
@@ -122,8 +128,13 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
             key = ConfigKey.TOKEN.key();
         }
         String named = key;
-        ConfigKey configKey = ConfigKey.byKey(named).orElseThrow(() -> new AgentFileException(file, number, "unknown key '"
-                + named + "' (expected token-file or a traverse.* key from docs/operations.md, \"Configuration keys\")"));
+        ConfigKey configKey = ConfigKey.byKey(named)
+                .orElseThrow(
+                        () -> new AgentFileException(
+                                file,
+                                number,
+                                "unknown key '" + named
+                                        + "' (expected token-file or a traverse.* key from docs/operations.md, \"Configuration keys\")"));
         try {
             TraverseConfig.builder().set(configKey, value, "line " + number); // validates the value now
         } catch (IllegalArgumentException e) {
@@ -131,7 +142,8 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
         }
         Setting before = settings.put(configKey.key(), new Setting(value, number));
         if (before != null) {
-            throw new AgentFileException(file, number, configKey.key() + " is set on line " + before.line() + " already");
+            throw new AgentFileException(
+                    file, number, configKey.key() + " is set on line " + before.line() + " already");
         }
     }
 
@@ -161,7 +173,8 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
 
     private static String serviceName(String name) {
         if (!SERVICE_NAME.matcher(name).matches()) {
-            throw new IllegalArgumentException("service name must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit");
+            throw new IllegalArgumentException(
+                    "service name must be 1-63 letters, digits, '.', '_' or '-', starting with a letter or digit");
         }
         return name;
     }
@@ -185,7 +198,8 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
             int equals = words[i].indexOf('=');
             String option = equals < 0 ? words[i] : words[i].substring(0, equals);
             if (equals <= 0 || !List.of(known).contains(option)) {
-                throw new IllegalArgumentException("unknown option '" + words[i] + "' (expected " + String.join("=…, ", known) + "=…)");
+                throw new IllegalArgumentException(
+                        "unknown option '" + words[i] + "' (expected " + String.join("=…, ", known) + "=…)");
             }
             if (options.put(option, words[i].substring(equals + 1)) != null) {
                 throw new IllegalArgumentException(option + "= is given twice");
@@ -221,11 +235,13 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
      * @param origin where the token came from, for error messages
      */
     public TraverseConfig nodeConfig(String token, String origin) {
-        TraverseConfig.Builder config = TraverseConfig.builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties());
+        TraverseConfig.Builder config =
+                TraverseConfig.builderFrom(ConfigSources.collect()).jdkProxyProperties(System.getProperties());
         if (token != null) {
             config.set(ConfigKey.TOKEN, token, origin);
         }
-        settings.forEach((key, setting) -> config.set(ConfigKey.byKey(key).orElseThrow(), setting.value(), path + " line " + setting.line()));
+        settings.forEach((key, setting) ->
+                config.set(ConfigKey.byKey(key).orElseThrow(), setting.value(), path + " line " + setting.line()));
         return config.build();
     }
 

@@ -61,16 +61,30 @@ public final class AgentMetrics {
         ServiceMeters(PrometheusMeterRegistry registry, String service, String kind) {
             this.kind = kind;
             Tags tags = Tags.of("service", service, "kind", kind);
-            accepted = Counter.builder("traverse.agent.connections.accepted").tags(tags)
-                    .description("Connections a service accepted on its listener").register(registry);
-            failed = Counter.builder("traverse.agent.connections.failed").tags(tags)
-                    .description("Accepted connections reset because the other side could not be reached").register(registry);
-            openGauge = Gauge.builder("traverse.agent.connections.open", open, AtomicInteger::get).tags(tags)
-                    .description("Connections a service pipes now").register(registry);
-            fromClient = Counter.builder("traverse.agent.piped").baseUnit("bytes").tags(tags).tag("direction", "from_client")
-                    .description("Bytes piped, from the client (who connected to the listener) or back to it").register(registry);
-            toClient = Counter.builder("traverse.agent.piped").baseUnit("bytes").tags(tags).tag("direction", "to_client")
-                    .description("Bytes piped, from the client (who connected to the listener) or back to it").register(registry);
+            accepted = Counter.builder("traverse.agent.connections.accepted")
+                    .tags(tags)
+                    .description("Connections a service accepted on its listener")
+                    .register(registry);
+            failed = Counter.builder("traverse.agent.connections.failed")
+                    .tags(tags)
+                    .description("Accepted connections reset because the other side could not be reached")
+                    .register(registry);
+            openGauge = Gauge.builder("traverse.agent.connections.open", open, AtomicInteger::get)
+                    .tags(tags)
+                    .description("Connections a service pipes now")
+                    .register(registry);
+            fromClient = Counter.builder("traverse.agent.piped")
+                    .baseUnit("bytes")
+                    .tags(tags)
+                    .tag("direction", "from_client")
+                    .description("Bytes piped, from the client (who connected to the listener) or back to it")
+                    .register(registry);
+            toClient = Counter.builder("traverse.agent.piped")
+                    .baseUnit("bytes")
+                    .tags(tags)
+                    .tag("direction", "to_client")
+                    .description("Bytes piped, from the client (who connected to the listener) or back to it")
+                    .register(registry);
         }
 
         void remove(PrometheusMeterRegistry registry) {

@@ -32,7 +32,8 @@ final class MetricsEndpoint implements Closeable {
             try (exchange) {
                 if (!exchange.getRequestURI().getPath().equals("/metrics")) {
                     send(exchange, 404, "text/plain; charset=utf-8", "only /metrics is here\n");
-                } else if (!exchange.getRequestMethod().equals("GET") && !exchange.getRequestMethod().equals("HEAD")) {
+                } else if (!exchange.getRequestMethod().equals("GET")
+                        && !exchange.getRequestMethod().equals("HEAD")) {
                     send(exchange, 405, "text/plain; charset=utf-8", "GET only\n");
                 } else {
                     send(exchange, 200, "text/plain; version=0.0.4; charset=utf-8", metrics.scrape());

@@ -12,8 +12,7 @@ import sun.misc.Signal;
  * restart.
  */
 final class ReloadSignal {
-    private ReloadSignal() {
-    }
+    private ReloadSignal() {}
 
     /** Runs {@code reload} on every SIGHUP (on the JVM's signal thread, one at a time); true if installed. */
     static boolean install(Runnable reload) {
@@ -21,14 +20,16 @@ final class ReloadSignal {
             sun.misc.SignalHandler before = Signal.handle(new Signal("HUP"), signal -> reload.run());
             if (before == sun.misc.SignalHandler.SIG_IGN) {
                 // Inherited as ignored (started under nohup): the JVM keeps ignoring it and never calls the handler.
-                LoggerFactory.getLogger(ReloadSignal.class).warn("SIGHUP is ignored in this process (started under nohup?):"
-                        + " reloading the file needs a restart; start the agent without nohup (the systemd unit does)");
+                LoggerFactory.getLogger(ReloadSignal.class)
+                        .warn(
+                                "SIGHUP is ignored in this process (started under nohup?):"
+                                        + " reloading the file needs a restart; start the agent without nohup (the systemd unit does)");
                 return false;
             }
             return true;
         } catch (IllegalArgumentException | UnsupportedOperationException e) {
-            LoggerFactory.getLogger(ReloadSignal.class).warn("SIGHUP cannot be handled here ({}): reloading the file needs a restart",
-                    e.getMessage());
+            LoggerFactory.getLogger(ReloadSignal.class)
+                    .warn("SIGHUP cannot be handled here ({}): reloading the file needs a restart", e.getMessage());
             return false;
         }
     }

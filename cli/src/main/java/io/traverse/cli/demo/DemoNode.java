@@ -10,7 +10,12 @@ import java.util.List;
  * overlapping private ranges at two sites would), and whether the demo's sshd leads to it (every
  * node then has a tunnel rule for its address).
  */
-record DemoNode(String name, String site, String address, List<FirewallRule> firewall, boolean misleadingAddress,
+record DemoNode(
+        String name,
+        String site,
+        String address,
+        List<FirewallRule> firewall,
+        boolean misleadingAddress,
         boolean throughSsh) {
     DemoNode(String name, String site, String address, List<FirewallRule> firewall, boolean misleadingAddress) {
         this(name, site, address, firewall, misleadingAddress, false);

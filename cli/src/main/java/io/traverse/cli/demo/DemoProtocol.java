@@ -12,6 +12,5 @@ final class DemoProtocol {
     static final int VERIFY = 'V';
     static final int DIGEST_LENGTH = 32;
 
-    private DemoProtocol() {
-    }
+    private DemoProtocol() {}
 }

@@ -71,37 +71,65 @@ final class DemoSshd implements AutoCloseable {
         Path dir = Files.createTempDirectory("traverse-demo-sshd-");
         Process process = null;
         try {
-            Process hostKey = keygen("-t", "ed25519", "-N", "", "-C", "traverse-demo-host", "-f", dir.resolve("host_ed25519").toString());
-            // Ed25519 (OpenSSH's own key format, which JSch reads on Java 15+): made in milliseconds, where RSA takes a while.
-            Process clientKey = keygen("-t", "ed25519", "-N", "", "-C", "traverse-demo", "-f", dir.resolve("client_ed25519").toString());
+            Process hostKey = keygen(
+                    "-t",
+                    "ed25519",
+                    "-N",
+                    "",
+                    "-C",
+                    "traverse-demo-host",
+                    "-f",
+                    dir.resolve("host_ed25519").toString());
+            // Ed25519 (OpenSSH's own key format, which JSch reads on Java 15+): made in milliseconds, where RSA takes a
+            // while.
+            Process clientKey = keygen(
+                    "-t",
+                    "ed25519",
+                    "-N",
+                    "",
+                    "-C",
+                    "traverse-demo",
+                    "-f",
+                    dir.resolve("client_ed25519").toString());
             finish(hostKey, "host key");
             finish(clientKey, "client key");
             Files.copy(dir.resolve("client_ed25519.pub"), dir.resolve("authorized_keys"));
             int port = freePort();
-            Files.writeString(dir.resolve("sshd_config"), String.join("\n",
-                    "Port " + port,
-                    "ListenAddress 127.0.0.1",
-                    "HostKey " + dir.resolve("host_ed25519"),
-                    "PidFile none",
-                    "UsePAM no",
-                    "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
-                    "StrictModes no", // the temporary directory's parents (/tmp) are writable by all
-                    "PubkeyAuthentication yes",
-                    "PasswordAuthentication no",
-                    "KbdInteractiveAuthentication no",
-                    "PermitRootLogin prohibit-password",
-                    "AllowTcpForwarding yes",
-                    "X11Forwarding no",
-                    "MaxStartups 30",
-                    "LogLevel ERROR",
-                    ""));
-            Files.writeString(dir.resolve("known_hosts"), "[127.0.0.1]:" + port + " "
-                    + Files.readString(dir.resolve("host_ed25519.pub")).trim() + "\n");
+            Files.writeString(
+                    dir.resolve("sshd_config"),
+                    String.join(
+                            "\n",
+                            "Port " + port,
+                            "ListenAddress 127.0.0.1",
+                            "HostKey " + dir.resolve("host_ed25519"),
+                            "PidFile none",
+                            "UsePAM no",
+                            "AuthorizedKeysFile " + dir.resolve("authorized_keys"),
+                            "StrictModes no", // the temporary directory's parents (/tmp) are writable by all
+                            "PubkeyAuthentication yes",
+                            "PasswordAuthentication no",
+                            "KbdInteractiveAuthentication no",
+                            "PermitRootLogin prohibit-password",
+                            "AllowTcpForwarding yes",
+                            "X11Forwarding no",
+                            "MaxStartups 30",
+                            "LogLevel ERROR",
+                            ""));
+            Files.writeString(
+                    dir.resolve("known_hosts"),
+                    "[127.0.0.1]:" + port + " "
+                            + Files.readString(dir.resolve("host_ed25519.pub")).trim() + "\n");
             if (isRoot()) {
                 Files.createDirectories(Path.of("/run/sshd")); // sshd as root wants its privilege separation directory
             }
-            process = new ProcessBuilder(SSHD.toString(), "-D", "-e", "-f", dir.resolve("sshd_config").toString())
-                    .redirectErrorStream(true).start();
+            process = new ProcessBuilder(
+                            SSHD.toString(),
+                            "-D",
+                            "-e",
+                            "-f",
+                            dir.resolve("sshd_config").toString())
+                    .redirectErrorStream(true)
+                    .start();
             DemoSshd sshd = new DemoSshd(dir, process, port, System.getProperty("user.name"));
             try {
                 sshd.awaitListening();
@@ -193,7 +221,8 @@ final class DemoSshd implements AutoCloseable {
                 throw new java.io.InterruptedIOException("interrupted waiting for sshd");
             }
         }
-        throw new IOException("sshd did not answer on 127.0.0.1:" + port + " within " + START_MILLIS + " ms: " + output());
+        throw new IOException(
+                "sshd did not answer on 127.0.0.1:" + port + " within " + START_MILLIS + " ms: " + output());
     }
 
     private void logInOnce() throws IOException {
@@ -229,7 +258,9 @@ final class DemoSshd implements AutoCloseable {
 
     private String output() {
         synchronized (output) {
-            return output.length() == 0 ? "(no output)" : "(sshd said: " + output.toString().trim() + ")";
+            return output.length() == 0
+                    ? "(no output)"
+                    : "(sshd said: " + output.toString().trim() + ")";
         }
     }
 

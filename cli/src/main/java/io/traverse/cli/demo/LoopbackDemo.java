@@ -58,6 +58,7 @@ public final class LoopbackDemo {
             new DemoNode("zeta", "site E", "127.0.5.1", List.of(deny("all")), false));
     /** Where the sshd's forwarded connections come from: the only source the SSH-only node lets in. */
     static final String SSHD_SOURCE = "127.0.0.1";
+
     static final String TOKEN = "traverse-demo";
 
     private final Duration connectTimeout;
@@ -76,7 +77,13 @@ public final class LoopbackDemo {
      * @param withSsh    run the demo's sshd and the node only it reaches, if the machine has OpenSSH's server
      * @param withSplice run the spliced pair, if the machine has an interface address a hub would call public
      */
-    public LoopbackDemo(Duration connectTimeout, int pings, long countBytes, long verifyBytes, boolean withSsh, boolean withSplice) {
+    public LoopbackDemo(
+            Duration connectTimeout,
+            int pings,
+            long countBytes,
+            long verifyBytes,
+            boolean withSsh,
+            boolean withSplice) {
         this(connectTimeout, pings, countBytes, verifyBytes, withSsh, withSplice, false);
     }
 
@@ -84,7 +91,13 @@ public final class LoopbackDemo {
      * @param withRealNetwork also run the real network ({@link RealNetworkDemo}), if this machine
      *                        allows it (root, {@code ip}, {@code nft}; miniupnpd for its port-mapping site)
      */
-    public LoopbackDemo(Duration connectTimeout, int pings, long countBytes, long verifyBytes, boolean withSsh, boolean withSplice,
+    public LoopbackDemo(
+            Duration connectTimeout,
+            int pings,
+            long countBytes,
+            long verifyBytes,
+            boolean withSsh,
+            boolean withSplice,
             boolean withRealNetwork) {
         this.connectTimeout = connectTimeout;
         this.pings = pings;
@@ -107,7 +120,8 @@ public final class LoopbackDemo {
             nodes.add(new DemoNode("theta", "site E", p, List.of(deny("all")), false));
         });
         if (ssh) {
-            nodes.add(new DemoNode("eta", "site F", "127.0.6.1", List.of(allow(SSHD_SOURCE + "/32"), deny("all")), false, true));
+            nodes.add(new DemoNode(
+                    "eta", "site F", "127.0.6.1", List.of(allow(SSHD_SOURCE + "/32"), deny("all")), false, true));
         }
         return List.copyOf(nodes);
     }
@@ -117,27 +131,33 @@ public final class LoopbackDemo {
         long start = System.nanoTime();
         List<String> notes = new ArrayList<>();
         Optional<String> publicAddress = Optional.empty();
-        Optional<String> noRealNetwork = withRealNetwork ? RealNetworkDemo.missing() : Optional.of("--no-real-network was given");
-        Optional<String> noPortMapping = noRealNetwork.isPresent() ? noRealNetwork : RealNetworkDemo.portMappingMissing();
+        Optional<String> noRealNetwork =
+                withRealNetwork ? RealNetworkDemo.missing() : Optional.of("--no-real-network was given");
+        Optional<String> noPortMapping =
+                noRealNetwork.isPresent() ? noRealNetwork : RealNetworkDemo.portMappingMissing();
         if (!withSplice) {
-            notes.add("splice: not on loopback by default: both nodes would run on this one host, where the kernel answers a SYN"
-                    + " that arrives before the peer's own with a reset at once, so a simultaneous open succeeds only when both"
-                    + " connect() calls land within microseconds (a busy machine misses most rounds); --splice tries it here; "
-                    + (noRealNetwork.isEmpty() ? "the real network below splices through real NAT"
-                            : "as root with ip and nft, the demo's real network splices through real NAT"));
+            notes.add(
+                    "splice: not on loopback by default: both nodes would run on this one host, where the kernel answers a SYN"
+                            + " that arrives before the peer's own with a reset at once, so a simultaneous open succeeds only when both"
+                            + " connect() calls land within microseconds (a busy machine misses most rounds); --splice tries it here; "
+                            + (noRealNetwork.isEmpty()
+                                    ? "the real network below splices through real NAT"
+                                    : "as root with ip and nft, the demo's real network splices through real NAT"));
         } else {
             publicAddress = PublicInterfaceAddress.find().map(IpLiterals::format);
             if (publicAddress.isEmpty()) {
-                notes.add("splice: skipped: this machine has no interface address outside the private, loopback and link-local"
-                        + " ranges, and the splice module splices only endpoints a hub sees at a public address (a loopback one"
-                        + " could not be reached from elsewhere); the six-site matrix splices (bench/run-matrix.sh)");
+                notes.add(
+                        "splice: skipped: this machine has no interface address outside the private, loopback and link-local"
+                                + " ranges, and the splice module splices only endpoints a hub sees at a public address (a loopback one"
+                                + " could not be reached from elsewhere); the six-site matrix splices (bench/run-matrix.sh)");
             }
         }
         DemoSshd sshd = null;
         if (withSsh) {
             Optional<String> missing = DemoSshd.missing();
             if (missing.isPresent()) {
-                notes.add("ssh: skipped: " + missing.get() + "; the six-site matrix shows SSH tunnels (bench/run-matrix.sh)");
+                notes.add("ssh: skipped: " + missing.get()
+                        + "; the six-site matrix shows SSH tunnels (bench/run-matrix.sh)");
             } else {
                 try {
                     sshd = DemoSshd.start();
@@ -146,17 +166,25 @@ public final class LoopbackDemo {
                 }
             }
         }
-        noRealNetwork.ifPresent(why -> notes.add("real network: skipped: " + why + "; with it, the demo adds sites in network"
-                + " namespaces behind real NAT whose nodes splice, and a router running miniupnpd whose node is reached through"
-                + " its mapped port (loopback has no NAT router that grants mappings)"));
+        noRealNetwork.ifPresent(
+                why -> notes.add("real network: skipped: " + why + "; with it, the demo adds sites in network"
+                        + " namespaces behind real NAT whose nodes splice, and a router running miniupnpd whose node is reached through"
+                        + " its mapped port (loopback has no NAT router that grants mappings)"));
         if (noRealNetwork.isEmpty() && noPortMapping.isPresent()) {
-            notes.add("port mapping: skipped: " + noPortMapping.get() + "; the real network runs without its port-mapping site"
+            notes.add("port mapping: skipped: " + noPortMapping.get()
+                    + "; the real network runs without its port-mapping site"
                     + " (loopback has no NAT router that grants mappings)");
         }
         List<DemoNode> topology = topology(publicAddress, sshd != null);
         DemoSshd tunnels = sshd;
-        String tunnelRules = tunnels == null ? "" : String.join(";", topology.stream().filter(DemoNode::throughSsh)
-                .map(n -> tunnels.tunnelRule(n.address() + "/32")).toList());
+        String tunnelRules = tunnels == null
+                ? ""
+                : String.join(
+                        ";",
+                        topology.stream()
+                                .filter(DemoNode::throughSsh)
+                                .map(n -> tunnels.tunnelRule(n.address() + "/32"))
+                                .toList());
         Map<DemoNode, Traverse> nodes = new LinkedHashMap<>();
         Map<DemoNode, VirtualSocketAddress> published = new LinkedHashMap<>();
         ExecutorService serverThreads = Executors.newCachedThreadPool(r -> {
@@ -170,9 +198,14 @@ public final class LoopbackDemo {
         try {
             for (DemoNode spec : topology) {
                 Hub hub = hubs.computeIfAbsent(spec.site(), site -> startHub(site, hubs.values()));
-                TraverseConfig.Builder config = TraverseConfig.builder().bind(spec.address()).firewall(spec.firewall())
-                        .connectTimeout(connectTimeout).token(TOKEN).discovery(false)
-                        .hubs(List.of(new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort())));
+                TraverseConfig.Builder config = TraverseConfig.builder()
+                        .bind(spec.address())
+                        .firewall(spec.firewall())
+                        .connectTimeout(connectTimeout)
+                        .token(TOKEN)
+                        .discovery(false)
+                        .hubs(List.of(new InetSocketAddress(
+                                "127.0.0.1", hub.linkAddress().getPort())));
                 if (!tunnelRules.isEmpty()) {
                     config.sshTunnels(tunnelRules); // every node may log in to the sshd: it logs in at start
                 }
@@ -190,7 +223,11 @@ public final class LoopbackDemo {
             for (DemoNode from : topology) {
                 for (DemoNode to : topology) {
                     if (from != to) {
-                        results.add(probe.probe(from.name(), nodes.get(from), to.name(), published.get(to),
+                        results.add(probe.probe(
+                                from.name(),
+                                nodes.get(from),
+                                to.name(),
+                                published.get(to),
                                 expectation(from, to, sshd != null)));
                     }
                 }
@@ -230,9 +267,16 @@ public final class LoopbackDemo {
 
     /** A site's hub on 127.0.0.1, linked to the first one. */
     private static Hub startHub(String site, java.util.Collection<Hub> started) {
-        HubConfig.Builder config = HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).token(TOKEN)
+        HubConfig.Builder config = HubConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(0)
+                .httpPort(-1)
+                .token(TOKEN)
                 .name("demo-" + site.replace(' ', '-'));
-        started.stream().findFirst().ifPresent(first -> config.peer("127.0.0.1:" + first.linkAddress().getPort()));
+        started.stream()
+                .findFirst()
+                .ifPresent(
+                        first -> config.peer("127.0.0.1:" + first.linkAddress().getPort()));
         try {
             return Hub.start(config.build());
         } catch (IOException e) {
@@ -246,7 +290,12 @@ public final class LoopbackDemo {
         for (Traverse node : nodes) {
             while (true) {
                 try {
-                    if (node.hubLinkStatus().isConnected() && node.hubDirectory().nodes().get(5, TimeUnit.SECONDS).size() == nodes.size()) {
+                    if (node.hubLinkStatus().isConnected()
+                            && node.hubDirectory()
+                                            .nodes()
+                                            .get(5, TimeUnit.SECONDS)
+                                            .size()
+                                    == nodes.size()) {
                         break;
                     }
                 } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException notYet) {
@@ -278,8 +327,11 @@ public final class LoopbackDemo {
             return node.address(SERVICE_PORT);
         }
         Traverse other = nodes.get(TOPOLOGY.get(1));
-        NodeIdentity misleading = NodeIdentity.builder().id(node.identity().id().orElseThrow())
-                .address(other.identity().addresses().get(0)).addresses(node.identity().addresses()).build();
+        NodeIdentity misleading = NodeIdentity.builder()
+                .id(node.identity().id().orElseThrow())
+                .address(other.identity().addresses().get(0))
+                .addresses(node.identity().addresses())
+                .build();
         return new VirtualSocketAddress(misleading, SERVICE_PORT);
     }
 
@@ -296,7 +348,10 @@ public final class LoopbackDemo {
     }
 
     private static boolean lets(DemoNode target, String source) {
-        return new SimulatedFirewall(target.firewall()).check(IpLiterals.parse(source)).action() == FirewallRule.Action.ALLOW;
+        return new SimulatedFirewall(target.firewall())
+                        .check(IpLiterals.parse(source))
+                        .action()
+                == FirewallRule.Action.ALLOW;
     }
 
     /** The modules in racing order, each with when it gets through; the first that does wins. */
@@ -305,7 +360,8 @@ public final class LoopbackDemo {
             return PairResult.Expectation.DIRECT;
         }
         if (ssh && to.throughSsh() && lets(to, SSHD_SOURCE)) {
-            return PairResult.Expectation.DIRECT_SSH; // the plain attempt is refused at once: the tunnel follows without a stagger
+            return PairResult.Expectation
+                    .DIRECT_SSH; // the plain attempt is refused at once: the tunnel follows without a stagger
         }
         if (lets(from, sourceSeenBy(to, from))) {
             return PairResult.Expectation.REVERSE;
@@ -320,8 +376,12 @@ public final class LoopbackDemo {
         return PairResult.Expectation.ROUTED;
     }
 
-    private void printTopology(PrintStream out, Map<DemoNode, Traverse> nodes, Map<DemoNode, VirtualSocketAddress> published,
-            List<String> notes, DemoSshd sshd) {
+    private void printTopology(
+            PrintStream out,
+            Map<DemoNode, Traverse> nodes,
+            Map<DemoNode, VirtualSocketAddress> published,
+            List<String> notes,
+            DemoSshd sshd) {
         out.println("Traverse demo: " + nodes.size() + " nodes in one JVM on loopback, one 127.0.N.0/24 per site, "
                 + "simulated firewalls, a hub per site, connect timeout " + connectTimeout.toMillis() + " ms");
         out.println("modules: " + nodes.values().iterator().next().modules());
@@ -332,8 +392,13 @@ public final class LoopbackDemo {
         for (Map.Entry<DemoNode, Traverse> e : nodes.entrySet()) {
             DemoNode spec = e.getKey();
             InetSocketAddress listening = e.getValue().identity().addresses().get(0);
-            out.printf(Locale.ROOT, format, spec.name(), spec.site(),
-                    IpLiterals.formatEndpoint(listening.getAddress(), listening.getPort()), spec.describeFirewall(),
+            out.printf(
+                    Locale.ROOT,
+                    format,
+                    spec.name(),
+                    spec.site(),
+                    IpLiterals.formatEndpoint(listening.getAddress(), listening.getPort()),
+                    spec.describeFirewall(),
                     e.getValue().identity().id().orElseThrow());
         }
         List<DemoNode> topology = List.copyOf(nodes.keySet());
@@ -341,29 +406,41 @@ public final class LoopbackDemo {
             if (spec.misleadingAddress()) {
                 out.println();
                 out.println(spec.name() + " is published as " + published.get(spec));
-                out.println("  its first address is " + TOPOLOGY.get(1).name() + "'s endpoint (as when two sites reuse a "
-                        + "private range): the identity check must skip it");
+                out.println(
+                        "  its first address is " + TOPOLOGY.get(1).name() + "'s endpoint (as when two sites reuse a "
+                                + "private range): the identity check must skip it");
             }
         }
-        List<String> spliced = topology.stream().filter(DemoNode::spliceable).map(DemoNode::name).toList();
+        List<String> spliced = topology.stream()
+                .filter(DemoNode::spliceable)
+                .map(DemoNode::name)
+                .toList();
         if (spliced.size() > 1) {
             out.println();
-            out.println(String.join(" and ", spliced) + " listen on " + topology.stream().filter(DemoNode::spliceable).findFirst()
-                    .orElseThrow().address() + ", an address of this machine that the hubs see as public: refusing each other,"
+            out.println(String.join(" and ", spliced) + " listen on "
+                    + topology.stream()
+                            .filter(DemoNode::spliceable)
+                            .findFirst()
+                            .orElseThrow()
+                            .address()
+                    + ", an address of this machine that the hubs see as public: refusing each other,"
                     + " they splice");
-            out.println("  (each sends SYNs from a fresh port at an agreed instant; simulated firewalls, like stateful ones, "
-                    + "let such a simultaneous open through)");
+            out.println(
+                    "  (each sends SYNs from a fresh port at an agreed instant; simulated firewalls, like stateful ones, "
+                            + "let such a simultaneous open through)");
         }
         if (sshd != null) {
             for (DemoNode spec : topology) {
                 if (spec.throughSsh()) {
                     out.println();
-                    out.println(spec.name() + " lets in only " + SSHD_SOURCE + ", where this demo's sshd (OpenSSH, 127.0.0.1:"
-                            + sshd.port() + ", user " + sshd.user() + ") forwards from; every node has a tunnel rule for "
+                    out.println(spec.name() + " lets in only " + SSHD_SOURCE
+                            + ", where this demo's sshd (OpenSSH, 127.0.0.1:"
+                            + sshd.port() + ", user " + sshd.user()
+                            + ") forwards from; every node has a tunnel rule for "
                             + spec.address() + " through it and logged in at start");
                     if (!spliced.isEmpty()) {
-                        out.println("  (" + String.join(" and ", spliced) + ", off loopback, reach loopback from " + SSHD_SOURCE
-                                + " too: they get in plainly)");
+                        out.println("  (" + String.join(" and ", spliced) + ", off loopback, reach loopback from "
+                                + SSHD_SOURCE + " too: they get in plainly)");
                     }
                 }
             }
@@ -378,20 +455,40 @@ public final class LoopbackDemo {
         long upgraded = count(results, PairResult.UPGRADED_TO_SPLICE);
         long spliced = count(results, "splice") + upgraded;
         long routed = count(results, "routed");
-        long refused = results.stream().filter(r -> r.module().equals("refused")).count();
-        long timedOut = results.stream().filter(r -> r.module().equals("timeout")).count();
+        long refused =
+                results.stream().filter(r -> r.module().equals("refused")).count();
+        long timedOut =
+                results.stream().filter(r -> r.module().equals("timeout")).count();
         long unexpected = results.stream().filter(r -> !r.asExpected()).count();
         out.println();
-        out.printf(Locale.ROOT, "%d pairs: %d connected (%d dialled back, %d through SSH, %d spliced%s, %d relayed by hubs), %d refused,"
-                        + " %d timed out; %s%n", results.size(), connected, reversed, throughSsh, spliced,
-                upgraded == 0 ? "" : " (" + upgraded + " after a first relayed connection)", routed, refused, timedOut,
-                unexpected == 0 ? "every pair behaved as its firewalls predict" : unexpected + " pair(s) did NOT behave as predicted");
-        out.printf(Locale.ROOT, "module attempts on loopback: %d, successes: %d; demo took %.1f s%n", attempts[0], attempts[1],
+        out.printf(
+                Locale.ROOT,
+                "%d pairs: %d connected (%d dialled back, %d through SSH, %d spliced%s, %d relayed by hubs), %d refused,"
+                        + " %d timed out; %s%n",
+                results.size(),
+                connected,
+                reversed,
+                throughSsh,
+                spliced,
+                upgraded == 0 ? "" : " (" + upgraded + " after a first relayed connection)",
+                routed,
+                refused,
+                timedOut,
+                unexpected == 0
+                        ? "every pair behaved as its firewalls predict"
+                        : unexpected + " pair(s) did NOT behave as predicted");
+        out.printf(
+                Locale.ROOT,
+                "module attempts on loopback: %d, successes: %d; demo took %.1f s%n",
+                attempts[0],
+                attempts[1],
                 (System.nanoTime() - start) / 1e9);
         return unexpected == 0 ? 0 : 1;
     }
 
     private static long count(List<PairResult> results, String shown) {
-        return results.stream().filter(r -> r.connected() && r.module().equals(shown)).count();
+        return results.stream()
+                .filter(r -> r.connected() && r.module().equals(shown))
+                .count();
     }
 }

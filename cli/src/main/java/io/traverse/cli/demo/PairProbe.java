@@ -24,6 +24,7 @@ import java.util.Random;
 final class PairProbe {
     /** Round trips and throughput bytes at most for a connection relayed by hubs or tunnelled through an sshd. */
     static final int RELAYED_PINGS = 500;
+
     static final long RELAYED_COUNT_BYTES = 16L << 20;
 
     private final int pings;
@@ -38,7 +39,8 @@ final class PairProbe {
         new Random(1).nextBytes(chunk);
     }
 
-    PairResult probe(String from, Traverse client, String to, VirtualSocketAddress target, PairResult.Expectation expected) {
+    PairResult probe(
+            String from, Traverse client, String to, VirtualSocketAddress target, PairResult.Expectation expected) {
         try {
             long start = System.nanoTime();
             Duration first;
@@ -50,7 +52,8 @@ final class PairProbe {
                 // A tunnelled connection carries end-of-stream in-band: that socket class says it came through an sshd.
                 module = client.connectionInfo(s).map(ConnectionInfo::module).orElse("?")
                         + (s instanceof InBandEndOfStreamSocket ? "/ssh" : "");
-                // Bytes through hubs or an sshd move 5-10 times slower than a kernel socket's: fewer keep the demo short.
+                // Bytes through hubs or an sshd move 5-10 times slower than a kernel socket's: fewer keep the demo
+                // short.
                 relayed = module.equals("routed") || s instanceof InBandEndOfStreamSocket;
                 rtt = medianRtt(s, relayed ? Math.min(pings, RELAYED_PINGS) : pings);
             }

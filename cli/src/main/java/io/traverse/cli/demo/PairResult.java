@@ -4,8 +4,18 @@ import java.time.Duration;
 import java.util.Locale;
 
 /** What happened when one demo node connected to another, and what the topology said should happen. */
-record PairResult(String from, String to, Expectation expected, boolean connected, String module, Duration firstSetup,
-        Duration cachedSetup, Duration medianRtt, double megabytesPerSecond, long bytesVerified, String failure) {
+record PairResult(
+        String from,
+        String to,
+        Expectation expected,
+        boolean connected,
+        String module,
+        Duration firstSetup,
+        Duration cachedSetup,
+        Duration medianRtt,
+        double megabytesPerSecond,
+        long bytesVerified,
+        String failure) {
 
     /** What the two firewalls (and the sshd, and where the nodes listen) should make of the pair. */
     enum Expectation {
@@ -43,14 +53,16 @@ record PairResult(String from, String to, Expectation expected, boolean connecte
     static final String UPGRADED_TO_SPLICE = "routed>splice";
 
     static PairResult failed(String from, String to, Expectation expected, String failure, boolean timedOut) {
-        return new PairResult(from, to, expected, false, timedOut ? "timeout" : "refused", null, null, null, 0, 0, failure);
+        return new PairResult(
+                from, to, expected, false, timedOut ? "timeout" : "refused", null, null, null, 0, 0, failure);
     }
 
     boolean asExpected() {
         return switch (expected) {
             case REFUSED, TIMEOUT -> !connected && module.equals(expected.shown);
             // A first splice mostly loses its race to routed; splice, cached once it gets through, makes the next one.
-            case SPLICE -> connected && bytesVerified > 0 && (module.equals(expected.shown) || module.equals(UPGRADED_TO_SPLICE));
+            case SPLICE ->
+                connected && bytesVerified > 0 && (module.equals(expected.shown) || module.equals(UPGRADED_TO_SPLICE));
             default -> connected && bytesVerified > 0 && module.equals(expected.shown);
         };
     }

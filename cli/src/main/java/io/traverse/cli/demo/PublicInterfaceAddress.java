@@ -16,8 +16,7 @@ import java.util.Optional;
  * machine with only private addresses there is none, and the demo leaves the spliced pair out.
  */
 final class PublicInterfaceAddress {
-    private PublicInterfaceAddress() {
-    }
+    private PublicInterfaceAddress() {}
 
     static Optional<InetAddress> find() {
         try {
@@ -39,8 +38,11 @@ final class PublicInterfaceAddress {
 
     /** The splice module's rule (PublicEchoHubs.isPublic), for IPv4. */
     static boolean isPublic(InetAddress address) {
-        if (address.isSiteLocalAddress() || address.isLoopbackAddress() || address.isLinkLocalAddress()
-                || address.isAnyLocalAddress() || address.isMulticastAddress()) {
+        if (address.isSiteLocalAddress()
+                || address.isLoopbackAddress()
+                || address.isLinkLocalAddress()
+                || address.isAnyLocalAddress()
+                || address.isMulticastAddress()) {
             return false;
         }
         byte[] a = address.getAddress();

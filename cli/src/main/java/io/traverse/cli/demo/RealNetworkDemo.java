@@ -3,8 +3,8 @@ package io.traverse.cli.demo;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.testbed.Firewall;
-import io.traverse.testbed.HostCapabilities;
 import io.traverse.testbed.Host;
+import io.traverse.testbed.HostCapabilities;
 import io.traverse.testbed.HubAgent;
 import io.traverse.testbed.NatMode;
 import io.traverse.testbed.NatRouter;
@@ -51,6 +51,7 @@ final class RealNetworkDemo implements AutoCloseable {
     private static final int HUB_PORT = 17000;
     /** Bytes per transfer at most: node agents generate and hash them, which costs more than the network. */
     private static final long MAX_TRANSFER_BYTES = 16L << 20;
+
     private static final int MAX_PINGS = 500;
     private static final Duration NETWORK_WAIT = Duration.ofSeconds(15);
     private static final Duration MAPPED_WITHIN = Duration.ofSeconds(10);
@@ -81,8 +82,10 @@ final class RealNetworkDemo implements AutoCloseable {
         }
     }
 
-    static final RealNode KAPPA = new RealNode("kappa", "site K", "10.0.1.0/24", NatMode.MASQUERADE, Firewall.rejectInbound(), false);
-    static final RealNode LAMBDA = new RealNode("lambda", "site L", "10.0.2.0/24", NatMode.MASQUERADE, Firewall.dropInbound(), false);
+    static final RealNode KAPPA =
+            new RealNode("kappa", "site K", "10.0.1.0/24", NatMode.MASQUERADE, Firewall.rejectInbound(), false);
+    static final RealNode LAMBDA =
+            new RealNode("lambda", "site L", "10.0.2.0/24", NatMode.MASQUERADE, Firewall.dropInbound(), false);
     static final RealNode MU = new RealNode("mu", "site M", "10.0.3.0/24", NatMode.MASQUERADE, Firewall.open(), true);
 
     private final Testbed testbed;
@@ -92,6 +95,7 @@ final class RealNetworkDemo implements AutoCloseable {
         t.setDaemon(true);
         return t;
     });
+
     private final int pings;
     private final long transferBytes;
 
@@ -151,26 +155,42 @@ final class RealNetworkDemo implements AutoCloseable {
     List<PairResult> run(List<RealNode> topology, PrintStream out) {
         long start = System.nanoTime();
         // The agents run from this JVM's class path (the shaded jar, or the release archive's lib/), made absolute.
-        String classPath = String.join(File.pathSeparator, Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
-                .map(entry -> Path.of(entry).toAbsolutePath().toString()).toList());
+        String classPath = String.join(
+                File.pathSeparator,
+                Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                        .map(entry -> Path.of(entry).toAbsolutePath().toString())
+                        .toList());
         // A hub per site, as in the loopback demo: the chain caches what worked per target hub, so
         // each site's nodes get a cache entry of their own.
         Map<RealNode, Host> hubHosts = new LinkedHashMap<>();
         for (RealNode spec : topology) {
             hubHosts.put(spec, testbed.internet().host("hub-" + spec.name()));
         }
-        List<String> hubAddresses = hubHosts.values().stream().map(h -> h.address().getHostAddress() + ":" + HUB_PORT).toList();
+        List<String> hubAddresses = hubHosts.values().stream()
+                .map(h -> h.address().getHostAddress() + ":" + HUB_PORT)
+                .toList();
         Map<RealNode, CompletableFuture<String>> hubs = new LinkedHashMap<>();
         for (Map.Entry<RealNode, Host> e : hubHosts.entrySet()) {
             String self = e.getValue().address().getHostAddress() + ":" + HUB_PORT;
-            List<String> peers = hubAddresses.stream().filter(a -> !a.equals(self)).toList();
-            hubs.put(e.getKey(), CompletableFuture.supplyAsync(() -> {
-                try {
-                    return HubAgent.startOn(e.getValue(), HUB_PORT, TOKEN, "demo-" + e.getKey().name(), List.of(self), peers);
-                } catch (Exception failure) {
-                    throw new CompletionException(failure);
-                }
-            }, starter));
+            List<String> peers =
+                    hubAddresses.stream().filter(a -> !a.equals(self)).toList();
+            hubs.put(
+                    e.getKey(),
+                    CompletableFuture.supplyAsync(
+                            () -> {
+                                try {
+                                    return HubAgent.startOn(
+                                            e.getValue(),
+                                            HUB_PORT,
+                                            TOKEN,
+                                            "demo-" + e.getKey().name(),
+                                            List.of(self),
+                                            peers);
+                                } catch (Exception failure) {
+                                    throw new CompletionException(failure);
+                                }
+                            },
+                            starter));
         }
         Map<RealNode, Site> sites = new LinkedHashMap<>();
         Map<RealNode, Host> hosts = new LinkedHashMap<>();
@@ -188,7 +208,9 @@ final class RealNetworkDemo implements AutoCloseable {
             // Every other site's router reaches the gateway's mapping address (which exists only in the testbed).
             for (Site site : sites.values()) {
                 if (site != gateway.site()) {
-                    site.router().namespace().ip("route", "add", PortMappingGateway.EXTERNAL_NETWORK, "dev", NatRouter.WAN);
+                    site.router()
+                            .namespace()
+                            .ip("route", "add", PortMappingGateway.EXTERNAL_NETWORK, "dev", NatRouter.WAN);
                 }
             }
         }
@@ -198,7 +220,9 @@ final class RealNetworkDemo implements AutoCloseable {
             // Started beside its hub, not after it: the node links once the hub listens.
             String hubAddress = hubHosts.get(spec).address().getHostAddress() + ":" + HUB_PORT;
             // Default settings otherwise: the real network shows what a user gets.
-            NodeSettings settings = NodeSettings.linkedTo(hubAddress, TOKEN).bind(host.address()).classPath(classPath);
+            NodeSettings settings = NodeSettings.linkedTo(hubAddress, TOKEN)
+                    .bind(host.address())
+                    .classPath(classPath);
             if (spec.portMapping()) {
                 settings.set("traverse.portmap", "true");
             }
@@ -217,7 +241,11 @@ final class RealNetworkDemo implements AutoCloseable {
         }
         Map<RealNode, NodeIdentity> identities = new LinkedHashMap<>();
         for (Map.Entry<RealNode, RunningNode> e : nodes.entrySet()) {
-            identities.put(e.getKey(), e.getKey().portMapping() ? awaitMapped(e.getValue(), gateway) : e.getValue().address().node());
+            identities.put(
+                    e.getKey(),
+                    e.getKey().portMapping()
+                            ? awaitMapped(e.getValue(), gateway)
+                            : e.getValue().address().node());
         }
         printTopology(out, topology, sites, nodes, identities, gateway, start);
         out.println(howMeasured(transferBytes, pings));
@@ -242,8 +270,9 @@ final class RealNetworkDemo implements AutoCloseable {
                 return identity;
             }
             if (System.nanoTime() > giveUp) {
-                throw new TestbedException("the node behind miniupnpd advertised no mapped port within " + MAPPED_WITHIN.toSeconds()
-                        + " s; node log:\n" + node.recentLog() + "\nminiupnpd log:\n" + gateway.log());
+                throw new TestbedException(
+                        "the node behind miniupnpd advertised no mapped port within " + MAPPED_WITHIN.toSeconds()
+                                + " s; node log:\n" + node.recentLog() + "\nminiupnpd log:\n" + gateway.log());
             }
             try {
                 Thread.sleep(50);
@@ -258,12 +287,17 @@ final class RealNetworkDemo implements AutoCloseable {
      * First connection (its module and setup), a second (cached setup, throughput), both with
      * random data whose length and SHA-256 the target checks, then one-byte round trips.
      */
-    private PairResult probe(RealNode from, RunningNode source, RealNode to, RunningNode target, NodeIdentity targetIdentity) {
+    private PairResult probe(
+            RealNode from, RunningNode source, RealNode to, RunningNode target, NodeIdentity targetIdentity) {
         PairResult.Expectation expected = expectation(from, to);
-        VirtualSocketAddress service = new VirtualSocketAddress(targetIdentity, target.address().getPort());
-        VirtualSocketAddress echo = new VirtualSocketAddress(targetIdentity, target.echoAddress().getPort());
+        VirtualSocketAddress service =
+                new VirtualSocketAddress(targetIdentity, target.address().getPort());
+        VirtualSocketAddress echo =
+                new VirtualSocketAddress(targetIdentity, target.echoAddress().getPort());
         TransferResult first = source.connect(service, transferBytes, CONNECT_TIMEOUT);
-        if (first.ok() && expected == PairResult.Expectation.SPLICE && first.module().equals("routed")) {
+        if (first.ok()
+                && expected == PairResult.Expectation.SPLICE
+                && first.module().equals("routed")) {
             // A first splice mostly loses its race to routed, which starts beside it and needs fewer round trips;
             // splice, left running, or the upgrade probe that follows then caches splice for the next one.
             awaitUpgrade(source, "splice");
@@ -279,12 +313,23 @@ final class RealNetworkDemo implements AutoCloseable {
         if (!rtt.ok()) {
             return PairResult.failed(from.name(), to.name(), expected, "round trips: " + rtt.error(), false);
         }
-        // The first connection's module, and the next one's if it differs: "routed>splice" is a pair the upgrade probe moved on.
-        String module = first.module().equals(second.module()) ? first.module() : first.module() + ">" + second.module();
+        // The first connection's module, and the next one's if it differs: "routed>splice" is a pair the upgrade probe
+        // moved on.
+        String module =
+                first.module().equals(second.module()) ? first.module() : first.module() + ">" + second.module();
         double seconds = Math.max(1, second.elapsedMillis()) / 1e3;
-        return new PairResult(from.name(), to.name(), expected, true, module, Duration.ofNanos(first.setupMicros() * 1000),
-                Duration.ofNanos(second.setupMicros() * 1000), Duration.ofNanos(rtt.medianNanos()), second.bytes() / seconds / 1e6,
-                first.bytes(), null);
+        return new PairResult(
+                from.name(),
+                to.name(),
+                expected,
+                true,
+                module,
+                Duration.ofNanos(first.setupMicros() * 1000),
+                Duration.ofNanos(second.setupMicros() * 1000),
+                Duration.ofNanos(rtt.medianNanos()),
+                second.bytes() / seconds / 1e6,
+                first.bytes(),
+                null);
     }
 
     /** Until the node's background probe reports that {@code module} now reaches a hub, or a few seconds passed. */
@@ -292,7 +337,9 @@ final class RealNetworkDemo implements AutoCloseable {
         String probed = "Upgrade probe: module " + module + " now reaches";
         String leftRunning = "Module " + module + " reaches "; // it got through after the relay had won
         long giveUp = System.nanoTime() + UPGRADE_WITHIN.toNanos();
-        while (!node.recentLog().contains(probed) && !node.recentLog().contains(leftRunning) && System.nanoTime() < giveUp) {
+        while (!node.recentLog().contains(probed)
+                && !node.recentLog().contains(leftRunning)
+                && System.nanoTime() < giveUp) {
             try {
                 Thread.sleep(20);
             } catch (InterruptedException e) {
@@ -302,40 +349,73 @@ final class RealNetworkDemo implements AutoCloseable {
         }
     }
 
-    private static PairResult failed(RealNode from, RealNode to, PairResult.Expectation expected, TransferResult result) {
+    private static PairResult failed(
+            RealNode from, RealNode to, PairResult.Expectation expected, TransferResult result) {
         String why = result.ok() ? "served by " + result.servedBy() + ", not " + to.name() : result.error();
         return PairResult.failed(from.name(), to.name(), expected, why, why.contains("Timeout"));
     }
 
-    private static void printTopology(PrintStream out, List<RealNode> topology, Map<RealNode, Site> sites,
-            Map<RealNode, RunningNode> nodes, Map<RealNode, NodeIdentity> identities, PortMappingGateway gateway, long start) {
+    private static void printTopology(
+            PrintStream out,
+            List<RealNode> topology,
+            Map<RealNode, Site> sites,
+            Map<RealNode, RunningNode> nodes,
+            Map<RealNode, NodeIdentity> identities,
+            PortMappingGateway gateway,
+            long start) {
         out.println();
-        out.printf(Locale.ROOT, "Real network: %d sites in network namespaces behind real NAT (nftables), a node JVM with default"
-                + " settings at each, a hub per site on the testbed's internet (198.18.0.0/15); built in %.1f s%n", topology.size(),
+        out.printf(
+                Locale.ROOT,
+                "Real network: %d sites in network namespaces behind real NAT (nftables), a node JVM with default"
+                        + " settings at each, a hub per site on the testbed's internet (198.18.0.0/15); built in %.1f s%n",
+                topology.size(),
                 (System.nanoTime() - start) / 1e9);
         String format = "%-8s %-7s %-22s %-70s %s%n";
-        out.printf(Locale.ROOT, format, "node", "site", "listens on", "router (public address " + "and policy)", "node id");
+        out.printf(
+                Locale.ROOT,
+                format,
+                "node",
+                "site",
+                "listens on",
+                "router (public address " + "and policy)",
+                "node id");
         for (RealNode spec : topology) {
             InetSocketAddress listening = identities.get(spec).addresses().get(0);
             Site site = sites.get(spec);
-            out.printf(Locale.ROOT, format, spec.name(), spec.site(), listening.getAddress().getHostAddress() + ":" + listening.getPort(),
-                    site.router().publicAddress().getHostAddress() + ": " + spec.describeRouter(), nodes.get(spec).nodeId());
+            out.printf(
+                    Locale.ROOT,
+                    format,
+                    spec.name(),
+                    spec.site(),
+                    listening.getAddress().getHostAddress() + ":" + listening.getPort(),
+                    site.router().publicAddress().getHostAddress() + ": " + spec.describeRouter(),
+                    nodes.get(spec).nodeId());
         }
-        List<String> spliced = topology.stream().filter(n -> !n.reachable() && n.nat() == NatMode.MASQUERADE).map(RealNode::name).toList();
+        List<String> spliced = topology.stream()
+                .filter(n -> !n.reachable() && n.nat() == NatMode.MASQUERADE)
+                .map(RealNode::name)
+                .toList();
         if (spliced.size() > 1) {
-            out.println(String.join(" and ", spliced) + " can dial neither each other nor back: each sends SYNs from a port whose public"
+            out.println(String.join(" and ", spliced)
+                    + " can dial neither each other nor back: each sends SYNs from a port whose public"
                     + " side the hub echoed, at an agreed instant, and the SYNs cross in flight (splice)");
         }
         if (gateway != null) {
             for (RealNode spec : topology) {
                 if (spec.portMapping()) {
-                    InetSocketAddress external = identities.get(spec).externals().get(0);
+                    InetSocketAddress external =
+                            identities.get(spec).externals().get(0);
                     out.println(spec.name() + " (traverse.portmap=true) asked miniupnpd for a mapping and advertises "
-                            + external.getAddress().getHostAddress() + ":" + external.getPort() + "; miniupnpd's rules: "
-                            + String.join(", ", gateway.mappings().stream().map(m -> m.externalPort() + " -> "
-                                    + m.internalAddress().getHostAddress() + ":" + m.internalPort()).toList()));
-                    out.println("  the only way into " + spec.site() + ": the others connect to " + spec.name() + " directly through"
-                            + " it, and " + spec.name() + " is dialled back through it");
+                            + external.getAddress().getHostAddress() + ":" + external.getPort()
+                            + "; miniupnpd's rules: "
+                            + String.join(
+                                    ", ",
+                                    gateway.mappings().stream()
+                                            .map(m -> m.externalPort() + " -> "
+                                                    + m.internalAddress().getHostAddress() + ":" + m.internalPort())
+                                            .toList()));
+                    out.println("  the only way into " + spec.site() + ": the others connect to " + spec.name()
+                            + " directly through" + " it, and " + spec.name() + " is dialled back through it");
                 }
             }
         }
@@ -344,8 +424,10 @@ final class RealNetworkDemo implements AutoCloseable {
     /** How the real network's rows were measured (they come from node agents, not from this JVM). */
     static String howMeasured(long transferBytes, int pings) {
         return "  its rows below: first and cached setup of two connections from node JVMs whose hub links are up, each sending "
-                + Math.min(transferBytes, MAX_TRANSFER_BYTES) / (1024 * 1024) + " MiB of random data whose length and SHA-256 the"
-                + " target checks (throughput: the second, setup and hashing included), median of " + Math.min(pings, MAX_PINGS)
+                + Math.min(transferBytes, MAX_TRANSFER_BYTES) / (1024 * 1024)
+                + " MiB of random data whose length and SHA-256 the"
+                + " target checks (throughput: the second, setup and hashing included), median of "
+                + Math.min(pings, MAX_PINGS)
                 + " one-byte round trips; \"routed>splice\": the first splice lost its race to routed (which starts beside it"
                 + " and needs fewer round trips), and splice, cached once it got through, made the next connection";
     }

@@ -7,18 +7,25 @@ import java.util.Locale;
 
 /** Prints demo results as a table a person reads at a glance. */
 final class ResultTable {
-    private ResultTable() {
-    }
+    private ResultTable() {}
 
     static void print(PrintStream out, List<PairResult> results) {
         String format = "%-20s %-11s %11s %12s %9s %12s  %s%n";
-        out.printf(Locale.ROOT, format, "pair", "module", "first setup", "cached setup", "RTT", "throughput", "verified");
+        out.printf(
+                Locale.ROOT, format, "pair", "module", "first setup", "cached setup", "RTT", "throughput", "verified");
         out.println("-".repeat(103));
         for (PairResult r : results) {
             String pair = r.from() + " -> " + r.to();
             if (r.connected()) {
-                out.printf(Locale.ROOT, format, pair, r.module(), time(r.firstSetup()), time(r.cachedSetup()),
-                        time(r.medianRtt()), String.format(Locale.ROOT, "%,.0f MB/s", r.megabytesPerSecond()),
+                out.printf(
+                        Locale.ROOT,
+                        format,
+                        pair,
+                        r.module(),
+                        time(r.firstSetup()),
+                        time(r.cachedSetup()),
+                        time(r.medianRtt()),
+                        String.format(Locale.ROOT, "%,.0f MB/s", r.megabytesPerSecond()),
                         mib(r.bytesVerified()) + " sha256 ok" + mark(r));
             } else {
                 out.printf(Locale.ROOT, "%-20s %-11s %s%s%n", pair, r.module(), r.failure(), mark(r));

@@ -15,26 +15,37 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code traverse diagnose}: what works to reach a node, module by module, and why the rest does not. */
-@Command(name = "diagnose", mixinStandardHelpOptions = true,
-        description = {"Try every connection module on its own against a name or node, and say why each failed.",
-                "TARGET is a registered name or a node address, with or without :PORT. Prints what works, the time each "
-                        + "module took and why the others failed. Without a port, a module that gets an answer from the node "
-                        + "(\"nothing listens on virtual port\") counts as reaching it."})
+@Command(
+        name = "diagnose",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Try every connection module on its own against a name or node, and say why each failed.",
+            "TARGET is a registered name or a node address, with or without :PORT. Prints what works, the time each "
+                    + "module took and why the others failed. Without a port, a module that gets an answer from the node "
+                    + "(\"nothing listens on virtual port\") counts as reaching it."
+        })
 public final class DiagnoseCommand implements Callable<Integer> {
     /** Probed when no port is given: an answer that nothing listens there still proves the way. */
     static final int PROBE_PORT = 65535;
 
-    @Parameters(index = "0", paramLabel = "TARGET", description = "NAME, NAME:PORT, a node address tv1-..., or tv1-...:PORT")
+    @Parameters(
+            index = "0",
+            paramLabel = "TARGET",
+            description = "NAME, NAME:PORT, a node address tv1-..., or tv1-...:PORT")
     String target;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10s",
-            description = "per module (default: ${DEFAULT-VALUE})", converter = io.traverse.cli.DurationConverter.class)
+    @Option(
+            names = "--timeout",
+            paramLabel = "DURATION",
+            defaultValue = "10s",
+            description = "per module (default: ${DEFAULT-VALUE})",
+            converter = io.traverse.cli.DurationConverter.class)
     Duration timeout;
 
     @Mixin
@@ -53,28 +64,45 @@ public final class DiagnoseCommand implements Callable<Integer> {
         try {
             port = colon < 0 ? PROBE_PORT : Integer.parseInt(target.substring(colon + 1));
         } catch (NumberFormatException e) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "TARGET '" + target + "': '"
-                    + target.substring(colon + 1) + "' is not a port");
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "TARGET '" + target + "': '" + target.substring(colon + 1) + "' is not a port");
         }
         if (port < 1 || port > 65535) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "TARGET '" + target + "': port " + port
-                    + " is not within 1-65535");
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "TARGET '" + target + "': port " + port + " is not within 1-65535");
         }
         List<String> modules;
         try (Traverse probe = node.start()) {
             modules = probe.modules();
             boolean linked = probe.awaitHubLink(probe.config().hubTimeout());
-            out.println("this node: " + probe.identity().id().map(Object::toString).orElse("?") + ", modules " + modules
-                    + ", hub link " + (linked ? probe.hubLinkStatus().hubName() + " " + probe.hubLinkStatus().hubAddress()
-                    + probe.hubLongPollRoute().map(route -> " by a " + route).orElse("") : "none ("
-                    + probe.hubLinkStatus().state() + (probe.hubLinkStatus().lastFailure() == null ? ""
-                    : ": " + probe.hubLinkStatus().lastFailure()) + ")"));
-            out.println("http proxy: " + probe.config().httpProxy().map(p -> p + "; " + probe.hubProxyAnswer()
-                    .orElse("not used for the hub link (the hub is a non-proxy host)"))
-                    .orElse("none (traverse.http.proxy, https.proxyHost and http.proxyHost are not set)"));
+            out.println("this node: "
+                    + probe.identity().id().map(Object::toString).orElse("?") + ", modules " + modules
+                    + ", hub link "
+                    + (linked
+                            ? probe.hubLinkStatus().hubName() + " "
+                                    + probe.hubLinkStatus().hubAddress()
+                                    + probe.hubLongPollRoute()
+                                            .map(route -> " by a " + route)
+                                            .orElse("")
+                            : "none ("
+                                    + probe.hubLinkStatus().state()
+                                    + (probe.hubLinkStatus().lastFailure() == null
+                                            ? ""
+                                            : ": " + probe.hubLinkStatus().lastFailure())
+                                    + ")"));
+            out.println("http proxy: "
+                    + probe.config()
+                            .httpProxy()
+                            .map(p -> p + "; "
+                                    + probe.hubProxyAnswer()
+                                            .orElse("not used for the hub link (the hub is a non-proxy host)"))
+                            .orElse("none (traverse.http.proxy, https.proxyHost and http.proxyHost are not set)"));
             out.println("port mapping: " + portMapping(probe));
-            out.println("ssh tunnels: " + (probe.config().sshTunnels().isEmpty() ? "none (traverse.ssh.tunnels is not set)"
-                    : probe.config().sshTunnels().size() + " rule(s); the direct module and dial-backs use them for their networks"));
+            out.println("ssh tunnels: "
+                    + (probe.config().sshTunnels().isEmpty()
+                            ? "none (traverse.ssh.tunnels is not set)"
+                            : probe.config().sshTunnels().size()
+                                    + " rule(s); the direct module and dial-backs use them for their networks"));
             if (!host.startsWith("tv1-")) {
                 if (!linked) {
                     // Every module would fail alike, each after its own wait: say it once.
@@ -82,9 +110,13 @@ public final class DiagnoseCommand implements Callable<Integer> {
                     out.flush();
                     return 1;
                 }
-                Optional<VirtualSocketAddress> resolved = probe.hubDirectory().resolveName(host).get(10, TimeUnit.SECONDS);
-                out.println("name " + host + ": " + resolved.map(a -> "node " + a.node().id().map(Object::toString).orElse("?")
-                        + " at hub " + a.node().hubs()).orElse("not registered in the hub network (is 'traverse expose' running?)"));
+                Optional<VirtualSocketAddress> resolved =
+                        probe.hubDirectory().resolveName(host).get(10, TimeUnit.SECONDS);
+                out.println("name " + host + ": "
+                        + resolved.map(a -> "node "
+                                        + a.node().id().map(Object::toString).orElse("?") + " at hub "
+                                        + a.node().hubs())
+                                .orElse("not registered in the hub network (is 'traverse expose' running?)"));
                 if (resolved.isEmpty()) {
                     out.flush();
                     return 1;
@@ -105,7 +137,7 @@ public final class DiagnoseCommand implements Callable<Integer> {
             switch (probe.outcome()) {
                 case CONNECTED, ANSWERED -> working++;
                 case CLOSED_AT_ONCE -> serviceGone++;
-                default -> { }
+                default -> {}
             }
             table.add(module, probe.outcome().text, millis(probe.setup()), millis(probe.total()), probe.detail());
         }
@@ -114,8 +146,8 @@ public final class DiagnoseCommand implements Callable<Integer> {
         if (working > 0) {
             out.println(working + " of " + modules.size() + " modules reach " + target + took);
         } else if (serviceGone > 0) {
-            out.println(serviceGone + " of " + modules.size() + " modules reach the node, but the service behind " + target
-                    + " closed every connection at once" + took);
+            out.println(serviceGone + " of " + modules.size() + " modules reach the node, but the service behind "
+                    + target + " closed every connection at once" + took);
         } else {
             out.println("no module reaches " + target + took);
         }
@@ -128,10 +160,13 @@ public final class DiagnoseCommand implements Callable<Integer> {
         if (!probe.config().portmap()) {
             return "off (traverse.portmap=true asks a UPnP IGD, PCP or NAT-PMP gateway to map this node's port)";
         }
-        List<java.net.InetSocketAddress> mapped = new java.util.ArrayList<>(probe.identity().externals());
+        List<java.net.InetSocketAddress> mapped =
+                new java.util.ArrayList<>(probe.identity().externals());
         mapped.removeAll(probe.config().externals());
-        return mapped.isEmpty() ? "on (" + String.join(", ", probe.config().portmapProtocols()) + "), but no gateway granted a mapping"
-                + " by the time the hub link was up" : "on, advertising " + mapped + " (a port the NAT maps to this node)";
+        return mapped.isEmpty()
+                ? "on (" + String.join(", ", probe.config().portmapProtocols()) + "), but no gateway granted a mapping"
+                        + " by the time the hub link was up"
+                : "on, advertising " + mapped + " (a port the NAT maps to this node)";
     }
 
     private static String millis(Duration d) {

@@ -35,7 +35,8 @@ record ModuleProbe(String module, Outcome outcome, Duration setup, Duration tota
      * {@code checkService}, watches the connection for {@link #SERVICE_CHECK_MILLIS}: a service
      * behind an exposed name that is down shows as a connection the far end closes at once.
      */
-    static ModuleProbe run(TraverseConfig.Builder base, String module, String host, int port, Duration timeout, boolean checkService) {
+    static ModuleProbe run(
+            TraverseConfig.Builder base, String module, String host, int port, Duration timeout, boolean checkService) {
         long start = System.nanoTime();
         TraverseConfig config = base.modules(module).connectTimeout(timeout).build();
         try (Traverse node = Traverse.start(config)) {
@@ -44,18 +45,31 @@ record ModuleProbe(String module, Outcome outcome, Duration setup, Duration tota
             try (Socket s = node.socketFactory().createSocket(host, port)) {
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
                 // A relayed connection has no IP peer: its remote address is the virtual one asked for.
-                String detail = s.getRemoteSocketAddress() instanceof io.traverse.VirtualSocketAddress ? "relayed by the hubs"
-                        : s instanceof io.traverse.connect.InBandEndOfStreamSocket ? "through an SSH tunnel to " + s.getRemoteSocketAddress()
-                        : "to " + s.getRemoteSocketAddress();
+                String detail = s.getRemoteSocketAddress() instanceof io.traverse.VirtualSocketAddress
+                        ? "relayed by the hubs"
+                        : s instanceof io.traverse.connect.InBandEndOfStreamSocket
+                                ? "through an SSH tunnel to " + s.getRemoteSocketAddress()
+                                : "to " + s.getRemoteSocketAddress();
                 String closed = checkService ? closedAtOnce(s) : null;
-                return closed == null ? new ModuleProbe(module, Outcome.CONNECTED, took, since(start), detail)
-                        : new ModuleProbe(module, Outcome.CLOSED_AT_ONCE, took, since(start), detail + ", but " + closed);
+                return closed == null
+                        ? new ModuleProbe(module, Outcome.CONNECTED, took, since(start), detail)
+                        : new ModuleProbe(
+                                module, Outcome.CLOSED_AT_ONCE, took, since(start), detail + ", but " + closed);
             } catch (IOException e) {
                 Duration took = Duration.ofNanos(System.nanoTime() - t0);
-                return new ModuleProbe(module, answeredByTarget(e) ? Outcome.ANSWERED : Outcome.FAILED, took, since(start), firstLine(e));
+                return new ModuleProbe(
+                        module,
+                        answeredByTarget(e) ? Outcome.ANSWERED : Outcome.FAILED,
+                        took,
+                        since(start),
+                        firstLine(e));
             }
         } catch (IOException | RuntimeException e) {
-            return new ModuleProbe(module, Outcome.FAILED, Duration.ZERO, since(start),
+            return new ModuleProbe(
+                    module,
+                    Outcome.FAILED,
+                    Duration.ZERO,
+                    since(start),
                     "could not start a node with only this module: " + firstLine(e));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -67,7 +81,9 @@ record ModuleProbe(String module, Outcome outcome, Duration setup, Duration tota
     private static String closedAtOnce(Socket s) {
         try {
             s.setSoTimeout(SERVICE_CHECK_MILLIS);
-            return s.getInputStream().read() < 0 ? "the far end closed it at once (is the service behind it running?)" : null;
+            return s.getInputStream().read() < 0
+                    ? "the far end closed it at once (is the service behind it running?)"
+                    : null;
         } catch (java.net.SocketTimeoutException silent) {
             return null;
         } catch (IOException e) {

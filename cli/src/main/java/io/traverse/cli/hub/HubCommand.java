@@ -13,32 +13,50 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code traverse hub}: runs a hub until SIGTERM or Ctrl-C, then closes it cleanly. */
-@Command(name = "hub", mixinStandardHelpOptions = true,
-        description = {"Run a hub: links to nodes and hubs, gossip, routes, names and relays.",
-                "Accepts node and hub links, dials the peers and every hub learned of, routes side messages and keeps the "
-                        + "name registry. Runs until SIGTERM or Ctrl-C. Options override the --config file. The token comes "
-                        + "from --token, --token-file, the file, or the TRAVERSE_TOKEN environment variable, in that order."})
+@Command(
+        name = "hub",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Run a hub: links to nodes and hubs, gossip, routes, names and relays.",
+            "Accepts node and hub links, dials the peers and every hub learned of, routes side messages and keeps the "
+                    + "name registry. Runs until SIGTERM or Ctrl-C. Options override the --config file. The token comes "
+                    + "from --token, --token-file, the file, or the TRAVERSE_TOKEN environment variable, in that order."
+        })
 public final class HubCommand implements Callable<Integer> {
     @CommandLine.Spec
     CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--bind", paramLabel = "ADDRESS", description = "address to listen on (default: 0.0.0.0, every interface)")
+    @Option(
+            names = "--bind",
+            paramLabel = "ADDRESS",
+            description = "address to listen on (default: 0.0.0.0, every interface)")
     String bind;
 
-    @Option(names = "--port", paramLabel = "PORT", description = "hub link port (default: " + HubConfig.DEFAULT_PORT + ")")
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            description = "hub link port (default: " + HubConfig.DEFAULT_PORT + ")")
     Integer port;
 
-    @Option(names = "--name", paramLabel = "NAME",
-            description = "hub name; the hub id then derives from it, so keep it across restarts and unique in the network"
-                    + " (default: shown as <hostname>:<port>, with an id generated once and kept in --state-dir)")
+    @Option(
+            names = "--name",
+            paramLabel = "NAME",
+            description =
+                    "hub name; the hub id then derives from it, so keep it across restarts and unique in the network"
+                            + " (default: shown as <hostname>:<port>, with an id generated once and kept in --state-dir)")
     String name;
 
-    @Option(names = "--state-dir", paramLabel = "DIR",
-            description = "where a hub without --name keeps its id, in hub-<port>.id (default: $XDG_STATE_HOME/traverse,"
-                    + " else ~/.local/state/traverse)")
+    @Option(
+            names = "--state-dir",
+            paramLabel = "DIR",
+            description =
+                    "where a hub without --name keeps its id, in hub-<port>.id (default: $XDG_STATE_HOME/traverse,"
+                            + " else ~/.local/state/traverse)")
     Path stateDir;
 
-    @Option(names = "--id-file", paramLabel = "FILE",
+    @Option(
+            names = "--id-file",
+            paramLabel = "FILE",
             description = "the file that keeps the id of a hub without --name (default: hub-<port>.id in --state-dir);"
                     + " created with a new random id if absent")
     Path idFile;
@@ -46,41 +64,57 @@ public final class HubCommand implements Callable<Integer> {
     @Option(names = "--peer", paramLabel = "HOST:PORT", description = "a hub to dial (repeatable; port default 17000)")
     List<String> peers = List.of();
 
-    @Option(names = "--ssh-tunnel", paramLabel = "RULE",
+    @Option(
+            names = "--ssh-tunnel",
+            paramLabel = "RULE",
             description = "peer hubs in NETWORK are dialled through an sshd (repeatable): 'NETWORK user=NAME key=FILE"
                     + " [gateway=HOST[:PORT]] [port=PORT] [passphrase=TEXT] [known-hosts=FILE]', host keys checked strictly"
                     + " (docs/operations.md, \"SSH tunnels\")")
     List<String> sshTunnels = List.of();
 
-    @Option(names = "--advertise", paramLabel = "HOST:PORT", split = ",",
+    @Option(
+            names = "--advertise",
+            paramLabel = "HOST:PORT",
+            split = ",",
             description = "address other hubs should dial this hub at (repeatable; default: the interface addresses"
                     + " of --bind; 'none': nobody dials this hub, it only dials out)")
     List<String> advertise;
 
-    @Option(names = "--token", paramLabel = "TOKEN", description = "network token (visible in the process list: prefer --token-file or TRAVERSE_TOKEN)")
+    @Option(
+            names = "--token",
+            paramLabel = "TOKEN",
+            description = "network token (visible in the process list: prefer --token-file or TRAVERSE_TOKEN)")
     String token;
 
     @Option(names = "--token-file", paramLabel = "FILE", description = "file whose first line is the network token")
     Path tokenFile;
 
-    @Option(names = "--config", paramLabel = "FILE", description = "properties file with traverse.hub.* keys (docs/operations.md)")
+    @Option(
+            names = "--config",
+            paramLabel = "FILE",
+            description = "properties file with traverse.hub.* keys (docs/operations.md)")
     Path config;
 
-    @Option(names = "--http-port", paramLabel = "PORT",
-            description = "HTTP port for /metrics (Prometheus), /status (JSON) and / (the live dashboard) (default: " + HubConfig.DEFAULT_HTTP_PORT
-                    + "; 0 picks a free one; negative disables)")
+    @Option(
+            names = "--http-port",
+            paramLabel = "PORT",
+            description = "HTTP port for /metrics (Prometheus), /status (JSON) and / (the live dashboard) (default: "
+                    + HubConfig.DEFAULT_HTTP_PORT + "; 0 picks a free one; negative disables)")
     Integer httpPort;
 
-    @Option(names = "--discovery-port", paramLabel = "PORT",
-            description = "UDP port on which to answer nodes looking for a hub (default: " + HubConfig.DEFAULT_DISCOVERY_PORT
-                    + ", the nodes' traverse.discovery.port; negative disables)")
+    @Option(
+            names = "--discovery-port",
+            paramLabel = "PORT",
+            description = "UDP port on which to answer nodes looking for a hub (default: "
+                    + HubConfig.DEFAULT_DISCOVERY_PORT + ", the nodes' traverse.discovery.port; negative disables)")
     Integer discoveryPort;
 
     /** Builds the configuration from options, file and environment. */
     HubConfig hubConfig(Map<String, String> environment) throws Exception {
         HubSettings file = config == null ? HubSettings.none() : HubSettings.read(config);
         // The daemon answers discovery unless told otherwise; the library's builder does not.
-        HubConfig.Builder builder = HubConfig.builder().discoveryPort(HubConfig.DEFAULT_DISCOVERY_PORT)
+        HubConfig.Builder builder = HubConfig.builder()
+                .discoveryPort(HubConfig.DEFAULT_DISCOVERY_PORT)
                 .stateDirectory(HubConfig.defaultStateDirectory(environment, System.getProperty("user.home")));
         file.applyTo(builder);
         if (bind != null) {
@@ -126,18 +160,20 @@ public final class HubCommand implements Callable<Integer> {
         java.util.concurrent.atomic.AtomicReference<Hub> started = new java.util.concurrent.atomic.AtomicReference<>();
         CountDownLatch stopped = new CountDownLatch(1);
         CountDownLatch ready = new CountDownLatch(1);
-        Thread closer = new Thread(() -> {
-            try {
-                ready.await(30, java.util.concurrent.TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-            Hub hub = started.get();
-            if (hub != null) {
-                hub.close();
-            }
-            stopped.countDown();
-        }, "traverse-hub-shutdown");
+        Thread closer = new Thread(
+                () -> {
+                    try {
+                        ready.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    Hub hub = started.get();
+                    if (hub != null) {
+                        hub.close();
+                    }
+                    stopped.countDown();
+                },
+                "traverse-hub-shutdown");
         Runtime.getRuntime().addShutdownHook(closer);
         try {
             started.set(Hub.start(hubConfig));

@@ -51,11 +51,35 @@ final class HubSettings {
     static final String IO_THREADS = "traverse.hub.io.threads";
     /** Rules separated by ';', as {@code --ssh-tunnel} takes them one by one. */
     static final String SSH_TUNNELS = "traverse.hub.ssh.tunnels";
-    static final Set<String> KEYS = Set.of(BIND, PORT, NAME, STATE_DIR, ID_FILE, PEERS, ADVERTISE, HTTP_PORT, DISCOVERY_PORT, TOKEN, TOKEN_FILE, KEEPALIVE, GOSSIP_REFRESH,
-            EXPIRY, MAX_NODES, MAX_NAMES, MAX_PENDING, MAX_RELAYED_PER_NODE, MAX_SETUPS_PER_NODE, MAX_RELAYED, LINK_RATE, LINK_BURST,
-            IO_THREADS, SSH_TUNNELS);
+
+    static final Set<String> KEYS = Set.of(
+            BIND,
+            PORT,
+            NAME,
+            STATE_DIR,
+            ID_FILE,
+            PEERS,
+            ADVERTISE,
+            HTTP_PORT,
+            DISCOVERY_PORT,
+            TOKEN,
+            TOKEN_FILE,
+            KEEPALIVE,
+            GOSSIP_REFRESH,
+            EXPIRY,
+            MAX_NODES,
+            MAX_NAMES,
+            MAX_PENDING,
+            MAX_RELAYED_PER_NODE,
+            MAX_SETUPS_PER_NODE,
+            MAX_RELAYED,
+            LINK_RATE,
+            LINK_BURST,
+            IO_THREADS,
+            SSH_TUNNELS);
     /** The value of {@code traverse.hub.advertise} (or {@code --advertise}) for a hub that only dials out. */
     static final String ADVERTISE_NONE = "none";
+
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})(ms|s|m|h)?");
 
     private final Properties file;
@@ -77,7 +101,8 @@ final class HubSettings {
         Set<String> unknown = new TreeSet<>(properties.stringPropertyNames());
         unknown.removeAll(KEYS);
         if (!unknown.isEmpty()) {
-            throw new IllegalArgumentException(path + ": unknown keys " + unknown + " (known: " + new TreeSet<>(KEYS) + ")");
+            throw new IllegalArgumentException(
+                    path + ": unknown keys " + unknown + " (known: " + new TreeSet<>(KEYS) + ")");
         }
         return new HubSettings(properties);
     }
@@ -191,7 +216,10 @@ final class HubSettings {
     static List<String> list(String value) {
         List<String> out = new ArrayList<>();
         if (value != null) {
-            Arrays.stream(value.split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(out::add);
+            Arrays.stream(value.split(","))
+                    .map(String::trim)
+                    .filter(s -> !s.isEmpty())
+                    .forEach(out::add);
         }
         return out;
     }

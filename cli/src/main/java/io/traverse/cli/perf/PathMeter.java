@@ -32,10 +32,20 @@ final class PathMeter {
         String[] step = {"first connection"};
         try {
             progress.accept(module + ": " + step[0]);
-            Leg up = leg(module, connector, ports.upload(), step, "upload of " + bytes + " bytes",
+            Leg up = leg(
+                    module,
+                    connector,
+                    ports.upload(),
+                    step,
+                    "upload of " + bytes + " bytes",
                     (s, seed) -> DigestEcho.exchangeVerified(s, bytes, seed));
             step[0] = "second connection";
-            Leg down = leg(module, connector, ports.download(), step, "download of " + bytes + " bytes",
+            Leg down = leg(
+                    module,
+                    connector,
+                    ports.download(),
+                    step,
+                    "download of " + bytes + " bytes",
                     (s, seed) -> PathMeasurement.fetchVerified(s, bytes, seed));
             step[0] = pings + " round trips";
             progress.accept(module + ": " + step[0]);
@@ -44,16 +54,24 @@ final class PathMeter {
                 s.setSoTimeout(30_000);
                 rtt = PathMeasurement.roundTrips(s, pings);
             }
-            return new PathResult(module, true, up.setupMs(), down.setupMs(), PathMeasurement.quantile(rtt, 0.5) / 1e3,
-                    PathMeasurement.quantile(rtt, 0.99) / 1e3, up.mbps(), down.mbps(), 2 * bytes, "");
+            return new PathResult(
+                    module,
+                    true,
+                    up.setupMs(),
+                    down.setupMs(),
+                    PathMeasurement.quantile(rtt, 0.5) / 1e3,
+                    PathMeasurement.quantile(rtt, 0.99) / 1e3,
+                    up.mbps(),
+                    down.mbps(),
+                    2 * bytes,
+                    "");
         } catch (IOException | RuntimeException e) {
             return PathResult.failed(module, step[0] + ": " + firstLine(e));
         }
     }
 
     /** A connection's setup time and its transfer's rate. */
-    private record Leg(double setupMs, double mbps) {
-    }
+    private record Leg(double setupMs, double mbps) {}
 
     /** One way of moving {@code bytes} over a connection, checked; the seed makes the bytes. */
     private interface Transfer {
@@ -61,7 +79,8 @@ final class PathMeter {
     }
 
     /** Connects to {@code port} (timed), then runs {@code transfer} (timed), naming each step in {@code step} as it goes. */
-    private Leg leg(String module, Connector connector, int port, String[] step, String what, Transfer transfer) throws IOException {
+    private Leg leg(String module, Connector connector, int port, String[] step, String what, Transfer transfer)
+            throws IOException {
         long t0 = System.nanoTime();
         try (Socket s = connector.connect(port)) {
             double setup = millisSince(t0);

@@ -14,8 +14,17 @@ package io.traverse.cli.perf;
  * @param bytesVerified both ways together
  * @param error         why it failed, or empty
  */
-record PathResult(String module, boolean ok, double firstSetupMs, double cachedSetupMs, double rttP50Us, double rttP99Us,
-        double upMBps, double downMBps, long bytesVerified, String error) {
+record PathResult(
+        String module,
+        boolean ok,
+        double firstSetupMs,
+        double cachedSetupMs,
+        double rttP50Us,
+        double rttP99Us,
+        double upMBps,
+        double downMBps,
+        long bytesVerified,
+        String error) {
     static PathResult failed(String module, String error) {
         return new PathResult(module, false, -1, -1, -1, -1, -1, -1, 0, error);
     }

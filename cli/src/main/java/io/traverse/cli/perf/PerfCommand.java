@@ -24,35 +24,57 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code traverse perf TARGET}: setup, round trips and throughput to a perf server, per module and for plain TCP. */
-@Command(name = "perf", mixinStandardHelpOptions = true, subcommands = PerfServeCommand.class,
-        description = {"Measure the path to a 'traverse perf serve' on another site, per module, as iperf does for plain TCP.",
-                "TARGET is the server's registered name or node address (tv1-...). Every module of this node is tried on its own,"
-                        + " as 'traverse diagnose' does: a fresh node with only that module connects (first setup), uploads BYTES,"
-                        + " connects again (cached setup), downloads BYTES, and times round trips on a third connection; every"
-                        + " byte is checked by SHA-256. Plain TCP to the server's addresses is measured the same way where it"
-                        + " gets through. Progress goes to stderr, the table (or --json) to stdout."})
+@Command(
+        name = "perf",
+        mixinStandardHelpOptions = true,
+        subcommands = PerfServeCommand.class,
+        description = {
+            "Measure the path to a 'traverse perf serve' on another site, per module, as iperf does for plain TCP.",
+            "TARGET is the server's registered name or node address (tv1-...). Every module of this node is tried on its own,"
+                    + " as 'traverse diagnose' does: a fresh node with only that module connects (first setup), uploads BYTES,"
+                    + " connects again (cached setup), downloads BYTES, and times round trips on a third connection; every"
+                    + " byte is checked by SHA-256. Plain TCP to the server's addresses is measured the same way where it"
+                    + " gets through. Progress goes to stderr, the table (or --json) to stdout."
+        })
 public final class PerfCommand implements Callable<Integer> {
-    @Parameters(index = "0", arity = "0..1", paramLabel = "TARGET", description = "the server's NAME or node address tv1-...")
+    @Parameters(
+            index = "0",
+            arity = "0..1",
+            paramLabel = "TARGET",
+            description = "the server's NAME or node address tv1-...")
     String target;
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "" + PerfPorts.DEFAULT_BASE,
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            defaultValue = "" + PerfPorts.DEFAULT_BASE,
             description = "the server's first port (default: ${DEFAULT-VALUE})")
     int port;
 
-    @Option(names = "--bytes", paramLabel = "BYTES", defaultValue = "16777216",
+    @Option(
+            names = "--bytes",
+            paramLabel = "BYTES",
+            defaultValue = "16777216",
             description = "bytes each way per module (default: ${DEFAULT-VALUE}, 16 MiB)")
     long bytes;
 
-    @Option(names = "--pings", paramLabel = "N", defaultValue = "1000", description = "round trips timed (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--pings",
+            paramLabel = "N",
+            defaultValue = "1000",
+            description = "round trips timed (default: ${DEFAULT-VALUE})")
     int pings;
 
-    @Option(names = "--timeout", paramLabel = "DURATION", defaultValue = "10s",
+    @Option(
+            names = "--timeout",
+            paramLabel = "DURATION",
+            defaultValue = "10s",
             description = "connect timeout per connection (default: ${DEFAULT-VALUE})",
             converter = io.traverse.cli.DurationConverter.class)
     Duration timeout;
@@ -70,11 +92,13 @@ public final class PerfCommand implements Callable<Integer> {
     public Integer call() throws Exception {
         LogLevel.defaultTo("warn");
         if (target == null) { // optional only so that 'perf serve' is not asked for one
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "Missing required parameter: 'TARGET'");
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "Missing required parameter: 'TARGET'");
         }
         PerfPorts ports = PerfPorts.from(port, spec);
         if (bytes < 1 || pings < 1) {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--bytes and --pings must be at least 1");
+            throw new picocli.CommandLine.ParameterException(
+                    spec.commandLine(), "--bytes and --pings must be at least 1");
         }
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
@@ -91,12 +115,14 @@ public final class PerfCommand implements Callable<Integer> {
         }
         List<PathResult> results = new ArrayList<>();
         for (String module : modules) {
-            TraverseConfig config = node.configBuilder().modules(module).connectTimeout(timeout).build();
+            TraverseConfig config =
+                    node.configBuilder().modules(module).connectTimeout(timeout).build();
             Traverse alone;
             try {
                 alone = Traverse.start(config);
             } catch (IOException | RuntimeException e) {
-                results.add(PathResult.failed(module, "could not start a node with only this module: " + PathMeter.firstLine(e)));
+                results.add(PathResult.failed(
+                        module, "could not start a node with only this module: " + PathMeter.firstLine(e)));
                 continue;
             }
             try {
@@ -133,22 +159,35 @@ public final class PerfCommand implements Callable<Integer> {
             report.put("target", target);
             report.put("bytes", bytes);
             report.put("pings", pings);
-            report.put("plain", plain.map(a -> a.getAddress().getHostAddress() + ":" + a.getPort()).orElse(null));
+            report.put(
+                    "plain",
+                    plain.map(a -> a.getAddress().getHostAddress() + ":" + a.getPort())
+                            .orElse(null));
             report.put("results", results);
-            out.println(new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT).writeValueAsString(report));
+            out.println(new ObjectMapper()
+                    .enable(SerializationFeature.INDENT_OUTPUT)
+                    .writeValueAsString(report));
         } else {
-            TextColumns table = new TextColumns("module", "first setup", "cached setup", "rtt p50", "rtt p99", "up", "down",
-                    "verified", "result");
+            TextColumns table = new TextColumns(
+                    "module", "first setup", "cached setup", "rtt p50", "rtt p99", "up", "down", "verified", "result");
             for (PathResult r : results) {
-                table.add(r.module(), r.ok() ? ms(r.firstSetupMs()) : "-", r.ok() ? ms(r.cachedSetupMs()) : "-",
-                        r.ok() ? us(r.rttP50Us()) : "-", r.ok() ? us(r.rttP99Us()) : "-", r.ok() ? mbps(r.upMBps()) : "-",
-                        r.ok() ? mbps(r.downMBps()) : "-", r.ok() ? (r.bytesVerified() >> 20) + " MiB sha256 ok" : "-",
+                table.add(
+                        r.module(),
+                        r.ok() ? ms(r.firstSetupMs()) : "-",
+                        r.ok() ? ms(r.cachedSetupMs()) : "-",
+                        r.ok() ? us(r.rttP50Us()) : "-",
+                        r.ok() ? us(r.rttP99Us()) : "-",
+                        r.ok() ? mbps(r.upMBps()) : "-",
+                        r.ok() ? mbps(r.downMBps()) : "-",
+                        r.ok() ? (r.bytesVerified() >> 20) + " MiB sha256 ok" : "-",
                         r.ok() ? "ok" : r.error());
             }
             out.print(table.render(""));
             if (plain.isEmpty()) {
-                out.println("plain TCP: " + (server.isEmpty() ? "not tried (the target's addresses are not known)"
-                        : "does not get through to the server's addresses on port " + ports.upload()));
+                out.println("plain TCP: "
+                        + (server.isEmpty()
+                                ? "not tried (the target's addresses are not known)"
+                                : "does not get through to the server's addresses on port " + ports.upload()));
             }
         }
         out.flush();
@@ -165,7 +204,10 @@ public final class PerfCommand implements Callable<Integer> {
             }
         }
         try {
-            return probe.hubDirectory().resolveName(target).get(10, TimeUnit.SECONDS).map(VirtualSocketAddress::node);
+            return probe.hubDirectory()
+                    .resolveName(target)
+                    .get(10, TimeUnit.SECONDS)
+                    .map(VirtualSocketAddress::node);
         } catch (Exception e) {
             return Optional.empty();
         }

@@ -20,21 +20,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code traverse perf serve}: the far end of {@code traverse perf}, until stopped. */
-@Command(name = "serve", mixinStandardHelpOptions = true,
-        description = {"Serve 'traverse perf' from other sites until stopped (Ctrl-C).",
-                "Opens three services on virtual ports PORT, PORT+1 and PORT+2 (uploads checked by SHA-256, a one-byte echo,"
-                        + " downloads of a seeded stream) and, unless --no-plain, the same on plain TCP ports of every interface,"
-                        + " so that plain TCP is measured beside Traverse where it gets through."})
+@Command(
+        name = "serve",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Serve 'traverse perf' from other sites until stopped (Ctrl-C).",
+            "Opens three services on virtual ports PORT, PORT+1 and PORT+2 (uploads checked by SHA-256, a one-byte echo,"
+                    + " downloads of a seeded stream) and, unless --no-plain, the same on plain TCP ports of every interface,"
+                    + " so that plain TCP is measured beside Traverse where it gets through."
+        })
 public final class PerfServeCommand implements Callable<Integer> {
-    @Option(names = "--name", paramLabel = "NAME", description = "register this name at the hub network, for 'traverse perf NAME'")
+    @Option(
+            names = "--name",
+            paramLabel = "NAME",
+            description = "register this name at the hub network, for 'traverse perf NAME'")
     String name;
 
-    @Option(names = "--port", paramLabel = "PORT", defaultValue = "" + PerfPorts.DEFAULT_BASE,
+    @Option(
+            names = "--port",
+            paramLabel = "PORT",
+            defaultValue = "" + PerfPorts.DEFAULT_BASE,
             description = "first of the three ports (default: ${DEFAULT-VALUE})")
     int port;
 
@@ -63,7 +73,8 @@ public final class PerfServeCommand implements Callable<Integer> {
         List<ServerSocket> listeners = new ArrayList<>();
         try (Traverse traverse = node.start()) {
             String servedBy = traverse.identity().id().map(Object::toString).orElse("-");
-            TraverseServerSocket upload = name == null ? traverse.serverSocketFactory().createServerSocket(ports.upload())
+            TraverseServerSocket upload = name == null
+                    ? traverse.serverSocketFactory().createServerSocket(ports.upload())
                     : traverse.serverSocketFactory().createServerSocket(name, ports.upload());
             listeners.add(upload);
             listeners.add(traverse.serverSocketFactory().createServerSocket(ports.echo()));
@@ -82,10 +93,12 @@ public final class PerfServeCommand implements Callable<Integer> {
                 accept(listeners.get(i), service, connections);
             }
             String host = ((io.traverse.VirtualSocketAddress) upload.getLocalSocketAddress()).getHostString();
-            out.println("perf server " + host + (name == null ? "" : ", name " + name) + ", virtual ports " + ports.upload()
-                    + "-" + ports.download() + (noPlain ? "" : ", plain TCP ports " + ports.upload() + "-" + ports.download()));
+            out.println("perf server " + host + (name == null ? "" : ", name " + name) + ", virtual ports "
+                    + ports.upload() + "-" + ports.download()
+                    + (noPlain ? "" : ", plain TCP ports " + ports.upload() + "-" + ports.download()));
             out.println("measure it from another site: traverse perf " + (name != null ? name : host)
-                    + (ports.base() == PerfPorts.DEFAULT_BASE ? "" : " --port " + ports.base()) + " --hub HUB --token-file FILE");
+                    + (ports.base() == PerfPorts.DEFAULT_BASE ? "" : " --port " + ports.base())
+                    + " --hub HUB --token-file FILE");
             out.flush();
             stop.await();
         } finally {
@@ -111,24 +124,29 @@ public final class PerfServeCommand implements Callable<Integer> {
     }
 
     private static void accept(ServerSocket listener, Service service, ExecutorService connections) {
-        Thread acceptor = new Thread(() -> {
-            while (!listener.isClosed()) {
-                Socket s;
-                try {
-                    s = listener.accept();
-                } catch (IOException e) {
-                    return; // closed
-                }
-                connections.execute(() -> {
-                    try {
-                        s.setSoTimeout(120_000);
-                        service.handle(s);
-                    } catch (IOException e) {
-                        log().info("A perf connection from {} failed: {}", s.getRemoteSocketAddress(), e.toString());
+        Thread acceptor = new Thread(
+                () -> {
+                    while (!listener.isClosed()) {
+                        Socket s;
+                        try {
+                            s = listener.accept();
+                        } catch (IOException e) {
+                            return; // closed
+                        }
+                        connections.execute(() -> {
+                            try {
+                                s.setSoTimeout(120_000);
+                                service.handle(s);
+                            } catch (IOException e) {
+                                log().info(
+                                                "A perf connection from {} failed: {}",
+                                                s.getRemoteSocketAddress(),
+                                                e.toString());
+                            }
+                        });
                     }
-                });
-            }
-        }, "perf-accept-" + listener.getLocalPort());
+                },
+                "perf-accept-" + listener.getLocalPort());
         acceptor.setDaemon(true);
         acceptor.start();
     }

@@ -48,7 +48,8 @@ public record ExposedService(String service, int localPort, String name, int vir
      * @param ownsNode whether closing the returned pipe closes the node too
      * @throws IOException if the name cannot be registered (another node holds it, no hub link)
      */
-    public RunningPipe<TraverseServerSocket> start(Traverse node, PipeCounters counters, boolean ownsNode) throws IOException {
+    public RunningPipe<TraverseServerSocket> start(Traverse node, PipeCounters counters, boolean ownsNode)
+            throws IOException {
         TraverseServerSocket server = node.serverSocketFactory().createServerSocket(name, virtualPort);
         RunningPipe<TraverseServerSocket> exposure = new RunningPipe<>(node, server, counters, ownsNode);
         Thread acceptor = new Thread(() -> acceptLoop(exposure), "traverse-expose-" + service);
@@ -72,22 +73,35 @@ public record ExposedService(String service, int localPort, String name, int vir
             }
             exposure.counters().accepted();
             // The local connect may take a while (a stalled service): not on the accept thread.
-            Thread connector = new Thread(() -> {
-                Socket socket = new Socket();
-                try {
-                    socket.connect(local, LOCAL_CONNECT_TIMEOUT_MILLIS);
-                } catch (IOException e) {
-                    exposure.counters().failed();
-                    log().warn("Connection from {} to {}: the local service at {} did not answer ({}); resetting it",
-                            remote.getRemoteSocketAddress(), name, local, e.getMessage());
-                    SocketPipe.resetQuietly(remote);
-                    SocketPipe.closeQuietly(socket);
-                    return;
-                }
-                String how = exposure.traverse().connectionInfo(remote).map(i -> " by " + i.module()).orElse("");
-                exposure.pipe(remote, socket, "traverse-expose-" + service,
-                        "connection to " + name + " from " + remote.getRemoteSocketAddress() + how + " to " + local);
-            }, "traverse-expose-connect");
+            Thread connector = new Thread(
+                    () -> {
+                        Socket socket = new Socket();
+                        try {
+                            socket.connect(local, LOCAL_CONNECT_TIMEOUT_MILLIS);
+                        } catch (IOException e) {
+                            exposure.counters().failed();
+                            log().warn(
+                                            "Connection from {} to {}: the local service at {} did not answer ({}); resetting it",
+                                            remote.getRemoteSocketAddress(),
+                                            name,
+                                            local,
+                                            e.getMessage());
+                            SocketPipe.resetQuietly(remote);
+                            SocketPipe.closeQuietly(socket);
+                            return;
+                        }
+                        String how = exposure.traverse()
+                                .connectionInfo(remote)
+                                .map(i -> " by " + i.module())
+                                .orElse("");
+                        exposure.pipe(
+                                remote,
+                                socket,
+                                "traverse-expose-" + service,
+                                "connection to " + name + " from " + remote.getRemoteSocketAddress() + how + " to "
+                                        + local);
+                    },
+                    "traverse-expose-connect");
             connector.setDaemon(true);
             connector.start();
         }

@@ -9,17 +9,21 @@ import java.net.ServerSocket;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code traverse forward}: a local TCP port whose connections go through Traverse to a destination. */
-@Command(name = "forward", mixinStandardHelpOptions = true,
-        description = {"Listen on a local TCP port and pipe each connection through Traverse to a name or node.",
-                "DESTINATION is a name registered with 'traverse expose' or a server socket's name, or a node address; "
-                        + "half-close and resets are carried, so programs that are not Java can use Traverse too. Runs "
-                        + "until SIGTERM or Ctrl-C."})
+@Command(
+        name = "forward",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Listen on a local TCP port and pipe each connection through Traverse to a name or node.",
+            "DESTINATION is a name registered with 'traverse expose' or a server socket's name, or a node address; "
+                    + "half-close and resets are carried, so programs that are not Java can use Traverse too. Runs "
+                    + "until SIGTERM or Ctrl-C."
+        })
 public final class ForwardCommand implements Callable<Integer> {
     @Parameters(index = "0", paramLabel = "LOCAL-PORT", description = "local port to listen on (0 picks a free one)")
     int localPort;
@@ -27,8 +31,12 @@ public final class ForwardCommand implements Callable<Integer> {
     @Parameters(index = "1", paramLabel = "DESTINATION:PORT", description = "NAME:PORT or a node address NODE:PORT")
     String destination;
 
-    @Option(names = "--bind", paramLabel = "ADDRESS", defaultValue = "127.0.0.1",
-            description = "address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 lets other machines use the forward)")
+    @Option(
+            names = "--bind",
+            paramLabel = "ADDRESS",
+            defaultValue = "127.0.0.1",
+            description =
+                    "address to listen on (default: ${DEFAULT-VALUE}; 0.0.0.0 lets other machines use the forward)")
     String bind;
 
     @Mixin

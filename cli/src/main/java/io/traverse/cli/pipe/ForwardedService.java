@@ -16,7 +16,8 @@ import org.slf4j.LoggerFactory;
  *
  * @param service the name in logs and metrics
  */
-public record ForwardedService(String service, int localPort, String bind, String host, int port) implements PipeService {
+public record ForwardedService(String service, int localPort, String bind, String host, int port)
+        implements PipeService {
     public ForwardedService {
         if (localPort < 0 || localPort > 65535) {
             throw new IllegalArgumentException("LOCAL-PORT " + localPort + " is not within 0-65535");
@@ -40,8 +41,8 @@ public record ForwardedService(String service, int localPort, String bind, Strin
         try {
             port = Integer.parseInt(destination.substring(colon + 1));
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("DESTINATION '" + destination + "': '" + destination.substring(colon + 1)
-                    + "' is not a port");
+            throw new IllegalArgumentException(
+                    "DESTINATION '" + destination + "': '" + destination.substring(colon + 1) + "' is not a port");
         }
         return new ForwardedService(service, localPort, bind, destination.substring(0, colon), port);
     }
@@ -75,7 +76,9 @@ public record ForwardedService(String service, int localPort, String bind, Strin
             return new ServerSocket(localPort, 50, InetAddress.getByName(bind));
         } catch (BindException e) {
             throw new BindException("cannot listen on " + bind + ":" + localPort + ": " + e.getMessage()
-                    + (String.valueOf(e.getMessage()).contains("in use") ? " (choose another LOCAL-PORT, or 0 for any)" : ""));
+                    + (String.valueOf(e.getMessage()).contains("in use")
+                            ? " (choose another LOCAL-PORT, or 0 for any)"
+                            : ""));
         }
     }
 
@@ -84,7 +87,8 @@ public record ForwardedService(String service, int localPort, String bind, Strin
      *
      * @param ownsNode whether closing the returned pipe closes the node too
      */
-    public RunningPipe<ServerSocket> start(Traverse node, ServerSocket listener, PipeCounters counters, boolean ownsNode) {
+    public RunningPipe<ServerSocket> start(
+            Traverse node, ServerSocket listener, PipeCounters counters, boolean ownsNode) {
         RunningPipe<ServerSocket> forward = new RunningPipe<>(node, listener, counters, ownsNode);
         Thread acceptor = new Thread(() -> acceptLoop(forward), "traverse-forward-" + service);
         acceptor.setDaemon(true);
@@ -99,29 +103,43 @@ public record ForwardedService(String service, int localPort, String bind, Strin
                 local = forward.listener().accept();
             } catch (IOException e) {
                 if (!forward.listener().isClosed()) {
-                    log().warn("Accepting on port {} failed: {}", forward.listener().getLocalPort(), e.toString());
+                    log().warn(
+                                    "Accepting on port {} failed: {}",
+                                    forward.listener().getLocalPort(),
+                                    e.toString());
                     forward.pauseAfterAcceptError();
                 }
                 continue;
             }
             forward.counters().accepted();
             // Connecting may take a while (a module race): not on the accept thread.
-            Thread connector = new Thread(() -> {
-                Socket remote;
-                try {
-                    remote = forward.traverse().socketFactory().createSocket(host, port);
-                } catch (IOException e) {
-                    forward.counters().failed();
-                    log().warn("Connection from {}: could not reach {}: {}; resetting it", local.getRemoteSocketAddress(), destination(),
-                            e.getMessage());
-                    SocketPipe.resetQuietly(local);
-                    return;
-                }
-                String how = forward.traverse().connectionInfo(remote)
-                        .map(i -> " by " + i.module() + " (setup " + i.setupTime().toMillis() + " ms)").orElse(" by plain TCP");
-                forward.pipe(local, remote, "traverse-forward-" + service,
-                        "connection from " + local.getRemoteSocketAddress() + " to " + destination() + how);
-            }, "traverse-forward-connect");
+            Thread connector = new Thread(
+                    () -> {
+                        Socket remote;
+                        try {
+                            remote = forward.traverse().socketFactory().createSocket(host, port);
+                        } catch (IOException e) {
+                            forward.counters().failed();
+                            log().warn(
+                                            "Connection from {}: could not reach {}: {}; resetting it",
+                                            local.getRemoteSocketAddress(),
+                                            destination(),
+                                            e.getMessage());
+                            SocketPipe.resetQuietly(local);
+                            return;
+                        }
+                        String how = forward.traverse()
+                                .connectionInfo(remote)
+                                .map(i -> " by " + i.module() + " (setup "
+                                        + i.setupTime().toMillis() + " ms)")
+                                .orElse(" by plain TCP");
+                        forward.pipe(
+                                local,
+                                remote,
+                                "traverse-forward-" + service,
+                                "connection from " + local.getRemoteSocketAddress() + " to " + destination() + how);
+                    },
+                    "traverse-forward-connect");
             connector.setDaemon(true);
             connector.start();
         }

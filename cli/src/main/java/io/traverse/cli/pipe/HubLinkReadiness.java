@@ -14,8 +14,7 @@ public final class HubLinkReadiness {
     /** Long enough for a hub on the same site to answer, short enough that the ready line is not held up. */
     public static final Duration WAIT = Duration.ofSeconds(2);
 
-    private HubLinkReadiness() {
-    }
+    private HubLinkReadiness() {}
 
     /**
      * Waits up to {@code within} for the node's hub link and returns the words to put after the
@@ -40,7 +39,8 @@ public final class HubLinkReadiness {
                     throw new IOException("no hub link: " + status.lastFailure());
                 }
                 return "; waiting for a hub link ("
-                        + (status.lastFailure() == null ? "no answer yet" : "last failure: " + status.lastFailure()) + ")";
+                        + (status.lastFailure() == null ? "no answer yet" : "last failure: " + status.lastFailure())
+                        + ")";
         }
     }
 }

@@ -8,28 +8,21 @@ package io.traverse.cli.pipe;
  */
 public interface PipeCounters {
     /** Counts nothing (a single {@code expose} or {@code forward} has no metrics endpoint). */
-    PipeCounters NONE = new PipeCounters() {
-    };
+    PipeCounters NONE = new PipeCounters() {};
 
     /** A client connected to the listener. */
-    default void accepted() {
-    }
+    default void accepted() {}
 
     /** The other side could not be reached (forward) or did not answer (expose); the client was reset. */
-    default void failed() {
-    }
+    default void failed() {}
 
     /** A connection is piped from now on. */
-    default void opened() {
-    }
+    default void opened() {}
 
     /** A piped connection ended (closed or reset). */
-    default void closed() {
-    }
+    default void closed() {}
 
-    default void fromClient(long bytes) {
-    }
+    default void fromClient(long bytes) {}
 
-    default void toClient(long bytes) {
-    }
+    default void toClient(long bytes) {}
 }

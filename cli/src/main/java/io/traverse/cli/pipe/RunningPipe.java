@@ -60,15 +60,28 @@ public final class RunningPipe<L extends Closeable> implements Closeable {
         counters.opened();
         piped.add(client);
         piped.add(other);
-        SocketPipe.start(client, other, name, summary -> {
-            piped.remove(client);
-            piped.remove(other);
-            open.decrementAndGet();
-            counters.closed();
-            LoggerFactory.getLogger(RunningPipe.class).info("{}: {} bytes from the client, {} bytes back, {} ms, {}", what,
-                    summary.leftToRight(), summary.rightToLeft(), summary.lasted().toMillis(),
-                    summary.resetBecause() == null ? "closed" : "reset (" + summary.resetBecause() + ")");
-        }, counters::fromClient, counters::toClient);
+        SocketPipe.start(
+                client,
+                other,
+                name,
+                summary -> {
+                    piped.remove(client);
+                    piped.remove(other);
+                    open.decrementAndGet();
+                    counters.closed();
+                    LoggerFactory.getLogger(RunningPipe.class)
+                            .info(
+                                    "{}: {} bytes from the client, {} bytes back, {} ms, {}",
+                                    what,
+                                    summary.leftToRight(),
+                                    summary.rightToLeft(),
+                                    summary.lasted().toMillis(),
+                                    summary.resetBecause() == null
+                                            ? "closed"
+                                            : "reset (" + summary.resetBecause() + ")");
+                },
+                counters::fromClient,
+                counters::toClient);
         if (closed) {
             SocketPipe.resetQuietly(client);
             SocketPipe.resetQuietly(other);
@@ -87,10 +100,13 @@ public final class RunningPipe<L extends Closeable> implements Closeable {
     /** Blocks until the JVM is told to stop (SIGTERM, Ctrl-C); the shutdown hook closes this first. */
     void runUntilStopped(String threadName) throws InterruptedException {
         CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
-            SocketPipe.closeQuietly(this);
-            stopped.countDown();
-        }, threadName));
+        Runtime.getRuntime()
+                .addShutdownHook(new Thread(
+                        () -> {
+                            SocketPipe.closeQuietly(this);
+                            stopped.countDown();
+                        },
+                        threadName));
         stopped.await();
     }
 

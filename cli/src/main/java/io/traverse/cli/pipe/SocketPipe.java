@@ -22,6 +22,7 @@ final class SocketPipe {
     private static Logger log() {
         return LoggerFactory.getLogger(SocketPipe.class);
     }
+
     private static final int BUFFER = 64 * 1024;
 
     private final Socket left;
@@ -38,11 +39,15 @@ final class SocketPipe {
     private final java.util.function.LongConsumer rightToLeftCopied;
 
     /** What a finished pipe did: bytes each way, how long it lasted, and the failure that reset it (null: both sides ended). */
-    record Summary(long leftToRight, long rightToLeft, java.time.Duration lasted, String resetBecause) {
-    }
+    record Summary(long leftToRight, long rightToLeft, java.time.Duration lasted, String resetBecause) {}
 
-    private SocketPipe(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone,
-            java.util.function.LongConsumer leftToRightCopied, java.util.function.LongConsumer rightToLeftCopied) {
+    private SocketPipe(
+            Socket left,
+            Socket right,
+            String name,
+            java.util.function.Consumer<Summary> onDone,
+            java.util.function.LongConsumer leftToRightCopied,
+            java.util.function.LongConsumer rightToLeftCopied) {
         this.left = left;
         this.right = right;
         this.name = name;
@@ -53,7 +58,7 @@ final class SocketPipe {
 
     /** Starts piping; {@code onDone} gets the summary once both sockets are closed. */
     static void start(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone) {
-        start(left, right, name, onDone, n -> { }, n -> { });
+        start(left, right, name, onDone, n -> {}, n -> {});
     }
 
     /**
@@ -61,8 +66,13 @@ final class SocketPipe {
      * chunk as it is written (live byte counters); {@code onDone} gets the summary once both
      * sockets are closed.
      */
-    static void start(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone,
-            java.util.function.LongConsumer leftToRightCopied, java.util.function.LongConsumer rightToLeftCopied) {
+    static void start(
+            Socket left,
+            Socket right,
+            String name,
+            java.util.function.Consumer<Summary> onDone,
+            java.util.function.LongConsumer leftToRightCopied,
+            java.util.function.LongConsumer rightToLeftCopied) {
         SocketPipe pipe = new SocketPipe(left, right, name, onDone, leftToRightCopied, rightToLeftCopied);
         pipe.thread(left, right, name + " >").start();
         pipe.thread(right, left, name + " <").start();
@@ -76,7 +86,11 @@ final class SocketPipe {
         return t;
     }
 
-    private void copy(Socket from, Socket to, java.util.concurrent.atomic.AtomicLong counter, java.util.function.LongConsumer copied) {
+    private void copy(
+            Socket from,
+            Socket to,
+            java.util.concurrent.atomic.AtomicLong counter,
+            java.util.function.LongConsumer copied) {
         byte[] buffer = new byte[BUFFER];
         try {
             InputStream in = from.getInputStream();
@@ -98,7 +112,10 @@ final class SocketPipe {
             if (directionsLeft.decrementAndGet() == 0) {
                 closeQuietly(left);
                 closeQuietly(right);
-                onDone.accept(new Summary(leftToRight.get(), rightToLeft.get(), java.time.Duration.ofNanos(System.nanoTime() - startNanos),
+                onDone.accept(new Summary(
+                        leftToRight.get(),
+                        rightToLeft.get(),
+                        java.time.Duration.ofNanos(System.nanoTime() - startNanos),
                         resetBecause));
             }
         }

@@ -13,30 +13,42 @@ import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 /** {@code traverse status}: what a hub knows of the hub network, read from its HTTP port. */
-@Command(name = "status", mixinStandardHelpOptions = true,
-        description = {"Print the hub network as one hub sees it.",
-                "Hubs and routes, the hub's links with their round-trip times, nodes and names, read from the hub's "
-                        + "HTTP port (/status)."})
+@Command(
+        name = "status",
+        mixinStandardHelpOptions = true,
+        description = {
+            "Print the hub network as one hub sees it.",
+            "Hubs and routes, the hub's links with their round-trip times, nodes and names, read from the hub's "
+                    + "HTTP port (/status)."
+        })
 public final class StatusCommand implements Callable<Integer> {
     static final int DEFAULT_HTTP_PORT = HubConfig.DEFAULT_HTTP_PORT;
 
     @Spec
     CommandSpec spec;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "HUB", defaultValue = "127.0.0.1:" + DEFAULT_HTTP_PORT,
+    @Parameters(
+            index = "0",
+            arity = "0..1",
+            paramLabel = "HUB",
+            defaultValue = "127.0.0.1:" + DEFAULT_HTTP_PORT,
             description = "host[:port] of the hub's HTTP port, or an http:// URL (default: ${DEFAULT-VALUE})")
     String hub;
 
     @Option(names = "--json", description = "print the status document as the hub sent it")
     boolean json;
 
-    @Option(names = "--timeout", defaultValue = "5", paramLabel = "SECONDS", description = "give up after this long (default: ${DEFAULT-VALUE})")
+    @Option(
+            names = "--timeout",
+            defaultValue = "5",
+            paramLabel = "SECONDS",
+            description = "give up after this long (default: ${DEFAULT-VALUE})")
     int timeoutSeconds;
 
     @Override
@@ -67,8 +79,10 @@ public final class StatusCommand implements Callable<Integer> {
         try {
             status = StatusJson.read(body);
         } catch (IllegalArgumentException e) {
-            spec.commandLine().getErr().println("traverse status: " + uri + " did not send a hub status document ("
-                    + e.getMessage() + ")");
+            spec.commandLine()
+                    .getErr()
+                    .println(
+                            "traverse status: " + uri + " did not send a hub status document (" + e.getMessage() + ")");
             return 1;
         }
         spec.commandLine().getOut().print(StatusText.render(status));
@@ -81,8 +95,11 @@ public final class StatusCommand implements Callable<Integer> {
         String text = hub.strip();
         if (text.startsWith("http://") || text.startsWith("https://")) {
             URI given = URI.create(text);
-            return given.getPath() == null || given.getPath().isEmpty() || given.getPath().equals("/")
-                    ? given.resolve("/status") : given;
+            return given.getPath() == null
+                            || given.getPath().isEmpty()
+                            || given.getPath().equals("/")
+                    ? given.resolve("/status")
+                    : given;
         }
         String authority;
         long colons = text.chars().filter(c -> c == ':').count();
@@ -98,13 +115,13 @@ public final class StatusCommand implements Callable<Integer> {
         try {
             URI uri = new URI("http://" + authority + "/status");
             if (uri.getHost() == null || uri.getPort() < 1) {
-                throw new IllegalArgumentException("not a hub address: '" + hub + "' (expected host[:port], e.g. hub1.example.org:"
-                        + DEFAULT_HTTP_PORT + ")");
+                throw new IllegalArgumentException("not a hub address: '" + hub
+                        + "' (expected host[:port], e.g. hub1.example.org:" + DEFAULT_HTTP_PORT + ")");
             }
             return uri;
         } catch (java.net.URISyntaxException e) {
-            throw new IllegalArgumentException("not a hub address: '" + hub + "' (expected host[:port], e.g. hub1.example.org:"
-                    + DEFAULT_HTTP_PORT + ")");
+            throw new IllegalArgumentException("not a hub address: '" + hub
+                    + "' (expected host[:port], e.g. hub1.example.org:" + DEFAULT_HTTP_PORT + ")");
         }
     }
 
@@ -112,21 +129,27 @@ public final class StatusCommand implements Callable<Integer> {
         HttpClient client = HttpClient.newBuilder().connectTimeout(timeout).build();
         HttpResponse<String> response;
         try {
-            response = client.send(HttpRequest.newBuilder(uri).timeout(timeout).GET().build(),
-                    HttpResponse.BodyHandlers.ofString());
+            response = client.send(
+                    HttpRequest.newBuilder(uri).timeout(timeout).GET().build(), HttpResponse.BodyHandlers.ofString());
         } catch (ConnectException e) {
-            throw new IOException("no hub HTTP port answers at " + uri.getAuthority()
-                    + " (is the hub running, and started with this --http-port?)", e);
+            throw new IOException(
+                    "no hub HTTP port answers at " + uri.getAuthority()
+                            + " (is the hub running, and started with this --http-port?)",
+                    e);
         } catch (HttpTimeoutException e) {
             throw new IOException(uri + " did not answer within " + timeout.toSeconds() + " s", e);
         } catch (IOException e) {
             // e.g. the link port, which closes a connection that does not start with the link preamble
-            throw new IOException(uri.getAuthority() + " is not a hub's HTTP port: it closed the connection without an HTTP answer"
-                    + " (the link port? status is on the hub's --http-port, default 17080)", e);
+            throw new IOException(
+                    uri.getAuthority() + " is not a hub's HTTP port: it closed the connection without an HTTP answer"
+                            + " (the link port? status is on the hub's --http-port, default 17080)",
+                    e);
         }
         if (response.statusCode() != 200) {
             throw new IOException(uri + " answered HTTP " + response.statusCode()
-                    + (response.statusCode() == 404 ? " (not a hub's HTTP port? status is on the hub's --http-port, default 17080)" : ""));
+                    + (response.statusCode() == 404
+                            ? " (not a hub's HTTP port? status is on the hub's --http-port, default 17080)"
+                            : ""));
         }
         return response.body();
     }

@@ -23,89 +23,157 @@ import java.util.Map;
  * name wherever gossip told the name. Other hubs found using this hub's id come first of all.
  */
 final class StatusText {
-    private StatusText() {
-    }
+    private StatusText() {}
 
     static String render(HubStatus status) {
         Map<NodeId, String> hubNames = new HashMap<>();
         status.knownHubs().forEach((id, hub) -> hubNames.put(id, hub.name()));
         hubNames.put(status.hubId(), status.name());
-        long reachable = status.knownHubs().values().stream().filter(KnownHubStatus::reachable).count();
+        long reachable = status.knownHubs().values().stream()
+                .filter(KnownHubStatus::reachable)
+                .count();
 
         StringBuilder out = new StringBuilder();
-        out.append(String.format(Locale.ROOT, "hub %s (%s%s), state %d, %s%n", status.name(), status.hubId(),
-                status.idSource() == null ? "" : ", " + status.idSource(), status.stateNumber(),
-                status.advertisedAddresses().isEmpty() ? "dials out only" : "links on " + String.join(", ", status.advertisedAddresses())));
+        out.append(String.format(
+                Locale.ROOT,
+                "hub %s (%s%s), state %d, %s%n",
+                status.name(),
+                status.hubId(),
+                status.idSource() == null ? "" : ", " + status.idSource(),
+                status.stateNumber(),
+                status.advertisedAddresses().isEmpty()
+                        ? "dials out only"
+                        : "links on " + String.join(", ", status.advertisedAddresses())));
         List<IdConflictStatus> conflicts = status.idConflicts() == null ? List.of() : status.idConflicts();
         // First, before anything else: while two hubs share an id, the rest of the picture is unreliable.
-        List<IdConflictStatus> own = conflicts.stream().filter(c -> status.hubId().equals(c.hubId())).toList();
-        List<IdConflictStatus> others = conflicts.stream().filter(c -> !status.hubId().equals(c.hubId())).toList();
+        List<IdConflictStatus> own =
+                conflicts.stream().filter(c -> status.hubId().equals(c.hubId())).toList();
+        List<IdConflictStatus> others = conflicts.stream()
+                .filter(c -> !status.hubId().equals(c.hubId()))
+                .toList();
         if (!own.isEmpty()) {
-            out.append(String.format(Locale.ROOT, "%nID CONFLICT: %d other %s this hub's id %s; give one of them a new id"
-                    + " (docs/operations.md, \"Hub ids\")%n", own.size(), own.size() == 1 ? "hub uses" : "hubs use", status.hubId()));
+            out.append(String.format(
+                    Locale.ROOT,
+                    "%nID CONFLICT: %d other %s this hub's id %s; give one of them a new id"
+                            + " (docs/operations.md, \"Hub ids\")%n",
+                    own.size(),
+                    own.size() == 1 ? "hub uses" : "hubs use",
+                    status.hubId()));
             conflicts(out, own, false);
         }
         if (!others.isEmpty()) {
-            out.append(String.format(Locale.ROOT, "%nID CONFLICT between other hubs: %d %s the id of a hub linked here already;"
-                    + " give one of each pair a new id (docs/operations.md, \"Hub ids\")%n", others.size(),
+            out.append(String.format(
+                    Locale.ROOT,
+                    "%nID CONFLICT between other hubs: %d %s the id of a hub linked here already;"
+                            + " give one of each pair a new id (docs/operations.md, \"Hub ids\")%n",
+                    others.size(),
                     others.size() == 1 ? "hub has" : "hubs have"));
             conflicts(out, others, true);
         }
         if (!conflicts.isEmpty()) {
             out.append('\n');
         }
-        out.append(String.format(Locale.ROOT, "%d other %s known, %d reachable; %d %s here; %d %s in the network%n%n",
-                status.knownHubs().size(), plural(status.knownHubs().size(), "hub"), reachable, status.nodes().size(),
-                plural(status.nodes().size(), "node"), status.names().size(), plural(status.names().size(), "name")));
+        out.append(String.format(
+                Locale.ROOT,
+                "%d other %s known, %d reachable; %d %s here; %d %s in the network%n%n",
+                status.knownHubs().size(),
+                plural(status.knownHubs().size(), "hub"),
+                reachable,
+                status.nodes().size(),
+                plural(status.nodes().size(), "node"),
+                status.names().size(),
+                plural(status.names().size(), "name")));
 
         TextColumns hubs = new TextColumns("hub", "id", "hops", "via", "state", "addresses");
-        hubs.add(status.name(), status.hubId(), "this hub", null, status.stateNumber(), addresses(status.advertisedAddresses()));
-        List<Map.Entry<NodeId, KnownHubStatus>> known = new ArrayList<>(status.knownHubs().entrySet());
+        hubs.add(
+                status.name(),
+                status.hubId(),
+                "this hub",
+                null,
+                status.stateNumber(),
+                addresses(status.advertisedAddresses()));
+        List<Map.Entry<NodeId, KnownHubStatus>> known =
+                new ArrayList<>(status.knownHubs().entrySet());
         known.sort(Comparator.comparingInt((Map.Entry<NodeId, KnownHubStatus> e) -> hops(status, e.getKey()))
                 .thenComparing(e -> e.getValue().name()));
         for (Map.Entry<NodeId, KnownHubStatus> e : known) {
             RouteStatus route = status.routes().get(e.getKey());
             KnownHubStatus hub = e.getValue();
-            hubs.add(hub.name(), e.getKey(), route == null ? "unreachable" : route.hops(),
-                    route == null ? null : hubNames.getOrDefault(route.nextHop(), route.nextHop().toString()), hub.stateNumber(),
+            hubs.add(
+                    hub.name(),
+                    e.getKey(),
+                    route == null ? "unreachable" : route.hops(),
+                    route == null
+                            ? null
+                            : hubNames.getOrDefault(
+                                    route.nextHop(), route.nextHop().toString()),
+                    hub.stateNumber(),
                     addresses(hub.linkAddresses()));
         }
         out.append("hubs\n").append(hubs.render("  ")).append('\n');
 
         TextColumns links = new TextColumns("peer", "dialled by", "remote", "rtt");
-        status.hubLinks().stream().sorted(Comparator.comparing(l -> hubNames.getOrDefault(l.peerId(), l.peerId().toString())))
-                .forEach(l -> links.add(hubNames.getOrDefault(l.peerId(), l.peerId().toString()),
-                        l.dialledByUs() ? "this hub" : "the peer", l.remoteAddress(), rtt(l.rttMicros())));
-        out.append("links to other hubs\n").append(links.size() == 0 ? "  (none)\n" : links.render("  ")).append('\n');
+        status.hubLinks().stream()
+                .sorted(Comparator.comparing(
+                        l -> hubNames.getOrDefault(l.peerId(), l.peerId().toString())))
+                .forEach(l -> links.add(
+                        hubNames.getOrDefault(l.peerId(), l.peerId().toString()),
+                        l.dialledByUs() ? "this hub" : "the peer",
+                        l.remoteAddress(),
+                        rtt(l.rttMicros())));
+        out.append("links to other hubs\n")
+                .append(links.size() == 0 ? "  (none)\n" : links.render("  "))
+                .append('\n');
 
         TextColumns nodes = new TextColumns("node", "observed", "rtt", "names", "identity");
-        status.nodes().stream().sorted(Comparator.comparing(NodeStatus::nodeId))
-                .forEach(n -> nodes.add(n.nodeId(), n.observedAddress(), rtt(n.rttMicros()),
-                        n.names().isEmpty() ? null : String.join(",", n.names().keySet().stream().sorted().toList()),
+        status.nodes().stream()
+                .sorted(Comparator.comparing(NodeStatus::nodeId))
+                .forEach(n -> nodes.add(
+                        n.nodeId(),
+                        n.observedAddress(),
+                        rtt(n.rttMicros()),
+                        n.names().isEmpty()
+                                ? null
+                                : String.join(
+                                        ",",
+                                        n.names().keySet().stream().sorted().toList()),
                         n.identityText()));
-        out.append("nodes here\n").append(nodes.size() == 0 ? "  (none)\n" : nodes.render("  ")).append('\n');
+        out.append("nodes here\n")
+                .append(nodes.size() == 0 ? "  (none)\n" : nodes.render("  "))
+                .append('\n');
 
         TextColumns names = new TextColumns("name", "node", "port", "hub");
         status.names().entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(e -> {
             NameStatus n = e.getValue();
-            names.add(e.getKey(), n.nodeId(), n.virtualPort(), hubNames.getOrDefault(n.hubId(), n.hubId().toString()));
+            names.add(
+                    e.getKey(),
+                    n.nodeId(),
+                    n.virtualPort(),
+                    hubNames.getOrDefault(n.hubId(), n.hubId().toString()));
         });
         out.append("names\n").append(names.size() == 0 ? "  (none)\n" : names.render("  "));
         return out.toString();
     }
 
     private static void conflicts(StringBuilder out, List<IdConflictStatus> conflicts, boolean withId) {
-        TextColumns table = withId ? new TextColumns("id", "hub", "seen", "address", "advertises", "times", "last seen")
+        TextColumns table = withId
+                ? new TextColumns("id", "hub", "seen", "address", "advertises", "times", "last seen")
                 : new TextColumns("other hub", "seen", "address", "advertises", "times", "last seen");
         for (IdConflictStatus c : conflicts) {
             List<Object> row = new ArrayList<>();
             if (withId) {
                 row.add(c.hubId());
             }
-            row.addAll(java.util.Arrays.asList(c.otherName() == null ? "(name unknown)" : c.otherName(), seen(c.seen()),
-                    c.otherAddress(), c.otherAdvertisedAddresses() == null || c.otherAdvertisedAddresses().isEmpty() ? null
+            row.addAll(java.util.Arrays.asList(
+                    c.otherName() == null ? "(name unknown)" : c.otherName(),
+                    seen(c.seen()),
+                    c.otherAddress(),
+                    c.otherAdvertisedAddresses() == null
+                                    || c.otherAdvertisedAddresses().isEmpty()
+                            ? null
                             : String.join(", ", c.otherAdvertisedAddresses()),
-                    c.times(), Instant.ofEpochMilli(c.lastSeenMillis()).truncatedTo(ChronoUnit.SECONDS)));
+                    c.times(),
+                    Instant.ofEpochMilli(c.lastSeenMillis()).truncatedTo(ChronoUnit.SECONDS)));
             table.add(row.toArray());
         }
         out.append(table.render("  "));

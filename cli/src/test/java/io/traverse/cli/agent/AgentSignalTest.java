@@ -34,21 +34,29 @@ class AgentSignalTest {
         List<String> lines = new CopyOnWriteArrayList<>();
         Process agent = startAgent(file, lines);
         try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> lines.stream().anyMatch(l -> l.startsWith("agent: 1 services")));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> lines.stream().anyMatch(l -> l.startsWith("agent: 1 services")));
             assertThat(lines).anyMatch(l -> l.contains("SIGHUP reloads the file"));
             assertThat(canConnect(added)).isFalse();
 
-            Files.writeString(file, node + "forward first 0 127.0.0.1:" + echo.getLocalPort() + "\n"
-                    + "forward second " + added + " 127.0.0.1:" + echo.getLocalPort() + "\n");
-            Process kill = new ProcessBuilder("kill", "-HUP", String.valueOf(agent.pid())).inheritIO().start();
+            Files.writeString(
+                    file,
+                    node + "forward first 0 127.0.0.1:" + echo.getLocalPort() + "\n" + "forward second " + added
+                            + " 127.0.0.1:" + echo.getLocalPort() + "\n");
+            Process kill = new ProcessBuilder("kill", "-HUP", String.valueOf(agent.pid()))
+                    .inheritIO()
+                    .start();
             assertThat(kill.waitFor()).isZero();
             try {
                 await().atMost(Duration.ofSeconds(20)).until(() -> canConnect(added));
             } catch (org.awaitility.core.ConditionTimeoutException e) {
-                throw new AssertionError("the added forward did not listen within 20 s of SIGHUP; the agent said: " + lines, e);
+                throw new AssertionError(
+                        "the added forward did not listen within 20 s of SIGHUP; the agent said: " + lines, e);
             }
-            await().atMost(Duration.ofSeconds(5)).until(() -> lines.stream().anyMatch(l -> l.contains("Reloaded " + file
-                    + ": 1 started, 0 stopped, 0 restarted, 0 failed, 2 running")));
+            await().atMost(Duration.ofSeconds(5))
+                    .until(() -> lines.stream()
+                            .anyMatch(l -> l.contains(
+                                    "Reloaded " + file + ": 1 started, 0 stopped, 0 restarted, 0 failed, 2 running")));
             assertThat(agent.isAlive()).as("SIGHUP no longer ends the JVM").isTrue();
         } finally {
             agent.destroy();
@@ -63,11 +71,15 @@ class AgentSignalTest {
     void underNohupTheAgentSaysSighupCannotReload() throws Exception {
         ServerSocket echo = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Path file = dir.resolve("agent.conf");
-        Files.writeString(file, "traverse.discovery = false\ntraverse.bind = 127.0.0.1\nforward first 0 127.0.0.1:" + echo.getLocalPort() + "\n");
+        Files.writeString(
+                file,
+                "traverse.discovery = false\ntraverse.bind = 127.0.0.1\nforward first 0 127.0.0.1:"
+                        + echo.getLocalPort() + "\n");
         List<String> lines = new CopyOnWriteArrayList<>();
         Process agent = startAgent(file, lines, "nohup");
         try {
-            await().atMost(Duration.ofSeconds(30)).until(() -> lines.stream().anyMatch(l -> l.startsWith("agent: 1 services")));
+            await().atMost(Duration.ofSeconds(30))
+                    .until(() -> lines.stream().anyMatch(l -> l.startsWith("agent: 1 services")));
             assertThat(lines).anyMatch(l -> l.contains("SIGHUP is ignored in this process"));
             assertThat(lines).noneMatch(l -> l.contains("SIGHUP reloads the file"));
         } finally {
@@ -83,10 +95,18 @@ class AgentSignalTest {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
         List<String> command = new java.util.ArrayList<>(List.of(prefix));
-        command.addAll(List.of(java.toString(), "-cp", classPath, "io.traverse.cli.TraverseCommand", "agent", "--config", file.toString()));
+        command.addAll(List.of(
+                java.toString(),
+                "-cp",
+                classPath,
+                "io.traverse.cli.TraverseCommand",
+                "agent",
+                "--config",
+                file.toString()));
         Process agent = new ProcessBuilder(command).redirectErrorStream(true).start();
         Thread reader = new Thread(() -> {
-            try (BufferedReader out = new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
+            try (BufferedReader out =
+                    new BufferedReader(new InputStreamReader(agent.getInputStream(), StandardCharsets.UTF_8))) {
                 for (String line; (line = out.readLine()) != null; ) {
                     lines.add(line);
                 }

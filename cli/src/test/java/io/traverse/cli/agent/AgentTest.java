@@ -38,12 +38,19 @@ class AgentTest {
     private static final String TOKEN = "agent-test-token";
     private final List<AutoCloseable> open = new ArrayList<>();
     private Hub hub;
+
     @TempDir
     Path dir;
 
     @BeforeEach
     void startHub() throws Exception {
-        hub = Hub.start(HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name("agent-hub").token(TOKEN).build());
+        hub = Hub.start(HubConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(0)
+                .httpPort(-1)
+                .name("agent-hub")
+                .token(TOKEN)
+                .build());
         open.add(hub);
     }
 
@@ -80,7 +87,10 @@ class AgentTest {
                             byte[] all = s.getInputStream().readAllBytes();
                             s.getOutputStream().write(marker);
                             s.getOutputStream().write(sha256(all));
-                            s.getOutputStream().write(ByteBuffer.allocate(8).putLong(all.length).array());
+                            s.getOutputStream()
+                                    .write(ByteBuffer.allocate(8)
+                                            .putLong(all.length)
+                                            .array());
                         } catch (IOException e) {
                             // the test fails on the client side
                         }
@@ -141,16 +151,24 @@ class AgentTest {
 
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             String scrape = metrics.scrape();
-            assertThat(value(scrape, "traverse_agent_connections_accepted_total", "forward", "to-db", null)).isEqualTo(1);
-            assertThat(value(scrape, "traverse_agent_connections_accepted_total", "forward", "to-web", null)).isEqualTo(2);
-            assertThat(value(scrape, "traverse_agent_connections_accepted_total", "expose", "web", null)).isEqualTo(2);
-            assertThat(value(scrape, "traverse_agent_connections_failed_total", "forward", "to-db", null)).isZero();
-            assertThat(value(scrape, "traverse_agent_connections_open", "expose", "db", null)).isZero();
-            assertThat(value(scrape, "traverse_agent_piped_bytes_total", "forward", "to-db", "from_client")).isEqualTo(toDb.length);
-            assertThat(value(scrape, "traverse_agent_piped_bytes_total", "expose", "db", "from_client")).isEqualTo(toDb.length);
+            assertThat(value(scrape, "traverse_agent_connections_accepted_total", "forward", "to-db", null))
+                    .isEqualTo(1);
+            assertThat(value(scrape, "traverse_agent_connections_accepted_total", "forward", "to-web", null))
+                    .isEqualTo(2);
+            assertThat(value(scrape, "traverse_agent_connections_accepted_total", "expose", "web", null))
+                    .isEqualTo(2);
+            assertThat(value(scrape, "traverse_agent_connections_failed_total", "forward", "to-db", null))
+                    .isZero();
+            assertThat(value(scrape, "traverse_agent_connections_open", "expose", "db", null))
+                    .isZero();
+            assertThat(value(scrape, "traverse_agent_piped_bytes_total", "forward", "to-db", "from_client"))
+                    .isEqualTo(toDb.length);
+            assertThat(value(scrape, "traverse_agent_piped_bytes_total", "expose", "db", "from_client"))
+                    .isEqualTo(toDb.length);
             assertThat(value(scrape, "traverse_agent_piped_bytes_total", "forward", "to-web", "from_client"))
                     .isEqualTo(2L * toWeb.length);
-            assertThat(value(scrape, "traverse_agent_piped_bytes_total", "forward", "to-db", "to_client")).isEqualTo(1 + 32 + 8);
+            assertThat(value(scrape, "traverse_agent_piped_bytes_total", "forward", "to-db", "to_client"))
+                    .isEqualTo(1 + 32 + 8);
         });
     }
 
@@ -161,20 +179,27 @@ class AgentTest {
         Agent agent = start(file, metrics);
         try (Socket s = new Socket(InetAddress.getLoopbackAddress(), localPort(agent, "nowhere"))) {
             s.setSoTimeout(30_000);
-            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class).hasMessageContaining("reset");
+            assertThatThrownBy(() -> s.getInputStream().read())
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("reset");
         }
         MetricsEndpoint endpoint = MetricsEndpoint.start("127.0.0.1", 0, metrics);
         open.add(endpoint);
         HttpClient client = HttpClient.newHttpClient();
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            HttpResponse<String> got = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + endpoint.port() + "/metrics"))
-                    .build(), HttpResponse.BodyHandlers.ofString());
+            HttpResponse<String> got = client.send(
+                    HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + endpoint.port() + "/metrics"))
+                            .build(),
+                    HttpResponse.BodyHandlers.ofString());
             assertThat(got.statusCode()).isEqualTo(200);
             assertThat(got.headers().firstValue("Content-Type").orElse("")).startsWith("text/plain");
-            assertThat(value(got.body(), "traverse_agent_connections_failed_total", "forward", "nowhere", null)).isEqualTo(1);
+            assertThat(value(got.body(), "traverse_agent_connections_failed_total", "forward", "nowhere", null))
+                    .isEqualTo(1);
         });
-        HttpResponse<String> other = client.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + endpoint.port() + "/"))
-                .build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> other = client.send(
+                HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + endpoint.port() + "/"))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(other.statusCode()).isEqualTo(404);
     }
 
@@ -198,7 +223,8 @@ class AgentTest {
         during.setSoTimeout(30_000);
         byte[] before = random(4, 100_000);
         during.getOutputStream().write(before);
-        await().atMost(Duration.ofSeconds(10)).until(() -> agent.services().get("to-db").openConnections() == 1);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> agent.services().get("to-db").openConnections() == 1);
 
         write(node + "expose db " + db.getLocalPort() + " name=reload-db port=5432\n"
                 + "expose web " + web.getLocalPort() + " name=reload-web port=80\n"
@@ -211,11 +237,14 @@ class AgentTest {
         assertThat(reload.restarted()).isEmpty();
         assertThat(reload.nodeSettingsChanged()).isFalse();
         assertThat(agent.services()).containsOnlyKeys("db", "web", "to-web", "stays");
-        assertThat(localPort(agent, "stays")).as("an unchanged service keeps running as it was").isEqualTo(staysPort);
+        assertThat(localPort(agent, "stays"))
+                .as("an unchanged service keeps running as it was")
+                .isEqualTo(staysPort);
 
         roundTrip(localPort(agent, "to-web"), random(5, 300_000), (byte) 'w');
         assertThatThrownBy(() -> new Socket(InetAddress.getLoopbackAddress(), removedPort).close())
-                .as("the removed forward no longer listens").isInstanceOf(IOException.class);
+                .as("the removed forward no longer listens")
+                .isInstanceOf(IOException.class);
         // The open connection of the removed forward finishes: the rest of its data, half-close, the answer.
         byte[] after = random(6, 50_000);
         during.getOutputStream().write(after);
@@ -231,7 +260,8 @@ class AgentTest {
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
             String scrape = metrics.scrape();
             assertThat(scrape).doesNotContain("service=\"to-db\"");
-            assertThat(value(scrape, "traverse_agent_connections_accepted_total", "forward", "to-web", null)).isEqualTo(1);
+            assertThat(value(scrape, "traverse_agent_connections_accepted_total", "forward", "to-web", null))
+                    .isEqualTo(1);
         });
 
         // A changed service restarts; a changed node setting is reported, not applied.
@@ -258,40 +288,59 @@ class AgentTest {
     void aBadFileFailsWithOneLineNamingTheLine() throws Exception {
         String node = nodeLines();
         int first = node.split("\n").length + 1;
-        assertThat(failure(node + "forward web 99999 web:80\n")).isEqualTo(
-                "traverse agent: " + dir.resolve("agent.conf") + ":" + first + ": forward web: LOCAL-PORT 99999 is not within 0-65535");
-        assertThat(failure(node + "expose db 5432\nforward db 0 db:5432\n")).endsWith(
-                ":" + (first + 1) + ": service name 'db' is used on line " + first + " already");
-        assertThat(failure(node + "traverse.no.such = 1\n")).endsWith(
-                ":" + first + ": unknown key 'traverse.no.such' (expected token-file or a traverse.* key from docs/operations.md, \"Configuration keys\")");
-        assertThat(failure(node + "traverse.connect.timeout = soon\n")).contains(":" + first + ": traverse.connect.timeout = 'soon'");
-        assertThat(failure(node + "expose db 5432 colour=blue\n")).endsWith(
-                ":" + first + ": expose db: unknown option 'colour=blue' (expected name=…, port=…)");
-        assertThat(failure(node + "serve db 5432\n")).endsWith(
-                ":" + first + ": 'serve' is neither KEY = VALUE nor an expose or forward line");
-        assertThat(failure(node + "expose a 5432 name=a\nexpose b 5433 name=b port=5432\n")).endsWith(
-                ":" + (first + 1) + ": expose b: virtual port 5432 is used on line " + first + " already");
-        assertThat(failure(node + "forward a 18181 x:1\nforward b 18181 y:1\n")).endsWith(
-                ":" + (first + 1) + ": forward b: local port 127.0.0.1:18181 is used on line " + first + " already");
+        assertThat(failure(node + "forward web 99999 web:80\n"))
+                .isEqualTo("traverse agent: " + dir.resolve("agent.conf") + ":" + first
+                        + ": forward web: LOCAL-PORT 99999 is not within 0-65535");
+        assertThat(failure(node + "expose db 5432\nforward db 0 db:5432\n"))
+                .endsWith(":" + (first + 1) + ": service name 'db' is used on line " + first + " already");
+        assertThat(failure(node + "traverse.no.such = 1\n"))
+                .endsWith(
+                        ":" + first
+                                + ": unknown key 'traverse.no.such' (expected token-file or a traverse.* key from docs/operations.md, \"Configuration keys\")");
+        assertThat(failure(node + "traverse.connect.timeout = soon\n"))
+                .contains(":" + first + ": traverse.connect.timeout = 'soon'");
+        assertThat(failure(node + "expose db 5432 colour=blue\n"))
+                .endsWith(":" + first + ": expose db: unknown option 'colour=blue' (expected name=…, port=…)");
+        assertThat(failure(node + "serve db 5432\n"))
+                .endsWith(":" + first + ": 'serve' is neither KEY = VALUE nor an expose or forward line");
+        assertThat(failure(node + "expose a 5432 name=a\nexpose b 5433 name=b port=5432\n"))
+                .endsWith(":" + (first + 1) + ": expose b: virtual port 5432 is used on line " + first + " already");
+        assertThat(failure(node + "forward a 18181 x:1\nforward b 18181 y:1\n"))
+                .endsWith(":" + (first + 1) + ": forward b: local port 127.0.0.1:18181 is used on line " + first
+                        + " already");
         try (ServerSocket taken = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
-            assertThat(failure(node + "forward a 0 x:1\nforward b " + taken.getLocalPort() + " y:1\n")).startsWith(
-                    "traverse agent: " + dir.resolve("agent.conf") + ":" + (first + 1) + ": forward b: cannot listen on 127.0.0.1:"
-                            + taken.getLocalPort());
+            assertThat(failure(node + "forward a 0 x:1\nforward b " + taken.getLocalPort() + " y:1\n"))
+                    .startsWith("traverse agent: " + dir.resolve("agent.conf") + ":" + (first + 1)
+                            + ": forward b: cannot listen on 127.0.0.1:" + taken.getLocalPort());
         }
     }
 
     @Test
     void aTokenFromTheCommandLineServesAFileWithoutTokenFileAndTheFilesOwnWins() throws Exception {
         Path plain = write("traverse.discovery = false\n");
-        assertThat(AgentFile.read(plain).nodeConfig("from-credential", "--token-file x").token()).contains("from-credential");
+        assertThat(AgentFile.read(plain)
+                        .nodeConfig("from-credential", "--token-file x")
+                        .token())
+                .contains("from-credential");
         Files.writeString(dir.resolve("token"), "from-file\n");
         Path withTokenFile = write("token-file = token\ntraverse.discovery = false\n");
-        assertThat(AgentFile.read(withTokenFile).nodeConfig("from-credential", "--token-file x").token()).contains("from-file");
+        assertThat(AgentFile.read(withTokenFile)
+                        .nodeConfig("from-credential", "--token-file x")
+                        .token())
+                .contains("from-file");
         StringWriter err = new StringWriter();
-        int exit = TraverseCommand.commandLine().setErr(new PrintWriter(err)).setOut(new PrintWriter(new StringWriter()))
-                .execute("agent", "--config", plain.toString(), "--token-file", dir.resolve("missing").toString());
+        int exit = TraverseCommand.commandLine()
+                .setErr(new PrintWriter(err))
+                .setOut(new PrintWriter(new StringWriter()))
+                .execute(
+                        "agent",
+                        "--config",
+                        plain.toString(),
+                        "--token-file",
+                        dir.resolve("missing").toString());
         assertThat(exit).isEqualTo(1);
-        assertThat(err.toString().strip()).startsWith("traverse agent: --token-file " + dir.resolve("missing") + " cannot be read");
+        assertThat(err.toString().strip())
+                .startsWith("traverse agent: --token-file " + dir.resolve("missing") + " cannot be read");
     }
 
     /** Runs {@code traverse agent} on a file that must fail, and returns what it printed: one line. */
@@ -299,7 +348,9 @@ class AgentTest {
         Path file = write(text);
         StringWriter err = new StringWriter();
         StringWriter out = new StringWriter();
-        int exit = TraverseCommand.commandLine().setErr(new PrintWriter(err)).setOut(new PrintWriter(out))
+        int exit = TraverseCommand.commandLine()
+                .setErr(new PrintWriter(err))
+                .setOut(new PrintWriter(out))
                 .execute("agent", "--config", file.toString());
         assertThat(exit).isEqualTo(1);
         assertThat(out.toString()).isEmpty();
@@ -310,8 +361,10 @@ class AgentTest {
 
     /** The value of one series of the Prometheus text, or -1 if it is not there. */
     private static long value(String scrape, String metric, String kind, String service, String direction) {
-        String tags = (direction == null ? "" : "direction=\"" + direction + "\",") + "kind=\"" + kind + "\",service=\"" + service + "\"";
-        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric + "{" + tags + "}") + " (\\S+)$").matcher(scrape);
+        String tags = (direction == null ? "" : "direction=\"" + direction + "\",") + "kind=\"" + kind + "\",service=\""
+                + service + "\"";
+        Matcher m = Pattern.compile("(?m)^" + Pattern.quote(metric + "{" + tags + "}") + " (\\S+)$")
+                .matcher(scrape);
         return m.find() ? (long) Double.parseDouble(m.group(1)) : -1;
     }
 

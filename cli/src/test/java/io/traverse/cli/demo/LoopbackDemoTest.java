@@ -30,8 +30,10 @@ class LoopbackDemoTest {
         int[] exit = new int[1];
         String text = run(new LoopbackDemo(Duration.ofMillis(500), 50, 1 << 20, 1 << 20, false, false), exit);
         assertThat(exit[0]).as(text).isZero();
-        assertThat(text).contains("30 pairs: 30 connected (9 dialled back, 0 through SSH, 0 spliced, 4 relayed by hubs), 0 refused,"
-                + " 0 timed out; every pair behaved as its firewalls predict");
+        assertThat(text)
+                .contains(
+                        "30 pairs: 30 connected (9 dialled back, 0 through SSH, 0 spliced, 4 relayed by hubs), 0 refused,"
+                                + " 0 timed out; every pair behaved as its firewalls predict");
         assertThat(text).containsPattern("alpha -> epsilon +direct .* 1 MiB sha256 ok");
         // gamma refuses site B, and delta drops it: both are reached by dialling back
         assertThat(text).containsPattern("beta -> gamma +reverse .* 1 MiB sha256 ok");
@@ -53,7 +55,8 @@ class LoopbackDemoTest {
         assertThat(text).doesNotContain("UNEXPECTED");
         assertThat(text).contains("splice: not on loopback by default");
         if (ssh) {
-            assertThat(text).contains("42 pairs: 42 connected (12 dialled back, 9 through SSH, 0 spliced, 4 relayed by hubs)");
+            assertThat(text)
+                    .contains("42 pairs: 42 connected (12 dialled back, 9 through SSH, 0 spliced, 4 relayed by hubs)");
             // eta lets in only its sshd: reached through it, and dialling back through it those it cannot reach
             assertThat(text).containsPattern("alpha -> eta +direct/ssh .* 1 MiB sha256 ok");
             assertThat(text).containsPattern("gamma -> eta +direct/ssh .* 1 MiB sha256 ok");
@@ -74,7 +77,9 @@ class LoopbackDemoTest {
         assertThat(expect(nodes, "alpha", "eta")).isEqualTo(Expectation.DIRECT_SSH);
         assertThat(expect(nodes, "delta", "eta")).isEqualTo(Expectation.DIRECT_SSH);
         assertThat(expect(nodes, "eta", "gamma")).isEqualTo(Expectation.REVERSE_SSH);
-        assertThat(expect(nodes, "eta", "zeta")).as("zeta dials loopback from 127.0.0.1, which eta lets in").isEqualTo(Expectation.REVERSE);
+        assertThat(expect(nodes, "eta", "zeta"))
+                .as("zeta dials loopback from 127.0.0.1, which eta lets in")
+                .isEqualTo(Expectation.REVERSE);
         assertThat(expect(nodes, "theta", "eta")).isEqualTo(Expectation.DIRECT);
         assertThat(expect(nodes, "eta", "alpha")).isEqualTo(Expectation.DIRECT);
         // gamma is seen at loopback by its hub: no splice with it, the hubs relay

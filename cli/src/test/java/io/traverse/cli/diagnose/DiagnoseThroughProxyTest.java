@@ -23,8 +23,10 @@ import picocli.CommandLine;
 /** {@code traverse diagnose} names the HTTP proxy it used and what the proxy answered (real tinyproxy on loopback). */
 class DiagnoseThroughProxyTest {
     private static final String TOKEN = "diagnose-proxy-token";
+
     @TempDir
     Path dir;
+
     private Hub hub;
     private Process tinyproxy;
 
@@ -46,7 +48,8 @@ class DiagnoseThroughProxyTest {
     private String startTinyproxy(String extraLine) throws Exception {
         Path binary = Path.of("/usr/bin/tinyproxy");
         if (!Files.isExecutable(binary)) {
-            Assumptions.assumeTrue(System.getenv("CI") != null || "root".equals(System.getProperty("user.name")),
+            Assumptions.assumeTrue(
+                    System.getenv("CI") != null || "root".equals(System.getProperty("user.name")),
                     "Skipped: tinyproxy is not installed (Debian package tinyproxy-bin; CI installs it)");
             throw new AssertionError("tinyproxy is not installed (Debian package tinyproxy-bin)");
         }
@@ -54,10 +57,14 @@ class DiagnoseThroughProxyTest {
         try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             port = probe.getLocalPort();
         }
-        Path conf = Files.writeString(dir.resolve("tinyproxy.conf"), "Port " + port + "\nListen 127.0.0.1\nLogLevel Warning\n"
-                + "LogFile \"" + dir.resolve("tinyproxy.log") + "\"\n" + extraLine + "\n");
-        tinyproxy = new ProcessBuilder(binary.toString(), "-d", "-c", conf.toString()).redirectErrorStream(true)
-                .redirectOutput(dir.resolve("out").toFile()).start();
+        Path conf = Files.writeString(
+                dir.resolve("tinyproxy.conf"),
+                "Port " + port + "\nListen 127.0.0.1\nLogLevel Warning\n" + "LogFile \"" + dir.resolve("tinyproxy.log")
+                        + "\"\n" + extraLine + "\n");
+        tinyproxy = new ProcessBuilder(binary.toString(), "-d", "-c", conf.toString())
+                .redirectErrorStream(true)
+                .redirectOutput(dir.resolve("out").toFile())
+                .start();
         for (int i = 0; i < 250; i++) {
             try (Socket s = new Socket()) {
                 s.connect(new InetSocketAddress(InetAddress.getLoopbackAddress(), port), 200);
@@ -70,13 +77,26 @@ class DiagnoseThroughProxyTest {
     }
 
     private String diagnose(String proxy) throws Exception {
-        hub = Hub.start(HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name("diag-proxy-hub").token(TOKEN).build());
+        hub = Hub.start(HubConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(0)
+                .httpPort(-1)
+                .name("diag-proxy-hub")
+                .token(TOKEN)
+                .build());
         System.setProperty("traverse.http.proxy", proxy);
         System.setProperty("traverse.http.nonproxyhosts", "nothing.invalid");
         StringWriter text = new StringWriter();
         CommandLine cli = new CommandLine(new DiagnoseCommand());
         cli.setOut(new PrintWriter(text));
-        cli.execute("nobody-here:80", "--hub", "127.0.0.1:" + hub.linkAddress().getPort(), "--token", TOKEN, "--timeout", "2s");
+        cli.execute(
+                "nobody-here:80",
+                "--hub",
+                "127.0.0.1:" + hub.linkAddress().getPort(),
+                "--token",
+                TOKEN,
+                "--timeout",
+                "2s");
         return text.toString();
     }
 
@@ -84,9 +104,13 @@ class DiagnoseThroughProxyTest {
     void itNamesTheProxyAndItsYes() throws Exception {
         String proxy = startTinyproxy("");
         String text = diagnose(proxy);
-        assertThat(text).contains("hub link ").doesNotContain("hub link none")
-                .containsPattern("http proxy: http://" + proxy + " \\(from system property traverse.http.proxy\\); HTTP proxy " + proxy
-                        + " .*answered 'HTTP/1\\.[01] 200 [^']*' to CONNECT 127.0.0.1:" + hub.linkAddress().getPort());
+        assertThat(text)
+                .contains("hub link ")
+                .doesNotContain("hub link none")
+                .containsPattern(
+                        "http proxy: http://" + proxy + " \\(from system property traverse.http.proxy\\); HTTP proxy "
+                                + proxy + " .*answered 'HTTP/1\\.[01] 200 [^']*' to CONNECT 127.0.0.1:"
+                                + hub.linkAddress().getPort());
     }
 
     @Test
@@ -94,8 +118,11 @@ class DiagnoseThroughProxyTest {
         String proxy = startTinyproxy("ConnectPort 443");
         String text = diagnose(proxy);
         // The refusal is named, and the link falls back on a long-poll session through the same proxy.
-        assertThat(text).contains("refused CONNECT to hub 127.0.0.1:" + hub.linkAddress().getPort())
-                .contains("http proxy: http://" + proxy).contains("it answered 'HTTP/1.1 403 Access violation'")
+        assertThat(text)
+                .contains(
+                        "refused CONNECT to hub 127.0.0.1:" + hub.linkAddress().getPort())
+                .contains("http proxy: http://" + proxy)
+                .contains("it answered 'HTTP/1.1 403 Access violation'")
                 .contains("by a long-poll session through HTTP proxy " + proxy);
     }
 }

@@ -47,8 +47,11 @@ class ConfigExamplesTest {
         Files.writeString(file, switchedOn(example));
         Properties shown = new Properties();
         shown.load(Files.newBufferedReader(file));
-        assertThat(new TreeSet<>(shown.stringPropertyNames())).as("keys with an example line")
-                .isEqualTo(new TreeSet<>(HubSettings.KEYS.stream().filter(k -> !k.equals(HubSettings.TOKEN)).toList()));
+        assertThat(new TreeSet<>(shown.stringPropertyNames()))
+                .as("keys with an example line")
+                .isEqualTo(new TreeSet<>(HubSettings.KEYS.stream()
+                        .filter(k -> !k.equals(HubSettings.TOKEN))
+                        .toList()));
         assertThat(example).contains("`traverse.token = TOKEN`");
 
         // The token file named there does not exist here: point it at one that does.
@@ -73,9 +76,14 @@ class ConfigExamplesTest {
         String example = Files.readString(EXAMPLES.resolve("traverse.properties"), StandardCharsets.UTF_8);
         Files.writeString(dir.resolve(ConfigSources.FILE_NAME), switchedOn(example));
         Map<ConfigKey, ConfigSources.Setting> settings = ConfigSources.collect(new Properties(), Map.of(), dir, null);
-        List<String> shown = EXAMPLE_LINE.matcher(example).results().map(r -> r.group(1).split(" = ")[0]).toList();
+        List<String> shown = EXAMPLE_LINE
+                .matcher(example)
+                .results()
+                .map(r -> r.group(1).split(" = ")[0])
+                .toList();
         assertThat(shown).hasSizeGreaterThan(5);
-        assertThat(settings.keySet().stream().map(ConfigKey::key).collect(Collectors.toSet())).containsExactlyInAnyOrderElementsOf(shown);
+        assertThat(settings.keySet().stream().map(ConfigKey::key).collect(Collectors.toSet()))
+                .containsExactlyInAnyOrderElementsOf(shown);
         TraverseConfig config = TraverseConfig.builderFrom(settings).build();
         assertThat(config.hubs()).hasSize(2);
     }

@@ -28,7 +28,8 @@ class DocumentedNamesTest {
     /** Counters a hub registers on first use, so a fresh hub does not serve them yet. */
     private static final Set<String> REGISTERED_ON_FIRST_USE = Set.of("traverse_hub_relay_failures_total");
     /** Side-channel service names the modules use: they look like keys in the docs but are not settings. */
-    private static final Set<String> SIDE_CHANNEL_SERVICES = Set.of("traverse.reverse", "traverse.reverse.probe", "traverse.splice");
+    private static final Set<String> SIDE_CHANNEL_SERVICES =
+            Set.of("traverse.reverse", "traverse.reverse.probe", "traverse.splice");
 
     private static String operations() throws Exception {
         return Files.readString(OPERATIONS, StandardCharsets.UTF_8);
@@ -37,11 +38,14 @@ class DocumentedNamesTest {
     @Test
     void everyDocumentedConfigurationKeyExistsAndEveryKeyIsDocumented() throws Exception {
         String readme = Files.readString(README, StandardCharsets.UTF_8);
-        String docs = readme + operations() + Files.readString(Path.of("..", "docs", "architecture.md"), StandardCharsets.UTF_8);
+        String docs = readme
+                + operations()
+                + Files.readString(Path.of("..", "docs", "architecture.md"), StandardCharsets.UTF_8);
         Set<String> known = new TreeSet<>(HubSettings.KEYS);
         Arrays.stream(ConfigKey.values()).map(ConfigKey::key).forEach(known::add);
         Set<String> mentioned = new TreeSet<>();
-        Matcher m = Pattern.compile("`-?D?(traverse\\.[a-z][a-z0-9.]*[a-z0-9])[`=\\s]").matcher(docs);
+        Matcher m = Pattern.compile("`-?D?(traverse\\.[a-z][a-z0-9.]*[a-z0-9])[`=\\s]")
+                .matcher(docs);
         while (m.find()) {
             String key = m.group(1);
             if (!key.endsWith(".properties") && !key.endsWith(".jar") && !SIDE_CHANNEL_SERVICES.contains(key)) {
@@ -50,15 +54,24 @@ class DocumentedNamesTest {
         }
         Set<String> unknown = new TreeSet<>(mentioned);
         unknown.removeAll(known);
-        assertThat(unknown).as("keys the docs mention that neither the node nor the hub knows").isEmpty();
+        assertThat(unknown)
+                .as("keys the docs mention that neither the node nor the hub knows")
+                .isEmpty();
         // the node's keys in operations.md's configuration table, the hub's anywhere in operations.md
         String operations = operations();
-        Set<String> notInTable = Arrays.stream(ConfigKey.values()).map(ConfigKey::key).filter(k -> !operations.contains("| `" + k + "` |"))
+        Set<String> notInTable = Arrays.stream(ConfigKey.values())
+                .map(ConfigKey::key)
+                .filter(k -> !operations.contains("| `" + k + "` |"))
                 .collect(Collectors.toCollection(TreeSet::new));
-        assertThat(notInTable).as("node keys missing from docs/operations.md's configuration table").isEmpty();
-        Set<String> hubUndocumented = HubSettings.KEYS.stream().filter(k -> !operations.contains(k))
+        assertThat(notInTable)
+                .as("node keys missing from docs/operations.md's configuration table")
+                .isEmpty();
+        Set<String> hubUndocumented = HubSettings.KEYS.stream()
+                .filter(k -> !operations.contains(k))
                 .collect(Collectors.toCollection(TreeSet::new));
-        assertThat(hubUndocumented).as("hub keys docs/operations.md does not mention").isEmpty();
+        assertThat(hubUndocumented)
+                .as("hub keys docs/operations.md does not mention")
+                .isEmpty();
     }
 
     @Test
@@ -69,9 +82,16 @@ class DocumentedNamesTest {
             documented.add(row.group(1));
         }
         Set<String> served = new TreeSet<>();
-        try (Hub hub = Hub.start(HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).discoveryPort(-1).name("doc-hub")
-                .token("t").build())) {
-            Matcher type = Pattern.compile("(?m)^# TYPE (traverse_hub_[a-z_]+) ").matcher(hub.metrics().scrape());
+        try (Hub hub = Hub.start(HubConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(0)
+                .httpPort(-1)
+                .discoveryPort(-1)
+                .name("doc-hub")
+                .token("t")
+                .build())) {
+            Matcher type = Pattern.compile("(?m)^# TYPE (traverse_hub_[a-z_]+) ")
+                    .matcher(hub.metrics().scrape());
             while (type.find()) {
                 served.add(type.group(1));
             }

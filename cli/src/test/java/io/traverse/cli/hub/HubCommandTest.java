@@ -36,8 +36,10 @@ class HubCommandTest {
         assertThat(config.httpPort()).isEqualTo(17080);
         assertThat(config.token()).isEmpty();
         assertThat(config.name()).isEmpty();
-        assertThat(config.stateDirectory()).isEqualTo(Path.of(System.getProperty("user.home"), ".local/state/traverse"));
-        assertThat(config.idSource()).hasToString("kept in " + config.stateDirectory().resolve("hub-17000.id"));
+        assertThat(config.stateDirectory())
+                .isEqualTo(Path.of(System.getProperty("user.home"), ".local/state/traverse"));
+        assertThat(config.idSource())
+                .hasToString("kept in " + config.stateDirectory().resolve("hub-17000.id"));
         assertThat(config.advertisedAddresses()).isEmpty();
         assertThat(config.keepaliveInterval()).isEqualTo(Duration.ofSeconds(2));
         // the admission limits of docs/operations.md
@@ -52,8 +54,15 @@ class HubCommandTest {
     @Test
     void theAdmissionLimitsComeFromTheFile() throws Exception {
         Path file = dir.resolve("limits.properties");
-        Files.writeString(file, String.join("\n", "traverse.hub.max.relayed.per.node = 100", "traverse.hub.max.setups.per.node = 10",
-                "traverse.hub.max.relayed = 1000", "traverse.hub.link.rate = 20", "traverse.hub.link.burst = 40"));
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "traverse.hub.max.relayed.per.node = 100",
+                        "traverse.hub.max.setups.per.node = 10",
+                        "traverse.hub.max.relayed = 1000",
+                        "traverse.hub.link.rate = 20",
+                        "traverse.hub.link.burst = 40"));
         HubConfig config = parse(Map.of(), "--config", file.toString());
         assertThat(config.maxRelayedPerNode()).isEqualTo(100);
         assertThat(config.maxSetupsPerNode()).isEqualTo(10);
@@ -65,11 +74,28 @@ class HubCommandTest {
     @Test
     void optionsOverrideTheFileAndTheFileFillsTheRest() throws Exception {
         Path file = dir.resolve("hub.properties");
-        Files.writeString(file, String.join("\n", "traverse.hub.port = 17100", "traverse.hub.name = site-a",
-                "traverse.hub.peers = hub-b.example.org, 10.0.0.2:17001", "traverse.hub.keepalive = 500ms",
-                "traverse.hub.max.names.per.node = 8", "traverse.token = from-file"));
-        HubConfig config = parse(Map.of("TRAVERSE_TOKEN", "from-env"), "--config", file.toString(), "--port", "17200",
-                "--peer", "10.0.0.3", "--advertise", "none", "--http-port", "-1");
+        Files.writeString(
+                file,
+                String.join(
+                        "\n",
+                        "traverse.hub.port = 17100",
+                        "traverse.hub.name = site-a",
+                        "traverse.hub.peers = hub-b.example.org, 10.0.0.2:17001",
+                        "traverse.hub.keepalive = 500ms",
+                        "traverse.hub.max.names.per.node = 8",
+                        "traverse.token = from-file"));
+        HubConfig config = parse(
+                Map.of("TRAVERSE_TOKEN", "from-env"),
+                "--config",
+                file.toString(),
+                "--port",
+                "17200",
+                "--peer",
+                "10.0.0.3",
+                "--advertise",
+                "none",
+                "--http-port",
+                "-1");
         assertThat(config.port()).isEqualTo(17200);
         assertThat(config.name()).contains("site-a");
         assertThat(config.peers()).containsExactly("hub-b.example.org", "10.0.0.2:17001", "10.0.0.3");
@@ -86,17 +112,21 @@ class HubCommandTest {
                 .hasToString("kept in /var/state/traverse/hub-17000.id");
         assertThat(parse(Map.of("XDG_STATE_HOME", "relative/ignored")).stateDirectory())
                 .isEqualTo(Path.of(System.getProperty("user.home"), ".local/state/traverse"));
-        assertThat(parse(Map.of(), "--state-dir", dir.toString(), "--port", "17100").idSource())
+        assertThat(parse(Map.of(), "--state-dir", dir.toString(), "--port", "17100")
+                        .idSource())
                 .hasToString("kept in " + dir.resolve("hub-17100.id"));
-        assertThat(parse(Map.of(), "--id-file", dir.resolve("my.id").toString()).idSource()).hasToString("kept in " + dir.resolve("my.id"));
+        assertThat(parse(Map.of(), "--id-file", dir.resolve("my.id").toString()).idSource())
+                .hasToString("kept in " + dir.resolve("my.id"));
         Path file = dir.resolve("hub.properties");
         Files.writeString(file, "traverse.hub.state.dir = " + dir.resolve("from-file") + "\n");
         assertThat(parse(Map.of(), "--config", file.toString()).idSource())
                 .hasToString("kept in " + dir.resolve("from-file/hub-17000.id"));
         Files.writeString(file, "traverse.hub.id.file = " + dir.resolve("file.id") + "\n");
-        assertThat(parse(Map.of(), "--config", file.toString()).idSource()).hasToString("kept in " + dir.resolve("file.id"));
+        assertThat(parse(Map.of(), "--config", file.toString()).idSource())
+                .hasToString("kept in " + dir.resolve("file.id"));
         // A name decides the id; port 0 (a new address at every start) gets a new id at every start.
-        assertThat(parse(Map.of(), "--name", "site-a", "--state-dir", dir.toString()).idSource())
+        assertThat(parse(Map.of(), "--name", "site-a", "--state-dir", dir.toString())
+                        .idSource())
                 .hasToString("derived from the name 'site-a'");
         assertThat(parse(Map.of(), "--port", "0").idSource()).hasToString("new at every start");
     }
@@ -104,24 +134,35 @@ class HubCommandTest {
     @Test
     void sshTunnelRulesComeFromOptionsAndTheFile() throws Exception {
         Path file = dir.resolve("hub.properties");
-        Files.writeString(file, "traverse.hub.ssh.tunnels = 10.1.0.0/24 user=hub key=/k/a gateway=198.18.1.1;"
-                + " 10.2.0.0/24 user=hub key=/k/b\n");
-        HubConfig config = parse(Map.of(), "--config", file.toString(), "--ssh-tunnel",
+        Files.writeString(
+                file,
+                "traverse.hub.ssh.tunnels = 10.1.0.0/24 user=hub key=/k/a gateway=198.18.1.1;"
+                        + " 10.2.0.0/24 user=hub key=/k/b\n");
+        HubConfig config = parse(
+                Map.of(),
+                "--config",
+                file.toString(),
+                "--ssh-tunnel",
                 "198.18.5.0/24 user=ops key=/k/c port=2222 known-hosts=/k/kh");
         assertThat(config.sshTunnels()).hasSize(3);
         assertThat(config.sshTunnels().get(0).gatewayHost()).isEqualTo("198.18.1.1");
         assertThat(config.sshTunnels().get(2).port()).isEqualTo(2222);
         assertThat(config.sshTunnels().get(2).user()).isEqualTo("ops");
         assertThatThrownBy(() -> parse(Map.of(), "--ssh-tunnel", "10.0.0.0/8 key=/k"))
-                .hasMessageContaining("ssh tunnel '10.0.0.0/8 key=/k'").hasMessageContaining("user=NAME");
+                .hasMessageContaining("ssh tunnel '10.0.0.0/8 key=/k'")
+                .hasMessageContaining("user=NAME");
     }
 
     @Test
     void tokenComesFromOptionThenTokenFileThenEnvironment() throws Exception {
         Path tokenFile = dir.resolve("token");
         Files.writeString(tokenFile, "s3cret\n");
-        assertThat(parse(Map.of("TRAVERSE_TOKEN", "env"), "--token", "opt", "--token-file", tokenFile.toString()).token()).isEqualTo("opt");
-        assertThat(parse(Map.of("TRAVERSE_TOKEN", "env"), "--token-file", tokenFile.toString()).token()).isEqualTo("s3cret");
+        assertThat(parse(Map.of("TRAVERSE_TOKEN", "env"), "--token", "opt", "--token-file", tokenFile.toString())
+                        .token())
+                .isEqualTo("opt");
+        assertThat(parse(Map.of("TRAVERSE_TOKEN", "env"), "--token-file", tokenFile.toString())
+                        .token())
+                .isEqualTo("s3cret");
         assertThat(parse(Map.of("TRAVERSE_TOKEN", "env")).token()).isEqualTo("env");
     }
 
@@ -129,9 +170,10 @@ class HubCommandTest {
     void mistakesAreNamed() {
         Path file = dir.resolve("typo.properties");
         assertThatThrownBy(() -> {
-            Files.writeString(file, "traverse.hub.prot = 1\n");
-            parse(Map.of(), "--config", file.toString());
-        }).hasMessageContaining("unknown keys [traverse.hub.prot]");
+                    Files.writeString(file, "traverse.hub.prot = 1\n");
+                    parse(Map.of(), "--config", file.toString());
+                })
+                .hasMessageContaining("unknown keys [traverse.hub.prot]");
         assertThatThrownBy(() -> parse(Map.of(), "--port", "70000")).hasMessageContaining("port 70000");
         assertThatThrownBy(() -> parse(Map.of(), "--peer", "a:b:c")).hasMessageContaining("peer");
         assertThatThrownBy(() -> parse(Map.of(), "--name", "has space")).hasMessageContaining("hub name");
@@ -140,7 +182,8 @@ class HubCommandTest {
     @Test
     void theDaemonStartsAndStopsCleanlyOnSigterm() throws Exception {
         List<String> lines = runUntilListening("--name", "sigterm-test");
-        assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub sigterm-test").contains("listening on /127.0.0.1:"));
+        assertThat(lines)
+                .anySatisfy(l -> assertThat(l).contains("Hub sigterm-test").contains("listening on /127.0.0.1:"));
         assertThat(lines).anySatisfy(l -> assertThat(l).contains("Hub sigterm-test stopped"));
     }
 
@@ -149,17 +192,22 @@ class HubCommandTest {
         Path idFile = dir.resolve("state/hub.id");
         List<String> first = runUntilListening("--id-file", idFile.toString());
         String id = Files.readAllLines(idFile).get(Files.readAllLines(idFile).size() - 1);
-        assertThat(first).anySatisfy(l -> assertThat(l).contains("INFO").endsWith(": generated new hub id " + id + " in " + idFile));
+        assertThat(first)
+                .anySatisfy(
+                        l -> assertThat(l).contains("INFO").endsWith(": generated new hub id " + id + " in " + idFile));
         List<String> second = runUntilListening("--id-file", idFile.toString());
-        assertThat(second).anySatisfy(l -> assertThat(l).contains("INFO").endsWith(": hub id " + id + " from " + idFile));
+        assertThat(second)
+                .anySatisfy(l -> assertThat(l).contains("INFO").endsWith(": hub id " + id + " from " + idFile));
         assertThat(second).anySatisfy(l -> assertThat(l).contains("(id " + id + ") listening on"));
 
         Files.writeString(idFile, "garbage!\n");
         List<String> corrupt = runUntilListening("--id-file", idFile.toString());
         // One clear line naming the file, no stack trace, no hub under a new id, and the file left as it was.
-        assertThat(corrupt).containsExactly("traverse hub: the hub id file " + idFile + " does not hold a hub id: node id 'garbage!'"
-                + " must be 1-40 letters, digits or '-', not starting or ending with '-'; correct it, or delete it to give this hub a new"
-                + " id (other hubs then see a new hub)");
+        assertThat(corrupt)
+                .containsExactly(
+                        "traverse hub: the hub id file " + idFile + " does not hold a hub id: node id 'garbage!'"
+                                + " must be 1-40 letters, digits or '-', not starting or ending with '-'; correct it, or delete it to give this hub a new"
+                                + " id (other hubs then see a new hub)");
         assertThat(Files.readString(idFile)).isEqualTo("garbage!\n");
     }
 
@@ -167,13 +215,29 @@ class HubCommandTest {
     private static List<String> runUntilListening(String... extra) throws Exception {
         String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
         Path java = Path.of(System.getProperty("java.home"), "bin", "java");
-        List<String> command = new ArrayList<>(List.of(java.toString(), "-cp", classPath, "io.traverse.cli.TraverseCommand", "hub",
-                "--bind", "127.0.0.1", "--port", "0", "--advertise", "none", "--token", "t", "--http-port", "-1",
-                "--discovery-port", "-1"));
+        List<String> command = new ArrayList<>(List.of(
+                java.toString(),
+                "-cp",
+                classPath,
+                "io.traverse.cli.TraverseCommand",
+                "hub",
+                "--bind",
+                "127.0.0.1",
+                "--port",
+                "0",
+                "--advertise",
+                "none",
+                "--token",
+                "t",
+                "--http-port",
+                "-1",
+                "--discovery-port",
+                "-1"));
         command.addAll(List.of(extra));
         Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
         List<String> lines = new ArrayList<>();
-        try (BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+        try (BufferedReader out =
+                new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
             String line;
             while ((line = out.readLine()) != null) {
                 lines.add(line);

@@ -56,22 +56,36 @@ class PerfAcrossNatTest {
             Host client = clientSite.host("client", "10.0.12.2");
             String hub = HubAgent.startOn(hubHost, 17000, TOKEN);
 
-            Process publicServer = perf(publicHost, "perf", "serve", "--name", "perf-public", "--hub", hub, "--token", TOKEN);
-            Process nattedServer = perf(natted, "perf", "serve", "--name", "perf-natted", "--hub", hub, "--token", TOKEN);
+            Process publicServer =
+                    perf(publicHost, "perf", "serve", "--name", "perf-public", "--hub", hub, "--token", TOKEN);
+            Process nattedServer =
+                    perf(natted, "perf", "serve", "--name", "perf-natted", "--hub", hub, "--token", TOKEN);
             awaitLine(publicServer, "perf server ");
             awaitLine(nattedServer, "perf server ");
 
             Map<String, JsonNode> toPublic = measure(client, "perf-public", hub);
-            assertThat(toPublic.get("direct").get("ok").asBoolean()).as("%s", toPublic).isTrue();
-            assertThat(toPublic.get("routed").get("ok").asBoolean()).as("%s", toPublic).isTrue();
-            assertThat(toPublic.get("plain").get("ok").asBoolean()).as("plain TCP reaches a public host: %s", toPublic).isTrue();
-            assertThat(toPublic.get("reverse").get("ok").asBoolean()).as("nobody can dial back behind this NAT").isFalse();
+            assertThat(toPublic.get("direct").get("ok").asBoolean())
+                    .as("%s", toPublic)
+                    .isTrue();
+            assertThat(toPublic.get("routed").get("ok").asBoolean())
+                    .as("%s", toPublic)
+                    .isTrue();
+            assertThat(toPublic.get("plain").get("ok").asBoolean())
+                    .as("plain TCP reaches a public host: %s", toPublic)
+                    .isTrue();
+            assertThat(toPublic.get("reverse").get("ok").asBoolean())
+                    .as("nobody can dial back behind this NAT")
+                    .isFalse();
             checkNumbers(toPublic.get("direct"));
             checkNumbers(toPublic.get("plain"));
 
             Map<String, JsonNode> toNatted = measure(client, "perf-natted", hub);
-            assertThat(toNatted.get("routed").get("ok").asBoolean()).as("%s", toNatted).isTrue();
-            assertThat(toNatted.get("direct").get("ok").asBoolean()).as("its NAT drops what comes in").isFalse();
+            assertThat(toNatted.get("routed").get("ok").asBoolean())
+                    .as("%s", toNatted)
+                    .isTrue();
+            assertThat(toNatted.get("direct").get("ok").asBoolean())
+                    .as("its NAT drops what comes in")
+                    .isFalse();
             assertThat(toNatted).as("plain TCP does not get through its NAT").doesNotContainKey("plain");
             checkNumbers(toNatted.get("routed"));
         }
@@ -81,17 +95,34 @@ class PerfAcrossNatTest {
         assertThat(r.get("bytesVerified").asLong()).isEqualTo(2 * BYTES);
         assertThat(r.get("firstSetupMs").asDouble()).isPositive();
         assertThat(r.get("cachedSetupMs").asDouble()).isPositive();
-        assertThat(r.get("rttP50Us").asDouble()).isPositive().isLessThanOrEqualTo(r.get("rttP99Us").asDouble());
+        assertThat(r.get("rttP50Us").asDouble())
+                .isPositive()
+                .isLessThanOrEqualTo(r.get("rttP99Us").asDouble());
         assertThat(r.get("upMBps").asDouble()).isPositive();
         assertThat(r.get("downMBps").asDouble()).isPositive();
     }
 
     /** Runs {@code traverse perf NAME --json} on {@code host}; the results by module. */
     private static Map<String, JsonNode> measure(Host host, String name, String hub) throws Exception {
-        Process p = perf(host, "perf", name, "--hub", hub, "--token", TOKEN, "--bytes", Long.toString(BYTES), "--pings", "200",
-                "--timeout", "5s", "--json");
+        Process p = perf(
+                host,
+                "perf",
+                name,
+                "--hub",
+                hub,
+                "--token",
+                TOKEN,
+                "--bytes",
+                Long.toString(BYTES),
+                "--pings",
+                "200",
+                "--timeout",
+                "5s",
+                "--json");
         CompletableFuture<String> stdout = CompletableFuture.supplyAsync(() -> readAll(p));
-        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("traverse perf finished").isTrue();
+        assertThat(p.waitFor(120, TimeUnit.SECONDS))
+                .as("traverse perf finished")
+                .isTrue();
         String json = stdout.get(10, TimeUnit.SECONDS);
         log.info("traverse perf {} from {}:\n{}", name, host, json);
         JsonNode report = new ObjectMapper().readTree(json);
@@ -103,8 +134,11 @@ class PerfAcrossNatTest {
     }
 
     private static Process perf(Host host, String... args) {
-        List<String> argv = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), TraverseCommand.class.getName()));
+        List<String> argv = new ArrayList<>(List.of(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                TraverseCommand.class.getName()));
         argv.addAll(List.of(args));
         return host.namespace().start(new ProcessBuilder(argv).redirectError(ProcessBuilder.Redirect.DISCARD));
     }

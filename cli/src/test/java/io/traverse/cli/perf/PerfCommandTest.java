@@ -29,8 +29,7 @@ class PerfCommandTest {
         assertThat(run("perf", "somewhere", "--bytes", "0").err).contains("--bytes and --pings must be at least 1");
     }
 
-    private record Run(int exit, String out, String err) {
-    }
+    private record Run(int exit, String out, String err) {}
 
     private static Run run(String... args) {
         StringWriter out = new StringWriter();

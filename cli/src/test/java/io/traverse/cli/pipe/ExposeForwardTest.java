@@ -35,7 +35,13 @@ class ExposeForwardTest {
 
     @BeforeEach
     void startHub() throws Exception {
-        hub = Hub.start(HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(-1).name("pipe-hub").token(TOKEN).build());
+        hub = Hub.start(HubConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(0)
+                .httpPort(-1)
+                .name("pipe-hub")
+                .token(TOKEN)
+                .build());
         open.add(hub);
     }
 
@@ -52,9 +58,11 @@ class ExposeForwardTest {
         return all.toArray(String[]::new);
     }
 
-    private RunningPipe<io.traverse.TraverseServerSocket> expose(int localPort, String name, int virtualPort) throws Exception {
+    private RunningPipe<io.traverse.TraverseServerSocket> expose(int localPort, String name, int virtualPort)
+            throws Exception {
         ExposeCommand command = new ExposeCommand();
-        new CommandLine(command).parseArgs(nodeArgs(String.valueOf(localPort), "--name", name, "--port", String.valueOf(virtualPort)));
+        new CommandLine(command)
+                .parseArgs(nodeArgs(String.valueOf(localPort), "--name", name, "--port", String.valueOf(virtualPort)));
         RunningPipe<io.traverse.TraverseServerSocket> exposure = command.start();
         open.add(exposure);
         return exposure;
@@ -89,17 +97,25 @@ class ExposeForwardTest {
         expose(web.getAddress().getPort(), "web-svc", 8080);
         RunningPipe<ServerSocket> forward = forward("web-svc:8080");
 
-        HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        HttpClient client =
+                HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
         String base = "http://127.0.0.1:" + forward.listener().getLocalPort();
-        HttpResponse<byte[]> got = client.send(HttpRequest.newBuilder(URI.create(base + "/page")).timeout(Duration.ofSeconds(30)).build(),
+        HttpResponse<byte[]> got = client.send(
+                HttpRequest.newBuilder(URI.create(base + "/page"))
+                        .timeout(Duration.ofSeconds(30))
+                        .build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         assertThat(got.statusCode()).isEqualTo(200);
         assertThat(got.body().length).isEqualTo(page.length);
         assertThat(sha256(got.body())).isEqualTo(sha256(page));
 
         byte[] upload = random(2, 3 * 1024 * 1024);
-        HttpResponse<String> posted = client.send(HttpRequest.newBuilder(URI.create(base + "/digest")).timeout(Duration.ofSeconds(30))
-                .POST(HttpRequest.BodyPublishers.ofByteArray(upload)).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> posted = client.send(
+                HttpRequest.newBuilder(URI.create(base + "/digest"))
+                        .timeout(Duration.ofSeconds(30))
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(upload))
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(posted.body()).isEqualTo(HexFormat.of().formatHex(sha256(upload)) + " " + upload.length);
     }
 
@@ -112,7 +128,10 @@ class ExposeForwardTest {
             try (Socket s = service.accept()) {
                 byte[] all = s.getInputStream().readAllBytes();
                 s.getOutputStream().write(sha256(all));
-                s.getOutputStream().write(java.nio.ByteBuffer.allocate(8).putLong(all.length).array());
+                s.getOutputStream()
+                        .write(java.nio.ByteBuffer.allocate(8)
+                                .putLong(all.length)
+                                .array());
             } catch (Exception e) {
                 // the test fails on the client side
             }
@@ -131,7 +150,8 @@ class ExposeForwardTest {
             assertThat(java.nio.ByteBuffer.wrap(in.readNBytes(8)).getLong()).isEqualTo(data.length);
             assertThat(in.read()).as("EOF after the answer").isEqualTo(-1);
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> exposure.openConnections() == 0 && forward.openConnections() == 0);
+        await().atMost(Duration.ofSeconds(10))
+                .until(() -> exposure.openConnections() == 0 && forward.openConnections() == 0);
     }
 
     @Test
@@ -155,7 +175,9 @@ class ExposeForwardTest {
         try (Socket s = new Socket("127.0.0.1", forward.listener().getLocalPort())) {
             s.setSoTimeout(30_000);
             s.getOutputStream().write(1);
-            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class).hasMessageContaining("reset");
+            assertThatThrownBy(() -> s.getInputStream().read())
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("reset");
         }
     }
 
@@ -180,7 +202,9 @@ class ExposeForwardTest {
             s.getOutputStream().write(1);
             await().atMost(Duration.ofSeconds(10)).until(() -> forward.openConnections() == 1);
             forward.close();
-            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class).hasMessageContaining("reset");
+            assertThatThrownBy(() -> s.getInputStream().read())
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("reset");
         }
         await().atMost(Duration.ofSeconds(10)).until(() -> forward.openConnections() == 0);
     }
@@ -190,7 +214,9 @@ class ExposeForwardTest {
         RunningPipe<ServerSocket> forward = forward("no-such-name:80");
         try (Socket s = new Socket("127.0.0.1", forward.listener().getLocalPort())) {
             s.setSoTimeout(30_000);
-            assertThatThrownBy(() -> s.getInputStream().read()).isInstanceOf(IOException.class).hasMessageContaining("reset");
+            assertThatThrownBy(() -> s.getInputStream().read())
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining("reset");
         }
     }
 

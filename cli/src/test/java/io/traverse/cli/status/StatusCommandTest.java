@@ -17,8 +17,7 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 class StatusCommandTest {
-    private record Run(int exitCode, String out, String err) {
-    }
+    private record Run(int exitCode, String out, String err) {}
 
     /** Runs the command with buffered output streams, as {@code main} has (System.out), and no flush after. */
     private static Run run(String... args) {
@@ -32,18 +31,28 @@ class StatusCommandTest {
     }
 
     private static HubConfig.Builder hub(String name) {
-        return HubConfig.builder().bindAddress("127.0.0.1").port(0).httpPort(0).name(name).token("status-test")
+        return HubConfig.builder()
+                .bindAddress("127.0.0.1")
+                .port(0)
+                .httpPort(0)
+                .name(name)
+                .token("status-test")
                 .keepaliveInterval(Duration.ofMillis(200));
     }
 
     @Test
     void printsHubsRoutesLinksAndTheirRttFromARunningHub() throws Exception {
         try (Hub alpha = Hub.start(hub("alpha").build());
-                Hub beta = Hub.start(hub("beta").peer("127.0.0.1:" + alpha.linkAddress().getPort()).build());
-                Hub gamma = Hub.start(hub("gamma").advertisedAddresses(java.util.List.of())
-                        .peer("127.0.0.1:" + beta.linkAddress().getPort()).build())) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> alpha.status().routes().size() == 2
-                    && alpha.status().hubLinks().stream().allMatch(l -> l.rttMicros() >= 0));
+                Hub beta = Hub.start(hub("beta")
+                        .peer("127.0.0.1:" + alpha.linkAddress().getPort())
+                        .build());
+                Hub gamma = Hub.start(hub("gamma")
+                        .advertisedAddresses(java.util.List.of())
+                        .peer("127.0.0.1:" + beta.linkAddress().getPort())
+                        .build())) {
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> alpha.status().routes().size() == 2
+                            && alpha.status().hubLinks().stream().allMatch(l -> l.rttMicros() >= 0));
             int http = alpha.httpAddress().orElseThrow().getPort();
 
             Run run = run("status", "127.0.0.1:" + http);
@@ -53,11 +62,13 @@ class StatusCommandTest {
                     .startsWith("hub alpha (" + alpha.id() + ", id derived from the name 'alpha'), state ")
                     .endsWith("links on " + String.join(", ", alpha.advertisedAddresses()));
             assertThat(out).doesNotContain("ID CONFLICT");
-            assertThat(out).contains("2 other hubs known, 2 reachable; 0 nodes here; 0 names in the network")
+            assertThat(out)
+                    .contains("2 other hubs known, 2 reachable; 0 nodes here; 0 names in the network")
                     .containsPattern("alpha +" + alpha.id() + " +this hub")
                     .containsPattern("beta +" + beta.id() + " +1 +beta ")
                     .containsPattern("gamma +" + gamma.id() + " +[12] +(beta|gamma) +\\d+ +\\(dials out only\\)")
-                    .containsPattern("links to other hubs\n +peer +dialled by +remote +rtt\n +beta +(this hub|the peer) +127\\.0\\.0\\.1:\\d+ +\\d+\\.\\d\\d ms");
+                    .containsPattern(
+                            "links to other hubs\n +peer +dialled by +remote +rtt\n +beta +(this hub|the peer) +127\\.0\\.0\\.1:\\d+ +\\d+\\.\\d\\d ms");
 
             Run json = run("status", "--json", "http://127.0.0.1:" + http);
             assertThat(json.exitCode()).isZero();
@@ -68,21 +79,34 @@ class StatusCommandTest {
     @Test
     void anotherHubWithThisHubsIdComesFirstNamingBoth() throws Exception {
         try (Hub first = Hub.start(hub("twin").build());
-                Hub second = Hub.start(hub("twin").httpPort(-1).peer("127.0.0.1:" + first.linkAddress().getPort()).build())) {
-            await().atMost(Duration.ofSeconds(20)).until(() -> !first.status().idConflicts().isEmpty());
-            Run run = run("status", "127.0.0.1:" + first.httpAddress().orElseThrow().getPort());
+                Hub second = Hub.start(hub("twin")
+                        .httpPort(-1)
+                        .peer("127.0.0.1:" + first.linkAddress().getPort())
+                        .build())) {
+            await().atMost(Duration.ofSeconds(20))
+                    .until(() -> !first.status().idConflicts().isEmpty());
+            Run run = run(
+                    "status", "127.0.0.1:" + first.httpAddress().orElseThrow().getPort());
             assertThat(run.exitCode()).as(run.err()).isZero();
             String[] lines = run.out().split("\n");
-            assertThat(lines[2]).isEqualTo("ID CONFLICT: 1 other hub uses this hub's id " + first.id()
-                    + "; give one of them a new id (docs/operations.md, \"Hub ids\")");
+            assertThat(lines[2])
+                    .isEqualTo("ID CONFLICT: 1 other hub uses this hub's id " + first.id()
+                            + "; give one of them a new id (docs/operations.md, \"Hub ids\")");
             assertThat(lines[3]).containsPattern("other hub +seen +address +advertises +times +last seen");
-            assertThat(lines[4]).containsPattern("twin +it dialled this hub +127\\.0\\.0\\.1:\\d+ +"
-                    + second.advertisedAddresses().get(0).replace(".", "\\.") + " +\\d+ +\\d{4}-\\d\\d-\\d\\dT");
-            assertThat(lines[5]).contains("its link was refused: two hubs have id " + first.id() + ": hub 'twin' (advertising "
-                    + first.advertisedAddresses().get(0));
+            assertThat(lines[4])
+                    .containsPattern("twin +it dialled this hub +127\\.0\\.0\\.1:\\d+ +"
+                            + second.advertisedAddresses().get(0).replace(".", "\\.")
+                            + " +\\d+ +\\d{4}-\\d\\d-\\d\\dT");
+            assertThat(lines[5])
+                    .contains("its link was refused: two hubs have id " + first.id() + ": hub 'twin' (advertising "
+                            + first.advertisedAddresses().get(0));
 
-            Run json = run("status", "--json", "127.0.0.1:" + first.httpAddress().orElseThrow().getPort());
-            assertThat(StatusJson.read(json.out()).idConflicts()).singleElement()
+            Run json = run(
+                    "status",
+                    "--json",
+                    "127.0.0.1:" + first.httpAddress().orElseThrow().getPort());
+            assertThat(StatusJson.read(json.out()).idConflicts())
+                    .singleElement()
                     .satisfies(c -> assertThat(c.otherAdvertisedAddresses()).isEqualTo(second.advertisedAddresses()));
         }
     }

@@ -16,8 +16,7 @@ import java.util.Optional;
 final class DefaultGateway {
     private static final Path ROUTES = Path.of("/proc/net/route");
 
-    private DefaultGateway() {
-    }
+    private DefaultGateway() {}
 
     static Optional<InetAddress> find() {
         try {

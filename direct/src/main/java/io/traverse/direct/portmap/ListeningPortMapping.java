@@ -47,6 +47,7 @@ public final class ListeningPortMapping implements Closeable {
     private final Thread shutdownHook;
     /** Shortest pause before a renewal and first pause before mapping again (constants; shorter in tests). */
     private final Duration minRenewal;
+
     private final Duration firstRetry;
     private Duration retry;
     // Written by the worker, taken by close() once the worker has stopped or close() gave up
@@ -60,7 +61,8 @@ public final class ListeningPortMapping implements Closeable {
     /** close() has taken the mapping to delete: anything the worker holds after that is its own to delete (guarded by handoff). */
     private boolean handedOff;
 
-    private ListeningPortMapping(ModuleContext context, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
+    private ListeningPortMapping(
+            ModuleContext context, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
         this.context = context;
         this.mappers = mappers;
         this.minRenewal = minRenewal;
@@ -90,13 +92,15 @@ public final class ListeningPortMapping implements Closeable {
             }
         }
         if (gateway.isEmpty() && !config.portmapProtocols().stream().allMatch(UpnpIgdMapper.NAME::equals)) {
-            log.info("Port mapping: no default gateway found (set traverse.portmap.gateway); PCP and NAT-PMP are skipped");
+            log.info(
+                    "Port mapping: no default gateway found (set traverse.portmap.gateway); PCP and NAT-PMP are skipped");
         }
         return start(context, mappers, MIN_RENEWAL, FIRST_RETRY);
     }
 
     /** Starts with the given protocols and pauses (tests use short ones). */
-    static ListeningPortMapping start(ModuleContext context, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
+    static ListeningPortMapping start(
+            ModuleContext context, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
         ListeningPortMapping mapping = new ListeningPortMapping(context, List.copyOf(mappers), minRenewal, firstRetry);
         Runtime.getRuntime().addShutdownHook(mapping.shutdownHook);
         mapping.worker.execute(mapping::establish);
@@ -137,8 +141,11 @@ public final class ListeningPortMapping implements Closeable {
                 log.debug("Port mapping through {} failed", m.name(), e);
             }
         }
-        log.info("No port mapping for TCP port {} ({}); trying again in {} s", port,
-                failures.isEmpty() ? "no protocol available" : String.join("; ", failures), retry.toSeconds());
+        log.info(
+                "No port mapping for TCP port {} ({}); trying again in {} s",
+                port,
+                failures.isEmpty() ? "no protocol available" : String.join("; ", failures),
+                retry.toSeconds());
         schedule(this::establish, retry);
         retry = retry.multipliedBy(2).compareTo(MAX_RETRY) > 0 ? MAX_RETRY : retry.multipliedBy(2);
     }
@@ -161,7 +168,8 @@ public final class ListeningPortMapping implements Closeable {
         } catch (IOException | RuntimeException e) {
             synchronized (handoff) {
                 if (closed) {
-                    return; // close() interrupted the renewal (or it failed as close came): close() deletes the mapping it holds
+                    return; // close() interrupted the renewal (or it failed as close came): close() deletes the mapping
+                    // it holds
                 }
                 log.warn("Renewing port mapping {} failed ({}); withdrawing it and mapping again", old, e.getMessage());
                 advertised.withdraw();
@@ -210,7 +218,10 @@ public final class ListeningPortMapping implements Closeable {
             by.unmap(m);
             log.info("Port mapping made while closing removed: {}", m);
         } catch (IOException | RuntimeException e) {
-            log.warn("Removing port mapping {} made while closing failed: {} (it expires with its lease)", m, e.getMessage());
+            log.warn(
+                    "Removing port mapping {} made while closing failed: {} (it expires with its lease)",
+                    m,
+                    e.getMessage());
         }
     }
 
@@ -239,14 +250,16 @@ public final class ListeningPortMapping implements Closeable {
 
     /** Deletes {@code m} at the router on a thread of its own, waiting at most {@code wait} (an HTTP call may hang). */
     private static void unmapWithin(PortMapper by, MappedPort m, Duration wait) {
-        Thread deleting = new Thread(() -> {
-            try {
-                by.unmap(m);
-                log.info("Port mapping removed: {}", m);
-            } catch (IOException | RuntimeException e) {
-                log.warn("Removing port mapping {} failed: {} (it expires with its lease)", m, e.getMessage());
-            }
-        }, "traverse-portmap-delete");
+        Thread deleting = new Thread(
+                () -> {
+                    try {
+                        by.unmap(m);
+                        log.info("Port mapping removed: {}", m);
+                    } catch (IOException | RuntimeException e) {
+                        log.warn("Removing port mapping {} failed: {} (it expires with its lease)", m, e.getMessage());
+                    }
+                },
+                "traverse-portmap-delete");
         deleting.setDaemon(true);
         deleting.start();
         try {
@@ -255,7 +268,9 @@ public final class ListeningPortMapping implements Closeable {
             Thread.currentThread().interrupt();
         }
         if (deleting.isAlive()) {
-            log.warn("Removing port mapping {} takes longer than {} s; leaving it to finish (or to expire with its lease)", m,
+            log.warn(
+                    "Removing port mapping {} takes longer than {} s; leaving it to finish (or to expire with its lease)",
+                    m,
                     wait.toSeconds());
         }
     }

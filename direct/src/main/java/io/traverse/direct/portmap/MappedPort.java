@@ -14,7 +14,8 @@ import java.time.Duration;
  * @param lease       what the router granted ({@link Duration#ZERO}: no expiry, UPnP's "permanent")
  * @param nonce       PCP's mapping nonce (renewals and deletion must repeat it); empty otherwise
  */
-public record MappedPort(String protocol, InetSocketAddress external, InetSocketAddress internal, Duration lease, byte[] nonce) {
+public record MappedPort(
+        String protocol, InetSocketAddress external, InetSocketAddress internal, Duration lease, byte[] nonce) {
     public InetAddress externalAddress() {
         return external.getAddress();
     }
@@ -22,6 +23,7 @@ public record MappedPort(String protocol, InetSocketAddress external, InetSocket
     @Override
     public String toString() {
         return protocol + " " + external.getAddress().getHostAddress() + ":" + external.getPort() + " -> "
-                + internal.getAddress().getHostAddress() + ":" + internal.getPort() + " (lease " + lease.toSeconds() + " s)";
+                + internal.getAddress().getHostAddress() + ":" + internal.getPort() + " (lease " + lease.toSeconds()
+                + " s)";
     }
 }

@@ -19,15 +19,12 @@ final class NatPmpCodec {
     private static final int MAP_REPLY_LENGTH = 16;
 
     /** A parsed external-address reply. */
-    record ExternalAddressReply(long epochSeconds, Inet4Address address) {
-    }
+    record ExternalAddressReply(long epochSeconds, Inet4Address address) {}
 
     /** A parsed mapping reply. */
-    record MapReply(long epochSeconds, int internalPort, int externalPort, long lifetimeSeconds) {
-    }
+    record MapReply(long epochSeconds, int internalPort, int externalPort, long lifetimeSeconds) {}
 
-    private NatPmpCodec() {
-    }
+    private NatPmpCodec() {}
 
     static byte[] externalAddressRequest() {
         return new byte[] {VERSION, OP_EXTERNAL_ADDRESS};
@@ -41,8 +38,12 @@ final class NatPmpCodec {
             throw new IllegalArgumentException("lifetime " + lifetimeSeconds + " s is not an unsigned 32-bit number");
         }
         ByteBuffer b = ByteBuffer.allocate(12);
-        b.put((byte) VERSION).put((byte) OP_MAP_TCP).putShort((short) 0).putShort((short) internalPort)
-                .putShort((short) suggestedExternalPort).putInt((int) lifetimeSeconds);
+        b.put((byte) VERSION)
+                .put((byte) OP_MAP_TCP)
+                .putShort((short) 0)
+                .putShort((short) internalPort)
+                .putShort((short) suggestedExternalPort)
+                .putInt((int) lifetimeSeconds);
         return b.array();
     }
 
@@ -72,7 +73,8 @@ final class NatPmpCodec {
     }
 
     /** Checks the common reply header; positions the buffer after the result code. */
-    private static ByteBuffer checkedReply(byte[] data, int length, int opcode, int expectedLength) throws PortMappingException {
+    private static ByteBuffer checkedReply(byte[] data, int length, int opcode, int expectedLength)
+            throws PortMappingException {
         if (length < 4) {
             throw new PortMappingException("NAT-PMP reply of " + length + " bytes is too short for a header");
         }
@@ -87,7 +89,8 @@ final class NatPmpCodec {
             throw new PortMappingException("NAT-PMP reply has opcode " + op + ", expected " + (REPLY + opcode));
         }
         if (result != 0) {
-            throw PortMappingException.refusal("NAT-PMP router refused: " + resultText(result) + " (result code " + result + ")");
+            throw PortMappingException.refusal(
+                    "NAT-PMP router refused: " + resultText(result) + " (result code " + result + ")");
         }
         if (length < expectedLength) {
             throw new PortMappingException("NAT-PMP reply of " + length + " bytes is shorter than " + expectedLength);

@@ -38,29 +38,39 @@ final class NatPmpMapper implements PortMapper {
     }
 
     private MappedPort request(int internalPort, int suggestedPort, Duration lease) throws IOException {
-        NatPmpCodec.ExternalAddressReply address = server.exchange(NatPmpCodec.externalAddressRequest(),
-                NatPmpCodec::parseExternalAddressReply, "NAT-PMP external address");
-        NatPmpCodec.MapReply reply = server.exchange(NatPmpCodec.mapTcpRequest(internalPort, suggestedPort, lease.toSeconds()),
+        NatPmpCodec.ExternalAddressReply address = server.exchange(
+                NatPmpCodec.externalAddressRequest(),
+                NatPmpCodec::parseExternalAddressReply,
+                "NAT-PMP external address");
+        NatPmpCodec.MapReply reply = server.exchange(
+                NatPmpCodec.mapTcpRequest(internalPort, suggestedPort, lease.toSeconds()),
                 (data, length) -> {
                     NatPmpCodec.MapReply r = NatPmpCodec.parseMapReply(data, length);
                     if (r.internalPort() != internalPort) {
-                        throw new PortMappingException("NAT-PMP reply is for internal port " + r.internalPort() + ", not " + internalPort);
+                        throw new PortMappingException(
+                                "NAT-PMP reply is for internal port " + r.internalPort() + ", not " + internalPort);
                     }
                     return r;
-                }, "NAT-PMP mapping of TCP port " + internalPort);
+                },
+                "NAT-PMP mapping of TCP port " + internalPort);
         if (reply.lifetimeSeconds() == 0 || reply.externalPort() == 0) {
             throw new PortMappingException("NAT-PMP router granted no mapping (port " + reply.externalPort()
                     + ", lifetime " + reply.lifetimeSeconds() + " s)");
         }
-        return new MappedPort(NAME, new InetSocketAddress(address.address(), reply.externalPort()),
-                new InetSocketAddress(server.localAddressTowardsServer(), internalPort), Duration.ofSeconds(reply.lifetimeSeconds()),
+        return new MappedPort(
+                NAME,
+                new InetSocketAddress(address.address(), reply.externalPort()),
+                new InetSocketAddress(server.localAddressTowardsServer(), internalPort),
+                Duration.ofSeconds(reply.lifetimeSeconds()),
                 new byte[0]);
     }
 
     @Override
     public void unmap(MappedPort mapping) throws IOException {
         int internalPort = mapping.internal().getPort();
-        deletion.exchange(NatPmpCodec.mapTcpRequest(internalPort, 0, 0), NatPmpCodec::parseMapReply,
+        deletion.exchange(
+                NatPmpCodec.mapTcpRequest(internalPort, 0, 0),
+                NatPmpCodec::parseMapReply,
                 "NAT-PMP deletion of TCP port " + internalPort);
     }
 }

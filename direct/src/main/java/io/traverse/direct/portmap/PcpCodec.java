@@ -23,18 +23,22 @@ final class PcpCodec {
     private static final int MAX_LENGTH = 1100;
 
     /** A parsed MAP response. */
-    record MapResponse(long lifetimeSeconds, long epochSeconds, int internalPort, int externalPort, InetAddress externalAddress) {
-    }
+    record MapResponse(
+            long lifetimeSeconds, long epochSeconds, int internalPort, int externalPort, InetAddress externalAddress) {}
 
-    private PcpCodec() {
-    }
+    private PcpCodec() {}
 
     /**
      * A MAP request for TCP {@code internalPort} of {@code client}; lifetime 0 deletes the mapping
      * named by the same nonce.
      */
-    static byte[] mapRequest(InetAddress client, byte[] nonce, int internalPort, int suggestedExternalPort,
-            InetAddress suggestedExternal, long lifetimeSeconds) {
+    static byte[] mapRequest(
+            InetAddress client,
+            byte[] nonce,
+            int internalPort,
+            int suggestedExternalPort,
+            InetAddress suggestedExternal,
+            long lifetimeSeconds) {
         if (nonce.length != NONCE_LENGTH) {
             throw new IllegalArgumentException("a PCP nonce has " + NONCE_LENGTH + " bytes, not " + nonce.length);
         }
@@ -45,8 +49,16 @@ final class PcpCodec {
             throw new IllegalArgumentException("lifetime " + lifetimeSeconds + " s is not an unsigned 32-bit number");
         }
         ByteBuffer b = ByteBuffer.allocate(HEADER_LENGTH + MAP_LENGTH);
-        b.put((byte) VERSION).put((byte) OP_MAP).putShort((short) 0).putInt((int) lifetimeSeconds).put(ipv6Form(client));
-        b.put(nonce).put((byte) TCP).put(new byte[3]).putShort((short) internalPort).putShort((short) suggestedExternalPort);
+        b.put((byte) VERSION)
+                .put((byte) OP_MAP)
+                .putShort((short) 0)
+                .putInt((int) lifetimeSeconds)
+                .put(ipv6Form(client));
+        b.put(nonce)
+                .put((byte) TCP)
+                .put(new byte[3])
+                .putShort((short) internalPort)
+                .putShort((short) suggestedExternalPort);
         b.put(suggestedExternal == null ? ipv6Form(null) : ipv6Form(suggestedExternal));
         return b.array();
     }
@@ -64,11 +76,13 @@ final class PcpCodec {
             throw new PortMappingException("PCP response has version " + version + ", not " + VERSION);
         }
         if (length < HEADER_LENGTH || length > MAX_LENGTH || length % 4 != 0) {
-            throw new PortMappingException("PCP response of " + length + " bytes is not 24-1100 bytes in whole 32-bit words");
+            throw new PortMappingException(
+                    "PCP response of " + length + " bytes is not 24-1100 bytes in whole 32-bit words");
         }
         int rOp = Byte.toUnsignedInt(b.get());
         if ((rOp & 0x80) == 0 || (rOp & 0x7F) != OP_MAP) {
-            throw new PortMappingException("PCP response has R/opcode 0x" + Integer.toHexString(rOp) + ", expected 0x81 (MAP response)");
+            throw new PortMappingException(
+                    "PCP response has R/opcode 0x" + Integer.toHexString(rOp) + ", expected 0x81 (MAP response)");
         }
         b.get(); // reserved
         int result = Byte.toUnsignedInt(b.get());
@@ -90,7 +104,8 @@ final class PcpCodec {
             }
         }
         if (result != 0) {
-            throw PortMappingException.refusal("PCP router refused: " + resultText(result) + " (result code " + result + ")");
+            throw PortMappingException.refusal(
+                    "PCP router refused: " + resultText(result) + " (result code " + result + ")");
         }
         if (!hasPayload) {
             throw new PortMappingException("PCP MAP response of " + length + " bytes has no room for the MAP payload");

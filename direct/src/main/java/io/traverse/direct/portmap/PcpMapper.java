@@ -21,6 +21,7 @@ final class PcpMapper implements PortMapper {
     private final UdpExchange server;
     /** Deletion runs at close and JVM exit: quicker retransmission, fewer tries (at most 1.75 s). */
     private final UdpExchange deletion;
+
     private final Map<Integer, byte[]> nonces = new ConcurrentHashMap<>();
 
     PcpMapper(InetAddress gateway) {
@@ -53,33 +54,58 @@ final class PcpMapper implements PortMapper {
 
     @Override
     public MappedPort renew(MappedPort mapping, Duration lease) throws IOException {
-        return request(mapping.nonce(), mapping.internal().getPort(), mapping.external().getPort(), mapping.externalAddress(), lease);
+        return request(
+                mapping.nonce(),
+                mapping.internal().getPort(),
+                mapping.external().getPort(),
+                mapping.externalAddress(),
+                lease);
     }
 
-    private MappedPort request(byte[] nonce, int internalPort, int suggestedPort, InetAddress suggestedAddress, Duration lease)
+    private MappedPort request(
+            byte[] nonce, int internalPort, int suggestedPort, InetAddress suggestedAddress, Duration lease)
             throws IOException {
         InetAddress client = server.localAddressTowardsServer();
-        byte[] request = PcpCodec.mapRequest(client, nonce, internalPort, suggestedPort, suggestedAddress, lease.toSeconds());
-        PcpCodec.MapResponse r = server.exchange(request, (data, length) -> {
-            PcpCodec.MapResponse parsed = PcpCodec.parseMapResponse(data, length, nonce);
-            if (parsed.internalPort() != internalPort) {
-                throw new PortMappingException("PCP response is for internal port " + parsed.internalPort() + ", not " + internalPort);
-            }
-            return parsed;
-        }, "PCP mapping of TCP port " + internalPort);
-        if (r.lifetimeSeconds() == 0 || r.externalPort() == 0 || r.externalAddress().isAnyLocalAddress()) {
-            throw new PortMappingException("PCP router granted no usable mapping (" + r.externalAddress().getHostAddress() + ":"
-                    + r.externalPort() + ", lifetime " + r.lifetimeSeconds() + " s)");
+        byte[] request =
+                PcpCodec.mapRequest(client, nonce, internalPort, suggestedPort, suggestedAddress, lease.toSeconds());
+        PcpCodec.MapResponse r = server.exchange(
+                request,
+                (data, length) -> {
+                    PcpCodec.MapResponse parsed = PcpCodec.parseMapResponse(data, length, nonce);
+                    if (parsed.internalPort() != internalPort) {
+                        throw new PortMappingException(
+                                "PCP response is for internal port " + parsed.internalPort() + ", not " + internalPort);
+                    }
+                    return parsed;
+                },
+                "PCP mapping of TCP port " + internalPort);
+        if (r.lifetimeSeconds() == 0
+                || r.externalPort() == 0
+                || r.externalAddress().isAnyLocalAddress()) {
+            throw new PortMappingException("PCP router granted no usable mapping ("
+                    + r.externalAddress().getHostAddress() + ":" + r.externalPort() + ", lifetime "
+                    + r.lifetimeSeconds() + " s)");
         }
-        return new MappedPort(NAME, new InetSocketAddress(r.externalAddress(), r.externalPort()),
-                new InetSocketAddress(client, internalPort), Duration.ofSeconds(r.lifetimeSeconds()), nonce.clone());
+        return new MappedPort(
+                NAME,
+                new InetSocketAddress(r.externalAddress(), r.externalPort()),
+                new InetSocketAddress(client, internalPort),
+                Duration.ofSeconds(r.lifetimeSeconds()),
+                nonce.clone());
     }
 
     @Override
     public void unmap(MappedPort mapping) throws IOException {
-        byte[] request = PcpCodec.mapRequest(mapping.internal().getAddress(), mapping.nonce(), mapping.internal().getPort(),
-                mapping.external().getPort(), mapping.externalAddress(), 0);
-        deletion.exchange(request, (data, length) -> PcpCodec.parseMapResponse(data, length, mapping.nonce()),
+        byte[] request = PcpCodec.mapRequest(
+                mapping.internal().getAddress(),
+                mapping.nonce(),
+                mapping.internal().getPort(),
+                mapping.external().getPort(),
+                mapping.externalAddress(),
+                0);
+        deletion.exchange(
+                request,
+                (data, length) -> PcpCodec.parseMapResponse(data, length, mapping.nonce()),
                 "PCP deletion of TCP port " + mapping.internal().getPort());
     }
 }

@@ -74,7 +74,8 @@ final class UdpExchange {
                 } catch (SocketTimeoutException e) {
                     break;
                 } catch (PortUnreachableException e) {
-                    throw new PortMappingException(what + ": nothing listens on " + server + " (ICMP port unreachable)", e);
+                    throw new PortMappingException(
+                            what + ": nothing listens on " + server + " (ICMP port unreachable)", e);
                 }
                 try {
                     return parser.parse(reply.getData(), reply.getLength());

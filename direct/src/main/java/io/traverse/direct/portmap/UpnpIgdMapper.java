@@ -23,6 +23,7 @@ final class UpnpIgdMapper implements PortMapper {
     private static final int CONFLICT_IN_MAPPING_ENTRY = 718;
     /** Other external ports tried when the listening port is taken on the gateway. */
     private static final int OTHER_PORTS = 3;
+
     private final Duration discoveryTimeout;
     private final InetAddress bindAddress;
     private GatewayDevice gateway;
@@ -56,7 +57,8 @@ final class UpnpIgdMapper implements PortMapper {
         }
         GatewayDevice found = discover.getValidGateway();
         if (found == null) {
-            throw new PortMappingException("no UPnP Internet Gateway Device answered within " + discoveryTimeout.toMillis() + " ms");
+            throw new PortMappingException(
+                    "no UPnP Internet Gateway Device answered within " + discoveryTimeout.toMillis() + " ms");
         }
         gateway = found;
         return found;
@@ -71,8 +73,12 @@ final class UpnpIgdMapper implements PortMapper {
         for (int attempt = 0; ; attempt++) {
             try {
                 Duration granted = add(g, externalPort, internalPort, client, lease);
-                return new MappedPort(NAME, new InetSocketAddress(external, externalPort), new InetSocketAddress(client, internalPort),
-                        granted, new byte[0]);
+                return new MappedPort(
+                        NAME,
+                        new InetSocketAddress(external, externalPort),
+                        new InetSocketAddress(client, internalPort),
+                        granted,
+                        new byte[0]);
             } catch (UpnpError e) {
                 if (e.code != CONFLICT_IN_MAPPING_ENTRY || attempt >= OTHER_PORTS) {
                     throw e;
@@ -88,13 +94,22 @@ final class UpnpIgdMapper implements PortMapper {
         Duration granted;
         InetAddress external;
         try {
-            granted = add(g, mapping.external().getPort(), mapping.internal().getPort(), mapping.internal().getAddress(), lease);
+            granted = add(
+                    g,
+                    mapping.external().getPort(),
+                    mapping.internal().getPort(),
+                    mapping.internal().getAddress(),
+                    lease);
             external = externalAddress(g);
         } catch (IOException e) {
             gateway = null; // the router may have restarted elsewhere: discover it again next time
             throw e;
         }
-        return new MappedPort(NAME, new InetSocketAddress(external, mapping.external().getPort()), mapping.internal(), granted,
+        return new MappedPort(
+                NAME,
+                new InetSocketAddress(external, mapping.external().getPort()),
+                mapping.internal(),
+                granted,
                 mapping.nonce());
     }
 
@@ -122,7 +137,8 @@ final class UpnpIgdMapper implements PortMapper {
         try {
             return io.traverse.identity.IpLiterals.parse(text.trim());
         } catch (IllegalArgumentException e) {
-            throw new PortMappingException("the UPnP gateway's external address '" + text + "' is not an IP address", e);
+            throw new PortMappingException(
+                    "the UPnP gateway's external address '" + text + "' is not an IP address", e);
         }
     }
 
@@ -141,7 +157,8 @@ final class UpnpIgdMapper implements PortMapper {
         }
     }
 
-    private static void addOnce(GatewayDevice g, int externalPort, int internalPort, InetAddress client, long leaseSeconds)
+    private static void addOnce(
+            GatewayDevice g, int externalPort, int internalPort, InetAddress client, long leaseSeconds)
             throws IOException {
         Map<String, String> args = new LinkedHashMap<>();
         args.put("NewRemoteHost", "");
@@ -166,8 +183,11 @@ final class UpnpIgdMapper implements PortMapper {
             } catch (NumberFormatException e) {
                 code = -1;
             }
-            throw new UpnpError(code, "the UPnP gateway refused AddPortMapping of TCP " + externalPort + " -> "
-                    + client.getHostAddress() + ":" + internalPort + ": error " + error + " " + reply.getOrDefault("errorDescription", ""));
+            throw new UpnpError(
+                    code,
+                    "the UPnP gateway refused AddPortMapping of TCP " + externalPort + " -> " + client.getHostAddress()
+                            + ":" + internalPort + ": error " + error + " "
+                            + reply.getOrDefault("errorDescription", ""));
         }
     }
 

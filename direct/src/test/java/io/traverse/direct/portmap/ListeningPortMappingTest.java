@@ -10,10 +10,10 @@ import io.traverse.connect.DirectConnector;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.spi.AdvertisedExternal;
+import io.traverse.spi.InboundConnections;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ModuleEvents;
 import io.traverse.spi.RelayLink;
-import io.traverse.spi.InboundConnections;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -63,7 +63,9 @@ class ListeningPortMappingTest {
         mapper.failRenewal = true;
         try (ListeningPortMapping mapping = ListeningPortMapping.start(context, List.of(mapper), SHORT, SHORT)) {
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> mapper.maps.get() >= 2);
-            Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> context.history.contains("-" + external(40001)));
+            Awaitility.await()
+                    .atMost(Duration.ofSeconds(5))
+                    .until(() -> context.history.contains("-" + external(40001)));
             assertThat(context.history).startsWith("+" + external(40001), "-" + external(40001), "+" + external(40002));
             // The router may still hold the mapping whose renewal got no answer; a new one may land
             // elsewhere (another port or protocol), so the old one is deleted before mapping again.
@@ -113,7 +115,9 @@ class ListeningPortMappingTest {
         mapping.await();
         long started = System.nanoTime();
         portMapping.close();
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("close waits a bounded time").isLessThan(Duration.ofSeconds(5));
+        assertThat(Duration.ofNanos(System.nanoTime() - started))
+                .as("close waits a bounded time")
+                .isLessThan(Duration.ofSeconds(5));
         release.countDown();
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> slow.unmapped.size() == 1);
         assertThat(context.advertised).isEmpty();
@@ -134,8 +138,10 @@ class ListeningPortMappingTest {
         ListeningPortMapping portMapping = ListeningPortMapping.start(context, List.of(mapper), SHORT, SHORT);
         renewing.await();
         portMapping.close();
-        assertThat(mapper.unmapped).as("the mapping held when close() came is deleted at the router")
-                .extracting(MappedPort::external).containsExactly(external(40000));
+        assertThat(mapper.unmapped)
+                .as("the mapping held when close() came is deleted at the router")
+                .extracting(MappedPort::external)
+                .containsExactly(external(40000));
         assertThat(context.advertised).isEmpty();
         assertThat(mapper.maps.get()).as("no new mapping once closed").isEqualTo(1);
     }
@@ -165,10 +171,13 @@ class ListeningPortMappingTest {
         renewing.await();
         portMapping.close();
         release.countDown();
-        Awaitility.await().atMost(Duration.ofSeconds(5))
+        Awaitility.await()
+                .atMost(Duration.ofSeconds(5))
                 .until(() -> mapper.unmapped.stream().anyMatch(m -> m.external().equals(external(45000))));
         Thread.sleep(200);
-        assertThat(context.advertised).as("nothing stays advertised after close").isEmpty();
+        assertThat(context.advertised)
+                .as("nothing stays advertised after close")
+                .isEmpty();
         assertThat(context.history).doesNotContain("+" + external(45000));
     }
 
@@ -177,7 +186,11 @@ class ListeningPortMappingTest {
     }
 
     private static MappedPort mapping(String protocol, int externalPort) {
-        return new MappedPort(protocol, external(externalPort), new InetSocketAddress(InetAddress.getLoopbackAddress(), PORT), LEASE,
+        return new MappedPort(
+                protocol,
+                external(externalPort),
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), PORT),
+                LEASE,
                 new byte[0]);
     }
 
@@ -244,7 +257,10 @@ class ListeningPortMappingTest {
 
         @Override
         public TraverseConfig config() {
-            return TraverseConfig.builder().portmap(true).set("traverse.portmap.lease", "1m").build();
+            return TraverseConfig.builder()
+                    .portmap(true)
+                    .set("traverse.portmap.lease", "1m")
+                    .build();
         }
 
         @Override

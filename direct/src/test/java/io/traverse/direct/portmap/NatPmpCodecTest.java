@@ -24,13 +24,19 @@ class NatPmpCodecTest {
         assertThatThrownBy(() -> NatPmpCodec.mapTcpRequest(0, 1, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> NatPmpCodec.mapTcpRequest(1, 65536, 1)).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> NatPmpCodec.mapTcpRequest(1, 1, -1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> NatPmpCodec.mapTcpRequest(1, 1, 1L << 32)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> NatPmpCodec.mapTcpRequest(1, 1, 1L << 32))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void parsesAnExternalAddressReply() throws Exception {
-        byte[] reply = ByteBuffer.allocate(12).put((byte) 0).put((byte) 128).putShort((short) 0).putInt(4242)
-                .put(new byte[] {11, (byte) 200, 0, 1}).array();
+        byte[] reply = ByteBuffer.allocate(12)
+                .put((byte) 0)
+                .put((byte) 128)
+                .putShort((short) 0)
+                .putInt(4242)
+                .put(new byte[] {11, (byte) 200, 0, 1})
+                .array();
         NatPmpCodec.ExternalAddressReply r = NatPmpCodec.parseExternalAddressReply(reply, reply.length);
         assertThat(r.epochSeconds()).isEqualTo(4242);
         assertThat(r.address()).isEqualTo(InetAddress.getByName("11.200.0.1"));
@@ -39,10 +45,17 @@ class NatPmpCodecTest {
     @Test
     void aRouterWithoutAnExternalAddressMapsNothingUsable() {
         // 0.0.0.0: the router has no public address yet; advertising 0.0.0.0:port would help nobody.
-        byte[] reply = ByteBuffer.allocate(12).put((byte) 0).put((byte) 128).putShort((short) 0).putInt(4242)
-                .put(new byte[4]).array();
+        byte[] reply = ByteBuffer.allocate(12)
+                .put((byte) 0)
+                .put((byte) 128)
+                .putShort((short) 0)
+                .putInt(4242)
+                .put(new byte[4])
+                .array();
         assertThatThrownBy(() -> NatPmpCodec.parseExternalAddressReply(reply, reply.length))
-                .isInstanceOfSatisfying(PortMappingException.class, e -> assertThat(e.isRefusal()).isTrue())
+                .isInstanceOfSatisfying(
+                        PortMappingException.class,
+                        e -> assertThat(e.isRefusal()).isTrue())
                 .hasMessageContaining("no external address");
     }
 
@@ -58,20 +71,23 @@ class NatPmpCodecTest {
     @Test
     void rejectsShortWrongVersionWrongOpcodeAndRefusals() {
         byte[] good = mapReply(0, 130, 0, 6000, 6000, 3600, 16);
-        assertThatThrownBy(() -> NatPmpCodec.parseMapReply(good, 3)).isInstanceOf(PortMappingException.class)
+        assertThatThrownBy(() -> NatPmpCodec.parseMapReply(good, 3))
+                .isInstanceOf(PortMappingException.class)
                 .hasMessageContaining("too short");
-        assertThatThrownBy(() -> NatPmpCodec.parseMapReply(good, 15)).isInstanceOf(PortMappingException.class)
+        assertThatThrownBy(() -> NatPmpCodec.parseMapReply(good, 15))
+                .isInstanceOf(PortMappingException.class)
                 .hasMessageContaining("shorter than 16");
         byte[] pcpVersion = mapReply(2, 130, 0, 6000, 6000, 3600, 16);
-        assertThatThrownBy(() -> NatPmpCodec.parseMapReply(pcpVersion, 16)).isInstanceOf(PortMappingException.class)
+        assertThatThrownBy(() -> NatPmpCodec.parseMapReply(pcpVersion, 16))
+                .isInstanceOf(PortMappingException.class)
                 .hasMessageContaining("version 2");
         byte[] udpReply = mapReply(0, 129, 0, 6000, 6000, 3600, 16);
         assertThatThrownBy(() -> NatPmpCodec.parseMapReply(udpReply, 16)).hasMessageContaining("opcode 129");
         byte[] request = mapReply(0, 2, 0, 6000, 6000, 3600, 16);
         assertThatThrownBy(() -> NatPmpCodec.parseMapReply(request, 16)).hasMessageContaining("opcode 2");
         byte[] refused = mapReply(0, 130, 2, 6000, 6000, 3600, 16);
-        assertThatThrownBy(() -> NatPmpCodec.parseMapReply(refused, 16)).isInstanceOfSatisfying(PortMappingException.class,
-                e -> {
+        assertThatThrownBy(() -> NatPmpCodec.parseMapReply(refused, 16))
+                .isInstanceOfSatisfying(PortMappingException.class, e -> {
                     assertThat(e.isRefusal()).isTrue();
                     assertThat(e).hasMessageContaining("not authorized");
                 });
@@ -84,13 +100,20 @@ class NatPmpCodecTest {
     void aRefusalIsTheRoutersAnswerButAMalformedReplyIsNot() {
         byte[] wrongVersion = mapReply(1, 130, 0, 1, 1, 1, 16);
         assertThatThrownBy(() -> NatPmpCodec.parseMapReply(wrongVersion, 16))
-                .isInstanceOfSatisfying(PortMappingException.class, e -> assertThat(e.isRefusal()).isFalse());
+                .isInstanceOfSatisfying(
+                        PortMappingException.class,
+                        e -> assertThat(e.isRefusal()).isFalse());
     }
 
     static byte[] mapReply(int version, int opcode, int result, int internal, int external, long lifetime, int length) {
         ByteBuffer b = ByteBuffer.allocate(Math.max(16, length));
-        b.put((byte) version).put((byte) opcode).putShort((short) result).putInt(77).putShort((short) internal)
-                .putShort((short) external).putInt((int) lifetime);
+        b.put((byte) version)
+                .put((byte) opcode)
+                .putShort((short) result)
+                .putInt(77)
+                .putShort((short) internal)
+                .putShort((short) external)
+                .putInt((int) lifetime);
         return b.array();
     }
 }

@@ -35,9 +35,12 @@ class PcpCodecTest {
     @Test
     void mapRequestRejectsBadArguments() throws Exception {
         InetAddress client = InetAddress.getByName("10.0.0.2");
-        assertThatThrownBy(() -> PcpCodec.mapRequest(client, new byte[11], 1, 1, null, 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> PcpCodec.mapRequest(client, NONCE, 0, 1, null, 1)).isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> PcpCodec.mapRequest(client, NONCE, 1, 1, null, -1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PcpCodec.mapRequest(client, new byte[11], 1, 1, null, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PcpCodec.mapRequest(client, NONCE, 0, 1, null, 1))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> PcpCodec.mapRequest(client, NONCE, 1, 1, null, -1))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
@@ -56,9 +59,11 @@ class PcpCodecTest {
         assertThatThrownBy(() -> PcpCodec.parseMapResponse(good, 2, NONCE)).hasMessageContaining("too short");
         assertThatThrownBy(() -> PcpCodec.parseMapResponse(good, 22, NONCE)).hasMessageContaining("24-1100");
         assertThatThrownBy(() -> PcpCodec.parseMapResponse(good, 58, NONCE)).hasMessageContaining("whole 32-bit words");
-        assertThatThrownBy(() -> PcpCodec.parseMapResponse(good, 56, NONCE)).hasMessageContaining("no room for the MAP payload");
+        assertThatThrownBy(() -> PcpCodec.parseMapResponse(good, 56, NONCE))
+                .hasMessageContaining("no room for the MAP payload");
         byte[] tooLong = Arrays.copyOf(good, 1104);
-        assertThatThrownBy(() -> PcpCodec.parseMapResponse(tooLong, 1104, NONCE)).hasMessageContaining("24-1100");
+        assertThatThrownBy(() -> PcpCodec.parseMapResponse(tooLong, 1104, NONCE))
+                .hasMessageContaining("24-1100");
         byte[] v3 = response(3, 0x81, 0, 3600, NONCE, 6, 6000, 6000, "11.200.0.1", 60);
         assertThatThrownBy(() -> PcpCodec.parseMapResponse(v3, 60, NONCE)).hasMessageContaining("version 3");
         byte[] noR = response(2, 0x01, 0, 3600, NONCE, 6, 6000, 6000, "11.200.0.1", 60);
@@ -66,7 +71,8 @@ class PcpCodecTest {
         byte[] peer = response(2, 0x82, 0, 3600, NONCE, 6, 6000, 6000, "11.200.0.1", 60);
         assertThatThrownBy(() -> PcpCodec.parseMapResponse(peer, 60, NONCE)).hasMessageContaining("R/opcode 0x82");
         byte[] otherNonce = response(2, 0x81, 0, 3600, new byte[12], 6, 6000, 6000, "11.200.0.1", 60);
-        assertThatThrownBy(() -> PcpCodec.parseMapResponse(otherNonce, 60, NONCE)).hasMessageContaining("nonce");
+        assertThatThrownBy(() -> PcpCodec.parseMapResponse(otherNonce, 60, NONCE))
+                .hasMessageContaining("nonce");
         byte[] udp = response(2, 0x81, 0, 3600, NONCE, 17, 6000, 6000, "11.200.0.1", 60);
         assertThatThrownBy(() -> PcpCodec.parseMapResponse(udp, 60, NONCE)).hasMessageContaining("protocol 17");
     }
@@ -95,11 +101,15 @@ class PcpCodecTest {
         // the exchange as a refusal would.
         byte[] otherNonce = response(2, 0x81, 2, 0, new byte[12], 6, 6000, 0, "0.0.0.0", 60);
         assertThatThrownBy(() -> PcpCodec.parseMapResponse(otherNonce, 60, NONCE))
-                .isInstanceOfSatisfying(PortMappingException.class, e -> assertThat(e.isRefusal()).isFalse())
+                .isInstanceOfSatisfying(
+                        PortMappingException.class,
+                        e -> assertThat(e.isRefusal()).isFalse())
                 .hasMessageContaining("nonce");
         byte[] otherProtocol = response(2, 0x81, 2, 0, NONCE, 17, 6000, 0, "0.0.0.0", 60);
         assertThatThrownBy(() -> PcpCodec.parseMapResponse(otherProtocol, 60, NONCE))
-                .isInstanceOfSatisfying(PortMappingException.class, e -> assertThat(e.isRefusal()).isFalse())
+                .isInstanceOfSatisfying(
+                        PortMappingException.class,
+                        e -> assertThat(e.isRefusal()).isFalse())
                 .hasMessageContaining("protocol 17");
     }
 
@@ -111,11 +121,30 @@ class PcpCodecTest {
         }
     }
 
-    static byte[] response(int version, int rOp, int result, long lifetime, byte[] nonce, int protocol, int internal,
-            int external, String externalIp, int length) {
+    static byte[] response(
+            int version,
+            int rOp,
+            int result,
+            long lifetime,
+            byte[] nonce,
+            int protocol,
+            int internal,
+            int external,
+            String externalIp,
+            int length) {
         ByteBuffer b = ByteBuffer.allocate(Math.max(60, length));
-        b.put((byte) version).put((byte) rOp).put((byte) 0).put((byte) result).putInt((int) lifetime).putInt(99).put(new byte[12]);
-        b.put(nonce).put((byte) protocol).put(new byte[3]).putShort((short) internal).putShort((short) external);
+        b.put((byte) version)
+                .put((byte) rOp)
+                .put((byte) 0)
+                .put((byte) result)
+                .putInt((int) lifetime)
+                .putInt(99)
+                .put(new byte[12]);
+        b.put(nonce)
+                .put((byte) protocol)
+                .put(new byte[3])
+                .putShort((short) internal)
+                .putShort((short) external);
         try {
             b.put(PcpCodec.ipv6Form(InetAddress.getByName(externalIp)));
         } catch (java.net.UnknownHostException e) {

@@ -48,13 +48,15 @@ class PcpMapperTest {
                     byte[] owner = owners.get(internal);
                     byte[] reply;
                     if (owner != null && !Arrays.equals(owner, nonce)) {
-                        reply = PcpCodecTest.response(2, 0x81, NOT_AUTHORIZED, 3000, nonce, 6, internal, 0, "0.0.0.0", 60);
+                        reply = PcpCodecTest.response(
+                                2, 0x81, NOT_AUTHORIZED, 3000, nonce, 6, internal, 0, "0.0.0.0", 60);
                     } else if (lifetime == 0) {
                         owners.remove(internal);
                         reply = PcpCodecTest.response(2, 0x81, 0, 0, nonce, 6, internal, 0, "0.0.0.0", 60);
                     } else {
                         owners.put(internal, nonce);
-                        reply = PcpCodecTest.response(2, 0x81, 0, lifetime, nonce, 6, internal, internal, "11.200.0.1", 60);
+                        reply = PcpCodecTest.response(
+                                2, 0x81, 0, lifetime, nonce, 6, internal, internal, "11.200.0.1", 60);
                     }
                     server.send(new DatagramPacket(reply, reply.length, p.getSocketAddress()));
                 } catch (java.io.IOException e) {
@@ -88,6 +90,8 @@ class PcpMapperTest {
         assertThat(renewed.nonce()).isEqualTo(made.nonce());
         mapper.unmap(renewed);
         MappedPort byAnother = new PcpMapper(at).map(6001, Duration.ofHours(1));
-        assertThat(byAnother.external().getPort()).as("the port is free once deleted").isEqualTo(6001);
+        assertThat(byAnother.external().getPort())
+                .as("the port is free once deleted")
+                .isEqualTo(6001);
     }
 }

@@ -62,7 +62,8 @@ class UdpExchangeTest {
     void retransmitsWithDoublingWaitsUntilAnswered() throws Exception {
         InetSocketAddress at = serve(n -> n < 3 ? null : List.of(GOOD));
         UdpExchange exchange = new UdpExchange(at, Duration.ofMillis(100), 4);
-        NatPmpCodec.MapReply r = exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map");
+        NatPmpCodec.MapReply r =
+                exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map");
         assertThat(r.externalPort()).isEqualTo(6000);
         assertThat(requestTimes).hasSize(3);
         long firstGap = (requestTimes.get(1) - requestTimes.get(0)) / 1_000_000;
@@ -75,8 +76,10 @@ class UdpExchangeTest {
     void givesUpAfterTheBoundedNumberOfTries() throws Exception {
         InetSocketAddress at = serve(n -> null);
         UdpExchange exchange = new UdpExchange(at, Duration.ofMillis(50), 3);
-        assertThatThrownBy(() -> exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map"))
-                .isInstanceOf(PortMappingException.class).hasMessageContaining("after 3 tries");
+        assertThatThrownBy(() -> exchange.exchange(
+                        NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map"))
+                .isInstanceOf(PortMappingException.class)
+                .hasMessageContaining("after 3 tries");
         assertThat(requestTimes).hasSize(3);
     }
 
@@ -86,7 +89,8 @@ class UdpExchangeTest {
         byte[] wrongVersion = NatPmpCodecTest.mapReply(2, 130, 0, 6000, 6000, 3600, 16);
         InetSocketAddress at = serve(n -> List.of(shortReply, wrongVersion, GOOD));
         UdpExchange exchange = new UdpExchange(at, Duration.ofMillis(500), 2);
-        NatPmpCodec.MapReply r = exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map");
+        NatPmpCodec.MapReply r =
+                exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map");
         assertThat(r.lifetimeSeconds()).isEqualTo(3600);
         assertThat(requestTimes).hasSize(1);
     }
@@ -95,16 +99,21 @@ class UdpExchangeTest {
     void onlyMalformedRepliesFailWithTheLastReason() throws Exception {
         InetSocketAddress at = serve(n -> List.of(new byte[] {0, (byte) 130, 0}));
         UdpExchange exchange = new UdpExchange(at, Duration.ofMillis(50), 2);
-        assertThatThrownBy(() -> exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map"))
-                .hasMessageContaining("after 2 tries").hasMessageContaining("too short");
+        assertThatThrownBy(() -> exchange.exchange(
+                        NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map"))
+                .hasMessageContaining("after 2 tries")
+                .hasMessageContaining("too short");
     }
 
     @Test
     void aRefusalEndsTheExchangeAtOnce() throws Exception {
         InetSocketAddress at = serve(n -> List.of(NatPmpCodecTest.mapReply(0, 130, 4, 6000, 0, 0, 16)));
         UdpExchange exchange = new UdpExchange(at, Duration.ofMillis(500), 4);
-        assertThatThrownBy(() -> exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map"))
-                .isInstanceOfSatisfying(PortMappingException.class, e -> assertThat(e.isRefusal()).isTrue())
+        assertThatThrownBy(() -> exchange.exchange(
+                        NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map"))
+                .isInstanceOfSatisfying(
+                        PortMappingException.class,
+                        e -> assertThat(e.isRefusal()).isTrue())
                 .hasMessageContaining("out of resources");
         assertThat(requestTimes).hasSize(1);
     }
@@ -136,7 +145,8 @@ class UdpExchangeTest {
             router.setDaemon(true);
             router.start();
             UdpExchange exchange = new UdpExchange(at, Duration.ofMillis(1000), 1);
-            NatPmpCodec.MapReply r = exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map");
+            NatPmpCodec.MapReply r =
+                    exchange.exchange(NatPmpCodec.mapTcpRequest(6000, 6000, 3600), NatPmpCodec::parseMapReply, "map");
             assertThat(r.externalPort()).isEqualTo(6000);
             assertThat(r.lifetimeSeconds()).isEqualTo(3600);
         }
@@ -148,9 +158,11 @@ class UdpExchangeTest {
         try (DatagramSocket s = new DatagramSocket(0, InetAddress.getLoopbackAddress())) {
             closedPort = s.getLocalPort();
         }
-        UdpExchange exchange = new UdpExchange(new InetSocketAddress(InetAddress.getLoopbackAddress(), closedPort),
-                Duration.ofMillis(200), 3);
-        assertThatThrownBy(() -> exchange.exchange(NatPmpCodec.externalAddressRequest(), NatPmpCodec::parseExternalAddressReply, "ext"))
-                .isInstanceOf(PortMappingException.class).hasMessageContaining("ICMP port unreachable");
+        UdpExchange exchange = new UdpExchange(
+                new InetSocketAddress(InetAddress.getLoopbackAddress(), closedPort), Duration.ofMillis(200), 3);
+        assertThatThrownBy(() -> exchange.exchange(
+                        NatPmpCodec.externalAddressRequest(), NatPmpCodec::parseExternalAddressReply, "ext"))
+                .isInstanceOf(PortMappingException.class)
+                .hasMessageContaining("ICMP port unreachable");
     }
 }

@@ -27,7 +27,12 @@ final class AnswerRateLimit {
         }
     };
 
-    AnswerRateLimit(double overallPerSecond, int overallBurst, double perSourcePerSecond, int perSourceBurst, LongSupplier nanoClock) {
+    AnswerRateLimit(
+            double overallPerSecond,
+            int overallBurst,
+            double perSourcePerSecond,
+            int perSourceBurst,
+            LongSupplier nanoClock) {
         if (overallPerSecond <= 0 || perSourcePerSecond <= 0 || overallBurst < 1 || perSourceBurst < 1) {
             throw new IllegalArgumentException("rates must be positive and bursts at least 1");
         }

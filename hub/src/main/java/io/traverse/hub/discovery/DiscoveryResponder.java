@@ -64,7 +64,11 @@ public final class DiscoveryResponder implements Closeable {
         interfaces = List.copyOf(b.interfaces);
         hubName = Objects.requireNonNull(b.hubName, "hub name");
         linkAddresses = Objects.requireNonNull(b.linkAddresses, "link addresses");
-        rateLimit = new AnswerRateLimit(b.answersPerSecond, b.answerBurst, b.answersPerSourcePerSecond, b.answerBurstPerSource,
+        rateLimit = new AnswerRateLimit(
+                b.answersPerSecond,
+                b.answerBurst,
+                b.answersPerSourcePerSecond,
+                b.answerBurstPerSource,
                 System::nanoTime);
     }
 
@@ -92,8 +96,10 @@ public final class DiscoveryResponder implements Closeable {
                 ch.bind(new InetSocketAddress(bindAddress, port));
                 int joined = joinGroup(ch);
                 if (joined == 0) {
-                    log.warn("Hub discovery: could not join multicast group {} on any interface; answering broadcast and "
-                            + "unicast probes only", group.getHostAddress());
+                    log.warn(
+                            "Hub discovery: could not join multicast group {} on any interface; answering broadcast and "
+                                    + "unicast probes only",
+                            group.getHostAddress());
                 }
             } catch (IOException | RuntimeException e) {
                 ch.close();
@@ -103,7 +109,11 @@ public final class DiscoveryResponder implements Closeable {
             thread = new Thread(this::serve, "traverse-hub-discovery");
             thread.setDaemon(true);
             thread.start();
-            log.info("Hub discovery answering on UDP {} (group {}) as '{}'", ch.getLocalAddress(), group.getHostAddress(), hubName);
+            log.info(
+                    "Hub discovery answering on UDP {} (group {}) as '{}'",
+                    ch.getLocalAddress(),
+                    group.getHostAddress(),
+                    hubName);
         }
     }
 
@@ -114,7 +124,11 @@ public final class DiscoveryResponder implements Closeable {
                 ch.join(group, nif);
                 joined++;
             } catch (IOException | UnsupportedOperationException e) {
-                log.debug("Hub discovery: joining {} on {} failed: {}", group.getHostAddress(), nif.getName(), e.toString());
+                log.debug(
+                        "Hub discovery: joining {} on {} failed: {}",
+                        group.getHostAddress(),
+                        nif.getName(),
+                        e.toString());
             }
         }
         return joined;
@@ -147,7 +161,8 @@ public final class DiscoveryResponder implements Closeable {
     }
 
     private void serve() {
-        ByteBuffer in = ByteBuffer.allocate(DiscoveryDatagram.PROBE_LENGTH + 1); // +1: an oversized datagram shows as such
+        ByteBuffer in =
+                ByteBuffer.allocate(DiscoveryDatagram.PROBE_LENGTH + 1); // +1: an oversized datagram shows as such
         DatagramChannel ch = channel;
         while (!closed) {
             InetSocketAddress from;
@@ -205,7 +220,10 @@ public final class DiscoveryResponder implements Closeable {
     private List<InetSocketAddress> answerableAddresses() {
         List<InetSocketAddress> out = new ArrayList<>();
         for (InetSocketAddress a : linkAddresses.get()) {
-            if (!a.isUnresolved() && a.getPort() > 0 && !a.getAddress().isMulticastAddress() && !out.contains(a)
+            if (!a.isUnresolved()
+                    && a.getPort() > 0
+                    && !a.getAddress().isMulticastAddress()
+                    && !out.contains(a)
                     && out.size() < DiscoveryDatagram.MAX_ADDRESSES) {
                 out.add(a);
             }
@@ -218,7 +236,8 @@ public final class DiscoveryResponder implements Closeable {
         List<NetworkInterface> out = new ArrayList<>();
         try {
             for (NetworkInterface nif : Collections.list(NetworkInterface.getNetworkInterfaces())) {
-                if (nif.isUp() && (nif.supportsMulticast() || nif.isLoopback())
+                if (nif.isUp()
+                        && (nif.supportsMulticast() || nif.isLoopback())
                         && nif.inetAddresses().anyMatch(a -> a instanceof Inet4Address)) {
                     out.add(nif);
                 }
@@ -277,8 +296,8 @@ public final class DiscoveryResponder implements Closeable {
 
         private Builder(String hubName, Supplier<List<InetSocketAddress>> linkAddresses) {
             if (hubName.getBytes(StandardCharsets.UTF_8).length > DiscoveryDatagram.MAX_NAME_BYTES) {
-                throw new IllegalArgumentException("hub name '" + hubName + "' is longer than " + DiscoveryDatagram.MAX_NAME_BYTES
-                        + " bytes and cannot be announced");
+                throw new IllegalArgumentException("hub name '" + hubName + "' is longer than "
+                        + DiscoveryDatagram.MAX_NAME_BYTES + " bytes and cannot be announced");
             }
             this.hubName = hubName;
             this.linkAddresses = linkAddresses;

@@ -28,6 +28,7 @@ public final class HubDirectory {
     private final Map<NodeId, Long> newestStates = new ConcurrentHashMap<>();
     /** Each hub's listed neighbours as a set, made once per description rather than per route computation. */
     private final Map<NodeId, Set<NodeId>> neighbourSets = new HashMap<>();
+
     private final int maxHubs;
     /**
      * Hubs forgotten within the last expiry time, with the state they were forgotten at and when:
@@ -49,10 +50,12 @@ public final class HubDirectory {
      * once an expiry time has passed since; {@link #NONE} while every hub is reachable.
      */
     private long earliestUnreachableNanos = NONE;
+
     private static final long NONE = Long.MAX_VALUE;
 
     /** Over the descriptions of reachable hubs: how many, and the sum of their {@link GossipSummary#entryHash}es. */
     private long reachableCount;
+
     private long reachableHash;
 
     private static final class Entry {

@@ -41,6 +41,7 @@ final class DashboardFeed {
     static final int STALLED_TICKS = 20;
     /** How long an EventSource waits before it reconnects to a stream that ended. */
     private static final int RETRY_MILLIS = 2000;
+
     private static final AttributeKey<Integer> SKIPPED = AttributeKey.valueOf("traverse.dashboard.skipped");
     private static final Logger log = LoggerFactory.getLogger(DashboardFeed.class);
 
@@ -49,6 +50,7 @@ final class DashboardFeed {
     private final Map<Channel, Boolean> streams = new ConcurrentHashMap<>();
     /** Streams open or being opened: taken before a stream opens, so that loops opening streams at once cannot pass the limit. */
     private final AtomicInteger places = new AtomicInteger();
+
     private final RelayThroughput throughput = new RelayThroughput();
     private final AtomicBoolean rendering = new AtomicBoolean();
     private final ScheduledFuture<?> ticker;
@@ -73,7 +75,10 @@ final class DashboardFeed {
         Channel channel = ctx.channel();
         if (places.incrementAndGet() > MAX_STREAMS) {
             places.decrementAndGet();
-            HubHttpHandler.respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
+            HubHttpHandler.respond(
+                    ctx,
+                    HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "text/plain; charset=utf-8",
                     "too many dashboards open on this hub (at most " + MAX_STREAMS + ")\n");
             return;
         }
@@ -123,8 +128,9 @@ final class DashboardFeed {
             try {
                 worker.execute(() -> {
                     try {
-                        String event = "event: view\ndata: " + DashboardView.of(status, traffic, rate, System.currentTimeMillis()).toJson()
-                                + "\n\n";
+                        String event = "event: view\ndata: "
+                                + DashboardView.of(status, traffic, rate, System.currentTimeMillis())
+                                        .toJson() + "\n\n";
                         latest = event;
                         byte[] encoded = event.getBytes(StandardCharsets.UTF_8); // once per view, not once per page
                         streams.keySet().forEach(channel -> channel.eventLoop().execute(() -> send(channel, encoded)));
@@ -148,14 +154,18 @@ final class DashboardFeed {
             int skipped = channel.attr(SKIPPED).get() + 1;
             channel.attr(SKIPPED).set(skipped);
             if (skipped >= STALLED_TICKS) {
-                log.debug("Closing dashboard stream to {}: it has read nothing for {} views", channel.remoteAddress(), skipped);
+                log.debug(
+                        "Closing dashboard stream to {}: it has read nothing for {} views",
+                        channel.remoteAddress(),
+                        skipped);
                 channel.close();
             }
             return;
         }
         channel.attr(SKIPPED).set(0);
         // Every page's buffer wraps the one encoded view (read-only use, indices of its own): no copy per page.
-        channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event))).addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
+        channel.writeAndFlush(new DefaultHttpContent(Unpooled.wrappedBuffer(event)))
+                .addListener(ChannelFutureListener.CLOSE_ON_FAILURE);
     }
 
     private static DefaultHttpContent content(String text) {

@@ -22,18 +22,20 @@ import java.util.Map;
 final class DashboardPage {
     static final String PAGE = "/dashboard";
     static final String EVENTS = "/dashboard/events";
-    private static final String SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';"
-            + " img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    private static final String SECURITY_POLICY =
+            "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self';"
+                    + " img-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
     private static final Map<String, Asset> ASSETS = Map.of(
-            PAGE, load("index.html", "text/html; charset=utf-8"),
-            "/dashboard/dashboard.js", load("dashboard.js", "text/javascript; charset=utf-8"),
-            "/dashboard/dashboard.css", load("dashboard.css", "text/css; charset=utf-8"));
+            PAGE,
+            load("index.html", "text/html; charset=utf-8"),
+            "/dashboard/dashboard.js",
+            load("dashboard.js", "text/javascript; charset=utf-8"),
+            "/dashboard/dashboard.css",
+            load("dashboard.css", "text/css; charset=utf-8"));
 
-    private record Asset(byte[] bytes, String contentType) {
-    }
+    private record Asset(byte[] bytes, String contentType) {}
 
-    private DashboardPage() {
-    }
+    private DashboardPage() {}
 
     /** True if {@code path} is one of the dashboard's files (the page also answers at {@code /}). */
     static boolean serves(String path) {
@@ -42,7 +44,8 @@ final class DashboardPage {
 
     static void respond(ChannelHandlerContext ctx, String path) {
         Asset asset = ASSETS.get(path.equals("/") ? PAGE : path);
-        FullHttpResponse response = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(asset.bytes()));
+        FullHttpResponse response = new DefaultFullHttpResponse(
+                HttpVersion.HTTP_1_1, HttpResponseStatus.OK, Unpooled.wrappedBuffer(asset.bytes()));
         response.headers().set(HttpHeaderNames.CONTENT_TYPE, asset.contentType());
         response.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, asset.bytes().length);
         response.headers().set(HttpHeaderNames.CONTENT_SECURITY_POLICY, SECURITY_POLICY);

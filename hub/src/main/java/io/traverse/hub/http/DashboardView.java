@@ -17,20 +17,32 @@ import java.util.TreeMap;
  * network, connection set-ups by module and relay throughput. Sent to the page as JSON; the page
  * only lays it out.
  */
-record DashboardView(String hubId, String hubName, long timeMillis, List<HubVertex> hubs, List<LinkEdge> links, List<NodeRow> nodes,
-        int nodeCount, List<NameRow> names, int nameCount, Map<String, Long> connectionSetUps, int longPollSessions, RelayThroughput.Rate relay,
-        long relayBytesDelivered, long relayBytesForwarded) {
+record DashboardView(
+        String hubId,
+        String hubName,
+        long timeMillis,
+        List<HubVertex> hubs,
+        List<LinkEdge> links,
+        List<NodeRow> nodes,
+        int nodeCount,
+        List<NameRow> names,
+        int nameCount,
+        Map<String, Long> connectionSetUps,
+        int longPollSessions,
+        RelayThroughput.Rate relay,
+        long relayBytesDelivered,
+        long relayBytesForwarded) {
     /**
      * At most this many nodes and names go in a view (the first by id and by name; the counts say
      * how many there are): a view goes to every open page twice a second, and a network's names
      * have no bound a page could redraw that often. {@code /status} lists them all.
      */
     static final int MAX_ROWS = 500;
+
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** A hub of the graph: this one, or one known by gossip. */
-    record HubVertex(String id, String name, boolean self, boolean reachable, int hops) {
-    }
+    record HubVertex(String id, String name, boolean self, boolean reachable, int hops) {}
 
     /**
      * A live link between two hubs.
@@ -39,16 +51,13 @@ record DashboardView(String hubId, String hubName, long timeMillis, List<HubVert
      * @param measuredBy the name of the hub that measured it: this hub for its own links (measured
      *        now), else a far end (as it last gossiped, at most one gossip refresh old)
      */
-    record LinkEdge(String a, String aName, String b, String bName, long rttMicros, String measuredBy) {
-    }
+    record LinkEdge(String a, String aName, String b, String bName, long rttMicros, String measuredBy) {}
 
     /** A node linked to this hub. */
-    record NodeRow(String id, String address, long rttMicros, List<String> names) {
-    }
+    record NodeRow(String id, String address, long rttMicros, List<String> names) {}
 
     /** A name of the network and who holds it. */
-    record NameRow(String name, int port, String nodeId, String hubName) {
-    }
+    record NameRow(String name, int port, String nodeId, String hubName) {}
 
     static DashboardView of(HubStatus status, HubTraffic traffic, RelayThroughput.Rate rate, long nowMillis) {
         Map<NodeId, String> hubNames = new HashMap<>();
@@ -59,25 +68,46 @@ record DashboardView(String hubId, String hubName, long timeMillis, List<HubVert
         hubs.add(new HubVertex(status.hubId().toString(), status.name(), true, true, 0));
         status.knownHubs().forEach((id, hub) -> {
             HubStatus.RouteStatus route = status.routes().get(id);
-            hubs.add(new HubVertex(id.toString(), hub.name(), false, hub.reachable(), route == null ? -1 : route.hops()));
+            hubs.add(new HubVertex(
+                    id.toString(), hub.name(), false, hub.reachable(), route == null ? -1 : route.hops()));
         });
         hubs.sort(Comparator.comparing(HubVertex::name).thenComparing(HubVertex::id));
 
         List<NodeRow> nodes = new ArrayList<>();
         for (HubStatus.NodeStatus node : status.nodes()) {
-            nodes.add(new NodeRow(node.nodeId().toString(), node.observedAddress(), node.rttMicros(), node.names().keySet().stream().sorted().toList()));
+            nodes.add(new NodeRow(
+                    node.nodeId().toString(),
+                    node.observedAddress(),
+                    node.rttMicros(),
+                    node.names().keySet().stream().sorted().toList()));
         }
         nodes.sort(Comparator.comparing(NodeRow::id));
         int nodeCount = nodes.size();
 
         List<NameRow> names = new ArrayList<>();
-        status.names().forEach((name, holder) -> names.add(new NameRow(name, holder.virtualPort(), holder.nodeId().toString(),
-                hubNames.getOrDefault(holder.hubId(), holder.hubId().toString()))));
+        status.names()
+                .forEach((name, holder) -> names.add(new NameRow(
+                        name,
+                        holder.virtualPort(),
+                        holder.nodeId().toString(),
+                        hubNames.getOrDefault(holder.hubId(), holder.hubId().toString()))));
         names.sort(Comparator.comparing(NameRow::name));
         int nameCount = names.size();
 
-        return new DashboardView(status.hubId().toString(), status.name(), nowMillis, hubs, links(status, hubNames), first(nodes), nodeCount,
-                first(names), nameCount, traffic.connectionSetUps(), traffic.longPollSessions(), rate, traffic.relayBytesDelivered(),
+        return new DashboardView(
+                status.hubId().toString(),
+                status.name(),
+                nowMillis,
+                hubs,
+                links(status, hubNames),
+                first(nodes),
+                nodeCount,
+                first(names),
+                nameCount,
+                traffic.connectionSetUps(),
+                traffic.longPollSessions(),
+                rate,
+                traffic.relayBytesDelivered(),
                 traffic.relayBytesForwarded());
     }
 
@@ -92,7 +122,8 @@ record DashboardView(String hubId, String hubName, long timeMillis, List<HubVert
         for (HubStatus.HubLinkStatus link : status.hubLinks()) {
             links.add(edge(self, link.peerId(), hubNames, link.rttMicros(), status.name()));
         }
-        // Each known hub's neighbours with the time it measured to each: looked up, not searched (a hub may list 65,535).
+        // Each known hub's neighbours with the time it measured to each: looked up, not searched (a hub may list
+        // 65,535).
         Map<NodeId, Map<NodeId, Long>> listed = new HashMap<>();
         status.knownHubs().forEach((id, hub) -> listed.put(id, rttByNeighbour(hub)));
         for (Map.Entry<NodeId, HubStatus.KnownHubStatus> entry : new TreeMap<>(status.knownHubs()).entrySet()) {
@@ -106,7 +137,15 @@ record DashboardView(String hubId, String hubName, long timeMillis, List<HubVert
                 }
                 long byA = listed.get(a).get(b);
                 long byB = ofB.get(a);
-                links.add(byA >= 0 || byB < 0 ? edge(a, b, hubNames, byA, hubA.name()) : edge(a, b, hubNames, byB, status.knownHubs().get(b).name()));
+                links.add(
+                        byA >= 0 || byB < 0
+                                ? edge(a, b, hubNames, byA, hubA.name())
+                                : edge(
+                                        a,
+                                        b,
+                                        hubNames,
+                                        byB,
+                                        status.knownHubs().get(b).name()));
             }
         }
         return links;
@@ -123,8 +162,13 @@ record DashboardView(String hubId, String hubName, long timeMillis, List<HubVert
     }
 
     private static LinkEdge edge(NodeId a, NodeId b, Map<NodeId, String> hubNames, long rttMicros, String measuredBy) {
-        return new LinkEdge(a.toString(), hubNames.getOrDefault(a, a.toString()), b.toString(), hubNames.getOrDefault(b, b.toString()),
-                rttMicros, measuredBy);
+        return new LinkEdge(
+                a.toString(),
+                hubNames.getOrDefault(a, a.toString()),
+                b.toString(),
+                hubNames.getOrDefault(b, b.toString()),
+                rttMicros,
+                measuredBy);
     }
 
     /** As one line of JSON (what a Server-Sent Events {@code data:} line can carry). */

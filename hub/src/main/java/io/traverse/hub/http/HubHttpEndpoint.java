@@ -18,6 +18,7 @@ import java.util.concurrent.TimeUnit;
 public final class HubHttpEndpoint {
     /** Requests are a line and a few headers: nothing bigger is read. */
     static final int MAX_REQUEST_BYTES = 8 * 1024;
+
     static final int IDLE_SECONDS = 10;
 
     private final Channel serverChannel;
@@ -29,8 +30,13 @@ public final class HubHttpEndpoint {
     }
 
     /** Binds and serves (rendering happens on {@code worker}, never on an event loop); blocks the calling thread (never an event loop) until bound. */
-    public static HubHttpEndpoint bind(NettyTransport transport, EventLoopGroup group, InetSocketAddress address, StatusSource source,
-            Executor worker) throws InterruptedException {
+    public static HubHttpEndpoint bind(
+            NettyTransport transport,
+            EventLoopGroup group,
+            InetSocketAddress address,
+            StatusSource source,
+            Executor worker)
+            throws InterruptedException {
         DashboardFeed feed = new DashboardFeed(source, worker, group.next());
         ServerBootstrap bootstrap = new ServerBootstrap()
                 .group(group)

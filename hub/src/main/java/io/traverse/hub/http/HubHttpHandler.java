@@ -48,7 +48,9 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         if (answered) {
-            log.debug("Dropped a further request on the HTTP connection from {}: one request per connection", ctx.channel().remoteAddress());
+            log.debug(
+                    "Dropped a further request on the HTTP connection from {}: one request per connection",
+                    ctx.channel().remoteAddress());
             return;
         }
         answered = true;
@@ -66,25 +68,39 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             return;
         }
         switch (path) {
-            // Rendering takes a while (the first scrape loads classes): never on the event loop, which serves the links.
+            // Rendering takes a while (the first scrape loads classes): never on the event loop, which serves the
+            // links.
             case "/metrics" -> offload(ctx, () -> source.metrics(), PROMETHEUS_TEXT);
-            case "/status" -> source.status().whenComplete((status, failure) -> {
-                if (failure != null) {
-                    ctx.executor().execute(() -> respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8",
-                            "status unavailable\n"));
-                } else {
-                    offload(ctx, () -> StatusJson.write(status), "application/json");
-                }
-            });
+            case "/status" ->
+                source.status().whenComplete((status, failure) -> {
+                    if (failure != null) {
+                        ctx.executor()
+                                .execute(() -> respond(
+                                        ctx,
+                                        HttpResponseStatus.SERVICE_UNAVAILABLE,
+                                        "text/plain; charset=utf-8",
+                                        "status unavailable\n"));
+                    } else {
+                        offload(ctx, () -> StatusJson.write(status), "application/json");
+                    }
+                });
             case DashboardPage.EVENTS -> {
                 if (request.method().equals(HttpMethod.GET)) {
                     feed.open(ctx);
                 } else {
-                    respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "only GET: this is an event stream\n");
+                    respond(
+                            ctx,
+                            HttpResponseStatus.METHOD_NOT_ALLOWED,
+                            "text/plain; charset=utf-8",
+                            "only GET: this is an event stream\n");
                 }
             }
-            default -> respond(ctx, HttpResponseStatus.NOT_FOUND, "text/plain; charset=utf-8",
-                    "no " + path + " here: /metrics /status /dashboard\n");
+            default ->
+                respond(
+                        ctx,
+                        HttpResponseStatus.NOT_FOUND,
+                        "text/plain; charset=utf-8",
+                        "no " + path + " here: /metrics /status /dashboard\n");
         }
     }
 
@@ -95,7 +111,9 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
                 ctx.executor().execute(() -> respond(ctx, HttpResponseStatus.OK, contentType, text));
             });
         } catch (RejectedExecutionException busy) {
-            ctx.executor().execute(() -> respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", "busy\n"));
+            ctx.executor()
+                    .execute(() -> respond(
+                            ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "text/plain; charset=utf-8", "busy\n"));
         }
     }
 

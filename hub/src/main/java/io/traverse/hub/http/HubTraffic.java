@@ -12,7 +12,8 @@ import java.util.Map;
  * @param connectionSetUps connection set-ups passed on, by module (routed, reverse, splice)
  * @param longPollSessions long-poll sessions open now
  */
-public record HubTraffic(long relayBytesDelivered, long relayBytesForwarded, Map<String, Long> connectionSetUps, int longPollSessions) {
+public record HubTraffic(
+        long relayBytesDelivered, long relayBytesForwarded, Map<String, Long> connectionSetUps, int longPollSessions) {
     public HubTraffic {
         connectionSetUps = Collections.unmodifiableMap(new LinkedHashMap<>(connectionSetUps)); // in the order given
     }

@@ -24,7 +24,8 @@ public final class StatusJson {
                     .addSerializer(NodeId.class, ToStringSerializer.instance)
                     .addDeserializer(NodeId.class, new JsonDeserializer<>() {
                         @Override
-                        public NodeId deserialize(JsonParser parser, DeserializationContext context) throws java.io.IOException {
+                        public NodeId deserialize(JsonParser parser, DeserializationContext context)
+                                throws java.io.IOException {
                             return NodeId.of(parser.getValueAsString());
                         }
                     })
@@ -37,8 +38,7 @@ public final class StatusJson {
             .enable(SerializationFeature.INDENT_OUTPUT)
             .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES);
 
-    private StatusJson() {
-    }
+    private StatusJson() {}
 
     public static String write(HubStatus status) {
         try {

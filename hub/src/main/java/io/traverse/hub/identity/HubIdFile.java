@@ -44,8 +44,10 @@ final class HubIdFile implements HubIdSource {
             return new Loaded(id, "generated new hub id " + id + " in " + file);
         }
         if (!Files.isRegularFile(file)) {
-            throw new IdFileException("the hub id file " + file + " is not a regular file; the hub does not start under a new id:"
-                    + " move it away, or choose another place (--state-dir or --id-file)", null);
+            throw new IdFileException(
+                    "the hub id file " + file + " is not a regular file; the hub does not start under a new id:"
+                            + " move it away, or choose another place (--state-dir or --id-file)",
+                    null);
         }
         byte[] content;
         try {
@@ -57,8 +59,10 @@ final class HubIdFile implements HubIdSource {
         } catch (IdFileException e) {
             throw e;
         } catch (IOException e) {
-            throw new IdFileException("cannot read the hub id file " + file + " (" + reason(e) + "); the hub does not start under"
-                    + " a new id: make the file readable, or delete it to give this hub a new id", e);
+            throw new IdFileException(
+                    "cannot read the hub id file " + file + " (" + reason(e) + "); the hub does not start under"
+                            + " a new id: make the file readable, or delete it to give this hub a new id",
+                    e);
         }
         NodeId id = parse(new String(content, StandardCharsets.UTF_8));
         return new Loaded(id, "hub id " + id + " from " + file);
@@ -86,8 +90,10 @@ final class HubIdFile implements HubIdSource {
     }
 
     private IdFileException corrupt(String what) {
-        return new IdFileException("the hub id file " + file + " does not hold a hub id: " + what
-                + "; correct it, or delete it to give this hub a new id (other hubs then see a new hub)", null);
+        return new IdFileException(
+                "the hub id file " + file + " does not hold a hub id: " + what
+                        + "; correct it, or delete it to give this hub a new id (other hubs then see a new hub)",
+                null);
     }
 
     private void write(NodeId id) throws IOException {
@@ -115,8 +121,10 @@ final class HubIdFile implements HubIdSource {
             temp = null;
             syncDirectory(directory);
         } catch (IOException e) {
-            throw new IdFileException("cannot keep a new hub id in " + file + " (" + reason(e) + "); make " + directory
-                    + " writable, or choose another place (--state-dir or --id-file)", e);
+            throw new IdFileException(
+                    "cannot keep a new hub id in " + file + " (" + reason(e) + "); make " + directory
+                            + " writable, or choose another place (--state-dir or --id-file)",
+                    e);
         } finally {
             if (temp != null) {
                 try {

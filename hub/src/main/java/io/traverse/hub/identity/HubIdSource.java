@@ -28,8 +28,7 @@ public interface HubIdSource {
      *
      * @param report e.g. "generated new hub id X in FILE", "hub id X from FILE"
      */
-    record Loaded(NodeId id, String report) {
-    }
+    record Loaded(NodeId id, String report) {}
 
     /** The id derived from a hub name: the same name always gives the same id. */
     static HubIdSource derivedFrom(String hubName) {
@@ -74,7 +73,8 @@ public interface HubIdSource {
      */
     static NodeId idForName(String hubName) {
         try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(("traverse-hub:" + hubName).getBytes(StandardCharsets.UTF_8));
+            byte[] digest = MessageDigest.getInstance("SHA-256")
+                    .digest(("traverse-hub:" + hubName).getBytes(StandardCharsets.UTF_8));
             return NodeId.fromBytes(Arrays.copyOf(digest, 16));
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("SHA-256 is part of every Java platform", e);

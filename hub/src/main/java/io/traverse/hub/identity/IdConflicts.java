@@ -41,12 +41,18 @@ public final class IdConflicts {
      * @param otherAdvertised the addresses it advertises, when known
      * @param detail what was seen, in words (a refusal's reason, the hub a description came through)
      */
-    public record Conflict(NodeId hubId, Seen seen, String otherName, String otherAddress, List<String> otherAdvertised, String detail,
-            long firstSeenMillis, long lastSeenMillis, long times) {
-    }
+    public record Conflict(
+            NodeId hubId,
+            Seen seen,
+            String otherName,
+            String otherAddress,
+            List<String> otherAdvertised,
+            String detail,
+            long firstSeenMillis,
+            long lastSeenMillis,
+            long times) {}
 
-    private record Key(NodeId hubId, Seen seen, String otherName, String otherAddress) {
-    }
+    private record Key(NodeId hubId, Seen seen, String otherName, String otherAddress) {}
 
     private final Map<Key, Conflict> entries = new LinkedHashMap<>();
 
@@ -55,20 +61,37 @@ public final class IdConflicts {
      *
      * @return true the first time this other hub is seen this way (worth a warning), false for a repeat
      */
-    public boolean record(NodeId hubId, Seen seen, String otherName, String otherAddress, List<String> otherAdvertised, String detail,
+    public boolean record(
+            NodeId hubId,
+            Seen seen,
+            String otherName,
+            String otherAddress,
+            List<String> otherAdvertised,
+            String detail,
             long nowMillis) {
         Key key = new Key(hubId, seen, otherName, seen == Seen.GOSSIP ? null : hostOf(otherAddress));
         Conflict previous = entries.remove(key);
         List<String> advertised = otherAdvertised == null ? List.of() : List.copyOf(otherAdvertised);
         if (previous != null) {
-            entries.put(key, new Conflict(hubId, seen, otherName, otherAddress, advertised, detail, previous.firstSeenMillis(), nowMillis,
-                    previous.times() + 1));
+            entries.put(
+                    key,
+                    new Conflict(
+                            hubId,
+                            seen,
+                            otherName,
+                            otherAddress,
+                            advertised,
+                            detail,
+                            previous.firstSeenMillis(),
+                            nowMillis,
+                            previous.times() + 1));
             return false;
         }
         if (entries.size() >= MAX_ENTRIES) {
             entries.remove(entries.keySet().iterator().next());
         }
-        entries.put(key, new Conflict(hubId, seen, otherName, otherAddress, advertised, detail, nowMillis, nowMillis, 1));
+        entries.put(
+                key, new Conflict(hubId, seen, otherName, otherAddress, advertised, detail, nowMillis, nowMillis, 1));
         return true;
     }
 
@@ -90,6 +113,7 @@ public final class IdConflicts {
         }
         int colon = address.lastIndexOf(':');
         return colon > 0 && address.indexOf(':') == colon || address.startsWith("[") && colon > address.indexOf(']')
-                ? address.substring(0, colon) : Objects.toString(address);
+                ? address.substring(0, colon)
+                : Objects.toString(address);
     }
 }

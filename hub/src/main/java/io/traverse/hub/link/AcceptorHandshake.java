@@ -30,7 +30,13 @@ import org.slf4j.LoggerFactory;
 final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
     private static final Logger log = LoggerFactory.getLogger(AcceptorHandshake.class);
 
-    private enum Stage { PREAMBLE, HELLO, AUTH, ADMISSION, DONE }
+    private enum Stage {
+        PREAMBLE,
+        HELLO,
+        AUTH,
+        ADMISSION,
+        DONE
+    }
 
     private final LinkSettings settings;
     private final LinkEvents events;
@@ -63,13 +69,20 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
 
     @Override
     public void handlerAdded(ChannelHandlerContext ctx) {
-        timeout = ctx.executor().schedule(() -> {
-            if (stage != Stage.DONE && ctx.channel().isActive()) {
-                log.info("Closing link from {}: no complete handshake within {} ms (stage {})", ctx.channel().remoteAddress(),
-                        settings.handshakeTimeout().toMillis(), stage);
-                ctx.close();
-            }
-        }, settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        timeout = ctx.executor()
+                .schedule(
+                        () -> {
+                            if (stage != Stage.DONE && ctx.channel().isActive()) {
+                                log.info(
+                                        "Closing link from {}: no complete handshake within {} ms (stage {})",
+                                        ctx.channel().remoteAddress(),
+                                        settings.handshakeTimeout().toMillis(),
+                                        stage);
+                                ctx.close();
+                            }
+                        },
+                        settings.handshakeTimeout().toMillis(),
+                        TimeUnit.MILLISECONDS);
     }
 
     @Override
@@ -102,8 +115,11 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         }
         ctx.write(LinkPreamble.current(LinkRole.HUB).encode(ctx.alloc()));
         if (!preamble.isSupported()) {
-            refuse(ctx, RejectCode.VERSION, "unsupported link protocol version " + preamble.version() + " (this hub speaks "
-                    + LinkPreamble.VERSION + ")");
+            refuse(
+                    ctx,
+                    RejectCode.VERSION,
+                    "unsupported link protocol version " + preamble.version() + " (this hub speaks "
+                            + LinkPreamble.VERSION + ")");
             return;
         }
         if (preamble.role() == LinkRole.ECHO) {
@@ -112,15 +128,19 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
             stage = Stage.DONE;
             // Whatever else the caller sent is discarded, not left unread: closing on unread bytes
             // makes the kernel send a reset, which can destroy the answer before the caller reads it.
-            LinkClosing.writeAndClose(ctx.channel(), ctx.alloc().buffer(EndpointEcho.MAX_LENGTH)
-                    .writeBytes(EndpointEcho.encode((InetSocketAddress) ctx.channel().remoteAddress())));
+            LinkClosing.writeAndClose(
+                    ctx.channel(),
+                    ctx.alloc().buffer(EndpointEcho.MAX_LENGTH).writeBytes(EndpointEcho.encode((InetSocketAddress)
+                            ctx.channel().remoteAddress())));
             return;
         }
         if (preamble.role() != LinkRole.NODE_DATA && !settings.linkRate().tryTake(System.nanoTime())) {
             // Before any work for it (no nonce, no proof, no admission): a refused link costs almost nothing.
             // Logged by the rate (at most once in a while), not per link.
             stage = Stage.DONE;
-            LinkClosing.rejectAndClose(ctx.channel(), Reject.of(RejectCode.LIMIT, settings.linkRate().reason(settings.hubName())));
+            LinkClosing.rejectAndClose(
+                    ctx.channel(),
+                    Reject.of(RejectCode.LIMIT, settings.linkRate().reason(settings.hubName())));
             return;
         }
         ctx.flush();
@@ -136,7 +156,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         hello = h;
         serverNonce = LinkAuthentication.newNonce();
         if (h instanceof HubHello && h.senderId().equals(settings.hubId())) {
-            // This hub dialling itself, or another hub with its id: recorded before the CHALLENGE leaves, so the dialling side can tell.
+            // This hub dialling itself, or another hub with its id: recorded before the CHALLENGE leaves, so the
+            // dialling side can tell.
             settings.ownChallenges().issued(serverNonce);
             ownIdChallenge = true;
         }
@@ -150,39 +171,55 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
             return;
         }
         // A data link's proof also binds it to the node's link: checked at admission, where that link is known.
-        if (role != LinkRole.NODE_DATA && !settings.authentication().isValidDialerProof(auth.mac(), hello.clientNonce(), serverNonce,
-                hello.senderId(), settings.hubId())) {
-            log.warn("Refused {} {} from {}: wrong network token", role.toString().toLowerCase(java.util.Locale.ROOT),
-                    hello.senderId(), ctx.channel().remoteAddress());
+        if (role != LinkRole.NODE_DATA
+                && !settings.authentication()
+                        .isValidDialerProof(
+                                auth.mac(), hello.clientNonce(), serverNonce, hello.senderId(), settings.hubId())) {
+            log.warn(
+                    "Refused {} {} from {}: wrong network token",
+                    role.toString().toLowerCase(java.util.Locale.ROOT),
+                    hello.senderId(),
+                    ctx.channel().remoteAddress());
             refuse(ctx, RejectCode.AUTH, "wrong network token");
             return;
         }
         stage = Stage.ADMISSION;
         long keepaliveMillis = settings.keepaliveInterval().toMillis();
         Keepalive keepalive = new Keepalive(keepaliveMillis);
-        LinkKind kind = hello instanceof HubHello ? LinkKind.HUB : role == LinkRole.NODE_DATA ? LinkKind.NODE_DATA : LinkKind.NODE;
-        Link link = new Link(kind, hello.senderId(), ctx.channel(), false,
-                hello, keepalive);
+        LinkKind kind = hello instanceof HubHello
+                ? LinkKind.HUB
+                : role == LinkRole.NODE_DATA ? LinkKind.NODE_DATA : LinkKind.NODE;
+        Link link = new Link(kind, hello.senderId(), ctx.channel(), false, hello, keepalive);
         byte[] clientNonce = hello.clientNonce();
         byte[] ourNonce = serverNonce;
         link.handshake(clientNonce, ourNonce);
         if (kind == LinkKind.NODE_DATA) {
             byte[] mac = auth.mac();
-            link.binding(nodeLink -> settings.authentication().isValidDataLinkProof(mac, clientNonce, ourNonce, hello.senderId(),
-                    settings.hubId(), nodeLink.clientNonce(), nodeLink.serverNonce()));
+            link.binding(nodeLink -> settings.authentication()
+                    .isValidDataLinkProof(
+                            mac,
+                            clientNonce,
+                            ourNonce,
+                            hello.senderId(),
+                            settings.hubId(),
+                            nodeLink.clientNonce(),
+                            nodeLink.serverNonce()));
         }
-        byte[] proof = settings.authentication().acceptorProof(serverNonce, hello.clientNonce(), settings.hubId(), hello.senderId());
+        byte[] proof = settings.authentication()
+                .acceptorProof(serverNonce, hello.clientNonce(), settings.hubId(), hello.senderId());
         stateLoop.execute(() -> {
             Reject refusal = events.admit(link);
             if (refusal != null) {
                 ctx.executor().execute(() -> refuse(ctx, refusal.code(), refusal.reason()));
                 return;
             }
-            // Pipeline first, then WELCOME, then whatever the hub sends: Netty runs these in this order on the channel's loop.
+            // Pipeline first, then WELCOME, then whatever the hub sends: Netty runs these in this order on the
+            // channel's loop.
             ctx.executor().execute(() -> {
                 stage = Stage.DONE;
                 timeout.cancel(false);
-                LinkPipelineSwitch.toEstablished(ctx, link, keepalive, events, stateLoop, settings.maxQueuedMessagesPerLink());
+                LinkPipelineSwitch.toEstablished(
+                        ctx, link, keepalive, events, stateLoop, settings.maxQueuedMessagesPerLink());
             });
             InetSocketAddress observed = (InetSocketAddress) ctx.channel().remoteAddress();
             ChannelFuture welcomed = ctx.channel().writeAndFlush(new Welcome(proof, observed, (int) keepaliveMillis));
@@ -197,7 +234,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
             }
             LinkPipelineSwitch.reportClose(link, events, stateLoop);
             events.established(link);
-            java.util.function.Consumer<io.traverse.identity.NodeId> admitted = ctx.channel().attr(LinkListener.ADMITTED).get();
+            java.util.function.Consumer<io.traverse.identity.NodeId> admitted =
+                    ctx.channel().attr(LinkListener.ADMITTED).get();
             if (admitted != null) {
                 admitted.accept(hello.senderId());
             }
@@ -223,6 +261,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
     }
 
     private static String describe(Object msg) {
-        return msg instanceof io.traverse.wire.LinkMessage m ? m.type().toString() : msg.getClass().getSimpleName();
+        return msg instanceof io.traverse.wire.LinkMessage m
+                ? m.type().toString()
+                : msg.getClass().getSimpleName();
     }
 }

@@ -24,7 +24,12 @@ import java.util.concurrent.TimeUnit;
  * future with the admitted link, or with the reason it failed.
  */
 final class DialerHandshake extends ChannelInboundHandlerAdapter {
-    private enum Stage { PREAMBLE, CHALLENGE, WELCOME, DONE }
+    private enum Stage {
+        PREAMBLE,
+        CHALLENGE,
+        WELCOME,
+        DONE
+    }
 
     private final LinkSettings settings;
     private final LinkEvents events;
@@ -44,10 +49,20 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
 
     @Override
     public void channelActive(ChannelHandlerContext ctx) throws Exception {
-        timeout = ctx.executor().schedule(() -> fail(ctx, new IOException("no complete handshake within "
-                + settings.handshakeTimeout().toMillis() + " ms")), settings.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        timeout = ctx.executor()
+                .schedule(
+                        () -> fail(
+                                ctx,
+                                new IOException("no complete handshake within "
+                                        + settings.handshakeTimeout().toMillis() + " ms")),
+                        settings.handshakeTimeout().toMillis(),
+                        TimeUnit.MILLISECONDS);
         ctx.write(LinkPreamble.current(LinkRole.HUB).encode(ctx.alloc()));
-        ctx.writeAndFlush(new HubHello(settings.hubId(), clientNonce, settings.hubName(), settings.advertisedAddresses(),
+        ctx.writeAndFlush(new HubHello(
+                settings.hubId(),
+                clientNonce,
+                settings.hubName(),
+                settings.advertisedAddresses(),
                 settings.stateNumber().getAsLong()));
         super.channelActive(ctx);
     }
@@ -62,12 +77,17 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
     public void channelRead(ChannelHandlerContext ctx, Object msg) {
         try {
             if (msg instanceof Reject reject) {
-                fail(ctx, new LinkRefusedException(reject.code(), reject.reason(), challenge == null ? null : challenge.acceptorId()));
+                fail(
+                        ctx,
+                        new LinkRefusedException(
+                                reject.code(), reject.reason(), challenge == null ? null : challenge.acceptorId()));
                 return;
             }
             switch (stage) {
                 case PREAMBLE -> {
-                    if (!(msg instanceof LinkPreamble preamble) || !preamble.isSupported() || preamble.role() != LinkRole.HUB) {
+                    if (!(msg instanceof LinkPreamble preamble)
+                            || !preamble.isSupported()
+                            || preamble.role() != LinkRole.HUB) {
                         // An unsupported version is followed by a REJECT VERSION that says more; wait for it.
                         if (msg instanceof LinkPreamble p && !p.isSupported()) {
                             stage = Stage.CHALLENGE;
@@ -83,15 +103,16 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
                         fail(ctx, new IOException("expected CHALLENGE, got " + msg));
                         return;
                     }
-                    if (c.acceptorId().equals(settings.hubId()) && settings.ownChallenges().isOurs(c.serverNonce())) {
+                    if (c.acceptorId().equals(settings.hubId())
+                            && settings.ownChallenges().isOurs(c.serverNonce())) {
                         fail(ctx, LinkRefusedException.leadsBackHere(c.acceptorId()));
                         return;
                     }
                     // The acceptor may have this hub's id without being this hub: carry on, so that it can
                     // refuse the link at admission with both hubs named (the REJECT comes back here).
                     challenge = c;
-                    ctx.writeAndFlush(new Auth(settings.authentication().dialerProof(clientNonce, c.serverNonce(), settings.hubId(),
-                            c.acceptorId())));
+                    ctx.writeAndFlush(new Auth(settings.authentication()
+                            .dialerProof(clientNonce, c.serverNonce(), settings.hubId(), c.acceptorId())));
                     stage = Stage.WELCOME;
                 }
                 case WELCOME -> onWelcome(ctx, msg);
@@ -107,10 +128,18 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
             fail(ctx, new IOException("expected WELCOME, got " + msg));
             return;
         }
-        if (!settings.authentication().isValidAcceptorProof(welcome.mac(), challenge.serverNonce(), clientNonce,
-                challenge.acceptorId(), settings.hubId())) {
-            fail(ctx, new LinkRefusedException(RejectCode.AUTH, "hub " + challenge.acceptorId()
-                    + " could not prove it knows the network token"));
+        if (!settings.authentication()
+                .isValidAcceptorProof(
+                        welcome.mac(),
+                        challenge.serverNonce(),
+                        clientNonce,
+                        challenge.acceptorId(),
+                        settings.hubId())) {
+            fail(
+                    ctx,
+                    new LinkRefusedException(
+                            RejectCode.AUTH,
+                            "hub " + challenge.acceptorId() + " could not prove it knows the network token"));
             return;
         }
         stage = Stage.DONE;

@@ -3,14 +3,14 @@ package io.traverse.hub.link;
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.resolver.NoopAddressResolverGroup;
 import io.netty.util.concurrent.EventExecutor;
-import io.traverse.ssh.SshGateways;
 import io.traverse.protocol.Deadline;
+import io.traverse.ssh.SshGateways;
 import io.traverse.wire.LinkPipeline;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -35,14 +35,25 @@ public final class HubDialer {
     /** Null: no peer is dialled through SSH. */
     private final SshGateways sshGateways;
 
-    public HubDialer(NettyTransport transport, EventLoopGroup group, LinkSettings settings, LinkEvents events, EventExecutor stateLoop,
+    public HubDialer(
+            NettyTransport transport,
+            EventLoopGroup group,
+            LinkSettings settings,
+            LinkEvents events,
+            EventExecutor stateLoop,
             Executor resolver) {
         this(transport, group, settings, events, stateLoop, resolver, null);
     }
 
     /** @param sshGateways the sshds through which peers in their rules' networks are dialled; null for none */
-    public HubDialer(NettyTransport transport, EventLoopGroup group, LinkSettings settings, LinkEvents events, EventExecutor stateLoop,
-            Executor resolver, SshGateways sshGateways) {
+    public HubDialer(
+            NettyTransport transport,
+            EventLoopGroup group,
+            LinkSettings settings,
+            LinkEvents events,
+            EventExecutor stateLoop,
+            Executor resolver,
+            SshGateways sshGateways) {
         this.sshGateways = sshGateways;
         this.transport = transport;
         this.group = group;
@@ -55,14 +66,17 @@ public final class HubDialer {
     /** Completes with the admitted link, or exceptionally (connect failure, REJECT, timeout, refused after WELCOME). */
     public CompletableFuture<Link> dial(InetSocketAddress address) {
         CompletableFuture<Link> result = new CompletableFuture<>();
-        if (!address.isUnresolved() && (sshGateways == null || sshGateways.ruleFor(address.getAddress()).isEmpty())) {
+        if (!address.isUnresolved()
+                && (sshGateways == null
+                        || sshGateways.ruleFor(address.getAddress()).isEmpty())) {
             connect(address, result);
             return result;
         }
         try {
             resolver.execute(() -> {
                 InetSocketAddress resolved = address.isUnresolved()
-                        ? new InetSocketAddress(address.getHostString(), address.getPort()) : address;
+                        ? new InetSocketAddress(address.getHostString(), address.getPort())
+                        : address;
                 if (resolved.isUnresolved()) {
                     result.completeExceptionally(new UnknownHostException(address.getHostString()));
                     return;
@@ -70,7 +84,9 @@ public final class HubDialer {
                 InetSocketAddress dialled = resolved;
                 if (sshGateways != null) {
                     try {
-                        dialled = sshGateways.forward(resolved, Deadline.after(settings.handshakeTimeout())).orElse(resolved);
+                        dialled = sshGateways
+                                .forward(resolved, Deadline.after(settings.handshakeTimeout()))
+                                .orElse(resolved);
                     } catch (IOException | RuntimeException e) {
                         result.completeExceptionally(e);
                         return;
@@ -89,7 +105,8 @@ public final class HubDialer {
                 .group(group)
                 .channel(transport.socketChannelClass())
                 .resolver(NoopAddressResolverGroup.INSTANCE)
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.handshakeTimeout().toMillis())
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int)
+                        settings.handshakeTimeout().toMillis())
                 .option(ChannelOption.TCP_NODELAY, true)
                 .option(ChannelOption.WRITE_BUFFER_WATER_MARK, LinkListener.WATER_MARK)
                 .handler(new ChannelInitializer<SocketChannel>() {
@@ -99,7 +116,10 @@ public final class HubDialer {
                         LinkPipeline.installCodec(ch.pipeline());
                         // gossip comes in bursts (a new link gets the whole directory): one write call per burst
                         ch.pipeline().addFirst(new FlushConsolidationHandler(256, true));
-                        ch.pipeline().addLast(LinkListener.HANDSHAKE, new DialerHandshake(settings, events, stateLoop, result));
+                        ch.pipeline()
+                                .addLast(
+                                        LinkListener.HANDSHAKE,
+                                        new DialerHandshake(settings, events, stateLoop, result));
                     }
                 });
         ChannelFuture connect = bootstrap.connect(address);

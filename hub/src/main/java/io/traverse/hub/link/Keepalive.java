@@ -35,6 +35,7 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
      * few hundred KB/s), and it is slow, not dead.
      */
     static final int TAKES_NOTHING_INTERVALS = 10;
+
     private static final int CHECKS_PER_INTERVAL = 4;
     private static final Logger log = LoggerFactory.getLogger(Keepalive.class);
 
@@ -42,6 +43,7 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
     private volatile long rttMicros = -1;
     /** Set while the hub itself holds this link's reading (relay backpressure): that silence is ours, not the peer's. */
     private volatile boolean readingHeld;
+
     private long lastReadNanos = System.nanoTime();
     private long lastPingNanos;
     private long lastTickNanos;
@@ -52,6 +54,7 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
     private long unwritableSinceNanos;
     /** The backlog (bytes before writable) at the last check. */
     private long lastBacklog = Long.MAX_VALUE;
+
     private long checkNanos;
     private ScheduledFuture<?> ticker;
     /** Set once the handler is in the pipeline (for {@link #pingAtOnce}). */
@@ -111,10 +114,14 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
             if (now - unwritableSinceNanos > TAKES_NOTHING_INTERVALS * intervalNanos) {
                 // The peer does not read what it is sent; links held back for it (relay backpressure)
                 // wait on this one, so it goes, not them.
-                log.info("Closing link to {}: it took nothing for {} ms (keepalive every {} ms)", ctx.channel().remoteAddress(),
-                        TimeUnit.NANOSECONDS.toMillis(now - unwritableSinceNanos), TimeUnit.NANOSECONDS.toMillis(intervalNanos));
+                log.info(
+                        "Closing link to {}: it took nothing for {} ms (keepalive every {} ms)",
+                        ctx.channel().remoteAddress(),
+                        TimeUnit.NANOSECONDS.toMillis(now - unwritableSinceNanos),
+                        TimeUnit.NANOSECONDS.toMillis(intervalNanos));
                 stop();
-                LinkClosing.rejectAndClose(ctx.channel(), Reject.of(RejectCode.LIMIT, "the link does not read what it is sent"));
+                LinkClosing.rejectAndClose(
+                        ctx.channel(), Reject.of(RejectCode.LIMIT, "the link does not read what it is sent"));
                 return;
             }
         } else {
@@ -123,8 +130,11 @@ final class Keepalive extends ChannelInboundHandlerAdapter {
         }
         long silent = now - lastReadNanos;
         if (silent > SILENT_INTERVALS * intervalNanos) {
-            log.info("Closing link to {}: silent for {} ms (keepalive every {} ms)", ctx.channel().remoteAddress(),
-                    TimeUnit.NANOSECONDS.toMillis(silent), TimeUnit.NANOSECONDS.toMillis(intervalNanos));
+            log.info(
+                    "Closing link to {}: silent for {} ms (keepalive every {} ms)",
+                    ctx.channel().remoteAddress(),
+                    TimeUnit.NANOSECONDS.toMillis(silent),
+                    TimeUnit.NANOSECONDS.toMillis(intervalNanos));
             stop();
             ctx.close();
             return;

@@ -26,6 +26,7 @@ public final class Link {
      * relay lets queue on one link ({@code DeliveryWindow.MAX_LINK_QUEUE}, 48 MiB).
      */
     static final long MAX_UNREAD_BYTES = 64L * 1024 * 1024;
+
     private static final AtomicLong SEQUENCE = new AtomicLong();
 
     private final long serial = SEQUENCE.incrementAndGet();
@@ -39,9 +40,11 @@ public final class Link {
     private final AtomicInteger readHolds = new AtomicInteger();
     /** RELAY frames read on this link and handed to the state loop, not yet sent on; confined to the link's event loop. */
     private int relayFramesPending;
+
     private final Queue<Runnable> writableWaiters = new ConcurrentLinkedQueue<>();
     /** The nonces of an accepted link's handshake (a node's data link proves it knows them). */
     private volatile byte[] clientNonce;
+
     private volatile byte[] serverNonce;
     /**
      * Whether RELAY frames read on this link may be relayed: not on a node's data link before
@@ -287,7 +290,7 @@ public final class Link {
 
     @Override
     public String toString() {
-        return kind.toString().toLowerCase(java.util.Locale.ROOT) + " " + peerId + " (" + (dialledByUs ? "to " : "from ")
-                + remoteAddress + ")";
+        return kind.toString().toLowerCase(java.util.Locale.ROOT) + " " + peerId + " ("
+                + (dialledByUs ? "to " : "from ") + remoteAddress + ")";
     }
 }

@@ -23,14 +23,14 @@ final class LinkClosing {
     static final io.netty.util.AttributeKey<java.util.function.Consumer<io.traverse.wire.RejectCode>> REJECTS_SENT =
             io.netty.util.AttributeKey.valueOf("traverse-rejects-sent");
 
-    private LinkClosing() {
-    }
+    private LinkClosing() {}
 
     static void rejectAndClose(Channel channel, Reject reject) {
         if (!channel.isActive() || channel.pipeline().get(DISCARD) != null) {
             return;
         }
-        java.util.function.Consumer<io.traverse.wire.RejectCode> counter = channel.attr(REJECTS_SENT).get();
+        java.util.function.Consumer<io.traverse.wire.RejectCode> counter =
+                channel.attr(REJECTS_SENT).get();
         if (counter != null) {
             counter.accept(reject.code());
         }
@@ -54,9 +54,13 @@ final class LinkClosing {
                 channel.close();
             }
         });
-        channel.eventLoop().schedule(() -> {
-            channel.close();
-        }, LINGER_MILLIS, TimeUnit.MILLISECONDS);
+        channel.eventLoop()
+                .schedule(
+                        () -> {
+                            channel.close();
+                        },
+                        LINGER_MILLIS,
+                        TimeUnit.MILLISECONDS);
     }
 
     /** First inbound handler of a link being closed: the peer's further bytes mean nothing now. */

@@ -2,9 +2,9 @@ package io.traverse.hub.link;
 
 import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkMessage;
+import io.traverse.wire.Reject;
 import io.traverse.wire.Relay;
 import io.traverse.wire.SideMessage;
-import io.traverse.wire.Reject;
 
 /**
  * What the link layer reports to the hub. Every method but {@link #isStaleGossip}, {@link #gossipFrameArrived}
@@ -40,8 +40,7 @@ public interface LinkEvents {
      * A GOSSIP, GOSSIP_DIGEST or GOSSIP_SUMMARY frame of this many bytes (length prefix included) arrived on a hub
      * link, news or not: counted for the metrics. Called on I/O threads: must be thread-safe and cheap.
      */
-    default void gossipFrameArrived(int frameBytes) {
-    }
+    default void gossipFrameArrived(int frameBytes) {}
 
     /**
      * Relays a RELAY frame at once on the link's I/O thread if its next link is known without the

@@ -14,8 +14,7 @@ import org.slf4j.LoggerFactory;
 final class LinkFailures {
     private static final Logger log = LoggerFactory.getLogger(LinkFailures.class);
 
-    private LinkFailures() {
-    }
+    private LinkFailures() {}
 
     /**
      * @param answerPeer whether the peer has our preamble and can read a REJECT frame
@@ -36,7 +35,11 @@ final class LinkFailures {
             log.debug("Link {} ({}) failed: {}", who, ctx.channel().remoteAddress(), reason);
             ctx.close();
         } else {
-            log.warn("Closing link {} ({}) after an unexpected error", who, ctx.channel().remoteAddress(), cause);
+            log.warn(
+                    "Closing link {} ({}) after an unexpected error",
+                    who,
+                    ctx.channel().remoteAddress(),
+                    cause);
             ctx.close();
         }
     }

@@ -3,11 +3,11 @@ package io.traverse.hub.link;
 import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
-import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.socket.SocketChannel;
+import io.netty.handler.flush.FlushConsolidationHandler;
 import io.netty.util.concurrent.EventExecutor;
 import io.traverse.wire.LinkPipeline;
 import java.net.InetSocketAddress;
@@ -16,13 +16,16 @@ import java.net.InetSocketAddress;
 public final class LinkListener {
     /** Outbound bytes queued for one link before it counts as not writable (side messages are then refused). */
     public static final WriteBufferWaterMark WATER_MARK = new WriteBufferWaterMark(256 * 1024, 1024 * 1024);
+
     static final String HANDSHAKE = "link-handshake";
     /** Told (on the state loop) which node or hub a channel's link admitted; a long-poll session binds itself to it. */
     public static final io.netty.util.AttributeKey<java.util.function.Consumer<io.traverse.identity.NodeId>> ADMITTED =
             io.netty.util.AttributeKey.valueOf("traverse-link-admitted");
+
     static final String SNIFFER = "link-http-sniffer";
     /** Connections that may be in their handshake at once; more are closed on arrival (each costs at most 8 KiB and 10 s). */
     public static final int MAX_PENDING_HANDSHAKES = 1024;
+
     private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LinkListener.class);
 
     private Channel serverChannel;
@@ -30,11 +33,11 @@ public final class LinkListener {
     private volatile LinkEvents events;
     private volatile EventExecutor stateLoop;
     private volatile java.util.function.Consumer<io.netty.channel.ChannelPipeline> httpInstaller;
-    private final java.util.concurrent.atomic.AtomicInteger pendingHandshakes = new java.util.concurrent.atomic.AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicInteger pendingHandshakes =
+            new java.util.concurrent.atomic.AtomicInteger();
     private final java.util.concurrent.atomic.AtomicLong turnedAway = new java.util.concurrent.atomic.AtomicLong();
 
-    private LinkListener() {
-    }
+    private LinkListener() {}
 
     /**
      * Binds, without accepting yet: the hub's name (and so its id) may depend on the port bound.
@@ -73,8 +76,11 @@ public final class LinkListener {
             pendingHandshakes.decrementAndGet();
             long n = turnedAway.incrementAndGet();
             if (n % 1000 == 1) {
-                log.warn("{} handshakes in progress: closed a connection from {} at once ({} so far)",
-                        MAX_PENDING_HANDSHAKES, ch.remoteAddress(), n);
+                log.warn(
+                        "{} handshakes in progress: closed a connection from {} at once ({} so far)",
+                        MAX_PENDING_HANDSHAKES,
+                        ch.remoteAddress(),
+                        n);
             }
             ch.close();
             return;
@@ -103,8 +109,14 @@ public final class LinkListener {
         if (installer == null) {
             return false;
         }
-        for (String name : new String[] {LinkPipeline.PREAMBLE, LinkPipeline.FRAMES, LinkPipeline.MESSAGES, LinkPipeline.ENCODER,
-                LinkPipeline.RELAY_ENCODER, HANDSHAKE}) {
+        for (String name : new String[] {
+            LinkPipeline.PREAMBLE,
+            LinkPipeline.FRAMES,
+            LinkPipeline.MESSAGES,
+            LinkPipeline.ENCODER,
+            LinkPipeline.RELAY_ENCODER,
+            HANDSHAKE
+        }) {
             if (pipeline.get(name) != null) {
                 pipeline.remove(name); // the handshake's removal releases its place among the handshakes in progress
             }

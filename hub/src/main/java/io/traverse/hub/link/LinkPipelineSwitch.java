@@ -11,12 +11,16 @@ final class LinkPipelineSwitch {
     static final String INBOUND = "link-inbound";
     static final String STALE_GOSSIP = "link-stale-gossip";
 
-    private LinkPipelineSwitch() {
-    }
+    private LinkPipelineSwitch() {}
 
     /** On the channel's loop: raise the frame limit and replace the handshake handler. */
-    static void toEstablished(ChannelHandlerContext handshakeCtx, Link link, Keepalive keepalive, LinkEvents events,
-            EventExecutor stateLoop, int maxQueued) {
+    static void toEstablished(
+            ChannelHandlerContext handshakeCtx,
+            Link link,
+            Keepalive keepalive,
+            LinkEvents events,
+            EventExecutor stateLoop,
+            int maxQueued) {
         if (!handshakeCtx.channel().isActive() || handshakeCtx.isRemoved()) {
             return;
         }

@@ -21,11 +21,13 @@ public final class LinkRate {
     private static final Logger log = LoggerFactory.getLogger(LinkRate.class);
     /** At most one warning about refused links in this long: a flood must not flood the log too. */
     private static final long WARN_GAP_NANOS = TimeUnit.SECONDS.toNanos(10);
+
     private final int perSecond;
     private final int burst;
     private final long nanosPerLink;
     /** How far ahead of now the full instant may lie and still leave a token. */
     private final long slackNanos;
+
     private final AtomicLong fullAt;
     private final Runnable onRefused;
     private final LongAdder refused = new LongAdder();
@@ -34,7 +36,8 @@ public final class LinkRate {
     /** @param onRefused run for every link refused (counting) */
     public LinkRate(int perSecond, int burst, Runnable onRefused) {
         if (perSecond < 1 || burst < 1) {
-            throw new IllegalArgumentException("link rate " + perSecond + "/s with burst " + burst + ": both must be at least 1");
+            throw new IllegalArgumentException(
+                    "link rate " + perSecond + "/s with burst " + burst + ": both must be at least 1");
         }
         this.perSecond = perSecond;
         this.burst = burst;
@@ -65,14 +68,22 @@ public final class LinkRate {
         onRefused.run();
         long last = lastWarnNanos.get();
         if (nowNanos - last >= WARN_GAP_NANOS && lastWarnNanos.compareAndSet(last, nowNanos)) {
-            log.warn("Refusing new links beyond {} a second after a burst of {} ({} and {}); {} refused so far", perSecond, burst,
-                    AdmissionLimit.LINK_RATE.key(), AdmissionLimit.LINK_BURST_KEY, refused.sum());
+            log.warn(
+                    "Refusing new links beyond {} a second after a burst of {} ({} and {}); {} refused so far",
+                    perSecond,
+                    burst,
+                    AdmissionLimit.LINK_RATE.key(),
+                    AdmissionLimit.LINK_BURST_KEY,
+                    refused.sum());
         }
     }
 
     /** The REJECT reason for a link refused here. */
     public String reason(String hubName) {
-        return AdmissionLimit.LINK_RATE.reason("new links come faster than " + perSecond + " a second after a burst of " + burst
-                + " (" + AdmissionLimit.LINK_BURST_KEY + ")", hubName) + "; try again in a moment";
+        return AdmissionLimit.LINK_RATE.reason(
+                        "new links come faster than " + perSecond + " a second after a burst of " + burst + " ("
+                                + AdmissionLimit.LINK_BURST_KEY + ")",
+                        hubName)
+                + "; try again in a moment";
     }
 }

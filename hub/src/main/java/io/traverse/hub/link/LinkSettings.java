@@ -2,8 +2,8 @@ package io.traverse.hub.link;
 
 import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkAuthentication;
-import java.time.Duration;
 import io.traverse.wire.RejectCode;
+import java.time.Duration;
 import java.util.List;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -14,9 +14,18 @@ import java.util.function.LongSupplier;
  * tells a dial that leads back to this hub from one that reaches another hub with its id;
  * {@code linkRate} bounds how fast links are accepted.
  */
-public record LinkSettings(NodeId hubId, String hubName, List<String> advertisedAddresses, LongSupplier stateNumber,
-        LinkAuthentication authentication, Duration handshakeTimeout, Duration keepaliveInterval, int maxQueuedMessagesPerLink,
-        Consumer<RejectCode> rejectsSent, OwnChallenges ownChallenges, LinkRate linkRate) {
+public record LinkSettings(
+        NodeId hubId,
+        String hubName,
+        List<String> advertisedAddresses,
+        LongSupplier stateNumber,
+        LinkAuthentication authentication,
+        Duration handshakeTimeout,
+        Duration keepaliveInterval,
+        int maxQueuedMessagesPerLink,
+        Consumer<RejectCode> rejectsSent,
+        OwnChallenges ownChallenges,
+        LinkRate linkRate) {
     public LinkSettings {
         advertisedAddresses = List.copyOf(advertisedAddresses);
     }

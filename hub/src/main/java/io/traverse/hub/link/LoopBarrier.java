@@ -12,8 +12,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * write any loop queued before then is queued before anything the action queues after it.
  */
 public final class LoopBarrier {
-    private LoopBarrier() {
-    }
+    private LoopBarrier() {}
 
     /**
      * Queues a no-op on each loop of {@code group}; the last to run it runs {@code action} (on that

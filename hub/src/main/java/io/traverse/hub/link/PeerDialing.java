@@ -1,5 +1,6 @@
 package io.traverse.hub.link;
 
+import io.netty.util.concurrent.EventExecutor;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.RejectCode;
@@ -12,7 +13,6 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Predicate;
-import io.netty.util.concurrent.EventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -43,6 +43,7 @@ public final class PeerDialing {
         boolean leadsHere;
         /** No longer gossiped, but a dial was under way: dropped when it ends. */
         boolean forgotten;
+
         long nextAttemptNanos;
 
         Target(String text, InetSocketAddress address, boolean configured, NodeId hubId) {
@@ -68,8 +69,14 @@ public final class PeerDialing {
      * @param idConflicts told of an address whose hub refused the link because another hub has
      *        this hub's id (the refusal says which), with the address as dialled
      */
-    public PeerDialing(NodeId selfId, HubDialer dialer, EventExecutor stateLoop, Duration redialMin, Duration redialMax,
-            Predicate<NodeId> linked, BiConsumer<String, LinkRefusedException> idConflicts) {
+    public PeerDialing(
+            NodeId selfId,
+            HubDialer dialer,
+            EventExecutor stateLoop,
+            Duration redialMin,
+            Duration redialMax,
+            Predicate<NodeId> linked,
+            BiConsumer<String, LinkRefusedException> idConflicts) {
         this.selfId = selfId;
         this.idConflicts = idConflicts;
         this.dialer = dialer;
@@ -160,50 +167,63 @@ public final class PeerDialing {
     private void dial(Target target) {
         target.inFlight = true;
         log.debug("Dialling hub at {}", target.text);
-        dialer.dial(target.address).whenComplete((link, failure) -> stateLoop.execute(() -> {
-            target.inFlight = false;
-            if (target.forgotten) {
-                targets.values().remove(target);
-                return;
-            }
-            long now = System.nanoTime();
-            if (failure == null) {
-                target.hubId = link.peerId();
-                target.backoff.reset();
-                return;
-            }
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-            if (cause instanceof LinkRefusedException refused && refused.peerId() != null) {
-                // Now we know whom this address leads to: no redial while that hub is linked another way.
-                target.hubId = refused.peerId();
-            }
-            if (cause instanceof LinkRefusedException refused && refused.leadsBackHere()) {
-                // This hub itself: dialling again cannot help.
-                target.leadsHere = true;
-                log.warn("Not dialling {} any more: it leads back to this hub", target.text);
-                return;
-            }
-            if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_ID) {
-                idConflicts.accept(target.text, refused);
-                if (selfId.equals(refused.peerId())) {
-                    // The hub there has this hub's id: tried again now and then, as an operator may give one of them a new id.
-                    target.nextAttemptNanos = now + redialMax.toNanos();
-                    return;
-                }
-                // A third hub holds a hub with this hub's id: that may be this hub's earlier life, about to go. Usual backoff.
-            }
-            if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_LINK) {
-                log.debug("Hub at {} is linked with this one already", target.text);
-                return;
-            }
-            long delay = target.backoff.nextDelayMillis();
-            target.nextAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(delay);
-            if (target.backoff.failures() == 1 || cause instanceof LinkRefusedException) {
-                log.info("Could not link to hub at {}: {}; retrying in {} ms", target.text, cause.getMessage(), delay);
-            } else {
-                log.debug("Could not link to hub at {}: {}; retrying in {} ms", target.text, cause.getMessage(), delay);
-            }
-        }));
+        dialer.dial(target.address)
+                .whenComplete((link, failure) -> stateLoop.execute(() -> {
+                    target.inFlight = false;
+                    if (target.forgotten) {
+                        targets.values().remove(target);
+                        return;
+                    }
+                    long now = System.nanoTime();
+                    if (failure == null) {
+                        target.hubId = link.peerId();
+                        target.backoff.reset();
+                        return;
+                    }
+                    Throwable cause = failure instanceof CompletionException && failure.getCause() != null
+                            ? failure.getCause()
+                            : failure;
+                    if (cause instanceof LinkRefusedException refused && refused.peerId() != null) {
+                        // Now we know whom this address leads to: no redial while that hub is linked another way.
+                        target.hubId = refused.peerId();
+                    }
+                    if (cause instanceof LinkRefusedException refused && refused.leadsBackHere()) {
+                        // This hub itself: dialling again cannot help.
+                        target.leadsHere = true;
+                        log.warn("Not dialling {} any more: it leads back to this hub", target.text);
+                        return;
+                    }
+                    if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_ID) {
+                        idConflicts.accept(target.text, refused);
+                        if (selfId.equals(refused.peerId())) {
+                            // The hub there has this hub's id: tried again now and then, as an operator may give one of
+                            // them a new id.
+                            target.nextAttemptNanos = now + redialMax.toNanos();
+                            return;
+                        }
+                        // A third hub holds a hub with this hub's id: that may be this hub's earlier life, about to go.
+                        // Usual backoff.
+                    }
+                    if (cause instanceof LinkRefusedException refused && refused.code() == RejectCode.DUPLICATE_LINK) {
+                        log.debug("Hub at {} is linked with this one already", target.text);
+                        return;
+                    }
+                    long delay = target.backoff.nextDelayMillis();
+                    target.nextAttemptNanos = now + TimeUnit.MILLISECONDS.toNanos(delay);
+                    if (target.backoff.failures() == 1 || cause instanceof LinkRefusedException) {
+                        log.info(
+                                "Could not link to hub at {}: {}; retrying in {} ms",
+                                target.text,
+                                cause.getMessage(),
+                                delay);
+                    } else {
+                        log.debug(
+                                "Could not link to hub at {}: {}; retrying in {} ms",
+                                target.text,
+                                cause.getMessage(),
+                                delay);
+                    }
+                }));
     }
 
     public void close() {

@@ -28,7 +28,8 @@ final class StaleGossipFilter extends ChannelInboundHandlerAdapter {
         if (msg instanceof ByteBuf frame) {
             if (frame.readableBytes() > 0) {
                 int type = frame.getUnsignedByte(frame.readerIndex());
-                if (type == LinkMessageType.GOSSIP.code() || type == LinkMessageType.GOSSIP_DIGEST.code()
+                if (type == LinkMessageType.GOSSIP.code()
+                        || type == LinkMessageType.GOSSIP_DIGEST.code()
                         || type == LinkMessageType.GOSSIP_SUMMARY.code()) {
                     events.gossipFrameArrived(LinkFrameDecoder.LENGTH_FIELD + frame.readableBytes());
                 }

@@ -22,6 +22,7 @@ import io.traverse.wire.RelayKind;
 final class DownstreamFrames {
     /** A RELAY frame's bytes from its length field to its kind, with the longest ids (40 characters each). */
     private static final int RELAY_HEAD_MAX = LinkFrameDecoder.LENGTH_FIELD + 1 + 8 + 1 + 40 + 1 + 40 + 1 + 1 + 1;
+
     private static final int TYPE_AT = LinkFrameDecoder.LENGTH_FIELD;
     private static final int OPENER_LENGTH_AT = TYPE_AT + 1 + 8;
 
@@ -31,9 +32,11 @@ final class DownstreamFrames {
     private long offset;
     /** Bytes before this offset are the preamble's or belong to a frame whose head was read. */
     private long skipUntil = LinkPreamble.LENGTH;
+
     private long frameStart = LinkPreamble.LENGTH;
     /** Every urgent byte lies before this offset; the preamble is urgent. */
     private long urgentEnd = LinkPreamble.LENGTH;
+
     private boolean unparsable;
 
     /** The next bytes of the stream (readable bytes of {@code bytes}, not consumed). */

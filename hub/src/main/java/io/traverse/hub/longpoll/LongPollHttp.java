@@ -19,7 +19,6 @@ import io.traverse.longpolling.LongPollProtocol;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
-
 import java.util.Map;
 import java.util.regex.Pattern;
 import org.slf4j.Logger;
@@ -34,6 +33,7 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
     private static final Logger log = LoggerFactory.getLogger(LongPollHttp.class);
     /** Compiled once: every poll's path is checked against it. */
     private static final Pattern SESSION_ID = Pattern.compile("[0-9a-f]{32}");
+
     private final LongPollSessions sessions;
 
     LongPollHttp(LongPollSessions sessions) {
@@ -43,7 +43,10 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest request) {
         if (request.decoderResult().isFailure()) {
-            respondAndClose(ctx, HttpResponseStatus.BAD_REQUEST, "malformed HTTP request: " + request.decoderResult().cause().getMessage());
+            respondAndClose(
+                    ctx,
+                    HttpResponseStatus.BAD_REQUEST,
+                    "malformed HTTP request: " + request.decoderResult().cause().getMessage());
             return;
         }
         String uri = request.uri();
@@ -57,8 +60,10 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
         Map<String, String> query = new HashMap<>();
         decoder.parameters().forEach((k, v) -> query.put(k, v.get(0)));
         if (!path.startsWith(LongPollProtocol.BASE + "/")) {
-            respond(ctx, HttpResponseStatus.NOT_FOUND, "this is a Traverse hub's link port; long-poll sessions live under "
-                    + LongPollProtocol.BASE + "/");
+            respond(
+                    ctx,
+                    HttpResponseStatus.NOT_FOUND,
+                    "this is a Traverse hub's link port; long-poll sessions live under " + LongPollProtocol.BASE + "/");
             return;
         }
         String[] parts = path.substring(LongPollProtocol.BASE.length() + 1).split("/", -1);
@@ -88,14 +93,20 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
                 return;
             }
             if (!method.equals(expected)) {
-                respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, (action.isEmpty() ? "a session" : action) + " takes " + expected);
+                respond(
+                        ctx,
+                        HttpResponseStatus.METHOD_NOT_ALLOWED,
+                        (action.isEmpty() ? "a session" : action) + " takes " + expected);
                 return;
             }
             long seq = action.equals("up") ? number(query, "seq", -1) : 0;
             long ack = action.equals("down") ? number(query, "ack", -1) : 0;
             long wait = action.equals("down") ? number(query, "wait", 0) : 0;
             if (seq < 0 || ack < 0) {
-                respond(ctx, HttpResponseStatus.BAD_REQUEST, action + " needs " + (action.equals("up") ? "seq" : "ack"));
+                respond(
+                        ctx,
+                        HttpResponseStatus.BAD_REQUEST,
+                        action + " needs " + (action.equals("up") ? "seq" : "ack"));
                 return;
             }
             LongPollSession s = sessions.authorize(ctx, request, parts[0]);
@@ -113,7 +124,8 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
                 case "down" -> () -> s.poll(ctx, ack, wait);
                 default -> () -> s.delete(ctx);
             };
-            // On the session's own loop (usually this connection's: see LongPollSessions.open), at once rather than queued.
+            // On the session's own loop (usually this connection's: see LongPollSessions.open), at once rather than
+            // queued.
             if (s.loop.inEventLoop()) {
                 serve.run();
             } else {
@@ -152,7 +164,8 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
             }
             return n;
         } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("query parameter " + name + " = '" + shorten(v) + "' is not a non-negative whole number");
+            throw new IllegalArgumentException(
+                    "query parameter " + name + " = '" + shorten(v) + "' is not a non-negative whole number");
         }
     }
 
@@ -161,17 +174,22 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
     }
 
     static void respond(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
-        respond(ctx, status, Unpooled.copiedBuffer(reason.isEmpty() ? "" : reason + "\n", StandardCharsets.UTF_8),
+        respond(
+                ctx,
+                status,
+                Unpooled.copiedBuffer(reason.isEmpty() ? "" : reason + "\n", StandardCharsets.UTF_8),
                 Map.of(HttpHeaderNames.CONTENT_TYPE.toString(), "text/plain; charset=utf-8"));
     }
 
     static void respondAndClose(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
-        FullHttpResponse response = response(status, Unpooled.copiedBuffer(reason + "\n", StandardCharsets.UTF_8), Map.of());
+        FullHttpResponse response =
+                response(status, Unpooled.copiedBuffer(reason + "\n", StandardCharsets.UTF_8), Map.of());
         response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
         ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 
-    static void respond(ChannelHandlerContext ctx, HttpResponseStatus status, ByteBuf body, Map<String, String> headers) {
+    static void respond(
+            ChannelHandlerContext ctx, HttpResponseStatus status, ByteBuf body, Map<String, String> headers) {
         if (!ctx.channel().isActive()) {
             body.release();
             return;
@@ -189,5 +207,4 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
         }
         return response;
     }
-
 }

@@ -13,10 +13,12 @@ import java.time.Duration;
 public record LongPollLimits(Duration maxServerTimeout, long maxUnacknowledged, Duration expiry, int maxSessions) {
     public LongPollLimits {
         if (maxServerTimeout.isNegative() || maxServerTimeout.compareTo(Duration.ofMinutes(2)) > 0) {
-            throw new IllegalArgumentException("the long-poll server timeout cap must be within 0-2 min, not " + maxServerTimeout);
+            throw new IllegalArgumentException(
+                    "the long-poll server timeout cap must be within 0-2 min, not " + maxServerTimeout);
         }
         if (maxUnacknowledged < 4L * 1024 * 1024) {
-            throw new IllegalArgumentException("a long-poll session must be allowed at least 4 MiB unacknowledged, not " + maxUnacknowledged);
+            throw new IllegalArgumentException(
+                    "a long-poll session must be allowed at least 4 MiB unacknowledged, not " + maxUnacknowledged);
         }
         if (expiry.compareTo(Duration.ofSeconds(1)) < 0) {
             throw new IllegalArgumentException("the long-poll session expiry must be at least 1 s, not " + expiry);

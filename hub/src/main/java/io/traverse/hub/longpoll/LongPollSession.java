@@ -35,6 +35,7 @@ final class LongPollSession implements SessionChannel.Pump {
     final SessionChannel channel;
     /** The session channel's event loop, known before its registration completes: requests queue behind it. */
     final io.netty.channel.EventLoop loop;
+
     private final LongPollSessions sessions;
     private final long waitMillis;
     private final int batchSize;
@@ -49,11 +50,20 @@ final class LongPollSession implements SessionChannel.Pump {
     private ChannelHandlerContext heldUpstream;
     /** With a batch timespan: which downstream bytes may wait for it (RELAY DATA) and which go at once (null without). */
     private final DownstreamFrames frames;
+
     private boolean linkClosed;
     private String endReason;
 
-    LongPollSession(LongPollSessions sessions, String id, byte[] secret, String declaredNode, SessionChannel channel,
-            io.netty.channel.EventLoop loop, long waitMillis, int batchSize, long timespanMillis) {
+    LongPollSession(
+            LongPollSessions sessions,
+            String id,
+            byte[] secret,
+            String declaredNode,
+            SessionChannel channel,
+            io.netty.channel.EventLoop loop,
+            long waitMillis,
+            int batchSize,
+            long timespanMillis) {
         this.sessions = sessions;
         this.loop = loop;
         this.id = id;
@@ -93,8 +103,8 @@ final class LongPollSession implements SessionChannel.Pump {
     /** On the state loop: the link inside admitted {@code node}. A session opened for another node cannot carry it. */
     void admitted(NodeId node) {
         if (!node.toString().equals(declaredNode)) {
-            loop.execute(() -> fail("the link authenticated node " + node + " but the session was opened for node "
-                    + declaredNode));
+            loop.execute(() -> fail(
+                    "the link authenticated node " + node + " but the session was opened for node " + declaredNode));
             return;
         }
         boundNode = node;
@@ -110,8 +120,10 @@ final class LongPollSession implements SessionChannel.Pump {
         }
         StreamBytes out = channel.outgoing();
         if (ack < out.start() || ack > out.end()) {
-            LongPollHttp.respond(ctx, HttpResponseStatus.CONFLICT, "the poll acknowledges offset " + ack + " but the session holds "
-                    + out.start() + "-" + out.end());
+            LongPollHttp.respond(
+                    ctx,
+                    HttpResponseStatus.CONFLICT,
+                    "the poll acknowledges offset " + ack + " but the session holds " + out.start() + "-" + out.end());
             return;
         }
         channel.acknowledge(ack);
@@ -139,12 +151,16 @@ final class LongPollSession implements SessionChannel.Pump {
     void upstream(ChannelHandlerContext ctx, long seq, ByteBuf body) {
         try {
             if (endReason != null || linkClosed) {
-                LongPollHttp.respond(ctx, HttpResponseStatus.GONE, endReason != null ? endReason : "the hub closed the link");
+                LongPollHttp.respond(
+                        ctx, HttpResponseStatus.GONE, endReason != null ? endReason : "the hub closed the link");
                 return;
             }
             if (seq > received) {
-                LongPollHttp.respond(ctx, HttpResponseStatus.CONFLICT, "the request starts at upstream offset " + seq
-                        + " but the hub has received " + received + " bytes");
+                LongPollHttp.respond(
+                        ctx,
+                        HttpResponseStatus.CONFLICT,
+                        "the request starts at upstream offset " + seq + " but the hub has received " + received
+                                + " bytes");
                 return;
             }
             long skip = received - seq;
@@ -157,7 +173,8 @@ final class LongPollSession implements SessionChannel.Pump {
                 answerUpstream(heldUpstream);
             }
             if (channel.inboundBytes() > INBOUND_LIMIT) {
-                heldUpstream = ctx; // answered once the link has read its way down: the node sends nothing more meanwhile
+                heldUpstream =
+                        ctx; // answered once the link has read its way down: the node sends nothing more meanwhile
             } else {
                 answerUpstream(ctx);
             }
@@ -170,7 +187,11 @@ final class LongPollSession implements SessionChannel.Pump {
         if (ctx == heldUpstream) {
             heldUpstream = null;
         }
-        LongPollHttp.respond(ctx, HttpResponseStatus.OK, Unpooled.EMPTY_BUFFER, Map.of(LongPollProtocol.RECEIVED, Long.toString(received)));
+        LongPollHttp.respond(
+                ctx,
+                HttpResponseStatus.OK,
+                Unpooled.EMPTY_BUFFER,
+                Map.of(LongPollProtocol.RECEIVED, Long.toString(received)));
     }
 
     /** DELETE: the node ends the session. */
@@ -259,7 +280,9 @@ final class LongPollSession implements SessionChannel.Pump {
         touched();
         StreamBytes out = channel.outgoing();
         // A poll replaced by a newer one may ask for bytes that poll has acknowledged since: it gets none.
-        ByteBuf body = pollAck >= out.start() && out.end() > pollAck ? out.read(pollAck, batchSize, ctx.alloc()) : Unpooled.EMPTY_BUFFER;
+        ByteBuf body = pollAck >= out.start() && out.end() > pollAck
+                ? out.read(pollAck, batchSize, ctx.alloc())
+                : Unpooled.EMPTY_BUFFER;
         LongPollHttp.respond(ctx, HttpResponseStatus.OK, body, Map.of(LongPollProtocol.OFFSET, Long.toString(pollAck)));
     }
 
@@ -268,7 +291,8 @@ final class LongPollSession implements SessionChannel.Pump {
         if (endReason != null) {
             return;
         }
-        log.warn("Long-poll session {} of node {} failed: {}", id, boundNode != null ? boundNode : declaredNode, reason);
+        log.warn(
+                "Long-poll session {} of node {} failed: {}", id, boundNode != null ? boundNode : declaredNode, reason);
         end(reason);
     }
 

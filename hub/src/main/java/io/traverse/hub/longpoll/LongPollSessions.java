@@ -1,10 +1,11 @@
 package io.traverse.hub.longpoll;
 
+import io.netty.channel.Channel;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
-import io.netty.channel.EventLoopGroup;
-import io.netty.channel.EventLoop;
 import io.netty.channel.ChannelPipeline;
+import io.netty.channel.EventLoop;
+import io.netty.channel.EventLoopGroup;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.HttpObjectAggregator;
@@ -12,10 +13,10 @@ import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.ScheduledFuture;
-import io.traverse.settings.LongPollSettings;
 import io.traverse.hub.link.LinkListener;
 import io.traverse.longpolling.LongPollProtocol;
 import io.traverse.longpolling.SessionChannel;
+import io.traverse.settings.LongPollSettings;
 import java.net.InetSocketAddress;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
@@ -26,7 +27,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
-import io.netty.channel.Channel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -60,7 +60,11 @@ public final class LongPollSessions {
      * @param loops         the hub's I/O loops (a session runs on the loop of the connection that opened it)
      * @param linkInstaller puts the link pipeline (codec and handshake) on a session's channel
      */
-    public LongPollSessions(LongPollLimits limits, EventLoopGroup loops, Consumer<Channel> linkInstaller, WriteBufferWaterMark waterMark) {
+    public LongPollSessions(
+            LongPollLimits limits,
+            EventLoopGroup loops,
+            Consumer<Channel> linkInstaller,
+            WriteBufferWaterMark waterMark) {
         this.limits = limits;
         this.loops = loops;
         this.linkInstaller = linkInstaller;
@@ -71,9 +75,13 @@ public final class LongPollSessions {
 
     /** The HTTP handlers for a connection that starts with an HTTP request. */
     public void installHttp(ChannelPipeline pipeline) {
-        pipeline.addLast("longpoll-idle", new IdleStateHandler(0, 0, limits.maxServerTimeout().toSeconds() + 30, TimeUnit.SECONDS));
+        pipeline.addLast(
+                "longpoll-idle",
+                new IdleStateHandler(0, 0, limits.maxServerTimeout().toSeconds() + 30, TimeUnit.SECONDS));
         pipeline.addLast("longpoll-http", new HttpServerCodec(4096, 8192, 64 * 1024));
-        pipeline.addLast("longpoll-keepalive", new io.netty.handler.codec.http.HttpServerKeepAliveHandler()); // honours Connection: close
+        pipeline.addLast(
+                "longpoll-keepalive",
+                new io.netty.handler.codec.http.HttpServerKeepAliveHandler()); // honours Connection: close
         pipeline.addLast("longpoll-aggregator", new HttpObjectAggregator(LongPollProtocol.MAX_BODY));
         pipeline.addLast("longpoll-handler", new LongPollHttp(this));
     }
@@ -90,7 +98,10 @@ public final class LongPollSessions {
     void open(ChannelHandlerContext ctx, FullHttpRequest request, Map<String, String> query) {
         String node = request.headers().get(LongPollProtocol.NODE);
         if (node == null || node.isEmpty() || node.length() > 64) {
-            LongPollHttp.respond(ctx, HttpResponseStatus.BAD_REQUEST, "open needs the " + LongPollProtocol.NODE + " header naming the node");
+            LongPollHttp.respond(
+                    ctx,
+                    HttpResponseStatus.BAD_REQUEST,
+                    "open needs the " + LongPollProtocol.NODE + " header naming the node");
             return;
         }
         long wait;
@@ -98,7 +109,9 @@ public final class LongPollSessions {
         long timespan;
         try {
             wait = Math.min(limits.maxServerTimeout().toMillis(), LongPollHttp.number(query, "wait", 25_000));
-            batch = (int) Math.min(LongPollSettings.MAX_BATCH_SIZE, Math.max(1, LongPollHttp.number(query, "batch", LongPollSettings.MAX_BATCH_SIZE)));
+            batch = (int) Math.min(
+                    LongPollSettings.MAX_BATCH_SIZE,
+                    Math.max(1, LongPollHttp.number(query, "batch", LongPollSettings.MAX_BATCH_SIZE)));
             timespan = Math.min(10_000, LongPollHttp.number(query, "timespan", 0));
         } catch (IllegalArgumentException e) {
             LongPollHttp.respond(ctx, HttpResponseStatus.BAD_REQUEST, e.getMessage());
@@ -106,8 +119,10 @@ public final class LongPollSessions {
         }
         if (open.incrementAndGet() > limits.maxSessions()) {
             open.decrementAndGet();
-            LongPollHttp.respond(ctx, HttpResponseStatus.SERVICE_UNAVAILABLE, "the hub has " + limits.maxSessions()
-                    + " long-poll sessions open, its limit");
+            LongPollHttp.respond(
+                    ctx,
+                    HttpResponseStatus.SERVICE_UNAVAILABLE,
+                    "the hub has " + limits.maxSessions() + " long-poll sessions open, its limit");
             return;
         }
         byte[] idBytes = new byte[16];
@@ -116,8 +131,12 @@ public final class LongPollSessions {
         RANDOM.nextBytes(secret);
         String id = HexFormat.of().formatHex(idBytes);
         InetSocketAddress peer = (InetSocketAddress) ctx.channel().remoteAddress();
-        SessionChannel channel = new SessionChannel((InetSocketAddress) ctx.channel().localAddress(), peer, limits.window(),
-                limits.maxUnacknowledged(), waterMark);
+        SessionChannel channel = new SessionChannel(
+                (InetSocketAddress) ctx.channel().localAddress(),
+                peer,
+                limits.window(),
+                limits.maxUnacknowledged(),
+                waterMark);
         // The loop of the connection that opened the session: the node polls on that connection, so a poll's answer is
         // written by the thread that runs the session, and the sessions spread over the I/O loops as connections do.
         EventLoop loop = ctx.channel().eventLoop();
@@ -125,7 +144,8 @@ public final class LongPollSessions {
         channel.pump(session);
         channel.attr(LinkListener.ADMITTED).set(session::admitted);
         sessions.put(id, session);
-        // The link pipeline goes in as the channel registers, before it is active (registration may complete right here, on
+        // The link pipeline goes in as the channel registers, before it is active (registration may complete right
+        // here, on
         // this loop). Requests for the session run on its loop after this: the link is in place before any of them.
         channel.pipeline().addLast(new ChannelInitializer<Channel>() {
             @Override
@@ -139,12 +159,16 @@ public final class LongPollSessions {
             }
         });
         log.debug("Long-poll session {} opened for node {} from {}", id, node, peer);
-        LongPollHttp.respond(ctx, HttpResponseStatus.CREATED, io.netty.buffer.Unpooled.EMPTY_BUFFER, Map.of(
-                LongPollProtocol.SESSION, id,
-                LongPollProtocol.SECRET, HexFormat.of().formatHex(secret),
-                LongPollProtocol.SERVER_TIMEOUT, Long.toString(wait),
-                LongPollProtocol.BATCH_SIZE, Integer.toString(batch),
-                LongPollProtocol.BATCH_TIMESPAN, Long.toString(timespan)));
+        LongPollHttp.respond(
+                ctx,
+                HttpResponseStatus.CREATED,
+                io.netty.buffer.Unpooled.EMPTY_BUFFER,
+                Map.of(
+                        LongPollProtocol.SESSION, id,
+                        LongPollProtocol.SECRET, HexFormat.of().formatHex(secret),
+                        LongPollProtocol.SERVER_TIMEOUT, Long.toString(wait),
+                        LongPollProtocol.BATCH_SIZE, Integer.toString(batch),
+                        LongPollProtocol.BATCH_TIMESPAN, Long.toString(timespan)));
     }
 
     /**
@@ -161,8 +185,11 @@ public final class LongPollSessions {
             if (reason != null) {
                 LongPollHttp.respond(ctx, HttpResponseStatus.GONE, reason);
             } else {
-                LongPollHttp.respond(ctx, HttpResponseStatus.NOT_FOUND, "no long-poll session " + LongPollHttp.shorten(id)
-                        + " on this hub (never opened, or ended long ago)");
+                LongPollHttp.respond(
+                        ctx,
+                        HttpResponseStatus.NOT_FOUND,
+                        "no long-poll session " + LongPollHttp.shorten(id)
+                                + " on this hub (never opened, or ended long ago)");
             }
             return null;
         }
@@ -174,14 +201,21 @@ public final class LongPollSessions {
             given = new byte[0];
         }
         if (!MessageDigest.isEqual(given, s.secret)) {
-            log.warn("Refused a request for long-poll session {} from {}: wrong session secret", id, ctx.channel().remoteAddress());
+            log.warn(
+                    "Refused a request for long-poll session {} from {}: wrong session secret",
+                    id,
+                    ctx.channel().remoteAddress());
             LongPollHttp.respond(ctx, HttpResponseStatus.FORBIDDEN, "wrong session secret");
             return null;
         }
         String node = request.headers().get(LongPollProtocol.NODE);
         if (node == null || !node.equals(s.declaredNode)) {
-            log.warn("Refused a request for long-poll session {} from {}: it names node {}, the session belongs to {}", id,
-                    ctx.channel().remoteAddress(), node, s.declaredNode);
+            log.warn(
+                    "Refused a request for long-poll session {} from {}: it names node {}, the session belongs to {}",
+                    id,
+                    ctx.channel().remoteAddress(),
+                    node,
+                    s.declaredNode);
             LongPollHttp.respond(ctx, HttpResponseStatus.FORBIDDEN, "the session belongs to another node");
             return null;
         }

@@ -21,8 +21,7 @@ public final class LookupAnswers {
     /** Room left in a frame for the entries of a listing. */
     static final int LISTING_BUDGET = LinkLimits.MAX_FRAME_AFTER_AUTH - 16 * 1024;
 
-    private LookupAnswers() {
-    }
+    private LookupAnswers() {}
 
     public static LookupResult answer(Lookup lookup, NetworkView view) {
         int id = lookup.requestId();
@@ -87,16 +86,18 @@ public final class LookupAnswers {
 
     private static List<String> nodes(NetworkView view) {
         List<String> entries = new ArrayList<>();
-        view.index().nodes().values().stream().sorted(Comparator.comparing(NetworkIndex.NodeLocation::nodeId))
+        view.index().nodes().values().stream()
+                .sorted(Comparator.comparing(NetworkIndex.NodeLocation::nodeId))
                 .forEach(n -> entries.add(n.nodeId() + " " + n.hubId() + " " + n.identityText()));
         return entries;
     }
 
     private static List<String> names(NetworkView view) {
         List<String> entries = new ArrayList<>();
-        view.index().names().entrySet().stream().sorted(java.util.Map.Entry.comparingByKey())
-                .forEach(e -> entries.add(e.getKey() + " " + e.getValue().nodeId() + " " + e.getValue().virtualPort() + " "
-                        + e.getValue().hubId()));
+        view.index().names().entrySet().stream()
+                .sorted(java.util.Map.Entry.comparingByKey())
+                .forEach(e -> entries.add(e.getKey() + " " + e.getValue().nodeId() + " "
+                        + e.getValue().virtualPort() + " " + e.getValue().hubId()));
         return entries;
     }
 

@@ -47,69 +47,120 @@ public final class HubMetrics {
 
     public HubMetrics(String hubName) {
         registry.config().commonTags("hub", hubName);
-        Gauge.builder("traverse.hub.nodes", nodes, AtomicInteger::get).description("nodes connected to this hub").register(registry);
-        Gauge.builder("traverse.hub.links", hubLinks, AtomicInteger::get).description("live links to other hubs").register(registry);
-        Gauge.builder("traverse.hub.known.hubs", knownHubs, AtomicInteger::get).description("other hubs known by gossip")
+        Gauge.builder("traverse.hub.nodes", nodes, AtomicInteger::get)
+                .description("nodes connected to this hub")
                 .register(registry);
-        Gauge.builder("traverse.hub.reachable.hubs", reachableHubs, AtomicInteger::get).description("other hubs with a route")
+        Gauge.builder("traverse.hub.links", hubLinks, AtomicInteger::get)
+                .description("live links to other hubs")
                 .register(registry);
-        Gauge.builder("traverse.hub.names", names, AtomicInteger::get).description("names registered in the reachable network")
+        Gauge.builder("traverse.hub.known.hubs", knownHubs, AtomicInteger::get)
+                .description("other hubs known by gossip")
+                .register(registry);
+        Gauge.builder("traverse.hub.reachable.hubs", reachableHubs, AtomicInteger::get)
+                .description("other hubs with a route")
+                .register(registry);
+        Gauge.builder("traverse.hub.names", names, AtomicInteger::get)
+                .description("names registered in the reachable network")
                 .register(registry);
         // One description per name: Prometheus has one HELP line per metric, whichever series came first.
-        String sideMessages = "side messages this hub passed on: delivered to a node of this hub, or forwarded to another hub";
-        FunctionCounter.builder("traverse.hub.side.messages", sideDelivered, LongAdder::sum).tag("outcome", "delivered")
-                .description(sideMessages).register(registry);
-        FunctionCounter.builder("traverse.hub.side.messages", sideForwarded, LongAdder::sum).tag("outcome", "forwarded")
-                .description(sideMessages).register(registry);
-        FunctionCounter.builder("traverse.hub.side.forwarded", sideBytesForwarded, LongAdder::sum).baseUnit("bytes")
-                .description("side message payload bytes forwarded to another hub").register(registry);
+        String sideMessages =
+                "side messages this hub passed on: delivered to a node of this hub, or forwarded to another hub";
+        FunctionCounter.builder("traverse.hub.side.messages", sideDelivered, LongAdder::sum)
+                .tag("outcome", "delivered")
+                .description(sideMessages)
+                .register(registry);
+        FunctionCounter.builder("traverse.hub.side.messages", sideForwarded, LongAdder::sum)
+                .tag("outcome", "forwarded")
+                .description(sideMessages)
+                .register(registry);
+        FunctionCounter.builder("traverse.hub.side.forwarded", sideBytesForwarded, LongAdder::sum)
+                .baseUnit("bytes")
+                .description("side message payload bytes forwarded to another hub")
+                .register(registry);
         for (SideMessageError error : SideMessageError.values()) {
-            sideErrors.put(error, Counter.builder("traverse.hub.side.errors").tag("kind", error.name())
-                    .description("side requests this hub answered with an error").register(registry));
+            sideErrors.put(
+                    error,
+                    Counter.builder("traverse.hub.side.errors")
+                            .tag("kind", error.name())
+                            .description("side requests this hub answered with an error")
+                            .register(registry));
         }
-        String relayFrames = "relay frames of routed connections this hub passed on: delivered to a node of this hub, or forwarded"
-                + " to another hub";
-        FunctionCounter.builder("traverse.hub.relay.frames", relayDelivered, LongAdder::sum).tag("outcome", "delivered")
-                .description(relayFrames).register(registry);
-        FunctionCounter.builder("traverse.hub.relay.frames", relayForwarded, LongAdder::sum).tag("outcome", "forwarded")
-                .description(relayFrames).register(registry);
+        String relayFrames =
+                "relay frames of routed connections this hub passed on: delivered to a node of this hub, or forwarded"
+                        + " to another hub";
+        FunctionCounter.builder("traverse.hub.relay.frames", relayDelivered, LongAdder::sum)
+                .tag("outcome", "delivered")
+                .description(relayFrames)
+                .register(registry);
+        FunctionCounter.builder("traverse.hub.relay.frames", relayForwarded, LongAdder::sum)
+                .tag("outcome", "forwarded")
+                .description(relayFrames)
+                .register(registry);
         String relayBytes = "payload bytes of those relay frames, by the same outcome";
-        FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesDelivered, LongAdder::sum).tag("outcome", "delivered")
-                .baseUnit("bytes").description(relayBytes).register(registry);
-        FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesForwarded, LongAdder::sum).tag("outcome", "forwarded")
-                .baseUnit("bytes").description(relayBytes).register(registry);
+        FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesDelivered, LongAdder::sum)
+                .tag("outcome", "delivered")
+                .baseUnit("bytes")
+                .description(relayBytes)
+                .register(registry);
+        FunctionCounter.builder("traverse.hub.relay.bytes", relayBytesForwarded, LongAdder::sum)
+                .tag("outcome", "forwarded")
+                .baseUnit("bytes")
+                .description(relayBytes)
+                .register(registry);
         FunctionCounter.builder("traverse.hub.relay.holds", relayHolds, LongAdder::sum)
-                .description("relay frames after which this hub stopped reading the link they came from, because the link they go out on"
-                        + " could not take more (holds nest)")
+                .description(
+                        "relay frames after which this hub stopped reading the link they came from, because the link they go out on"
+                                + " could not take more (holds nest)")
                 .register(registry);
         FunctionCounter.builder("traverse.hub.relay.window.credits", relayWindowCredits, LongAdder::sum)
-                .description("CREDIT frames this hub made for connections to a slow node, passing on its credit only as far as"
-                        + " it wrote to the node")
+                .description(
+                        "CREDIT frames this hub made for connections to a slow node, passing on its credit only as far as"
+                                + " it wrote to the node")
                 .register(registry);
         for (String module : setUps.modules()) {
-            FunctionCounter.builder("traverse.hub.connection.setups", setUps.counter(module), LongAdder::sum).tag("module", module)
-                    .description("connection set-ups this hub passed on, by module: routed (OPEN frames), reverse and splice"
-                            + " (their side requests)").register(registry);
+            FunctionCounter.builder("traverse.hub.connection.setups", setUps.counter(module), LongAdder::sum)
+                    .tag("module", module)
+                    .description(
+                            "connection set-ups this hub passed on, by module: routed (OPEN frames), reverse and splice"
+                                    + " (their side requests)")
+                    .register(registry);
         }
         for (RejectCode code : RejectCode.values()) {
-            refusals.put(code, Counter.builder("traverse.hub.links.refused").tag("code", code.name())
-                    .description("links this hub refused or ended with a REJECT").register(registry));
+            refusals.put(
+                    code,
+                    Counter.builder("traverse.hub.links.refused")
+                            .tag("code", code.name())
+                            .description("links this hub refused or ended with a REJECT")
+                            .register(registry));
         }
         for (AdmissionLimit limit : AdmissionLimit.values()) {
-            overloads.put(limit, Counter.builder("traverse.hub.overload.refusals").tag("limit", limit.tag())
-                    .description("links and relayed connections refused with OVERLOAD, by the limit that refused them").register(registry));
+            overloads.put(
+                    limit,
+                    Counter.builder("traverse.hub.overload.refusals")
+                            .tag("limit", limit.tag())
+                            .description(
+                                    "links and relayed connections refused with OVERLOAD, by the limit that refused them")
+                            .register(registry));
         }
-        gossipReceived = Counter.builder("traverse.hub.gossip.received").description("hub descriptions received").register(registry);
+        gossipReceived = Counter.builder("traverse.hub.gossip.received")
+                .description("hub descriptions received")
+                .register(registry);
         digestsForSummaries = Counter.builder("traverse.hub.gossip.summary.digests")
-                .description("digests sent because a neighbour's gossip summary differed from this hub's (anti-entropy repairs)")
+                .description(
+                        "digests sent because a neighbour's gossip summary differed from this hub's (anti-entropy repairs)")
                 .register(registry);
-        gossipAccepted = Counter.builder("traverse.hub.gossip.accepted").description("hub descriptions that were news")
+        gossipAccepted = Counter.builder("traverse.hub.gossip.accepted")
+                .description("hub descriptions that were news")
                 .register(registry);
-        FunctionCounter.builder("traverse.hub.gossip.bytes", gossipBytes, LongAdder::sum).baseUnit("bytes")
-                .description("bytes of GOSSIP, GOSSIP_DIGEST and GOSSIP_SUMMARY frames received from other hubs, length prefix included"
-                        + " (copies that were no news too)").register(registry);
+        FunctionCounter.builder("traverse.hub.gossip.bytes", gossipBytes, LongAdder::sum)
+                .baseUnit("bytes")
+                .description(
+                        "bytes of GOSSIP, GOSSIP_DIGEST and GOSSIP_SUMMARY frames received from other hubs, length prefix included"
+                                + " (copies that were no news too)")
+                .register(registry);
         idConflicts = Counter.builder("traverse.hub.id.conflicts")
-                .description("times another hub was found using this hub's id (any increase needs an operator)").register(registry);
+                .description("times another hub was found using this hub's id (any increase needs an operator)")
+                .register(registry);
     }
 
     public void nodes(int count) {
@@ -197,18 +248,23 @@ public final class HubMetrics {
 
     /** A relay frame this hub could not pass on ({@code kind} names why); rare, so the counter is looked up each time. */
     public void relayFailure(String kind) {
-        Counter.builder("traverse.hub.relay.failures").tag("kind", kind)
-                .description("relay frames this hub answered with a RESET (or dropped, for a RESET)").register(registry).increment();
+        Counter.builder("traverse.hub.relay.failures")
+                .tag("kind", kind)
+                .description("relay frames this hub answered with a RESET (or dropped, for a RESET)")
+                .register(registry)
+                .increment();
     }
 
     /** Gauges of the relayed connections held now, and of how many of them wait for an answer; registered once. */
     public void relayedConnections(IntSupplier held, IntSupplier setups) {
         Gauge.builder("traverse.hub.relayed.connections", held, IntSupplier::getAsInt)
-                .description("relayed connections with an end at a node of this hub (setups included)").strongReference(true)
+                .description("relayed connections with an end at a node of this hub (setups included)")
+                .strongReference(true)
                 .register(registry);
         Gauge.builder("traverse.hub.relayed.setups", setups, IntSupplier::getAsInt)
                 .description("relayed connections of nodes of this hub that wait for their ACCEPT or REFUSE")
-                .strongReference(true).register(registry);
+                .strongReference(true)
+                .register(registry);
     }
 
     /** A link or relayed connection refused by an admission limit. */

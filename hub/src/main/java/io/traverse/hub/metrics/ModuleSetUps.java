@@ -12,7 +12,8 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class ModuleSetUps {
     static final String ROUTED = "routed";
-    private static final Map<String, String> MODULE_OF_SERVICE = Map.of("traverse.reverse", "reverse", "traverse.splice", "splice");
+    private static final Map<String, String> MODULE_OF_SERVICE =
+            Map.of("traverse.reverse", "reverse", "traverse.splice", "splice");
 
     private final Map<String, LongAdder> counts = new LinkedHashMap<>();
 

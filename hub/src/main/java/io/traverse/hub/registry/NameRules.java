@@ -10,8 +10,7 @@ import java.util.Locale;
  * text, or a dotted number such as an IPv4 literal).
  */
 public final class NameRules {
-    private NameRules() {
-    }
+    private NameRules() {}
 
     /** The canonical (lower case) form of a name. */
     public static String canonical(String name) {

@@ -15,12 +15,10 @@ import java.util.Map;
  */
 public final class NetworkIndex {
     /** Where a node is: its hub and its identity text. */
-    public record NodeLocation(NodeId nodeId, NodeId hubId, String identityText) {
-    }
+    public record NodeLocation(NodeId nodeId, NodeId hubId, String identityText) {}
 
     /** Who holds a name: the node, its hub and the virtual port. */
-    public record NameHolder(String name, NodeId nodeId, NodeId hubId, int virtualPort) {
-    }
+    public record NameHolder(String name, NodeId nodeId, NodeId hubId, int virtualPort) {}
 
     private final Map<NodeId, NodeLocation> nodes;
     private final Map<String, NameHolder> names;
@@ -44,7 +42,8 @@ public final class NetworkIndex {
                 NodeLocation owner = nodes.get(name.nodeId());
                 // A name counts only where its node is: a stale listing at the node's old hub is ignored.
                 if (owner != null && owner.hubId().equals(hub.hubId())) {
-                    names.putIfAbsent(NameRules.canonical(name.name()),
+                    names.putIfAbsent(
+                            NameRules.canonical(name.name()),
                             new NameHolder(name.name(), name.nodeId(), hub.hubId(), name.virtualPort()));
                 }
             }

@@ -72,6 +72,7 @@ final class DeliveryWindow {
     private boolean following;
     /** A barrier write must cover what was queued before following began. */
     private boolean barrierDue;
+
     private boolean ended;
 
     /** The link the connection's DATA last left on, or {@code otherwise} before the first. */

@@ -71,6 +71,7 @@ public final class RelayRouter {
     static final long MAX_HUB_BACKLOG = 256L * 1024 * 1024;
     /** How stale the hub-wide backlog may be ({@link #backlog()}). */
     static final long BACKLOG_RECOUNT_MILLIS = 10;
+
     private static final Logger log = LoggerFactory.getLogger(RelayRouter.class);
 
     private final SideChannelNetwork network;
@@ -83,6 +84,7 @@ public final class RelayRouter {
     private final Map<RelayFailure, LongAdder> failures = new EnumMap<>(RelayFailure.class);
     /** Links found over their high mark when a relay frame was queued on them (for {@link #backlog()}). */
     private final Set<Link> backlogged = ConcurrentHashMap.newKeySet();
+
     private final AtomicLong backlogCountedAt = new AtomicLong();
     private volatile long backlog;
     /** Destination node → the link the state loop last sent its frames out on. */
@@ -92,14 +94,19 @@ public final class RelayRouter {
      * @param reversePathMillis how long a remote node stays reachable through the neighbour its
      *        frames last came from, while gossip does not list it yet
      */
-    public RelayRouter(SideChannelNetwork network, Executor stateLoop, HubMetrics metrics, long reversePathMillis,
+    public RelayRouter(
+            SideChannelNetwork network,
+            Executor stateLoop,
+            HubMetrics metrics,
+            long reversePathMillis,
             RelayedConnections connections) {
         this.network = network;
         this.stateLoop = stateLoop;
         this.metrics = metrics;
         this.connections = connections;
         metrics.relayedConnections(connections::size, connections::setups);
-        this.reversePaths = new ReversePaths(ReversePaths.DEFAULT_CAPACITY, TimeUnit.MILLISECONDS.toNanos(reversePathMillis));
+        this.reversePaths =
+                new ReversePaths(ReversePaths.DEFAULT_CAPACITY, TimeUnit.MILLISECONDS.toNanos(reversePathMillis));
         for (RelayFailure failure : RelayFailure.values()) {
             failures.put(failure, new LongAdder());
         }
@@ -131,7 +138,9 @@ public final class RelayRouter {
      */
     public boolean relayAtOnce(Relay frame, Link from) {
         Link next = nextLinks.get(frame.destination());
-        if (next == null || !next.isOpen() || !from.carriesRelays()
+        if (next == null
+                || !next.isOpen()
+                || !from.carriesRelays()
                 || (from.kind() != LinkKind.HUB && !frame.source().equals(from.peerId()))
                 || (next.kind() == LinkKind.HUB && frame.hopsLeft() == 0)) {
             return false;
@@ -218,7 +227,8 @@ public final class RelayRouter {
      * is congested, so it must take what they were passed before).
      */
     private boolean withinQueueBound(Link link) {
-        long bound = link.kind() == LinkKind.HUB ? DeliveryWindow.MAX_LINK_QUEUE
+        long bound = link.kind() == LinkKind.HUB
+                ? DeliveryWindow.MAX_LINK_QUEUE
                 : link.isLongPollSession() ? LONG_POLL_BACKLOG : DeliveryWindow.queueBound(sharing(link));
         return link.bytesOverHighWaterMark() <= bound && backlog() <= MAX_HUB_BACKLOG;
     }
@@ -231,7 +241,8 @@ public final class RelayRouter {
     private long backlog() {
         long now = System.nanoTime();
         long last = backlogCountedAt.get();
-        if (now - last > TimeUnit.MILLISECONDS.toNanos(BACKLOG_RECOUNT_MILLIS) && backlogCountedAt.compareAndSet(last, now)) {
+        if (now - last > TimeUnit.MILLISECONDS.toNanos(BACKLOG_RECOUNT_MILLIS)
+                && backlogCountedAt.compareAndSet(last, now)) {
             long sum = 0;
             for (Iterator<Link> it = backlogged.iterator(); it.hasNext(); ) {
                 Link link = it.next();
@@ -283,8 +294,12 @@ public final class RelayRouter {
             // A barrier can pass DATA that another loop has not queued yet: then up to a window
             // more is passed on, once per connection.
             Relay template = frame;
-            out.sendBarrier(() -> passOn(window.written(barrierAt), template.connectionId(), template.opener(),
-                    template.acceptor(), template.direction()));
+            out.sendBarrier(() -> passOn(
+                    window.written(barrierAt),
+                    template.connectionId(),
+                    template.opener(),
+                    template.acceptor(),
+                    template.direction()));
         }
         // Only ever lowered: a limit above this frame's was passed on before (senders keep the highest).
         return passed >= granted ? frame : frame.withCredit(passed);
@@ -375,14 +390,18 @@ public final class RelayRouter {
             Optional<HubRoutingTable.Route> route = network.routes().route(hub);
             next = route.map(r -> network.hubLink(r.nextHop())).orElse(null);
             if (next == null) {
-                fail(frame, RelayFailure.NO_ROUTE, "hub " + hub + " of node " + destination + " is not reachable from hub "
-                        + network.selfId());
+                fail(
+                        frame,
+                        RelayFailure.NO_ROUTE,
+                        "hub " + hub + " of node " + destination + " is not reachable from hub " + network.selfId());
                 return;
             }
         }
         if (frame.hopsLeft() == 0) {
-            fail(frame, RelayFailure.HOP_LIMIT, "hop limit reached at hub " + network.selfId() + " on the way to node "
-                    + destination);
+            fail(
+                    frame,
+                    RelayFailure.HOP_LIMIT,
+                    "hop limit reached at hub " + network.selfId() + " on the way to node " + destination);
             return;
         }
         if (!admitted(frame, from, false)) {

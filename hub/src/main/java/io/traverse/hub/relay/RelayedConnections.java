@@ -85,8 +85,7 @@ public final class RelayedConnections {
     }
 
     /** An OPEN refused: which limit, and the reason for its RESET. */
-    public record Refusal(AdmissionLimit limit, String reason) {
-    }
+    public record Refusal(AdmissionLimit limit, String reason) {}
 
     private final String hubName;
     private final int maxPerNode;
@@ -134,8 +133,9 @@ public final class RelayedConnections {
             return null;
         }
         if (!reserve(total, maxTotal)) {
-            return new Refusal(AdmissionLimit.RELAYED, AdmissionLimit.RELAYED.reason(total.get() + " relayed connections are held",
-                    hubName));
+            return new Refusal(
+                    AdmissionLimit.RELAYED,
+                    AdmissionLimit.RELAYED.reason(total.get() + " relayed connections are held", hubName));
         }
         Refusal refusal = opener == null ? null : reserve(opener);
         if (refusal == null && acceptor != null) {
@@ -170,13 +170,19 @@ public final class RelayedConnections {
 
     private Refusal reserve(NodeShare share) {
         if (!reserve(share.held, maxPerNode)) {
-            return new Refusal(AdmissionLimit.RELAYED_PER_NODE, AdmissionLimit.RELAYED_PER_NODE.reason("node " + share.node + " has "
-                    + share.held.get() + " relayed connections", hubName));
+            return new Refusal(
+                    AdmissionLimit.RELAYED_PER_NODE,
+                    AdmissionLimit.RELAYED_PER_NODE.reason(
+                            "node " + share.node + " has " + share.held.get() + " relayed connections", hubName));
         }
         if (!reserve(share.setups, maxSetupsPerNode)) {
             share.held.decrementAndGet();
-            return new Refusal(AdmissionLimit.SETUPS_PER_NODE, AdmissionLimit.SETUPS_PER_NODE.reason("node " + share.node + " has "
-                    + share.setups.get() + " relayed connection setups waiting for an answer", hubName));
+            return new Refusal(
+                    AdmissionLimit.SETUPS_PER_NODE,
+                    AdmissionLimit.SETUPS_PER_NODE.reason(
+                            "node " + share.node + " has " + share.setups.get()
+                                    + " relayed connection setups waiting for an answer",
+                            hubName));
         }
         return null;
     }
@@ -295,7 +301,8 @@ public final class RelayedConnections {
         for (Key key : share.connections) {
             Entry entry = entries.get(key);
             if (entry != null && end(key, entry) && !key.opener().equals(key.acceptor())) {
-                RelayDirection toOther = key.opener().equals(node) ? RelayDirection.TOWARD_ACCEPTOR : RelayDirection.TOWARD_OPENER;
+                RelayDirection toOther =
+                        key.opener().equals(node) ? RelayDirection.TOWARD_ACCEPTOR : RelayDirection.TOWARD_OPENER;
                 resets.add(Relay.reset(key.id(), key.opener(), key.acceptor(), toOther, reason));
             }
         }

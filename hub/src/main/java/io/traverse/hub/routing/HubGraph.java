@@ -38,7 +38,8 @@ public final class HubGraph {
      * @param liveNeighbours this hub's live links (copied)
      * @param listedNeighbours each other hub's neighbours as it lists them; the sets must be immutable
      */
-    public static HubGraph ofListed(NodeId self, Set<NodeId> liveNeighbours, Map<NodeId, Set<NodeId>> listedNeighbours) {
+    public static HubGraph ofListed(
+            NodeId self, Set<NodeId> liveNeighbours, Map<NodeId, Set<NodeId>> listedNeighbours) {
         Map<NodeId, Set<NodeId>> listed = new HashMap<>(listedNeighbours);
         listed.put(self, Set.copyOf(liveNeighbours));
         return new HubGraph(self, listed);
@@ -88,7 +89,9 @@ public final class HubGraph {
                 }
             }
         }
-        edges.sort((a, b) -> a.get(0).equals(b.get(0)) ? a.get(1).compareTo(b.get(1)) : a.get(0).compareTo(b.get(0)));
+        edges.sort((a, b) -> a.get(0).equals(b.get(0))
+                ? a.get(1).compareTo(b.get(1))
+                : a.get(0).compareTo(b.get(0)));
         return edges;
     }
 }

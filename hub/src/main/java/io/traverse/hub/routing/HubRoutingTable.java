@@ -13,8 +13,7 @@ import java.util.Set;
  */
 public final class HubRoutingTable {
     /** Where to send something for a hub: the neighbour to hand it to, and how many hops away the hub is. */
-    public record Route(NodeId destination, NodeId nextHop, int hops) {
-    }
+    public record Route(NodeId destination, NodeId nextHop, int hops) {}
 
     private final NodeId self;
     private final Map<NodeId, Route> routes;

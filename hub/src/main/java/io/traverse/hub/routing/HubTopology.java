@@ -20,6 +20,7 @@ public final class HubTopology {
     private final Map<NodeId, Integer> indexOf = new HashMap<>();
     /** Each hub's neighbours as it lists them (immutable sets), by id: what {@link HubGraph} is made of. */
     private final Map<NodeId, Set<NodeId>> listed = new HashMap<>();
+
     private NodeId[] ids = new NodeId[16];
     private int[][] adjacent = new int[16][];
     private int[] degree = new int[16];
@@ -28,6 +29,7 @@ public final class HubTopology {
     private int highWater;
     /** Moves when an edge is added or removed (a hub without edges changes no route). */
     private long version;
+
     private long computedVersion = -1;
     private HubRoutingTable table;
     private int[] hopsByIndex = new int[0];
@@ -71,7 +73,10 @@ public final class HubTopology {
         }
         for (NodeId gained : after) {
             Integer b = indexOf.get(gained);
-            if (!before.contains(gained) && b != null && b != a && listed.get(gained).contains(hub)) {
+            if (!before.contains(gained)
+                    && b != null
+                    && b != a
+                    && listed.get(gained).contains(hub)) {
                 link(a, b);
                 link(b, a);
                 changed = true;

@@ -14,8 +14,7 @@ import java.util.Map;
 public final class ReversePaths {
     public static final int DEFAULT_CAPACITY = 4096;
 
-    private record Path(NodeId neighbour, long expiresNanos) {
-    }
+    private record Path(NodeId neighbour, long expiresNanos) {}
 
     private final long ttlNanos;
     private final Map<NodeId, Path> paths;

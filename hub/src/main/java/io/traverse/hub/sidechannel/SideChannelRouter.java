@@ -44,12 +44,14 @@ public final class SideChannelRouter {
     private final Map<NodeId, Link> nextLinks = new ConcurrentHashMap<>();
     /** Peer (node or hub) → its current link, as the state loop saw it: messages from other links take the state-loop way. */
     private final Map<NodeId, Link> sourceLinks = new ConcurrentHashMap<>();
+
     private final ReversePaths reversePaths;
     private final LongAdder delivered = new LongAdder();
     private final LongAdder forwarded = new LongAdder();
     private final Map<SideMessageError, LongAdder> errors = new EnumMap<>(SideMessageError.class);
 
-    public SideChannelRouter(SideChannelNetwork network, HubMetrics metrics, int maxPendingPerNode, long requestTimeoutMillis) {
+    public SideChannelRouter(
+            SideChannelNetwork network, HubMetrics metrics, int maxPendingPerNode, long requestTimeoutMillis) {
         this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMillis);
         this.reversePaths = new ReversePaths(ReversePaths.DEFAULT_CAPACITY, requestTimeoutNanos);
         this.network = network;
@@ -66,8 +68,10 @@ public final class SideChannelRouter {
      */
     public void fromLocalNode(NodeId sender, SideMessage message, long nowNanos) {
         if (message.kind() == SideMessageKind.REQUEST && !tryAddPending(sender, message, nowNanos)) {
-            fail(message, SideMessageError.OVERLOAD, "node " + sender + " has " + maxPendingPerNode
-                    + " requests pending at hub " + network.selfId());
+            fail(
+                    message,
+                    SideMessageError.OVERLOAD,
+                    "node " + sender + " has " + maxPendingPerNode + " requests pending at hub " + network.selfId());
             return;
         }
         route(message);
@@ -183,19 +187,25 @@ public final class SideChannelRouter {
             Optional<HubRoutingTable.Route> route = routes.route(hub);
             next = route.map(r -> network.hubLink(r.nextHop())).orElse(null);
             if (next == null) {
-                fail(message, SideMessageError.NO_ROUTE, "hub " + hub + " of node " + message.to() + " is not reachable from hub "
-                        + network.selfId());
+                fail(
+                        message,
+                        SideMessageError.NO_ROUTE,
+                        "hub " + hub + " of node " + message.to() + " is not reachable from hub " + network.selfId());
                 return;
             }
         }
         if (message.hopsLeft() == 0) {
-            fail(message, SideMessageError.HOP_LIMIT, "hop limit reached at hub " + network.selfId() + " on the way to node "
-                    + message.to());
+            fail(
+                    message,
+                    SideMessageError.HOP_LIMIT,
+                    "hop limit reached at hub " + network.selfId() + " on the way to node " + message.to());
             return;
         }
         if (!next.isWritable()) {
-            fail(message, SideMessageError.OVERLOAD, "the link from hub " + network.selfId() + " to hub " + next.peerId()
-                    + " is congested");
+            fail(
+                    message,
+                    SideMessageError.OVERLOAD,
+                    "the link from hub " + network.selfId() + " to hub " + next.peerId() + " is congested");
             return;
         }
         send(next, message);
@@ -208,7 +218,10 @@ public final class SideChannelRouter {
     private boolean deliver(Link nodeLink, SideMessage message) {
         if (!nodeLink.isWritable()) {
             completePending(message);
-            fail(message, SideMessageError.OVERLOAD, "node " + message.to() + " does not read its hub link fast enough");
+            fail(
+                    message,
+                    SideMessageError.OVERLOAD,
+                    "node " + message.to() + " does not read its hub link fast enough");
             return false;
         }
         send(nodeLink, message);

@@ -42,7 +42,8 @@ class DiscoveryResponderTest {
 
     @Test
     void unicastProbeToThisHostFindsTheHubAtTheAddressItWasReachedAt() throws Exception {
-        DiscoveryResponder responder = start(DiscoveryResponder.builder("hub-a", () -> List.of(WILDCARD_LINK, PUBLIC_LINK)));
+        DiscoveryResponder responder =
+                start(DiscoveryResponder.builder("hub-a", () -> List.of(WILDCARD_LINK, PUBLIC_LINK)));
         List<DiscoveredHub> hubs = probeOnly(responder).localHost(true).build().find();
         assertThat(hubs).hasSize(1);
         assertThat(hubs.get(0).name()).isEqualTo("hub-a");
@@ -55,16 +56,22 @@ class DiscoveryResponderTest {
         DiscoveryResponder responder = start(DiscoveryResponder.builder("hub-b", () -> List.of(PUBLIC_LINK)));
         int port = responder.localAddress().getPort();
         List<DiscoveredHub> hubs = probeOnly(responder)
-                .alsoProbe(List.of(new InetSocketAddress("127.255.255.255", port))).build().find();
+                .alsoProbe(List.of(new InetSocketAddress("127.255.255.255", port)))
+                .build()
+                .find();
         assertThat(hubs).extracting(DiscoveredHub::name).containsExactly("hub-b");
     }
 
     @Test
     void multicastProbeOnAnExplicitInterfaceIsAnswered() throws Exception {
         NetworkInterface lo = NetworkInterface.getByInetAddress(InetAddress.getByName("127.0.0.1"));
-        DiscoveryResponder responder = start(DiscoveryResponder.builder("hub-c", () -> List.of(PUBLIC_LINK))
-                .interfaces(List.of(lo)));
-        List<DiscoveredHub> hubs = probeOnly(responder).multicast(true).multicastInterfaces(List.of(lo)).build().find();
+        DiscoveryResponder responder = start(
+                DiscoveryResponder.builder("hub-c", () -> List.of(PUBLIC_LINK)).interfaces(List.of(lo)));
+        List<DiscoveredHub> hubs = probeOnly(responder)
+                .multicast(true)
+                .multicastInterfaces(List.of(lo))
+                .build()
+                .find();
         assertThat(hubs).extracting(DiscoveredHub::name).containsExactly("hub-c");
     }
 
@@ -81,11 +88,16 @@ class DiscoveryResponderTest {
         byte[] wrongVersion = probe.clone();
         wrongVersion[4] = 9;
         garbage.add(wrongVersion);
-        byte[] answerAsProbe = DiscoveryDatagram.encode(new DiscoveryDatagram.Answer(new byte[16], "x", List.of(PUBLIC_LINK)));
+        byte[] answerAsProbe =
+                DiscoveryDatagram.encode(new DiscoveryDatagram.Answer(new byte[16], "x", List.of(PUBLIC_LINK)));
         garbage.add(answerAsProbe); // an answer sent to the hub (a reflection attempt)
         try (DatagramSocket attacker = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
             for (byte[] g : garbage) {
-                attacker.send(new DatagramPacket(g, g.length, new InetSocketAddress("127.0.0.1", responder.localAddress().getPort())));
+                attacker.send(new DatagramPacket(
+                        g,
+                        g.length,
+                        new InetSocketAddress(
+                                "127.0.0.1", responder.localAddress().getPort())));
             }
             await().atMost(Duration.ofSeconds(5)).until(() -> responder.ignored() == garbage.size());
             attacker.setSoTimeout(300);
@@ -98,17 +110,23 @@ class DiscoveryResponderTest {
             }
         }
         assertThat(responder.answered()).isZero();
-        assertThat(probeOnly(responder).localHost(true).build().find()).extracting(DiscoveredHub::name).containsExactly("hub-d");
+        assertThat(probeOnly(responder).localHost(true).build().find())
+                .extracting(DiscoveredHub::name)
+                .containsExactly("hub-d");
     }
 
     @Test
     void answersToOneSourceAreRateLimited() throws Exception {
-        DiscoveryResponder responder = start(DiscoveryResponder.builder("hub-e", () -> List.of(PUBLIC_LINK))
-                .answerRatePerSource(0.1, 3));
+        DiscoveryResponder responder = start(
+                DiscoveryResponder.builder("hub-e", () -> List.of(PUBLIC_LINK)).answerRatePerSource(0.1, 3));
         byte[] probe = DiscoveryDatagram.encode(new DiscoveryDatagram.Probe(new byte[16]));
         try (DatagramSocket prober = new DatagramSocket(new InetSocketAddress("127.0.0.1", 0))) {
             for (int i = 0; i < 20; i++) {
-                prober.send(new DatagramPacket(probe, probe.length, new InetSocketAddress("127.0.0.1", responder.localAddress().getPort())));
+                prober.send(new DatagramPacket(
+                        probe,
+                        probe.length,
+                        new InetSocketAddress(
+                                "127.0.0.1", responder.localAddress().getPort())));
             }
             await().atMost(Duration.ofSeconds(5)).until(() -> responder.answered() + responder.rateLimited() == 20);
             int answers = 0;
@@ -128,7 +146,9 @@ class DiscoveryResponderTest {
 
     @Test
     void closeFreesThePortAndIsIdempotent() throws Exception {
-        DiscoveryResponder responder = DiscoveryResponder.builder("hub-f", () -> List.of(PUBLIC_LINK)).port(0).build();
+        DiscoveryResponder responder = DiscoveryResponder.builder("hub-f", () -> List.of(PUBLIC_LINK))
+                .port(0)
+                .build();
         responder.start();
         int port = responder.localAddress().getPort();
         responder.close();
@@ -147,7 +167,12 @@ class DiscoveryResponderTest {
 
     /** A finder for this responder's port with every path off: each test turns on the one it tests. */
     private static HubFinder.Builder probeOnly(DiscoveryResponder responder) {
-        return HubFinder.builder().port(responder.localAddress().getPort()).multicast(false).broadcast(false).localHost(false)
-                .window(Duration.ofSeconds(3)).settle(Duration.ofMillis(50));
+        return HubFinder.builder()
+                .port(responder.localAddress().getPort())
+                .multicast(false)
+                .broadcast(false)
+                .localHost(false)
+                .window(Duration.ofSeconds(3))
+                .settle(Duration.ofMillis(50));
     }
 }

@@ -32,7 +32,9 @@ class HubDirectoryTest {
         }
         StateNumber after = new StateNumber(1_000_001);
         assertThat(after.current()).isGreaterThan(before.current());
-        assertThat(after.raiseAbove(after.current() + 5)).isEqualTo(after.current()).isGreaterThan(before.current() + 5);
+        assertThat(after.raiseAbove(after.current() + 5))
+                .isEqualTo(after.current())
+                .isGreaterThan(before.current() + 5);
     }
 
     @Test
@@ -47,8 +49,12 @@ class HubDirectoryTest {
         // y is cut off from 2 s on; z was never reached (unreachable since it arrived, at 0).
         directory.markReachable(Set.of(HUB), 2 * SECOND);
         assertThat(directory.expire(2 * SECOND, 3 * SECOND)).isEmpty();
-        assertThat(directory.expire(3 * SECOND + 1, 3 * SECOND)).extracting(HubDescription::hubId).containsExactly(never);
-        assertThat(directory.expire(5 * SECOND + 1, 3 * SECOND)).extracting(HubDescription::hubId).containsExactly(other);
+        assertThat(directory.expire(3 * SECOND + 1, 3 * SECOND))
+                .extracting(HubDescription::hubId)
+                .containsExactly(never);
+        assertThat(directory.expire(5 * SECOND + 1, 3 * SECOND))
+                .extracting(HubDescription::hubId)
+                .containsExactly(other);
         // x said nothing for a minute, but the routes reach it: it is alive.
         assertThat(directory.expire(60 * SECOND, 3 * SECOND)).isEmpty();
         assertThat(directory.get(HUB)).isNotNull();
@@ -66,7 +72,9 @@ class HubDirectoryTest {
         // Unreachable from 1 s to 2 s and again from 4 s: with an expiry of 3 s it goes at 7 s, not at 4 s.
         assertThat(directory.expire(4 * SECOND + 1, 3 * SECOND)).isEmpty();
         assertThat(directory.expire(6 * SECOND, 3 * SECOND)).isEmpty();
-        assertThat(directory.expire(7 * SECOND + 1, 3 * SECOND)).extracting(HubDescription::hubId).containsExactly(flapping);
+        assertThat(directory.expire(7 * SECOND + 1, 3 * SECOND))
+                .extracting(HubDescription::hubId)
+                .containsExactly(flapping);
     }
 
     @Test
@@ -78,11 +86,17 @@ class HubDirectoryTest {
         assertThat(mine.summary(self, 7)).isEqualTo(new GossipSummary(1, GossipSummary.entryHash(self, 7)));
         mine.offer(new HubDescription(a, 3, "a", List.of(), List.of(), List.of(), List.of()), 0);
         mine.offer(new HubDescription(b, 5, "b", List.of(), List.of(), List.of(), List.of()), 0);
-        assertThat(mine.summary(self, 7).descriptions()).as("not reached yet: left out").isEqualTo(1);
+        assertThat(mine.summary(self, 7).descriptions())
+                .as("not reached yet: left out")
+                .isEqualTo(1);
         mine.markReachable(Set.of(self, a, b), 0);
         GossipSummary all = mine.summary(self, 7);
-        assertThat(all).isEqualTo(new GossipSummary(3, GossipSummary.entryHash(self, 7) + GossipSummary.entryHash(a, 3)
-                + GossipSummary.entryHash(b, 5)));
+        assertThat(all)
+                .isEqualTo(new GossipSummary(
+                        3,
+                        GossipSummary.entryHash(self, 7)
+                                + GossipSummary.entryHash(a, 3)
+                                + GossipSummary.entryHash(b, 5)));
         // A's neighbour holding the same states, learned in another order, sums to the same.
         HubDirectory theirs = new HubDirectory(16);
         theirs.offer(new HubDescription(b, 4, "b", List.of(), List.of(), List.of(), List.of()), 0);
@@ -93,9 +107,11 @@ class HubDirectoryTest {
         assertThat(theirs.summary(a, 3)).isEqualTo(all);
         // b cut off, then forgotten: out of the summary at once.
         mine.markReachable(Set.of(self, a), SECOND);
-        assertThat(mine.summary(self, 7)).isEqualTo(new GossipSummary(2, GossipSummary.entryHash(self, 7) + GossipSummary.entryHash(a, 3)));
+        assertThat(mine.summary(self, 7))
+                .isEqualTo(new GossipSummary(2, GossipSummary.entryHash(self, 7) + GossipSummary.entryHash(a, 3)));
         mine.expire(10 * SECOND, SECOND);
-        assertThat(mine.summary(self, 7)).isEqualTo(new GossipSummary(2, GossipSummary.entryHash(self, 7) + GossipSummary.entryHash(a, 3)));
+        assertThat(mine.summary(self, 7))
+                .isEqualTo(new GossipSummary(2, GossipSummary.entryHash(self, 7) + GossipSummary.entryHash(a, 3)));
         assertThat(mine.isReachable(a)).isTrue();
         assertThat(mine.isReachable(b)).isFalse();
     }
@@ -108,8 +124,10 @@ class HubDirectoryTest {
         }
         assertThat(directory.size()).isEqualTo(2);
         assertThat(directory.get(NodeId.of("h3"))).isNull();
-        assertThat(directory.offer(new HubDescription(NodeId.of("h1"), 2, "h1", List.of(), List.of(), List.of(), List.of()), 0))
-                .as("known hubs still get news").isTrue();
+        assertThat(directory.offer(
+                        new HubDescription(NodeId.of("h1"), 2, "h1", List.of(), List.of(), List.of(), List.of()), 0))
+                .as("known hubs still get news")
+                .isTrue();
     }
 
     @Test
@@ -131,16 +149,20 @@ class HubDirectoryTest {
         assertThat(directory.neighbourSets()).isEmpty();
         // For one more expiry time, the state it was forgotten at (or older) is no news: a dead hub does not come back.
         assertThat(directory.holdsAtLeast(HUB, 7)).isTrue();
-        assertThat(directory.offer(new HubDescription(HUB, 7, "x", List.of(), List.of(a, b), List.of(), List.of()), 10 * SECOND))
+        assertThat(directory.offer(
+                        new HubDescription(HUB, 7, "x", List.of(), List.of(a, b), List.of(), List.of()), 10 * SECOND))
                 .isFalse();
         assertThat(directory.get(HUB)).isNull();
         directory.expire(11 * SECOND + 1, SECOND);
-        assertThat(directory.holdsAtLeast(HUB, 1)).as("forgotten hubs are news again after that").isFalse();
+        assertThat(directory.holdsAtLeast(HUB, 1))
+                .as("forgotten hubs are news again after that")
+                .isFalse();
         // A restarted hub (a newer state) is news at once.
         directory.expire(20 * SECOND, SECOND);
         directory.offer(new HubDescription(HUB, 8, "x", List.of(), List.of(), List.of(), List.of()), 20 * SECOND);
         directory.expire(22 * SECOND, SECOND);
-        assertThat(directory.offer(new HubDescription(HUB, 9, "x", List.of(), List.of(), List.of(), List.of()), 22 * SECOND))
+        assertThat(directory.offer(
+                        new HubDescription(HUB, 9, "x", List.of(), List.of(), List.of(), List.of()), 22 * SECOND))
                 .isTrue();
     }
 

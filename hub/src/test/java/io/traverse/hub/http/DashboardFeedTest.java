@@ -56,7 +56,10 @@ class DashboardFeedTest {
         relayed.addAndGet(1_000_000);
         tick();
         String view = nextText(page);
-        assertThat(view).startsWith("event: view\ndata: {").endsWith("}\n\n").contains("\"hubName\":\"feed-hub\"")
+        assertThat(view)
+                .startsWith("event: view\ndata: {")
+                .endsWith("}\n\n")
+                .contains("\"hubName\":\"feed-hub\"")
                 .contains("\"totalPerSecond\":2000000"); // a megabyte in half a second
         tick();
         assertThat(nextText(page)).contains("\"totalPerSecond\":0");
@@ -72,7 +75,9 @@ class DashboardFeedTest {
         assertThat(nextText(first)).startsWith("event: view").contains("\"hubName\":\"feed-hub\"");
         EmbeddedChannel second = openPage();
         assertThat(second.<Object>readOutbound()).isInstanceOf(HttpResponse.class);
-        assertThat(nextText(second)).as("a page opened beside another starts from its current view").contains("\"hubName\":\"feed-hub\"");
+        assertThat(nextText(second))
+                .as("a page opened beside another starts from its current view")
+                .contains("\"hubName\":\"feed-hub\"");
 
         first.close();
         second.close();
@@ -81,7 +86,9 @@ class DashboardFeedTest {
         tick();
         EmbeddedChannel later = openPage();
         assertThat(later.<Object>readOutbound()).isInstanceOf(HttpResponse.class);
-        assertThat(nextText(later)).as("only the stream's opening: the last view made is from before").isEqualTo("retry: 2000\n\n");
+        assertThat(nextText(later))
+                .as("only the stream's opening: the last view made is from before")
+                .isEqualTo("retry: 2000\n\n");
         tick();
         assertThat(nextText(later)).contains("\"hubName\":\"renamed-hub\"");
     }
@@ -116,35 +123,56 @@ class DashboardFeedTest {
         stalled.unsafe().outboundBuffer().setUserDefinedWritability(1, false);
         for (int i = 1; i < DashboardFeed.STALLED_TICKS; i++) {
             tick();
-            assertThat(stalled.<Object>readOutbound()).as("nothing queued for a client whose buffer is full").isNull();
+            assertThat(stalled.<Object>readOutbound())
+                    .as("nothing queued for a client whose buffer is full")
+                    .isNull();
             assertThat(nextText(reading)).startsWith("event: view");
         }
         assertThat(stalled.isOpen()).isTrue();
         tick();
-        assertThat(stalled.isOpen()).as("closed after %d views it could not take", DashboardFeed.STALLED_TICKS).isFalse();
+        assertThat(stalled.isOpen())
+                .as("closed after %d views it could not take", DashboardFeed.STALLED_TICKS)
+                .isFalse();
         assertThat(reading.isOpen()).isTrue();
         assertThat(feed.openStreams()).isEqualTo(1);
     }
 
     private void startFeed() {
         timer.freezeTime();
-        feed = new DashboardFeed(new StatusSource() {
-            @Override
-            public CompletionStage<HubStatus> status() {
-                return CompletableFuture.completedFuture(new HubStatus(NodeId.of("feed-hub"), hubName, 1, List.of(), List.of(), Map.of(),
-                        Map.of(), List.of(), Map.of(), 0, 0, Map.of(), null, List.of()));
-            }
+        feed = new DashboardFeed(
+                new StatusSource() {
+                    @Override
+                    public CompletionStage<HubStatus> status() {
+                        return CompletableFuture.completedFuture(new HubStatus(
+                                NodeId.of("feed-hub"),
+                                hubName,
+                                1,
+                                List.of(),
+                                List.of(),
+                                Map.of(),
+                                Map.of(),
+                                List.of(),
+                                Map.of(),
+                                0,
+                                0,
+                                Map.of(),
+                                null,
+                                List.of()));
+                    }
 
-            @Override
-            public String metrics() {
-                return "";
-            }
+                    @Override
+                    public String metrics() {
+                        return "";
+                    }
 
-            @Override
-            public HubTraffic traffic() {
-                return new HubTraffic(relayed.get(), 0, Map.of(), 0);
-            }
-        }, Runnable::run, timer.eventLoop(), clock::get);
+                    @Override
+                    public HubTraffic traffic() {
+                        return new HubTraffic(relayed.get(), 0, Map.of(), 0);
+                    }
+                },
+                Runnable::run,
+                timer.eventLoop(),
+                clock::get);
         tick(); // the first sample: rates are growth since the one before
     }
 
@@ -174,7 +202,7 @@ class DashboardFeedTest {
     }
 
     private static void drain(EmbeddedChannel page) {
-        for (Object o; (o = page.readOutbound()) != null;) {
+        for (Object o; (o = page.readOutbound()) != null; ) {
             ReferenceCountUtil.release(o);
         }
     }

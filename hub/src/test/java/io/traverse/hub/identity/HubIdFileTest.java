@@ -26,7 +26,9 @@ class HubIdFileTest {
         assertThat(first.id().toString()).hasSize(26).matches("[a-z2-7]+");
         List<String> lines = Files.readAllLines(file, StandardCharsets.UTF_8);
         assertThat(lines).last().isEqualTo(first.id().toString());
-        assertThat(lines).filteredOn(l -> !l.startsWith("#")).containsExactly(first.id().toString());
+        assertThat(lines)
+                .filteredOn(l -> !l.startsWith("#"))
+                .containsExactly(first.id().toString());
 
         for (int restart = 0; restart < 3; restart++) {
             HubIdSource.Loaded again = HubIdSource.file(file).load();
@@ -74,10 +76,12 @@ class HubIdFileTest {
 
     @Test
     void anUnreadableFileStopsTheHubNamingTheFile() throws IOException {
-        Path file = Files.createDirectories(dir.resolve("hub.id")); // a directory where the file should be: unreadable as an id, for root too
+        Path file = Files.createDirectories(
+                dir.resolve("hub.id")); // a directory where the file should be: unreadable as an id, for root too
         assertThatThrownBy(() -> HubIdSource.file(file).load())
                 .isInstanceOf(IOException.class)
-                .hasMessageStartingWith("the hub id file " + file + " is not a regular file; the hub does not start under a new id");
+                .hasMessageStartingWith(
+                        "the hub id file " + file + " is not a regular file; the hub does not start under a new id");
     }
 
     @Test
@@ -101,7 +105,9 @@ class HubIdFileTest {
 
     @Test
     void theOtherSourcesNeedNoFile() throws IOException {
-        assertThat(HubIdSource.derivedFrom("site-a:17000").load().id()).isEqualTo(HubIdSource.idForName("site-a:17000"));
-        assertThat(HubIdSource.ephemeral().load().id()).isNotEqualTo(HubIdSource.ephemeral().load().id());
+        assertThat(HubIdSource.derivedFrom("site-a:17000").load().id())
+                .isEqualTo(HubIdSource.idForName("site-a:17000"));
+        assertThat(HubIdSource.ephemeral().load().id())
+                .isNotEqualTo(HubIdSource.ephemeral().load().id());
     }
 }

@@ -34,8 +34,9 @@ class LinkRateTest {
 
     @Test
     void theReasonNamesBothKeys() {
-        assertThat(new LinkRate(500, 1000, () -> { }).reason("hub-a")).isEqualTo("OVERLOAD: new links come faster than 500 a second"
-                + " after a burst of 1000 (traverse.hub.link.burst) at hub hub-a, the most traverse.hub.link.rate allows;"
-                + " try again in a moment");
+        assertThat(new LinkRate(500, 1000, () -> {}).reason("hub-a"))
+                .isEqualTo("OVERLOAD: new links come faster than 500 a second"
+                        + " after a burst of 1000 (traverse.hub.link.burst) at hub hub-a, the most traverse.hub.link.rate allows;"
+                        + " try again in a moment");
     }
 }

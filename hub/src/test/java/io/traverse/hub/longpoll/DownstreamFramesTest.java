@@ -23,8 +23,7 @@ import org.junit.jupiter.api.Test;
  */
 class DownstreamFramesTest {
     /** A frame of the stream: where it starts and ends, and whether it must leave at once. */
-    private record Frame(long start, long end, boolean urgent) {
-    }
+    private record Frame(long start, long end, boolean urgent) {}
 
     static byte[] relay(RelayKind kind, String opener, String acceptor, int payloadBytes) {
         ByteBuf payload = Unpooled.buffer();
@@ -34,10 +33,14 @@ class DownstreamFramesTest {
             case ACCEPT -> payload.writeInt(65536);
             default -> payload.writeBytes(new byte[0]);
         }
-        Relay frame = new Relay(7, NodeId.of(opener), NodeId.of(acceptor), RelayDirection.TOWARD_OPENER, 16, kind, payload);
+        Relay frame =
+                new Relay(7, NodeId.of(opener), NodeId.of(acceptor), RelayDirection.TOWARD_OPENER, 16, kind, payload);
         try {
             ByteBuf out = RelayEncoder.header(frame, Unpooled.buffer());
-            out.writeBytes(frame.payload(), frame.payload().readerIndex(), frame.payload().readableBytes());
+            out.writeBytes(
+                    frame.payload(),
+                    frame.payload().readerIndex(),
+                    frame.payload().readableBytes());
             byte[] bytes = new byte[out.readableBytes()];
             out.readBytes(bytes);
             return bytes;
@@ -48,7 +51,8 @@ class DownstreamFramesTest {
 
     /** Any frame but RELAY: length, type, payload. */
     static byte[] other(int type, int payloadBytes) {
-        ByteBuf out = Unpooled.buffer().writeInt(1 + payloadBytes).writeByte(type).writeBytes(new byte[payloadBytes]);
+        ByteBuf out =
+                Unpooled.buffer().writeInt(1 + payloadBytes).writeByte(type).writeBytes(new byte[payloadBytes]);
         byte[] bytes = new byte[out.readableBytes()];
         out.readBytes(bytes);
         return bytes;
@@ -70,8 +74,16 @@ class DownstreamFramesTest {
             List<Frame> frames = new ArrayList<>();
             stream.write(new byte[LinkPreamble.LENGTH]);
             frames.add(new Frame(0, LinkPreamble.LENGTH, true));
-            RelayKind[] kinds = {RelayKind.DATA, RelayKind.DATA, RelayKind.DATA, RelayKind.CREDIT, RelayKind.FIN, RelayKind.ACCEPT,
-                RelayKind.PING, RelayKind.PONG};
+            RelayKind[] kinds = {
+                RelayKind.DATA,
+                RelayKind.DATA,
+                RelayKind.DATA,
+                RelayKind.CREDIT,
+                RelayKind.FIN,
+                RelayKind.ACCEPT,
+                RelayKind.PING,
+                RelayKind.PONG
+            };
             for (int f = 0; f < 60; f++) {
                 byte[] bytes;
                 boolean urgent;
@@ -81,7 +93,10 @@ class DownstreamFramesTest {
                     urgent = true;
                 } else {
                     RelayKind kind = kinds[random.nextInt(kinds.length)];
-                    bytes = relay(kind, id(random, 1 + random.nextInt(40)), id(random, 1 + random.nextInt(40)),
+                    bytes = relay(
+                            kind,
+                            id(random, 1 + random.nextInt(40)),
+                            id(random, 1 + random.nextInt(40)),
                             1 + random.nextInt(2000));
                     urgent = kind != RelayKind.DATA;
                 }
@@ -108,7 +123,8 @@ class DownstreamFramesTest {
                             break;
                         }
                     }
-                    assertThat(scanner.urgentFrom(from.start())).as("seed %d, %d bytes scanned, from offset %d", seed, at, from.start())
+                    assertThat(scanner.urgentFrom(from.start()))
+                            .as("seed %d, %d bytes scanned, from offset %d", seed, at, from.start())
                             .isEqualTo(expected);
                 }
             }
@@ -146,7 +162,9 @@ class DownstreamFramesTest {
         scanner.scan(Unpooled.wrappedBuffer(new byte[LinkPreamble.LENGTH]));
         byte[] data = relay(RelayKind.DATA, "opener", "acceptor", 100);
         scanner.scan(Unpooled.wrappedBuffer(data));
-        assertThat(scanner.urgentFrom(LinkPreamble.LENGTH)).as("a DATA frame may wait").isFalse();
+        assertThat(scanner.urgentFrom(LinkPreamble.LENGTH))
+                .as("a DATA frame may wait")
+                .isFalse();
         scanner.scan(Unpooled.wrappedBuffer(new byte[] {0, 0, 0, 0, 34})); // a zero length: not what our encoder writes
         assertThat(scanner.urgentFrom(LinkPreamble.LENGTH + data.length)).isTrue();
         assertThat(scanner.urgentFrom(LinkPreamble.LENGTH)).isTrue();

@@ -45,7 +45,8 @@ import org.junit.jupiter.api.Test;
 class LongPollEndpointTest {
     private static final String NODE = "node-a";
     private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private LongPollSessions sessions;
     private Channel server;
     private URI base;
@@ -73,7 +74,10 @@ class LongPollEndpointTest {
     private static final class Impostor extends ChannelInboundHandlerAdapter {
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
-            ctx.channel().attr(io.traverse.hub.link.LinkListener.ADMITTED).get().accept(io.traverse.identity.NodeId.of("node-b"));
+            ctx.channel()
+                    .attr(io.traverse.hub.link.LinkListener.ADMITTED)
+                    .get()
+                    .accept(io.traverse.identity.NodeId.of("node-b"));
             ctx.fireChannelActive();
         }
 
@@ -86,14 +90,25 @@ class LongPollEndpointTest {
     }
 
     private void start(LongPollLimits limits, Supplier<ChannelHandler> link) throws Exception {
-        sessions = new LongPollSessions(limits, group, ch -> ch.pipeline().addLast(link.get()), new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
-        server = new ServerBootstrap().group(group).channel(NioServerSocketChannel.class).childHandler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-                sessions.installHttp(ch.pipeline());
-            }
-        }).bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0)).sync().channel();
-        base = URI.create("http://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort() + LongPollProtocol.BASE + "/");
+        sessions = new LongPollSessions(
+                limits,
+                group,
+                ch -> ch.pipeline().addLast(link.get()),
+                new WriteBufferWaterMark(256 * 1024, 1024 * 1024));
+        server = new ServerBootstrap()
+                .group(group)
+                .channel(NioServerSocketChannel.class)
+                .childHandler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        sessions.installHttp(ch.pipeline());
+                    }
+                })
+                .bind(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0))
+                .sync()
+                .channel();
+        base = URI.create("http://127.0.0.1:" + ((InetSocketAddress) server.localAddress()).getPort()
+                + LongPollProtocol.BASE + "/");
     }
 
     @AfterEach
@@ -107,30 +122,39 @@ class LongPollEndpointTest {
         group.shutdownGracefully(0, 1, java.util.concurrent.TimeUnit.SECONDS).sync();
     }
 
-    private record Session(String id, String secret) {
-    }
+    private record Session(String id, String secret) {}
 
     private Session open(String node) throws Exception {
-        HttpResponse<String> r = http.send(HttpRequest.newBuilder(base.resolve("open?wait=300")).header(LongPollProtocol.NODE, node)
-                .POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> r = http.send(
+                HttpRequest.newBuilder(base.resolve("open?wait=300"))
+                        .header(LongPollProtocol.NODE, node)
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(r.statusCode()).isEqualTo(201);
         assertThat(r.headers().firstValue(LongPollProtocol.SERVER_TIMEOUT)).hasValue("300");
-        return new Session(r.headers().firstValue(LongPollProtocol.SESSION).orElseThrow(),
+        return new Session(
+                r.headers().firstValue(LongPollProtocol.SESSION).orElseThrow(),
                 r.headers().firstValue(LongPollProtocol.SECRET).orElseThrow());
     }
 
     private HttpRequest.Builder request(Session s, String path) {
-        return HttpRequest.newBuilder(base.resolve(s.id() + "/" + path)).header(LongPollProtocol.NODE, NODE)
+        return HttpRequest.newBuilder(base.resolve(s.id() + "/" + path))
+                .header(LongPollProtocol.NODE, NODE)
                 .header(LongPollProtocol.SECRET, s.secret());
     }
 
     private HttpResponse<byte[]> up(Session s, long seq, byte[] body) throws Exception {
-        return http.send(request(s, "up?seq=" + seq).POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(),
+        return http.send(
+                request(s, "up?seq=" + seq)
+                        .POST(HttpRequest.BodyPublishers.ofByteArray(body))
+                        .build(),
                 HttpResponse.BodyHandlers.ofByteArray());
     }
 
     private HttpResponse<byte[]> down(Session s, long ack) throws Exception {
-        return http.send(request(s, "down?ack=" + ack + "&wait=300").GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+        return http.send(
+                request(s, "down?ack=" + ack + "&wait=300").GET().build(), HttpResponse.BodyHandlers.ofByteArray());
     }
 
     private static String text(HttpResponse<byte[]> r) {
@@ -139,7 +163,8 @@ class LongPollEndpointTest {
 
     /** Sends raw bytes and returns the status line of the answer. */
     private String raw(String request) throws Exception {
-        try (Socket s = new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress()).getPort())) {
+        try (Socket s =
+                new Socket(InetAddress.getLoopbackAddress(), ((InetSocketAddress) server.localAddress()).getPort())) {
             s.setSoTimeout(5000);
             OutputStream out = s.getOutputStream();
             out.write(request.getBytes(StandardCharsets.ISO_8859_1));
@@ -158,9 +183,14 @@ class LongPollEndpointTest {
     void bytesGoUpAndComeBackInOrderAndARepeatedRequestIsIdempotent() throws Exception {
         start(LongPollLimits.defaults(), Echo::new);
         Session s = open(NODE);
-        assertThat(up(s, 0, "hello ".getBytes(StandardCharsets.US_ASCII)).headers().firstValue(LongPollProtocol.RECEIVED)).hasValue("6");
+        assertThat(up(s, 0, "hello ".getBytes(StandardCharsets.US_ASCII))
+                        .headers()
+                        .firstValue(LongPollProtocol.RECEIVED))
+                .hasValue("6");
         // The same request again (its answer was lost, say), overlapping with what is new: only the new part counts.
-        assertThat(up(s, 0, "hello world".getBytes(StandardCharsets.US_ASCII)).headers().firstValue(LongPollProtocol.RECEIVED))
+        assertThat(up(s, 0, "hello world".getBytes(StandardCharsets.US_ASCII))
+                        .headers()
+                        .firstValue(LongPollProtocol.RECEIVED))
                 .hasValue("11");
         HttpResponse<byte[]> first = down(s, 0);
         assertThat(first.statusCode()).isEqualTo(200);
@@ -171,7 +201,8 @@ class LongPollEndpointTest {
             got.append(text(down(s, got.length())));
         }
         assertThat(got.toString()).isEqualTo("hello world");
-        // A poll that repeats an acknowledgement gets the same bytes again (the answer was lost): nothing is dropped before an ack.
+        // A poll that repeats an acknowledgement gets the same bytes again (the answer was lost): nothing is dropped
+        // before an ack.
         assertThat(text(down(s, 6))).isEqualTo("world");
         // Acknowledged everything: an empty answer once the (capped) wait is over.
         HttpResponse<byte[]> empty = down(s, 11);
@@ -185,7 +216,9 @@ class LongPollEndpointTest {
         assertThat(gap.statusCode()).isEqualTo(409);
         assertThat(text(gap)).contains("has received 11 bytes");
         // DELETE ends it; later requests hear why.
-        assertThat(http.send(request(s, "").DELETE().build(), HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(204);
+        assertThat(http.send(request(s, "").DELETE().build(), HttpResponse.BodyHandlers.ofString())
+                        .statusCode())
+                .isEqualTo(204);
         HttpResponse<byte[]> gone = down(s, 11);
         assertThat(gone.statusCode()).isEqualTo(410);
         assertThat(text(gone)).contains("the node ended the session");
@@ -198,14 +231,21 @@ class LongPollEndpointTest {
         Session s = open(NODE);
         Session other = open(NODE);
 
-        assertThat(raw("GET /traverse/longpoll/v1/open HTTX/9.9\r\nHost: hub\r\n\r\n")).startsWith("HTTP/1.1 400");
-        assertThat(raw("POST " + LongPollProtocol.BASE + "/" + s.id() + "/up?seq=0 HTTP/1.1\r\nHost: hub\r\nContent-Length: 3\r\n"
-                + LongPollProtocol.SECRET + ": " + s.secret() + "\r\n" + LongPollProtocol.NODE + ": " + NODE + "\r\nContent-Length: 5\r\n\r\nabc"))
-                .as("two different Content-Lengths").startsWith("HTTP/1.1 400");
-        assertThat(raw("GET " + LongPollProtocol.BASE + "/" + s.id() + "/down?ack=zero HTTP/1.1\r\nHost: hub\r\n\r\n")).startsWith("HTTP/1.1 400");
+        assertThat(raw("GET /traverse/longpoll/v1/open HTTX/9.9\r\nHost: hub\r\n\r\n"))
+                .startsWith("HTTP/1.1 400");
+        assertThat(raw("POST " + LongPollProtocol.BASE + "/" + s.id()
+                        + "/up?seq=0 HTTP/1.1\r\nHost: hub\r\nContent-Length: 3\r\n" + LongPollProtocol.SECRET + ": "
+                        + s.secret() + "\r\n" + LongPollProtocol.NODE + ": " + NODE
+                        + "\r\nContent-Length: 5\r\n\r\nabc"))
+                .as("two different Content-Lengths")
+                .startsWith("HTTP/1.1 400");
+        assertThat(raw("GET " + LongPollProtocol.BASE + "/" + s.id() + "/down?ack=zero HTTP/1.1\r\nHost: hub\r\n\r\n"))
+                .startsWith("HTTP/1.1 400");
         assertThat(raw("GET /metrics HTTP/1.1\r\nHost: hub\r\n\r\n")).startsWith("HTTP/1.1 404");
-        assertThat(raw("GET " + LongPollProtocol.OPEN + " HTTP/1.1\r\nHost: hub\r\n\r\n")).startsWith("HTTP/1.1 405");
-        assertThat(raw("POST " + LongPollProtocol.OPEN + " HTTP/1.1\r\nHost: hub\r\nContent-Length: 0\r\n\r\n")).as("open without a node")
+        assertThat(raw("GET " + LongPollProtocol.OPEN + " HTTP/1.1\r\nHost: hub\r\n\r\n"))
+                .startsWith("HTTP/1.1 405");
+        assertThat(raw("POST " + LongPollProtocol.OPEN + " HTTP/1.1\r\nHost: hub\r\nContent-Length: 0\r\n\r\n"))
+                .as("open without a node")
                 .startsWith("HTTP/1.1 400");
 
         HttpResponse<byte[]> unknown = down(new Session("0".repeat(32), s.secret()), 0);
@@ -214,8 +254,12 @@ class LongPollEndpointTest {
         HttpResponse<byte[]> stolen = down(new Session(s.id(), other.secret()), 0);
         assertThat(stolen.statusCode()).as("another session's secret").isEqualTo(403);
         assertThat(text(stolen)).contains("wrong session secret");
-        HttpResponse<byte[]> otherNode = http.send(HttpRequest.newBuilder(base.resolve(s.id() + "/down?ack=0&wait=0"))
-                .header(LongPollProtocol.NODE, "node-b").header(LongPollProtocol.SECRET, s.secret()).GET().build(),
+        HttpResponse<byte[]> otherNode = http.send(
+                HttpRequest.newBuilder(base.resolve(s.id() + "/down?ack=0&wait=0"))
+                        .header(LongPollProtocol.NODE, "node-b")
+                        .header(LongPollProtocol.SECRET, s.secret())
+                        .GET()
+                        .build(),
                 HttpResponse.BodyHandlers.ofByteArray());
         assertThat(otherNode.statusCode()).isEqualTo(403);
         assertThat(text(otherNode)).contains("belongs to another node");
@@ -223,13 +267,16 @@ class LongPollEndpointTest {
         assertThat(oversized.statusCode()).isEqualTo(413);
 
         // Nothing of that touched either session.
-        assertThat(up(other, 0, "still here".getBytes(StandardCharsets.US_ASCII)).statusCode()).isEqualTo(200);
+        assertThat(up(other, 0, "still here".getBytes(StandardCharsets.US_ASCII))
+                        .statusCode())
+                .isEqualTo(200);
         StringBuilder got = new StringBuilder();
         while (got.length() < 10) {
             got.append(text(down(other, got.length())));
         }
         assertThat(got.toString()).isEqualTo("still here");
-        assertThat(up(s, 0, "ok".getBytes(StandardCharsets.US_ASCII)).statusCode()).isEqualTo(200);
+        assertThat(up(s, 0, "ok".getBytes(StandardCharsets.US_ASCII)).statusCode())
+                .isEqualTo(200);
         assertThat(text(down(s, 0))).isEqualTo("ok");
         assertThat(sessions.openSessions()).isEqualTo(2);
     }
@@ -241,7 +288,8 @@ class LongPollEndpointTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> sessions.openSessions() == 0);
         HttpResponse<byte[]> gone = down(s, 0);
         assertThat(gone.statusCode()).isEqualTo(410);
-        assertThat(text(gone)).contains("the link authenticated node node-b but the session was opened for node node-a");
+        assertThat(text(gone))
+                .contains("the link authenticated node node-b but the session was opened for node node-a");
     }
 
     @Test
@@ -272,11 +320,18 @@ class LongPollEndpointTest {
 
     @Test
     void withABatchTimespanOnlyRelayDataWaitsAndAnyOtherFrameTakesTheWaitingDataAlongAtOnce() throws Exception {
-        start(LongPollLimits.defaults(), Echo::new); // what goes up comes down: the test writes the link's downstream frames
-        HttpResponse<String> opened = http.send(HttpRequest.newBuilder(base.resolve("open?wait=20000&timespan=3000"))
-                .header(LongPollProtocol.NODE, NODE).POST(HttpRequest.BodyPublishers.noBody()).build(), HttpResponse.BodyHandlers.ofString());
+        start(
+                LongPollLimits.defaults(),
+                Echo::new); // what goes up comes down: the test writes the link's downstream frames
+        HttpResponse<String> opened = http.send(
+                HttpRequest.newBuilder(base.resolve("open?wait=20000&timespan=3000"))
+                        .header(LongPollProtocol.NODE, NODE)
+                        .POST(HttpRequest.BodyPublishers.noBody())
+                        .build(),
+                HttpResponse.BodyHandlers.ofString());
         assertThat(opened.headers().firstValue(LongPollProtocol.BATCH_TIMESPAN)).hasValue("3000");
-        Session s = new Session(opened.headers().firstValue(LongPollProtocol.SESSION).orElseThrow(),
+        Session s = new Session(
+                opened.headers().firstValue(LongPollProtocol.SESSION).orElseThrow(),
                 opened.headers().firstValue(LongPollProtocol.SECRET).orElseThrow());
         byte[] preamble = new byte[io.traverse.wire.LinkPreamble.LENGTH];
         byte[] data = DownstreamFramesTest.relay(io.traverse.wire.RelayKind.DATA, "opener", "acceptor", 16);
@@ -289,7 +344,9 @@ class LongPollEndpointTest {
         long t0 = System.nanoTime();
         HttpResponse<byte[]> first = downWaiting(s, sent);
         assertThat(first.body()).isEqualTo(preamble);
-        assertThat(millisSince(t0)).as("the preamble is not held for the timespan").isLessThan(1500);
+        assertThat(millisSince(t0))
+                .as("the preamble is not held for the timespan")
+                .isLessThan(1500);
         sent += preamble.length;
 
         // A DATA frame alone waits for the timespan.
@@ -315,7 +372,9 @@ class LongPollEndpointTest {
         assertThat(poll).isNotDone();
         assertThat(up(s, sent + data.length, credit).statusCode()).isEqualTo(200);
         byte[] both = poll.get(10, TimeUnit.SECONDS).body();
-        assertThat(millisSince(t0)).as("a CREDIT is not held, and the DATA before it goes along").isLessThan(2000);
+        assertThat(millisSince(t0))
+                .as("a CREDIT is not held, and the DATA before it goes along")
+                .isLessThan(2000);
         assertThat(both).hasSize(data.length + credit.length);
         sent += data.length + credit.length;
 
@@ -329,7 +388,8 @@ class LongPollEndpointTest {
 
     /** A poll that may be held up to 20 s; it must bring bytes. */
     private HttpResponse<byte[]> downWaiting(Session s, long ack) throws Exception {
-        HttpResponse<byte[]> r = http.send(request(s, "down?ack=" + ack + "&wait=20000").GET().build(), HttpResponse.BodyHandlers.ofByteArray());
+        HttpResponse<byte[]> r = http.send(
+                request(s, "down?ack=" + ack + "&wait=20000").GET().build(), HttpResponse.BodyHandlers.ofByteArray());
         assertThat(r.statusCode()).isEqualTo(200);
         assertThat(r.headers().firstValue(LongPollProtocol.OFFSET)).hasValue(Long.toString(ack));
         return r;

@@ -33,13 +33,27 @@ class NameRulesTest {
         NodeId far = NodeId.of("far-hub");
         NodeId nodeNear = NodeId.of("n1");
         NodeId nodeFar = NodeId.of("n2");
-        HubDescription nearHub = new HubDescription(near, 1, "near", List.of(), List.of(),
+        HubDescription nearHub = new HubDescription(
+                near,
+                1,
+                "near",
+                List.of(),
+                List.of(),
                 List.of(new HubDescription.NodeEntry(nodeNear, "tv1-n1.a10-0-0-1p1")),
                 List.of(new HubDescription.NameEntry("db", nodeNear, 5432)));
         // far still lists n1 (it failed over to near) with a name: that listing does not count.
-        HubDescription farHub = new HubDescription(far, 1, "far", List.of(), List.of(),
-                List.of(new HubDescription.NodeEntry(nodeFar, "tv1-n2.a10-0-0-2p1"), new HubDescription.NodeEntry(nodeNear, "tv1-n1.a10-0-0-9p1")),
-                List.of(new HubDescription.NameEntry("db", nodeFar, 1), new HubDescription.NameEntry("old", nodeNear, 2)));
+        HubDescription farHub = new HubDescription(
+                far,
+                1,
+                "far",
+                List.of(),
+                List.of(),
+                List.of(
+                        new HubDescription.NodeEntry(nodeFar, "tv1-n2.a10-0-0-2p1"),
+                        new HubDescription.NodeEntry(nodeNear, "tv1-n1.a10-0-0-9p1")),
+                List.of(
+                        new HubDescription.NameEntry("db", nodeFar, 1),
+                        new HubDescription.NameEntry("old", nodeNear, 2)));
         NetworkIndex index = NetworkIndex.of(List.of(nearHub, farHub));
         assertThat(index.name("db").nodeId()).isEqualTo(nodeNear);
         assertThat(index.name("old")).isNull();

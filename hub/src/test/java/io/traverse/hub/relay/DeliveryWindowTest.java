@@ -14,11 +14,19 @@ class DeliveryWindowTest {
     void aLargeGrantIsPassedOnOnlyAWindowBeyondWhatWasWritten() {
         DeliveryWindow window = new DeliveryWindow();
         assertThat(window.granted(100L * W, W, false)).isEqualTo(W);
-        assertThat(window.sending(0, W, null)).as("held back: its write is reported").isEqualTo(DeliveryWindow.COVERED_REPORT_WRITE);
-        assertThat(window.sending(W - 10, 11, null)).as("a sender that ignores the credit passed on").isEqualTo(DeliveryWindow.NOT_COVERED);
-        assertThat(window.written(W / 8)).as("less than a quarter window further: no CREDIT yet").isEqualTo(-1);
+        assertThat(window.sending(0, W, null))
+                .as("held back: its write is reported")
+                .isEqualTo(DeliveryWindow.COVERED_REPORT_WRITE);
+        assertThat(window.sending(W - 10, 11, null))
+                .as("a sender that ignores the credit passed on")
+                .isEqualTo(DeliveryWindow.NOT_COVERED);
+        assertThat(window.written(W / 8))
+                .as("less than a quarter window further: no CREDIT yet")
+                .isEqualTo(-1);
         assertThat(window.written(W / 4)).isEqualTo(W / 4 + W);
-        assertThat(window.granted(W / 2, W, false)).as("an old limit changes nothing").isEqualTo(W / 4 + W);
+        assertThat(window.granted(W / 2, W, false))
+                .as("an old limit changes nothing")
+                .isEqualTo(W / 4 + W);
     }
 
     @Test
@@ -27,7 +35,9 @@ class DeliveryWindowTest {
         assertThat(window.granted(W, W, false)).isEqualTo(W);
         assertThat(window.sending(0, W / 2, null)).isEqualTo(DeliveryWindow.COVERED);
         assertThat(window.barrier()).isEqualTo(-1);
-        assertThat(window.granted(W + W / 2, W, false)).as("the node read half: a routed node's grant").isEqualTo(W + W / 2);
+        assertThat(window.granted(W + W / 2, W, false))
+                .as("the node read half: a routed node's grant")
+                .isEqualTo(W + W / 2);
         assertThat(window.barrier()).as("nothing held back: no barrier").isEqualTo(-1);
     }
 
@@ -36,12 +46,18 @@ class DeliveryWindowTest {
         DeliveryWindow window = new DeliveryWindow();
         window.granted(W, W, false);
         assertThat(window.sending(0, W, null)).isEqualTo(DeliveryWindow.COVERED);
-        assertThat(window.granted(10L * W, W, false)).as("written is not known past 0: held to a window").isEqualTo(W);
+        assertThat(window.granted(10L * W, W, false))
+                .as("written is not known past 0: held to a window")
+                .isEqualTo(W);
         assertThat(window.barrier()).isEqualTo(W);
         assertThat(window.barrier()).as("one barrier, when following begins").isEqualTo(-1);
-        assertThat(window.written(W)).as("the barrier tells what was written: the sender gets more").isEqualTo(2L * W);
+        assertThat(window.written(W))
+                .as("the barrier tells what was written: the sender gets more")
+                .isEqualTo(2L * W);
         window.end();
-        assertThat(window.written(2L * W)).as("an ended connection gets no more CREDITs").isEqualTo(-1);
+        assertThat(window.written(2L * W))
+                .as("an ended connection gets no more CREDITs")
+                .isEqualTo(-1);
     }
 
     @Test
@@ -49,14 +65,19 @@ class DeliveryWindowTest {
         int share = DeliveryWindow.sizeFor(64);
         assertThat(share).as("8 MiB over 64 connections").isEqualTo(128 * 1024);
         DeliveryWindow window = new DeliveryWindow();
-        assertThat(window.granted(W / 2, share, false)).as("the link keeps up: a routed node's grant passes whole").isEqualTo(W / 2);
+        assertThat(window.granted(W / 2, share, false))
+                .as("the link keeps up: a routed node's grant passes whole")
+                .isEqualTo(W / 2);
         assertThat(window.sending(0, W / 2, null)).isEqualTo(DeliveryWindow.COVERED);
-        assertThat(window.granted(W, share, true)).as("congested, and the grant is beyond the share: held to what was written")
+        assertThat(window.granted(W, share, true))
+                .as("congested, and the grant is beyond the share: held to what was written")
                 .isEqualTo(W / 2);
         assertThat(window.barrier()).isEqualTo(W / 2);
         assertThat(window.written(W / 2)).as("written: a share beyond it").isEqualTo(W / 2 + share);
         assertThat(window.sending(W / 2, share, null)).isEqualTo(DeliveryWindow.COVERED_REPORT_WRITE);
-        assertThat(window.written(W / 2 + share / 8)).as("less than a quarter share further: no CREDIT yet").isEqualTo(-1);
+        assertThat(window.written(W / 2 + share / 8))
+                .as("less than a quarter share further: no CREDIT yet")
+                .isEqualTo(-1);
         assertThat(window.written(W / 2 + share / 4)).isEqualTo(W / 2 + share / 4 + share);
     }
 
@@ -67,7 +88,8 @@ class DeliveryWindowTest {
         assertThat(DeliveryWindow.sizeFor(2000)).isEqualTo(DeliveryWindow.FLOOR);
         assertThat(DeliveryWindow.sizeFor(1_000_000)).isEqualTo(DeliveryWindow.MIN);
         for (int n = 1; n <= 12_000; n++) {
-            assertThat((long) n * DeliveryWindow.sizeFor(n)).as("%d connections' windows", n)
+            assertThat((long) n * DeliveryWindow.sizeFor(n))
+                    .as("%d connections' windows", n)
                     .isLessThanOrEqualTo(DeliveryWindow.queueBound(n) - DeliveryWindow.SIZE)
                     .isLessThanOrEqualTo(Math.max(DeliveryWindow.NODE_QUEUE, (long) n * DeliveryWindow.FLOOR));
             assertThat(DeliveryWindow.queueBound(n)).isLessThanOrEqualTo(DeliveryWindow.MAX_LINK_QUEUE);
@@ -109,10 +131,12 @@ class DeliveryWindowTest {
             switch (random.nextInt(4)) {
                 case 0 -> {
                     if (random.nextInt(100) == 0) {
-                        size = DeliveryWindow.sizeFor(1 + random.nextInt(1000)); // the node holds more or fewer connections
+                        size = DeliveryWindow.sizeFor(
+                                1 + random.nextInt(1000)); // the node holds more or fewer connections
                     }
                     nodeLimit = Math.max(nodeLimit, written + random.nextInt(random.nextBoolean() ? W : 4 * W));
-                    senderLimit = Math.max(senderLimit, window.granted(nodeLimit, size, !linkQueue.isEmpty() && random.nextBoolean()));
+                    senderLimit = Math.max(
+                            senderLimit, window.granted(nodeLimit, size, !linkQueue.isEmpty() && random.nextBoolean()));
                     long barrier = window.barrier();
                     if (barrier >= 0 && barriersAtOnce) {
                         senderLimit = Math.max(senderLimit, window.written(barrier));
@@ -143,10 +167,12 @@ class DeliveryWindowTest {
                 }
             }
             assertThat(senderLimit).as("seed %d step %d", seed, step).isLessThanOrEqualTo(nodeLimit);
-            assertThat(sent - written).as("unwritten at the hub, seed %d step %d", seed, step)
+            assertThat(sent - written)
+                    .as("unwritten at the hub, seed %d step %d", seed, step)
                     .isLessThanOrEqualTo(barriersAtOnce ? 2L * W : W);
             if (linkQueue.isEmpty() && sent == senderLimit) {
-                assertThat(senderLimit).as("all written and the sender waits: only for the node, seed %d step %d", seed, step)
+                assertThat(senderLimit)
+                        .as("all written and the sender waits: only for the node, seed %d step %d", seed, step)
                         .isEqualTo(nodeLimit);
             }
         }

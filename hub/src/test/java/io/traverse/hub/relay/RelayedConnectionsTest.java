@@ -94,13 +94,16 @@ class RelayedConnectionsTest {
         }
         RelayedConnections.Refusal refusal = table.admit(Relay.open(9, A, C, 80, 1000), true, true);
         assertThat(refusal.limit()).isEqualTo(AdmissionLimit.RELAYED);
-        assertThat(refusal.reason()).isEqualTo("OVERLOAD: 5 relayed connections are held at hub h, the most traverse.hub.max.relayed allows");
+        assertThat(refusal.reason())
+                .isEqualTo(
+                        "OVERLOAD: 5 relayed connections are held at hub h, the most traverse.hub.max.relayed allows");
     }
 
     @Test
     void anOpenForANodeThatIsNotLinkedHereCountsNothing() {
         table.nodeLeft(A);
-        assertThat(table.admit(Relay.open(1, A, NodeId.of("elsewhere"), 80, 1000), true, false)).isNull();
+        assertThat(table.admit(Relay.open(1, A, NodeId.of("elsewhere"), 80, 1000), true, false))
+                .isNull();
         assertThat(table.size()).isZero();
     }
 

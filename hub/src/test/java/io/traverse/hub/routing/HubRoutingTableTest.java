@@ -18,21 +18,33 @@ class HubRoutingTableTest {
     void shortestPathsWithTiesBrokenByTheLowestNextHop() {
         // s - b - d, s - a - d, s - c - e - f; a and b both reach d in 2: a (lower id) wins.
         Map<NodeId, HubDescription> others = described(Map.of(
-                "a", List.of("s", "d"), "b", List.of("s", "d"), "c", List.of("s", "e"),
-                "d", List.of("a", "b"), "e", List.of("c", "f"), "f", List.of("e")));
+                "a",
+                List.of("s", "d"),
+                "b",
+                List.of("s", "d"),
+                "c",
+                List.of("s", "e"),
+                "d",
+                List.of("a", "b"),
+                "e",
+                List.of("c", "f"),
+                "f",
+                List.of("e")));
         HubRoutingTable table = HubRoutingTable.compute(HubGraph.of(SELF, ids("a", "b", "c"), others));
         assertThat(table.route(id("d"))).contains(new HubRoutingTable.Route(id("d"), id("a"), 2));
         assertThat(table.route(id("f"))).contains(new HubRoutingTable.Route(id("f"), id("c"), 3));
         assertThat(table.route(id("a"))).contains(new HubRoutingTable.Route(id("a"), id("a"), 1));
         assertThat(table.route(SELF)).isEmpty();
-        assertThat(table.reachable()).containsExactlyInAnyOrder(ids("s", "a", "b", "c", "d", "e", "f").toArray(NodeId[]::new));
+        assertThat(table.reachable())
+                .containsExactlyInAnyOrder(
+                        ids("s", "a", "b", "c", "d", "e", "f").toArray(NodeId[]::new));
     }
 
     @Test
     void anEdgeCountsOnlyWhenBothEndsListIt() {
         // a still lists d, but d no longer lists a (it lost the link): d is reached through b only.
-        Map<NodeId, HubDescription> others = described(Map.of(
-                "a", List.of("s", "d"), "b", List.of("s", "c"), "c", List.of("b", "d"), "d", List.of("c")));
+        Map<NodeId, HubDescription> others = described(
+                Map.of("a", List.of("s", "d"), "b", List.of("s", "c"), "c", List.of("b", "d"), "d", List.of("c")));
         HubRoutingTable table = HubRoutingTable.compute(HubGraph.of(SELF, ids("a", "b"), others));
         assertThat(table.route(id("d"))).contains(new HubRoutingTable.Route(id("d"), id("b"), 3));
         // And our own live links are what counts for us: a link we lost withdraws everything behind it at once.
@@ -88,7 +100,9 @@ class HubRoutingTableTest {
                 // The lowest-id neighbour that lies on a shortest path.
                 NodeId expected = null;
                 for (int v = 1; v < size; v++) {
-                    if (edge[0][v] && dist[v][t] == dist[0][t] - 1 && (expected == null || hub(v).compareTo(expected) < 0)) {
+                    if (edge[0][v]
+                            && dist[v][t] == dist[0][t] - 1
+                            && (expected == null || hub(v).compareTo(expected) < 0)) {
                         expected = hub(v);
                     }
                 }
@@ -121,7 +135,8 @@ class HubRoutingTableTest {
 
     private static Map<NodeId, HubDescription> described(Map<String, List<String>> neighbours) {
         Map<NodeId, HubDescription> out = new HashMap<>();
-        neighbours.forEach((hub, list) -> out.put(id(hub), description(id(hub), list.stream().map(NodeId::of).toList())));
+        neighbours.forEach((hub, list) -> out.put(
+                id(hub), description(id(hub), list.stream().map(NodeId::of).toList())));
         return out;
     }
 

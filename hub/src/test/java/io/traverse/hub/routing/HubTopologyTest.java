@@ -44,7 +44,8 @@ class HubTopologyTest {
                     list = Set.copyOf(s);
                 }
                 HubRoutingTable before = topology.routes();
-                Set<java.util.List<NodeId>> edgesBefore = Set.copyOf(before.graph().edges());
+                Set<java.util.List<NodeId>> edgesBefore =
+                        Set.copyOf(before.graph().edges());
                 boolean changed = topology.list(hub, list);
                 if (list == null) {
                     lists.remove(hub);
@@ -55,11 +56,16 @@ class HubTopologyTest {
                 HubRoutingTable fresh = HubRoutingTable.compute(HubGraph.ofListed(SELF, lists.get(SELF), lists));
                 String where = "seed " + (seed + run) + " step " + step;
                 assertThat(incremental.routes()).as(where).isEqualTo(fresh.routes());
-                assertThat(incremental.graph().edges()).as(where).isEqualTo(fresh.graph().edges());
-                assertThat(changed).as(where + ": whether an edge changed")
+                assertThat(incremental.graph().edges())
+                        .as(where)
+                        .isEqualTo(fresh.graph().edges());
+                assertThat(changed)
+                        .as(where + ": whether an edge changed")
                         .isEqualTo(!edgesBefore.equals(Set.copyOf(fresh.graph().edges())));
                 if (!changed && list != null) {
-                    assertThat(incremental).as(where + ": nothing changed, the same table").isSameAs(before);
+                    assertThat(incremental)
+                            .as(where + ": nothing changed, the same table")
+                            .isSameAs(before);
                 }
             }
         }
