@@ -1,0 +1,125 @@
+package io.traverse.reverse;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.traverse.protocol.IdentityHandshake;
+import io.traverse.protocol.ProtocolException;
+import io.traverse.reverse.DialBackMessages.Answer;
+import io.traverse.reverse.DialBackMessages.Request;
+import io.traverse.reverse.DialBackMessages.Status;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The reverse module's two side-channel messages: their form, their bounds, and bad input. */
+class DialBackMessagesTest {
+    private static final String DIALLER = "tv1-source.a10-0-0-3p5001";
+
+    @Test
+    void aRequestRoundTripsWithEveryField() throws Exception {
+        byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
+        new Random(7).nextBytes(token);
+        Request decoded =
+                DialBackMessages.decodeRequest(DialBackMessages.encode(new Request(token, 65_535, 4_321, DIALLER)));
+        assertThat(decoded.token()).isEqualTo(token);
+        assertThat(decoded.virtualPort()).isEqualTo(65_535);
+        assertThat(decoded.millisLeft()).isEqualTo(4_321);
+        assertThat(decoded.diallerIdentity()).isEqualTo(DIALLER);
+    }
+
+    @Test
+    void theRequestsFormIsTheDocumentedOne() {
+        byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
+        Arrays.fill(token, (byte) 0x5a);
+        byte[] bytes = DialBackMessages.encode(new Request(token, 0x1234, 0x01020304L, "n"));
+        assertThat(bytes).hasSize(1 + IdentityHandshake.TOKEN_LENGTH + 2 + 4 + 1);
+        assertThat(bytes[0]).isEqualTo((byte) DialBackMessages.VERSION);
+        assertThat(Arrays.copyOfRange(bytes, 1, 17)).isEqualTo(token);
+        assertThat(Arrays.copyOfRange(bytes, 17, 23)).containsExactly(0x12, 0x34, 1, 2, 3, 4);
+        assertThat(bytes[23]).isEqualTo((byte) 'n');
+    }
+
+    @Test
+    void timeLeftBeyondFourBytesIsSentAsTheLargestTheyHold() throws Exception {
+        Request decoded = DialBackMessages.decodeRequest(DialBackMessages.encode(
+                new Request(new byte[IdentityHandshake.TOKEN_LENGTH], 80, Long.MAX_VALUE, DIALLER)));
+        assertThat(decoded.millisLeft()).isEqualTo(0xFFFF_FFFFL);
+    }
+
+    @Test
+    void anotherVersionAPortOfZeroAndATruncatedRequestAreRefusedByName() {
+        byte[] good =
+                DialBackMessages.encode(new Request(new byte[IdentityHandshake.TOKEN_LENGTH], 80, 1_000, DIALLER));
+        byte[] otherVersion = good.clone();
+        otherVersion[0] = 2;
+        assertThatThrownBy(() -> DialBackMessages.decodeRequest(otherVersion))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("dial-back request version 2 (this node speaks 3)");
+        byte[] portZero = good.clone();
+        portZero[17] = 0;
+        portZero[18] = 0;
+        assertThatThrownBy(() -> DialBackMessages.decodeRequest(portZero))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("virtual port 0 is not a port");
+        assertThatThrownBy(() -> DialBackMessages.decodeRequest(Arrays.copyOf(good, 20)))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("dial-back request of 20 bytes is truncated");
+        assertThatThrownBy(() -> DialBackMessages.decodeRequest(new byte[0]))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("truncated");
+    }
+
+    @Test
+    void anAnswerRoundTripsAndItsReasonIsCutAtOneKibibyte() throws Exception {
+        for (Status status : Status.values()) {
+            Answer decoded = DialBackMessages.decodeAnswer(DialBackMessages.encode(new Answer(status, "why: é")));
+            assertThat(decoded).isEqualTo(new Answer(status, "why: é"));
+        }
+        byte[] longReason = DialBackMessages.encode(new Answer(Status.UNREACHABLE, "x".repeat(5_000)));
+        assertThat(longReason).hasSize(1 + 1_024);
+        assertThat(DialBackMessages.decodeAnswer(longReason).reason()).hasSize(1_024);
+    }
+
+    @Test
+    void anEmptyAnswerOrAnUnknownStatusIsAProtocolError() {
+        assertThatThrownBy(() -> DialBackMessages.decodeAnswer(new byte[0]))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("empty dial-back answer");
+        byte[] unknown = "?no".getBytes(StandardCharsets.UTF_8);
+        unknown[0] = (byte) Status.values().length;
+        assertThatThrownBy(() -> DialBackMessages.decodeAnswer(unknown))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("unknown dial-back status " + Status.values().length);
+    }
+
+    @Test
+    void randomBytesDecodeOrFailWithAProtocolErrorOnly() {
+        Random random = new Random(20261127L);
+        int decodedRequests = 0;
+        for (int i = 0; i < 20_000; i++) {
+            byte[] bytes = new byte[random.nextInt(48)];
+            random.nextBytes(bytes);
+            if (random.nextBoolean() && bytes.length > 0) {
+                bytes[0] = (byte) DialBackMessages.VERSION; // get past the version check often
+            }
+            try {
+                Request r = DialBackMessages.decodeRequest(bytes);
+                assertThat(r.virtualPort()).isBetween(1, 65_535);
+                assertThat(r.token()).hasSize(IdentityHandshake.TOKEN_LENGTH);
+                decodedRequests++;
+            } catch (ProtocolException expected) {
+                // refused, as bad input must be
+            }
+            try {
+                DialBackMessages.decodeAnswer(bytes);
+            } catch (ProtocolException expected) {
+                // refused, as bad input must be
+            }
+        }
+        assertThat(decodedRequests)
+                .as("the seeded input reaches the decoder's later fields")
+                .isGreaterThan(1_000);
+    }
+}
