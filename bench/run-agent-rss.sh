@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 15 §3: resident memory of one `traverse agent` carrying 20 exposes and 20 forwards, against
+# Resident memory of one `traverse agent` carrying 20 exposes and 20 forwards, against
 # one `traverse expose` and one `traverse forward` process. Everything on 127.0.0.1 with one hub;
 # each forward of the agent goes to one of its exposes, each expose to one of 20 local echo ports
 # (one Python process). RSS is read with `ps -o rss=` (KiB) after the JVMs settle: first idle, then

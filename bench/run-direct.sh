@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 2 benchmarks: plain loopback sockets vs direct Traverse connections (setup, throughput,
+# Plain loopback sockets vs direct Traverse connections (setup, throughput,
 # 1-byte RTT), run alternately round by round with every process pinned to one core.
 #
 #   bench/run-direct.sh                      # 7 rounds, about 8 minutes

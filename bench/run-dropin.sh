@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issues 12 §4 and 23 §3: connection setup as a user of the drop-in factories gets it. Connect +
+# Connection setup as a user of the drop-in factories gets it. Connect +
 # first byte, plain `new Socket(host, port)` against `new TraverseSocketFactory().createSocket(host,
 # port)` to a default-configuration server in another process (every interface), against nodes
 # bound to 127.0.0.1 only, and against plain TCP plus one request and reply (the floor of any

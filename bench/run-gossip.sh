@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21, item 5: gossip and routing at 1,000 hubs. Real hubs (Netty, 127.0.0.1) spread over a few
+# Gossip and routing at 1,000 hubs. Real hubs (Netty, 127.0.0.1) spread over a few
 # child JVMs, linked as a sparse random graph (each hub dials 3 hubs started before it; nobody
 # advertises, so no mesh forms). Measures the time until every hub routes by shortest paths again
 # after a hub dies and after a new hub joins (p50/max over --changes of each; target 3 s), and the

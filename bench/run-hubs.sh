@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 3 hub scenarios: convergence of 100 in-process hubs, route withdrawal after a hub hangs
+# Hub scenarios: convergence of 100 in-process hubs, route withdrawal after a hub hangs
 # (SIGSTOP), side-channel round trips across 3 hubs, one hub with 1,000 nodes. Pinned to one core
 # like the other benchmarks (CPU=1 picks another; CPU=0,1 gives both, as the 100-hub figure uses).
 #

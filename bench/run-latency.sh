@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Long-poll event latency (issue 14), RobustTrav's measurement (papers/robusttrav-longpolling.txt
+# Long-poll event latency, RobustTrav's measurement (papers/robusttrav-longpolling.txt
 # §5.1): 50 nodes whose hub link is a long-poll session each receive one sequence-numbered,
 # timestamped event every 30 ms from a TCP-linked publisher, through one hub (a child JVM) on
 # loopback; losses, order violations, min/avg/p99/max latency per point.

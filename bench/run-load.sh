@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 21: the hub under load and churn, after CastGate's load and stress tests. On loopback: one hub JVM,
+# The hub under load and churn, after CastGate's load and stress tests. On loopback: one hub JVM,
 # one server JVM (server nodes that hash each relayed stream to EOF and answer length + SHA-256, echoing
 # each chunk's timestamp), client JVMs of emulated nodes (Traverse.start each, traverse.modules=routed),
 # every connection writing seeded random bytes at a steady pace (--chunk every --interval-ms) and verified

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13: throughput through a port mapped on a NAT router (miniupnpd in a testbed router)
+# Throughput through a port mapped on a NAT router (miniupnpd in a testbed router)
 # against a direct connection between the same two hosts. Markdown on stdout, progress on stderr.
 # Needs root (namespaces, nft) and miniupnpd (Debian miniupnpd-nftables). Not pinned: 3 JVMs.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 14 benchmark: routed throughput through one hub, with the client's node linked over a
+# Routed throughput through one hub, with the client's node linked over a
 # real HTTP proxy's CONNECT tunnel (tinyproxy, and squid if installed; child processes) against
 # the same path over a plain TCP link; 1-byte RTT for information. Every process is pinned to one core.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4: first connection to a node behind a silently dropping (simulated) firewall, won by the
+# First connection to a node behind a silently dropping (simulated) firewall, won by the
 # reverse module. Pinned to one core like the other benchmarks (CPU=1 picks another; CPU=all does
 # not pin).
 #

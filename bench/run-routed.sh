@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 4 relay benchmarks: plain loopback TCP vs a socat relay vs routed Traverse connections
+# Relay benchmarks: plain loopback TCP vs a socat relay vs routed Traverse connections
 # through 1, 2 and 3 hubs (each hub its own JVM), throughput and 1-byte RTT, contenders rotated
 # round by round, with every process (benchmark forks, hubs, socat) pinned to one core.
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 22 §3: splice between a NAT whose stack resets unsolicited SYNs (lab) and a home NAT behind
+# Splice between a NAT whose stack resets unsolicited SYNs (lab) and a home NAT behind
 # a carrier NAT that resets too, on namespaces with real kernel NAT, the internet's routers played
 # by the testbed's user-space switch (router hops, optional WAN latency). Needs root and gcc. Not
 # pinned: three JVMs (hub and two nodes) and the switch share the machine.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 13: the splice module between two port-keeping NATs (one firewall rejects, one drops)
+# The splice module between two port-keeping NATs (one firewall rejects, one drops)
 # and against a port-randomising NAT, on namespaces with real kernel NAT. Needs root. Not pinned:
 # five JVMs (hub and four nodes) share the machine.
 #
