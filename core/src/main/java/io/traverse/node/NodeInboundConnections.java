@@ -32,18 +32,14 @@ final class NodeInboundConnections implements InboundConnections {
 
     @Override
     public void checkListening(int virtualPort) throws AttemptFailedException {
-        AcceptQueue queue = ports.lookup(virtualPort);
-        if (queue == null || queue.isClosed()) {
-            throw new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
+        if (bound(virtualPort).isClosed()) {
+            throw nothingListens(virtualPort);
         }
     }
 
     @Override
     public PortSlot reserve(int virtualPort) throws AttemptFailedException {
-        AcceptQueue queue = ports.lookup(virtualPort);
-        if (queue == null) {
-            throw new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
-        }
+        AcceptQueue queue = bound(virtualPort);
         if (!queue.tryReserve()) {
             throw new AttemptFailedException(
                     FailureScope.TARGET,
@@ -64,5 +60,18 @@ final class NodeInboundConnections implements InboundConnections {
                 queue.release();
             }
         };
+    }
+
+    /** The backlog of a bound virtual port (closing or not). */
+    private AcceptQueue bound(int virtualPort) throws AttemptFailedException {
+        AcceptQueue queue = ports.lookup(virtualPort);
+        if (queue == null) {
+            throw nothingListens(virtualPort);
+        }
+        return queue;
+    }
+
+    private static AttemptFailedException nothingListens(int virtualPort) {
+        return new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
     }
 }
