@@ -30,7 +30,7 @@ import java.net.UnknownHostException;
  * and several system property look-ups (a tenth of the client's work in a loopback setup).
  * Other addresses go through the JVM's proxy settings as {@code new Socket()} does.
  */
-abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
+public abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
     protected final InetSocketAddress address;
     protected final Deadline deadline;
     private final ConnectOptions options;
@@ -39,7 +39,7 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
     private volatile boolean expired;
     private volatile boolean connected;
 
-    SocketAttempt(InetSocketAddress address, Deadline deadline, ConnectOptions options) {
+    protected SocketAttempt(InetSocketAddress address, Deadline deadline, ConnectOptions options) {
         this.address = address;
         this.deadline = deadline;
         this.options = options;
@@ -144,7 +144,7 @@ abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
         return described;
     }
 
-    static void closeQuietly(Socket s) {
+    public static void closeQuietly(Socket s) {
         if (s == null) {
             return;
         }

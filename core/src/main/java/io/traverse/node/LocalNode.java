@@ -7,7 +7,6 @@ import io.traverse.TraverseConfig;
 import io.traverse.TraverseConfigException;
 import io.traverse.TraverseListener;
 import io.traverse.VirtualSocketAddress;
-import io.traverse.connect.DirectConnector;
 import io.traverse.connect.HubModuleCache;
 import io.traverse.connect.ModuleCounters;
 import io.traverse.connect.ModuleRacer;
@@ -35,6 +34,8 @@ import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.ConnectionModuleProvider;
+import io.traverse.spi.HandshakeDialer;
+import io.traverse.spi.HandshakeDialerProvider;
 import io.traverse.spi.InboundConnections;
 import io.traverse.spi.MeasuredConnection;
 import io.traverse.spi.ModuleContext;
@@ -87,7 +88,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final VirtualPortTable ports = new VirtualPortTable();
     private final ReverseRendezvous rendezvous = new ReverseRendezvous();
     private final ExecutorService attemptExecutor;
-    private final DirectConnector directConnector;
+    private final HandshakeDialer handshakeDialer;
     private final PlainConnector plainConnector;
     private final HostNameResolver names;
     private final ModuleCounters counters = new ModuleCounters();
@@ -143,8 +144,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                     new SynchronousQueue<>(),
                     daemonThreads(threadPrefix + "-connect"));
             long stagger = config.connectStagger().toNanos();
-            this.directConnector = new DirectConnector(
-                    () -> identity, reachableInterfaces, all, bind, stagger, attemptExecutor, httpOnlyWayOut(config));
+            this.handshakeDialer = HandshakeDialers.load(new HandshakeDialerProvider.Setup(
+                    () -> identity, reachableInterfaces, all, bind, stagger, attemptExecutor, httpOnlyWayOut(config)));
             this.plainConnector = new PlainConnector(stagger, attemptExecutor);
             this.names = new HostNameResolver(
                     HostNameResolver.Dns.SYSTEM, hubNames(), config.hubTimeout(), daemonThreads(threadPrefix + "-dns"));
@@ -287,7 +288,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 config,
                 () -> identity,
                 reachableInterfaces,
-                directConnector,
+                handshakeDialer,
                 hubLink,
                 inboundConnections,
                 events,

@@ -5,12 +5,12 @@ import io.traverse.HubLinkStatus;
 import io.traverse.SideChannel;
 import io.traverse.TraverseConfig;
 import io.traverse.config.HttpProxy;
-import io.traverse.connect.DirectConnector;
 import io.traverse.hublink.HubLink;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.listen.NodeListener;
 import io.traverse.spi.AdvertisedExternal;
+import io.traverse.spi.HandshakeDialer;
 import io.traverse.spi.InboundConnections;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ModuleEvents;
@@ -29,7 +29,7 @@ final class NodeModuleContext implements ModuleContext {
     private final TraverseConfig config;
     private final Supplier<NodeIdentity> identity;
     private final LocalInterfaces interfaces;
-    private final DirectConnector directConnector;
+    private final HandshakeDialer handshakeDialer;
     private final HubLink hubLink;
     private final InboundConnections inbound;
     private final ModuleEvents events;
@@ -41,7 +41,7 @@ final class NodeModuleContext implements ModuleContext {
             TraverseConfig config,
             Supplier<NodeIdentity> identity,
             LocalInterfaces interfaces,
-            DirectConnector directConnector,
+            HandshakeDialer handshakeDialer,
             HubLink hubLink,
             InboundConnections inbound,
             ModuleEvents events,
@@ -51,7 +51,7 @@ final class NodeModuleContext implements ModuleContext {
         this.config = config;
         this.identity = identity;
         this.interfaces = interfaces;
-        this.directConnector = directConnector;
+        this.handshakeDialer = handshakeDialer;
         this.hubLink = hubLink;
         this.inbound = inbound;
         this.events = events;
@@ -76,8 +76,8 @@ final class NodeModuleContext implements ModuleContext {
     }
 
     @Override
-    public DirectConnector directConnector() {
-        return directConnector;
+    public HandshakeDialer handshakeDialer() {
+        return handshakeDialer;
     }
 
     @Override

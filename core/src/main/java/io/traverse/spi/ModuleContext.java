@@ -4,7 +4,6 @@ import io.traverse.HubDirectory;
 import io.traverse.HubLinkStatus;
 import io.traverse.SideChannel;
 import io.traverse.TraverseConfig;
-import io.traverse.connect.DirectConnector;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
 
@@ -18,7 +17,7 @@ public interface ModuleContext {
     LocalInterfaces localInterfaces();
 
     /** Staggered TCP connects with the identity handshake, for every module that ends in a kernel socket. */
-    DirectConnector directConnector();
+    HandshakeDialer handshakeDialer();
 
     /** Control messages to other nodes through the hubs (reverse, splice and routed are built on it). */
     SideChannel sideChannel();

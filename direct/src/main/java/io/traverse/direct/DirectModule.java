@@ -11,7 +11,8 @@ import io.traverse.ssh.SshGateways;
 /**
  * Direct connections (paper §3.3.3 "Direct", built on §3.2.2): the target's own addresses, tried
  * in heuristic order as staggered parallel connects, each checked with the identity handshake.
- * The machinery lives in core's {@code DirectConnector}, because reverse dials back with it too.
+ * The machinery is {@link DirectConnector}, the node's {@link io.traverse.spi.HandshakeDialer},
+ * because reverse dials back with it too; this module adds the SSH tunnels and the port mapping.
  */
 final class DirectModule implements ConnectionModule {
     private final ModuleContext context;
@@ -22,15 +23,21 @@ final class DirectModule implements ConnectionModule {
     /** The gateways as the dialer's tunnels; null with them. */
     private final SshTunnels tunnels;
 
+    /** The node's dialer; null when another dialer than this module's is on the class path (tests). */
+    private final DirectConnector connector;
+
     DirectModule(ModuleContext context) {
         this.context = context;
+        this.connector = context.handshakeDialer() instanceof DirectConnector own ? own : null;
         this.sshGateways = context.config().sshTunnels().isEmpty()
                 ? null
                 : new SshGateways(context.config().sshTunnels());
         this.tunnels = sshGateways == null ? null : new SshTunnels(sshGateways);
         if (sshGateways != null) {
-            // The reverse module's dial-backs reach the same sites as this module's CONNECTs.
-            context.directConnector().useTunnelsForDialBacks(tunnels);
+            if (connector != null) {
+                // The reverse module's dial-backs reach the same sites as this module's CONNECTs.
+                connector.useTunnelsForDialBacks(tunnels);
+            }
             // A connection right after start (a pool, a command-line tool) should find the session up, not race its
             // login.
             sshGateways.logInInBackground();
@@ -45,10 +52,10 @@ final class DirectModule implements ConnectionModule {
 
     @Override
     public ConnectionAttempt plan(ConnectRequest request) throws AttemptFailedException {
-        if (tunnels != null) {
-            return context.directConnector().attemptWithTunnels(request, tunnels);
+        if (tunnels != null && connector != null) {
+            return connector.attemptWithTunnels(request, tunnels);
         }
-        return context.directConnector().attempt(request);
+        return context.handshakeDialer().attempt(request);
     }
 
     @Override
@@ -57,7 +64,9 @@ final class DirectModule implements ConnectionModule {
             portMapping.close();
         }
         if (sshGateways != null) {
-            context.directConnector().useTunnelsForDialBacks(null);
+            if (connector != null) {
+                connector.useTunnelsForDialBacks(null);
+            }
             sshGateways.close();
         }
     }

@@ -1,6 +1,5 @@
 package io.traverse.direct;
 
-import io.traverse.connect.Tunnels;
 import io.traverse.protocol.Deadline;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;

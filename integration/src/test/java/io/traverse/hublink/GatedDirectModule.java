@@ -36,7 +36,7 @@ public final class GatedDirectModule implements ConnectionModuleProvider {
 
             @Override
             public ConnectionAttempt plan(ConnectRequest request) throws java.io.IOException {
-                ConnectionAttempt direct = context.directConnector().attempt(request);
+                ConnectionAttempt direct = context.handshakeDialer().attempt(request);
                 return new ConnectionAttempt() {
                     @Override
                     public java.net.Socket connect() throws java.io.IOException {

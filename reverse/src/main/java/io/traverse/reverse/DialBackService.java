@@ -121,8 +121,8 @@ final class DialBackService implements SideChannelHandler {
         Socket socket;
         try {
             // Also through this node's SSH tunnels, if its direct module has any (a node only SSH reaches).
-            socket = context.directConnector()
-                    .attempt(back, request.token(), slotHolder::take)
+            socket = context.handshakeDialer()
+                    .dialBack(back, request.token(), slotHolder::take)
                     .connect();
         } catch (IOException e) {
             slotHolder.giveBack(); // and no address still connecting may take one now

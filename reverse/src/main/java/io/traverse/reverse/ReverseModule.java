@@ -84,7 +84,7 @@ final class ReverseModule implements ConnectionModule {
 
     private boolean dialBackIsLongShot(ConnectRequest request) {
         return dialBackIsLongShot(
-                context.localIdentity(), context.directConnector().onOtherPrivateNetworks(request.target()));
+                context.localIdentity(), context.handshakeDialer().onOtherPrivateNetworks(request.target()));
     }
 
     /**

@@ -6,10 +6,10 @@ import io.traverse.HubDirectory;
 import io.traverse.HubLinkStatus;
 import io.traverse.SideChannel;
 import io.traverse.TraverseConfig;
-import io.traverse.connect.DirectConnector;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.spi.AdvertisedExternal;
+import io.traverse.spi.HandshakeDialer;
 import io.traverse.spi.InboundConnections;
 import io.traverse.spi.ModuleContext;
 import io.traverse.spi.ModuleEvents;
@@ -297,7 +297,7 @@ class ListeningPortMappingTest {
         }
 
         @Override
-        public DirectConnector directConnector() {
+        public HandshakeDialer handshakeDialer() {
             throw new UnsupportedOperationException();
         }
 

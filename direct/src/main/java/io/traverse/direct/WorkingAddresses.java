@@ -1,4 +1,4 @@
-package io.traverse.connect;
+package io.traverse.direct;
 
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;

@@ -1,6 +1,9 @@
-package io.traverse.connect;
+package io.traverse.direct;
 
 import io.traverse.config.HttpProxy;
+import io.traverse.connect.InBandEndOfStreamSocket;
+import io.traverse.connect.SocketAttempt;
+import io.traverse.connect.StaggeredRace;
 import io.traverse.identity.AddressOrdering;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.LocalInterfaces;
@@ -12,6 +15,8 @@ import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.FailureScope;
+import io.traverse.spi.HandshakeDialer;
+import io.traverse.spi.HandshakeDialerProvider;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
@@ -34,13 +39,14 @@ import java.util.function.Supplier;
 /**
  * Direct connection setup (paper §3.2.2): the target's addresses in heuristic order, tried as
  * staggered parallel TCP connects, each followed by the identity handshake. The winner is the
- * kernel {@link Socket} itself. Shared by every module whose result is a direct socket.
+ * kernel {@link Socket} itself. It is the node's {@link HandshakeDialer}: reverse dials back
+ * with it too.
  *
  * <p>Which addresses to try, in which order, is worked out once per target identity
  * ({@link AddressOrdering}; identities are immutable and the interfaces fixed for the node's life)
  * and kept in a bounded cache: a connection to a known node does no address arithmetic.
  */
-public final class DirectConnector {
+final class DirectConnector implements HandshakeDialer {
     /** Target identities whose candidates are kept; the cache starts over when it is full. */
     static final int MAX_PLANNED_TARGETS = 1024;
     /** How long a direct attempt waits at most, before it dials, for a tunnel's login under way. */
@@ -84,41 +90,14 @@ public final class DirectConnector {
      */
     private volatile Tunnels dialBackTunnels;
 
-    /**
-     * @param localInterfaces the interfaces this node listens on (all, or those of its bind address)
-     * @param hostInterfaces  every interface of this host: addresses that reach this host, not a remote target
-     * @param bindAddress     the address the node listens on when it listens on one only (null: all)
-     */
-    public DirectConnector(
-            Supplier<NodeIdentity> localIdentity,
-            LocalInterfaces localInterfaces,
-            LocalInterfaces hostInterfaces,
-            InetAddress bindAddress,
-            long staggerNanos,
-            Executor executor) {
-        this(localIdentity, localInterfaces, hostInterfaces, bindAddress, staggerNanos, executor, null);
-    }
-
-    /**
-     * @param httpProxy the HTTP proxy that is this node's way out, or null: addresses it
-     *        applies to that are not on one of this host's own networks are not dialled, since only
-     *        the proxy could reach them and it carries the hub link alone
-     */
-    public DirectConnector(
-            Supplier<NodeIdentity> localIdentity,
-            LocalInterfaces localInterfaces,
-            LocalInterfaces hostInterfaces,
-            InetAddress bindAddress,
-            long staggerNanos,
-            Executor executor,
-            HttpProxy httpProxy) {
-        this.httpProxy = httpProxy;
-        this.localIdentity = localIdentity;
-        this.localInterfaces = localInterfaces;
-        this.hostInterfaces = hostInterfaces;
-        this.sourceAddress = needsExplicitSource(bindAddress) ? bindAddress : null;
-        this.staggerNanos = staggerNanos;
-        this.executor = executor;
+    DirectConnector(HandshakeDialerProvider.Setup setup) {
+        this.httpProxy = setup.httpOnlyWayOut();
+        this.localIdentity = setup.localIdentity();
+        this.localInterfaces = setup.localInterfaces();
+        this.hostInterfaces = setup.hostInterfaces();
+        this.sourceAddress = needsExplicitSource(setup.bindAddress()) ? setup.bindAddress() : null;
+        this.staggerNanos = setup.staggerNanos();
+        this.executor = setup.executor();
     }
 
     /** Which of the target's addresses to dial, in order, and which not (with why); cached per identity. */
@@ -139,64 +118,34 @@ public final class DirectConnector {
         return planned;
     }
 
-    /**
-     * True if every direct address of {@code target} is a private or link-local address of a
-     * network this node is not on, and none has worked before: SYNs to them are mostly dropped on
-     * the way, and a dial-back from there to this node's private addresses mostly goes nowhere.
-     */
+    @Override
     public boolean onOtherPrivateNetworks(NodeIdentity target) {
         return candidatesFor(target).onlyOtherNetworksPrivate() && workingAddresses.known(target) == null;
     }
 
-    /**
-     * Plans a direct connection to the request's target.
-     *
-     * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
-     */
+    @Override
     public ConnectionAttempt attempt(ConnectRequest request) throws AttemptFailedException {
-        return attempt(request, null);
+        return plan(request, null, null, null);
     }
 
     /**
-     * Plans a direct connection that the target asked for (the reverse module): the handshake is
-     * a REVERSE one with the target's token, and the request's virtual port is this node's own,
-     * where the connection will be accepted. With a token, addresses that the tunnels handed to
-     * {@link #useTunnelsForDialBacks} lead to are tried through them too, as for a CONNECT.
-     *
-     * @param reverseToken the token, or null for an ordinary CONNECT (a PROBE for a probe request)
-     * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
+     * With a token, addresses that the tunnels handed to {@link #useTunnelsForDialBacks} lead to
+     * are tried through them too, as for a CONNECT.
      */
-    public ConnectionAttempt attempt(ConnectRequest request, byte[] reverseToken) throws AttemptFailedException {
-        return attempt(request, reverseToken, null);
-    }
-
-    /**
-     * Something to do once a TCP connection is up and before its identity handshake goes out: a
-     * dial-back takes its backlog slot there, so the handshake's arrival tells the dialler the slot
-     * is taken. A failure ends the attempt with it.
-     */
-    @FunctionalInterface
-    public interface BeforeHandshake {
-        void run() throws IOException;
-    }
-
-    /**
-     * As {@link #attempt(ConnectRequest, byte[])}, running {@code beforeHandshake} (may be null) on
-     * every address whose TCP connection is up, before its handshake is sent; it must be idempotent.
-     */
-    public ConnectionAttempt attempt(ConnectRequest request, byte[] reverseToken, BeforeHandshake beforeHandshake)
+    @Override
+    public ConnectionAttempt dialBack(ConnectRequest request, byte[] reverseToken, BeforeHandshake beforeHandshake)
             throws AttemptFailedException {
-        return plan(request, reverseToken, reverseToken == null ? null : dialBackTunnels, beforeHandshake);
+        return plan(request, reverseToken, dialBackTunnels, beforeHandshake);
     }
 
     /**
-     * The tunnels a dial-back ({@link #attempt(ConnectRequest, byte[])} with a token) may go through,
+     * The tunnels a dial-back ({@link #dialBack}) may go through,
      * as {@link #attemptWithTunnels} does for a CONNECT: the direct module, which owns this node's
      * SSH tunnels, hands them over here so that the reverse module (which knows no SSH) uses the same.
      *
      * @param tunnels null: dial-backs use plain TCP only
      */
-    public void useTunnelsForDialBacks(Tunnels tunnels) {
+    void useTunnelsForDialBacks(Tunnels tunnels) {
         this.dialBackTunnels = tunnels;
     }
 
@@ -208,7 +157,7 @@ public final class DirectConnector {
      * @param tunnels null: plain TCP only
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no direct address
      */
-    public ConnectionAttempt attemptWithTunnels(ConnectRequest request, Tunnels tunnels) throws AttemptFailedException {
+    ConnectionAttempt attemptWithTunnels(ConnectRequest request, Tunnels tunnels) throws AttemptFailedException {
         return plan(request, null, tunnels, null);
     }
 

@@ -1,4 +1,4 @@
-package io.traverse.connect;
+package io.traverse.direct;
 
 import io.traverse.protocol.Deadline;
 import java.io.IOException;
