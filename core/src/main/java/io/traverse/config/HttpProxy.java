@@ -231,6 +231,17 @@ public final class HttpProxy {
         return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + port;
     }
 
+    /**
+     * {@code host:port} of a destination as an HTTP request's target (a CONNECT's, a long-poll
+     * session's {@code Host}): its name if it has one unresolved, else its address.
+     */
+    public static String authorityOf(java.net.InetSocketAddress destination) {
+        String host = destination.isUnresolved() || destination.getAddress() == null
+                ? destination.getHostString()
+                : destination.getAddress().getHostAddress();
+        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + destination.getPort();
+    }
+
     public Optional<String> user() {
         return Optional.ofNullable(user);
     }

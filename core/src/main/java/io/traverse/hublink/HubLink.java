@@ -19,6 +19,7 @@ import io.traverse.discovery.HubFinder;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.spi.LongPollTransport;
 import io.traverse.spi.RelayLink;
 import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.LinkAddress;
@@ -98,6 +99,9 @@ public final class HubLink implements Closeable {
     private final NodeSideChannel sideChannel;
     private final NodeHubDirectory directory;
     private final NodeRelayLink relayLink;
+    /** Opens long-poll sessions, when the link needs one. */
+    private final LongPollTransport longPollTransport = LongPollTransports.load();
+
     private final AtomicBoolean released = new AtomicBoolean();
     /** Set once the node's addresses changed at run time: each link then re-announces them when it comes up. */
     private volatile boolean identityChanges;
@@ -434,7 +438,11 @@ public final class HubLink implements Closeable {
     private void dialLongPoll(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
         long timeoutMillis = config.hubTimeout().toMillis();
         String identityText = identityWithHub.apply(resolved).toText();
-        LongPollClient.open(loop, resolved, proxy, nodeId, config.longPoll(), timeoutMillis)
+        LongPollTransport.Way way = proxy == null
+                ? new LongPollTransport.Way(resolved, null, null)
+                : new LongPollTransport.Way(resolved, proxy.proxy(), proxy.address());
+        longPollTransport
+                .open(loop, LinkEventLoops.channelClass(), way, nodeId, config.longPoll(), timeoutMillis)
                 .whenComplete((client, failure) -> loop.execute(() -> {
                     if (failure != null) {
                         Throwable cause = failure instanceof CompletionException && failure.getCause() != null
@@ -443,7 +451,7 @@ public final class HubLink implements Closeable {
                         attemptFailed(r, hub, cause.getMessage(), false);
                         return;
                     }
-                    io.traverse.longpolling.SessionChannel channel = client.channel;
+                    io.traverse.longpolling.SessionChannel channel = client.channel();
                     CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
                     LinkPipeline.installCodec(channel.pipeline());
                     channel.pipeline()

@@ -31,10 +31,7 @@ record ProxyRoute(HttpProxy proxy, InetSocketAddress address) {
 
     /** {@code host:port} of a hub as a CONNECT target: its name if it has one unresolved, else its address. */
     static String authority(InetSocketAddress hub) {
-        String host = hub.isUnresolved() || hub.getAddress() == null
-                ? hub.getHostString()
-                : hub.getAddress().getHostAddress();
-        return (host.indexOf(':') >= 0 ? "[" + host + "]" : host) + ":" + hub.getPort();
+        return HttpProxy.authorityOf(hub);
     }
 
     /** Says that the proxy would not tunnel to the hub, naming both and the proxy's answer. */

@@ -1,11 +1,10 @@
 /**
- * The {@code longpoll} connection module (papers/robusttrav-longpolling.txt): virtual
- * connections whose local leg is the node's long-poll session with its hub, for sites whose only
- * way out is an HTTP proxy that refuses CONNECT. The session itself is the hub link
- * ({@code io.traverse.hublink.LongPollClient} in core, {@code io.traverse.hub.longpoll} in the
- * hub); over it this module opens the same relayed connections as the routed module (credit
- * windows, half-close, probes), on the node's one table of them, which is why it depends on
- * traverse-routed. It plans an attempt only while the hub link is a long-poll session; routed
- * then leaves the request to it.
+ * The long-poll transport of the hub link (papers/robusttrav-longpolling.txt), for sites whose
+ * only way out is an HTTP proxy that refuses CONNECT: {@link io.traverse.longpoll.LongPollClient}
+ * carries the link's bytes in HTTP requests, through the proxy or straight to the hub's link port,
+ * over {@link io.traverse.longpoll.SessionHttpConnection}s. Core's hub link finds it as its
+ * {@link io.traverse.spi.LongPollTransport}; the hub's end is {@code io.traverse.hub.longpoll}. The
+ * relayed connections that run over such a link are routed's (the {@code longpoll} connection
+ * module, {@code io.traverse.routed.LongPollModuleProvider}).
  */
 package io.traverse.longpoll;

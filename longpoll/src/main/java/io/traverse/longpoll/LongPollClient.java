@@ -1,15 +1,18 @@
-package io.traverse.hublink;
+package io.traverse.longpoll;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.PooledByteBufAllocator;
+import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
 import io.netty.channel.WriteBufferWaterMark;
 import io.netty.handler.codec.http.FullHttpResponse;
 import io.netty.handler.codec.http.HttpMethod;
+import io.traverse.config.HttpProxy;
 import io.traverse.identity.NodeId;
 import io.traverse.longpolling.LongPollProtocol;
 import io.traverse.longpolling.SessionChannel;
 import io.traverse.settings.LongPollSettings;
+import io.traverse.spi.LongPollTransport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -35,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * from it at once. Basic proxy authentication is sent preemptively when a user is set, as the
  * CONNECT request does.
  */
-final class LongPollClient implements SessionChannel.Pump {
+final class LongPollClient implements SessionChannel.Pump, LongPollTransport.Session {
     private static final Logger log = LoggerFactory.getLogger(LongPollClient.class);
     /** Downstream bytes the link has not read yet before the next poll waits (flow control). */
     private static final long INBOUND_LIMIT = 2L * 1024 * 1024;
@@ -54,7 +57,7 @@ final class LongPollClient implements SessionChannel.Pump {
     private final long waitMillis;
     private final int batchSize;
     private final String route;
-    final SessionChannel channel;
+    private final SessionChannel channel;
     private EventLoop loop;
     private long received;
     private boolean polling;
@@ -89,27 +92,33 @@ final class LongPollClient implements SessionChannel.Pump {
     /**
      * Opens a session at the hub (its link port), through {@code proxy} when not null, on
      * {@code loop} (the link's). Completes with the client whose {@link #channel} is ready for the
-     * link pipeline, or fails with a {@link HubLinkException} saying why.
+     * link pipeline, or fails with an {@link IOException} saying why.
      */
-    static CompletableFuture<LongPollClient> open(
+    static CompletableFuture<LongPollTransport.Session> open(
             EventLoop loop,
-            InetSocketAddress hub,
-            ProxyRoute proxy,
+            Class<? extends Channel> channelClass,
+            LongPollTransport.Way way,
             NodeId node,
             LongPollSettings settings,
             long timeoutMillis) {
-        String authority = ProxyRoute.authority(hub);
+        InetSocketAddress hub = way.hub();
+        HttpProxy proxy = way.proxy();
+        String authority = HttpProxy.authorityOf(hub);
         String route = proxy == null
                 ? "long-poll session with hub " + authority
-                : "long-poll session through HTTP proxy " + proxy.proxy().authority() + " ("
-                        + proxy.proxy().origin() + ") with hub " + authority;
-        String authorization =
-                proxy == null ? null : proxy.proxy().basicAuthorization().orElse(null);
-        CompletableFuture<LongPollClient> opened = new CompletableFuture<>();
+                : "long-poll session through HTTP proxy " + proxy.authority() + " (" + proxy.origin() + ") with hub "
+                        + authority;
+        String authorization = proxy == null ? null : proxy.basicAuthorization().orElse(null);
+        CompletableFuture<LongPollTransport.Session> opened = new CompletableFuture<>();
         loop.execute(() -> {
             SessionHttpConnection http = new SessionHttpConnection(
-                    loop, proxy == null ? hub : proxy.address(), authority, proxy != null, authorization, (int)
-                            Math.min(CONNECT_TIMEOUT_MILLIS, timeoutMillis));
+                    loop,
+                    channelClass,
+                    proxy == null ? hub : way.proxyAddress(),
+                    authority,
+                    proxy != null,
+                    authorization,
+                    (int) Math.min(CONNECT_TIMEOUT_MILLIS, timeoutMillis));
             String path = LongPollProtocol.OPEN + "?wait="
                     + settings.serverTimeout().toMillis() + "&batch=" + settings.batchSize() + "&timespan="
                     + settings.batchTimespan().toMillis();
@@ -122,7 +131,7 @@ final class LongPollClient implements SessionChannel.Pump {
                     .whenComplete((response, failure) -> {
                         try {
                             opened.complete(opened(http, response, failure, hub, proxy, node, settings, route));
-                        } catch (HubLinkException e) {
+                        } catch (IOException e) {
                             http.close();
                             opened.completeExceptionally(new CompletionException(e));
                         } finally {
@@ -140,22 +149,20 @@ final class LongPollClient implements SessionChannel.Pump {
             FullHttpResponse response,
             Throwable failure,
             InetSocketAddress hub,
-            ProxyRoute proxy,
+            HttpProxy proxy,
             NodeId node,
             LongPollSettings settings,
             String route)
-            throws HubLinkException {
+            throws IOException {
         if (failure != null) {
-            throw new HubLinkException("cannot open a " + route + ": " + describe(failure), failure);
+            throw new IOException("cannot open a " + route + ": " + describe(failure), failure);
         }
         int status = response.status().code();
         if (status != 201) {
             String body = response.content().toString(StandardCharsets.UTF_8);
-            throw new HubLinkException(
-                    "cannot open a " + route + ": it answered " + status
-                            + (body.isBlank() ? "" : " (" + body.strip() + ")")
-                            + (proxy != null && status == 407 ? " (the proxy wants a valid user and password)" : ""),
-                    false);
+            throw new IOException("cannot open a " + route + ": it answered " + status
+                    + (body.isBlank() ? "" : " (" + body.strip() + ")")
+                    + (proxy != null && status == 407 ? " (the proxy wants a valid user and password)" : ""));
         }
         String id = header(response, LongPollProtocol.SESSION, "");
         String secret = header(response, LongPollProtocol.SECRET, "");
@@ -165,8 +172,7 @@ final class LongPollClient implements SessionChannel.Pump {
                 settings.serverTimeout().toMillis());
         long batch = number(response, LongPollProtocol.BATCH_SIZE, settings.batchSize());
         if (!id.matches("[0-9a-f]{32}") || secret.isEmpty()) {
-            throw new HubLinkException(
-                    "cannot open a " + route + ": the answer names no session (is this a Traverse hub?)", false);
+            throw new IOException("cannot open a " + route + ": the answer names no session (is this a Traverse hub?)");
         }
         return new LongPollClient(
                 http,
@@ -197,13 +203,20 @@ final class LongPollClient implements SessionChannel.Pump {
         }
     }
 
+    @Override
+    public SessionChannel channel() {
+        return channel;
+    }
+
     /** What the hub link status and `traverse diagnose` say about this way to the hub. */
-    String route() {
+    @Override
+    public String route() {
         return route;
     }
 
     /** Starts polling once the channel is registered on {@code eventLoop} (the loop the session was opened on). */
-    void start(EventLoop eventLoop) {
+    @Override
+    public void start(EventLoop eventLoop) {
         this.loop = eventLoop;
         loop.execute(() -> {
             poll();

@@ -1,4 +1,4 @@
-package io.traverse.hublink;
+package io.traverse.longpoll;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.buffer.ByteBuf;
@@ -44,6 +44,7 @@ final class SessionHttpConnection {
     private static final int MAX_HEADER = 16 * 1024;
 
     private final EventLoop loop;
+    private final Class<? extends Channel> channelClass;
     private final InetSocketAddress target;
     private final String host;
     /** {@code http://host:port} before every path when the request goes to a proxy; empty straight to the hub. */
@@ -57,6 +58,7 @@ final class SessionHttpConnection {
     private boolean closed;
 
     /**
+     * @param channelClass       the socket channel class of {@code loop}'s transport (epoll or NIO)
      * @param target             where the TCP connection goes: the proxy's address, or the hub's
      * @param hubAuthority       {@code host:port} of the hub (the {@code Host} header)
      * @param throughProxy       whether {@code target} is a proxy (absolute-form request targets)
@@ -64,12 +66,14 @@ final class SessionHttpConnection {
      */
     SessionHttpConnection(
             EventLoop loop,
+            Class<? extends Channel> channelClass,
             InetSocketAddress target,
             String hubAuthority,
             boolean throughProxy,
             String proxyAuthorization,
             int connectTimeoutMillis) {
         this.loop = loop;
+        this.channelClass = channelClass;
         this.target = target;
         this.host = hubAuthority;
         this.targetPrefix = throughProxy ? "http://" + hubAuthority : "";
@@ -80,7 +84,7 @@ final class SessionHttpConnection {
     /** A connection to the same place (the session's second one: an upstream request runs while a poll is held). */
     SessionHttpConnection sibling() {
         return new SessionHttpConnection(
-                loop, target, host, !targetPrefix.isEmpty(), proxyAuthorization, connectTimeoutMillis);
+                loop, channelClass, target, host, !targetPrefix.isEmpty(), proxyAuthorization, connectTimeoutMillis);
     }
 
     /**
@@ -121,7 +125,7 @@ final class SessionHttpConnection {
     private void connect(FullHttpRequest request, CompletableFuture<FullHttpResponse> answer) {
         ChannelFuture connecting = new Bootstrap()
                 .group(loop)
-                .channel(LinkEventLoops.channelClass())
+                .channel(channelClass)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, connectTimeoutMillis)
                 .option(ChannelOption.TCP_NODELAY, true)
                 .handler(new ChannelInitializer<>() {

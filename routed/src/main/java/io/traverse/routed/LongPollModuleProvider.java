@@ -1,7 +1,6 @@
-package io.traverse.longpoll;
+package io.traverse.routed;
 
 import io.traverse.HubLinkStatus;
-import io.traverse.routed.RoutedModuleProvider;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.ConnectionModuleProvider;
 import io.traverse.spi.ModuleContext;
