@@ -113,7 +113,7 @@ public final class Traverse implements Closeable {
     /** How a socket this node connected to a virtual address, or accepted on a virtual port, was made. */
     public Optional<ConnectionInfo> connectionInfo(Socket socket) {
         if (socket instanceof TraverseSocket ts) {
-            return ts.delegate().flatMap(node::connectionInfo);
+            return ts.connection().flatMap(node::connectionInfo);
         }
         return node.connectionInfo(socket);
     }
@@ -129,7 +129,7 @@ public final class Traverse implements Closeable {
      */
     public Optional<ConnectionStatistics> connectionStatistics(Socket socket) {
         if (socket instanceof TraverseSocket ts) {
-            return ts.delegate().flatMap(node::connectionStatistics);
+            return ts.connection().flatMap(node::connectionStatistics);
         }
         return node.connectionStatistics(socket);
     }

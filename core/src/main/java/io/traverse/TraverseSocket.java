@@ -1,11 +1,10 @@
 package io.traverse;
 
+import io.traverse.connect.ForwardingSocket;
 import io.traverse.node.Cancellation;
 import io.traverse.node.LocalNode;
 import io.traverse.spi.ConnectOptions;
 import java.io.IOException;
-import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.Socket;
@@ -13,7 +12,6 @@ import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketOption;
 import java.net.StandardSocketOptions;
-import java.nio.channels.SocketChannel;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -28,8 +26,12 @@ import java.util.Set;
  *
  * <p>{@link #getRemoteSocketAddress()} is the address given to {@code connect}, e.g. a
  * {@link VirtualSocketAddress}; {@link #getInetAddress()} the peer's real IP address.
+ * {@link #getChannel()} is null: the connection is not a kernel socket for every module.
+ *
+ * <p>Until {@code connect} there is no connection to forward to ({@link ForwardingSocket} with a
+ * null delegate): options, the local address and the close are kept here until it exists.
  */
-public class TraverseSocket extends Socket {
+public class TraverseSocket extends ForwardingSocket {
     private static volatile Integer systemReceiveBuffer;
     private static volatile Integer systemSendBuffer;
 
@@ -47,11 +49,6 @@ public class TraverseSocket extends Socket {
     TraverseSocket(LocalNode node) {
         super();
         this.node = node;
-    }
-
-    @Override
-    public void connect(SocketAddress endpoint) throws IOException {
-        connect(endpoint, 0);
     }
 
     /** Connects through the module chain; {@code timeout} 0 means the configured {@code traverse.connect.timeout}. */
@@ -145,46 +142,14 @@ public class TraverseSocket extends Socket {
     }
 
     /** The established connection, once there is one. */
-    java.util.Optional<Socket> delegate() {
+    java.util.Optional<Socket> connection() {
         return java.util.Optional.ofNullable(delegate);
     }
 
-    private Socket connected() throws SocketException {
-        if (closed) {
-            throw new SocketException("Socket is closed");
-        }
-        Socket s = delegate;
-        if (s == null) {
-            throw new SocketException("Socket is not connected");
-        }
-        return s;
-    }
-
-    /** The connection's own input stream. */
+    /** The established connection; null before {@code connect} has made one. */
     @Override
-    public InputStream getInputStream() throws IOException {
-        return connected().getInputStream();
-    }
-
-    /** The connection's own output stream. */
-    @Override
-    public OutputStream getOutputStream() throws IOException {
-        return connected().getOutputStream();
-    }
-
-    @Override
-    public void shutdownInput() throws IOException {
-        connected().shutdownInput();
-    }
-
-    @Override
-    public void shutdownOutput() throws IOException {
-        connected().shutdownOutput();
-    }
-
-    @Override
-    public void sendUrgentData(int data) throws IOException {
-        connected().sendUrgentData(data);
+    protected Socket delegate() {
+        return delegate;
     }
 
     @Override
@@ -222,25 +187,6 @@ public class TraverseSocket extends Socket {
     @Override
     public boolean isClosed() {
         return closed;
-    }
-
-    @Override
-    public boolean isInputShutdown() {
-        Socket s = delegate;
-        return s != null && s.isInputShutdown();
-    }
-
-    @Override
-    public boolean isOutputShutdown() {
-        Socket s = delegate;
-        return s != null && s.isOutputShutdown();
-    }
-
-    /** The peer's real IP address once connected. */
-    @Override
-    public InetAddress getInetAddress() {
-        Socket s = delegate;
-        return s == null ? null : s.getInetAddress();
     }
 
     /** The port connected to: the virtual port for a virtual address. */
@@ -290,12 +236,6 @@ public class TraverseSocket extends Socket {
         synchronized (lock) {
             return localBind;
         }
-    }
-
-    /** The connection's channel is not exposed: it may not be a kernel socket for every module. */
-    @Override
-    public SocketChannel getChannel() {
-        return null;
     }
 
     // ---- options: straight to the connection once it exists, remembered until then ----
@@ -465,11 +405,6 @@ public class TraverseSocket extends Socket {
             Socket s = delegate;
             return s != null ? s.getSoTimeout() : soTimeout;
         }
-    }
-
-    @Override
-    public void setPerformancePreferences(int connectionTime, int latency, int bandwidth) {
-        // no effect, as for the JDK's own sockets
     }
 
     @Override
