@@ -1,10 +1,6 @@
 package io.traverse.hublink;
 
-import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
-import io.netty.channel.ChannelFuture;
-import io.netty.channel.ChannelInitializer;
-import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoop;
 import io.traverse.HubDirectory;
 import io.traverse.HubLinkStatus;
@@ -13,19 +9,16 @@ import io.traverse.SideChannelException;
 import io.traverse.SideChannelException.Failure;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseListener;
-import io.traverse.config.HttpProxy;
 import io.traverse.discovery.DiscoveredHub;
 import io.traverse.discovery.HubFinder;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
-import io.traverse.spi.LongPollTransport;
 import io.traverse.spi.RelayLink;
 import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkMessage;
-import io.traverse.wire.LinkPipeline;
 import io.traverse.wire.LookupResult;
 import io.traverse.wire.NodeUpdate;
 import io.traverse.wire.Reject;
@@ -34,10 +27,8 @@ import io.traverse.wire.Result;
 import io.traverse.wire.SideMessage;
 import java.io.Closeable;
 import java.io.IOException;
-import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.SocketTimeoutException;
-import java.net.UnknownHostException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -70,6 +61,12 @@ import org.slf4j.LoggerFactory;
  * <p>All state is confined to one event loop of {@link LinkEventLoops}; public methods are
  * thread-safe and never block. Requests to the hub (name binding, lookups) are correlated by
  * id in a bounded table with deadlines.
+ *
+ * <p>One attempt at one hub (resolving, TCP, CONNECT or a long-poll session, the handshake) is a
+ * {@link HubLinkDial}; the session, its data link, the side channel, the directory, names and the
+ * relay link are classes of their own. What stays here is the link's state machine, longer than
+ * most classes because its fields change together on the loop: the round of attempts, the
+ * session and its switch to a data link, the status, the future that waiters are woken by.
  */
 public final class HubLink implements Closeable {
     static final Duration STAGGER = Duration.ofMillis(500);
@@ -100,8 +97,6 @@ public final class HubLink implements Closeable {
     private final NodeHubDirectory directory;
     private final NodeRelayLink relayLink;
     /** Opens long-poll sessions, when the link needs one. */
-    private final LongPollTransport longPollTransport = LongPollTransports.load();
-
     private final AtomicBoolean released = new AtomicBoolean();
     /** Set once the node's addresses changed at run time: each link then re-announces them when it comes up. */
     private volatile boolean identityChanges;
@@ -111,8 +106,8 @@ public final class HubLink implements Closeable {
     private volatile String proxyAnswer;
     /** How the current link reaches its hub when it is a long-poll session (null: a TCP link, perhaps through CONNECT). */
     private volatile String longPollRoute;
-    /** Loop only: hubs whose CONNECT the proxy refused; they are reached by long-poll sessions from then on. */
-    private final Set<InetSocketAddress> connectRefused = new java.util.HashSet<>();
+    /** What each attempt to link to a hub needs. */
+    private final HubLinkDial.Setup dialSetup;
     /** Completes with the session when the link is up; replaced by a fresh one when it goes down. */
     private volatile CompletableFuture<LinkSession> up = new CompletableFuture<>();
     /** Waits for the link from {@link #whenUp()}: woken by link up, no hub and close; each leaves the set when done. */
@@ -143,6 +138,16 @@ public final class HubLink implements Closeable {
         this.directory = new NodeHubDirectory(this, config.hubTimeout());
         this.names = new HubNames(this, config.hubTimeout());
         this.relayLink = new NodeRelayLink(nodeId, loop);
+        this.dialSetup = new HubLinkDial.Setup(
+                loop,
+                config,
+                nodeId,
+                identityWithHub,
+                authentication,
+                LongPollTransports.load(),
+                // Loop only: hubs whose CONNECT the proxy refused; they are reached by long-poll sessions from then on.
+                new java.util.HashSet<>(),
+                answer -> proxyAnswer = answer);
         // Known before the loop first runs: a node with nowhere to link must not look as if it were connecting.
         State initial =
                 !config.hubs().isEmpty() ? State.CONNECTING : config.discovery() ? State.DISCOVERING : State.NO_HUB;
@@ -255,7 +260,7 @@ public final class HubLink implements Closeable {
     /** One pass over the candidates: attempts started {@link #STAGGER} apart (at once when one fails). */
     private final class Round {
         final List<InetSocketAddress> order;
-        final List<Channel> channels = new ArrayList<>();
+        final List<HubLinkDial> dials = new ArrayList<>();
         final List<String> failures = new ArrayList<>();
         /** The first refusal of this node's settings by a hub in this round, or null. */
         String settingRefusal;
@@ -287,37 +292,17 @@ public final class HubLink implements Closeable {
         }
         InetSocketAddress hub = r.order.get(r.next++);
         r.running++;
-        HttpProxy proxy = proxyFor(hub);
-        CompletableFuture<InetSocketAddress> proxyAddress = proxy == null
-                ? CompletableFuture.completedFuture(null)
-                : resolve(InetSocketAddress.createUnresolved(proxy.host(), proxy.port()));
-        resolve(hub)
-                .thenCombine(proxyAddress, (resolved, viaProxy) -> new Object[] {resolved, viaProxy})
-                .whenComplete((both, failure) -> loop.execute(() -> {
-                    if (r != round) {
-                        return;
-                    }
-                    if (failure != null) {
-                        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                                ? failure.getCause()
-                                : failure;
-                        attemptFailed(
-                                r,
-                                hub,
-                                proxyAddress.isCompletedExceptionally()
-                                        ? "cannot resolve HTTP proxy " + proxy.authority() + " (" + proxy.origin()
-                                                + "): " + cause.getMessage()
-                                        : "cannot resolve hub " + hub.getHostString() + ": " + cause.getMessage(),
-                                false);
-                    } else {
-                        InetSocketAddress resolved = (InetSocketAddress) both[0];
-                        dial(
-                                r,
-                                hub,
-                                resolved,
-                                proxy == null ? null : new ProxyRoute(proxy, (InetSocketAddress) both[1]));
-                    }
-                }));
+        HubLinkDial dial = new HubLinkDial(dialSetup, hub);
+        r.dials.add(dial);
+        // Completed on the loop, inline: see HubLinkDial.
+        dial.start().whenComplete((linked, failure) -> {
+            if (failure != null) {
+                attemptFailed(
+                        r, hub, failure.getMessage(), failure instanceof HubLinkException h && h.isRefusalForSetting());
+            } else {
+                attemptSucceeded(r, hub, linked);
+            }
+        });
         if (r.next < r.order.size()) {
             loop.schedule(
                     () -> {
@@ -328,164 +313,6 @@ public final class HubLink implements Closeable {
                     STAGGER.toNanos(),
                     TimeUnit.NANOSECONDS);
         }
-    }
-
-    /** Hub host names are resolved off the event loop (DNS blocks). */
-    private CompletableFuture<InetSocketAddress> resolve(InetSocketAddress hub) {
-        if (!hub.isUnresolved()) {
-            return CompletableFuture.completedFuture(hub);
-        }
-        try {
-            return CompletableFuture.supplyAsync(
-                    () -> {
-                        try {
-                            return new InetSocketAddress(InetAddress.getByName(hub.getHostString()), hub.getPort());
-                        } catch (UnknownHostException e) {
-                            throw new CompletionException(e);
-                        }
-                    },
-                    LinkEventLoops.resolver());
-        } catch (RejectedExecutionException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /** The proxy to reach {@code hub} through, or null when none is set or the hub is one of the non-proxy hosts. */
-    private HttpProxy proxyFor(InetSocketAddress hub) {
-        HttpProxy proxy = config.httpProxy().orElse(null);
-        return proxy != null && proxy.appliesTo(hub.getHostString()) ? proxy : null;
-    }
-
-    private void dial(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
-        io.traverse.settings.LongPollSettings longPoll = config.longPoll();
-        if (longPoll.always() || (proxy != null && longPoll.fallBack() && connectRefused.contains(resolved))) {
-            dialLongPoll(r, hub, resolved, proxy);
-            return;
-        }
-        CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
-        long timeoutMillis = config.hubTimeout().toMillis();
-        String identityText = identityWithHub.apply(resolved).toText();
-        Bootstrap bootstrap = new Bootstrap()
-                .group(loop)
-                .channel(LinkEventLoops.channelClass())
-                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, timeoutMillis))
-                .option(ChannelOption.TCP_NODELAY, true)
-                .handler(new ChannelInitializer<Channel>() {
-                    @Override
-                    protected void initChannel(Channel ch) {
-                        if (proxy != null) {
-                            ProxyTunnel.install(
-                                    ch.pipeline(),
-                                    proxy,
-                                    resolved,
-                                    timeoutMillis,
-                                    handshake,
-                                    answer -> proxyAnswer = answer);
-                        }
-                        LinkPipeline.installCodec(ch.pipeline());
-                        ch.pipeline()
-                                .addLast(
-                                        "handshake",
-                                        new NodeLinkHandshake(
-                                                resolved,
-                                                nodeId,
-                                                identityText,
-                                                authentication,
-                                                timeoutMillis,
-                                                handshake));
-                    }
-                });
-        ChannelFuture connect = bootstrap.connect(resolved);
-        Channel channel = connect.channel();
-        r.channels.add(channel);
-        connect.addListener(f -> {
-            if (!f.isSuccess()) {
-                handshake.completeExceptionally(new HubLinkException(
-                        (proxy == null
-                                        ? "cannot reach hub at " + resolved
-                                        : "cannot reach " + proxy + " ("
-                                                + proxy.proxy().origin() + ") for hub " + resolved)
-                                + ": "
-                                + f.cause().getMessage(),
-                        f.cause()));
-            }
-        });
-        // Completed on the channel's loop (ours): run inline, so that the session handler is in
-        // the pipeline before the frames that follow WELCOME in the same read are passed on.
-        handshake.whenComplete((outcome, failure) -> onLoop(() -> {
-            if (failure instanceof ProxyTunnel.ConnectRefused
-                    && config.longPoll().fallBack()
-                    && r == round) {
-                channel.close();
-                connectRefused.add(resolved);
-                log.info("{}; linking through a long-poll session instead", failure.getMessage());
-                dialLongPoll(r, hub, resolved, proxy);
-            } else if (failure != null) {
-                channel.close();
-                attemptFailed(
-                        r, hub, failure.getMessage(), failure instanceof HubLinkException h && h.isRefusalForSetting());
-            } else {
-                attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
-            }
-        }));
-    }
-
-    /**
-     * A link whose byte stream travels in HTTP requests: when the proxy refuses
-     * CONNECT, or always with {@code traverse.http.tunnel=longpoll}. The link pipeline and its
-     * handshake are those of a TCP link; the session channel takes the socket's place.
-     */
-    private void dialLongPoll(Round r, InetSocketAddress hub, InetSocketAddress resolved, ProxyRoute proxy) {
-        long timeoutMillis = config.hubTimeout().toMillis();
-        String identityText = identityWithHub.apply(resolved).toText();
-        LongPollTransport.Way way = proxy == null
-                ? new LongPollTransport.Way(resolved, null, null)
-                : new LongPollTransport.Way(resolved, proxy.proxy(), proxy.address());
-        longPollTransport
-                .open(loop, LinkEventLoops.channelClass(), way, nodeId, config.longPoll(), timeoutMillis)
-                .whenComplete((client, failure) -> loop.execute(() -> {
-                    if (failure != null) {
-                        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                                ? failure.getCause()
-                                : failure;
-                        attemptFailed(r, hub, cause.getMessage(), false);
-                        return;
-                    }
-                    io.traverse.longpolling.SessionChannel channel = client.channel();
-                    CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
-                    LinkPipeline.installCodec(channel.pipeline());
-                    channel.pipeline()
-                            .addLast(
-                                    "handshake",
-                                    new NodeLinkHandshake(
-                                            resolved, nodeId, identityText, authentication, timeoutMillis, handshake));
-                    r.channels.add(channel);
-                    loop.register(channel).addListener(f -> {
-                        if (!f.isSuccess()) {
-                            handshake.completeExceptionally(new HubLinkException(
-                                    "cannot start the " + client.route() + ": " + f.cause(), f.cause()));
-                        } else if (r != round || closed) {
-                            channel.close();
-                        } else {
-                            client.start(loop);
-                        }
-                    });
-                    handshake.whenComplete((outcome, failed) -> onLoop(() -> {
-                        if (failed != null) {
-                            channel.fail(failed.getMessage());
-                            attemptFailed(
-                                    r,
-                                    hub,
-                                    failed.getMessage(),
-                                    failed instanceof HubLinkException h && h.isRefusalForSetting());
-                        } else {
-                            if (r == round && !closed && session == null) {
-                                longPollRoute = client.route();
-                            }
-                            attemptSucceeded(r, hub, resolved, proxy, channel, outcome);
-                        }
-                    }));
-                }));
     }
 
     /** How the hub link reaches its hub when it is a long-poll session, e.g. "long-poll session through HTTP proxy 10.0.3.1:3128 …". */
@@ -528,23 +355,20 @@ public final class HubLink implements Closeable {
         }
     }
 
-    private void attemptSucceeded(
-            Round r,
-            InetSocketAddress hub,
-            InetSocketAddress resolved,
-            ProxyRoute proxy,
-            Channel channel,
-            NodeLinkHandshake.Outcome outcome) {
+    private void attemptSucceeded(Round r, InetSocketAddress hub, HubLinkDial.Linked linked) {
+        Channel channel = linked.channel();
         if (r != round || closed || session != null) {
             channel.close();
             return;
         }
         round = null;
-        for (Channel other : r.channels) {
-            if (other != channel) {
-                other.close();
-            }
+        for (HubLinkDial other : r.dials) {
+            other.cancel(channel);
         }
+        InetSocketAddress resolved = linked.resolved();
+        ProxyRoute proxy = linked.proxy();
+        NodeLinkHandshake.Outcome outcome = linked.outcome();
+        longPollRoute = linked.longPollRoute();
         LinkSession s = new LinkSession(
                 channel,
                 resolved,
@@ -558,9 +382,6 @@ public final class HubLink implements Closeable {
         channel.closeFuture().addListener(f -> loop.execute(() -> linkDown(s, hub)));
         backoff.reset();
         relayLink.linkOpened(s);
-        if (!(channel instanceof io.traverse.longpolling.SessionChannel)) {
-            longPollRoute = null;
-        }
         // Over a long-poll session relayed frames travel on the link itself: a data link would need a socket to the
         // hub.
         if (!config.hubDataLink() || channel instanceof io.traverse.longpolling.SessionChannel) {
@@ -1019,7 +840,7 @@ public final class HubLink implements Closeable {
                     discovery.cancel(true);
                 }
                 if (round != null) {
-                    round.channels.forEach(Channel::close);
+                    round.dials.forEach(d -> d.cancel(null));
                     round = null;
                 }
                 if (session != null) {
