@@ -33,9 +33,7 @@ import io.traverse.wire.Gossip;
 import io.traverse.wire.GossipDigest;
 import io.traverse.wire.GossipSummary;
 import io.traverse.wire.HubDescription;
-import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAddress;
-import io.traverse.wire.LinkLimits;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.LinkMessageEncoder;
 import io.traverse.wire.Lookup;
@@ -50,7 +48,6 @@ import io.traverse.wire.Result;
 import io.traverse.wire.ResultStatus;
 import io.traverse.wire.SideMessage;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
@@ -73,15 +70,13 @@ import org.slf4j.LoggerFactory;
  */
 final class HubCore implements LinkEvents, SideChannelNetwork {
     private static final Logger log = LoggerFactory.getLogger(HubCore.class);
-    /** Own description size allowed, leaving room in a 1 MiB frame. */
-    static final int DESCRIPTION_BUDGET = LinkLimits.MAX_FRAME_AFTER_AUTH - 64 * 1024;
 
     private final HubConfig config;
     private final NodeId selfId;
     private final String name;
     private final List<String> advertised;
     private final String idSource;
-    private final IdConflicts idConflicts = new IdConflicts();
+    private final IdConflictReports idConflicts;
     private final StateNumber state;
     private final EventExecutor stateLoop;
     private final NodeRegistry registry;
@@ -132,7 +127,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private boolean shuttingDown;
     private long linksChangedNanos = System.nanoTime();
     private long routesChangedNanos = System.nanoTime();
-    private long descriptionBytes;
+    private final DescriptionBudget budget;
     /** Per hub link, what anti-entropy knows of it (the same keys as {@link #hubLinks}' values). */
     private final Map<Link, LinkSync> syncs = new IdentityHashMap<>();
     /**
@@ -187,9 +182,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                         name, config.maxRelayedPerNode(), config.maxSetupsPerNode(), config.maxRelayed()));
         this.expiryNanos = config.hubExpiry().toNanos();
         this.routes = topology.routes();
-        this.descriptionBytes = 64
-                + name.length()
-                + advertised.stream().mapToInt(a -> a.length() + 2).sum();
+        this.budget = new DescriptionBudget(name, advertised);
+        this.idConflicts = new IdConflictReports(selfId, name, this.advertised, idSource, directory, metrics);
     }
 
     void dialing(PeerDialing peerDialing) {
@@ -286,11 +280,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return Reject.of(
                     RejectCode.LIMIT, AdmissionLimit.NODES.reason(registry.size() + " nodes are linked", name));
         }
-        long bytes = nodeBytes(link.peerId(), hello.identityText());
-        if (descriptionBytes + bytes > DESCRIPTION_BUDGET) {
+        if (!budget.takeNode(link.peerId(), hello.identityText())) {
             return Reject.of(RejectCode.LIMIT, "hub " + name + " cannot describe more nodes in its gossip");
         }
-        descriptionBytes += bytes;
         registry.add(link.peerId(), link, hello.identityText());
         relayRouter.nodeJoined(link.peerId());
         forgetNextLinks();
@@ -301,11 +293,11 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         NodeId peer = link.peerId();
         if (peer.equals(selfId)) {
             // Not this hub dialling itself: that dial stops at our CHALLENGE (OwnChallenges). Another hub has our id.
-            return otherHubWithOurId(link);
+            return idConflicts.otherHubWithOurId(link);
         }
         Link existing = hubLinks.get(peer);
         if (existing != null) {
-            Reject twin = secondHubWithOneId(link, existing);
+            Reject twin = idConflicts.secondHubWithOneId(link, existing);
             if (twin != null) {
                 return twin;
             }
@@ -338,144 +330,11 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     }
 
     /**
-     * A hub with this hub's id linked here: refused, with both hubs named in the refusal, the log
-     * and the status. Neither can join the other's network under one id; the operator must give
-     * one of them a new id.
-     */
-    private Reject otherHubWithOurId(Link link) {
-        String from = link.remoteAddress() == null ? "(unknown)" : LinkAddress.format(link.remoteAddress());
-        String otherName = null;
-        List<String> otherAdvertised = List.of();
-        if (link.hello() instanceof HubHello hello) {
-            otherName = hello.hubName();
-            otherAdvertised = hello.linkAddresses();
-        }
-        String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", "
-                + idSource
-                + ") and hub '" + (otherName == null ? "?" : otherName) + "' (advertising " + addresses(otherAdvertised)
-                + ") linking from " + from;
-        boolean first = idConflicts.record(
-                selfId,
-                IdConflicts.Seen.DIALLED_US,
-                otherName,
-                from,
-                otherAdvertised,
-                "its link was refused: " + both,
-                System.currentTimeMillis());
-        if (first) {
-            log.warn(
-                    "Hub id conflict: {}. Refused its link; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")",
-                    both);
-        } else {
-            log.debug("Refused the link of hub '{}' from {}: it has this hub's id {}", otherName, from, selfId);
-        }
-        metrics.idConflict();
-        return Reject.of(RejectCode.DUPLICATE_ID, both + "; give one of them a new id");
-    }
-
-    /**
-     * Two hubs that dialled this one under one id, telling different names or addresses in their
-     * HELLOs: two hubs, not two links of one (those tell the same). The one linked first keeps the
-     * id here and the newcomer is refused, naming both; replacing one by the other would make the
-     * two take turns at every redial. A hub restarted with another name or addresses is refused
-     * too while its old link lingers (at most three keepalive intervals), and gets in at a redial.
-     * Links this hub dialled carry no HELLO: for them, the usual choice between two links stands.
-     */
-    private Reject secondHubWithOneId(Link newcomer, Link existing) {
-        if (!(newcomer.hello() instanceof HubHello arriving)
-                || !(existing.hello() instanceof HubHello held)
-                || !existing.isOpen()) {
-            return null;
-        }
-        if (arriving.hubName().equals(held.hubName())
-                && Set.copyOf(arriving.linkAddresses()).equals(Set.copyOf(held.linkAddresses()))) {
-            return null;
-        }
-        NodeId id = newcomer.peerId();
-        String from = newcomer.remoteAddress() == null ? "(unknown)" : LinkAddress.format(newcomer.remoteAddress());
-        String heldFrom = existing.remoteAddress() == null ? "(unknown)" : LinkAddress.format(existing.remoteAddress());
-        String both = "two hubs have id " + id + ": hub '" + held.hubName() + "' (advertising "
-                + addresses(held.linkAddresses())
-                + ") linked to hub '" + name + "' from " + heldFrom + ", and hub '" + arriving.hubName()
-                + "' (advertising "
-                + addresses(arriving.linkAddresses()) + ") linking from " + from;
-        boolean first = idConflicts.record(
-                id,
-                IdConflicts.Seen.BOTH_LINKED_HERE,
-                arriving.hubName(),
-                from,
-                arriving.linkAddresses(),
-                "the second was refused: " + both,
-                System.currentTimeMillis());
-        if (first) {
-            log.warn(
-                    "Hub id conflict: {}. Refused the second; give one of the two hubs a new id (docs/operations.md, \"Hub ids\")",
-                    both);
-        }
-        metrics.idConflict();
-        return Reject.of(RejectCode.DUPLICATE_ID, both + "; give one of them a new id");
-    }
-
-    /**
      * This hub dialled an address whose hub refused the link because a hub with this hub's id is
      * that hub itself or linked with it (its reason names it).
      */
     void dialledHubHasOurId(String address, LinkRefusedException refusal) {
-        String reason = refusal.getMessage();
-        IdConflicts.Seen seen =
-                selfId.equals(refusal.peerId()) ? IdConflicts.Seen.WE_DIALLED : IdConflicts.Seen.REPORTED;
-        boolean first = idConflicts.record(
-                selfId,
-                seen,
-                null,
-                address,
-                List.of(),
-                "the hub at " + address + " refused this hub's link: " + reason,
-                System.currentTimeMillis());
-        if (first) {
-            log.warn(
-                    "Hub id conflict: the hub at {} has this hub's id {} too (this hub is '{}', advertising {}, {}); it refused"
-                            + " the link: {} (docs/operations.md, \"Hub ids\")",
-                    address,
-                    selfId,
-                    name,
-                    addresses(advertised),
-                    idSource,
-                    reason);
-        } else {
-            log.debug("The hub at {} still has this hub's id {}", address, selfId);
-        }
-        metrics.idConflict();
-    }
-
-    /** A description of a hub with this hub's id whose name or addresses are not this hub's: another hub has the id. */
-    private void gossipWithOurId(Link from, HubDescription description) {
-        String via = from.peerId() + describeName(from.peerId());
-        String both = "two hubs have id " + selfId + ": hub '" + name + "' (advertising " + addresses(advertised) + ", "
-                + idSource
-                + ") and hub '" + description.name() + "' (advertising " + addresses(description.linkAddresses())
-                + "), whose description came through hub " + via;
-        boolean first = idConflicts.record(
-                selfId,
-                IdConflicts.Seen.GOSSIP,
-                description.name(),
-                null,
-                description.linkAddresses(),
-                both,
-                System.currentTimeMillis());
-        if (first) {
-            log.warn("Hub id conflict: {}. Give one of the two hubs a new id (docs/operations.md, \"Hub ids\")", both);
-        }
-        metrics.idConflict();
-    }
-
-    private String describeName(NodeId hub) {
-        HubDescription d = directory.get(hub);
-        return d == null ? "" : " ('" + d.name() + "')";
-    }
-
-    private static String addresses(List<String> list) {
-        return list.isEmpty() ? "no address" : String.join(", ", list);
+        idConflicts.dialledHubHasOurId(address, refusal);
     }
 
     /**
@@ -558,10 +417,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 node.dataLink().close();
             }
             if (node != null) {
-                descriptionBytes -= nodeBytes(node.id(), node.identityText());
-                for (String n : node.names().keySet()) {
-                    descriptionBytes -= nameBytes(n, node.id());
-                }
+                budget.releaseNode(node);
                 router.nodeLeft(node.id());
                 relayRouter.nodeLeft(node.id());
                 log.info(
@@ -751,11 +607,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                     ResultStatus.LIMIT,
                     "node " + node.id() + " holds its maximum of " + registry.maxNamesPerNode() + " names");
         }
-        long bytes = nameBytes(canonical, node.id());
-        if (descriptionBytes + bytes > DESCRIPTION_BUDGET) {
+        if (!budget.takeName(canonical, node.id())) {
             return Result.of(id, ResultStatus.LIMIT, "hub " + name + " cannot describe more names in its gossip");
         }
-        descriptionBytes += bytes;
         registry.bind(node, canonical, bind.virtualPort());
         log.debug("Node {} bound name '{}' to virtual port {}", node.id(), canonical, bind.virtualPort());
         ownChanged();
@@ -767,7 +621,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         ConnectedNode localOwner = registry.ownerOf(canonical);
         if (localOwner == node) {
             registry.release(node, canonical);
-            descriptionBytes -= nameBytes(canonical, node.id());
+            budget.releaseName(canonical, node.id());
             ownChanged();
             return Result.of(release.requestId(), ResultStatus.OK, "name '" + canonical + "' released");
         }
@@ -784,12 +638,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             protocolError(node.link(), problem);
             return;
         }
-        long delta = nodeBytes(node.id(), update.identityText()) - nodeBytes(node.id(), node.identityText());
-        if (descriptionBytes + delta > DESCRIPTION_BUDGET) {
+        if (!budget.takeIdentityChange(node.id(), node.identityText(), update.identityText())) {
             node.link().close(RejectCode.LIMIT, "hub " + name + " cannot describe this identity in its gossip");
             return;
         }
-        descriptionBytes += delta;
         registry.updateIdentity(node, update.identityText());
         ownChanged();
     }
@@ -839,7 +691,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 // addresses
                 // would be reported too; its descriptions come back only while ahead of ours, which a clock rarely
                 // allows.)
-                gossipWithOurId(from, description);
+                idConflicts.gossipWithOurId(from, description);
                 return;
             }
             // Our own gossip comes back through neighbours at or below our state; above it is an earlier life of this
@@ -1364,13 +1216,5 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 errors,
                 idSource,
                 conflicts);
-    }
-
-    private static long nodeBytes(NodeId id, String identityText) {
-        return 3 + id.toString().length() + identityText.getBytes(StandardCharsets.UTF_8).length;
-    }
-
-    private static long nameBytes(String name, NodeId id) {
-        return 5 + name.length() + id.toString().length();
     }
 }
