@@ -1,7 +1,5 @@
 package io.traverse.hub;
 
-import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufAllocator;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.traverse.hub.gossip.HubDirectory;
@@ -23,7 +21,6 @@ import io.traverse.hub.registry.NodeRegistry;
 import io.traverse.hub.relay.RelayRouter;
 import io.traverse.hub.relay.RelayedConnections;
 import io.traverse.hub.routing.HubRoutingTable;
-import io.traverse.hub.routing.HubTopology;
 import io.traverse.hub.sidechannel.SideChannelNetwork;
 import io.traverse.hub.sidechannel.SideChannelRouter;
 import io.traverse.identity.NodeId;
@@ -35,7 +32,6 @@ import io.traverse.wire.GossipSummary;
 import io.traverse.wire.HubDescription;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkMessage;
-import io.traverse.wire.LinkMessageEncoder;
 import io.traverse.wire.Lookup;
 import io.traverse.wire.NameBind;
 import io.traverse.wire.NameRelease;
@@ -49,15 +45,11 @@ import io.traverse.wire.ResultStatus;
 import io.traverse.wire.SideMessage;
 import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -78,76 +70,26 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private final String idSource;
     private final IdConflictReports idConflicts;
     private final StateNumber state;
-    private final EventExecutor stateLoop;
     private final NodeRegistry registry;
     /** Hubs known at most: the network is meant for tens to hundreds of sites. */
     static final int MAX_KNOWN_HUBS = 4096;
 
     private final HubDirectory directory = new HubDirectory(MAX_KNOWN_HUBS);
-    /** The routing graph, updated as descriptions and links change; the routes are computed from it. */
-    private final HubTopology topology;
-
+    /** The live links to neighbouring hubs, by peer: shared with the parts, changed only by admission and {@link #closed}. */
     private final Map<NodeId, Link> hubLinks = new LinkedHashMap<>();
+
     private final SideChannelRouter router;
     private final RelayRouter relayRouter;
     private final HubMetrics metrics;
     private final long expiryNanos;
     private PeerDialing dialing;
-    private HubRoutingTable routes;
     private NetworkView view;
-    private boolean ownDirty;
-    /** While {@link #ownDirty}: when the scheduled publication runs. */
-    private long publishDueNanos;
-    /** Neighbours whose link's round trip was not measured yet when our description last went out (state loop). */
-    private Set<NodeId> publishedUnmeasured = Set.of();
-    /** The scheduled publication includes a lost link: it waits for no round trip. */
-    private boolean publishUrgent;
-    /** New hub links whose first round trip our next description waits for, until when (state loop). */
-    private final Map<Link, Long> firstRttDeadlines = new IdentityHashMap<>();
-    /**
-     * How long a publication waits for the first round trip of a new hub link (its keepalive pings
-     * at once): a description without it would be published again with it, one more flood per link.
-     */
-    static final long FIRST_RTT_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
-
-    private static final long FIRST_RTT_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
-    private boolean routesDirty;
-    private long lastPublishNanos = System.nanoTime() - MIN_PUBLISH_GAP_NANOS;
-    /** Changes of this hub's own description within this gap (or longer: {@link #publishGapNanos}) go out as one gossip. */
-    static final long MIN_PUBLISH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-
-    static final long PUBLISH_GAP_PER_LINK_NANOS = TimeUnit.MILLISECONDS.toNanos(10);
-    static final long MAX_PUBLISH_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(1000);
-    /** Changes of the graph within this gap (plus {@link #ROUTES_GAP_PER_HUB_NANOS} per known hub) cost one route computation. */
-    static final long MIN_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
-
-    static final long ROUTES_GAP_PER_HUB_NANOS = TimeUnit.MICROSECONDS.toNanos(200);
-    static final long MAX_ROUTES_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(250);
-    private long lastRoutesNanos = System.nanoTime() - MIN_ROUTES_GAP_NANOS;
     private boolean shuttingDown;
     private long linksChangedNanos = System.nanoTime();
-    private long routesChangedNanos = System.nanoTime();
     private final DescriptionBudget budget;
-    /** Per hub link, what anti-entropy knows of it (the same keys as {@link #hubLinks}' values). */
-    private final Map<Link, LinkSync> syncs = new IdentityHashMap<>();
-    /**
-     * Summaries that differ from ours this many times in a row from one link get our digest even
-     * while gossip keeps changing both (a network forming, or much churn): a repair at least
-     * every so many refresh intervals, and at most one digest per link that often meanwhile.
-     */
-    static final int FORCE_DIGEST_ROUNDS = 6;
-
-    /** Anti-entropy state of one hub link. */
-    private static final class LinkSync {
-        /** The link's own catch-up digest has arrived; later digests answer our summaries. */
-        boolean caughtUp;
-        /** The neighbour's last summary, and ours when it arrived (null before the first). */
-        GossipSummary theirs;
-
-        GossipSummary ours;
-        /** Summaries in a row that differed from ours, since the last digest. */
-        int differing;
-    }
+    private final RouteScheduler routeScheduler;
+    private final GossipPublisher publisher;
+    private final GossipExchange exchange;
 
     HubCore(
             HubConfig config,
@@ -161,12 +103,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         this.metrics = metrics;
         this.config = config;
         this.selfId = selfId;
-        this.topology = new HubTopology(selfId);
         this.name = name;
         this.idSource = idSource;
         this.advertised = List.copyOf(advertised);
         this.state = state;
-        this.stateLoop = stateLoop;
         this.registry = new NodeRegistry(config.maxNodes(), config.maxNamesPerNode());
         this.router = new SideChannelRouter(
                 this,
@@ -181,13 +121,43 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 new RelayedConnections(
                         name, config.maxRelayedPerNode(), config.maxSetupsPerNode(), config.maxRelayed()));
         this.expiryNanos = config.hubExpiry().toNanos();
-        this.routes = topology.routes();
         this.budget = new DescriptionBudget(name, advertised);
         this.idConflicts = new IdConflictReports(selfId, name, this.advertised, idSource, directory, metrics);
+        this.routeScheduler = new RouteScheduler(selfId, directory, stateLoop, this::forgetView, () -> {
+            forgetView();
+            updateGauges();
+        });
+        this.publisher = new GossipPublisher(
+                selfId,
+                name,
+                this.advertised,
+                state,
+                stateLoop,
+                registry,
+                directory,
+                hubLinks,
+                () -> shuttingDown,
+                () -> {
+                    forgetView();
+                    updateGauges();
+                });
+        this.exchange = new GossipExchange(
+                selfId,
+                name,
+                this.advertised,
+                state,
+                directory,
+                hubLinks,
+                metrics,
+                publisher,
+                routeScheduler,
+                idConflicts,
+                this::forgetView);
     }
 
     void dialing(PeerDialing peerDialing) {
         this.dialing = peerDialing;
+        exchange.dialing(peerDialing);
     }
 
     // ---- links ----
@@ -261,7 +231,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         for (NodeId otherHub : directory.hubsListing(link.peerId())) {
             // Live elsewhere: refused until that hub lets it go. A node that moved because its old
             // link broke gets in once its old hub notices (at most 3 keepalive intervals) or drops out of the graph.
-            if (routes.isReachable(otherHub)) {
+            if (routeScheduler.routes().isReachable(otherHub)) {
                 HubDescription other = directory.get(otherHub);
                 log.info(
                         "Refused node {} from {}: connected to hub {} ({})",
@@ -363,7 +333,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         if (link.kind() == LinkKind.NODE) {
             log.info("Node {} connected from {}", link.peerId(), link.remoteAddress());
-            ownChanged();
+            publisher.ownChanged();
             return;
         }
         if (hubLinks.get(link.peerId()) != link) {
@@ -374,14 +344,10 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 link.peerId(),
                 link.dialledByUs() ? "dialled" : "accepted",
                 link.remoteAddress());
-        // What we know, by state number only: the peer answers with the descriptions we lack and we
-        // answer its digest likewise (a hub joining a dense network would otherwise receive the whole
-        // directory from each of its many new links).
-        syncs.put(link, new LinkSync());
-        firstRttDeadlines.put(link, System.nanoTime() + FIRST_RTT_WAIT_NANOS);
-        sendDigest(link);
-        ownLinksChanged();
-        ownChanged();
+        publisher.linkAdded(link);
+        exchange.linkEstablished(link);
+        routeScheduler.ownLinksChanged(hubLinks.keySet());
+        publisher.ownChanged();
     }
 
     @Override
@@ -426,19 +392,19 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                         node.names().isEmpty()
                                 ? ""
                                 : ", releasing names " + node.names().keySet());
-                ownChanged();
+                publisher.ownChanged();
             }
             return;
         }
-        syncs.remove(link);
-        firstRttDeadlines.remove(link);
+        exchange.linkGone(link);
+        publisher.linkGone(link);
         if (hubLinks.get(link.peerId()) == link) {
             hubLinks.remove(link.peerId());
             forgetNextLinks();
             linksChangedNanos = System.nanoTime();
             log.info("Link with hub {} is gone; routes through it are withdrawn", link.peerId());
-            ownLinksChanged();
-            ownChanged(true);
+            routeScheduler.ownLinksChanged(hubLinks.keySet());
+            publisher.ownChanged(true);
         }
     }
 
@@ -584,7 +550,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         ConnectedNode localOwner = registry.ownerOf(canonical);
         if (localOwner == node) {
             registry.bind(node, canonical, bind.virtualPort());
-            ownChanged();
+            publisher.ownChanged();
             return Result.of(
                     id, ResultStatus.OK, "name '" + canonical + "' now points to virtual port " + bind.virtualPort());
         }
@@ -612,7 +578,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
         registry.bind(node, canonical, bind.virtualPort());
         log.debug("Node {} bound name '{}' to virtual port {}", node.id(), canonical, bind.virtualPort());
-        ownChanged();
+        publisher.ownChanged();
         return Result.of(id, ResultStatus.OK, "name '" + canonical + "' bound");
     }
 
@@ -622,7 +588,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (localOwner == node) {
             registry.release(node, canonical);
             budget.releaseName(canonical, node.id());
-            ownChanged();
+            publisher.ownChanged();
             return Result.of(release.requestId(), ResultStatus.OK, "name '" + canonical + "' released");
         }
         if (localOwner != null || view().index().name(canonical) != null) {
@@ -643,7 +609,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             return;
         }
         registry.updateIdentity(node, update.identityText());
-        ownChanged();
+        publisher.ownChanged();
     }
 
     private static String identityProblem(NodeId nodeId, String identityText) {
@@ -669,11 +635,11 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     private void fromHub(Link link, LinkMessage message) {
         if (message instanceof Gossip gossip) {
-            onGossip(link, gossip.description());
+            exchange.onGossip(link, gossip.description());
         } else if (message instanceof GossipDigest digest) {
-            onDigest(link, digest);
+            exchange.onDigest(link, digest);
         } else if (message instanceof GossipSummary summary) {
-            onSummary(link, summary);
+            exchange.onSummary(link, summary);
         } else if (message instanceof SideMessage side) {
             router.fromHub(side, link);
         } else if (message instanceof Relay relay) {
@@ -683,356 +649,15 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         }
     }
 
-    private void onGossip(Link from, HubDescription description) {
-        if (description.hubId().equals(selfId)) {
-            if (!description.name().equals(name)
-                    || !Set.copyOf(description.linkAddresses()).equals(Set.copyOf(advertised))) {
-                // Not ours, in any life that shares our name and addresses. (A life before a change of name or
-                // addresses
-                // would be reported too; its descriptions come back only while ahead of ours, which a clock rarely
-                // allows.)
-                idConflicts.gossipWithOurId(from, description);
-                return;
-            }
-            // Our own gossip comes back through neighbours at or below our state; above it is an earlier life of this
-            // hub.
-            if (Long.compareUnsigned(description.stateNumber(), state.current()) > 0) {
-                log.info(
-                        "Hub network holds state {} of this hub, ahead of ours: moving past it",
-                        description.stateNumber());
-                state.raiseAbove(description.stateNumber());
-                ownChanged();
-            }
-            return;
-        }
-        HubDescription previous = directory.get(description.hubId());
-        boolean news = directory.offer(description, System.nanoTime());
-        metrics.gossip(news);
-        if (!news) {
-            return;
-        }
-        // Most news is about links and nodes; the dial targets change only with a hub's addresses, the
-        // routes only with its links (a refresh or a node joining changes neither).
-        List<String> previousAddresses = previous == null ? List.of() : previous.linkAddresses();
-        boolean addressesChanged = !previousAddresses.equals(description.linkAddresses());
-        boolean linksChanged =
-                topology.list(description.hubId(), directory.neighbourSets().get(description.hubId()));
-        // Flood on, except back to the sender and to the hubs this description lists as the origin's
-        // neighbours: the origin sent it to each of them itself, as it lists exactly the links it sends
-        // on. In a full mesh that is everyone, so a description travels once per hub. Skipping more on
-        // a guess that another hub forwards (by this hub's view of the links) missed hubs while a hub
-        // joined, at 1,000 hubs, until anti-entropy repaired them seconds later; copies that are no
-        // news cost little (dropped on the I/O thread after their id and state number).
-        NodeId origin = description.hubId();
-        Set<NodeId> toldByOrigin = directory.neighbourSets().getOrDefault(origin, Set.of());
-        List<Link> to = new ArrayList<>();
-        for (Map.Entry<NodeId, Link> neighbour : hubLinks.entrySet()) {
-            NodeId peer = neighbour.getKey();
-            if (neighbour.getValue() != from && !peer.equals(origin) && !toldByOrigin.contains(peer)) {
-                to.add(neighbour.getValue());
-            }
-        }
-        sendToAll(new Gossip(description), to);
-        if (linksChanged) {
-            topologyChanged();
-        } else {
-            forgetView();
-        }
-        if (addressesChanged && dialing != null) {
-            dialing.gossipedAddressesChanged(origin, previousAddresses, description.linkAddresses());
-        }
-    }
-
-    /** What we hold, by hub id and state number: our own first, then every description held. */
-    private void sendDigest(Link link) {
-        List<GossipDigest.Entry> digest = new ArrayList<>(directory.size() + 1);
-        // Our own entry too: a peer holding a newer state of us (an earlier life with a clock that was ahead) sends it
-        // back.
-        digest.add(new GossipDigest.Entry(selfId, state.current()));
-        directory.stateNumbers().forEach((hub, stateNumber) -> digest.add(new GossipDigest.Entry(hub, stateNumber)));
-        link.send(new GossipDigest(digest));
-    }
-
-    /**
-     * Sends the peer every description it lacks or holds an older state of; its own only when we
-     * hold a newer state of it than it has (an earlier life). The first digest of a link is its
-     * catch-up: descriptions whose origin lists the peer as a neighbour are left out (the origin
-     * sent them itself), and so is ours (published to every new link). A later digest answers
-     * summaries that differed, so something was missed: then those go too, but only descriptions
-     * of hubs reachable from here, as summaries count them.
-     */
-    private void onDigest(Link from, GossipDigest digest) {
-        LinkSync sync = syncs.get(from);
-        boolean catchUp = sync == null || !sync.caughtUp;
-        if (sync != null) {
-            sync.caughtUp = true;
-        }
-        Map<NodeId, Long> held = new HashMap<>(digest.entries().size() * 2);
-        for (GossipDigest.Entry e : digest.entries()) {
-            held.put(e.hubId(), e.stateNumber());
-        }
-        int sent = 0;
-        NodeId peer = from.peerId();
-        for (HubDescription known : directory.descriptions()) {
-            Long theirs = held.get(known.hubId());
-            boolean newer = theirs == null || Long.compareUnsigned(known.stateNumber(), theirs) > 0;
-            boolean send;
-            if (known.hubId().equals(peer)) {
-                send = theirs != null && newer;
-            } else {
-                // A new link's catch-up sends unreachable hubs too: a hub that just joined may not be reachable yet
-                // here (the description of its link's other end is on its way), and the peer missed its flood. An
-                // answer to summaries leaves them out, as summaries do (a dead hub held here until its expiry would
-                // otherwise go round again; a hub forgotten recently refuses its old states anyway).
-                send = newer
-                        && (catchUp
-                                ? !directory
-                                        .neighbourSets()
-                                        .getOrDefault(known.hubId(), Set.of())
-                                        .contains(peer)
-                                : directory.isReachable(known.hubId()));
-            }
-            if (send) {
-                from.send(new Gossip(known));
-                sent++;
-            }
-        }
-        Long ownHeld = held.get(selfId);
-        if (!catchUp && (ownHeld == null || Long.compareUnsigned(state.current(), ownHeld) > 0) && !ownDirty) {
-            from.send(new Gossip(ownDescription()));
-            sent++;
-        }
-        log.debug(
-                "Hub {} holds {} descriptions; sent it the {} it lacked ({})",
-                peer,
-                held.size(),
-                sent,
-                catchUp ? "new link" : "anti-entropy");
-    }
-
-    /**
-     * A neighbour's summary of what it holds (anti-entropy, every gossip refresh interval). Equal
-     * to ours: nothing to do. Different while either summary changed since the neighbour's last
-     * one: gossip is under way and the flood settles it, so we wait (a network forming would
-     * otherwise swap whole digests on every link every interval). Different although neither
-     * changed for a whole interval: something was missed, and we send our digest, which the
-     * neighbour answers with what we lack; what it lacks comes the other way, when our summary
-     * reaches it. After {@link #FORCE_DIGEST_ROUNDS} differing summaries in a row the digest goes
-     * anyway.
-     */
-    private void onSummary(Link from, GossipSummary theirs) {
-        LinkSync sync = syncs.get(from);
-        if (sync == null) {
-            return;
-        }
-        GossipSummary ours = ownSummary();
-        boolean stable = theirs.equals(sync.theirs) && ours.equals(sync.ours);
-        sync.theirs = theirs;
-        sync.ours = ours;
-        if (theirs.equals(ours)) {
-            sync.differing = 0;
-            return;
-        }
-        sync.differing++;
-        if (!stable && sync.differing < FORCE_DIGEST_ROUNDS) {
-            return;
-        }
-        log.debug(
-                "Hub {} holds {} descriptions (hash {}), this hub {} ({} summaries in a row differed): sending our digest",
-                from.peerId(),
-                theirs.descriptions(),
-                Long.toHexString(theirs.hash()),
-                ours,
-                sync.differing);
-        sync.differing = 0;
-        metrics.digestForSummary();
-        sendDigest(from);
-    }
-
-    /** Our own description and those of the hubs our routes reach, as a neighbour would summarise them when it agrees. */
-    GossipSummary ownSummary() {
-        return directory.summary(selfId, state.current());
-    }
-
-    /**
-     * Our description changed: publish it once the tasks queued now are done, and at most once per
-     * {@link #MIN_PUBLISH_GAP_NANOS}, so that a burst of changes (a hub joining a dense network
-     * gains a link a millisecond) becomes one gossip instead of one per change.
-     */
-    private void ownChanged() {
-        ownChanged(false);
-    }
-
-    /** @param urgent a lost link: published after the minimum gap, as it withdraws routes */
-    private void ownChanged(boolean urgent) {
-        publishUrgent |= urgent;
-        forgetView();
-        updateGauges();
-        long due = lastPublishNanos + (urgent ? MIN_PUBLISH_GAP_NANOS : publishGapNanos());
-        if (ownDirty && due - publishDueNanos >= 0) {
-            return;
-        }
-        ownDirty = true;
-        publishDueNanos = due;
-        long wait = due - System.nanoTime();
-        if (wait <= 0) {
-            stateLoop.execute(this::publishOwn);
-        } else {
-            stateLoop.schedule(this::publishOwn, wait, TimeUnit.NANOSECONDS);
-        }
-    }
-
-    /**
-     * Each publication costs one copy per linked hub, each decoded there: with many links, publish
-     * less often ({@link #MIN_PUBLISH_GAP_NANOS}, plus {@link #PUBLISH_GAP_PER_LINK_NANOS} per hub
-     * link, at most {@link #MAX_PUBLISH_GAP_NANOS}), so that a network forming around a hundred
-     * hubs is not drowned in descriptions outdated by the next link.
-     */
-    private long publishGapNanos() {
-        return Math.min(MAX_PUBLISH_GAP_NANOS, MIN_PUBLISH_GAP_NANOS + PUBLISH_GAP_PER_LINK_NANOS * hubLinks.size());
-    }
-
-    private void publishOwn() {
-        if (!ownDirty || System.nanoTime() - publishDueNanos < 0) {
-            return; // published already by an earlier (urgent) schedule, or superseded by a later one
-        }
-        if (!publishUrgent && !shuttingDown && awaitingFirstRoundTrips()) {
-            stateLoop.schedule(this::publishOwn, FIRST_RTT_POLL_NANOS, TimeUnit.NANOSECONDS);
-            return;
-        }
-        ownDirty = false;
-        publishUrgent = false;
-        lastPublishNanos = System.nanoTime();
-        if (shuttingDown) {
-            return;
-        }
-        state.next();
-        HubDescription own = ownDescription();
-        Set<NodeId> unmeasured = new HashSet<>();
-        for (int i = 0; i < own.neighbours().size(); i++) {
-            if (own.neighbourRttMicros().get(i) == HubDescription.RTT_UNKNOWN) {
-                unmeasured.add(own.neighbours().get(i));
-            }
-        }
-        publishedUnmeasured = unmeasured;
-        sendToAll(new Gossip(own), hubLinks.values());
-    }
-
-    /** Whether a new hub link's first round trip is still due (and not overdue). */
-    private boolean awaitingFirstRoundTrips() {
-        long now = System.nanoTime();
-        firstRttDeadlines.entrySet().removeIf(e -> e.getKey().rttMicros() >= 0 || now - e.getValue() > 0);
-        return !firstRttDeadlines.isEmpty();
-    }
-
-    /** A link our last description listed as not measured yet has its first round trip now. */
-    private boolean firstTimesSincePublished() {
-        for (NodeId neighbour : publishedUnmeasured) {
-            Link link = hubLinks.get(neighbour);
-            if (link != null && link.rttMicros() >= 0) {
-                return true;
-            }
-        }
-        return false;
-    }
-
-    /** Encodes a message once for many links. */
-    private static void sendToAll(LinkMessage message, Collection<Link> links) {
-        if (links.isEmpty()) {
-            return;
-        }
-        ByteBuf frame = LinkMessageEncoder.frame(message, ByteBufAllocator.DEFAULT);
-        try {
-            for (Link link : links) {
-                link.sendFrame(frame.retainedDuplicate());
-            }
-        } finally {
-            frame.release();
-        }
-    }
-
-    /**
-     * Every gossip refresh interval: anti-entropy, not re-publication. Each hub link gets our
-     * {@link GossipSummary} (12 bytes), and a neighbour that holds something else asks for what
-     * differs ({@link #onSummary}). Our description goes out only when it changes; the link
-     * round-trip times ride along then (a new time alone is no change: republishing for times
-     * would flood the network as the old refresh did). One exception, at most once per interval:
-     * links that were not measured yet when we last published have their first times now, so
-     * every hub's view (the dashboard's map) gets them within an interval of a link being made,
-     * not only at our next change.
-     */
+    /** Every gossip refresh interval: see {@link GossipPublisher#refresh}. */
     void refresh() {
-        if (!shuttingDown) {
-            if (firstTimesSincePublished()) {
-                ownChanged();
-            }
-            sendToAll(ownSummary(), hubLinks.values());
-        }
-    }
-
-    private HubDescription ownDescription() {
-        List<NodeId> neighbours = new ArrayList<>(hubLinks.keySet());
-        neighbours.sort(Comparator.naturalOrder());
-        List<HubDescription.NodeEntry> nodes = new ArrayList<>();
-        List<HubDescription.NameEntry> names = new ArrayList<>();
-        for (ConnectedNode node : registry.nodes()) {
-            nodes.add(new HubDescription.NodeEntry(node.id(), node.identityText()));
-            node.names().forEach((n, port) -> names.add(new HubDescription.NameEntry(n, node.id(), port)));
-        }
-        // The times ride along whenever the description goes out (a change, or the refresh): a new time alone is no
-        // change.
-        List<Long> rtts = new ArrayList<>(neighbours.size());
-        for (NodeId neighbour : neighbours) {
-            long rtt = hubLinks.get(neighbour).rttMicros();
-            rtts.add(rtt < 0 ? HubDescription.RTT_UNKNOWN : Math.min(rtt, HubDescription.RTT_UNKNOWN - 1));
-        }
-        return new HubDescription(selfId, state.current(), name, advertised, neighbours, nodes, names, rtts);
-    }
-
-    /**
-     * The graph changed: recompute the routes once the tasks queued now are done, and at most once
-     * per {@link #MIN_ROUTES_GAP_NANOS} (longer in larger networks), so that a burst of descriptions (a new link brings the
-     * whole directory; in a dense network every change arrives from every neighbour) costs one
-     * computation, not one per description. Routes lag the gossip by at most that gap.
-     */
-    /** This hub's own hub links changed: the routing graph lists them afresh. State loop. */
-    private void ownLinksChanged() {
-        topology.list(selfId, Set.copyOf(hubLinks.keySet()));
-        topologyChanged();
-    }
-
-    private void topologyChanged() {
-        forgetView();
-        if (!routesDirty) {
-            routesDirty = true;
-            long gap =
-                    Math.min(MAX_ROUTES_GAP_NANOS, MIN_ROUTES_GAP_NANOS + ROUTES_GAP_PER_HUB_NANOS * directory.size());
-            long wait = lastRoutesNanos + gap - System.nanoTime();
-            if (wait <= 0) {
-                stateLoop.execute(this::recomputeRoutes);
-            } else {
-                stateLoop.schedule(this::recomputeRoutes, wait, TimeUnit.NANOSECONDS);
-            }
-        }
-    }
-
-    private void recomputeRoutes() {
-        routesDirty = false;
-        lastRoutesNanos = System.nanoTime();
-        HubRoutingTable previous = routes;
-        routes = topology.routes();
-        if (!routes.routes().equals(previous.routes())) {
-            routesChangedNanos = lastRoutesNanos;
-        }
-        directory.markReachable(selfId, routes.routes().keySet(), System.nanoTime());
-        forgetView();
-        updateGauges();
+        publisher.refresh();
     }
 
     private void updateGauges() {
         metrics.nodes(registry.size());
         metrics.hubLinks(hubLinks.size());
-        metrics.hubs(directory.size(), routes.routes().size());
+        metrics.hubs(directory.size(), routeScheduler.routes().routes().size());
         // Counting names needs the index: done lazily, when a status or metrics scrape asks (see refreshNameGauge).
     }
 
@@ -1051,9 +676,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                     expired.stream().map(HubDescription::hubId).toList(),
                     TimeUnit.NANOSECONDS.toMillis(expiryNanos));
             for (HubDescription gone : expired) {
-                topology.list(gone.hubId(), null);
+                routeScheduler.list(gone.hubId(), null);
             }
-            topologyChanged();
+            routeScheduler.topologyChanged();
             if (dialing != null) {
                 for (HubDescription gone : expired) {
                     if (!gone.linkAddresses().isEmpty()) {
@@ -1094,8 +719,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     private NetworkView view() {
         if (view == null) {
+            HubRoutingTable routes = routeScheduler.routes();
             List<HubDescription> nearestFirst = new ArrayList<>();
-            nearestFirst.add(ownDescription());
+            nearestFirst.add(publisher.ownDescription());
             List<HubDescription> others = new ArrayList<>();
             for (HubDescription d : directory.descriptions()) {
                 if (routes.isReachable(d.hubId())) {
@@ -1136,7 +762,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     @Override
     public HubRoutingTable routes() {
-        return routes;
+        return routeScheduler.routes();
     }
 
     @Override
@@ -1146,11 +772,16 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     HubRouting routing() {
         Map<NodeId, HubStatus.RouteStatus> routeStatus = new HashMap<>();
-        routes.routes().forEach((id, r) -> routeStatus.put(id, new HubStatus.RouteStatus(r.nextHop(), r.hops())));
-        return new HubRouting(selfId, hubLinks.keySet(), routeStatus, linksChangedNanos, routesChangedNanos);
+        routeScheduler
+                .routes()
+                .routes()
+                .forEach((id, r) -> routeStatus.put(id, new HubStatus.RouteStatus(r.nextHop(), r.hops())));
+        return new HubRouting(
+                selfId, hubLinks.keySet(), routeStatus, linksChangedNanos, routeScheduler.routesChangedNanos());
     }
 
     HubStatus status() {
+        HubRoutingTable routes = routeScheduler.routes();
         List<HubStatus.HubLinkStatus> links = new ArrayList<>();
         for (Link link : hubLinks.values()) {
             links.add(new HubStatus.HubLinkStatus(
