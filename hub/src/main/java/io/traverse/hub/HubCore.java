@@ -9,14 +9,9 @@ import io.traverse.hub.link.Link;
 import io.traverse.hub.link.LinkEvents;
 import io.traverse.hub.link.LinkKind;
 import io.traverse.hub.link.LinkRefusedException;
-import io.traverse.hub.link.LoopBarrier;
 import io.traverse.hub.link.PeerDialing;
-import io.traverse.hub.lookup.LookupAnswers;
-import io.traverse.hub.lookup.NetworkView;
 import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.hub.registry.ConnectedNode;
-import io.traverse.hub.registry.NameRules;
-import io.traverse.hub.registry.NetworkIndex;
 import io.traverse.hub.registry.NodeRegistry;
 import io.traverse.hub.relay.RelayRouter;
 import io.traverse.hub.relay.RelayedConnections;
@@ -24,28 +19,17 @@ import io.traverse.hub.routing.HubRoutingTable;
 import io.traverse.hub.sidechannel.SideChannelNetwork;
 import io.traverse.hub.sidechannel.SideChannelRouter;
 import io.traverse.identity.NodeId;
-import io.traverse.identity.NodeIdentity;
-import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.Gossip;
 import io.traverse.wire.GossipDigest;
 import io.traverse.wire.GossipSummary;
 import io.traverse.wire.HubDescription;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkMessage;
-import io.traverse.wire.Lookup;
-import io.traverse.wire.NameBind;
-import io.traverse.wire.NameRelease;
-import io.traverse.wire.NodeHello;
-import io.traverse.wire.NodeUpdate;
 import io.traverse.wire.Reject;
 import io.traverse.wire.RejectCode;
 import io.traverse.wire.Relay;
-import io.traverse.wire.Result;
-import io.traverse.wire.ResultStatus;
 import io.traverse.wire.SideMessage;
-import java.net.InetSocketAddress;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -56,19 +40,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The hub's state and decisions, all on one state loop (no locks): who is admitted, what the
- * hub gossips, the routing table, names, lookups and the side channel. Links report here through
- * {@link LinkEvents}; nothing here blocks.
+ * The hub's coordinator, on one state loop (no locks): links report here through
+ * {@link LinkEvents}, and every decision is made here or in a part this wires, each called only
+ * from this loop: {@link LinkAdmission} (who gets in), {@link NodeRequests} (what nodes send),
+ * {@link NameService} (names and lookups), {@link GossipPublisher} (our own description),
+ * {@link GossipExchange} (other hubs' descriptions, anti-entropy), {@link RouteScheduler} (the
+ * routes) and {@link IdConflictReports}. Hub links, side messages and relayed frames are handed
+ * on here. Nothing here blocks.
  */
 final class HubCore implements LinkEvents, SideChannelNetwork {
     private static final Logger log = LoggerFactory.getLogger(HubCore.class);
 
-    private final HubConfig config;
     private final NodeId selfId;
     private final String name;
     private final List<String> advertised;
     private final String idSource;
-    private final IdConflictReports idConflicts;
     private final StateNumber state;
     private final NodeRegistry registry;
     /** Hubs known at most: the network is meant for tens to hundreds of sites. */
@@ -82,14 +68,17 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
     private final RelayRouter relayRouter;
     private final HubMetrics metrics;
     private final long expiryNanos;
-    private PeerDialing dialing;
-    private NetworkView view;
-    private boolean shuttingDown;
-    private long linksChangedNanos = System.nanoTime();
     private final DescriptionBudget budget;
+    private final IdConflictReports idConflicts;
     private final RouteScheduler routeScheduler;
     private final GossipPublisher publisher;
     private final GossipExchange exchange;
+    private final NameService names;
+    private final LinkAdmission admission;
+    private final NodeRequests nodeRequests;
+    private PeerDialing dialing;
+    private boolean shuttingDown;
+    private long linksChangedNanos = System.nanoTime();
 
     HubCore(
             HubConfig config,
@@ -101,7 +90,6 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             EventExecutor stateLoop,
             HubMetrics metrics) {
         this.metrics = metrics;
-        this.config = config;
         this.selfId = selfId;
         this.name = name;
         this.idSource = idSource;
@@ -141,6 +129,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                     forgetView();
                     updateGauges();
                 });
+        this.names = new NameService(selfId, name, registry, directory, routeScheduler, publisher, budget);
         this.exchange = new GossipExchange(
                 selfId,
                 name,
@@ -153,6 +142,22 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 routeScheduler,
                 idConflicts,
                 this::forgetView);
+        this.admission = new LinkAdmission(
+                selfId,
+                name,
+                config.maxHubLinks(),
+                registry,
+                directory,
+                hubLinks,
+                routeScheduler,
+                budget,
+                idConflicts,
+                relayRouter,
+                metrics,
+                this::forgetNextLinks,
+                () -> linksChangedNanos = System.nanoTime());
+        this.nodeRequests =
+                new NodeRequests(name, registry, router, relayRouter, names, budget, publisher, this::forgetNextLinks);
     }
 
     void dialing(PeerDialing peerDialing) {
@@ -167,136 +172,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (shuttingDown) {
             return new Reject(RejectCode.SHUTTING_DOWN, "hub " + name + " is shutting down");
         }
-        return switch (link.kind()) {
-            case NODE -> admitNode(link);
-            case NODE_DATA -> admitDataLink(link);
-            case HUB -> admitHub(link);
-        };
-    }
-
-    /**
-     * A node's data link is bound to its link: the node must be linked here, from the same IP
-     * address, without a data link yet. The two live and die together.
-     */
-    private Reject admitDataLink(Link link) {
-        ConnectedNode node = registry.get(link.peerId());
-        if (node == null) {
-            return Reject.of(
-                    RejectCode.PROTOCOL,
-                    "node " + link.peerId() + " has no link to hub " + name + " to bind a data link to");
-        }
-        if (!link.isBoundTo(node.link())) {
-            log.warn(
-                    "Refused a data link for node {} from {}: not bound to its link (wrong token, or another link's handshake)",
-                    link.peerId(),
-                    link.remoteAddress());
-            return Reject.of(
-                    RejectCode.AUTH,
-                    "this data link is not bound to the link of node " + link.peerId()
-                            + " (wrong network token, or another link's handshake)");
-        }
-        InetSocketAddress control = node.link().remoteAddress();
-        InetSocketAddress data = link.remoteAddress();
-        if (control == null || data == null || !control.getAddress().equals(data.getAddress())) {
-            return Reject.of(
-                    RejectCode.PROTOCOL,
-                    "the data link of node " + link.peerId() + " comes from " + data + ", its link from " + control);
-        }
-        if (node.dataLink() != null && node.dataLink().isOpen()) {
-            return Reject.of(RejectCode.DUPLICATE_LINK, "node " + link.peerId() + " has a data link already");
-        }
-        node.dataLink(link);
-        // Not read until the node's DATA_LINK_SWITCH on its link: its frames before that come first.
-        // On the link's own loop, ahead of its WELCOME (queued after this): only there is the hold
-        // sure to stop a read that is already armed.
-        link.execute(link::holdReading);
-        return null;
-    }
-
-    private Reject admitNode(Link link) {
-        NodeHello hello = (NodeHello) link.hello();
-        String problem = identityProblem(link.peerId(), hello.identityText());
-        if (problem != null) {
-            return Reject.of(RejectCode.PROTOCOL, problem);
-        }
-        ConnectedNode existing = registry.get(link.peerId());
-        if (existing != null) {
-            log.info(
-                    "Refused node {} from {}: already connected from {}",
-                    link.peerId(),
-                    link.remoteAddress(),
-                    existing.observedAddress());
-            return Reject.of(RejectCode.DUPLICATE_ID, "node " + link.peerId() + " is already connected to hub " + name);
-        }
-        for (NodeId otherHub : directory.hubsListing(link.peerId())) {
-            // Live elsewhere: refused until that hub lets it go. A node that moved because its old
-            // link broke gets in once its old hub notices (at most 3 keepalive intervals) or drops out of the graph.
-            if (routeScheduler.routes().isReachable(otherHub)) {
-                HubDescription other = directory.get(otherHub);
-                log.info(
-                        "Refused node {} from {}: connected to hub {} ({})",
-                        link.peerId(),
-                        link.remoteAddress(),
-                        other.name(),
-                        otherHub);
-                return Reject.of(
-                        RejectCode.DUPLICATE_ID,
-                        "node " + link.peerId() + " is already connected to hub " + other.name() + " (" + otherHub
-                                + "); a node that moved is admitted once that hub has let it go");
-            }
-        }
-        if (registry.isFull()) {
-            metrics.overloaded(AdmissionLimit.NODES);
-            return Reject.of(
-                    RejectCode.LIMIT, AdmissionLimit.NODES.reason(registry.size() + " nodes are linked", name));
-        }
-        if (!budget.takeNode(link.peerId(), hello.identityText())) {
-            return Reject.of(RejectCode.LIMIT, "hub " + name + " cannot describe more nodes in its gossip");
-        }
-        registry.add(link.peerId(), link, hello.identityText());
-        relayRouter.nodeJoined(link.peerId());
-        forgetNextLinks();
-        return null;
-    }
-
-    private Reject admitHub(Link link) {
-        NodeId peer = link.peerId();
-        if (peer.equals(selfId)) {
-            // Not this hub dialling itself: that dial stops at our CHALLENGE (OwnChallenges). Another hub has our id.
-            return idConflicts.otherHubWithOurId(link);
-        }
-        Link existing = hubLinks.get(peer);
-        if (existing != null) {
-            Reject twin = idConflicts.secondHubWithOneId(link, existing);
-            if (twin != null) {
-                return twin;
-            }
-            if (!isPreferred(link, existing)) {
-                log.info(
-                        "Closing duplicate link with hub {} ({}): keeping the one dialled by {}",
-                        peer,
-                        link,
-                        dialler(existing));
-                return Reject.of(RejectCode.DUPLICATE_LINK, "hubs " + selfId + " and " + peer + " are linked already");
-            }
-            log.info(
-                    "Closing duplicate link with hub {} ({}): keeping the one dialled by {}",
-                    peer,
-                    existing,
-                    dialler(link));
-            hubLinks.put(peer, link);
-            forgetNextLinks();
-            existing.close(RejectCode.DUPLICATE_LINK, "hubs " + selfId + " and " + peer + " are linked already");
-            return null;
-        }
-        if (hubLinks.size() >= config.maxHubLinks()) {
-            return Reject.of(
-                    RejectCode.LIMIT, "hub " + name + " has its maximum of " + config.maxHubLinks() + " hub links");
-        }
-        hubLinks.put(peer, link);
-        forgetNextLinks();
-        linksChangedNanos = System.nanoTime();
-        return null;
+        return admission.admit(link);
     }
 
     /**
@@ -305,24 +181,6 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
      */
     void dialledHubHasOurId(String address, LinkRefusedException refusal) {
         idConflicts.dialledHubHasOurId(address, refusal);
-    }
-
-    /**
-     * Of two links between the same hubs, both ends keep the one dialled by the hub with the
-     * smaller id; of two dialled by the same hub, the newer (the older is likely dead already).
-     */
-    private boolean isPreferred(Link candidate, Link existing) {
-        NodeId candidateDialler = dialler(candidate);
-        NodeId existingDialler = dialler(existing);
-        if (candidateDialler.equals(existingDialler)) {
-            return candidate.serial() > existing.serial();
-        }
-        NodeId preferred = selfId.compareTo(candidate.peerId()) < 0 ? selfId : candidate.peerId();
-        return candidateDialler.equals(preferred);
-    }
-
-    private NodeId dialler(Link link) {
-        return link.dialledByUs() ? selfId : link.peerId();
     }
 
     @Override
@@ -413,13 +271,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         if (link.kind() == LinkKind.NODE_DATA) {
             ConnectedNode node = registry.get(link.peerId());
             if (node != null && node.dataLink() == link) {
-                fromDataLink(node, link, message);
+                nodeRequests.fromDataLink(node, link, message);
                 return;
             }
         } else if (link.kind() == LinkKind.NODE) {
             ConnectedNode node = registry.get(link.peerId());
             if (node != null && node.link() == link) {
-                fromNode(node, message);
+                nodeRequests.fromNode(node, message);
                 return;
             }
         } else if (hubLinks.get(link.peerId()) == link) {
@@ -445,193 +303,13 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         router.forgetNextLinks();
     }
 
-    // ---- node requests ----
-
-    private void fromDataLink(ConnectedNode node, Link link, LinkMessage message) {
-        if (message instanceof Relay relay && !link.carriesRelays()) {
-            relay.release();
-            protocolError(link, "a relay frame on the data link of node " + node.id() + " before its DATA_LINK_SWITCH");
-        } else if (message instanceof Relay relay) {
-            if (!relay.source().equals(node.id())) {
-                relay.release();
-                protocolError(
-                        link,
-                        "a relay frame " + relay.direction() + " from node " + relay.source()
-                                + " on the data link of node " + node.id());
-                return;
-            }
-            relayRouter.fromLocalNode(relay, link);
-        } else {
-            ReferenceCountUtil.release(message);
-            protocolError(link, message.type() + " on a data link (it carries RELAY frames only)");
-        }
-    }
-
-    private void fromNode(ConnectedNode node, LinkMessage message) {
-        if (message instanceof SideMessage side) {
-            if (!side.from().equals(node.id())) {
-                protocolError(
-                        node.link(), "a side message from node " + side.from() + " on the link of node " + node.id());
-                return;
-            }
-            router.fromLocalNode(node.link(), side, System.nanoTime());
-        } else if (message instanceof Relay relay) {
-            if (!relay.source().equals(node.id())) {
-                relay.release();
-                protocolError(
-                        node.link(),
-                        "a relay frame " + relay.direction() + " from node " + relay.source() + " on the link of node "
-                                + node.id());
-                return;
-            }
-            if (!node.link().carriesRelays()) {
-                relay.release();
-                protocolError(
-                        node.link(),
-                        "a relay frame on the link of node " + node.id() + " after its DATA_LINK_SWITCH"
-                                + " (relayed frames travel on its data link)");
-                return;
-            }
-            relayRouter.fromLocalNode(relay, node.link());
-        } else if (message instanceof Lookup lookup) {
-            node.link().send(LookupAnswers.answer(lookup, view()));
-        } else if (message instanceof NameBind bind) {
-            node.link().send(bind(node, bind));
-        } else if (message instanceof NameRelease release) {
-            node.link().send(release(node, release));
-        } else if (message instanceof NodeUpdate update) {
-            updateIdentity(node, update);
-        } else if (message instanceof DataLinkSwitch) {
-            switchToDataLink(node);
-        } else {
-            protocolError(node.link(), message.type() + " is not something a node sends");
-        }
-    }
-
-    /**
-     * The node's DATA_LINK_SWITCH: it sends its RELAY frames on its data link from now on, and so
-     * does this hub, without reordering any connection's frames (docs/protocol.md, "Data links").
-     * Node to hub: the data link is read once the frames the node sent on its link before the
-     * switch have been sent on (their sending is queued on the link's loop, and so is this).
-     * Hub to node: the switch goes back on the link once every I/O loop has finished what it was
-     * doing, so every frame routed to the link before the change is queued there before it.
-     */
-    private void switchToDataLink(ConnectedNode node) {
-        Link control = node.link();
-        Link data = node.dataLink();
-        if (node.relaysOnDataLink() || data == null) {
-            protocolError(
-                    control,
-                    "DATA_LINK_SWITCH from node " + node.id()
-                            + (node.relaysOnDataLink() ? " twice" : " without a data link"));
-            return;
-        }
-        if (!data.isOpen()) {
-            return; // closing: the node's link goes with it
-        }
-        node.relayOnDataLink();
-        forgetNextLinks();
-        control.execute(() -> {
-            data.carriesRelays(true);
-            data.releaseReadHold();
-        });
-        LoopBarrier.thenRun(
-                control.channel().eventLoop().parent(),
-                () -> control.execute(() -> control.send(new DataLinkSwitch())));
-    }
-
-    private Result bind(ConnectedNode node, NameBind bind) {
-        int id = bind.requestId();
-        String problem = NameRules.problem(bind.name());
-        if (problem != null) {
-            return Result.of(id, ResultStatus.INVALID, "name '" + bind.name() + "': " + problem);
-        }
-        String canonical = NameRules.canonical(bind.name());
-        ConnectedNode localOwner = registry.ownerOf(canonical);
-        if (localOwner == node) {
-            registry.bind(node, canonical, bind.virtualPort());
-            publisher.ownChanged();
-            return Result.of(
-                    id, ResultStatus.OK, "name '" + canonical + "' now points to virtual port " + bind.virtualPort());
-        }
-        if (localOwner != null) {
-            return Result.of(
-                    id,
-                    ResultStatus.NAME_TAKEN,
-                    "name '" + canonical + "' is held by node " + localOwner.id() + " at hub " + name);
-        }
-        NetworkIndex.NameHolder remote = view().index().name(canonical);
-        if (remote != null && !remote.nodeId().equals(node.id())) {
-            return Result.of(
-                    id,
-                    ResultStatus.NAME_TAKEN,
-                    "name '" + canonical + "' is held by node " + remote.nodeId() + " at hub " + remote.hubId());
-        }
-        if (registry.atNameLimit(node)) {
-            return Result.of(
-                    id,
-                    ResultStatus.LIMIT,
-                    "node " + node.id() + " holds its maximum of " + registry.maxNamesPerNode() + " names");
-        }
-        if (!budget.takeName(canonical, node.id())) {
-            return Result.of(id, ResultStatus.LIMIT, "hub " + name + " cannot describe more names in its gossip");
-        }
-        registry.bind(node, canonical, bind.virtualPort());
-        log.debug("Node {} bound name '{}' to virtual port {}", node.id(), canonical, bind.virtualPort());
-        publisher.ownChanged();
-        return Result.of(id, ResultStatus.OK, "name '" + canonical + "' bound");
-    }
-
-    private Result release(ConnectedNode node, NameRelease release) {
-        String canonical = NameRules.canonical(release.name());
-        ConnectedNode localOwner = registry.ownerOf(canonical);
-        if (localOwner == node) {
-            registry.release(node, canonical);
-            budget.releaseName(canonical, node.id());
-            publisher.ownChanged();
-            return Result.of(release.requestId(), ResultStatus.OK, "name '" + canonical + "' released");
-        }
-        if (localOwner != null || view().index().name(canonical) != null) {
-            return Result.of(
-                    release.requestId(), ResultStatus.NOT_OWNER, "name '" + canonical + "' belongs to another node");
-        }
-        return Result.of(release.requestId(), ResultStatus.NOT_FOUND, "no name '" + canonical + "'");
-    }
-
-    private void updateIdentity(ConnectedNode node, NodeUpdate update) {
-        String problem = identityProblem(node.id(), update.identityText());
-        if (problem != null) {
-            protocolError(node.link(), problem);
-            return;
-        }
-        if (!budget.takeIdentityChange(node.id(), node.identityText(), update.identityText())) {
-            node.link().close(RejectCode.LIMIT, "hub " + name + " cannot describe this identity in its gossip");
-            return;
-        }
-        registry.updateIdentity(node, update.identityText());
-        publisher.ownChanged();
-    }
-
-    private static String identityProblem(NodeId nodeId, String identityText) {
-        NodeIdentity identity;
-        try {
-            identity = NodeIdentity.parse(identityText);
-        } catch (IllegalArgumentException e) {
-            return "identity text: " + e.getMessage();
-        }
-        if (identity.id().isEmpty() || !identity.id().get().equals(nodeId)) {
-            return "identity text names node "
-                    + identity.id().map(NodeId::toString).orElse("(none)") + ", the HELLO node " + nodeId;
-        }
-        return null;
-    }
-
-    private void protocolError(Link link, String reason) {
+    /** Closes a link whose peer broke the protocol, saying why. */
+    static void protocolError(Link link, String reason) {
         log.info("Closing {}: {}", link, reason);
         link.close(RejectCode.PROTOCOL, reason);
     }
 
-    // ---- gossip ----
+    // ---- hub links ----
 
     private void fromHub(Link link, LinkMessage message) {
         if (message instanceof Gossip gossip) {
@@ -663,7 +341,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     /** The name count for the metrics, from the current view (built on demand). */
     void refreshNameGauge() {
-        metrics.names(view().index().names().size());
+        metrics.names(names.names().size());
     }
 
     /** Periodic: forget silent and long-unreachable hubs, and unanswered requests. */
@@ -713,28 +391,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     /** The network changed: the cached view and the relay's cached next links are stale. */
     private void forgetView() {
-        view = null;
+        names.forgetView();
         forgetNextLinks();
-    }
-
-    private NetworkView view() {
-        if (view == null) {
-            HubRoutingTable routes = routeScheduler.routes();
-            List<HubDescription> nearestFirst = new ArrayList<>();
-            nearestFirst.add(publisher.ownDescription());
-            List<HubDescription> others = new ArrayList<>();
-            for (HubDescription d : directory.descriptions()) {
-                if (routes.isReachable(d.hubId())) {
-                    others.add(d);
-                }
-            }
-            others.sort(Comparator.<HubDescription>comparingInt(
-                            d -> routes.route(d.hubId()).get().hops())
-                    .thenComparing(HubDescription::hubId));
-            nearestFirst.addAll(others);
-            view = new NetworkView(selfId, nearestFirst, routes, NetworkIndex.of(nearestFirst));
-        }
-        return view;
     }
 
     @Override
@@ -756,8 +414,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
 
     @Override
     public NodeId hubOf(NodeId node) {
-        NetworkIndex.NodeLocation location = view().index().node(node);
-        return location == null ? null : location.hubId();
+        return names.hubOf(node);
     }
 
     @Override
@@ -813,10 +470,9 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                     node.link().rttMicros(),
                     Map.copyOf(node.names())));
         }
-        Map<String, HubStatus.NameStatus> names = new TreeMap<>();
-        view().index()
-                .names()
-                .forEach((n, h) -> names.put(n, new HubStatus.NameStatus(h.nodeId(), h.hubId(), h.virtualPort())));
+        Map<String, HubStatus.NameStatus> nameStatus = new TreeMap<>();
+        names.names()
+                .forEach((n, h) -> nameStatus.put(n, new HubStatus.NameStatus(h.nodeId(), h.hubId(), h.virtualPort())));
         Map<String, Long> errors = new TreeMap<>();
         router.errors().forEach((k, v) -> errors.put(k.name(), v));
         List<HubStatus.IdConflictStatus> conflicts = new ArrayList<>();
@@ -841,7 +497,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 routeStatus,
                 known,
                 nodes,
-                names,
+                nameStatus,
                 router.delivered(),
                 router.forwarded(),
                 errors,
