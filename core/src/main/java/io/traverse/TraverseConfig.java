@@ -11,13 +11,10 @@ import io.traverse.settings.SshTunnelRule;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -28,8 +25,8 @@ import java.util.regex.Pattern;
  * sets the same values from code: {@code TraverseConfig.builder().bind("127.0.0.1").build()}.
  * Every key is listed in {@link ConfigKey} and in docs/operations.md, "Configuration keys".
  *
- * <p>Long because it is the one place every key is read, checked against the others and named in
- * its error; the forms of the values live in {@code io.traverse.config}.
+ * <p>This is the one place every key is read, checked against the others and named in its error;
+ * the text forms of the values are parsed in {@link ConfigValues} and {@code io.traverse.config}.
  */
 public final class TraverseConfig {
     private final List<InetSocketAddress> hubs;
@@ -281,7 +278,6 @@ public final class TraverseConfig {
 
     /** Builds a configuration; every setter validates. */
     public static final class Builder {
-        private static final Pattern DURATION = Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h)?");
         private static final Pattern MODULE_NAME = Pattern.compile("[a-z][a-z0-9-]{0,31}");
 
         private List<InetSocketAddress> hubs = List.of();
@@ -339,29 +335,30 @@ public final class TraverseConfig {
             String v = value == null ? "" : value.trim();
             try {
                 switch (key) {
-                    case HUBS -> hubs = endpoints(v, false);
-                    case MODULES -> modules(names(v));
+                    case HUBS -> hubs = ConfigValues.endpoints(v, false);
+                    case MODULES -> modules(ConfigValues.names(v));
                     case TOKEN -> token = v;
                     case NODE_ID -> nodeId = v.isEmpty() ? null : NodeId.of(v);
                     case BIND -> bindAddress = v.isEmpty() || v.equals("*") ? null : IpLiterals.parse(v);
                     case PORT_RANGE -> portRange = PortRange.parse(v);
-                    case EXTERNAL -> externals = endpoints(v, true);
-                    case FIREWALL -> firewall = firewallRules(v);
-                    case CONNECT_TIMEOUT -> connectTimeout = positive(duration(v));
-                    case CONNECT_STAGGER -> connectStagger = duration(v);
-                    case HANDSHAKE_TIMEOUT -> handshakeTimeout = positive(duration(v));
-                    case HANDSHAKE_PENDING -> maxPendingHandshakes = positive(v);
-                    case ACCEPT_BACKLOG -> acceptBacklog = positive(v);
-                    case CACHE_TTL -> cacheTtl = duration(v);
-                    case DISCOVERY -> discovery = bool(v);
-                    case DISCOVERY_PORT -> discoveryPort = port(v);
-                    case HUB_KEEPALIVE -> hubKeepalive = positive(duration(v));
-                    case HUB_TIMEOUT -> hubTimeout = positive(duration(v));
-                    case HUB_DATA_LINK -> hubDataLink = bool(v);
-                    case ROUTED_RECEIVE_BUDGET -> routedReceiveBudget = atLeast(size(v), 64 * 1024, "64k");
-                    case PORTMAP -> portmap = bool(v);
-                    case PORTMAP_PROTOCOLS -> portmapProtocols = portmapProtocols(v);
-                    case PORTMAP_LEASE -> portmapLease = portmapLease(duration(v));
+                    case EXTERNAL -> externals = ConfigValues.endpoints(v, true);
+                    case FIREWALL -> firewall = ConfigValues.firewallRules(v);
+                    case CONNECT_TIMEOUT -> connectTimeout = ConfigValues.positive(ConfigValues.duration(v));
+                    case CONNECT_STAGGER -> connectStagger = ConfigValues.duration(v);
+                    case HANDSHAKE_TIMEOUT -> handshakeTimeout = ConfigValues.positive(ConfigValues.duration(v));
+                    case HANDSHAKE_PENDING -> maxPendingHandshakes = ConfigValues.positive(v);
+                    case ACCEPT_BACKLOG -> acceptBacklog = ConfigValues.positive(v);
+                    case CACHE_TTL -> cacheTtl = ConfigValues.duration(v);
+                    case DISCOVERY -> discovery = ConfigValues.bool(v);
+                    case DISCOVERY_PORT -> discoveryPort = ConfigValues.port(v);
+                    case HUB_KEEPALIVE -> hubKeepalive = ConfigValues.positive(ConfigValues.duration(v));
+                    case HUB_TIMEOUT -> hubTimeout = ConfigValues.positive(ConfigValues.duration(v));
+                    case HUB_DATA_LINK -> hubDataLink = ConfigValues.bool(v);
+                    case ROUTED_RECEIVE_BUDGET ->
+                        routedReceiveBudget = ConfigValues.atLeast(ConfigValues.size(v), 64 * 1024, "64k");
+                    case PORTMAP -> portmap = ConfigValues.bool(v);
+                    case PORTMAP_PROTOCOLS -> portmapProtocols = ConfigValues.portmapProtocols(v);
+                    case PORTMAP_LEASE -> portmapLease = ConfigValues.portmapLease(ConfigValues.duration(v));
                     case PORTMAP_GATEWAY -> portmapGateway = v.isEmpty() ? null : IpLiterals.parse(v);
                     case HTTP_PROXY -> {
                         HttpProxy.parse(
@@ -370,15 +367,15 @@ public final class TraverseConfig {
                         httpProxyOrigin = origin;
                     }
                     case HTTP_NON_PROXY_HOSTS -> nonProxyHostsText = v;
-                    case SPLICE_PREDICTION -> splicePrediction = oneOf(v, "preserve", "sequential");
-                    case SPLICE_PORTS -> splicePorts = between(v, 1, 16);
+                    case SPLICE_PREDICTION -> splicePrediction = ConfigValues.oneOf(v, "preserve", "sequential");
+                    case SPLICE_PORTS -> splicePorts = ConfigValues.between(v, 1, 16);
                     case SSH_TUNNELS -> sshTunnels = SshTunnelRule.parseList(v);
-                    case HTTP_TUNNEL -> httpTunnel = oneOf(v, "auto", "connect", "longpoll");
-                    case LONGPOLL_SERVER_TIMEOUT -> longPollServerTimeout = duration(v);
-                    case LONGPOLL_CLIENT_TIMEOUT -> longPollClientTimeout = duration(v);
-                    case LONGPOLL_CLIENT_REGENERATE -> longPollRegenerate = duration(v);
-                    case LONGPOLL_BATCH_SIZE -> longPollBatchSize = size(v);
-                    case LONGPOLL_BATCH_TIMESPAN -> longPollBatchTimespan = duration(v);
+                    case HTTP_TUNNEL -> httpTunnel = ConfigValues.oneOf(v, "auto", "connect", "longpoll");
+                    case LONGPOLL_SERVER_TIMEOUT -> longPollServerTimeout = ConfigValues.duration(v);
+                    case LONGPOLL_CLIENT_TIMEOUT -> longPollClientTimeout = ConfigValues.duration(v);
+                    case LONGPOLL_CLIENT_REGENERATE -> longPollRegenerate = ConfigValues.duration(v);
+                    case LONGPOLL_BATCH_SIZE -> longPollBatchSize = ConfigValues.size(v);
+                    case LONGPOLL_BATCH_TIMESPAN -> longPollBatchTimespan = ConfigValues.duration(v);
                     default -> throw new IllegalStateException("unhandled key " + key);
                 }
             } catch (IllegalArgumentException e) {
@@ -456,32 +453,32 @@ public final class TraverseConfig {
         }
 
         public Builder connectTimeout(Duration d) {
-            connectTimeout = positive(d);
+            connectTimeout = ConfigValues.positive(d);
             return this;
         }
 
         public Builder connectStagger(Duration d) {
-            connectStagger = nonNegative(d);
+            connectStagger = ConfigValues.nonNegative(d);
             return this;
         }
 
         public Builder handshakeTimeout(Duration d) {
-            handshakeTimeout = positive(d);
+            handshakeTimeout = ConfigValues.positive(d);
             return this;
         }
 
         public Builder maxPendingHandshakes(int n) {
-            maxPendingHandshakes = positive(Integer.toString(n));
+            maxPendingHandshakes = ConfigValues.positive(Integer.toString(n));
             return this;
         }
 
         public Builder acceptBacklog(int n) {
-            acceptBacklog = positive(Integer.toString(n));
+            acceptBacklog = ConfigValues.positive(Integer.toString(n));
             return this;
         }
 
         public Builder cacheTtl(Duration d) {
-            cacheTtl = nonNegative(d);
+            cacheTtl = ConfigValues.nonNegative(d);
             return this;
         }
 
@@ -496,7 +493,7 @@ public final class TraverseConfig {
         }
 
         public Builder hubKeepalive(Duration d) {
-            hubKeepalive = positive(d);
+            hubKeepalive = ConfigValues.positive(d);
             return this;
         }
 
@@ -511,7 +508,7 @@ public final class TraverseConfig {
         }
 
         public Builder hubTimeout(Duration d) {
-            hubTimeout = positive(d);
+            hubTimeout = ConfigValues.positive(d);
             return this;
         }
 
@@ -580,52 +577,6 @@ public final class TraverseConfig {
             }
         }
 
-        private static int atLeast(int n, int min, String shown) {
-            if (n < min) {
-                throw new IllegalArgumentException(n + " bytes is less than " + shown);
-            }
-            return n;
-        }
-
-        /** A size in bytes: a whole number, optionally with k or m (1024-based). */
-        private static int size(String v) {
-            String lower = v.toLowerCase(Locale.ROOT);
-            int unit = lower.endsWith("k") ? 1024 : lower.endsWith("m") ? 1024 * 1024 : 1;
-            String digits = unit == 1 ? lower : lower.substring(0, lower.length() - 1);
-            try {
-                long n = Long.parseLong(digits) * unit;
-                if (n < 1 || n > Integer.MAX_VALUE) {
-                    throw new IllegalArgumentException(v + " is not a size from 1 byte");
-                }
-                return (int) n;
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + v + "' is not a size such as 65536, 256k or 1m");
-            }
-        }
-
-        private static String oneOf(String v, String... allowed) {
-            String lower = v.toLowerCase(Locale.ROOT);
-            for (String a : allowed) {
-                if (a.equals(lower)) {
-                    return a;
-                }
-            }
-            throw new IllegalArgumentException("'" + v + "' is none of " + String.join(", ", allowed));
-        }
-
-        private static int between(String v, int min, int max) {
-            int n;
-            try {
-                n = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + v + "' is not a whole number");
-            }
-            if (n < min || n > max) {
-                throw new IllegalArgumentException(n + " is not within " + min + "-" + max);
-            }
-            return n;
-        }
-
         /** Rules in the text form of {@code traverse.ssh.tunnels} ({@link SshTunnelRule}). */
         public Builder sshTunnels(String rules) {
             return set(ConfigKey.SSH_TUNNELS, rules, "code");
@@ -633,181 +584,6 @@ public final class TraverseConfig {
 
         public TraverseConfig build() {
             return new TraverseConfig(this);
-        }
-
-        private static final List<String> PORTMAP_PROTOCOL_NAMES = List.of("upnp", "pcp", "natpmp");
-
-        private static List<String> portmapProtocols(String v) {
-            List<String> out = names(v);
-            for (String name : out) {
-                if (!PORTMAP_PROTOCOL_NAMES.contains(name)) {
-                    throw new IllegalArgumentException("'" + name + "' is not a port-mapping protocol");
-                }
-            }
-            if (out.isEmpty()) {
-                throw new IllegalArgumentException("the protocol list is empty");
-            }
-            return out;
-        }
-
-        private static Duration portmapLease(Duration d) {
-            if (d.compareTo(Duration.ofMinutes(1)) < 0 || d.compareTo(Duration.ofHours(24)) > 0) {
-                throw new IllegalArgumentException("the lease must be from 1m to 24h");
-            }
-            return d;
-        }
-
-        private static List<String> names(String v) {
-            List<String> out = new ArrayList<>();
-            for (String part : v.split(",")) {
-                String name = part.trim().toLowerCase(Locale.ROOT);
-                if (!name.isEmpty()) {
-                    if (out.contains(name)) {
-                        throw new IllegalArgumentException("module '" + name + "' is listed twice");
-                    }
-                    out.add(name);
-                }
-            }
-            return out;
-        }
-
-        /** {@code host:port} items; with {@code portOptional}, IP literals only and a missing port reads as 0. */
-        private static List<InetSocketAddress> endpoints(String v, boolean externalsForm) {
-            List<InetSocketAddress> out = new ArrayList<>();
-            if (v.isEmpty()) {
-                return out;
-            }
-            for (String part : v.split(",")) {
-                String item = part.trim();
-                if (item.isEmpty()) {
-                    continue;
-                }
-                String host;
-                String portText;
-                if (item.startsWith("[")) {
-                    int close = item.indexOf(']');
-                    if (close < 0) {
-                        throw new IllegalArgumentException("'" + item + "' has '[' without ']'");
-                    }
-                    host = item.substring(1, close);
-                    String rest = item.substring(close + 1);
-                    portText = rest.isEmpty() ? null : rest.startsWith(":") ? rest.substring(1) : "?" + rest;
-                } else if (item.indexOf(':') != item.lastIndexOf(':')) {
-                    host = item; // bare IPv6
-                    portText = null;
-                } else {
-                    int colon = item.lastIndexOf(':');
-                    host = colon < 0 ? item : item.substring(0, colon);
-                    portText = colon < 0 ? null : item.substring(colon + 1);
-                }
-                int port;
-                if (portText == null) {
-                    if (!externalsForm) {
-                        throw new IllegalArgumentException("'" + item + "' has no ':PORT'");
-                    }
-                    port = 0;
-                } else {
-                    try {
-                        port = Integer.parseInt(portText);
-                    } catch (NumberFormatException e) {
-                        throw new IllegalArgumentException("port '" + portText + "' of '" + item + "' is not a number");
-                    }
-                    if (port < 1 || port > 65535) {
-                        throw new IllegalArgumentException("port " + port + " of '" + item + "' is not within 1-65535");
-                    }
-                }
-                if (IpLiterals.isLiteral(host)) {
-                    out.add(new InetSocketAddress(IpLiterals.parse(host), port));
-                } else if (externalsForm) {
-                    throw new IllegalArgumentException("'" + host + "' is not an IP address");
-                } else {
-                    if (!host.matches("[A-Za-z0-9]([A-Za-z0-9.-]*[A-Za-z0-9])?")) {
-                        throw new IllegalArgumentException("'" + host + "' is not a host name or IP address");
-                    }
-                    out.add(InetSocketAddress.createUnresolved(host, port));
-                }
-            }
-            return out;
-        }
-
-        private static List<FirewallRule> firewallRules(String v) {
-            List<FirewallRule> out = new ArrayList<>();
-            for (String part : v.split(",")) {
-                if (!part.isBlank()) {
-                    out.add(FirewallRule.parse(part));
-                }
-            }
-            return out;
-        }
-
-        /** {@code 250ms}, {@code 5s}, {@code 2m}, {@code 1h}; a bare number is milliseconds. */
-        static Duration duration(String v) {
-            Matcher m = DURATION.matcher(v.toLowerCase(Locale.ROOT));
-            if (!m.matches()) {
-                throw new IllegalArgumentException("'" + v + "' is not a duration");
-            }
-            long n = Long.parseLong(m.group(1));
-            String unit = m.group(2) == null ? "ms" : m.group(2);
-            return countable(
-                    switch (unit) {
-                        case "ms" -> Duration.ofMillis(n);
-                        case "s" -> Duration.ofSeconds(n);
-                        case "m" -> Duration.ofMinutes(n);
-                        default -> Duration.ofHours(n);
-                    });
-        }
-
-        private static Duration positive(Duration d) {
-            if (d.isNegative() || d.isZero()) {
-                throw new IllegalArgumentException("duration must be greater than zero");
-            }
-            return countable(d);
-        }
-
-        private static Duration nonNegative(Duration d) {
-            if (d.isNegative()) {
-                throw new IllegalArgumentException("duration must not be negative");
-            }
-            return countable(d);
-        }
-
-        /** The node counts every duration in nanoseconds (deadlines, cache ttl): longer ones would overflow there. */
-        private static Duration countable(Duration d) {
-            if (d.compareTo(LONGEST_COUNTABLE) > 0) {
-                throw new IllegalArgumentException("duration " + d + " is too long (at most 2562047h)");
-            }
-            return d;
-        }
-
-        private static final Duration LONGEST_COUNTABLE = Duration.ofNanos(Long.MAX_VALUE);
-
-        private static int port(String v) {
-            int n = positive(v);
-            if (n > 65535) {
-                throw new IllegalArgumentException(n + " is not a port (1-65535)");
-            }
-            return n;
-        }
-
-        private static boolean bool(String v) {
-            return switch (v.toLowerCase(Locale.ROOT)) {
-                case "true", "yes", "on" -> true;
-                case "false", "no", "off" -> false;
-                default -> throw new IllegalArgumentException("'" + v + "' is neither true nor false");
-            };
-        }
-
-        private static int positive(String v) {
-            int n;
-            try {
-                n = Integer.parseInt(v);
-            } catch (NumberFormatException e) {
-                throw new IllegalArgumentException("'" + v + "' is not a whole number");
-            }
-            if (n < 1) {
-                throw new IllegalArgumentException(n + " is less than 1");
-            }
-            return n;
         }
     }
 }
