@@ -1,0 +1,171 @@
+package io.traverse.direct;
+
+import io.traverse.connect.SocketAttempt;
+import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.IdentityHandshake;
+import io.traverse.spi.AttemptFailedException;
+import io.traverse.spi.ConnectOptions;
+import io.traverse.spi.ConnectRequest;
+import io.traverse.spi.FailureScope;
+import io.traverse.spi.HandshakeDialer.BeforeHandshake;
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+
+/** TCP connect, then the identity handshake on the same socket. */
+class HandshakeAttempt extends SocketAttempt {
+    private final ConnectRequest request;
+    private final byte[] handshake;
+    private final WorkingAddresses workingAddresses;
+    /** Run when the handshake was accepted (a plain address a tunnel also leads to: that tunnel no longer goes first); may be null. */
+    Runnable onSuccess;
+    /** Run once TCP is up, before the handshake goes out; may be null. */
+    BeforeHandshake beforeHandshake;
+
+    /** How long a held attempt that got through waits at least for an unheld rival's answer (Rivals#heldMayWin). */
+    private static final long MIN_GIVE_WAY_WAIT_NANOS = 20_000_000;
+
+    /** The listener holds the connection until {@link #confirm()}: a rival attempt ran when the request went out. */
+    private volatile boolean held;
+
+    HandshakeAttempt(
+            InetSocketAddress address,
+            ConnectRequest request,
+            ConnectOptions options,
+            byte[] handshake,
+            WorkingAddresses workingAddresses) {
+        super(address, request.deadline(), options);
+        this.request = request;
+        this.handshake = handshake;
+        this.workingAddresses = workingAddresses;
+    }
+
+    @Override
+    protected void afterConnect(Socket socket) throws IOException {
+        if (beforeHandshake != null) {
+            beforeHandshake.run();
+        }
+        if (workingAddresses == null) {
+            exchangeHandshake(socket); // a tunnel's entrance: not one of the target's addresses
+            return;
+        }
+        try {
+            exchangeHandshake(socket);
+            workingAddresses.worked(request.target(), address);
+            if (onSuccess != null) {
+                onSuccess.run();
+            }
+        } catch (IOException e) {
+            if (!isCancelled()) { // losing the race says nothing against the address
+                workingAddresses.failed(request.target(), address);
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    protected String timeoutAfterConnect() {
+        // TCP got through but nobody answered: a firewall holding the connection, or a stuck peer.
+        return "Connect timed out waiting for the handshake answer";
+    }
+
+    @Override
+    public void confirm() throws IOException {
+        Socket s = socket();
+        if (held && s != null) {
+            s.getOutputStream().write(IdentityHandshake.CONFIRM); // raw, before any in-band framing
+        }
+    }
+
+    private void exchangeHandshake(Socket socket) throws IOException {
+        if (!isConnect() || request.probe()) {
+            exchange(socket, handshake);
+            return;
+        }
+        if (request.holdUntilConfirmed()) {
+            byte[] bytes = handshake.clone(); // the shared bytes stay those of an unheld CONNECT
+            bytes[5] |= (byte) IdentityHandshake.HOLD_UNTIL_CONFIRMED;
+            held = true;
+            long asked = System.nanoTime();
+            exchange(socket, bytes);
+            long roundTrip = System.nanoTime() - asked;
+            if (!request.rivals().heldMayWin(request.deadline(), Math.max(MIN_GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
+                throw new AttemptFailedException(
+                        FailureScope.PATH, where() + ": gave way to an attempt the node had accepted unheld");
+            }
+            return;
+        }
+        request.rivals().unheldSent();
+        boolean accepted = false;
+        try {
+            exchange(socket, handshake);
+            accepted = true;
+        } finally {
+            if (accepted) {
+                request.rivals().unheldAccepted();
+            } else {
+                request.rivals().unheldFailed();
+            }
+        }
+    }
+
+    private void exchange(Socket socket, byte[] bytes) throws IOException {
+        socket.getOutputStream().write(bytes);
+        IdentityHandshake.Reply reply = IdentityHandshake.readReply(socket.getInputStream());
+        NodeIdentity target = request.target();
+        String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
+        switch (reply.answer()) {
+            case ACCEPT -> {
+                // No responder: the listener checked that it is the node asked for (encodeAccept).
+                if (reply.responder() != null && !reply.responder().satisfies(target)) {
+                    throw new AttemptFailedException(
+                            FailureScope.PATH,
+                            where() + ": accepted by node " + describe(reply.responder())
+                                    + ", which is not the node asked for");
+                }
+                if (asksInBandEndOfStream() && !reply.inBandEndOfStream()) {
+                    throw new AttemptFailedException(
+                            FailureScope.PATH,
+                            where() + ": the node did not agree to in-band end-of-stream, which a tunnel needs");
+                }
+            }
+            case WRONG_NODE ->
+                throw new AttemptFailedException(
+                        FailureScope.PATH,
+                        where() + ": reached node " + describe(reply.responder()) + ", not " + describe(target));
+            case REFUSED -> throw new AttemptFailedException(FailureScope.PATH, where() + ": refused" + reason);
+            case PORT_NOT_FOUND ->
+                throw new AttemptFailedException(
+                        FailureScope.TARGET,
+                        "Connection refused: node " + describe(target) + " has no virtual port " + request.virtualPort()
+                                + reason);
+            case OVERLOAD ->
+                throw new AttemptFailedException(
+                        FailureScope.TARGET,
+                        "Connection refused: node " + describe(target) + " is overloaded" + reason);
+            case PROTOCOL_ERROR ->
+                throw new AttemptFailedException(FailureScope.MODULE, where() + ": handshake not understood" + reason);
+            default -> throw new IllegalStateException("unhandled answer " + reply.answer());
+        }
+    }
+
+    private boolean isConnect() {
+        // As an unsigned byte: a tunnelled CONNECT (top bit set) is a CONNECT too, and is held like any other.
+        return ((handshake[5] & 0xff) & ~IdentityHandshake.IN_BAND_END_OF_STREAM)
+                == IdentityHandshake.Kind.CONNECT.code;
+    }
+
+    /** A tunnelled CONNECT or REVERSE (a PROBE's answer is the last thing read: nothing to agree on). */
+    private boolean asksInBandEndOfStream() {
+        return handshake[5] == (byte) (IdentityHandshake.Kind.CONNECT.code | IdentityHandshake.IN_BAND_END_OF_STREAM)
+                || handshake[5]
+                        == (byte) (IdentityHandshake.Kind.REVERSE.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
+    }
+
+    private static String describe(NodeIdentity identity) {
+        if (identity == null) {
+            return "(unknown)";
+        }
+        return identity.id().map(Object::toString).orElse(identity.toText());
+    }
+}
