@@ -7,6 +7,7 @@ import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
 import io.traverse.protocol.ProtocolException;
+import java.io.EOFException;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -40,21 +41,13 @@ import org.slf4j.LoggerFactory;
  * send buffer of a new connection, and hands anything that must wait (a full backlog, an
  * incomplete request, a firewall that drops) to the loop.
  *
- * <p>Long because every state a connection can wait in (its request arriving, room in a backlog,
- * a hold until CONFIRM, silence for a simulated firewall that drops) has its deadline and its way
- * out on the same selector thread.
+ * <p>Every state a connection can wait in (its request arriving, room in a backlog, a hold until
+ * CONFIRM, silence for a simulated firewall that drops) has its deadline and its way out here, on
+ * the same selector thread; a connection's buffers and the I/O on its channel are in
+ * {@link PendingHandshake}.
  */
 final class HandshakeLoop implements Runnable {
     private static final Logger log = LoggerFactory.getLogger(HandshakeLoop.class);
-
-    /**
-     * What the accepting thread reads at once: a request of two typical identities fits, so one
-     * read takes it; a larger one is completed by the loop.
-     */
-    private static final int FIRST_READ = 1024;
-
-    private static final byte[] ACCEPT_REPLY = IdentityHandshake.encodeAccept();
-    private static final byte[] ACCEPT_REPLY_IN_BAND = IdentityHandshake.encodeAccept(true);
 
     private final Selector selector;
     private final HandshakeJudge judge;
@@ -63,14 +56,14 @@ final class HandshakeLoop implements Runnable {
     private final long timeoutNanos;
     private final int maxPending;
     /** Connections handed over by the accepting thread, some with their request partly read or decided. */
-    private final Queue<Pending> arrivals = new ConcurrentLinkedQueue<>();
+    private final Queue<PendingHandshake> arrivals = new ConcurrentLinkedQueue<>();
 
-    private final List<Pending> accepted = new ArrayList<>();
+    private final List<PendingHandshake> accepted = new ArrayList<>();
     /** Complete, accepted-in-principle handshakes whose backlog is full, oldest first. */
-    private final ArrayDeque<Pending> waitingForRoom = new ArrayDeque<>();
+    private final ArrayDeque<PendingHandshake> waitingForRoom = new ArrayDeque<>();
 
     private volatile boolean roomFreed;
-    private final Set<Pending> pending = new LinkedHashSet<>();
+    private final Set<PendingHandshake> pending = new LinkedHashSet<>();
     private volatile boolean running = true;
     private long evictions;
     private volatile Thread loopThread;
@@ -95,15 +88,16 @@ final class HandshakeLoop implements Runnable {
      * complete, else hands it to the loop's thread.
      */
     void submit(SocketChannel channel) {
-        InetSocketAddress remote = remoteOf(channel);
-        Pending p = new Pending(channel, remote, firewall.check(remote.getAddress()), System.nanoTime() + timeoutNanos);
+        InetSocketAddress remote = PendingHandshake.remoteOf(channel);
+        PendingHandshake p = new PendingHandshake(
+                channel, remote, firewall.check(remote.getAddress()), System.nanoTime() + timeoutNanos);
         try {
             if (completeAtOnce(p)) {
                 return;
             }
         } catch (IOException e) {
             log.debug("Connection from {} failed before its handshake: {}", remote, e.toString());
-            closeQuietly(channel);
+            p.close();
             return;
         }
         p.triedAtOnce = true;
@@ -152,7 +146,7 @@ final class HandshakeLoop implements Runnable {
                 while (!accepted.isEmpty()) {
                     // Cancelled keys leave the selector at the next selection; only then may a channel block again.
                     selector.selectNow();
-                    List<Pending> ready = new ArrayList<>(accepted);
+                    List<PendingHandshake> ready = new ArrayList<>(accepted);
                     accepted.clear();
                     ready.forEach(this::deliver);
                     processSelected();
@@ -173,14 +167,14 @@ final class HandshakeLoop implements Runnable {
             return 0; // no deadline to watch: sleep until something arrives
         }
         long nearest = Long.MAX_VALUE;
-        for (Pending p : pending) {
+        for (PendingHandshake p : pending) {
             nearest = Math.min(nearest, p.deadlineNanos);
         }
         return Math.max(1, (nearest - System.nanoTime()) / 1_000_000 + 1);
     }
 
     private void registerArrivals() {
-        Pending p;
+        PendingHandshake p;
         while ((p = arrivals.poll()) != null) {
             SocketChannel channel = p.channel;
             InetSocketAddress remote = p.remote;
@@ -206,7 +200,7 @@ final class HandshakeLoop implements Runnable {
             } catch (IOException e) {
                 log.debug("Connection from {} failed before its handshake: {}", remote, e.toString());
                 forget(p);
-                closeQuietly(channel);
+                p.close();
             }
         }
     }
@@ -222,51 +216,21 @@ final class HandshakeLoop implements Runnable {
      * (docs/protocol.md); bytes beyond the request break that rule and are refused. Returns false,
      * keeping what was read, when the request is incomplete or the connection must be held.
      */
-    private boolean completeAtOnce(Pending p) throws IOException {
+    private boolean completeAtOnce(PendingHandshake p) throws IOException {
         if (p.firewall.action() == FirewallRule.Action.DROP) {
             return false;
         }
-        boolean blocking = p.channel.isBlocking();
-        if (blocking && p.channel.socket().getInputStream().available() == 0) {
-            // Often the acceptor got the connection before the client, which has just seen its
-            // connect() return, could send the request: let it run once. Measured: the fast path
-            // then serves 99.8 % of connections instead of 55 %, on one core or two.
-            Thread.yield();
-            if (p.channel.socket().getInputStream().available() == 0) {
-                return false;
-            }
-        }
-        ByteBuffer first = ByteBuffer.allocate(FIRST_READ);
-        int n = p.channel.read(first);
-        if (n == 0 && !blocking) {
-            Thread.yield(); // as above
-            n = p.channel.read(first);
-        }
-        if (n < 0) {
-            throw new java.io.EOFException("closed before sending a handshake");
-        }
-        first.flip();
+        IdentityHandshake.Request request;
         try {
-            if (first.remaining() < IdentityHandshake.HEADER_LENGTH) {
-                p.header.put(first);
-                return false;
-            }
-            first.get(p.header.array());
-            p.header.position(IdentityHandshake.HEADER_LENGTH);
-            int length = IdentityHandshake.checkHeader(p.header);
-            if (first.remaining() > length) {
-                throw new ProtocolException(
-                        (first.remaining() - length) + " bytes after the request, sent before the reply");
-            }
-            if (first.remaining() < length) {
-                p.body = ByteBuffer.allocate(length); // validated against the maximum first
-                p.body.put(first);
-                return false;
-            }
-            decide(p, IdentityHandshake.decodeRequest(IdentityHandshake.code(p.header), first));
+            request = p.readAtOnce();
         } catch (ProtocolException e) {
             reject(p, e);
+            return true;
         }
+        if (request == null) {
+            return false;
+        }
+        decide(p, request);
         return true;
     }
 
@@ -276,14 +240,14 @@ final class HandshakeLoop implements Runnable {
      * gets cycled out, not the newcomer.
      */
     private void evictOldest() {
-        Iterator<Pending> it = pending.iterator();
-        Pending oldest = it.next();
+        Iterator<PendingHandshake> it = pending.iterator();
+        PendingHandshake oldest = it.next();
         it.remove();
         oldest.key.cancel();
         if (oldest.awaitingConfirm) {
             oldest.awaitingConfirm = false;
             oldest.queue.release();
-            closeQuietly(oldest.channel); // already accepted: nothing to answer
+            oldest.close(); // already accepted: nothing to answer
             return;
         }
         if (waitingForRoom.remove(oldest)) {
@@ -300,12 +264,10 @@ final class HandshakeLoop implements Runnable {
                     oldest.remote,
                     evictions);
         }
-        replyAndClose(
-                oldest.channel,
-                new IdentityHandshake.Reply(
-                        Answer.OVERLOAD,
-                        null,
-                        "too many handshakes in progress (" + maxPending + "); this one waited longest"));
+        oldest.replyAndClose(new IdentityHandshake.Reply(
+                Answer.OVERLOAD,
+                null,
+                "too many handshakes in progress (" + maxPending + "); this one waited longest"));
     }
 
     private void processSelected() {
@@ -314,56 +276,43 @@ final class HandshakeLoop implements Runnable {
             SelectionKey key = it.next();
             it.remove();
             if (key.isValid() && key.isReadable()) {
-                read((Pending) key.attachment());
+                read((PendingHandshake) key.attachment());
             }
         }
     }
 
     /** Reads what has arrived on a registered, non-blocking channel; decides once the request is complete. */
-    private void read(Pending p) {
+    private void read(PendingHandshake p) {
         if (p.awaitingConfirm) {
             readConfirm(p);
             return;
         }
+        IdentityHandshake.Request request;
         try {
-            while (true) {
-                ByteBuffer target = p.body == null ? p.header : p.body;
-                int n = p.channel.read(target);
-                if (n < 0) {
-                    finish(p, "closed by the peer after " + p.received() + " bytes, before completing its handshake");
-                    return;
-                }
-                if (target.hasRemaining()) {
-                    return; // wait for the rest
-                }
-                if (p.body == null) {
-                    int length = IdentityHandshake.checkHeader(p.header);
-                    p.body = ByteBuffer.allocate(length); // validated against the maximum first
-                    continue;
-                }
-                p.body.flip();
-                ByteBuffer beyond = ByteBuffer.allocate(64);
-                if (p.channel.read(beyond) > 0) { // the same rule as on the accepting thread's single read
-                    throw new ProtocolException("bytes after the request, sent before the reply");
-                }
-                decide(p, IdentityHandshake.decodeRequest(IdentityHandshake.code(p.header), p.body));
-                return;
-            }
+            request = p.readRest();
         } catch (ProtocolException e) {
             reject(p, e);
+            return;
+        } catch (EOFException e) {
+            finish(p, e.getMessage());
+            return;
         } catch (IOException e) {
             finish(p, "failed during its handshake: " + e);
+            return;
+        }
+        if (request != null) {
+            decide(p, request);
         }
     }
 
-    private void reject(Pending p, ProtocolException e) {
+    private void reject(PendingHandshake p, ProtocolException e) {
         log.info("Rejected connection from {}: {}", p.remote, e.getMessage());
         forget(p);
-        replyAndClose(p.channel, new IdentityHandshake.Reply(Answer.PROTOCOL_ERROR, null, e.getMessage()));
+        p.replyAndClose(new IdentityHandshake.Reply(Answer.PROTOCOL_ERROR, null, e.getMessage()));
     }
 
     /** Answers a complete request, on either path. */
-    private void decide(Pending p, IdentityHandshake.Request request) {
+    private void decide(PendingHandshake p, IdentityHandshake.Request request) {
         p.inBandEndOfStream = request.inBandEndOfStream();
         p.hold = request.holdUntilConfirmed();
         if (p.firewall.action() == FirewallRule.Action.DROP) {
@@ -376,7 +325,7 @@ final class HandshakeLoop implements Runnable {
             forget(p);
             String reason = p.firewall.describe(p.remote.getAddress());
             log.debug("Refused connection from {}: {}", p.remote, reason);
-            replyAndClose(p.channel, new IdentityHandshake.Reply(Answer.REFUSED, null, reason));
+            p.replyAndClose(new IdentityHandshake.Reply(Answer.REFUSED, null, reason));
             return;
         }
         HandshakeJudge.Verdict verdict;
@@ -405,10 +354,8 @@ final class HandshakeLoop implements Runnable {
                     p.remote,
                     verdict.queue() == null ? " (a probe)" : "",
                     verdict.reason());
-            writeAndClose(
-                    p.channel,
-                    IdentityHandshake.encode(
-                            new IdentityHandshake.Reply(verdict.answer(), identity.get(), verdict.reason())));
+            p.writeAndClose(IdentityHandshake.encode(
+                    new IdentityHandshake.Reply(verdict.answer(), identity.get(), verdict.reason())));
             return;
         }
         p.queue = verdict.queue();
@@ -416,17 +363,13 @@ final class HandshakeLoop implements Runnable {
     }
 
     /** Sends ACCEPT for a reserved slot and hands the connection over. */
-    private void admit(Pending p) {
+    private void admit(PendingHandshake p) {
         try {
-            ByteBuffer out = ByteBuffer.wrap(p.inBandEndOfStream ? ACCEPT_REPLY_IN_BAND : ACCEPT_REPLY);
-            p.channel.write(out);
-            if (out.hasRemaining()) {
-                throw new IOException("send buffer of a new connection is full");
-            }
+            p.sendAccept();
         } catch (IOException e) {
             p.queue.release();
             log.debug("Connection from {} failed while accepting: {}", p.remote, e.toString());
-            closeQuietly(p.channel);
+            p.close();
             return;
         }
         if (p.hold) {
@@ -443,7 +386,7 @@ final class HandshakeLoop implements Runnable {
     }
 
     /** An accepted, held connection: watch it for the client's CONFIRM within its handshake deadline. */
-    private void watchForConfirm(Pending p) {
+    private void watchForConfirm(PendingHandshake p) {
         try {
             if (pending.size() >= maxPending) {
                 evictOldest();
@@ -467,7 +410,7 @@ final class HandshakeLoop implements Runnable {
      * connection over; end-of-stream means another attempt of the client's won, so nobody ever
      * sees this one.
      */
-    private void readConfirm(Pending p) {
+    private void readConfirm(PendingHandshake p) {
         try {
             ByteBuffer one = ByteBuffer.allocate(1);
             int n = p.channel.read(one);
@@ -491,7 +434,7 @@ final class HandshakeLoop implements Runnable {
     }
 
     /** Gives up a held connection: its slot goes back, and it closes unseen. */
-    private void drop(Pending p, String why) {
+    private void drop(PendingHandshake p, String why) {
         p.awaitingConfirm = false;
         p.queue.release();
         finish(p, why);
@@ -502,7 +445,7 @@ final class HandshakeLoop implements Runnable {
      * when its accept queue is full — until the application accepts and room frees up, or until
      * the handshake deadline, which answers OVERLOAD.
      */
-    private void waitForRoom(Pending p, HandshakeJudge.Verdict verdict) {
+    private void waitForRoom(PendingHandshake p, HandshakeJudge.Verdict verdict) {
         try {
             if (p.key == null) {
                 if (pending.size() >= maxPending) {
@@ -534,8 +477,8 @@ final class HandshakeLoop implements Runnable {
 
     /** Looks at waiting handshakes, oldest first, after some backlog freed a slot or closed. */
     private void admitWaiting() {
-        for (Iterator<Pending> it = waitingForRoom.iterator(); it.hasNext(); ) {
-            Pending p = it.next();
+        for (Iterator<PendingHandshake> it = waitingForRoom.iterator(); it.hasNext(); ) {
+            PendingHandshake p = it.next();
             boolean reserved = p.reservedWhileWaiting || p.queue.tryReserve();
             if (!reserved && !p.queue.isClosed()) {
                 continue;
@@ -544,41 +487,30 @@ final class HandshakeLoop implements Runnable {
             p.queue.removeWaiter();
             forget(p);
             if (!reserved) {
-                writeAndClose(
-                        p.channel,
-                        IdentityHandshake.encode(new IdentityHandshake.Reply(
-                                Answer.PORT_NOT_FOUND,
-                                identity.get(),
-                                "the virtual port closed while the connection waited for room")));
+                p.writeAndClose(IdentityHandshake.encode(new IdentityHandshake.Reply(
+                        Answer.PORT_NOT_FOUND,
+                        identity.get(),
+                        "the virtual port closed while the connection waited for room")));
                 continue;
             }
-            if (peerGone(p)) {
+            if (p.peerGone()) {
                 p.queue.release();
-                closeQuietly(p.channel);
+                p.close();
                 continue;
             }
             admit(p);
         }
     }
 
-    /** A client that gave up while waiting has closed its end (or broke the protocol by talking first). */
-    private static boolean peerGone(Pending p) {
-        try {
-            return p.channel.read(ByteBuffer.allocate(1)) != 0;
-        } catch (IOException e) {
-            return true;
-        }
-    }
-
     /** Stops watching a connection (no-op for one that was never registered). */
-    private void forget(Pending p) {
+    private void forget(PendingHandshake p) {
         if (p.key != null) {
             pending.remove(p);
             p.key.cancel();
         }
     }
 
-    private void deliver(Pending p) {
+    private void deliver(PendingHandshake p) {
         try {
             p.channel.configureBlocking(true);
             // A tunnelled connection (it asked in its handshake) carries end-of-stream in-band.
@@ -586,14 +518,14 @@ final class HandshakeLoop implements Runnable {
         } catch (IOException | RuntimeException e) {
             p.queue.release();
             log.debug("Connection from {} failed while handing over: {}", p.remote, e.toString());
-            closeQuietly(p.channel);
+            p.close();
         }
     }
 
     private void expireOverdue() {
         long now = System.nanoTime();
-        for (Iterator<Pending> it = pending.iterator(); it.hasNext(); ) {
-            Pending p = it.next();
+        for (Iterator<PendingHandshake> it = pending.iterator(); it.hasNext(); ) {
+            PendingHandshake p = it.next();
             if (now - p.deadlineNanos >= 0) {
                 it.remove();
                 p.key.cancel();
@@ -604,7 +536,7 @@ final class HandshakeLoop implements Runnable {
                             "Closed connection from {}: accepted, held, not confirmed within {} ms",
                             p.remote,
                             timeoutNanos / 1_000_000);
-                    closeQuietly(p.channel);
+                    p.close();
                     continue;
                 }
                 if (p.queue != null) {
@@ -614,10 +546,8 @@ final class HandshakeLoop implements Runnable {
                         p.queue.release();
                     }
                     log.info("Refused connection from {}: {}", p.remote, p.overloadReason);
-                    writeAndClose(
-                            p.channel,
-                            IdentityHandshake.encode(
-                                    new IdentityHandshake.Reply(Answer.OVERLOAD, identity.get(), p.overloadReason)));
+                    p.writeAndClose(IdentityHandshake.encode(
+                            new IdentityHandshake.Reply(Answer.OVERLOAD, identity.get(), p.overloadReason)));
                     continue;
                 }
                 if (p.dropped) {
@@ -629,124 +559,48 @@ final class HandshakeLoop implements Runnable {
                             timeoutNanos / 1_000_000,
                             p.received());
                 }
-                closeQuietly(p.channel);
+                p.close();
             }
         }
     }
 
-    private void finish(Pending p, String why) {
+    private void finish(PendingHandshake p, String why) {
         log.debug("Connection from {} {}", p.remote, why);
         forget(p);
-        closeQuietly(p.channel);
-    }
-
-    /** Best effort: the reply fits any fresh send buffer; if it does not, the connection just closes. */
-    private static void replyAndClose(SocketChannel channel, IdentityHandshake.Reply reply) {
-        writeAndClose(channel, IdentityHandshake.encode(reply));
-    }
-
-    private static void writeAndClose(SocketChannel channel, byte[] bytes) {
-        try {
-            if (channel.isBlocking()) {
-                channel.configureBlocking(false);
-            }
-            channel.write(ByteBuffer.wrap(bytes));
-            channel.shutdownOutput();
-        } catch (IOException | RuntimeException ignored) {
-            // the peer is gone or misbehaving; closing is all that is left
-        }
-        closeQuietly(channel);
+        p.close();
     }
 
     private void shutdown() {
-        for (Pending p : waitingForRoom) {
+        for (PendingHandshake p : waitingForRoom) {
             p.queue.removeWaiter();
             if (p.reservedWhileWaiting) {
                 p.queue.release();
             }
         }
         waitingForRoom.clear();
-        for (Pending p : pending) {
+        for (PendingHandshake p : pending) {
             if (p.awaitingConfirm) {
                 p.queue.release();
             }
-            closeQuietly(p.channel);
+            p.close();
         }
         pending.clear();
-        for (Pending p : accepted) {
+        for (PendingHandshake p : accepted) {
             p.queue.release();
-            closeQuietly(p.channel);
+            p.close();
         }
         accepted.clear();
-        Pending arrival;
+        PendingHandshake arrival;
         while ((arrival = arrivals.poll()) != null) {
             if (arrival.awaitingConfirm) {
                 arrival.queue.release(); // accepted and held: its slot was reserved
             }
-            closeQuietly(arrival.channel); // nothing else reserved yet, whatever was decided
+            arrival.close(); // nothing else reserved yet, whatever was decided
         }
         try {
             selector.close();
         } catch (IOException ignored) {
             // nothing more to do
-        }
-    }
-
-    private static InetSocketAddress remoteOf(SocketChannel channel) {
-        try {
-            return (InetSocketAddress) channel.getRemoteAddress();
-        } catch (IOException e) {
-            return new InetSocketAddress(0);
-        }
-    }
-
-    static void closeQuietly(SocketChannel channel) {
-        try {
-            channel.close();
-        } catch (IOException ignored) {
-            // already gone
-        }
-    }
-
-    /** A connection whose handshake is in progress. */
-    private static final class Pending {
-        final SocketChannel channel;
-        final InetSocketAddress remote;
-        final SimulatedFirewall.Verdict firewall;
-        final long deadlineNanos;
-        final ByteBuffer header = ByteBuffer.allocate(IdentityHandshake.HEADER_LENGTH);
-        ByteBuffer body;
-        SelectionKey key;
-        AcceptQueue queue;
-        boolean dropped;
-        /** Why the answer would be OVERLOAD if the wait for room ends without room. */
-        String overloadReason;
-
-        boolean reservedWhileWaiting;
-        /** The accepting thread tried {@code completeAtOnce}; what it read is in the buffers. */
-        boolean triedAtOnce;
-        /** The request asked for in-band end-of-stream: the connection runs through a tunnel. */
-        boolean inBandEndOfStream;
-        /** Decided on the accepting thread: wait for room in this verdict's backlog (the loop does). */
-        HandshakeJudge.Verdict roomVerdict;
-        /** The request asked to be held until the client confirms it (a rival attempt ran). */
-        boolean hold;
-        /** Accepted and held: its slot reserved, waiting for the client's CONFIRM (the loop watches). */
-        boolean awaitingConfirm;
-
-        Pending(
-                SocketChannel channel,
-                InetSocketAddress remote,
-                SimulatedFirewall.Verdict firewall,
-                long deadlineNanos) {
-            this.channel = channel;
-            this.remote = remote;
-            this.firewall = firewall;
-            this.deadlineNanos = deadlineNanos;
-        }
-
-        int received() {
-            return header.position() + (body == null ? 0 : body.position());
         }
     }
 }
