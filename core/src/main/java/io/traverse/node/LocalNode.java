@@ -15,8 +15,6 @@ import io.traverse.connect.PlainConnector;
 import io.traverse.connect.StaggeredRace;
 import io.traverse.firewall.SimulatedFirewall;
 import io.traverse.hublink.HubLink;
-import io.traverse.identity.AddressClass;
-import io.traverse.identity.HostKey;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
@@ -50,7 +48,6 @@ import java.net.SocketException;
 import java.net.UnknownHostException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -80,10 +77,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
 
     private final TraverseConfig config;
     private final NodeListener listener;
-    /** The identity at start (configured hub hints); the hub link puts its hub first. */
-    private final NodeIdentity baseIdentity;
-
-    private volatile NodeIdentity identity;
+    private final CurrentIdentity identity;
     private final LocalInterfaces reachableInterfaces;
     private final VirtualPortTable ports = new VirtualPortTable();
     private final ReverseRendezvous rendezvous = new ReverseRendezvous();
@@ -103,12 +97,6 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final NodeEvents events;
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
     private final HubLink hubLink;
-    /** Guards changes of {@link #identity} after start (hub link up, advertised externals). */
-    private final Object identityLock = new Object();
-    /** External addresses modules advertise at run time (mapped NAT ports), in the order they came. */
-    private final Set<InetSocketAddress> advertisedExternals = new java.util.LinkedHashSet<>();
-    /** The hub the link is up to (null before the first link): the identity's first hub hint. */
-    private volatile InetSocketAddress linkedHub;
 
     private volatile boolean closed;
 
@@ -124,17 +112,17 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 config.portRange(),
                 this,
                 new SimulatedFirewall(config.firewall()),
-                () -> this.identity,
+                this::identityOrNull,
                 config.handshakeTimeout(),
                 config.maxPendingHandshakes(),
                 threadPrefix);
         HubLink startedLink = null;
         try {
-            this.baseIdentity = buildIdentity(id, listener.port(), reachableInterfaces, config);
-            this.identity = baseIdentity;
+            this.identity =
+                    new CurrentIdentity(CurrentIdentity.atStart(id, listener.port(), reachableInterfaces, config));
             this.events = new NodeEvents(threadPrefix + "-events");
             // The hub link before the modules: they register side-channel services on it.
-            startedLink = HubLink.start(config, id, this::identityWithHub, this::linkedTo, events);
+            startedLink = HubLink.start(config, id, identity::withHub, identity::linkedTo, events);
             this.hubLink = startedLink;
             this.attemptExecutor = new ThreadPoolExecutor(
                     0,
@@ -145,7 +133,13 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                     daemonThreads(threadPrefix + "-connect"));
             long stagger = config.connectStagger().toNanos();
             this.handshakeDialer = HandshakeDialers.load(new HandshakeDialerProvider.Setup(
-                    () -> identity, reachableInterfaces, all, bind, stagger, attemptExecutor, httpOnlyWayOut(config)));
+                    identity::current,
+                    reachableInterfaces,
+                    all,
+                    bind,
+                    stagger,
+                    attemptExecutor,
+                    httpOnlyWayOut(config)));
             this.plainConnector = new PlainConnector(stagger, attemptExecutor);
             this.names = new HostNameResolver(
                     HostNameResolver.Dns.SYSTEM, hubNames(), config.hubTimeout(), daemonThreads(threadPrefix + "-dns"));
@@ -162,7 +156,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             throw e;
         }
         listener.start();
-        log.info("Traverse node {} listening on port {}, modules {}", identity, listener.port(), racer.moduleNames());
+        log.info(
+                "Traverse node {} listening on port {}, modules {}",
+                identity.current(),
+                listener.port(),
+                racer.moduleNames());
     }
 
     /** Binds the listening port, scans interfaces, loads modules, and starts serving. */
@@ -180,59 +178,10 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 .orElse(null);
     }
 
-    private static NodeIdentity buildIdentity(NodeId id, int port, LocalInterfaces interfaces, TraverseConfig config) {
-        NodeIdentity.Builder b =
-                NodeIdentity.builder().id(id).hostKey(HostKey.local().orElse(null));
-        List<InetAddress> advertised = new ArrayList<>(interfaces.advertisable());
-        // Loopback last: it only helps callers on this host, and reads worst in the text form.
-        advertised.sort(Comparator.comparing(a -> AddressClass.of(a) == AddressClass.LOOPBACK));
-        for (InetAddress a : advertised) {
-            b.address(new InetSocketAddress(a, port));
-        }
-        for (InetSocketAddress external : config.externals()) {
-            b.external(
-                    new InetSocketAddress(external.getAddress(), external.getPort() == 0 ? port : external.getPort()));
-        }
-        for (InetSocketAddress hub : config.hubs()) {
-            if (!hub.isUnresolved()) {
-                b.hub(hub);
-            }
-        }
-        return b.build();
-    }
-
-    private void linkedTo(InetSocketAddress hub) {
-        synchronized (identityLock) {
-            linkedHub = hub;
-            identity = identityWithHub(hub);
-        }
-    }
-
-    /** The identity at start plus the external addresses modules advertise now. */
-    private NodeIdentity currentBase() {
-        synchronized (identityLock) {
-            if (advertisedExternals.isEmpty()) {
-                return baseIdentity;
-            }
-            List<InetSocketAddress> externals = new ArrayList<>(baseIdentity.externals());
-            for (InetSocketAddress a : advertisedExternals) {
-                if (!externals.contains(a)) {
-                    externals.add(a);
-                }
-            }
-            return baseIdentity.withExternals(externals);
-        }
-    }
-
     /** Adds or removes an advertised external address, then tells the hub (see {@link ModuleContext#advertiseExternal}). */
     private void changeAdvertised(InetSocketAddress external, boolean add) {
-        synchronized (identityLock) {
-            boolean changed = add ? advertisedExternals.add(external) : advertisedExternals.remove(external);
-            if (!changed) {
-                return;
-            }
-            InetSocketAddress hub = linkedHub;
-            identity = hub == null ? currentBase() : identityWithHub(hub);
+        if (!identity.changeAdvertised(external, add)) {
+            return;
         }
         log.info("{} external address {}", add ? "Advertising" : "No longer advertising", external);
         hubLink.announceIdentityChange();
@@ -259,19 +208,6 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         };
     }
 
-    /** This node's identity with {@code hub} as its first hub hint (the hub it is linked to). */
-    private NodeIdentity identityWithHub(InetSocketAddress hub) {
-        NodeIdentity base = currentBase();
-        List<InetSocketAddress> hints = new ArrayList<>();
-        hints.add(hub);
-        for (InetSocketAddress h : base.hubs()) {
-            if (!h.equals(hub)) {
-                hints.add(h);
-            }
-        }
-        return base.withHubs(hints);
-    }
-
     private List<ConnectionModule> loadModules() throws IOException {
         Map<String, ConnectionModuleProvider> available = new LinkedHashMap<>();
         for (ConnectionModuleProvider p :
@@ -286,7 +222,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         }
         ModuleContext context = new NodeModuleContext(
                 config,
-                () -> identity,
+                identity::current,
                 reachableInterfaces,
                 handshakeDialer,
                 hubLink,
@@ -327,7 +263,13 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     }
 
     public NodeIdentity identity() {
-        return identity;
+        return identity.current();
+    }
+
+    /** For the listener, which gets it before the identity is known (it asks only once started). */
+    private NodeIdentity identityOrNull() {
+        CurrentIdentity current = identity;
+        return current == null ? null : current.current();
     }
 
     public TraverseConfig config() {
@@ -528,11 +470,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     @Override
     public Verdict judge(InetSocketAddress remote, IdentityHandshake.Request request) {
         NodeIdentity expected = request.expectedTarget();
-        if (!identity.satisfies(expected)) {
+        if (!identity.current().satisfies(expected)) {
             String wanted =
                     expected.id().map(i -> "node " + i).orElse("a node with addresses " + expected.directAddresses());
             return Verdict.reject(
-                    Answer.WRONG_NODE, "this is node " + identity.id().orElseThrow() + ", not " + wanted);
+                    Answer.WRONG_NODE, "this is node " + identity.current().id().orElseThrow() + ", not " + wanted);
         }
         if (request.kind() == IdentityHandshake.Kind.REVERSE) {
             NodeId dialler = request.source().id().orElse(null);
@@ -574,7 +516,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
 
     private void ensureOpen() throws SocketException {
         if (closed) {
-            throw new SocketException("Traverse node " + identity.id().orElseThrow() + " is closed");
+            throw new SocketException("Traverse node " + identity.current().id().orElseThrow() + " is closed");
         }
     }
 
@@ -607,12 +549,12 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             attemptExecutor.shutdownNow();
             events.close();
         }
-        log.info("Traverse node {} closed", identity.id().orElseThrow());
+        log.info("Traverse node {} closed", identity.current().id().orElseThrow());
     }
 
     @Override
     public String toString() {
-        return "LocalNode[" + identity.id().orElseThrow() + " on port " + listener.port() + "]";
+        return "LocalNode[" + identity.current().id().orElseThrow() + " on port " + listener.port() + "]";
     }
 
     private static ThreadFactory daemonThreads(String prefix) {
