@@ -26,8 +26,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * from application threads and block on this connection alone, so a stalled reader holds up
  * nothing but its own connection.
  *
- * <p>Long because both directions of the stream share one lock and one set of states (open,
- * half-closed either way, reset, closed), which the reads, writes and frames must see alike.
+ * <p>One class, though long, because every field from {@link #inbox} to {@link #bytesOut} is
+ * guarded by {@link #lock}: both directions' offsets, the FIN and RESET states (open, half-closed
+ * either way, reset, closed) and the receive-budget share, which the reads, writes and frames
+ * change together and must see alike. Splitting the send side, the receive side or the budget
+ * bookkeeping into classes of their own would spread that one lock's state across them.
  */
 final class RoutedConnection {
     /**
