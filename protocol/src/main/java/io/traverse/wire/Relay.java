@@ -203,14 +203,7 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
         if (hold) {
             payload.writeByte(OPEN_HOLD);
         }
-        return new Relay(
-                connectionId,
-                opener,
-                acceptor,
-                RelayDirection.TOWARD_ACCEPTOR,
-                LinkLimits.DEFAULT_RELAY_HOPS,
-                RelayKind.OPEN,
-                payload);
+        return withFullHops(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, RelayKind.OPEN, payload);
     }
 
     /** The acceptor's answer to this OPEN: accepted, granting the opener {@code initialCredit} bytes. */
@@ -253,56 +246,45 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
      */
     public static Relay dataFrame(
             long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, ByteBuf payload) {
-        return new Relay(
-                connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, RelayKind.DATA, payload);
+        return withFullHops(connectionId, opener, acceptor, direction, RelayKind.DATA, payload);
     }
 
     /** A grant travelling the given way: the end it reaches may send up to stream offset {@code limit}. */
     public static Relay credit(
             long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long limit) {
-        return new Relay(
+        return withFullHops(
                 connectionId,
                 opener,
                 acceptor,
                 direction,
-                LinkLimits.DEFAULT_RELAY_HOPS,
                 RelayKind.CREDIT,
                 Unpooled.buffer(8).writeLong(limit));
     }
 
     /** The end of one direction of this connection after {@code length} bytes (half-close). */
     public static Relay fin(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, long length) {
-        return new Relay(
+        return withFullHops(
                 connectionId,
                 opener,
                 acceptor,
                 direction,
-                LinkLimits.DEFAULT_RELAY_HOPS,
                 RelayKind.FIN,
                 Unpooled.buffer(8).writeLong(length));
     }
 
     /** Are you there? The other end answers with a PONG. */
     public static Relay ping(long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction) {
-        return new Relay(
-                connectionId,
-                opener,
-                acceptor,
-                direction,
-                LinkLimits.DEFAULT_RELAY_HOPS,
-                RelayKind.PING,
-                Unpooled.EMPTY_BUFFER);
+        return withFullHops(connectionId, opener, acceptor, direction, RelayKind.PING, Unpooled.EMPTY_BUFFER);
     }
 
     /** A RESET of a connection travelling the given way; the reason is cut to fit. */
     public static Relay reset(
             long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, String reason) {
-        return new Relay(
+        return withFullHops(
                 connectionId,
                 opener,
                 acceptor,
                 direction,
-                LinkLimits.DEFAULT_RELAY_HOPS,
                 RelayKind.RESET,
                 Unpooled.wrappedBuffer(reasonBytes(reason)));
     }
@@ -321,14 +303,18 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     }
 
     private Relay answer(RelayKind answerKind, ByteBuf answerPayload) {
-        return new Relay(
-                connectionId,
-                opener,
-                acceptor,
-                direction.reversed(),
-                LinkLimits.DEFAULT_RELAY_HOPS,
-                answerKind,
-                answerPayload);
+        return withFullHops(connectionId, opener, acceptor, direction.reversed(), answerKind, answerPayload);
+    }
+
+    /** A new frame with the full hop limit; it takes over {@code payload}'s reference. */
+    private static Relay withFullHops(
+            long connectionId,
+            NodeId opener,
+            NodeId acceptor,
+            RelayDirection direction,
+            RelayKind kind,
+            ByteBuf payload) {
+        return new Relay(connectionId, opener, acceptor, direction, LinkLimits.DEFAULT_RELAY_HOPS, kind, payload);
     }
 
     /**
@@ -347,14 +333,12 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
      * payload that waits in a queue then pins no larger buffer it was read into.
      */
     public Relay withOwnPayload() {
-        Relay copy = new Relay(
-                connectionId,
-                opener,
-                acceptor,
-                direction,
-                hopsLeft,
-                kind,
-                content().copy());
+        return replacingPayload(content().copy());
+    }
+
+    /** This frame with {@code payload} instead (taking over its reference), releasing this frame's reference. */
+    private Relay replacingPayload(ByteBuf payload) {
+        Relay copy = new Relay(connectionId, opener, acceptor, direction, hopsLeft, kind, payload);
         release();
         return copy;
     }
@@ -377,9 +361,7 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
             payload.release();
             throw e;
         }
-        Relay copy = new Relay(connectionId, opener, acceptor, direction, hopsLeft, kind, payload);
-        release();
-        return copy;
+        return replacingPayload(payload);
     }
 
     public long connectionId() {
