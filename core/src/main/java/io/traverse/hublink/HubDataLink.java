@@ -109,38 +109,11 @@ final class HubDataLink implements Closeable {
     }
 
     /**
-     * Connects to the hub and runs the handshake; blocks at most {@code timeoutMillis}.
+     * Connects to the hub, through an HTTP proxy's CONNECT tunnel when {@code proxy} is not null
+     * (the way the hub link went), and runs the handshake; blocks at most {@code timeoutMillis}.
      *
      * @throws IOException if the hub cannot be reached, refuses the data link (a hub that does
      *         not know data links closes it), or is not the hub {@code hubId}
-     */
-    static HubDataLink open(
-            InetSocketAddress hub,
-            NodeId nodeId,
-            NodeId hubId,
-            String identityText,
-            LinkAuthentication authentication,
-            byte[] linkClientNonce,
-            byte[] linkServerNonce,
-            long timeoutMillis,
-            ByteBufAllocator alloc)
-            throws IOException {
-        return open(
-                hub,
-                null,
-                nodeId,
-                hubId,
-                identityText,
-                authentication,
-                linkClientNonce,
-                linkServerNonce,
-                timeoutMillis,
-                alloc);
-    }
-
-    /**
-     * As {@link #open(InetSocketAddress, NodeId, NodeId, String, LinkAuthentication, byte[], byte[], long, ByteBufAllocator)},
-     * through an HTTP proxy's CONNECT tunnel when {@code proxy} is not null (the way the hub link went).
      */
     static HubDataLink open(
             InetSocketAddress hub,

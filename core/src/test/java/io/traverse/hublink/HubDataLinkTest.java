@@ -82,6 +82,7 @@ class HubDataLinkTest {
             try {
                 HubDataLink.open(
                                 at,
+                                null, // no proxy
                                 NodeId.random(),
                                 NodeId.random(),
                                 "a node",
@@ -144,6 +145,7 @@ class HubDataLinkTest {
         }
         assertThatThrownBy(() -> HubDataLink.open(
                         new InetSocketAddress(InetAddress.getLoopbackAddress(), port),
+                        null, // no proxy
                         NodeId.random(),
                         NodeId.random(),
                         "a node",

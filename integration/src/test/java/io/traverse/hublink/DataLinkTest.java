@@ -234,6 +234,7 @@ class DataLinkTest {
             throws IOException {
         return HubDataLink.open(
                 LoopbackHubNetwork.address(hub),
+                null, // no proxy
                 node,
                 LoopbackHubNetwork.id(hub),
                 "a node",
