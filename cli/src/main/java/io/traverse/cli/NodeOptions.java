@@ -5,8 +5,8 @@ import io.traverse.TraverseConfig;
 import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.List;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /**
@@ -21,14 +21,8 @@ public final class NodeOptions {
             description = "hub to link to (repeatable; default: traverse.hubs, else discovery on the local network)")
     public List<String> hubs = List.of();
 
-    @Option(
-            names = "--token",
-            paramLabel = "TOKEN",
-            description = "network token (visible in the process list: prefer --token-file or TRAVERSE_TOKEN)")
-    String token;
-
-    @Option(names = "--token-file", paramLabel = "FILE", description = "file whose first line is the network token")
-    Path tokenFile;
+    @Mixin
+    TokenOptions tokens = new TokenOptions();
 
     public Traverse start() throws IOException {
         return Traverse.start(configBuilder().build());
@@ -41,10 +35,10 @@ public final class NodeOptions {
         if (!hubs.isEmpty()) {
             config.set(ConfigKey.HUBS, String.join(",", hubs), "--hub");
         }
-        if (tokenFile != null) {
-            config.token(TokenFile.read(tokenFile));
-        } else if (token != null) {
-            config.token(token);
+        if (tokens.tokenFile() != null) {
+            config.token(TokenFile.read(tokens.tokenFile()));
+        } else if (tokens.token() != null) {
+            config.token(tokens.token());
         }
         return config;
     }

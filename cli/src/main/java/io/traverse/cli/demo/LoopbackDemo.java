@@ -70,24 +70,12 @@ public final class LoopbackDemo {
     private final long verifyBytes;
 
     public LoopbackDemo(Duration connectTimeout, int pings, long countBytes, long verifyBytes) {
-        this(connectTimeout, pings, countBytes, verifyBytes, true, false);
+        this(connectTimeout, pings, countBytes, verifyBytes, true, false, false);
     }
 
     /**
-     * @param withSsh    run the demo's sshd and the node only it reaches, if the machine has OpenSSH's server
-     * @param withSplice run the spliced pair, if the machine has an interface address a hub would call public
-     */
-    public LoopbackDemo(
-            Duration connectTimeout,
-            int pings,
-            long countBytes,
-            long verifyBytes,
-            boolean withSsh,
-            boolean withSplice) {
-        this(connectTimeout, pings, countBytes, verifyBytes, withSsh, withSplice, false);
-    }
-
-    /**
+     * @param withSsh         run the demo's sshd and the node only it reaches, if the machine has OpenSSH's server
+     * @param withSplice      run the spliced pair, if the machine has an interface address a hub would call public
      * @param withRealNetwork also run the real network ({@link RealNetworkDemo}), if this machine
      *                        allows it (root, {@code ip}, {@code nft}; miniupnpd for its port-mapping site)
      */

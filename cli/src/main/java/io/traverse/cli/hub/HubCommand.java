@@ -1,6 +1,7 @@
 package io.traverse.cli.hub;
 
 import io.traverse.cli.LogLevel;
+import io.traverse.cli.TokenOptions;
 import io.traverse.hub.Hub;
 import io.traverse.hub.HubConfig;
 import java.nio.file.Path;
@@ -10,6 +11,7 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code traverse hub}: runs a hub until SIGTERM or Ctrl-C, then closes it cleanly. */
@@ -80,14 +82,8 @@ public final class HubCommand implements Callable<Integer> {
                     + " of --bind; 'none': nobody dials this hub, it only dials out)")
     List<String> advertise;
 
-    @Option(
-            names = "--token",
-            paramLabel = "TOKEN",
-            description = "network token (visible in the process list: prefer --token-file or TRAVERSE_TOKEN)")
-    String token;
-
-    @Option(names = "--token-file", paramLabel = "FILE", description = "file whose first line is the network token")
-    Path tokenFile;
+    @Mixin
+    TokenOptions tokens = new TokenOptions();
 
     @Option(
             names = "--config",
@@ -143,7 +139,7 @@ public final class HubCommand implements Callable<Integer> {
         if (discoveryPort != null) {
             builder.discoveryPort(discoveryPort);
         }
-        builder.token(file.token(token, tokenFile, environment));
+        builder.token(file.token(tokens.token(), tokens.tokenFile(), environment));
         return builder.build();
     }
 

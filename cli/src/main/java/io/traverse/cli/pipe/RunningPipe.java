@@ -60,28 +60,29 @@ public final class RunningPipe<L extends Closeable> implements Closeable {
         counters.opened();
         piped.add(client);
         piped.add(other);
-        SocketPipe.start(
-                client,
-                other,
-                name,
-                summary -> {
-                    piped.remove(client);
-                    piped.remove(other);
-                    open.decrementAndGet();
-                    counters.closed();
-                    LoggerFactory.getLogger(RunningPipe.class)
-                            .info(
-                                    "{}: {} bytes from the client, {} bytes back, {} ms, {}",
-                                    what,
-                                    summary.leftToRight(),
-                                    summary.rightToLeft(),
-                                    summary.lasted().toMillis(),
-                                    summary.resetBecause() == null
-                                            ? "closed"
-                                            : "reset (" + summary.resetBecause() + ")");
-                },
-                counters::fromClient,
-                counters::toClient);
+        new SocketPipe(
+                        client,
+                        other,
+                        name,
+                        summary -> {
+                            piped.remove(client);
+                            piped.remove(other);
+                            open.decrementAndGet();
+                            counters.closed();
+                            LoggerFactory.getLogger(RunningPipe.class)
+                                    .info(
+                                            "{}: {} bytes from the client, {} bytes back, {} ms, {}",
+                                            what,
+                                            summary.leftToRight(),
+                                            summary.rightToLeft(),
+                                            summary.lasted().toMillis(),
+                                            summary.resetBecause() == null
+                                                    ? "closed"
+                                                    : "reset (" + summary.resetBecause() + ")");
+                        },
+                        counters::fromClient,
+                        counters::toClient)
+                .start();
         if (closed) {
             SocketPipe.resetQuietly(client);
             SocketPipe.resetQuietly(other);

@@ -41,7 +41,12 @@ final class SocketPipe {
     /** What a finished pipe did: bytes each way, how long it lasted, and the failure that reset it (null: both sides ended). */
     record Summary(long leftToRight, long rightToLeft, java.time.Duration lasted, String resetBecause) {}
 
-    private SocketPipe(
+    /**
+     * A pipe that also tells {@code leftToRightCopied} and {@code rightToLeftCopied} of every chunk
+     * as it is written (live byte counters); {@code onDone} gets the summary once both sockets are
+     * closed. Nothing moves until {@link #start()}.
+     */
+    SocketPipe(
             Socket left,
             Socket right,
             String name,
@@ -58,24 +63,13 @@ final class SocketPipe {
 
     /** Starts piping; {@code onDone} gets the summary once both sockets are closed. */
     static void start(Socket left, Socket right, String name, java.util.function.Consumer<Summary> onDone) {
-        start(left, right, name, onDone, n -> {}, n -> {});
+        new SocketPipe(left, right, name, onDone, n -> {}, n -> {}).start();
     }
 
-    /**
-     * Starts piping, also telling {@code leftToRightCopied} and {@code rightToLeftCopied} of every
-     * chunk as it is written (live byte counters); {@code onDone} gets the summary once both
-     * sockets are closed.
-     */
-    static void start(
-            Socket left,
-            Socket right,
-            String name,
-            java.util.function.Consumer<Summary> onDone,
-            java.util.function.LongConsumer leftToRightCopied,
-            java.util.function.LongConsumer rightToLeftCopied) {
-        SocketPipe pipe = new SocketPipe(left, right, name, onDone, leftToRightCopied, rightToLeftCopied);
-        pipe.thread(left, right, name + " >").start();
-        pipe.thread(right, left, name + " <").start();
+    /** Starts piping. */
+    void start() {
+        thread(left, right, name + " >").start();
+        thread(right, left, name + " <").start();
     }
 
     private Thread thread(Socket from, Socket to, String threadName) {

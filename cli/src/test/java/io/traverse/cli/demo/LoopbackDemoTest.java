@@ -28,7 +28,7 @@ class LoopbackDemoTest {
     @Timeout(60)
     void everyPairBehavesAsItsFirewallsPredict() throws Exception {
         int[] exit = new int[1];
-        String text = run(new LoopbackDemo(Duration.ofMillis(500), 50, 1 << 20, 1 << 20, false, false), exit);
+        String text = run(new LoopbackDemo(Duration.ofMillis(500), 50, 1 << 20, 1 << 20, false, false, false), exit);
         assertThat(exit[0]).as(text).isZero();
         assertThat(text)
                 .contains(
