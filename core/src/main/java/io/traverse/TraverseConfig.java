@@ -2,12 +2,14 @@ package io.traverse;
 
 import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
+import io.traverse.config.ConfigValues;
 import io.traverse.config.HttpProxy;
+import io.traverse.config.ModuleKey;
+import io.traverse.config.ModuleKeys;
 import io.traverse.config.PortRange;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
-import io.traverse.settings.SshTunnelRule;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -23,7 +25,8 @@ import java.util.regex.Pattern;
  * <p>{@link #load()} reads system properties, then {@code TRAVERSE_*} environment variables, then
  * {@code traverse.properties} (working directory, then class path), then defaults. The builder
  * sets the same values from code: {@code TraverseConfig.builder().bind("127.0.0.1").build()}.
- * Every key is listed in {@link ConfigKey} and in docs/operations.md, "Configuration keys".
+ * Core's keys are listed in {@link ConfigKey}, the modules' in their {@link
+ * io.traverse.spi.ConnectionModuleProvider#keys()}; all are in docs/operations.md, "Configuration keys".
  *
  * <p>This is the one place every key is read, checked against the others and named in its error;
  * the text forms of the values are parsed in {@link ConfigValues} and {@code io.traverse.config}.
@@ -40,8 +43,6 @@ public final class TraverseConfig {
     private final List<FirewallRule> firewall;
     private final Duration connectTimeout;
     private final Duration connectStagger;
-    private final String splicePrediction;
-    private final int splicePorts;
     private final Duration handshakeTimeout;
     private final int maxPendingHandshakes;
     private final int acceptBacklog;
@@ -51,14 +52,10 @@ public final class TraverseConfig {
     private final Duration hubKeepalive;
     private final Duration hubTimeout;
     private final boolean hubDataLink;
-    private final int routedReceiveBudget;
-    private final boolean portmap;
-    private final List<String> portmapProtocols;
-    private final Duration portmapLease;
-    private final InetAddress portmapGateway;
     private final HttpProxy httpProxy;
-    private final List<SshTunnelRule> sshTunnels;
     private final io.traverse.settings.LongPollSettings longPoll;
+    /** The modules' keys that were set, by name: their parsed values. */
+    private final Map<String, Object> moduleValues;
 
     private TraverseConfig(Builder b) {
         hubs = List.copyOf(b.hubs);
@@ -72,8 +69,6 @@ public final class TraverseConfig {
         firewall = List.copyOf(b.firewall);
         connectTimeout = b.connectTimeout;
         connectStagger = b.connectStagger;
-        splicePrediction = b.splicePrediction;
-        splicePorts = b.splicePorts;
         handshakeTimeout = b.handshakeTimeout;
         maxPendingHandshakes = b.maxPendingHandshakes;
         acceptBacklog = b.acceptBacklog;
@@ -83,14 +78,9 @@ public final class TraverseConfig {
         hubKeepalive = b.hubKeepalive;
         hubTimeout = b.hubTimeout;
         hubDataLink = b.hubDataLink;
-        routedReceiveBudget = b.routedReceiveBudget;
-        portmap = b.portmap;
-        portmapProtocols = List.copyOf(b.portmapProtocols);
-        portmapLease = b.portmapLease;
-        portmapGateway = b.portmapGateway;
         httpProxy = b.httpProxy();
-        sshTunnels = b.sshTunnels;
         longPoll = b.longPoll();
+        moduleValues = Map.copyOf(b.moduleValues);
     }
 
     /** How the hub link goes through an HTTP proxy, and the long-polling parameters. */
@@ -115,7 +105,7 @@ public final class TraverseConfig {
     }
 
     /** A builder preloaded with the given raw settings (each validated as it is set). */
-    public static Builder builderFrom(Map<ConfigKey, ConfigSources.Setting> settings) {
+    public static Builder builderFrom(Map<String, ConfigSources.Setting> settings) {
         Builder b = new Builder();
         settings.forEach((key, setting) -> b.set(key, setting.value(), setting.origin()));
         return b;
@@ -170,16 +160,6 @@ public final class TraverseConfig {
         return connectStagger;
     }
 
-    /** How the splice module predicts ports: "preserve" or "sequential" ({@code traverse.splice.prediction}). */
-    public String splicePrediction() {
-        return splicePrediction;
-    }
-
-    /** How many consecutive ports from the predicted one the splice module tries ({@code traverse.splice.ports}). */
-    public int splicePorts() {
-        return splicePorts;
-    }
-
     public Duration handshakeTimeout() {
         return handshakeTimeout;
     }
@@ -221,42 +201,23 @@ public final class TraverseConfig {
         return hubDataLink;
     }
 
-    /**
-     * The most bytes the senders of all relayed connections may have on their way to this node beyond
-     * what its application read ({@code traverse.routed.receive.budget}); each connection still gets 64 KiB.
-     */
-    public int routedReceiveBudget() {
-        return routedReceiveBudget;
-    }
-
-    /** True if the node asks its NAT router to map its listening port ({@code traverse.portmap}). */
-    public boolean portmap() {
-        return portmap;
-    }
-
-    /** Port-mapping protocols ({@code upnp}, {@code pcp}, {@code natpmp}) in the order to try them. */
-    public List<String> portmapProtocols() {
-        return portmapProtocols;
-    }
-
-    /** The lease asked for each port mapping. */
-    public Duration portmapLease() {
-        return portmapLease;
-    }
-
-    /** The router PCP and NAT-PMP ask; empty: the default gateway. */
-    public Optional<InetAddress> portmapGateway() {
-        return Optional.ofNullable(portmapGateway);
-    }
-
     /** The HTTP proxy hubs are reached through, if any. */
     public Optional<HttpProxy> httpProxy() {
         return Optional.ofNullable(httpProxy);
     }
 
-    /** Target networks the direct module may also reach through an sshd (paper §3.2.4), first match wins. */
-    public List<SshTunnelRule> sshTunnels() {
-        return sshTunnels;
+    /**
+     * The value of a module's key ({@link io.traverse.spi.ConnectionModuleProvider#keys()}): as set,
+     * checked when it was set, else its default.
+     */
+    public <T> T get(ModuleKey<T> key) {
+        Object set = moduleValues.get(key.key());
+        if (set != null) {
+            @SuppressWarnings("unchecked") // stored by set(...) from this key's own parser
+            T value = (T) set;
+            return value;
+        }
+        return key.parse(key.defaultValue());
     }
 
     @Override
@@ -269,11 +230,8 @@ public final class TraverseConfig {
                 + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery
                 + ", discoveryPort=" + discoveryPort
                 + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
-                + ", routedReceiveBudget=" + routedReceiveBudget
-                + ", portmap=" + portmap + ", portmapProtocols=" + portmapProtocols + ", portmapLease=" + portmapLease
-                + ", portmapGateway=" + (portmapGateway == null ? "default" : portmapGateway.getHostAddress())
                 + (httpProxy == null ? "" : ", httpProxy=" + httpProxy)
-                + ", sshTunnels=" + sshTunnels + "}";
+                + (moduleValues.isEmpty() ? "" : ", modules' keys=" + new java.util.TreeMap<>(moduleValues)) + "}";
     }
 
     /** Builds a configuration; every setter validates. */
@@ -291,8 +249,6 @@ public final class TraverseConfig {
         private List<FirewallRule> firewall = List.of();
         private Duration connectTimeout;
         private Duration connectStagger;
-        private String splicePrediction;
-        private int splicePorts;
         private Duration handshakeTimeout;
         private int maxPendingHandshakes;
         private int acceptBacklog;
@@ -302,22 +258,17 @@ public final class TraverseConfig {
         private Duration hubKeepalive;
         private Duration hubTimeout;
         private boolean hubDataLink;
-        private int routedReceiveBudget;
-        private boolean portmap;
-        private List<String> portmapProtocols;
-        private Duration portmapLease;
-        private InetAddress portmapGateway;
         private String httpProxyText = "";
         private String httpProxyOrigin = "default";
         private String nonProxyHostsText = "";
         private Properties jdkProxyProperties = new Properties();
-        private List<SshTunnelRule> sshTunnels = List.of();
         private String httpTunnel;
         private Duration longPollServerTimeout;
         private Duration longPollClientTimeout;
         private Duration longPollRegenerate;
         private int longPollBatchSize;
         private Duration longPollBatchTimespan;
+        private final Map<String, Object> moduleValues = new java.util.LinkedHashMap<>();
 
         private Builder() {
             for (ConfigKey key : ConfigKey.values()) {
@@ -354,12 +305,6 @@ public final class TraverseConfig {
                     case HUB_KEEPALIVE -> hubKeepalive = ConfigValues.positive(ConfigValues.duration(v));
                     case HUB_TIMEOUT -> hubTimeout = ConfigValues.positive(ConfigValues.duration(v));
                     case HUB_DATA_LINK -> hubDataLink = ConfigValues.bool(v);
-                    case ROUTED_RECEIVE_BUDGET ->
-                        routedReceiveBudget = ConfigValues.atLeast(ConfigValues.size(v), 64 * 1024, "64k");
-                    case PORTMAP -> portmap = ConfigValues.bool(v);
-                    case PORTMAP_PROTOCOLS -> portmapProtocols = ConfigValues.portmapProtocols(v);
-                    case PORTMAP_LEASE -> portmapLease = ConfigValues.portmapLease(ConfigValues.duration(v));
-                    case PORTMAP_GATEWAY -> portmapGateway = v.isEmpty() ? null : IpLiterals.parse(v);
                     case HTTP_PROXY -> {
                         HttpProxy.parse(
                                 v.isEmpty() ? "none" : v, HttpProxy.JDK_NON_PROXY_HOSTS, origin); // validates now
@@ -367,9 +312,6 @@ public final class TraverseConfig {
                         httpProxyOrigin = origin;
                     }
                     case HTTP_NON_PROXY_HOSTS -> nonProxyHostsText = v;
-                    case SPLICE_PREDICTION -> splicePrediction = ConfigValues.oneOf(v, "preserve", "sequential");
-                    case SPLICE_PORTS -> splicePorts = ConfigValues.between(v, 1, 16);
-                    case SSH_TUNNELS -> sshTunnels = SshTunnelRule.parseList(v);
                     case HTTP_TUNNEL -> httpTunnel = ConfigValues.oneOf(v, "auto", "connect", "longpoll");
                     case LONGPOLL_SERVER_TIMEOUT -> longPollServerTimeout = ConfigValues.duration(v);
                     case LONGPOLL_CLIENT_TIMEOUT -> longPollClientTimeout = ConfigValues.duration(v);
@@ -388,11 +330,38 @@ public final class TraverseConfig {
             return this;
         }
 
-        /** Sets a key by name, e.g. {@code set("traverse.port.range", "5000-5100")}. */
+        /** Sets a key by name, e.g. {@code set("traverse.port.range", "5000-5100")}: core's or a module's. */
         public Builder set(String key, String value) {
-            ConfigKey k = ConfigKey.byKey(key)
+            return set(key, value, "code");
+        }
+
+        /**
+         * Sets a key by name, core's ({@link ConfigKey}) or one that a module on the class path
+         * declares ({@link ModuleKeys}).
+         *
+         * @throws TraverseConfigException for a key nobody declares, or a value not of its form
+         */
+        public Builder set(String key, String value, String origin) {
+            Optional<ConfigKey> core = ConfigKey.byKey(key);
+            if (core.isPresent()) {
+                return set(core.get(), value, origin);
+            }
+            ModuleKey<?> module = ModuleKeys.byKey(key)
                     .orElseThrow(() -> new TraverseConfigException("unknown configuration key " + key));
-            return set(k, value, "code");
+            return set(module, value, origin);
+        }
+
+        /** Sets a module's key from its text form, checked with the module's parser. */
+        public Builder set(ModuleKey<?> key, String value, String origin) {
+            try {
+                moduleValues.put(key.key(), key.parse(value));
+            } catch (IllegalArgumentException e) {
+                throw new TraverseConfigException(
+                        key.key() + " = '" + value + "' (from " + origin + ") is invalid: " + e.getMessage()
+                                + "; expected " + key.form(),
+                        e);
+            }
+            return this;
         }
 
         public Builder hubs(List<InetSocketAddress> list) {
@@ -502,18 +471,8 @@ public final class TraverseConfig {
             return this;
         }
 
-        /** {@code traverse.routed.receive.budget} in bytes (at least 64 KiB). */
-        public Builder routedReceiveBudget(int bytes) {
-            return set(ConfigKey.ROUTED_RECEIVE_BUDGET, Integer.toString(bytes), "code");
-        }
-
         public Builder hubTimeout(Duration d) {
             hubTimeout = ConfigValues.positive(d);
-            return this;
-        }
-
-        public Builder portmap(boolean on) {
-            portmap = on;
             return this;
         }
 
@@ -575,11 +534,6 @@ public final class TraverseConfig {
             } catch (IllegalArgumentException e) {
                 throw new TraverseConfigException("the traverse.longpoll settings are invalid: " + e.getMessage(), e);
             }
-        }
-
-        /** Rules in the text form of {@code traverse.ssh.tunnels} ({@link SshTunnelRule}). */
-        public Builder sshTunnels(String rules) {
-            return set(ConfigKey.SSH_TUNNELS, rules, "code");
         }
 
         public TraverseConfig build() {

@@ -12,7 +12,6 @@ import io.traverse.identity.NodeId;
 import io.traverse.identity.Subnet;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -22,8 +21,8 @@ class TraverseConfigTest {
     private static final String ORIGIN = "system property under test";
 
     private static TraverseConfig with(ConfigKey key, String value) {
-        Map<ConfigKey, ConfigSources.Setting> settings = new EnumMap<>(ConfigKey.class);
-        settings.put(key, new ConfigSources.Setting(value, ORIGIN));
+        Map<String, ConfigSources.Setting> settings = new java.util.HashMap<>();
+        settings.put(key.key(), new ConfigSources.Setting(value, ORIGIN));
         return TraverseConfig.builderFrom(settings).build();
     }
 

@@ -4,9 +4,10 @@ import java.util.Locale;
 import java.util.Optional;
 
 /**
- * Every configuration key, its default and the form it accepts. A key is a system property
+ * Core's configuration keys, their defaults and the forms they accept. A key is a system property
  * {@code traverse.port.range}, an environment variable {@code TRAVERSE_PORT_RANGE}, or a line of
- * {@code traverse.properties}.
+ * {@code traverse.properties}. The connection modules declare their own keys ({@link ModuleKey}),
+ * read from the same sources.
  */
 public enum ConfigKey {
     HUBS("traverse.hubs", "", "a comma-separated list of host:port, e.g. hub1.example.org:17000,198.18.0.1:17000"),
@@ -70,27 +71,6 @@ public enum ConfigKey {
             "traverse.hub.datalink",
             "true",
             "true or false: relayed connections travel on a data link beside the hub link, with a reader thread of its own (false: on the hub link itself)"),
-    ROUTED_RECEIVE_BUDGET(
-            "traverse.routed.receive.budget",
-            "64m",
-            "a size from 64k to 2047m such as 64m: the most bytes the senders of all of a node's relayed connections may have on their way to it"
-                    + " beyond what its application read, shared among the connections (each still gets 64 KiB, at most 1 MiB)"),
-    PORTMAP(
-            "traverse.portmap",
-            "false",
-            "true or false: ask the NAT router in front of this node to map its listening port (UPnP IGD, PCP, NAT-PMP) and advertise the mapped address"),
-    PORTMAP_PROTOCOLS(
-            "traverse.portmap.protocols",
-            "upnp,pcp,natpmp",
-            "a comma-separated list of upnp, pcp and natpmp in the order to try them; the first that maps the port is kept"),
-    PORTMAP_LEASE(
-            "traverse.portmap.lease",
-            "1h",
-            "a duration from 1m to 24h such as 1h: the lease asked for each mapping; it is renewed at half of what the router granted"),
-    PORTMAP_GATEWAY(
-            "traverse.portmap.gateway",
-            "",
-            "an IP address: the router asked by PCP and NAT-PMP (empty: the default gateway of the routing table)"),
     HTTP_PROXY(
             "traverse.http.proxy",
             "",
@@ -101,19 +81,6 @@ public enum ConfigKey {
             "",
             "hosts reached without the proxy, '|'-separated, '*' a wildcard, e.g. localhost|127.*|*.example.org"
                     + " (empty: the JDK's http.nonProxyHosts, else localhost|127.*|[::1])"),
-    SPLICE_PREDICTION(
-            "traverse.splice.prediction",
-            "preserve",
-            "preserve or sequential: which NATs the splice module predicts ports for (preserve: only NATs that keep the mapped port; sequential: also NATs that hand out the next ports)"),
-    SPLICE_PORTS(
-            "traverse.splice.ports",
-            "1",
-            "a whole number from 1 to 16: how many consecutive ports from the predicted one the splice module tries"),
-    SSH_TUNNELS(
-            "traverse.ssh.tunnels",
-            "",
-            "rules separated by ';', each NETWORK user=NAME key=FILE [gateway=HOST[:PORT]] [port=PORT] [passphrase=TEXT] [known-hosts=FILE],"
-                    + " e.g. 198.18.3.0/24 user=alice key=/home/alice/.ssh/id_rsa known-hosts=/home/alice/.ssh/known_hosts"),
     HTTP_TUNNEL(
             "traverse.http.tunnel",
             "auto",

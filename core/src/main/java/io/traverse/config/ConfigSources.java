@@ -7,8 +7,9 @@ import java.net.URL;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumMap;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Properties;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,8 +28,8 @@ public final class ConfigSources {
 
     private ConfigSources() {}
 
-    /** Reads this process's system properties, environment and properties file. */
-    public static Map<ConfigKey, Setting> collect() {
+    /** Reads this process's system properties, environment and properties file: settings by key name. */
+    public static Map<String, Setting> collect() {
         return collect(
                 System.getProperties(),
                 System.getenv(),
@@ -36,16 +37,20 @@ public final class ConfigSources {
                 Thread.currentThread().getContextClassLoader());
     }
 
-    public static Map<ConfigKey, Setting> collect(
+    /**
+     * Reads the given sources: settings by key name, core's ({@link ConfigKey}) and the modules'
+     * ({@link ModuleKeys}); a later source overrides an earlier one, and unknown keys are logged.
+     */
+    public static Map<String, Setting> collect(
             Properties systemProperties,
             Map<String, String> environment,
             Path workingDirectory,
             ClassLoader classLoader) {
-        Map<ConfigKey, Setting> settings = new EnumMap<>(ConfigKey.class);
+        Map<String, Setting> settings = new LinkedHashMap<>();
         readFile(workingDirectory, classLoader, settings);
         environment.forEach((name, value) -> {
             if (name.startsWith("TRAVERSE_")) {
-                ConfigKey.byEnvironmentName(name)
+                keyForEnvironmentName(name)
                         .ifPresentOrElse(
                                 k -> settings.put(k, new Setting(value, "environment variable " + name)),
                                 () -> warnUnknown(name, "environment variable"));
@@ -54,7 +59,7 @@ public final class ConfigSources {
         for (String name : systemProperties.stringPropertyNames()) {
             if (name.startsWith("traverse.")) {
                 String value = systemProperties.getProperty(name);
-                ConfigKey.byKey(name)
+                known(name)
                         .ifPresentOrElse(
                                 k -> settings.put(k, new Setting(value, "system property " + name)),
                                 () -> warnUnknown(name, "system property"));
@@ -63,7 +68,20 @@ public final class ConfigSources {
         return settings;
     }
 
-    private static void readFile(Path workingDirectory, ClassLoader classLoader, Map<ConfigKey, Setting> settings) {
+    /** The key's name if core or a module on the class path knows it. */
+    private static Optional<String> known(String name) {
+        return ConfigKey.byKey(name).isPresent() || ModuleKeys.byKey(name).isPresent()
+                ? Optional.of(name)
+                : Optional.empty();
+    }
+
+    private static Optional<String> keyForEnvironmentName(String name) {
+        return ConfigKey.byEnvironmentName(name)
+                .map(ConfigKey::key)
+                .or(() -> ModuleKeys.byEnvironmentName(name).map(ModuleKey::key));
+    }
+
+    private static void readFile(Path workingDirectory, ClassLoader classLoader, Map<String, Setting> settings) {
         Path file = workingDirectory.resolve(FILE_NAME);
         Properties properties = new Properties();
         String origin;
@@ -88,7 +106,7 @@ public final class ConfigSources {
         }
         for (String name : properties.stringPropertyNames()) {
             String value = properties.getProperty(name);
-            ConfigKey.byKey(name)
+            known(name)
                     .ifPresentOrElse(k -> settings.put(k, new Setting(value, origin)), () -> warnUnknown(name, origin));
         }
     }
@@ -97,6 +115,9 @@ public final class ConfigSources {
         StringBuilder known = new StringBuilder();
         for (ConfigKey k : ConfigKey.values()) {
             known.append(known.length() == 0 ? "" : ", ").append(k.key());
+        }
+        for (String k : ModuleKeys.all().keySet()) {
+            known.append(", ").append(k);
         }
         log.warn("Ignoring unknown configuration key {} (from {}); known keys: {}", name, origin, known);
     }

@@ -11,4 +11,13 @@ public interface ConnectionModuleProvider {
     String name();
 
     ConnectionModule create(ModuleContext context) throws IOException;
+
+    /**
+     * The configuration keys this module reads ({@link io.traverse.config.ModuleKey}): the node's
+     * configuration reads and checks them with core's own, and the module gets their values with
+     * {@link io.traverse.TraverseConfig#get(io.traverse.config.ModuleKey)}.
+     */
+    default java.util.List<io.traverse.config.ModuleKey<?>> keys() {
+        return java.util.List.of();
+    }
 }

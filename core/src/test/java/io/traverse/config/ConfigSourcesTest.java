@@ -52,7 +52,7 @@ class ConfigSourcesTest {
         Files.writeString(classpathDir.resolve(ConfigSources.FILE_NAME), content, StandardCharsets.UTF_8);
     }
 
-    private Map<ConfigKey, ConfigSources.Setting> collect() {
+    private Map<String, ConfigSources.Setting> collect() {
         return ConfigSources.collect(props, env, workDir, classLoader);
     }
 
@@ -66,22 +66,22 @@ class ConfigSourcesTest {
         assertThat(config().connectStagger()).isEqualTo(Duration.ofMillis(100)); // default
 
         classpathFile("traverse.connect.stagger=40ms\n");
-        assertThat(collect().get(ConfigKey.CONNECT_STAGGER).origin()).contains(ConfigSources.FILE_NAME);
+        assertThat(collect().get(ConfigKey.CONNECT_STAGGER.key()).origin()).contains(ConfigSources.FILE_NAME);
         assertThat(config().connectStagger()).isEqualTo(Duration.ofMillis(40));
 
         workFile("traverse.connect.stagger=30ms\n");
-        assertThat(collect().get(ConfigKey.CONNECT_STAGGER))
+        assertThat(collect().get(ConfigKey.CONNECT_STAGGER.key()))
                 .isEqualTo(new ConfigSources.Setting(
                         "30ms", workDir.resolve(ConfigSources.FILE_NAME).toString()));
         assertThat(config().connectStagger()).isEqualTo(Duration.ofMillis(30));
 
         env.put("TRAVERSE_CONNECT_STAGGER", "20ms");
-        assertThat(collect().get(ConfigKey.CONNECT_STAGGER))
+        assertThat(collect().get(ConfigKey.CONNECT_STAGGER.key()))
                 .isEqualTo(new ConfigSources.Setting("20ms", "environment variable TRAVERSE_CONNECT_STAGGER"));
         assertThat(config().connectStagger()).isEqualTo(Duration.ofMillis(20));
 
         props.setProperty("traverse.connect.stagger", "10ms");
-        assertThat(collect().get(ConfigKey.CONNECT_STAGGER))
+        assertThat(collect().get(ConfigKey.CONNECT_STAGGER.key()))
                 .isEqualTo(new ConfigSources.Setting("10ms", "system property traverse.connect.stagger"));
         assertThat(config().connectStagger()).isEqualTo(Duration.ofMillis(10));
     }
@@ -139,7 +139,7 @@ class ConfigSourcesTest {
 
         PrintStream original = System.err;
         ByteArrayOutputStream captured = new ByteArrayOutputStream();
-        Map<ConfigKey, ConfigSources.Setting> settings;
+        Map<String, ConfigSources.Setting> settings;
         try {
             System.setErr(new PrintStream(captured, true, StandardCharsets.UTF_8));
             settings = collect();
@@ -151,7 +151,8 @@ class ConfigSourcesTest {
         assertThat(c.acceptBacklog()).isEqualTo(12);
         assertThat(c.cacheTtl()).isEqualTo(Duration.ofMinutes(2));
         assertThat(c.hubs()).isEmpty();
-        assertThat(settings).containsOnlyKeys(ConfigKey.TOKEN, ConfigKey.ACCEPT_BACKLOG, ConfigKey.CACHE_TTL);
+        assertThat(settings)
+                .containsOnlyKeys(ConfigKey.TOKEN.key(), ConfigKey.ACCEPT_BACKLOG.key(), ConfigKey.CACHE_TTL.key());
         // slf4j-simple writes warnings to System.err: each unknown key is named once.
         String log = captured.toString(StandardCharsets.UTF_8);
         assertThat(log)

@@ -193,7 +193,7 @@ class HttpProxyTest {
     void theKeysAreReadFromTheirSourcesWithoutAWarning() {
         Properties system = new Properties();
         system.setProperty("traverse.http.proxy", "10.9.9.9:3128");
-        Map<ConfigKey, ConfigSources.Setting> settings =
+        Map<String, ConfigSources.Setting> settings =
                 ConfigSources.collect(system, Map.of("TRAVERSE_HTTP_NONPROXYHOSTS", "hub.local"), dir, null);
         HttpProxy proxy =
                 TraverseConfig.builderFrom(settings).build().httpProxy().orElseThrow();

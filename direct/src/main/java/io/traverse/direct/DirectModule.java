@@ -1,12 +1,15 @@
 package io.traverse.direct;
 
 import io.traverse.direct.portmap.ListeningPortMapping;
+import io.traverse.direct.portmap.PortMappingSettings;
+import io.traverse.settings.SshTunnelRule;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.ModuleContext;
 import io.traverse.ssh.SshGateways;
+import java.util.List;
 
 /**
  * Direct connections (paper §3.3.3 "Direct", built on §3.2.2): the target's own addresses, tried
@@ -15,6 +18,7 @@ import io.traverse.ssh.SshGateways;
  * because reverse dials back with it too; this module adds the SSH tunnels and the port mapping.
  */
 final class DirectModule implements ConnectionModule {
+
     private final ModuleContext context;
     /** The listening port mapped on the NAT router (traverse.portmap), or null. */
     private final ListeningPortMapping portMapping;
@@ -29,9 +33,8 @@ final class DirectModule implements ConnectionModule {
     DirectModule(ModuleContext context) {
         this.context = context;
         this.connector = context.handshakeDialer() instanceof DirectConnector own ? own : null;
-        this.sshGateways = context.config().sshTunnels().isEmpty()
-                ? null
-                : new SshGateways(context.config().sshTunnels());
+        List<SshTunnelRule> sshTunnels = context.config().get(DirectModuleProvider.SSH_TUNNELS);
+        this.sshGateways = sshTunnels.isEmpty() ? null : new SshGateways(sshTunnels);
         this.tunnels = sshGateways == null ? null : new SshTunnels(sshGateways);
         if (sshGateways != null) {
             if (connector != null) {
@@ -42,7 +45,8 @@ final class DirectModule implements ConnectionModule {
             // login.
             sshGateways.logInInBackground();
         }
-        this.portMapping = context.config().portmap() ? ListeningPortMapping.start(context) : null;
+        PortMappingSettings portMappingSettings = PortMappingSettings.of(context.config());
+        this.portMapping = portMappingSettings.on() ? ListeningPortMapping.start(context, portMappingSettings) : null;
     }
 
     @Override

@@ -113,8 +113,9 @@ class SshTunnelTest {
         Traverse target = nodes.node(
                 TARGET_IP,
                 b -> b.modules("direct").firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
-        Traverse client =
-                nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule).connectTimeout(Duration.ofSeconds(10)));
+        Traverse client = nodes.node(
+                CLIENT_IP,
+                b -> b.modules("direct").set("traverse.ssh.tunnels", rule).connectTimeout(Duration.ofSeconds(10)));
         return new Traverse[] {target, client};
     }
 
@@ -185,8 +186,9 @@ class SshTunnelTest {
         // A 5 s stagger: a dropped plain SYN tried first would leave the tunnel no time within a 3 s connect.
         String rule = "127.0.5.0/24 user=traverse key=" + clientKey + " passphrase=" + PASSPHRASE
                 + " gateway=127.0.0.1:" + sshd.getPort() + " known-hosts=" + knownHosts(hostKey);
-        Traverse client =
-                nodes.node(CLIENT_IP, b -> b.modules("direct").sshTunnels(rule).connectStagger(Duration.ofSeconds(5)));
+        Traverse client = nodes.node(
+                CLIENT_IP,
+                b -> b.modules("direct").set("traverse.ssh.tunnels", rule).connectStagger(Duration.ofSeconds(5)));
         Traverse first = nodes.node(
                 TARGET_IP,
                 b -> b.modules("direct").firewall(FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all")));
@@ -209,7 +211,7 @@ class SshTunnelTest {
         Traverse client = nodes.node(
                 CLIENT_IP,
                 b -> b.modules("direct")
-                        .sshTunnels(rule)
+                        .set("traverse.ssh.tunnels", rule)
                         .connectStagger(Duration.ofSeconds(5))
                         .connectTimeout(Duration.ofSeconds(3)));
         TraverseServerSocket server = target.serverSocketFactory().createServerSocket(7006);
@@ -233,7 +235,7 @@ class SshTunnelTest {
         Traverse client = nodes.node(
                 CLIENT_IP,
                 b -> b.modules("direct")
-                        .sshTunnels(rule)
+                        .set("traverse.ssh.tunnels", rule)
                         .connectStagger(Duration.ofSeconds(5))
                         .connectTimeout(Duration.ofSeconds(10)));
         org.awaitility.Awaitility.await()

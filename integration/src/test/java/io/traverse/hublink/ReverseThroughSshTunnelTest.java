@@ -180,7 +180,7 @@ class ReverseThroughSshTunnelTest {
                 .connectTimeout(Duration.ofSeconds(10))
                 .connectStagger(stagger);
         if (!tunnels.isEmpty()) {
-            config.sshTunnels(tunnels);
+            config.set("traverse.ssh.tunnels", tunnels);
         }
         Traverse node = net.node(config.build());
         assertThat(node.awaitHubLink(Duration.ofSeconds(10))).isTrue();

@@ -1,5 +1,7 @@
 package io.traverse.routed;
 
+import io.traverse.config.ConfigValues;
+import io.traverse.config.ModuleKey;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionModule;
 import io.traverse.spi.ConnectionModuleProvider;
@@ -9,6 +11,17 @@ import io.traverse.spi.ModuleContext;
 public final class RoutedModuleProvider implements ConnectionModuleProvider {
     public static final String NAME = "routed";
 
+    /**
+     * The most bytes the senders of all relayed connections may have on their way to this node
+     * beyond what its application read, shared by the routed and longpoll modules' one table.
+     */
+    public static final ModuleKey<Integer> RECEIVE_BUDGET = ModuleKey.of(
+            "traverse.routed.receive.budget",
+            "64m",
+            "a size from 64k to 2047m such as 64m: the most bytes the senders of all of a node's relayed connections may have on their way to it"
+                    + " beyond what its application read, shared among the connections (each still gets 64 KiB, at most 1 MiB)",
+            v -> ConfigValues.atLeast(ConfigValues.size(v), 64 * 1024, "64k"));
+
     @Override
     public String name() {
         return NAME;
@@ -17,6 +30,11 @@ public final class RoutedModuleProvider implements ConnectionModuleProvider {
     @Override
     public ConnectionModule create(ModuleContext context) {
         return new RoutedModule(context);
+    }
+
+    @Override
+    public java.util.List<ModuleKey<?>> keys() {
+        return java.util.List.of(RECEIVE_BUDGET);
     }
 
     /**

@@ -28,7 +28,8 @@ final class SharedRoutedConnections {
         synchronized (BY_LINK) {
             SharedRoutedConnections shared = BY_LINK.get(context.relayLink());
             if (shared == null) {
-                ReceiveBudget budget = new ReceiveBudget(context.config().routedReceiveBudget(), RoutedModule.WINDOW);
+                ReceiveBudget budget = new ReceiveBudget(
+                        context.config().get(RoutedModuleProvider.RECEIVE_BUDGET), RoutedModule.WINDOW);
                 RoutedConnections table = new RoutedConnections(
                         context.relayLink(),
                         context.inboundConnections(),

@@ -61,14 +61,15 @@ final class SpliceModule implements ConnectionModule {
             t.setDaemon(true);
             return t;
         });
+        SpliceSettings settings = SpliceSettings.of(context.config());
         this.endpoints = new SpliceEndpoints(
                 context::hubLinkStatus,
                 PublicEchoHubs.fromDirectory(
                         context.hubDirectory(), context.config().hubTimeout()),
                 PublicEchoHubs.ECHO_TIMEOUT,
                 context.config().bindAddress().orElse(null),
-                PortPrediction.Strategy.parse(context.config().splicePrediction()),
-                context.config().splicePorts(),
+                settings.prediction(),
+                settings.ports(),
                 splices);
         this.service = context.sideChannel()
                 .register(SpliceMessages.SERVICE, new SpliceService(context, endpoints, splices, lowTtlSyns));

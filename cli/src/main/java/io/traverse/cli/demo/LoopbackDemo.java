@@ -195,7 +195,9 @@ public final class LoopbackDemo {
                         .hubs(List.of(new InetSocketAddress(
                                 "127.0.0.1", hub.linkAddress().getPort())));
                 if (!tunnelRules.isEmpty()) {
-                    config.sshTunnels(tunnelRules); // every node may log in to the sshd: it logs in at start
+                    config.set(
+                            "traverse.ssh.tunnels",
+                            tunnelRules); // every node may log in to the sshd: it logs in at start
                 }
                 Traverse node = Traverse.start(config.build());
                 nodes.put(spec, node);

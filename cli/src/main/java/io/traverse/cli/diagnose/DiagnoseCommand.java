@@ -6,6 +6,8 @@ import io.traverse.VirtualSocketAddress;
 import io.traverse.cli.LogLevel;
 import io.traverse.cli.NodeOptions;
 import io.traverse.cli.TextColumns;
+import io.traverse.direct.DirectModuleProvider;
+import io.traverse.direct.portmap.PortMappingSettings;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
@@ -99,9 +101,11 @@ public final class DiagnoseCommand implements Callable<Integer> {
                             .orElse("none (traverse.http.proxy, https.proxyHost and http.proxyHost are not set)"));
             out.println("port mapping: " + portMapping(probe));
             out.println("ssh tunnels: "
-                    + (probe.config().sshTunnels().isEmpty()
+                    + (probe.config().get(DirectModuleProvider.SSH_TUNNELS).isEmpty()
                             ? "none (traverse.ssh.tunnels is not set)"
-                            : probe.config().sshTunnels().size()
+                            : probe.config()
+                                            .get(DirectModuleProvider.SSH_TUNNELS)
+                                            .size()
                                     + " rule(s); the direct module and dial-backs use them for their networks"));
             if (!host.startsWith("tv1-")) {
                 if (!linked) {
@@ -157,14 +161,15 @@ public final class DiagnoseCommand implements Callable<Integer> {
 
     /** Whether this node asks its NAT for a mapping, and what it advertises if a gateway granted one. */
     private static String portMapping(Traverse probe) {
-        if (!probe.config().portmap()) {
+        PortMappingSettings portMapping = PortMappingSettings.of(probe.config());
+        if (!portMapping.on()) {
             return "off (traverse.portmap=true asks a UPnP IGD, PCP or NAT-PMP gateway to map this node's port)";
         }
         List<java.net.InetSocketAddress> mapped =
                 new java.util.ArrayList<>(probe.identity().externals());
         mapped.removeAll(probe.config().externals());
         return mapped.isEmpty()
-                ? "on (" + String.join(", ", probe.config().portmapProtocols()) + "), but no gateway granted a mapping"
+                ? "on (" + String.join(", ", portMapping.protocols()) + "), but no gateway granted a mapping"
                         + " by the time the hub link was up"
                 : "on, advertising " + mapped + " (a port the NAT maps to this node)";
     }

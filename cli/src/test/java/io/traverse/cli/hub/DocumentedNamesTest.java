@@ -3,6 +3,7 @@ package io.traverse.cli.hub;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.traverse.config.ConfigKey;
+import io.traverse.config.ModuleKeys;
 import io.traverse.hub.Hub;
 import io.traverse.hub.HubConfig;
 import java.nio.charset.StandardCharsets;
@@ -43,6 +44,7 @@ class DocumentedNamesTest {
                 + Files.readString(Path.of("..", "docs", "architecture.md"), StandardCharsets.UTF_8);
         Set<String> known = new TreeSet<>(HubSettings.KEYS);
         Arrays.stream(ConfigKey.values()).map(ConfigKey::key).forEach(known::add);
+        known.addAll(ModuleKeys.all().keySet());
         Set<String> mentioned = new TreeSet<>();
         Matcher m = Pattern.compile("`-?D?(traverse\\.[a-z][a-z0-9.]*[a-z0-9])[`=\\s]")
                 .matcher(docs);
@@ -59,8 +61,8 @@ class DocumentedNamesTest {
                 .isEmpty();
         // the node's keys in operations.md's configuration table, the hub's anywhere in operations.md
         String operations = operations();
-        Set<String> notInTable = Arrays.stream(ConfigKey.values())
-                .map(ConfigKey::key)
+        Set<String> notInTable = java.util.stream.Stream.concat(
+                        Arrays.stream(ConfigKey.values()).map(ConfigKey::key), ModuleKeys.all().keySet().stream())
                 .filter(k -> !operations.contains("| `" + k + "` |"))
                 .collect(Collectors.toCollection(TreeSet::new));
         assertThat(notInTable)

@@ -1,6 +1,5 @@
 package io.traverse.direct.portmap;
 
-import io.traverse.TraverseConfig;
 import io.traverse.spi.AdvertisedExternal;
 import io.traverse.spi.ModuleContext;
 import java.io.Closeable;
@@ -62,13 +61,13 @@ public final class ListeningPortMapping implements Closeable {
     private boolean handedOff;
 
     private ListeningPortMapping(
-            ModuleContext context, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
+            ModuleContext context, Duration lease, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
         this.context = context;
         this.mappers = mappers;
         this.minRenewal = minRenewal;
         this.firstRetry = firstRetry;
         this.retry = firstRetry;
-        this.lease = context.config().portmapLease();
+        this.lease = lease;
         this.worker = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "traverse-portmap");
             t.setDaemon(true);
@@ -78,12 +77,11 @@ public final class ListeningPortMapping implements Closeable {
     }
 
     /** Starts mapping in the background; returns at once. */
-    public static ListeningPortMapping start(ModuleContext context) {
-        TraverseConfig config = context.config();
-        InetAddress bind = config.bindAddress().orElse(null);
+    public static ListeningPortMapping start(ModuleContext context, PortMappingSettings settings) {
+        InetAddress bind = context.config().bindAddress().orElse(null);
         List<PortMapper> mappers = new ArrayList<>();
-        Optional<InetAddress> gateway = config.portmapGateway().or(DefaultGateway::find);
-        for (String protocol : config.portmapProtocols()) {
+        Optional<InetAddress> gateway = settings.gateway().or(DefaultGateway::find);
+        for (String protocol : settings.protocols()) {
             switch (protocol) {
                 case UpnpIgdMapper.NAME -> mappers.add(new UpnpIgdMapper(UPNP_DISCOVERY, bind));
                 case PcpMapper.NAME -> gateway.ifPresent(g -> mappers.add(new PcpMapper(g)));
@@ -91,17 +89,18 @@ public final class ListeningPortMapping implements Closeable {
                 default -> throw new IllegalStateException("unknown port-mapping protocol " + protocol);
             }
         }
-        if (gateway.isEmpty() && !config.portmapProtocols().stream().allMatch(UpnpIgdMapper.NAME::equals)) {
+        if (gateway.isEmpty() && !settings.protocols().stream().allMatch(UpnpIgdMapper.NAME::equals)) {
             log.info(
                     "Port mapping: no default gateway found (set traverse.portmap.gateway); PCP and NAT-PMP are skipped");
         }
-        return start(context, mappers, MIN_RENEWAL, FIRST_RETRY);
+        return start(context, settings.lease(), mappers, MIN_RENEWAL, FIRST_RETRY);
     }
 
-    /** Starts with the given protocols and pauses (tests use short ones). */
+    /** Starts with the given lease, protocols and pauses (tests use short ones). */
     static ListeningPortMapping start(
-            ModuleContext context, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
-        ListeningPortMapping mapping = new ListeningPortMapping(context, List.copyOf(mappers), minRenewal, firstRetry);
+            ModuleContext context, Duration lease, List<PortMapper> mappers, Duration minRenewal, Duration firstRetry) {
+        ListeningPortMapping mapping =
+                new ListeningPortMapping(context, lease, List.copyOf(mappers), minRenewal, firstRetry);
         Runtime.getRuntime().addShutdownHook(mapping.shutdownHook);
         mapping.worker.execute(mapping::establish);
         return mapping;

@@ -35,6 +35,9 @@ import org.junit.jupiter.api.Timeout;
 class ListeningPortMappingTest {
     private static final int PORT = 4321;
     private static final Duration SHORT = Duration.ofMillis(100);
+    /** The lease the node asks for (traverse.portmap.lease=1m). */
+    private static final Duration ASKED_LEASE = Duration.ofMinutes(1);
+
     private static final Duration LEASE = Duration.ofMillis(400); // renewed every 200 ms
 
     private final FakeContext context = new FakeContext();
@@ -43,7 +46,8 @@ class ListeningPortMappingTest {
     void theFirstProtocolThatMapsIsAdvertisedRenewedAndRemovedAtClose() throws Exception {
         ScriptedMapper broken = new ScriptedMapper("upnp", n -> null);
         ScriptedMapper working = new ScriptedMapper("pcp", n -> mapping("pcp", 40000));
-        ListeningPortMapping mapping = ListeningPortMapping.start(context, List.of(broken, working), SHORT, SHORT);
+        ListeningPortMapping mapping =
+                ListeningPortMapping.start(context, ASKED_LEASE, List.of(broken, working), SHORT, SHORT);
         Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> working.renewals.get() >= 2);
         assertThat(context.advertised).containsExactly(external(40000));
         assertThat(mapping.current()).map(MappedPort::protocol).contains("pcp");
@@ -61,7 +65,8 @@ class ListeningPortMappingTest {
     void aLostMappingIsWithdrawnAndMadeAgain() throws Exception {
         ScriptedMapper mapper = new ScriptedMapper("natpmp", n -> mapping("natpmp", 40000 + n));
         mapper.failRenewal = true;
-        try (ListeningPortMapping mapping = ListeningPortMapping.start(context, List.of(mapper), SHORT, SHORT)) {
+        try (ListeningPortMapping mapping =
+                ListeningPortMapping.start(context, ASKED_LEASE, List.of(mapper), SHORT, SHORT)) {
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> mapper.maps.get() >= 2);
             Awaitility.await()
                     .atMost(Duration.ofSeconds(5))
@@ -78,7 +83,8 @@ class ListeningPortMappingTest {
     void aMovedMappingReplacesTheAdvertisedAddress() throws Exception {
         ScriptedMapper mapper = new ScriptedMapper("upnp", n -> mapping("upnp", 40000));
         mapper.renewTo = 45000;
-        try (ListeningPortMapping mapping = ListeningPortMapping.start(context, List.of(mapper), SHORT, SHORT)) {
+        try (ListeningPortMapping mapping =
+                ListeningPortMapping.start(context, ASKED_LEASE, List.of(mapper), SHORT, SHORT)) {
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> context.advertised.contains(external(45000)));
             assertThat(context.advertised).containsExactly(external(45000));
         }
@@ -88,7 +94,8 @@ class ListeningPortMappingTest {
     @Test
     void whenNothingMapsItTriesAgainLater() throws Exception {
         ScriptedMapper mapper = new ScriptedMapper("pcp", n -> n < 3 ? null : mapping("pcp", 40000));
-        try (ListeningPortMapping mapping = ListeningPortMapping.start(context, List.of(mapper), SHORT, SHORT)) {
+        try (ListeningPortMapping mapping =
+                ListeningPortMapping.start(context, ASKED_LEASE, List.of(mapper), SHORT, SHORT)) {
             Awaitility.await().atMost(Duration.ofSeconds(5)).until(() -> context.advertised.contains(external(40000)));
             assertThat(mapper.maps.get()).isEqualTo(3);
         }
@@ -111,7 +118,8 @@ class ListeningPortMappingTest {
             }
             return mapping("upnp", 40000);
         });
-        ListeningPortMapping portMapping = ListeningPortMapping.start(context, List.of(slow), SHORT, SHORT);
+        ListeningPortMapping portMapping =
+                ListeningPortMapping.start(context, ASKED_LEASE, List.of(slow), SHORT, SHORT);
         mapping.await();
         long started = System.nanoTime();
         portMapping.close();
@@ -135,7 +143,8 @@ class ListeningPortMappingTest {
                 throw new java.io.InterruptedIOException("interrupted");
             }
         };
-        ListeningPortMapping portMapping = ListeningPortMapping.start(context, List.of(mapper), SHORT, SHORT);
+        ListeningPortMapping portMapping =
+                ListeningPortMapping.start(context, ASKED_LEASE, List.of(mapper), SHORT, SHORT);
         renewing.await();
         portMapping.close();
         assertThat(mapper.unmapped)
@@ -167,7 +176,8 @@ class ListeningPortMappingTest {
                 Thread.currentThread().interrupt();
             }
         };
-        ListeningPortMapping portMapping = ListeningPortMapping.start(context, List.of(mapper), SHORT, SHORT);
+        ListeningPortMapping portMapping =
+                ListeningPortMapping.start(context, ASKED_LEASE, List.of(mapper), SHORT, SHORT);
         renewing.await();
         portMapping.close();
         release.countDown();
@@ -257,10 +267,7 @@ class ListeningPortMappingTest {
 
         @Override
         public TraverseConfig config() {
-            return TraverseConfig.builder()
-                    .portmap(true)
-                    .set("traverse.portmap.lease", "1m")
-                    .build();
+            return TraverseConfig.builder().build();
         }
 
         @Override

@@ -1,4 +1,4 @@
-package io.traverse.config;
+package io.traverse.direct;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -11,14 +11,17 @@ import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
+/** The direct module's traverse.ssh.tunnels key, through the node's configuration. */
 class SshTunnelRuleTest {
     @Test
     void rulesParseWithGatewayOrTargetItselfAndFirstMatchWins() {
         List<SshTunnelRule> rules = TraverseConfig.builder()
-                .sshTunnels("10.1.0.0/16 user=alice key=/k/a gateway=198.18.1.1:2222 passphrase=pw known-hosts=/k/kh;"
-                        + " all user=bob key=/k/b")
+                .set(
+                        "traverse.ssh.tunnels",
+                        "10.1.0.0/16 user=alice key=/k/a gateway=198.18.1.1:2222 passphrase=pw known-hosts=/k/kh;"
+                                + " all user=bob key=/k/b")
                 .build()
-                .sshTunnels();
+                .get(DirectModuleProvider.SSH_TUNNELS);
         assertThat(rules).hasSize(2);
         SshTunnelRule site = rules.get(0);
         assertThat(site.covers(IpLiterals.parse("10.1.4.5"))).isTrue();
@@ -36,20 +39,23 @@ class SshTunnelRuleTest {
 
     @Test
     void missingUserOrKeyOrUnknownSettingNamesTheKey() {
-        assertThatThrownBy(() ->
-                        TraverseConfig.builder().sshTunnels("10.0.0.0/8 key=/k").build())
+        assertThatThrownBy(() -> TraverseConfig.builder()
+                        .set("traverse.ssh.tunnels", "10.0.0.0/8 key=/k")
+                        .build())
                 .isInstanceOf(TraverseConfigException.class)
                 .hasMessageContaining("traverse.ssh.tunnels")
                 .hasMessageContaining("user=NAME");
-        assertThatThrownBy(() ->
-                        TraverseConfig.builder().sshTunnels("10.0.0.0/8 user=a").build())
+        assertThatThrownBy(() -> TraverseConfig.builder()
+                        .set("traverse.ssh.tunnels", "10.0.0.0/8 user=a")
+                        .build())
                 .isInstanceOf(TraverseConfigException.class)
                 .hasMessageContaining("key=FILE");
         assertThatThrownBy(() -> TraverseConfig.builder()
-                        .sshTunnels("10.0.0.0/8 user=a key=/k password=x")
+                        .set("traverse.ssh.tunnels", "10.0.0.0/8 user=a key=/k password=x")
                         .build())
                 .isInstanceOf(TraverseConfigException.class)
                 .hasMessageContaining("unknown ssh tunnel setting 'password'");
-        assertThat(TraverseConfig.builder().build().sshTunnels()).isEmpty();
+        assertThat(TraverseConfig.builder().build().get(DirectModuleProvider.SSH_TUNNELS))
+                .isEmpty();
     }
 }

@@ -1,4 +1,4 @@
-package io.traverse;
+package io.traverse.config;
 
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
@@ -11,16 +11,16 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The text forms of {@link TraverseConfig}'s values, parsed and range-checked. Each parser throws
- * {@link IllegalArgumentException} saying what is wrong with the value; the builder adds the key,
- * the origin and the accepted form.
+ * The text forms of configuration values, parsed and range-checked, for core's keys and the
+ * modules' ({@link ModuleKey}). Each parser throws {@link IllegalArgumentException} saying what is
+ * wrong with the value; the configuration adds the key, the origin and the accepted form.
  */
-final class ConfigValues {
+public final class ConfigValues {
     private static final Pattern DURATION = Pattern.compile("(\\d{1,9})\\s*(ms|s|m|h)?");
 
     private ConfigValues() {}
 
-    static int atLeast(int n, int min, String shown) {
+    public static int atLeast(int n, int min, String shown) {
         if (n < min) {
             throw new IllegalArgumentException(n + " bytes is less than " + shown);
         }
@@ -28,7 +28,7 @@ final class ConfigValues {
     }
 
     /** A size in bytes: a whole number, optionally with k or m (1024-based). */
-    static int size(String v) {
+    public static int size(String v) {
         String lower = v.toLowerCase(Locale.ROOT);
         int unit = lower.endsWith("k") ? 1024 : lower.endsWith("m") ? 1024 * 1024 : 1;
         String digits = unit == 1 ? lower : lower.substring(0, lower.length() - 1);
@@ -43,7 +43,7 @@ final class ConfigValues {
         }
     }
 
-    static String oneOf(String v, String... allowed) {
+    public static String oneOf(String v, String... allowed) {
         String lower = v.toLowerCase(Locale.ROOT);
         for (String a : allowed) {
             if (a.equals(lower)) {
@@ -53,7 +53,7 @@ final class ConfigValues {
         throw new IllegalArgumentException("'" + v + "' is none of " + String.join(", ", allowed));
     }
 
-    static int between(String v, int min, int max) {
+    public static int between(String v, int min, int max) {
         int n;
         try {
             n = Integer.parseInt(v);
@@ -66,29 +66,7 @@ final class ConfigValues {
         return n;
     }
 
-    private static final List<String> PORTMAP_PROTOCOL_NAMES = List.of("upnp", "pcp", "natpmp");
-
-    static List<String> portmapProtocols(String v) {
-        List<String> out = names(v);
-        for (String name : out) {
-            if (!PORTMAP_PROTOCOL_NAMES.contains(name)) {
-                throw new IllegalArgumentException("'" + name + "' is not a port-mapping protocol");
-            }
-        }
-        if (out.isEmpty()) {
-            throw new IllegalArgumentException("the protocol list is empty");
-        }
-        return out;
-    }
-
-    static Duration portmapLease(Duration d) {
-        if (d.compareTo(Duration.ofMinutes(1)) < 0 || d.compareTo(Duration.ofHours(24)) > 0) {
-            throw new IllegalArgumentException("the lease must be from 1m to 24h");
-        }
-        return d;
-    }
-
-    static List<String> names(String v) {
+    public static List<String> names(String v) {
         List<String> out = new ArrayList<>();
         for (String part : v.split(",")) {
             String name = part.trim().toLowerCase(Locale.ROOT);
@@ -103,7 +81,7 @@ final class ConfigValues {
     }
 
     /** {@code host:port} items; with {@code portOptional}, IP literals only and a missing port reads as 0. */
-    static List<InetSocketAddress> endpoints(String v, boolean externalsForm) {
+    public static List<InetSocketAddress> endpoints(String v, boolean externalsForm) {
         List<InetSocketAddress> out = new ArrayList<>();
         if (v.isEmpty()) {
             return out;
@@ -161,7 +139,7 @@ final class ConfigValues {
         return out;
     }
 
-    static List<FirewallRule> firewallRules(String v) {
+    public static List<FirewallRule> firewallRules(String v) {
         List<FirewallRule> out = new ArrayList<>();
         for (String part : v.split(",")) {
             if (!part.isBlank()) {
@@ -172,7 +150,7 @@ final class ConfigValues {
     }
 
     /** {@code 250ms}, {@code 5s}, {@code 2m}, {@code 1h}; a bare number is milliseconds. */
-    static Duration duration(String v) {
+    public static Duration duration(String v) {
         Matcher m = DURATION.matcher(v.toLowerCase(Locale.ROOT));
         if (!m.matches()) {
             throw new IllegalArgumentException("'" + v + "' is not a duration");
@@ -188,14 +166,14 @@ final class ConfigValues {
                 });
     }
 
-    static Duration positive(Duration d) {
+    public static Duration positive(Duration d) {
         if (d.isNegative() || d.isZero()) {
             throw new IllegalArgumentException("duration must be greater than zero");
         }
         return countable(d);
     }
 
-    static Duration nonNegative(Duration d) {
+    public static Duration nonNegative(Duration d) {
         if (d.isNegative()) {
             throw new IllegalArgumentException("duration must not be negative");
         }
@@ -212,7 +190,7 @@ final class ConfigValues {
 
     private static final Duration LONGEST_COUNTABLE = Duration.ofNanos(Long.MAX_VALUE);
 
-    static int port(String v) {
+    public static int port(String v) {
         int n = positive(v);
         if (n > 65535) {
             throw new IllegalArgumentException(n + " is not a port (1-65535)");
@@ -220,7 +198,7 @@ final class ConfigValues {
         return n;
     }
 
-    static boolean bool(String v) {
+    public static boolean bool(String v) {
         return switch (v.toLowerCase(Locale.ROOT)) {
             case "true", "yes", "on" -> true;
             case "false", "no", "off" -> false;
@@ -228,7 +206,7 @@ final class ConfigValues {
         };
     }
 
-    static int positive(String v) {
+    public static int positive(String v) {
         int n;
         try {
             n = Integer.parseInt(v);
