@@ -68,11 +68,13 @@ public final class ConfigSources {
         return settings;
     }
 
-    /** The key's name if core or a module on the class path knows it. */
+    /** True if core ({@link ConfigKey}) or a module on the class path ({@link ModuleKeys}) declares {@code key}. */
+    public static boolean knows(String key) {
+        return ConfigKey.byKey(key).isPresent() || ModuleKeys.byKey(key).isPresent();
+    }
+
     private static Optional<String> known(String name) {
-        return ConfigKey.byKey(name).isPresent() || ModuleKeys.byKey(name).isPresent()
-                ? Optional.of(name)
-                : Optional.empty();
+        return knows(name) ? Optional.of(name) : Optional.empty();
     }
 
     private static Optional<String> keyForEnvironmentName(String name) {

@@ -5,7 +5,6 @@ import io.traverse.Traverse;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
-import io.traverse.config.ConfigKey;
 import io.traverse.config.ConfigSources;
 import io.traverse.identity.NodeIdentity;
 import java.io.BufferedReader;
@@ -135,9 +134,7 @@ public final class NodeAgent {
                 i += 3;
             } else if (arg.startsWith("traverse.") && arg.contains("=")) {
                 String key = arg.substring(0, arg.indexOf('='));
-                ConfigKey k =
-                        ConfigKey.byKey(key).orElseThrow(() -> new IllegalArgumentException("unknown key " + key));
-                config.set(k, arg.substring(arg.indexOf('=') + 1), "argument");
+                config.set(key, arg.substring(arg.indexOf('=') + 1), "argument"); // an unknown key fails here
             } else {
                 throw new IllegalArgumentException("unexpected argument '" + arg
                         + "'; usage: NodeAgent [--service-port N] [--service-name NAME] [--rmi-name NAME] [--echo-port N] [--plain-ports DIGEST-PORT ECHO-PORT]"

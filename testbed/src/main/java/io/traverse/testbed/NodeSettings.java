@@ -1,7 +1,6 @@
 package io.traverse.testbed;
 
 import io.traverse.TraverseConfig;
-import io.traverse.config.ConfigKey;
 import java.net.InetAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -46,9 +45,7 @@ public final class NodeSettings {
 
     /** Any {@code traverse.*} key, e.g. {@code set("traverse.connect.stagger", "50ms")}. */
     public NodeSettings set(String key, String value) {
-        ConfigKey k = ConfigKey.byKey(key)
-                .orElseThrow(() -> new IllegalArgumentException("unknown configuration key " + key));
-        TraverseConfig.builder().set(k, value, "NodeSettings"); // validates; throws naming the key
+        TraverseConfig.builder().set(key, value, "NodeSettings"); // validates; throws naming the key, or an unknown one
         traverse.put(key, value);
         return this;
     }

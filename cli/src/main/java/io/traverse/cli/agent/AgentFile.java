@@ -128,22 +128,21 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
             key = ConfigKey.TOKEN.key();
         }
         String named = key;
-        ConfigKey configKey = ConfigKey.byKey(named)
-                .orElseThrow(
-                        () -> new AgentFileException(
-                                file,
-                                number,
-                                "unknown key '" + named
-                                        + "' (expected token-file or a traverse.* key from docs/operations.md, \"Configuration keys\")"));
+        if (!ConfigSources.knows(named)) {
+            throw new AgentFileException(
+                    file,
+                    number,
+                    "unknown key '" + named
+                            + "' (expected token-file or a traverse.* key from docs/operations.md, \"Configuration keys\")");
+        }
         try {
-            TraverseConfig.builder().set(configKey, value, "line " + number); // validates the value now
+            TraverseConfig.builder().set(named, value, "line " + number); // validates the value now
         } catch (IllegalArgumentException e) {
             throw new AgentFileException(file, number, e.getMessage());
         }
-        Setting before = settings.put(configKey.key(), new Setting(value, number));
+        Setting before = settings.put(named, new Setting(value, number));
         if (before != null) {
-            throw new AgentFileException(
-                    file, number, configKey.key() + " is set on line " + before.line() + " already");
+            throw new AgentFileException(file, number, named + " is set on line " + before.line() + " already");
         }
     }
 
@@ -240,8 +239,7 @@ public record AgentFile(Path path, Map<String, Setting> settings, List<Entry> se
         if (token != null) {
             config.set(ConfigKey.TOKEN, token, origin);
         }
-        settings.forEach((key, setting) ->
-                config.set(ConfigKey.byKey(key).orElseThrow(), setting.value(), path + " line " + setting.line()));
+        settings.forEach((key, setting) -> config.set(key, setting.value(), path + " line " + setting.line()));
         return config.build();
     }
 
