@@ -5,6 +5,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelFuture;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
+import io.netty.channel.ChannelPipeline;
 import io.netty.channel.EventLoop;
 import io.traverse.TraverseConfig;
 import io.traverse.config.HttpProxy;
@@ -177,17 +178,7 @@ final class HubLinkDial {
                             ProxyTunnel.install(
                                     ch.pipeline(), proxy, resolved, timeoutMillis, handshake, setup.proxyAnswers());
                         }
-                        LinkPipeline.installCodec(ch.pipeline());
-                        ch.pipeline()
-                                .addLast(
-                                        "handshake",
-                                        new NodeLinkHandshake(
-                                                resolved,
-                                                setup.nodeId(),
-                                                identityText,
-                                                setup.authentication(),
-                                                timeoutMillis,
-                                                handshake));
+                        installLink(ch.pipeline(), resolved, identityText, timeoutMillis, handshake);
                     }
                 });
         ChannelFuture connect = bootstrap.connect(resolved);
@@ -252,17 +243,7 @@ final class HubLinkDial {
                     }
                     SessionChannel channel = client.channel();
                     CompletableFuture<NodeLinkHandshake.Outcome> handshake = new CompletableFuture<>();
-                    LinkPipeline.installCodec(channel.pipeline());
-                    channel.pipeline()
-                            .addLast(
-                                    "handshake",
-                                    new NodeLinkHandshake(
-                                            resolved,
-                                            setup.nodeId(),
-                                            identityText,
-                                            setup.authentication(),
-                                            timeoutMillis,
-                                            handshake));
+                    installLink(channel.pipeline(), resolved, identityText, timeoutMillis, handshake);
                     channels.add(channel);
                     setup.loop().register(channel).addListener(f -> {
                         if (!f.isSuccess()) {
@@ -283,6 +264,20 @@ final class HubLinkDial {
                         }
                     }));
                 }));
+    }
+
+    /** The link's codec and handshake, the same on a socket and on a long-poll session's channel. */
+    private void installLink(
+            ChannelPipeline pipeline,
+            InetSocketAddress resolved,
+            String identityText,
+            long timeoutMillis,
+            CompletableFuture<NodeLinkHandshake.Outcome> handshake) {
+        LinkPipeline.installCodec(pipeline);
+        pipeline.addLast(
+                "handshake",
+                new NodeLinkHandshake(
+                        resolved, setup.nodeId(), identityText, setup.authentication(), timeoutMillis, handshake));
     }
 
     private void onLoop(Runnable task) {
