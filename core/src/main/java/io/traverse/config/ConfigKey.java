@@ -133,6 +133,11 @@ public enum ConfigKey {
 
     /** {@code traverse.port.range} → {@code TRAVERSE_PORT_RANGE}. */
     public String environmentName() {
+        return environmentName(key);
+    }
+
+    /** The environment variable of any key, core's or a module's: {@code traverse.a.b} → {@code TRAVERSE_A_B}. */
+    static String environmentName(String key) {
         return key.toUpperCase(Locale.ROOT).replace('.', '_');
     }
 

@@ -1,6 +1,5 @@
 package io.traverse.config;
 
-import java.util.Locale;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -52,7 +51,7 @@ public final class ModuleKey<T> {
 
     /** {@code traverse.splice.ports} → {@code TRAVERSE_SPLICE_PORTS}. */
     public String environmentName() {
-        return key.toUpperCase(Locale.ROOT).replace('.', '_');
+        return ConfigKey.environmentName(key);
     }
 
     /** The value of {@code text} (trimmed); {@link IllegalArgumentException} when it is not of the form. */

@@ -39,6 +39,32 @@ public final class Rivals {
         return present;
     }
 
+    /** A request's exchange with its target: it returns once the target accepted, and throws otherwise. */
+    @FunctionalInterface
+    public interface Exchange<T> {
+        T run() throws java.io.IOException;
+    }
+
+    /**
+     * Runs the exchange of a request sent unheld, counted as sent and then as accepted (it returned)
+     * or failed (it threw): the bookkeeping every module's unheld attempt needs, in one place.
+     */
+    public <T> T unheld(Exchange<T> exchange) throws java.io.IOException {
+        unheldSent();
+        boolean accepted = false;
+        try {
+            T result = exchange.run();
+            accepted = true;
+            return result;
+        } finally {
+            if (accepted) {
+                unheldAccepted();
+            } else {
+                unheldFailed();
+            }
+        }
+    }
+
     /** An attempt sends its request unheld (no rival yet); exactly one of the two calls below follows. */
     public synchronized void unheldSent() {
         unheldUnanswered++;

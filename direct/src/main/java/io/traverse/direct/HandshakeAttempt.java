@@ -95,18 +95,10 @@ class HandshakeAttempt extends SocketAttempt {
             }
             return;
         }
-        request.rivals().unheldSent();
-        boolean accepted = false;
-        try {
+        request.rivals().unheld(() -> {
             exchange(socket, handshake);
-            accepted = true;
-        } finally {
-            if (accepted) {
-                request.rivals().unheldAccepted();
-            } else {
-                request.rivals().unheldFailed();
-            }
-        }
+            return null;
+        });
     }
 
     private void exchange(Socket socket, byte[] bytes) throws IOException {

@@ -131,24 +131,10 @@ final class RoutedModule implements ConnectionModule {
         @Override
         public Socket connect() throws IOException {
             awaitLink(); // again: the link may have gone since
-            boolean hold = request.holdUntilConfirmed();
-            if (!hold) {
-                request.rivals().unheldSent();
+            if (request.holdUntilConfirmed()) {
+                return open(true);
             }
-            boolean accepted = false;
-            try {
-                Socket socket = open(hold);
-                accepted = true;
-                return socket;
-            } finally {
-                if (!hold) {
-                    if (accepted) {
-                        request.rivals().unheldAccepted();
-                    } else {
-                        request.rivals().unheldFailed();
-                    }
-                }
-            }
+            return request.rivals().unheld(() -> open(false));
         }
 
         /** OPEN, held by the acceptor until {@link #confirm()} when {@code hold}, and the answer. */

@@ -283,19 +283,11 @@ final class SpliceModule implements ConnectionModule {
                 }
                 return;
             }
-            request.rivals().unheldSent();
-            boolean accepted = false;
-            try {
+            request.rivals().unheld(() -> {
                 SpliceHandshake.asSource(
                         socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
-                accepted = true;
-            } finally {
-                if (accepted) {
-                    request.rivals().unheldAccepted();
-                } else {
-                    request.rivals().unheldFailed();
-                }
-            }
+                return null;
+            });
         }
 
         @Override
