@@ -144,7 +144,6 @@ public final class HubLink implements Closeable {
                 nodeId,
                 identityWithHub,
                 authentication,
-                LongPollTransports.load(),
                 // Loop only: hubs whose CONNECT the proxy refused; they are reached by long-poll sessions from then on.
                 new java.util.HashSet<>(),
                 answer -> proxyAnswer = answer);

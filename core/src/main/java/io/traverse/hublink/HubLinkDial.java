@@ -66,7 +66,6 @@ final class HubLinkDial {
             NodeId nodeId,
             Function<InetSocketAddress, NodeIdentity> identityWithHub,
             LinkAuthentication authentication,
-            LongPollTransport longPollTransport,
             Set<InetSocketAddress> connectRefused,
             Consumer<String> proxyAnswers) {}
 
@@ -225,7 +224,7 @@ final class HubLinkDial {
         LongPollTransport.Way way = proxy == null
                 ? new LongPollTransport.Way(resolved, null, null)
                 : new LongPollTransport.Way(resolved, proxy.proxy(), proxy.address());
-        setup.longPollTransport()
+        LongPollTransports.shared()
                 .open(
                         setup.loop(),
                         LinkEventLoops.channelClass(),

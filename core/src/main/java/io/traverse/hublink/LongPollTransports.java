@@ -13,6 +13,16 @@ import java.util.concurrent.CompletableFuture;
 final class LongPollTransports {
     private LongPollTransports() {}
 
+    /** Looked up on first use: most links never need a session, and the class path does not change. */
+    private static final class Found {
+        static final LongPollTransport TRANSPORT = load();
+    }
+
+    /** The transport of this class path, found once, when a link first needs a session. */
+    static LongPollTransport shared() {
+        return Found.TRANSPORT;
+    }
+
     static LongPollTransport load() {
         Iterator<LongPollTransport> found = ServiceLoader.load(
                         LongPollTransport.class, LongPollTransports.class.getClassLoader())
