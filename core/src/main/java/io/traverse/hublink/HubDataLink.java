@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.ProtocolException;
+import io.traverse.spi.HttpTransport;
 import io.traverse.wire.Auth;
 import io.traverse.wire.Challenge;
 import io.traverse.wire.LinkAuthentication;
@@ -33,7 +34,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
-import java.nio.charset.StandardCharsets;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.Consumer;
@@ -228,47 +228,25 @@ final class HubDataLink implements Closeable {
     }
 
     /**
-     * Asks the proxy for a tunnel to the hub and reads its answer up to the blank line; bytes after
-     * it (the hub may speak first) stay in {@link #chunk} for the handshake.
+     * Asks the proxy for a tunnel to the hub (the transport speaks the HTTP); bytes after its answer
+     * (the hub may speak first) stay in {@link #chunk} for the handshake.
      */
     private void tunnel(ProxyRoute proxy, long deadline, long timeoutMillis) throws IOException {
-        writeFully(deadline, timeoutMillis, ByteBuffer.wrap(proxy.connectRequest(hub)));
-        int end;
-        while (true) {
-            try {
-                fill(chunk == null ? 1 : chunk.readableBytes() + 1, deadline, timeoutMillis);
-            } catch (IOException e) {
-                throw new IOException(proxy + " did not open a tunnel to hub " + hub + ": " + e.getMessage(), e);
-            }
-            end = headerEnd(chunk);
-            if (end >= 0) {
-                break;
-            }
-            if (chunk.readableBytes() > ProxyRoute.MAX_ANSWER) {
-                throw new IOException(
-                        proxy + " answered CONNECT with more than " + ProxyRoute.MAX_ANSWER + " bytes of headers");
-            }
-        }
-        String answer = chunk.toString(chunk.readerIndex(), end - chunk.readerIndex(), StandardCharsets.ISO_8859_1);
-        chunk.readerIndex(end + 4);
-        String statusLine = answer.lines().findFirst().orElse("").trim();
-        String[] parts = statusLine.split(" ", 3);
-        if (parts.length < 2 || !parts[0].startsWith("HTTP/") || !parts[1].startsWith("2")) {
-            throw new IOException(proxy.refusal(hub, statusLine));
-        }
-    }
+        HttpTransports.shared()
+                .tunnel(
+                        new HttpTransport.BlockingStream() {
+                            @Override
+                            public void write(ByteBuffer bytes) throws IOException {
+                                writeFully(deadline, timeoutMillis, bytes);
+                            }
 
-    /** The absolute index of the first CR LF CR LF in {@code b}'s readable bytes, or -1. */
-    private static int headerEnd(ByteBuf b) {
-        for (int i = b.readerIndex(); i + 3 < b.writerIndex(); i++) {
-            if (b.getByte(i) == '\r'
-                    && b.getByte(i + 1) == '\n'
-                    && b.getByte(i + 2) == '\r'
-                    && b.getByte(i + 3) == '\n') {
-                return i;
-            }
-        }
-        return -1;
+                            @Override
+                            public ByteBuf fill(int bytes) throws IOException {
+                                HubDataLink.this.fill(bytes, deadline, timeoutMillis);
+                                return chunk;
+                            }
+                        },
+                        proxy.to(hub));
     }
 
     /** The next frame of the handshake; a REJECT fails with its reason. */

@@ -13,7 +13,7 @@ import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.longpolling.SessionChannel;
 import io.traverse.settings.LongPollSettings;
-import io.traverse.spi.LongPollTransport;
+import io.traverse.spi.HttpTransport;
 import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkPipeline;
 import java.net.InetAddress;
@@ -174,8 +174,7 @@ final class HubLinkDial {
                     @Override
                     protected void initChannel(Channel ch) {
                         if (proxy != null) {
-                            ProxyTunnel.install(
-                                    ch.pipeline(), proxy, resolved, timeoutMillis, handshake, setup.proxyAnswers());
+                            tunnel(ch.pipeline(), proxy.to(resolved), timeoutMillis, handshake);
                         }
                         installLink(ch.pipeline(), resolved, identityText, timeoutMillis, handshake);
                     }
@@ -198,7 +197,9 @@ final class HubLinkDial {
         // Completed on the channel's loop (ours): run inline, so that the session handler is in
         // the pipeline before the frames that follow WELCOME in the same read are passed on.
         handshake.whenComplete((outcome, failure) -> onLoop(() -> {
-            if (failure instanceof ProxyTunnel.ConnectRefused
+            if (failure != null
+                    && failure.getCause() instanceof HttpTransport.ConnectRefusedException refused
+                    && !refused.wantsCredentials()
                     && setup.config().longPoll().fallBack()
                     && !cancelled) {
                 channel.close();
@@ -215,16 +216,37 @@ final class HubLinkDial {
     }
 
     /**
+     * Puts the proxy's CONNECT tunnel under the link; what the proxy answered goes to the link's
+     * status, and a refusal fails the handshake with the proxy's name and status line rather than
+     * with a generic closed connection.
+     */
+    private void tunnel(
+            ChannelPipeline pipeline,
+            HttpTransport.Way way,
+            long timeoutMillis,
+            CompletableFuture<NodeLinkHandshake.Outcome> handshake) {
+        HttpTransports.shared().tunnel(pipeline, way, timeoutMillis).whenComplete((answer, failure) -> {
+            if (failure == null) {
+                setup.proxyAnswers().accept(answer);
+                return;
+            }
+            Throwable cause =
+                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            setup.proxyAnswers().accept(cause.getMessage());
+            handshake.completeExceptionally(
+                    cause instanceof HubLinkException ? cause : new HubLinkException(cause.getMessage(), cause));
+        });
+    }
+
+    /**
      * A link whose byte stream travels in HTTP requests. The link pipeline and its handshake are
      * those of a TCP link; the session channel takes the socket's place.
      */
     private void dialLongPoll(InetSocketAddress resolved, ProxyRoute proxy) {
         long timeoutMillis = setup.config().hubTimeout().toMillis();
         String identityText = setup.identityWithHub().apply(resolved).toText();
-        LongPollTransport.Way way = proxy == null
-                ? new LongPollTransport.Way(resolved, null, null)
-                : new LongPollTransport.Way(resolved, proxy.proxy(), proxy.address());
-        LongPollTransports.shared()
+        HttpTransport.Way way = proxy == null ? new HttpTransport.Way(resolved, null, null) : proxy.to(resolved);
+        HttpTransports.shared()
                 .open(
                         setup.loop(),
                         LinkEventLoops.channelClass(),

@@ -12,7 +12,7 @@ import io.traverse.identity.NodeId;
 import io.traverse.longpolling.LongPollProtocol;
 import io.traverse.longpolling.SessionChannel;
 import io.traverse.settings.LongPollSettings;
-import io.traverse.spi.LongPollTransport;
+import io.traverse.spi.HttpTransport;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
  * from it at once. Basic proxy authentication is sent preemptively when a user is set, as the
  * CONNECT request does.
  */
-final class LongPollClient implements SessionChannel.Pump, LongPollTransport.Session {
+final class LongPollClient implements SessionChannel.Pump, HttpTransport.Session {
     private static final Logger log = LoggerFactory.getLogger(LongPollClient.class);
     /** Downstream bytes the link has not read yet before the next poll waits (flow control). */
     private static final long INBOUND_LIMIT = 2L * 1024 * 1024;
@@ -94,10 +94,10 @@ final class LongPollClient implements SessionChannel.Pump, LongPollTransport.Ses
      * {@code loop} (the link's). Completes with the client whose {@link #channel} is ready for the
      * link pipeline, or fails with an {@link IOException} saying why.
      */
-    static CompletableFuture<LongPollTransport.Session> open(
+    static CompletableFuture<HttpTransport.Session> open(
             EventLoop loop,
             Class<? extends Channel> channelClass,
-            LongPollTransport.Way way,
+            HttpTransport.Way way,
             NodeId node,
             LongPollSettings settings,
             long timeoutMillis) {
@@ -109,7 +109,7 @@ final class LongPollClient implements SessionChannel.Pump, LongPollTransport.Ses
                 : "long-poll session through HTTP proxy " + proxy.authority() + " (" + proxy.origin() + ") with hub "
                         + authority;
         String authorization = proxy == null ? null : proxy.basicAuthorization().orElse(null);
-        CompletableFuture<LongPollTransport.Session> opened = new CompletableFuture<>();
+        CompletableFuture<HttpTransport.Session> opened = new CompletableFuture<>();
         loop.execute(() -> {
             SessionHttpConnection http = new SessionHttpConnection(
                     loop,
