@@ -1,6 +1,7 @@
 package io.traverse.hublink;
 
 import io.netty.util.ReferenceCountUtil;
+import io.traverse.hublink.transport.HubDataLink;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Ping;
 import io.traverse.wire.Pong;

@@ -2,6 +2,7 @@ package io.traverse.hublink;
 
 import io.traverse.HubDirectory;
 import io.traverse.VirtualSocketAddress;
+import io.traverse.hublink.transport.LinkEventLoops;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.identity.RegisteredName;

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBufAllocator;
 import io.netty.buffer.PooledByteBufAllocator;
 import io.netty.channel.EventLoop;
 import io.netty.util.ReferenceCountUtil;
+import io.traverse.hublink.transport.HubDataLink;
 import io.traverse.identity.NodeId;
 import io.traverse.spi.RelayLink;
 import io.traverse.wire.DataLinkSwitch;

@@ -5,6 +5,7 @@ import io.traverse.SideChannel;
 import io.traverse.SideChannelException;
 import io.traverse.SideChannelException.Failure;
 import io.traverse.SideChannelHandler;
+import io.traverse.hublink.transport.LinkEventLoops;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.SideMessage;
 import io.traverse.wire.SideMessageError;

@@ -12,6 +12,7 @@ import io.traverse.Traverse;
 import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.hub.Hub;
+import io.traverse.hublink.transport.HubDataLink;
 import io.traverse.identity.NodeId;
 import io.traverse.node.LocalNode;
 import io.traverse.wire.DataLinkSwitch;

@@ -1,4 +1,4 @@
-package io.traverse.hublink;
+package io.traverse.hublink.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

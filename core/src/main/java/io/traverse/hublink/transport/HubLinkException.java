@@ -1,4 +1,4 @@
-package io.traverse.hublink;
+package io.traverse.hublink.transport;
 
 import java.io.IOException;
 
@@ -12,12 +12,12 @@ public class HubLinkException extends IOException {
     private static final long serialVersionUID = 1L;
     private final boolean refusal;
 
-    HubLinkException(String message, boolean refusal) {
+    public HubLinkException(String message, boolean refusal) {
         super(message);
         this.refusal = refusal;
     }
 
-    HubLinkException(String message, Throwable cause) {
+    public HubLinkException(String message, Throwable cause) {
         super(message, cause);
         this.refusal = false;
     }

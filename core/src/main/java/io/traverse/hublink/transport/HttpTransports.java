@@ -1,4 +1,4 @@
-package io.traverse.hublink;
+package io.traverse.hublink.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelPipeline;
@@ -12,7 +12,7 @@ import java.util.ServiceLoader;
 import java.util.concurrent.CompletableFuture;
 
 /** Finds the {@link HttpTransport} on the class path; without one, a link that needs HTTP fails with a line that says why. */
-final class HttpTransports {
+public final class HttpTransports {
     private HttpTransports() {}
 
     /** Looked up on first use: most links never go through HTTP, and the class path does not change. */

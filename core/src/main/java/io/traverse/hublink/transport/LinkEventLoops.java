@@ -1,4 +1,4 @@
-package io.traverse.hublink;
+package io.traverse.hublink.transport;
 
 import io.netty.channel.Channel;
 import io.netty.channel.EventLoop;
@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * answers off the event loops ({@link #completions()}). Reference-counted: the threads go away a
  * moment after the last node closes and come back with the next one.
  */
-final class LinkEventLoops {
+public final class LinkEventLoops {
     private static final int THREADS = Math.min(2, Runtime.getRuntime().availableProcessors());
     /** Epoll on Linux: its wake-ups (an eventfd) cost less than NIO's selector, which shows in relayed round trips. */
     private static final boolean EPOLL = Epoll.isAvailable();
@@ -59,7 +59,7 @@ final class LinkEventLoops {
     private LinkEventLoops() {}
 
     /** A loop for one node's link; pair with {@link #release()}. */
-    static synchronized EventLoop acquire() {
+    public static synchronized EventLoop acquire() {
         if (group == null) {
             group = new MultiThreadIoEventLoopGroup(
                     THREADS,
@@ -87,7 +87,7 @@ final class LinkEventLoops {
     }
 
     /** The channel class that goes with the loops. */
-    static Class<? extends Channel> channelClass() {
+    public static Class<? extends Channel> channelClass() {
         return EPOLL ? EpollSocketChannel.class : NioSocketChannel.class;
     }
 
@@ -97,11 +97,11 @@ final class LinkEventLoops {
     }
 
     /** Where answers are completed off the event loops (never the caller's thread, never an event loop). */
-    static Executor completions() {
+    public static Executor completions() {
         return COMPLETIONS;
     }
 
-    static synchronized void release() {
+    public static synchronized void release() {
         if (users > 0 && --users == 0) {
             group.shutdownGracefully(0, 1, TimeUnit.SECONDS);
             resolver.shutdown();

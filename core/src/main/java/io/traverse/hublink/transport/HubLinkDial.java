@@ -1,4 +1,4 @@
-package io.traverse.hublink;
+package io.traverse.hublink.transport;
 
 import io.netty.bootstrap.Bootstrap;
 import io.netty.channel.Channel;
@@ -42,11 +42,11 @@ import org.slf4j.LoggerFactory;
  * the link's session handler is in the pipeline before the frames that follow WELCOME in the same
  * read are passed on.
  */
-final class HubLinkDial {
+public final class HubLinkDial {
     private static final Logger log = LoggerFactory.getLogger(HubLinkDial.class);
 
     /** A finished handshake: the channel, what the hub said, and how the link reaches it. */
-    record Linked(
+    public record Linked(
             InetSocketAddress resolved,
             ProxyRoute proxy,
             Channel channel,
@@ -60,7 +60,7 @@ final class HubLinkDial {
      *     from then on (confined to the loop)
      * @param proxyAnswers told what the proxy answered a CONNECT
      */
-    record Setup(
+    public record Setup(
             EventLoop loop,
             TraverseConfig config,
             NodeId nodeId,
@@ -75,7 +75,7 @@ final class HubLinkDial {
     private final CompletableFuture<Linked> result = new CompletableFuture<>();
     private boolean cancelled;
 
-    HubLinkDial(Setup setup, InetSocketAddress hub) {
+    public HubLinkDial(Setup setup, InetSocketAddress hub) {
         this.setup = setup;
         this.hub = hub;
     }
@@ -84,7 +84,7 @@ final class HubLinkDial {
      * Starts the attempt. The future completes on the loop with the linked channel, or fails with
      * a {@link HubLinkException} saying which hub and why.
      */
-    CompletableFuture<Linked> start() {
+    public CompletableFuture<Linked> start() {
         HttpProxy proxy = proxyFor(hub);
         CompletableFuture<InetSocketAddress> proxyAddress = proxy == null
                 ? CompletableFuture.completedFuture(null)
@@ -114,7 +114,7 @@ final class HubLinkDial {
     }
 
     /** On the loop: closes what the attempt opened, unless it is the channel it linked. */
-    void cancel(Channel keep) {
+    public void cancel(Channel keep) {
         cancelled = true;
         for (Channel c : channels) {
             if (c != keep) {

@@ -1,4 +1,4 @@
-package io.traverse.hublink;
+package io.traverse.hublink.transport;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
@@ -52,7 +52,7 @@ import java.util.function.Consumer;
  * read straight into a buffer of their own once their length is known, so that relayed bytes are
  * not copied in user space on their way to the connection that reads them.
  */
-final class HubDataLink implements Closeable {
+public final class HubDataLink implements Closeable {
     /** Greedy reads go into buffers of this size. */
     private static final int CHUNK = 64 * 1024;
     /** Frames at least this long are read into a buffer of their own. */
@@ -66,7 +66,7 @@ final class HubDataLink implements Closeable {
     private final SelectionKey writeKey;
     private final ReentrantLock writeLock = new ReentrantLock();
     /** The most frames one gathering write takes (IOV_MAX is 1024; a payload may span several buffers). */
-    static final int MAX_BATCH = 64;
+    public static final int MAX_BATCH = 64;
     /**
      * Where the writer encodes the RELAY headers of a batch (writeLock held): one buffer for the
      * link's life rather than one per frame; its memory belongs to a JDK direct buffer, so nothing to release.
@@ -115,7 +115,7 @@ final class HubDataLink implements Closeable {
      * @throws IOException if the hub cannot be reached, refuses the data link (a hub that does
      *         not know data links closes it), or is not the hub {@code hubId}
      */
-    static HubDataLink open(
+    public static HubDataLink open(
             InetSocketAddress hub,
             ProxyRoute proxy,
             NodeId nodeId,
@@ -332,7 +332,7 @@ final class HubDataLink implements Closeable {
      * @return the number of messages handed out; 0 if the wait ended without one
      * @throws IOException if the link broke, the hub closed it or sent what a data link does not carry
      */
-    int read(long deadlineNanos, Consumer<LinkMessage> sink) throws IOException {
+    public int read(long deadlineNanos, Consumer<LinkMessage> sink) throws IOException {
         boolean waited = false;
         while (true) {
             int handed = decode(sink);
@@ -455,7 +455,7 @@ final class HubDataLink implements Closeable {
     // ---- writing (holding writeLock) --------------------------------------------------------
 
     /** Held while a frame is written, so that frames are whole on the wire. */
-    ReentrantLock writeLock() {
+    public ReentrantLock writeLock() {
         return writeLock;
     }
 
@@ -465,7 +465,7 @@ final class HubDataLink implements Closeable {
      * not read. One system call for many frames is what lets a thousand application threads share
      * one link (one write per frame under a contended lock queued them for 100 ms).
      */
-    void write(java.util.List<Object> batch) throws IOException {
+    public void write(java.util.List<Object> batch) throws IOException {
         if (batch.size() > MAX_BATCH) {
             throw new IllegalArgumentException("at most " + MAX_BATCH + " frames in a batch, not " + batch.size());
         }
@@ -527,11 +527,11 @@ final class HubDataLink implements Closeable {
         }
     }
 
-    InetSocketAddress hub() {
+    public InetSocketAddress hub() {
         return hub;
     }
 
-    boolean isClosed() {
+    public boolean isClosed() {
         return closed;
     }
 
@@ -559,13 +559,13 @@ final class HubDataLink implements Closeable {
     }
 
     /** Closes a link nobody reads (yet): the connection and the buffers the handshake read into. */
-    void closeUnread() {
+    public void closeUnread() {
         close();
         releaseBuffers();
     }
 
     /** Frees the read buffers; by the reading thread, after the link is closed. */
-    synchronized void releaseBuffers() {
+    public synchronized void releaseBuffers() {
         if (chunk != null) {
             chunk.release();
             chunk = null;

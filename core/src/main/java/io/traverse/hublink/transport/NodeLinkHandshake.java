@@ -1,4 +1,4 @@
-package io.traverse.hublink;
+package io.traverse.hublink.transport;
 
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInboundHandlerAdapter;
@@ -27,9 +27,9 @@ import java.util.concurrent.TimeUnit;
  * {@code result} with the hub's id and WELCOME, or with a {@link HubLinkException} saying why
  * not, and closes the channel on failure. Everything must finish within the handshake timeout.
  */
-final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
+public final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
     /** What a finished handshake hands over. */
-    record Outcome(NodeId hubId, Welcome welcome, byte[] clientNonce, byte[] serverNonce) {}
+    public record Outcome(NodeId hubId, Welcome welcome, byte[] clientNonce, byte[] serverNonce) {}
 
     private final InetSocketAddress hub;
     private final NodeId nodeId;
