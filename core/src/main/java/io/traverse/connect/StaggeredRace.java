@@ -37,6 +37,9 @@ import java.util.function.Predicate;
  * attempt is cancelled as before: it asked its target without a hold, and it runs on the caller's
  * thread, which must return with the winner.
  *
+ * <p>About 600 lines because launching, holding, cancelling and closing late successes share one
+ * lock and one set of fields; split, each part would need the others' state.
+ *
  * @param <T> the result, e.g. a connected socket
  */
 public final class StaggeredRace<T> {

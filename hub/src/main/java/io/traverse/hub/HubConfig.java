@@ -15,6 +15,10 @@ import java.util.Optional;
 /**
  * Everything a hub is configured with, read once and validated here. Build with
  * {@link #builder()}; every setting has a documented default (docs/operations.md).
+ *
+ * <p>About 600 lines because it is one field, one builder setter and one check per setting (some
+ * thirty); the forms that need more than a line (SSH tunnel rules, link addresses) are parsed by
+ * classes of their own.
  */
 public final class HubConfig {
     /** Default hub link port. */
