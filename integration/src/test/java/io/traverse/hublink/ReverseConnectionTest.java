@@ -51,13 +51,25 @@ class ReverseConnectionTest {
         TraverseServerSocket listening = listen(server, 0);
         VirtualSocketAddress target = addressOf(listening);
 
+        // The first connection's reverse attempt is the race's second (after direct), so its dial-back is held
+        // until confirmed; the second starts with the cached reverse alone, so the target hands it over unheld.
+        assertThat(exchangeBothWays(listening, client, target, 1)).isFalse();
+        assertThat(exchangeBothWays(listening, client, target, 3)).isTrue();
+    }
+
+    /**
+     * One reverse connection carrying DATA bytes each way, each checked by length and digest, with a
+     * half-close each way; returns whether the module was the cached one.
+     */
+    private static boolean exchangeBothWays(
+            TraverseServerSocket listening, Traverse client, VirtualSocketAddress target, long seed) throws Exception {
         CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
             try (Socket s = listening.accept()) {
                 // Reads the client's data to EOF (its half-close), answers with length and digest, then sends its own.
                 byte[] digest = digestToEof(s.getInputStream());
                 DataOutputStream out = new DataOutputStream(s.getOutputStream());
                 out.write(digest);
-                byte[] mine = randomBytes(2, DATA);
+                byte[] mine = randomBytes(seed + 1, DATA);
                 out.write(mine);
                 out.flush();
                 s.shutdownOutput();
@@ -66,10 +78,12 @@ class ReverseConnectionTest {
                 throw new IllegalStateException(e);
             }
         });
+        boolean cached;
         try (Socket s = connect(client, target)) {
             ConnectionInfo info = client.connectionInfo(s).orElseThrow();
             assertThat(info.module()).isEqualTo("reverse");
-            byte[] sent = randomBytes(1, DATA);
+            cached = info.cachedModule();
+            byte[] sent = randomBytes(seed, DATA);
             OutputStream out = s.getOutputStream();
             out.write(sent);
             s.shutdownOutput();
@@ -78,9 +92,10 @@ class ReverseConnectionTest {
             assertThat(theirDigestOfMine).isEqualTo(digestOf(sent));
             byte[] received = in.readAllBytes();
             assertThat(received.length).isEqualTo(DATA);
-            assertThat(digestOf(received)).isEqualTo(digestOf(randomBytes(2, DATA)));
+            assertThat(digestOf(received)).isEqualTo(digestOf(randomBytes(seed + 1, DATA)));
         }
         assertThat(served.get(30, TimeUnit.SECONDS)).isNotEmpty();
+        return cached;
     }
 
     @Test

@@ -13,19 +13,26 @@ import java.nio.charset.StandardCharsets;
  * application).
  *
  * <pre>
- * request: version u8 (3) | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
+ * request: version u8 (4) | flags u8 | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
  * answer:  status u8 | reason: rest, UTF-8
  * </pre>
  * Since version 2 a dial-back for a connection (not a probe) is held by the target after
  * CONNECTED until the dialler sends {@link IdentityHandshake#CONFIRM} on it (it won its race), and
  * dropped unseen if the dialler closes it instead. Since version 3 the target takes its backlog
  * slot once its TCP connection to the dialler is up, before its handshake goes out, so the dialler
- * uses the connection when the handshake arrives and does not wait for CONNECTED.
+ * uses the connection when the handshake arrives and does not wait for CONNECTED. Since version 4
+ * the hold is asked for ({@link #HELD}) only when the dialler's connect has a rival; a request without
+ * it is handed to the target's application as soon as its handshake is accepted. A version 3 request
+ * (no flags) is read as held.
  */
 final class DialBackMessages {
     static final String SERVICE = "traverse.reverse";
     static final String PROBE_SERVICE = "traverse.reverse.probe";
-    static final int VERSION = 3;
+    static final int VERSION = 4;
+    /** The last version before flags: its requests are all held. */
+    static final int HELD_ONLY_VERSION = 3;
+    /** Flag: hold the connection out of the backlog until the dialler confirms it. */
+    static final int HELD = 0x01;
 
     /** What the asked node did. */
     enum Status {
@@ -46,7 +53,8 @@ final class DialBackMessages {
         }
     }
 
-    record Request(byte[] token, int virtualPort, long millisLeft, String diallerIdentity) {}
+    /** @param held hold the connection until {@link IdentityHandshake#CONFIRM} (the dialler's connect has rivals) */
+    record Request(byte[] token, int virtualPort, long millisLeft, String diallerIdentity, boolean held) {}
 
     record Answer(Status status, String reason) {}
 
@@ -54,8 +62,9 @@ final class DialBackMessages {
 
     static byte[] encode(Request r) {
         byte[] identity = r.diallerIdentity().getBytes(StandardCharsets.US_ASCII);
-        return ByteBuffer.allocate(1 + IdentityHandshake.TOKEN_LENGTH + 2 + 4 + identity.length)
+        return ByteBuffer.allocate(2 + IdentityHandshake.TOKEN_LENGTH + 2 + 4 + identity.length)
                 .put((byte) VERSION)
+                .put((byte) (r.held() ? HELD : 0))
                 .put(r.token())
                 .putShort((short) r.virtualPort())
                 .putInt((int) Math.min(r.millisLeft(), 0xFFFF_FFFFL))
@@ -67,9 +76,17 @@ final class DialBackMessages {
         try {
             ByteBuffer in = ByteBuffer.wrap(bytes);
             int version = in.get() & 0xff;
-            if (version != VERSION) {
-                throw new ProtocolException(
-                        "dial-back request version " + version + " (this node speaks " + VERSION + ")");
+            if (version != VERSION && version != HELD_ONLY_VERSION) {
+                throw new ProtocolException("dial-back request version " + version + " (this node speaks "
+                        + HELD_ONLY_VERSION + " and " + VERSION + ")");
+            }
+            boolean held = true;
+            if (version == VERSION) {
+                int flags = in.get() & 0xff;
+                if ((flags & ~HELD) != 0) {
+                    throw new ProtocolException("dial-back request flags " + flags + " (this node knows " + HELD + ")");
+                }
+                held = (flags & HELD) != 0;
             }
             byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
             in.get(token);
@@ -80,7 +97,7 @@ final class DialBackMessages {
             long millisLeft = in.getInt() & 0xFFFF_FFFFL;
             byte[] identity = new byte[in.remaining()];
             in.get(identity);
-            return new Request(token, port, millisLeft, new String(identity, StandardCharsets.US_ASCII));
+            return new Request(token, port, millisLeft, new String(identity, StandardCharsets.US_ASCII), held);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("dial-back request of " + bytes.length + " bytes is truncated");
         }

@@ -149,6 +149,11 @@ final class DialBackService implements SideChannelHandler {
             return;
         }
         answer.complete(new Answer(Status.CONNECTED, ""));
+        if (!request.held()) { // the dialler's connect had no rival: this connection is its answer
+            slot.deliver(socket, ReverseModuleProvider.NAME);
+            log.debug("Dialled node {} back for virtual port {} (unheld)", sender, request.virtualPort());
+            return;
+        }
         // Held until the dialler confirms: it may still lose its race to another module, and then
         // closes this connection, which nobody here must see.
         boolean delivered = false;

@@ -169,8 +169,11 @@ final class ReverseModule implements ConnectionModule {
                     throw new SocketTimeoutException(
                             "connect timed out before asking node " + target + " to dial back");
                 }
-                byte[] ask = DialBackMessages.encode(
-                        new DialBackMessages.Request(waiting.token(), request.virtualPort(), millis, self.toText()));
+                // Held only when the connect has a rival, as every module's request (Rivals): a lone attempt's
+                // connection goes to the target's application as soon as its handshake is accepted, with no CONFIRM.
+                boolean held = !request.probe() && request.rivals().present();
+                byte[] ask = DialBackMessages.encode(new DialBackMessages.Request(
+                        waiting.token(), request.virtualPort(), millis, self.toText(), held));
                 CompletableFuture<byte[]> pending = context.sideChannel()
                         .request(
                                 target,
@@ -188,13 +191,16 @@ final class ReverseModule implements ConnectionModule {
                 try {
                     // The target took its backlog slot before its handshake went out (version 3): the connection's
                     // arrival is the answer, and the side channel's CONNECTED, half a round trip later, is not awaited.
+                    if (!held && !request.probe()) {
+                        return request.rivals().unheld(() -> waiting.take(untilPastDeadline()));
+                    }
                     Socket socket = waiting.take(untilPastDeadline());
-                    if (!request.probe() && !request.rivals().heldMayWin(request.deadline(), GIVE_WAY_WAIT_NANOS)) {
+                    if (held && !request.rivals().heldMayWin(request.deadline(), GIVE_WAY_WAIT_NANOS)) {
                         closeQuietly(socket);
                         throw new AttemptFailedException(
                                 FailureScope.PATH, "gave way to an attempt node " + target + " had accepted unheld");
                     }
-                    won = request.probe() ? null : socket;
+                    won = held ? socket : null;
                     return socket;
                 } catch (SocketTimeoutException e) {
                     throw new SocketTimeoutException("connect timed out waiting for node " + target + " to dial back");

@@ -21,11 +21,30 @@ class DialBackMessagesTest {
     void aRequestRoundTripsWithEveryField() throws Exception {
         byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
         new Random(7).nextBytes(token);
-        Request decoded =
-                DialBackMessages.decodeRequest(DialBackMessages.encode(new Request(token, 65_535, 4_321, DIALLER)));
+        Request decoded = DialBackMessages.decodeRequest(
+                DialBackMessages.encode(new Request(token, 65_535, 4_321, DIALLER, true)));
         assertThat(decoded.token()).isEqualTo(token);
         assertThat(decoded.virtualPort()).isEqualTo(65_535);
         assertThat(decoded.millisLeft()).isEqualTo(4_321);
+        assertThat(decoded.diallerIdentity()).isEqualTo(DIALLER);
+        assertThat(decoded.held()).isTrue();
+        assertThat(DialBackMessages.decodeRequest(DialBackMessages.encode(new Request(token, 80, 1, DIALLER, false)))
+                        .held())
+                .isFalse();
+    }
+
+    @Test
+    void aVersion3RequestWithoutFlagsIsReadAsHeld() throws Exception {
+        byte[] v4 = DialBackMessages.encode(
+                new Request(new byte[IdentityHandshake.TOKEN_LENGTH], 0x1234, 1_000, DIALLER, false));
+        byte[] v3 = new byte[v4.length - 1];
+        v3[0] = DialBackMessages.HELD_ONLY_VERSION;
+        System.arraycopy(v4, 2, v3, 1, v4.length - 2);
+
+        Request decoded = DialBackMessages.decodeRequest(v3);
+
+        assertThat(decoded.held()).isTrue();
+        assertThat(decoded.virtualPort()).isEqualTo(0x1234);
         assertThat(decoded.diallerIdentity()).isEqualTo(DIALLER);
     }
 
@@ -33,33 +52,39 @@ class DialBackMessagesTest {
     void theRequestsFormIsTheDocumentedOne() {
         byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
         Arrays.fill(token, (byte) 0x5a);
-        byte[] bytes = DialBackMessages.encode(new Request(token, 0x1234, 0x01020304L, "n"));
-        assertThat(bytes).hasSize(1 + IdentityHandshake.TOKEN_LENGTH + 2 + 4 + 1);
+        byte[] bytes = DialBackMessages.encode(new Request(token, 0x1234, 0x01020304L, "n", true));
+        assertThat(bytes).hasSize(2 + IdentityHandshake.TOKEN_LENGTH + 2 + 4 + 1);
         assertThat(bytes[0]).isEqualTo((byte) DialBackMessages.VERSION);
-        assertThat(Arrays.copyOfRange(bytes, 1, 17)).isEqualTo(token);
-        assertThat(Arrays.copyOfRange(bytes, 17, 23)).containsExactly(0x12, 0x34, 1, 2, 3, 4);
-        assertThat(bytes[23]).isEqualTo((byte) 'n');
+        assertThat(bytes[1]).isEqualTo((byte) DialBackMessages.HELD);
+        assertThat(Arrays.copyOfRange(bytes, 2, 18)).isEqualTo(token);
+        assertThat(Arrays.copyOfRange(bytes, 18, 24)).containsExactly(0x12, 0x34, 1, 2, 3, 4);
+        assertThat(bytes[24]).isEqualTo((byte) 'n');
     }
 
     @Test
     void timeLeftBeyondFourBytesIsSentAsTheLargestTheyHold() throws Exception {
         Request decoded = DialBackMessages.decodeRequest(DialBackMessages.encode(
-                new Request(new byte[IdentityHandshake.TOKEN_LENGTH], 80, Long.MAX_VALUE, DIALLER)));
+                new Request(new byte[IdentityHandshake.TOKEN_LENGTH], 80, Long.MAX_VALUE, DIALLER, true)));
         assertThat(decoded.millisLeft()).isEqualTo(0xFFFF_FFFFL);
     }
 
     @Test
-    void anotherVersionAPortOfZeroAndATruncatedRequestAreRefusedByName() {
-        byte[] good =
-                DialBackMessages.encode(new Request(new byte[IdentityHandshake.TOKEN_LENGTH], 80, 1_000, DIALLER));
+    void anotherVersionUnknownFlagsAPortOfZeroAndATruncatedRequestAreRefusedByName() {
+        byte[] good = DialBackMessages.encode(
+                new Request(new byte[IdentityHandshake.TOKEN_LENGTH], 80, 1_000, DIALLER, false));
         byte[] otherVersion = good.clone();
         otherVersion[0] = 2;
         assertThatThrownBy(() -> DialBackMessages.decodeRequest(otherVersion))
                 .isInstanceOf(ProtocolException.class)
-                .hasMessage("dial-back request version 2 (this node speaks 3)");
+                .hasMessage("dial-back request version 2 (this node speaks 3 and 4)");
+        byte[] unknownFlags = good.clone();
+        unknownFlags[1] = 0x03;
+        assertThatThrownBy(() -> DialBackMessages.decodeRequest(unknownFlags))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessage("dial-back request flags 3 (this node knows 1)");
         byte[] portZero = good.clone();
-        portZero[17] = 0;
         portZero[18] = 0;
+        portZero[19] = 0;
         assertThatThrownBy(() -> DialBackMessages.decodeRequest(portZero))
                 .isInstanceOf(ProtocolException.class)
                 .hasMessage("virtual port 0 is not a port");
@@ -103,6 +128,9 @@ class DialBackMessagesTest {
             random.nextBytes(bytes);
             if (random.nextBoolean() && bytes.length > 0) {
                 bytes[0] = (byte) DialBackMessages.VERSION; // get past the version check often
+                if (bytes.length > 1) {
+                    bytes[1] = (byte) (random.nextBoolean() ? DialBackMessages.HELD : 0); // and the flags
+                }
             }
             try {
                 Request r = DialBackMessages.decodeRequest(bytes);
