@@ -785,6 +785,8 @@ public final class HubLink implements Closeable {
     /** On the loop: wakes every {@link #whenUp()} waiter, with {@code failure} or (null) because the link is up. */
     private void releaseUpWaiters(Throwable failure) {
         for (CompletableFuture<Void> waiter : List.copyOf(upWaiters)) {
+            // Out of the set before it completes: a caller woken by it finds nothing of its wait left behind.
+            upWaiters.remove(waiter);
             if (failure == null) {
                 waiter.complete(null);
             } else {
