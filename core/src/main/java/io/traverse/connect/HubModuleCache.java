@@ -16,17 +16,18 @@ import java.util.Optional;
 public final class HubModuleCache {
     static final int MAX_ENTRIES = 4096;
 
-    private record Entry(String module, long setupNanos, long expiresAtNanos) {}
+    /** A remembered module (not named Entry: inside the map below that name is Map.Entry). */
+    private record Remembered(String module, long setupNanos, long expiresAtNanos) {}
 
     /** A cached module and how long its attempt took when it was remembered (0 if unknown). */
     public record Choice(String module, long setupNanos) {}
 
     private final long ttlNanos;
-    private final Map<String, Entry> entries = new LinkedHashMap<>(64, 0.75f, true) {
+    private final Map<String, Remembered> entries = new LinkedHashMap<>(64, 0.75f, true) {
         private static final long serialVersionUID = 1L;
 
         @Override
-        protected boolean removeEldestEntry(Map.Entry<String, Entry> eldest) {
+        protected boolean removeEldestEntry(Map.Entry<String, Remembered> eldest) {
             return size() > MAX_ENTRIES;
         }
     };
@@ -54,7 +55,7 @@ public final class HubModuleCache {
 
     /** The cached module for {@code key} with its last setup time. */
     public synchronized Optional<Choice> choice(String key) {
-        Entry e = entries.get(key);
+        Remembered e = entries.get(key);
         if (e == null) {
             return Optional.empty();
         }
@@ -72,7 +73,7 @@ public final class HubModuleCache {
     /** Remembers {@code module} for {@code key}, with how long its attempt took (0 if unknown). */
     public synchronized void remember(String key, String module, long setupNanos) {
         if (ttlNanos > 0) {
-            entries.put(key, new Entry(module, Math.max(0, setupNanos), System.nanoTime() + ttlNanos));
+            entries.put(key, new Remembered(module, Math.max(0, setupNanos), System.nanoTime() + ttlNanos));
         }
     }
 
@@ -91,7 +92,7 @@ public final class HubModuleCache {
 
     /** Drops the entry if it still names {@code module}. */
     public synchronized void forget(String key, String module) {
-        Entry e = entries.get(key);
+        Remembered e = entries.get(key);
         if (e != null && e.module.equals(module)) {
             entries.remove(key);
         }
