@@ -45,7 +45,7 @@ import java.util.function.Consumer;
  * with the link's handshake — preamble role NODE_DATA, HELLO, the token's proof both ways — to the
  * hub the link goes to, which binds it to the node's link (docs/protocol.md, "Data links").
  *
- * <p>Reads are for one thread ({@link DataLinkRelay}'s reader), writes are serialised by
+ * <p>Reads are for one thread ({@code io.traverse.hublink.DataLinkRelay}'s reader), writes are serialised by
  * {@link #writeLock()}. The channel is non-blocking; each side waits on a selector of its own,
  * so closing wakes a reader that waits, and a deadline bounds its wait.
  * Frames are decoded as slices of the buffers read into: short ones from greedy reads, long ones

@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * (OkHttp's {@code ConnectPlan} is the model): it resolves the hub and the HTTP proxy that applies
  * to it, connects by TCP, through the proxy's CONNECT, or by a long-poll session (when the proxy
  * refused CONNECT, or always with {@code traverse.http.tunnel=longpoll}), and runs
- * {@link NodeLinkHandshake} on what it got. {@link HubLink} runs the rounds of these attempts, and
+ * {@link NodeLinkHandshake} on what it got. {@code io.traverse.hublink.HubLink} runs the rounds of these attempts, and
  * the link that comes of the winner.
  *
  * <p>Confined to the link's event loop, as the link is. The result completes on that loop, so that
