@@ -6,6 +6,7 @@
 #   bench/run-reverse.sh                      # 30 rounds, drop
 #   bench/run-reverse.sh --rule deny          # a refusing firewall instead
 #   CPU=all bench/run-reverse.sh --rule deny --cached --rounds 2000   # a settled node's cached reverse
+#   CPU=all bench/run-reverse.sh --rule none --cached --rounds 2000   # the control: a cached direct connection
 #   REBUILD=1 bench/run-reverse.sh            # rebuild first
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -26,9 +26,10 @@ import java.util.Locale;
  *
  * <p>With {@code --cached}, one client node makes every connection (after a warm-up), so reverse
  * is cached and the code is warm: what a settled node pays per reverse connection at loopback
- * latency.
+ * latency. {@code --rule none} (no firewall, so direct wins) is the control: the same harness's cost
+ * of a cached direct connection.
  *
- * <pre>options: --rounds N (30)  --rule drop|deny (drop)  --cached</pre>
+ * <pre>options: --rounds N (30)  --rule drop|deny|none (drop)  --cached</pre>
  */
 public final class FirstConnectionBehindFirewall {
     private static final String TOKEN = "bench-reverse-token";
@@ -48,10 +49,15 @@ public final class FirstConnectionBehindFirewall {
                 case "--cached" -> cached = true;
                 default ->
                     throw new IllegalArgumentException(
-                            "unknown option " + args[i] + " (options: --rounds N --rule drop|deny --cached)");
+                            "unknown option " + args[i] + " (options: --rounds N --rule drop|deny|none --cached)");
             }
         }
-        FirewallRule firewall = rule.equals("deny") ? FirewallRule.deny("all") : FirewallRule.drop("all");
+        FirewallRule[] firewall = switch (rule) {
+            case "deny" -> new FirewallRule[] {FirewallRule.deny("all")};
+            case "drop" -> new FirewallRule[] {FirewallRule.drop("all")};
+            case "none" -> new FirewallRule[0];
+            default -> throw new IllegalArgumentException("--rule is drop, deny or none, not " + rule);
+        };
         List<AutoCloseable> open = new ArrayList<>();
         try {
             Hub hub = Hub.start(HubConfig.builder()
