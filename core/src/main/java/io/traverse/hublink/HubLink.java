@@ -42,7 +42,6 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.RejectedExecutionException;
@@ -626,7 +625,7 @@ public final class HubLink implements Closeable {
         long id = pending.id();
         linked.whenComplete((s, failure) -> {
             if (failure != null) {
-                requests.fail(id, unwrap(failure));
+                requests.fail(id, HubLinkException.unwrap(failure));
             } else {
                 s.send(requestForId.apply((int) id)).addListener(f -> {
                     if (!f.isSuccess()) {
@@ -655,7 +654,7 @@ public final class HubLink implements Closeable {
             if (failure != null) {
                 log.debug(
                         "Could not learn the hubs of the network: {}",
-                        unwrap(failure).getMessage());
+                        HubLinkException.unwrap(failure).getMessage());
             }
         });
         loop.schedule(() -> learnHubs(s), RELEARN.toNanos(), TimeUnit.NANOSECONDS);
@@ -826,14 +825,6 @@ public final class HubLink implements Closeable {
     private static long jitter(Duration d) {
         long n = d.toNanos();
         return n / 2 + java.util.concurrent.ThreadLocalRandom.current().nextLong(n / 2 + 1);
-    }
-
-    /** The cause inside CompletionException and ExecutionException wrappers. */
-    public static Throwable unwrap(Throwable t) {
-        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
-            t = t.getCause();
-        }
-        return t;
     }
 
     /** Closes the link and fails everything pending; the hub drops this node and its names. */

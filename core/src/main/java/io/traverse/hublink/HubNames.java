@@ -1,5 +1,6 @@
 package io.traverse.hublink;
 
+import io.traverse.hublink.transport.HubLinkException;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.NameBind;
 import io.traverse.wire.NameRelease;
@@ -53,7 +54,7 @@ public final class HubNames {
                     }
                     names.remove(name, virtualPort);
                     if (failure != null) {
-                        Throwable cause = HubLink.unwrap(failure);
+                        Throwable cause = HubLinkException.unwrap(failure);
                         throw new CompletionException(
                                 cause instanceof SocketException
                                         ? cause
@@ -107,7 +108,9 @@ public final class HubNames {
                                     "Binding name '{}' again at hub {} failed: {}",
                                     name,
                                     hubId,
-                                    failure != null ? HubLink.unwrap(failure).getMessage() : answer);
+                                    failure != null
+                                            ? HubLinkException.unwrap(failure).getMessage()
+                                            : answer);
                         }
                     });
         }

@@ -5,6 +5,7 @@ import io.traverse.SideChannel;
 import io.traverse.SideChannelException;
 import io.traverse.SideChannelException.Failure;
 import io.traverse.SideChannelHandler;
+import io.traverse.hublink.transport.HubLinkException;
 import io.traverse.hublink.transport.LinkEventLoops;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.SideMessage;
@@ -79,7 +80,7 @@ public final class NodeSideChannel implements SideChannel {
         CompletableFuture<LinkSession> linked = link.session();
         if (linked.isCompletedExceptionally()) {
             return linked.handle((s, e) -> {
-                throw new java.util.concurrent.CompletionException(HubLink.unwrap(e));
+                throw new java.util.concurrent.CompletionException(HubLinkException.unwrap(e));
             });
         }
         PendingRequests.Pending<byte[]> p = pending.register(
@@ -97,7 +98,7 @@ public final class NodeSideChannel implements SideChannel {
         byte[] copy = payload.clone();
         linked.whenComplete((s, failure) -> {
             if (failure != null) {
-                pending.fail(p.id(), HubLink.unwrap(failure));
+                pending.fail(p.id(), HubLinkException.unwrap(failure));
                 return;
             }
             s.send(SideMessage.request(p.id(), self, target, service, copy)).addListener(f -> {

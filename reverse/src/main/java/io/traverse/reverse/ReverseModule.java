@@ -171,7 +171,7 @@ final class ReverseModule implements ConnectionModule {
                 }
                 // Held only when the connect has a rival, as every module's request (Rivals): a lone attempt's
                 // connection goes to the target's application as soon as its handshake is accepted, with no CONFIRM.
-                boolean held = !request.probe() && request.rivals().present();
+                boolean held = request.holdUntilConfirmed();
                 byte[] ask = DialBackMessages.encode(new DialBackMessages.Request(
                         waiting.token(), request.virtualPort(), millis, self.toText(), held));
                 CompletableFuture<byte[]> pending = context.sideChannel()

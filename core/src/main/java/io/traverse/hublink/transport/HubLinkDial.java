@@ -96,9 +96,7 @@ public final class HubLinkDial {
                         return;
                     }
                     if (failure != null) {
-                        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                                ? failure.getCause()
-                                : failure;
+                        Throwable cause = HubLinkException.unwrap(failure);
                         fail(
                                 proxyAddress.isCompletedExceptionally()
                                         ? "cannot resolve HTTP proxy " + proxy.authority() + " (" + proxy.origin()
@@ -230,8 +228,7 @@ public final class HubLinkDial {
                 setup.proxyAnswers().accept(answer);
                 return;
             }
-            Throwable cause =
-                    failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            Throwable cause = HubLinkException.unwrap(failure);
             setup.proxyAnswers().accept(cause.getMessage());
             handshake.completeExceptionally(
                     cause instanceof HubLinkException ? cause : new HubLinkException(cause.getMessage(), cause));
@@ -256,9 +253,7 @@ public final class HubLinkDial {
                         timeoutMillis)
                 .whenComplete((client, failure) -> setup.loop().execute(() -> {
                     if (failure != null) {
-                        Throwable cause = failure instanceof CompletionException && failure.getCause() != null
-                                ? failure.getCause()
-                                : failure;
+                        Throwable cause = HubLinkException.unwrap(failure);
                         fail(cause.getMessage(), false);
                         return;
                     }

@@ -1,6 +1,8 @@
 package io.traverse.hublink.transport;
 
 import java.io.IOException;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutionException;
 
 /**
  * A link attempt to a hub failed; the message says which hub and why, for people.
@@ -25,5 +27,13 @@ public class HubLinkException extends IOException {
     /** True if the hub answered and refused the link for a setting of this node, which retrying will not change. */
     public boolean isRefusalForSetting() {
         return refusal;
+    }
+
+    /** The failure inside a future's CompletionException and ExecutionException wrappers. */
+    public static Throwable unwrap(Throwable t) {
+        while ((t instanceof CompletionException || t instanceof ExecutionException) && t.getCause() != null) {
+            t = t.getCause();
+        }
+        return t;
     }
 }
