@@ -1,0 +1,156 @@
+package io.traverse.security;
+
+import io.netty.buffer.ByteBufAllocator;
+import io.netty.channel.ChannelPipeline;
+import io.netty.handler.ssl.ClientAuth;
+import io.netty.handler.ssl.JdkSslContext;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslContextBuilder;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.ssl.SslProvider;
+import io.traverse.identity.NodeId;
+import java.io.IOException;
+import java.math.BigInteger;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.security.SecureRandom;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateException;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Date;
+import java.util.List;
+import javax.net.ssl.SSLException;
+import javax.net.ssl.SSLPeerUnverifiedException;
+import javax.net.ssl.SSLSession;
+import javax.net.ssl.SSLSocket;
+import org.bouncycastle.asn1.x500.X500Name;
+import org.bouncycastle.cert.X509v3CertificateBuilder;
+import org.bouncycastle.cert.jcajce.JcaX509CertificateConverter;
+import org.bouncycastle.cert.jcajce.JcaX509v3CertificateBuilder;
+import org.bouncycastle.operator.OperatorCreationException;
+import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
+
+/**
+ * TLS 1.3 for links, both ways authenticated by the two ends' {@link IdentityKey}s instead of by
+ * a certificate authority: each end presents a self-signed certificate that only carries its key,
+ * TLS proves that the end holds the private key (CertificateVerify), and the link handshake that
+ * runs inside then checks that the id each end states is its key's id ({@link #peerId}). Who may
+ * join is still decided by the network token, whose proof now travels encrypted.
+ *
+ * <p>Built once per node or hub: making the certificate costs a signature.
+ */
+public final class LinkTls {
+    static final String PROTOCOL = "TLSv1.3";
+    private static final List<String> CIPHERS =
+            List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256");
+
+    private final IdentityKey key;
+    private final SslContext server;
+    private final SslContext client;
+
+    private LinkTls(IdentityKey key, SslContext server, SslContext client) {
+        this.key = key;
+        this.server = server;
+        this.client = client;
+    }
+
+    /** The TLS contexts of a node or hub with this key. */
+    public static LinkTls of(IdentityKey key) {
+        X509Certificate certificate = certificate(key);
+        try {
+            SslContext server = SslContextBuilder.forServer(key.privateKey(), certificate)
+                    .sslProvider(SslProvider.JDK)
+                    .protocols(PROTOCOL)
+                    .ciphers(CIPHERS)
+                    .clientAuth(ClientAuth.REQUIRE)
+                    .trustManager(new KeyBoundTrust())
+                    .build();
+            SslContext client = SslContextBuilder.forClient()
+                    .sslProvider(SslProvider.JDK)
+                    .protocols(PROTOCOL)
+                    .ciphers(CIPHERS)
+                    .keyManager(key.privateKey(), certificate)
+                    .trustManager(new KeyBoundTrust())
+                    .build();
+            return new LinkTls(key, server, client);
+        } catch (SSLException e) {
+            throw new IllegalStateException("this Java platform cannot run TLS 1.3 with Ed25519 keys", e);
+        }
+    }
+
+    /** The key this side proves. */
+    public IdentityKey key() {
+        return key;
+    }
+
+    /** The handler of the dialling end; {@code peer} keys the session cache (resumption). */
+    public SslHandler clientHandler(ByteBufAllocator alloc, InetSocketAddress peer) {
+        return client.newHandler(alloc, peer.getHostString(), peer.getPort());
+    }
+
+    /** The handler of the accepting end. */
+    public SslHandler serverHandler(ByteBufAllocator alloc) {
+        return server.newHandler(alloc);
+    }
+
+    /**
+     * A blocking TLS client socket over a connected socket (whose preambles are exchanged): for
+     * ends that do not run on Netty.
+     */
+    public SSLSocket clientSocket(Socket plain, InetSocketAddress peer) throws IOException {
+        SSLSocket socket = (SSLSocket) ((JdkSslContext) client)
+                .context()
+                .getSocketFactory()
+                .createSocket(plain, peer.getHostString(), peer.getPort(), true);
+        socket.setEnabledProtocols(new String[] {PROTOCOL});
+        socket.setUseClientMode(true);
+        return socket;
+    }
+
+    /**
+     * The id of the key the peer proved in the TLS handshake of a link's pipeline, or null when
+     * the pipeline runs no TLS or its handshake is not done.
+     */
+    public static NodeId peerId(ChannelPipeline pipeline) {
+        SslHandler tls = pipeline.get(SslHandler.class);
+        if (tls == null || !tls.handshakeFuture().isSuccess()) {
+            return null;
+        }
+        try {
+            return peerId(tls.engine().getSession());
+        } catch (SSLPeerUnverifiedException e) {
+            return null;
+        }
+    }
+
+    /** The id of the key the peer proved in a TLS session. */
+    public static NodeId peerId(SSLSession session) throws SSLPeerUnverifiedException {
+        Certificate[] chain = session.getPeerCertificates();
+        return IdentityKey.idOf(chain[0].getPublicKey());
+    }
+
+    /**
+     * A certificate that carries the key and nothing else that matters: self-signed, named after
+     * the id, valid from a day ago to the far future (nobody checks its dates: the key is the identity).
+     */
+    static X509Certificate certificate(IdentityKey key) {
+        X500Name name = new X500Name("CN=" + key.id());
+        Instant now = Instant.now();
+        X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(
+                name,
+                new BigInteger(64, new SecureRandom()).add(BigInteger.ONE),
+                Date.from(now.minus(Duration.ofDays(1))),
+                Date.from(now.plus(Duration.ofDays(365L * 100))),
+                name,
+                key.publicKey());
+        try {
+            return new JcaX509CertificateConverter()
+                    .getCertificate(
+                            builder.build(new JcaContentSignerBuilder(IdentityKey.ALGORITHM).build(key.privateKey())));
+        } catch (OperatorCreationException | CertificateException e) {
+            throw new IllegalStateException("cannot make the certificate of key " + key.id(), e);
+        }
+    }
+}
