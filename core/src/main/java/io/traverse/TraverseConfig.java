@@ -9,7 +9,6 @@ import io.traverse.config.ModuleKeys;
 import io.traverse.config.PortRange;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
-import io.traverse.identity.NodeId;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -36,7 +35,7 @@ public final class TraverseConfig {
     private final List<String> modules;
     private final boolean modulesConfigured;
     private final String token;
-    private final NodeId nodeId;
+    private final java.nio.file.Path keyFile;
     private final InetAddress bindAddress;
     private final PortRange portRange;
     private final List<InetSocketAddress> externals;
@@ -62,7 +61,7 @@ public final class TraverseConfig {
         modules = List.copyOf(b.modules);
         modulesConfigured = b.modulesConfigured;
         token = b.token;
-        nodeId = b.nodeId;
+        keyFile = b.keyFile;
         bindAddress = b.bindAddress;
         portRange = b.portRange;
         externals = List.copyOf(b.externals);
@@ -130,8 +129,9 @@ public final class TraverseConfig {
         return token.isEmpty() ? Optional.empty() : Optional.of(token);
     }
 
-    public Optional<NodeId> nodeId() {
-        return Optional.ofNullable(nodeId);
+    /** The file that keeps the node's key (its id is the key's); empty: a new key at every start. */
+    public Optional<java.nio.file.Path> keyFile() {
+        return Optional.ofNullable(keyFile);
     }
 
     /** The address to listen on; empty means every interface. */
@@ -223,7 +223,8 @@ public final class TraverseConfig {
     @Override
     public String toString() {
         return "TraverseConfig{hubs=" + hubs + ", modules=" + modules + ", token=" + (token.isEmpty() ? "none" : "****")
-                + ", nodeId=" + nodeId + ", bind=" + (bindAddress == null ? "*" : bindAddress.getHostAddress())
+                + ", key=" + (keyFile == null ? "(new)" : keyFile) + ", bind="
+                + (bindAddress == null ? "*" : bindAddress.getHostAddress())
                 + ", portRange=" + portRange + ", externals=" + externals + ", firewall=" + firewall
                 + ", connectTimeout=" + connectTimeout + ", connectStagger=" + connectStagger
                 + ", handshakeTimeout=" + handshakeTimeout + ", maxPendingHandshakes=" + maxPendingHandshakes
@@ -242,7 +243,7 @@ public final class TraverseConfig {
         private List<String> modules;
         private boolean modulesConfigured;
         private String token = "";
-        private NodeId nodeId;
+        private java.nio.file.Path keyFile;
         private InetAddress bindAddress;
         private PortRange portRange = PortRange.ANY;
         private List<InetSocketAddress> externals = List.of();
@@ -289,7 +290,7 @@ public final class TraverseConfig {
                     case HUBS -> hubs = ConfigValues.endpoints(v, false);
                     case MODULES -> modules(ConfigValues.names(v));
                     case TOKEN -> token = v;
-                    case NODE_ID -> nodeId = v.isEmpty() ? null : NodeId.of(v);
+                    case KEY_FILE -> keyFile = v.isEmpty() ? null : java.nio.file.Path.of(v);
                     case BIND -> bindAddress = v.isEmpty() || v.equals("*") ? null : IpLiterals.parse(v);
                     case PORT_RANGE -> portRange = PortRange.parse(v);
                     case EXTERNAL -> externals = ConfigValues.endpoints(v, true);
@@ -393,8 +394,9 @@ public final class TraverseConfig {
             return this;
         }
 
-        public Builder nodeId(String id) {
-            return set(ConfigKey.NODE_ID, id, "code");
+        /** Keep the node's key (and so its id) in this file, created if absent. */
+        public Builder keyFile(java.nio.file.Path file) {
+            return set(ConfigKey.KEY_FILE, file == null ? "" : file.toString(), "code");
         }
 
         /** Listen on this IP address only (and advertise only it). */

@@ -8,7 +8,6 @@ import io.traverse.config.ConfigSources;
 import io.traverse.config.PortRange;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.identity.IpLiterals;
-import io.traverse.identity.NodeId;
 import io.traverse.identity.Subnet;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -43,7 +42,7 @@ class TraverseConfigTest {
         assertThat(c.modules()).containsExactly("direct", "reverse", "splice", "routed", "longpoll");
         assertThat(c.modulesConfigured()).isFalse();
         assertThat(c.token()).isEmpty();
-        assertThat(c.nodeId()).isEmpty();
+        assertThat(c.keyFile()).isEmpty();
         assertThat(c.bindAddress()).isEmpty();
         assertThat(c.portRange().isAny()).isTrue();
         assertThat(c.externals()).isEmpty();
@@ -101,15 +100,13 @@ class TraverseConfigTest {
     }
 
     @Test
-    void tokenAndNodeId() {
+    void tokenAndKeyFile() {
         assertThat(with(ConfigKey.TOKEN, "s3cret value").token()).contains("s3cret value");
         assertThat(with(ConfigKey.TOKEN, "").token()).isEmpty();
         assertThat(with(ConfigKey.TOKEN, "s3cret").toString()).doesNotContain("s3cret");
-        assertThat(with(ConfigKey.NODE_ID, "Db-7").nodeId()).contains(NodeId.of("db-7"));
-        assertThat(with(ConfigKey.NODE_ID, "").nodeId()).isEmpty();
-        for (String bad : List.of("-db", "db_7", "a.b", "x".repeat(41))) {
-            assertRefused(ConfigKey.NODE_ID, bad);
-        }
+        assertThat(with(ConfigKey.KEY_FILE, "/etc/traverse/node.key").keyFile())
+                .contains(java.nio.file.Path.of("/etc/traverse/node.key"));
+        assertThat(with(ConfigKey.KEY_FILE, "").keyFile()).isEmpty();
     }
 
     @Test
@@ -253,14 +250,14 @@ class TraverseConfigTest {
         TraverseConfig c = TraverseConfig.builder()
                 .bind("127.0.0.1")
                 .portRange("5000-5001")
-                .nodeId("n1")
+                .keyFile(java.nio.file.Path.of("n1.key"))
                 .set("traverse.connect.stagger", "50ms")
                 .modules("direct")
                 .token("t")
                 .build();
         assertThat(c.bindAddress()).contains(IpLiterals.parse("127.0.0.1"));
         assertThat(c.portRange().ports()).containsExactly(5000, 5001);
-        assertThat(c.nodeId()).contains(NodeId.of("n1"));
+        assertThat(c.keyFile()).contains(java.nio.file.Path.of("n1.key"));
         assertThat(c.connectStagger()).isEqualTo(Duration.ofMillis(50));
         assertThat(c.modules()).containsExactly("direct");
         assertThat(c.modulesConfigured()).isTrue();

@@ -16,7 +16,11 @@ public enum ConfigKey {
             "direct,reverse,splice,routed,longpoll",
             "a comma-separated list of module names in the order to try them, e.g. direct,routed"),
     TOKEN("traverse.token", "", "the network secret shared by every node and hub (any text)"),
-    NODE_ID("traverse.node.id", "", "1-40 letters, digits or '-' (empty: a random 128-bit id)"),
+    KEY_FILE(
+            "traverse.key",
+            "",
+            "a file that keeps the node's Ed25519 key, and with it its id, across restarts; created, readable by the"
+                    + " owner only, if absent (empty: a new key and id at every start)"),
     BIND("traverse.bind", "", "an IP address to listen on (empty: every interface)"),
     PORT_RANGE("traverse.port.range", "0", "0 (any port) or a list of ports and ranges, e.g. 5000-5100,6000"),
     EXTERNAL(

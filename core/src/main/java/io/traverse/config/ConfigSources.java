@@ -114,6 +114,13 @@ public final class ConfigSources {
     }
 
     private static void warnUnknown(String name, String origin) {
+        if (name.equals("traverse.node.id")) {
+            log.warn(
+                    "Ignoring traverse.node.id (from {}): a node's id is now a digest of its key; set traverse.key to a"
+                            + " file to keep one id across restarts (docs/security.md)",
+                    origin);
+            return;
+        }
         StringBuilder known = new StringBuilder();
         for (ConfigKey k : ConfigKey.values()) {
             known.append(known.length() == 0 ? "" : ", ").append(k.key());

@@ -20,6 +20,7 @@ import io.traverse.hublink.transport.ProxyRoute;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.security.IdentityKey;
 import io.traverse.spi.RelayLink;
 import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.LinkAddress;
@@ -128,13 +129,13 @@ public final class HubLink implements Closeable {
 
     private HubLink(
             TraverseConfig config,
-            NodeId nodeId,
+            IdentityKey key,
             Function<InetSocketAddress, NodeIdentity> identityWithHub,
             Consumer<InetSocketAddress> onConnected,
             TraverseListener events) {
         this.config = config;
         this.events = events;
-        this.nodeId = nodeId;
+        this.nodeId = key.id();
         this.identityWithHub = identityWithHub;
         this.onConnected = onConnected;
         this.authentication = new LinkAuthentication(config.token().orElse(""));
@@ -149,6 +150,8 @@ public final class HubLink implements Closeable {
                 nodeId,
                 identityWithHub,
                 authentication,
+                // Made when a link is first dialled, off the path of node start: the certificate costs a signature.
+                new io.traverse.hublink.transport.LazyLinkTls(key),
                 // Loop only: hubs whose CONNECT the proxy refused; they are reached by long-poll sessions from then on.
                 new java.util.HashSet<>(),
                 answer -> proxyAnswer = answer);
@@ -169,11 +172,11 @@ public final class HubLink implements Closeable {
      */
     public static HubLink start(
             TraverseConfig config,
-            NodeId nodeId,
+            IdentityKey key,
             Function<InetSocketAddress, NodeIdentity> identityWithHub,
             Consumer<InetSocketAddress> onConnected,
             TraverseListener events) {
-        HubLink link = new HubLink(config, nodeId, identityWithHub, onConnected, events);
+        HubLink link = new HubLink(config, key, identityWithHub, onConnected, events);
         if (config.token().isEmpty() && (!config.hubs().isEmpty() || config.discovery())) {
             log.warn(
                     "traverse.token is empty: hub links are not authenticated; set the same token on every node and hub");

@@ -27,6 +27,8 @@ import io.traverse.listen.VirtualPortTable;
 import io.traverse.protocol.Deadline;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
+import io.traverse.security.IdentityKey;
+import io.traverse.security.KeyFile;
 import io.traverse.spi.AdvertisedExternal;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
@@ -102,7 +104,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
 
     private LocalNode(TraverseConfig config) throws IOException {
         this.config = config;
-        NodeId id = config.nodeId().orElseGet(NodeId::random);
+        IdentityKey key = loadKey(config);
+        NodeId id = key.id();
         String threadPrefix = "traverse-" + id.shortForm();
         InetAddress bind = config.bindAddress().orElse(null);
         LocalInterfaces all = LocalInterfaces.scan();
@@ -122,7 +125,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                     new CurrentIdentity(CurrentIdentity.atStart(id, listener.port(), reachableInterfaces, config));
             this.events = new NodeEvents(threadPrefix + "-events");
             // The hub link before the modules: they register side-channel services on it.
-            startedLink = HubLink.start(config, id, identity::withHub, identity::linkedTo, events);
+            startedLink = HubLink.start(config, key, identity::withHub, identity::linkedTo, events);
             this.hubLink = startedLink;
             this.attemptExecutor = new ThreadPoolExecutor(
                     0,
@@ -172,6 +175,16 @@ public final class LocalNode implements Closeable, HandshakeJudge {
      * The HTTP proxy that is this node's only way out: set, and the hub link goes through
      * it. Direct dials to addresses it applies to then cannot work and are not tried.
      */
+    /** The node's key: kept in {@code traverse.key} when set, else new (and so a new id) at every start. */
+    private static IdentityKey loadKey(TraverseConfig config) throws IOException {
+        if (config.keyFile().isEmpty()) {
+            return IdentityKey.generate();
+        }
+        KeyFile.Loaded loaded = KeyFile.loadOrCreate(config.keyFile().get(), "node");
+        log.info("Node {}", loaded.report());
+        return loaded.key();
+    }
+
     private static io.traverse.config.HttpProxy httpOnlyWayOut(TraverseConfig config) {
         return config.httpProxy()
                 .filter(p -> config.hubs().stream().anyMatch(h -> p.appliesTo(h.getHostString())))

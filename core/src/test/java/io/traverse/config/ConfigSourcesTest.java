@@ -90,7 +90,7 @@ class ConfigSourcesTest {
     void eachSourceContributesTheKeysItHas() throws IOException {
         classpathFile("traverse.accept.backlog=7\ntraverse.token=from-classpath\n");
         env.put("TRAVERSE_HANDSHAKE_PENDING", "9");
-        props.setProperty("traverse.node.id", "prop-node");
+        props.setProperty("traverse.key", "prop-node.key");
         props.setProperty("unrelated.key", "ignored");
         env.put("PATH", "/bin");
 
@@ -98,7 +98,7 @@ class ConfigSourcesTest {
         assertThat(c.acceptBacklog()).isEqualTo(7);
         assertThat(c.token()).contains("from-classpath");
         assertThat(c.maxPendingHandshakes()).isEqualTo(9);
-        assertThat(c.nodeId().map(Object::toString)).contains("prop-node");
+        assertThat(c.keyFile().map(Object::toString)).contains("prop-node.key");
         assertThat(c.connectTimeout()).isEqualTo(Duration.ofSeconds(30)); // untouched default
     }
 

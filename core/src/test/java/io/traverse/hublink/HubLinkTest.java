@@ -453,10 +453,11 @@ class HubLinkTest {
     }
 
     private HubLink link(TraverseConfig config) {
-        NodeId id = NodeId.random();
+        io.traverse.security.IdentityKey key = io.traverse.security.IdentityKey.generate();
+        NodeId id = key.id();
         HubLink link = HubLink.start(
                 config,
-                id,
+                key,
                 hub -> io.traverse.identity.NodeIdentity.builder()
                         .id(id)
                         .hub(hub)

@@ -10,7 +10,7 @@ import io.traverse.hub.gossip.StateNumber;
 import io.traverse.hub.http.HubHttpEndpoint;
 import io.traverse.hub.http.HubTraffic;
 import io.traverse.hub.http.StatusSource;
-import io.traverse.hub.identity.HubIdSource;
+import io.traverse.hub.identity.HubKeySource;
 import io.traverse.hub.link.HubDialer;
 import io.traverse.hub.link.LinkListener;
 import io.traverse.hub.link.LinkRate;
@@ -23,6 +23,7 @@ import io.traverse.identity.AddressClass;
 import io.traverse.identity.IpLiterals;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeId;
+import io.traverse.security.LinkTls;
 import io.traverse.ssh.SshGateways;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkAuthentication;
@@ -57,9 +58,9 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * A hub configured without a name keeps a random id in a state file ({@link HubConfig#idSource()}),
- * generated at its first start: give tests and throwaway hubs a name, port 0 or
- * {@link HubConfig.Builder#ephemeralId()} so that they write nothing.
+ * A hub's id is a digest of its Ed25519 key, kept in a state file ({@link HubConfig#keySource()})
+ * that is generated at its first start and locked while the hub runs: give tests and throwaway
+ * hubs port 0 or {@link HubConfig.Builder#ephemeralKey()} so that they write nothing.
  *
  * Threads: a few Netty I/O event loops (epoll when available) shared by all links, one state
  * loop that owns every decision, and one worker thread for what may take a while and so must
@@ -72,6 +73,7 @@ public final class Hub implements AutoCloseable {
 
     private final HubConfig config;
     private final NodeId id;
+    private final HubKeySource.Loaded key;
     private final String name;
     private final List<String> advertised;
     private final InetSocketAddress linkAddress;
@@ -101,6 +103,7 @@ public final class Hub implements AutoCloseable {
             EventExecutor stateLoop,
             ThreadPoolExecutor worker,
             LinkListener listener,
+            HubKeySource.Loaded loadedKey,
             boolean ownThreads)
             throws IOException, InterruptedException {
         this.config = config;
@@ -111,10 +114,9 @@ public final class Hub implements AutoCloseable {
         this.listener = listener;
         this.linkAddress = listener.localAddress();
         this.name = config.name().orElseGet(() -> defaultName(linkAddress.getPort()));
-        HubIdSource idSource = config.idSource();
-        HubIdSource.Loaded loadedId = idSource.load();
-        this.id = loadedId.id();
-        log.info("Hub {}: {}", name, loadedId.report());
+        this.key = loadedKey;
+        this.id = loadedKey.id();
+        log.info("Hub {}: {}", name, loadedKey.report());
         this.advertised = advertisedAddresses(config, linkAddress);
         StateNumber state = new StateNumber(System.currentTimeMillis());
         LinkAuthentication authentication = new LinkAuthentication(config.token());
@@ -135,9 +137,9 @@ public final class Hub implements AutoCloseable {
                 config.maxQueuedMessagesPerLink(),
                 metrics::refused,
                 new OwnChallenges(),
-                new LinkRate(
-                        config.linkRate(), config.linkBurst(), () -> metrics.overloaded(AdmissionLimit.LINK_RATE)));
-        this.core = new HubCore(config, id, name, "id " + idSource, advertised, state, stateLoop, metrics);
+                new LinkRate(config.linkRate(), config.linkBurst(), () -> metrics.overloaded(AdmissionLimit.LINK_RATE)),
+                LinkTls.of(loadedKey.key()));
+        this.core = new HubCore(config, id, name, "key " + config.keySource(), advertised, state, stateLoop, metrics);
         this.sshGateways = config.sshTunnels().isEmpty() ? null : new SshGateways(config.sshTunnels());
         HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, worker, sshGateways);
         PeerDialing dialing = new PeerDialing(
@@ -286,10 +288,18 @@ public final class Hub implements AutoCloseable {
             } catch (Exception e) { // Netty rethrows the bind's IOException undeclared
                 throw cannotListen("link", linkPort, e);
             }
+            HubKeySource.Loaded key;
             try {
-                return new Hub(config, transport, ioLoops, stateLoop, worker, listener, ownThreads);
+                key = config.keySource().load();
+            } catch (IOException | RuntimeException e) {
+                listener.close();
+                throw e;
+            }
+            try {
+                return new Hub(config, transport, ioLoops, stateLoop, worker, listener, key, ownThreads);
             } catch (IOException | RuntimeException | InterruptedException e) {
                 listener.close();
+                release(key);
                 throw e;
             }
         } catch (IOException | RuntimeException e) {
@@ -306,12 +316,13 @@ public final class Hub implements AutoCloseable {
         }
     }
 
-    /**
-     * The hub id for a name: the first 16 bytes of SHA-256("traverse-hub:" + name), so a hub
-     * restarted under the same name keeps its id.
-     */
-    public static NodeId idForName(String hubName) {
-        return HubIdSource.idForName(hubName);
+    /** Lets the next hub on this key file start. */
+    private static void release(HubKeySource.Loaded key) {
+        try {
+            key.release().close();
+        } catch (Exception e) {
+            log.warn("Could not release the lock on the hub's key file: {}", e.toString());
+        }
     }
 
     private static String defaultName(int port) {
@@ -492,6 +503,7 @@ public final class Hub implements AutoCloseable {
         if (ownThreads) {
             shutdown(ioLoops, stateLoop, worker);
         }
+        release(key);
         log.info("Hub {} stopped", name);
     }
 

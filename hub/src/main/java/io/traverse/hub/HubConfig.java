@@ -1,6 +1,6 @@
 package io.traverse.hub;
 
-import io.traverse.hub.identity.HubIdSource;
+import io.traverse.hub.identity.HubKeySource;
 import io.traverse.settings.SshTunnelRule;
 import io.traverse.wire.LinkAddress;
 import io.traverse.wire.LinkLimits;
@@ -32,8 +32,8 @@ public final class HubConfig {
     private final int port;
     private final String name;
     private final Path stateDirectory;
-    private final Path idFile;
-    private final boolean ephemeralId;
+    private final Path keyFile;
+    private final boolean ephemeralKey;
     private final List<String> peers;
     private final List<SshTunnelRule> sshTunnels;
     private final List<String> advertisedAddresses;
@@ -65,8 +65,8 @@ public final class HubConfig {
         this.port = b.port;
         this.name = b.name;
         this.stateDirectory = b.stateDirectory.toAbsolutePath().normalize();
-        this.idFile = b.idFile == null ? null : b.idFile.toAbsolutePath().normalize();
-        this.ephemeralId = b.ephemeralId;
+        this.keyFile = b.keyFile == null ? null : b.keyFile.toAbsolutePath().normalize();
+        this.ephemeralKey = b.ephemeralKey;
         this.peers = List.copyOf(b.peers);
         this.sshTunnels = List.copyOf(b.sshTunnels);
         this.advertisedAddresses = b.advertisedAddresses == null ? null : List.copyOf(b.advertisedAddresses);
@@ -109,43 +109,41 @@ public final class HubConfig {
     }
 
     /**
-     * The hub's name as the operator chose it; its id then derives from it. Empty: the hub is
-     * shown as {@code <hostname>:<port>} and its id comes from {@link #idSource()}.
+     * The hub's name as the operator chose it. Empty: the hub is shown as {@code <hostname>:<port>}.
+     * Either way its id is its key's ({@link #keySource()}).
      */
     public Optional<String> name() {
         return Optional.ofNullable(name);
     }
 
     /**
-     * Where a hub without a {@link #name()} keeps its id ({@code hub-<port>.id} in it): by default
-     * {@code $XDG_STATE_HOME/traverse}, or {@code ~/.local/state/traverse}.
+     * Where the hub keeps its key ({@code hub-<name>.key}, or {@code hub-<port>.key} for a hub
+     * without a name): by default {@code $XDG_STATE_HOME/traverse}, or {@code ~/.local/state/traverse}.
      */
     public Path stateDirectory() {
         return stateDirectory;
     }
 
-    /** The file that holds the id of a hub without a name, when set explicitly (else one in {@link #stateDirectory()}). */
-    public Optional<Path> idFile() {
-        return Optional.ofNullable(idFile);
+    /** The file that holds the hub's key, when set explicitly (else one in {@link #stateDirectory()}). */
+    public Optional<Path> keyFile() {
+        return Optional.ofNullable(keyFile);
     }
 
     /**
-     * Where the hub's id comes from: derived from the {@link #name()} when there is one; else the
-     * {@link #idFile()}; else a new id at every start when asked for ({@link Builder#ephemeralId()}) or
-     * when the port is 0 (the hub's address is new at every start too); else {@code hub-<port>.id}
-     * in the {@link #stateDirectory()}, generated at the first start.
+     * Where the hub's key, and with it its id, comes from: the {@link #keyFile()}; else a new key at
+     * every start when asked for ({@link Builder#ephemeralKey()}) or when the port is 0 (the hub's
+     * address is new at every start too); else {@code hub-<name>.key} ({@code hub-<port>.key}
+     * without a name) in the {@link #stateDirectory()}, generated at the first start.
      */
-    public HubIdSource idSource() {
-        if (name != null) {
-            return HubIdSource.derivedFrom(name);
+    public HubKeySource keySource() {
+        if (keyFile != null) {
+            return HubKeySource.file(keyFile);
         }
-        if (idFile != null) {
-            return HubIdSource.file(idFile);
+        if (ephemeralKey || port == 0) {
+            return HubKeySource.ephemeral();
         }
-        if (ephemeralId || port == 0) {
-            return HubIdSource.ephemeral();
-        }
-        return HubIdSource.file(stateDirectory.resolve("hub-" + port + ".id"));
+        String stem = name == null ? Integer.toString(port) : name.replaceAll("[^A-Za-z0-9._-]", "_");
+        return HubKeySource.file(stateDirectory.resolve("hub-" + stem + ".key"));
     }
 
     /**
@@ -296,8 +294,8 @@ public final class HubConfig {
 
     @Override
     public String toString() {
-        return "HubConfig[bind " + bindAddress + ":" + port + ", name " + (name == null ? "(default)" : name) + ", id "
-                + idSource()
+        return "HubConfig[bind " + bindAddress + ":" + port + ", name " + (name == null ? "(default)" : name) + ", key "
+                + keySource()
                 + ", peers " + peers + (sshTunnels.isEmpty() ? "" : ", ssh tunnels " + sshTunnels)
                 + ", advertised " + (advertisedAddresses == null ? "(interfaces)" : advertisedAddresses) + ", token "
                 + (token.isEmpty() ? "(none)" : "(set)") + ", http " + httpPort + ", keepalive "
@@ -313,8 +311,8 @@ public final class HubConfig {
         private int port = DEFAULT_PORT;
         private String name;
         private Path stateDirectory = defaultStateDirectory(System.getenv(), System.getProperty("user.home"));
-        private Path idFile;
-        private boolean ephemeralId;
+        private Path keyFile;
+        private boolean ephemeralKey;
         private final List<String> peers = new ArrayList<>();
         private final List<SshTunnelRule> sshTunnels = new ArrayList<>();
         private List<String> advertisedAddresses;
@@ -359,21 +357,21 @@ public final class HubConfig {
             return this;
         }
 
-        /** Where a hub without a name keeps its id file ({@code hub-<port>.id}); see {@link HubConfig#stateDirectory()}. */
+        /** Where the hub keeps its key file; see {@link HubConfig#stateDirectory()}. */
         public Builder stateDirectory(Path directory) {
             this.stateDirectory = Objects.requireNonNull(directory, "state directory");
             return this;
         }
 
-        /** The exact file that holds the id of a hub without a name (instead of one in the state directory). */
-        public Builder idFile(Path file) {
-            this.idFile = file;
+        /** The exact file that holds the hub's key (instead of one in the state directory). */
+        public Builder keyFile(Path file) {
+            this.keyFile = file;
             return this;
         }
 
-        /** A hub without a name gets a new id at every start and writes nothing: for tests and throwaway hubs. */
-        public Builder ephemeralId() {
-            this.ephemeralId = true;
+        /** The hub gets a new key (and id) at every start and writes nothing: for tests and throwaway hubs. */
+        public Builder ephemeralKey() {
+            this.ephemeralKey = true;
             return this;
         }
 
@@ -531,11 +529,11 @@ public final class HubConfig {
                             + " letters, digits or . _ : [ ] -");
                 }
             }
-            if (ephemeralId && idFile != null) {
-                throw new IllegalArgumentException("an id file and an ephemeral id exclude each other: choose one");
+            if (ephemeralKey && keyFile != null) {
+                throw new IllegalArgumentException("a key file and an ephemeral key exclude each other: choose one");
             }
-            if (idFile != null && (idFile.getFileName() == null || java.nio.file.Files.isDirectory(idFile))) {
-                throw new IllegalArgumentException("id file " + idFile + " is a directory, not a file");
+            if (keyFile != null && (keyFile.getFileName() == null || java.nio.file.Files.isDirectory(keyFile))) {
+                throw new IllegalArgumentException("key file " + keyFile + " is a directory, not a file");
             }
             for (String peer : peers) {
                 try {

@@ -47,39 +47,32 @@ class HubConfigTest {
     }
 
     @Test
-    void theHubIdFollowsTheName() {
-        assertThat(Hub.idForName("site-a:17000"))
-                .isEqualTo(Hub.idForName("site-a:17000"))
-                .isNotEqualTo(Hub.idForName("site-b:17000"));
-        assertThat(Hub.idForName("x").toString()).hasSize(26);
-    }
-
-    @Test
-    void theIdComesFromTheNameElseTheIdFileElseTheStateDirectory() {
+    void theKeyComesFromTheKeyFileElseTheStateDirectoryByNameOrPort() {
         Path state = Path.of("/srv/traverse-state");
         assertThat(HubConfig.builder()
-                        .name("site-a")
+                        .name("site-a:17000")
+                        .port(17000)
                         .stateDirectory(state)
                         .build()
-                        .idSource())
-                .hasToString("derived from the name 'site-a'");
-        assertThat(HubConfig.builder().port(17001).stateDirectory(state).build().idSource())
-                .hasToString("kept in /srv/traverse-state/hub-17001.id");
+                        .keySource())
+                .hasToString("kept in /srv/traverse-state/hub-site-a_17000.key");
+        assertThat(HubConfig.builder().port(17001).stateDirectory(state).build().keySource())
+                .hasToString("kept in /srv/traverse-state/hub-17001.key");
         assertThat(HubConfig.builder()
                         .stateDirectory(state)
-                        .idFile(Path.of("/etc/hub.id"))
+                        .keyFile(Path.of("/etc/hub.key"))
                         .build()
-                        .idSource())
-                .hasToString("kept in /etc/hub.id");
-        assertThat(HubConfig.builder().port(0).stateDirectory(state).build().idSource())
+                        .keySource())
+                .hasToString("kept in /etc/hub.key");
+        assertThat(HubConfig.builder().port(0).stateDirectory(state).build().keySource())
                 .hasToString("new at every start");
-        assertThat(HubConfig.builder().ephemeralId().build().idSource()).hasToString("new at every start");
+        assertThat(HubConfig.builder().ephemeralKey().build().keySource()).hasToString("new at every start");
         assertThatThrownBy(() -> HubConfig.builder()
-                        .ephemeralId()
-                        .idFile(Path.of("/etc/hub.id"))
+                        .ephemeralKey()
+                        .keyFile(Path.of("/etc/hub.key"))
                         .build())
                 .hasMessageContaining("exclude each other");
-        assertThatThrownBy(() -> HubConfig.builder().idFile(Path.of("/tmp")).build())
+        assertThatThrownBy(() -> HubConfig.builder().keyFile(Path.of("/tmp")).build())
                 .hasMessageContaining("is a directory");
     }
 

@@ -35,23 +35,23 @@ class HubIdentityTest {
         hubs.close();
     }
 
-    /** A hub with the default name (shown as host:port) and its id kept in {@code file}. */
+    /** A hub with the default name (shown as host:port) and its key kept in {@code file}. */
     private Hub defaultIdHub(Path file, Hub... peers) throws Exception {
-        return hubs.start(null, b -> b.idFile(file), peers);
+        return hubs.start(null, b -> b.keyFile(file), peers);
     }
 
     @Test
     void hubsWithDefaultIdsOnOneHostFormOneNetworkAndKeepTheirIdsAcrossRestarts() throws Exception {
-        Path fileA = dir.resolve("a/hub.id");
-        Path fileB = dir.resolve("b/hub.id");
+        Path fileA = dir.resolve("a/hub.key");
+        Path fileB = dir.resolve("b/hub.key");
         Hub a = defaultIdHub(fileA);
         Hub b = defaultIdHub(fileB, a);
         assertThat(a.id()).isNotEqualTo(b.id());
-        assertThat(Files.readAllLines(fileA)).last().isEqualTo(a.id().toString());
-        assertThat(Files.readAllLines(fileB)).last().isEqualTo(b.id().toString());
+        assertThat(Files.readString(fileA)).contains("Its id is " + a.id() + ".");
+        assertThat(Files.readString(fileB)).contains("Its id is " + b.id() + ".");
         // The display name stays the human-friendly default; it no longer decides the id.
         assertThat(a.name()).endsWith(":" + a.linkAddress().getPort());
-        assertThat(a.status().idSource()).isEqualTo("id kept in " + fileA);
+        assertThat(a.status().idSource()).isEqualTo("key kept in " + fileA);
         assertNodesBehindEachAreKnownToTheOther(a, b);
 
         // b restarts with its file: same id, and the network takes it back.
@@ -78,12 +78,12 @@ class HubIdentityTest {
                 a = hubs.start(
                         null,
                         port,
-                        x -> x.idFile(dir.resolve("one/hub.id")).advertisedAddresses(List.of("127.0.0.1:" + port)));
+                        x -> x.keyFile(dir.resolve("one/hub.key")).advertisedAddresses(List.of("127.0.0.1:" + port)));
                 Hub b = hubs.start(
                         null,
                         port,
                         x -> x.bindAddress("127.0.0.2")
-                                .idFile(dir.resolve("two/hub.id"))
+                                .keyFile(dir.resolve("two/hub.key"))
                                 .advertisedAddresses(List.of("127.0.0.2:" + port)),
                         a);
                 assertThat(b.name()).isEqualTo(a.name());
@@ -193,13 +193,13 @@ class HubIdentityTest {
     void aSecondHubWithTheIdOfAHubLinkedHereIsRefusedByTheThirdHubNamingBoth() throws Exception {
         // a and b share an id (a cloned file) and both dial c; neither advertises, so a and b never meet.
         Hub c = hubs.dialOnly("middle");
-        Path original = dir.resolve("a/hub.id");
-        Hub a = hubs.start(null, x -> x.idFile(original).advertisedAddresses(List.of()), c);
+        Path original = dir.resolve("a/hub.key");
+        Hub a = hubs.start(null, x -> x.keyFile(original).advertisedAddresses(List.of()), c);
         await().atMost(WAIT).until(() -> c.status().hubLinks().size() == 1);
         String aLink = c.status().hubLinks().get(0).remoteAddress();
-        Path clone = Files.createDirectories(dir.resolve("b")).resolve("hub.id");
-        Files.copy(original, clone);
-        Hub b = hubs.start(null, x -> x.idFile(clone).advertisedAddresses(List.of()), c);
+        Path clone = Files.createDirectories(dir.resolve("b")).resolve("hub.key");
+        Files.copy(original, clone, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        Hub b = hubs.start(null, x -> x.keyFile(clone).advertisedAddresses(List.of()), c);
 
         await().atMost(WAIT).untilAsserted(() -> {
             assertThat(c.status().idConflicts()).singleElement().satisfies(conflict -> {

@@ -8,7 +8,6 @@ import io.traverse.wire.Challenge;
 import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkMessage;
-import io.traverse.wire.LinkPreamble;
 import io.traverse.wire.LinkRole;
 import io.traverse.wire.Reject;
 import io.traverse.wire.Welcome;
@@ -32,17 +31,17 @@ final class RawHubLink implements AutoCloseable {
         this.in = new DataInputStream(socket.getInputStream());
     }
 
-    static RawHubLink connect(Hub hub, String id) throws IOException {
-        Socket socket =
-                new Socket(InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
-        socket.setSoTimeout(10_000);
-        RawHubLink link = new RawHubLink(socket);
-        NodeId self = NodeId.of(id);
+    /** A hub named {@code name} in the test: its id is the id of the name's key ({@link TestKeys}). */
+    static RawHubLink connect(Hub hub, String name) throws IOException {
+        java.net.InetSocketAddress address = new java.net.InetSocketAddress(
+                InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
+        Socket plain = new Socket(address.getAddress(), address.getPort());
+        plain.setSoTimeout(10_000);
+        NodeId self = TestKeys.id(name);
+        RawHubLink link = new RawHubLink(TestKeys.startTls(plain, address, LinkRole.HUB, self));
         LinkAuthentication auth = new LinkAuthentication(TestHubs.TOKEN);
-        link.out.write(TestNodeClient.preamble(LinkRole.HUB));
         byte[] nonce = LinkAuthentication.newNonce();
-        link.send(new HubHello(self, nonce, id, List.of(), 1));
-        link.in.readFully(new byte[LinkPreamble.LENGTH]);
+        link.send(new HubHello(self, nonce, name, List.of(), 1));
         Challenge challenge = (Challenge) TestNodeClient.readFrame(link.in);
         link.send(new Auth(auth.dialerProof(nonce, challenge.serverNonce(), self, challenge.acceptorId())));
         assertThat(TestNodeClient.readFrame(link.in)).isInstanceOf(Welcome.class);

@@ -79,8 +79,9 @@ final class TestNodeClient implements AutoCloseable {
         socket.setTcpNoDelay(true);
         socket.connect(hub, 5000);
         socket.setSoTimeout((int) WAIT.toMillis());
-        TestNodeClient client = new TestNodeClient(socket, id);
+        TestNodeClient client;
         try {
+            client = new TestNodeClient(TestKeys.startTls(socket, hub, LinkRole.NODE, id), id);
             client.handshake(token);
         } catch (IOException | RuntimeException e) {
             socket.close();
@@ -92,8 +93,9 @@ final class TestNodeClient implements AutoCloseable {
         return client;
     }
 
-    static TestNodeClient connect(Hub hub, String token, String id) throws IOException {
-        return connect(loopback(hub), token, NodeId.of(id));
+    /** A node named {@code name} in the test: its id is the id of the name's key ({@link TestKeys}). */
+    static TestNodeClient connect(Hub hub, String token, String name) throws IOException {
+        return connect(loopback(hub), token, TestKeys.id(name));
     }
 
     static InetSocketAddress loopback(Hub hub) {
@@ -102,16 +104,8 @@ final class TestNodeClient implements AutoCloseable {
 
     private void handshake(String token) throws IOException {
         LinkAuthentication auth = new LinkAuthentication(token);
-        out.write(preamble(LinkRole.NODE));
-        out.flush();
         byte[] clientNonce = LinkAuthentication.newNonce();
         send(new NodeHello(id, clientNonce, identityText));
-        byte[] theirs = new byte[LinkPreamble.LENGTH];
-        in.readFully(theirs);
-        LinkPreamble hubPreamble = LinkPreamble.decode(io.netty.buffer.Unpooled.wrappedBuffer(theirs));
-        if (hubPreamble.role() != LinkRole.HUB) {
-            throw new ProtocolException("not a hub");
-        }
         LinkMessage challenge = readFrame();
         if (challenge instanceof Reject r) {
             throw new RejectedException(r);

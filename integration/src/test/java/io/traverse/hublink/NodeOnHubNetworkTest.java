@@ -78,17 +78,19 @@ class NodeOnHubNetworkTest {
     }
 
     @Test
-    void aSecondNodeClaimingALiveNodesIdIsRefused() throws Exception {
+    void aSecondNodeWithALiveNodesKeyIsRefused() throws Exception {
+        // Two processes started with one key file (a copied configuration): one id, and the second is refused.
+        java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("traverse-key");
+        java.nio.file.Path key = dir.resolve("node.key");
         Hub hub = net.hub("hub-a");
-        Traverse first =
-                net.node(LoopbackHubNetwork.config(hub).nodeId("the-one").build());
+        Traverse first = net.node(LoopbackHubNetwork.config(hub).keyFile(key).build());
         assertThat(first.awaitHubLink(Duration.ofSeconds(10))).isTrue();
-        Traverse impostor =
-                net.node(LoopbackHubNetwork.config(hub).nodeId("the-one").build());
+        Traverse impostor = net.node(LoopbackHubNetwork.config(hub).keyFile(key).build());
+        String id = first.identity().id().orElseThrow().toString();
         await().atMost(Duration.ofSeconds(10))
                 .untilAsserted(() -> assertThat(impostor.hubLinkStatus().lastFailure())
                         .contains("refused the link")
-                        .contains("the-one"));
+                        .contains(id));
         assertThat(impostor.hubLinkStatus().isConnected()).isFalse();
         assertThat(first.hubLinkStatus().isConnected()).isTrue();
     }

@@ -32,10 +32,19 @@ public final class IdentityKey {
 
     /** A new key pair. */
     public static IdentityKey generate() {
+        return generate(null);
+    }
+
+    /** A new key pair drawn from {@code random} (null: the platform's strongest), e.g. seeded in tests. */
+    public static IdentityKey generate(java.security.SecureRandom random) {
         try {
-            KeyPair pair = KeyPairGenerator.getInstance(ALGORITHM).generateKeyPair();
+            KeyPairGenerator generator = KeyPairGenerator.getInstance(ALGORITHM);
+            if (random != null) {
+                generator.initialize(java.security.spec.NamedParameterSpec.ED25519, random);
+            }
+            KeyPair pair = generator.generateKeyPair();
             return new IdentityKey(pair.getPrivate(), pair.getPublic());
-        } catch (NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException | java.security.InvalidAlgorithmParameterException e) {
             throw new IllegalStateException("Ed25519 is part of every Java platform since 15", e);
         }
     }

@@ -180,11 +180,11 @@ public final class KeyFile {
     public static final class KeyFileException extends IOException {
         private static final long serialVersionUID = 1L;
 
-        KeyFileException(String message) {
+        public KeyFileException(String message) {
             super(message);
         }
 
-        KeyFileException(String message, Throwable cause) {
+        public KeyFileException(String message, Throwable cause) {
             super(message, cause);
         }
     }

@@ -13,6 +13,7 @@ import java.io.IOException;
 import java.math.BigInteger;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.net.SocketAddress;
 import java.security.SecureRandom;
 import java.security.cert.Certificate;
 import java.security.cert.CertificateException;
@@ -85,9 +86,14 @@ public final class LinkTls {
         return key;
     }
 
-    /** The handler of the dialling end; {@code peer} keys the session cache (resumption). */
-    public SslHandler clientHandler(ByteBufAllocator alloc, InetSocketAddress peer) {
-        return client.newHandler(alloc, peer.getHostString(), peer.getPort());
+    /**
+     * The handler of the dialling end; {@code peer}, when it is an IP address and port, keys the
+     * session cache (resumption).
+     */
+    public SslHandler clientHandler(ByteBufAllocator alloc, SocketAddress peer) {
+        return peer instanceof InetSocketAddress inet
+                ? client.newHandler(alloc, inet.getHostString(), inet.getPort())
+                : client.newHandler(alloc);
     }
 
     /** The handler of the accepting end. */

@@ -9,12 +9,16 @@ import io.traverse.protocol.ProtocolException;
  * role. The dialer sends its preamble first; the acceptor answers with its own (role HUB). A
  * version this side does not speak is not a decoding error: the acceptor answers with its own
  * preamble and a REJECT VERSION frame, so the dialer learns which version to speak.
+ *
+ * <p>Version 2 runs TLS 1.3 after the two preambles on node and hub links (not on endpoint
+ * echoes, and not yet on data links), authenticated by the two ends' keys; a refusal the
+ * acceptor makes before TLS (version, link rate) is a frame in clear.
  */
 public record LinkPreamble(int version, LinkRole role) {
     /** "TRVL". */
     public static final int MAGIC = 0x5452564C;
-    /** The link protocol version this code speaks. */
-    public static final int VERSION = 1;
+    /** The link protocol version this code speaks: 2 since links run TLS. */
+    public static final int VERSION = 2;
     /** Size of a preamble on the wire. */
     public static final int LENGTH = 8;
 

@@ -21,6 +21,7 @@ public final class ChildHub implements AutoCloseable {
     private final BufferedReader out;
     private final PrintWriter in;
     private final int port;
+    private final io.traverse.identity.NodeId id;
 
     ChildHub(String name, long keepaliveMillis, String token, List<String> peers, String maxHeap) throws IOException {
         this(name, keepaliveMillis, token, peers, maxHeap, true);
@@ -59,11 +60,18 @@ public final class ChildHub implements AutoCloseable {
             process.destroyForcibly();
             throw new IOException("child hub " + name + " did not start: " + first);
         }
-        port = Integer.parseInt(first.substring(5).trim());
+        String[] words = first.trim().split(" ");
+        port = Integer.parseInt(words[1]);
+        id = io.traverse.identity.NodeId.of(words[3]);
     }
 
     public int port() {
         return port;
+    }
+
+    /** The child hub's id (its key's, new at every start). */
+    public io.traverse.identity.NodeId id() {
+        return id;
     }
 
     long pid() {

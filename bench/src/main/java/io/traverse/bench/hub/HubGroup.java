@@ -73,6 +73,22 @@ public final class HubGroup {
 
     private HubGroup() {}
 
+    private final java.nio.file.Path keys = tempKeys();
+
+    private static java.nio.file.Path tempKeys() {
+        try {
+            java.nio.file.Path dir = java.nio.file.Files.createTempDirectory("bench-hub-keys");
+            dir.toFile().deleteOnExit();
+            return dir;
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    private java.nio.file.Path keyFile(int index) {
+        return keys.resolve(hubName(index) + ".key");
+    }
+
     static String hubName(int index) {
         return "gossip-hub-" + index;
     }
@@ -123,7 +139,10 @@ public final class HubGroup {
                 for (int i = 0; i < n; i++) {
                     neighbours[i] =
                             lists.get(i).stream().mapToInt(Integer::intValue).toArray();
-                    ids[i] = Hub.idForName(hubName(i));
+                    // Kept in files so that a hub restarted under its index keeps its id, as the graph expects.
+                    ids[i] = io.traverse.security.KeyFile.loadOrCreate(keyFile(i), "hub")
+                            .key()
+                            .id();
                 }
                 live = new boolean[n];
                 return "OK";
@@ -141,6 +160,7 @@ public final class HubGroup {
                         .port(0)
                         .httpPort(-1)
                         .name(hubName(index))
+                        .keyFile(keyFile(index))
                         .token(TOKEN)
                         .keepaliveInterval(keepalive)
                         .gossipRefreshInterval(refresh)

@@ -205,7 +205,6 @@ public final class HubScenarios {
             try (HubNetwork network =
                     new HubNetwork(size, HubNetwork.Shape.LINE, Duration.ofMillis(keepaliveMillis), seed + round)) {
                 String victimName = "bench-victim-" + round;
-                NodeId victim = Hub.idForName(victimName);
                 Hub middle = network.hubs.get(size / 2);
                 try (ChildHub child = new ChildHub(
                         victimName,
@@ -213,6 +212,7 @@ public final class HubScenarios {
                         HubNetwork.TOKEN,
                         List.of("127.0.0.1:" + middle.linkAddress().getPort()),
                         "128m")) {
+                    NodeId victim = child.id();
                     long giveUp = System.nanoTime() + Duration.ofSeconds(60).toNanos();
                     while (network.hubsRoutingTo(network.routing(), victim) < size) {
                         if (System.nanoTime() > giveUp) {

@@ -11,7 +11,7 @@ import java.time.Duration;
 
 /**
  * A hub in a process of its own, driven through stdin by {@link ChildHub}: prints
- * {@code PORT <port>} once listening; answers {@code HEAP} with the heap in use after a full GC and
+ * {@code PORT <port> ID <hub id>} once listening; answers {@code HEAP} with the heap in use after a full GC and
  * the JVM's thread count, {@code NODES} with the nodes connected (no GC, cheap enough to poll),
  * {@code RELAY} with the relay's link holds and window CREDITs so far; closes the hub at {@code QUIT} or end of input. A separate process is
  * what lets a scenario freeze a hub (SIGSTOP: silent, sockets open, as a hung machine) and measure
@@ -52,7 +52,7 @@ public final class StandaloneHub {
             config.peer(args[i]);
         }
         try (Hub hub = Hub.start(config.build())) {
-            System.out.println("PORT " + hub.linkAddress().getPort());
+            System.out.println("PORT " + hub.linkAddress().getPort() + " ID " + hub.id());
             System.out.flush();
             BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null && !line.equals("QUIT"); line = in.readLine()) {

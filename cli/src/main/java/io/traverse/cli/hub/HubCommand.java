@@ -44,24 +44,25 @@ public final class HubCommand implements Callable<Integer> {
             names = "--name",
             paramLabel = "NAME",
             description =
-                    "hub name; the hub id then derives from it, so keep it across restarts and unique in the network"
-                            + " (default: shown as <hostname>:<port>, with an id generated once and kept in --state-dir)")
+                    "hub name, unique in the network (default: shown as <hostname>:<port>); the hub id is its key's,"
+                            + " kept in --state-dir")
     String name;
 
     @Option(
             names = "--state-dir",
             paramLabel = "DIR",
             description =
-                    "where a hub without --name keeps its id, in hub-<port>.id (default: $XDG_STATE_HOME/traverse,"
+                    "where the hub keeps its key, in hub-<name>.key or hub-<port>.key, locked while it runs (default:"
+                            + " $XDG_STATE_HOME/traverse,"
                             + " else ~/.local/state/traverse)")
     Path stateDir;
 
     @Option(
-            names = "--id-file",
+            names = "--key-file",
             paramLabel = "FILE",
-            description = "the file that keeps the id of a hub without --name (default: hub-<port>.id in --state-dir);"
-                    + " created with a new random id if absent")
-    Path idFile;
+            description = "the file that keeps the hub's key, and with it its id (default: one in --state-dir);"
+                    + " created with a new key, readable by the owner only, if absent")
+    Path keyFile;
 
     @Option(names = "--peer", paramLabel = "HOST:PORT", description = "a hub to dial (repeatable; port default 17000)")
     List<String> peers = List.of();
@@ -125,8 +126,8 @@ public final class HubCommand implements Callable<Integer> {
         if (stateDir != null) {
             builder.stateDirectory(stateDir);
         }
-        if (idFile != null) {
-            builder.idFile(idFile);
+        if (keyFile != null) {
+            builder.keyFile(keyFile);
         }
         builder.peers(peers);
         sshTunnels.forEach(builder::sshTunnel);
@@ -174,7 +175,7 @@ public final class HubCommand implements Callable<Integer> {
         try {
             started.set(Hub.start(hubConfig));
         } catch (java.io.IOException e) {
-            // The message says it all (a port in use, an id file to fix): one line, no stack trace.
+            // The message says it all (a port in use, a key file to fix): one line, no stack trace.
             spec.commandLine().getErr().println("traverse hub: " + e.getMessage());
             spec.commandLine().getErr().flush();
             return 1;

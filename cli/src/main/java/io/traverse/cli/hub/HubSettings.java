@@ -30,7 +30,7 @@ final class HubSettings {
     static final String PORT = "traverse.hub.port";
     static final String NAME = "traverse.hub.name";
     static final String STATE_DIR = "traverse.hub.state.dir";
-    static final String ID_FILE = "traverse.hub.id.file";
+    static final String KEY_FILE = "traverse.hub.key.file";
     static final String PEERS = "traverse.hub.peers";
     static final String ADVERTISE = "traverse.hub.advertise";
     static final String HTTP_PORT = "traverse.hub.http.port";
@@ -57,7 +57,7 @@ final class HubSettings {
             PORT,
             NAME,
             STATE_DIR,
-            ID_FILE,
+            KEY_FILE,
             PEERS,
             ADVERTISE,
             HTTP_PORT,
@@ -147,8 +147,8 @@ final class HubSettings {
         if (get(STATE_DIR) != null) {
             builder.stateDirectory(Path.of(get(STATE_DIR)));
         }
-        if (get(ID_FILE) != null) {
-            builder.idFile(Path.of(get(ID_FILE)));
+        if (get(KEY_FILE) != null) {
+            builder.keyFile(Path.of(get(KEY_FILE)));
         }
         builder.peers(list(get(PEERS)));
         if (get(SSH_TUNNELS) != null) {

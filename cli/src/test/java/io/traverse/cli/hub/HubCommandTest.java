@@ -38,8 +38,8 @@ class HubCommandTest {
         assertThat(config.name()).isEmpty();
         assertThat(config.stateDirectory())
                 .isEqualTo(Path.of(System.getProperty("user.home"), ".local/state/traverse"));
-        assertThat(config.idSource())
-                .hasToString("kept in " + config.stateDirectory().resolve("hub-17000.id"));
+        assertThat(config.keySource())
+                .hasToString("kept in " + config.stateDirectory().resolve("hub-17000.key"));
         assertThat(config.advertisedAddresses()).isEmpty();
         assertThat(config.keepaliveInterval()).isEqualTo(Duration.ofSeconds(2));
         // the admission limits of docs/operations.md
@@ -107,28 +107,29 @@ class HubCommandTest {
     }
 
     @Test
-    void theIdOfAHubWithoutANameIsKeptInTheStateDirectoryOrTheIdFile() throws Exception {
-        assertThat(parse(Map.of("XDG_STATE_HOME", "/var/state")).idSource())
-                .hasToString("kept in /var/state/traverse/hub-17000.id");
+    void theKeyOfAHubIsKeptInTheStateDirectoryOrTheKeyFile() throws Exception {
+        assertThat(parse(Map.of("XDG_STATE_HOME", "/var/state")).keySource())
+                .hasToString("kept in /var/state/traverse/hub-17000.key");
         assertThat(parse(Map.of("XDG_STATE_HOME", "relative/ignored")).stateDirectory())
                 .isEqualTo(Path.of(System.getProperty("user.home"), ".local/state/traverse"));
         assertThat(parse(Map.of(), "--state-dir", dir.toString(), "--port", "17100")
-                        .idSource())
-                .hasToString("kept in " + dir.resolve("hub-17100.id"));
-        assertThat(parse(Map.of(), "--id-file", dir.resolve("my.id").toString()).idSource())
-                .hasToString("kept in " + dir.resolve("my.id"));
+                        .keySource())
+                .hasToString("kept in " + dir.resolve("hub-17100.key"));
+        assertThat(parse(Map.of(), "--key-file", dir.resolve("my.key").toString())
+                        .keySource())
+                .hasToString("kept in " + dir.resolve("my.key"));
         Path file = dir.resolve("hub.properties");
         Files.writeString(file, "traverse.hub.state.dir = " + dir.resolve("from-file") + "\n");
-        assertThat(parse(Map.of(), "--config", file.toString()).idSource())
-                .hasToString("kept in " + dir.resolve("from-file/hub-17000.id"));
-        Files.writeString(file, "traverse.hub.id.file = " + dir.resolve("file.id") + "\n");
-        assertThat(parse(Map.of(), "--config", file.toString()).idSource())
-                .hasToString("kept in " + dir.resolve("file.id"));
-        // A name decides the id; port 0 (a new address at every start) gets a new id at every start.
+        assertThat(parse(Map.of(), "--config", file.toString()).keySource())
+                .hasToString("kept in " + dir.resolve("from-file/hub-17000.key"));
+        Files.writeString(file, "traverse.hub.key.file = " + dir.resolve("file.key") + "\n");
+        assertThat(parse(Map.of(), "--config", file.toString()).keySource())
+                .hasToString("kept in " + dir.resolve("file.key"));
+        // A name names the key file; port 0 (a new address at every start) gets a new key at every start.
         assertThat(parse(Map.of(), "--name", "site-a", "--state-dir", dir.toString())
-                        .idSource())
-                .hasToString("derived from the name 'site-a'");
-        assertThat(parse(Map.of(), "--port", "0").idSource()).hasToString("new at every start");
+                        .keySource())
+                .hasToString("kept in " + dir.resolve("hub-site-a.key"));
+        assertThat(parse(Map.of(), "--port", "0").keySource()).hasToString("new at every start");
     }
 
     @Test

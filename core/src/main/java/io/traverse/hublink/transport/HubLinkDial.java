@@ -12,6 +12,7 @@ import io.traverse.config.HttpProxy;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.longpolling.SessionChannel;
+import io.traverse.security.LinkTls;
 import io.traverse.settings.LongPollSettings;
 import io.traverse.spi.HttpTransport;
 import io.traverse.wire.LinkAuthentication;
@@ -27,6 +28,7 @@ import java.util.concurrent.CompletionException;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +58,7 @@ public final class HubLinkDial {
     /**
      * What every attempt of one link shares.
      *
+     * @param tls the node's TLS under its key, made on first use
      * @param connectRefused hubs whose CONNECT the proxy refused: reached by long-poll sessions
      *     from then on (confined to the loop)
      * @param proxyAnswers told what the proxy answered a CONNECT
@@ -66,6 +69,7 @@ public final class HubLinkDial {
             NodeId nodeId,
             Function<InetSocketAddress, NodeIdentity> identityWithHub,
             LinkAuthentication authentication,
+            Supplier<LinkTls> tls,
             Set<InetSocketAddress> connectRefused,
             Consumer<String> proxyAnswers) {}
 
@@ -293,7 +297,13 @@ public final class HubLinkDial {
         pipeline.addLast(
                 "handshake",
                 new NodeLinkHandshake(
-                        resolved, setup.nodeId(), identityText, setup.authentication(), timeoutMillis, handshake));
+                        resolved,
+                        setup.nodeId(),
+                        identityText,
+                        setup.authentication(),
+                        setup.tls().get(),
+                        timeoutMillis,
+                        handshake));
     }
 
     private void onLoop(Runnable task) {

@@ -6,6 +6,7 @@ import io.netty.channel.ChannelPipeline;
 import io.netty.handler.codec.DecoderException;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.traverse.identity.NodeId;
+import io.traverse.security.LinkTls;
 import io.traverse.wire.Auth;
 import io.traverse.wire.Challenge;
 import io.traverse.wire.LinkAuthentication;
@@ -21,9 +22,10 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The node's side of the link handshake (docs/protocol.md): preamble, HELLO with the node's
- * identity, AUTH with the proof of the token, then the hub's WELCOME, whose proof is checked
- * too — a hub that does not know the token is refused like a node that does not. Completes
+ * The node's side of the link handshake (docs/protocol.md): preamble, TLS 1.3 under the node's
+ * key, HELLO with the node's identity, the hub's CHALLENGE (whose id must be the id of the key
+ * the hub proved in TLS), AUTH with the proof of the token, then the hub's WELCOME, whose proof
+ * is checked too — a hub that does not know the token is refused like a node that does not. Completes
  * {@code result} with the hub's id and WELCOME, or with a {@link HubLinkException} saying why
  * not, and closes the channel on failure. Everything must finish within the handshake timeout.
  */
@@ -35,6 +37,7 @@ public final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
     private final NodeId nodeId;
     private final String identityText;
     private final LinkAuthentication authentication;
+    private final LinkTls tls;
     private final long timeoutMillis;
     private final CompletableFuture<Outcome> result;
     private final byte[] clientNonce = LinkAuthentication.newNonce();
@@ -47,12 +50,14 @@ public final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
             NodeId nodeId,
             String identityText,
             LinkAuthentication authentication,
+            LinkTls tls,
             long timeoutMillis,
             CompletableFuture<Outcome> result) {
         this.hub = hub;
         this.nodeId = nodeId;
         this.identityText = identityText;
         this.authentication = authentication;
+        this.tls = tls;
         this.timeoutMillis = timeoutMillis;
         this.result = result;
     }
@@ -69,6 +74,8 @@ public final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
                         timeoutMillis,
                         TimeUnit.MILLISECONDS);
         ctx.write(LinkPreamble.current(LinkRole.NODE).encode(ctx.alloc()));
+        // The first TLS record goes right behind the preamble: no round trip is spent waiting for the hub's.
+        LinkPipeline.startClientTls(ctx.pipeline(), tls.clientHandler(ctx.alloc(), hub));
         ctx.writeAndFlush(new NodeHello(nodeId, clientNonce, identityText));
         ctx.fireChannelActive();
     }
@@ -96,6 +103,17 @@ public final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
                             + LinkPreamble.VERSION,
                     true);
         } else if (msg instanceof Challenge c && challenge == null) {
+            NodeId keyId = LinkTls.peerId(ctx.pipeline());
+            if (!c.acceptorId().equals(keyId)) {
+                fail(
+                        ctx,
+                        keyId == null
+                                ? "hub at " + hub + " did not run TLS with its key: refusing it"
+                                : "hub at " + hub + " states id " + c.acceptorId() + " but proved the key of " + keyId
+                                        + ": refusing it",
+                        true);
+                return;
+            }
             challenge = c;
             ctx.writeAndFlush(
                     new Auth(authentication.dialerProof(clientNonce, c.serverNonce(), nodeId, c.acceptorId())));

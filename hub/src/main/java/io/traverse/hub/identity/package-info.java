@@ -1,8 +1,7 @@
 /**
- * Where a hub's id comes from (paper §3.2.1: every hub and node carries an id that stays unique
- * where addresses do not). A hub named by its operator derives its id from the name; a hub left
- * with the default name keeps a random id generated once in a state file, so that two hubs on
- * hosts that share a host name (containers, cloned VMs, namespaces) still differ.
- * {@link io.traverse.hub.identity.HubIdSource} is the one place a later key-based id plugs in.
+ * Where a hub's key, and with it its id, comes from (paper §3.2.1: every hub and node carries an
+ * id that stays unique where addresses do not; here the id is a digest of the hub's Ed25519 key,
+ * docs/security.md): a key file in the state directory, locked while the hub runs, or a new key at
+ * every start; and how id conflicts between hubs are reported.
  */
 package io.traverse.hub.identity;

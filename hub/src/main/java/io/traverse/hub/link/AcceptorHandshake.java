@@ -6,12 +6,15 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.traverse.identity.NodeId;
+import io.traverse.security.LinkTls;
 import io.traverse.wire.Auth;
 import io.traverse.wire.Challenge;
 import io.traverse.wire.EndpointEcho;
 import io.traverse.wire.Hello;
 import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkPipeline;
 import io.traverse.wire.LinkPreamble;
 import io.traverse.wire.LinkRole;
 import io.traverse.wire.Reject;
@@ -146,12 +149,32 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         ctx.flush();
         role = preamble.role();
         stage = Stage.HELLO;
+        if (role != LinkRole.NODE_DATA) {
+            // After our preamble has left in clear; the dialler's first TLS record is already on its way.
+            LinkPipeline.startServerTls(ctx.pipeline(), settings.tls().serverHandler(ctx.alloc()));
+        }
     }
 
     private void onHello(ChannelHandlerContext ctx, Object msg) {
         if (!(msg instanceof Hello h) || h.role() != role.helloRole()) {
             refuse(ctx, RejectCode.PROTOCOL, "expected a " + role.helloRole() + " HELLO, got " + describe(msg));
             return;
+        }
+        if (role != LinkRole.NODE_DATA) {
+            NodeId keyId = LinkTls.peerId(ctx.pipeline());
+            if (!h.senderId().equals(keyId)) {
+                log.warn(
+                        "Refused {} from {}: it states id {} but proved the key of {}",
+                        role.toString().toLowerCase(java.util.Locale.ROOT),
+                        ctx.channel().remoteAddress(),
+                        h.senderId(),
+                        keyId);
+                refuse(
+                        ctx,
+                        RejectCode.AUTH,
+                        "id " + h.senderId() + " is not the id of the key it proved (" + keyId + ")");
+                return;
+            }
         }
         hello = h;
         serverNonce = LinkAuthentication.newNonce();

@@ -5,10 +5,13 @@ import io.netty.channel.ChannelInboundHandlerAdapter;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.EventExecutor;
 import io.netty.util.concurrent.ScheduledFuture;
+import io.traverse.identity.NodeId;
+import io.traverse.security.LinkTls;
 import io.traverse.wire.Auth;
 import io.traverse.wire.Challenge;
 import io.traverse.wire.HubHello;
 import io.traverse.wire.LinkAuthentication;
+import io.traverse.wire.LinkPipeline;
 import io.traverse.wire.LinkPreamble;
 import io.traverse.wire.LinkRole;
 import io.traverse.wire.Reject;
@@ -58,6 +61,9 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
                         settings.handshakeTimeout().toMillis(),
                         TimeUnit.MILLISECONDS);
         ctx.write(LinkPreamble.current(LinkRole.HUB).encode(ctx.alloc()));
+        LinkPipeline.startClientTls(
+                ctx.pipeline(),
+                settings.tls().clientHandler(ctx.alloc(), ctx.channel().remoteAddress()));
         ctx.writeAndFlush(new HubHello(
                 settings.hubId(),
                 clientNonce,
@@ -106,6 +112,18 @@ final class DialerHandshake extends ChannelInboundHandlerAdapter {
                     if (c.acceptorId().equals(settings.hubId())
                             && settings.ownChallenges().isOurs(c.serverNonce())) {
                         fail(ctx, LinkRefusedException.leadsBackHere(c.acceptorId()));
+                        return;
+                    }
+                    NodeId keyId = LinkTls.peerId(ctx.pipeline());
+                    if (!c.acceptorId().equals(keyId)) {
+                        fail(
+                                ctx,
+                                new LinkRefusedException(
+                                        RejectCode.AUTH,
+                                        keyId == null
+                                                ? "hub " + c.acceptorId() + " did not run TLS with its key"
+                                                : "the hub states id " + c.acceptorId() + " but proved the key of "
+                                                        + keyId + ": refusing it"));
                         return;
                     }
                     // The acceptor may have this hub's id without being this hub: carry on, so that it can

@@ -111,6 +111,7 @@ public final class LinkListener {
         }
         for (String name : new String[] {
             LinkPipeline.PREAMBLE,
+            LinkPipeline.TLS,
             LinkPipeline.FRAMES,
             LinkPipeline.MESSAGES,
             LinkPipeline.ENCODER,
