@@ -162,6 +162,11 @@ public final class HubLink implements Closeable {
                 initial, null, null, null, null, Instant.now(), initial == State.NO_HUB ? NO_HUB_CONFIGURED : null);
     }
 
+    /** The node's TLS under its key, as every link and data link of this node runs it. */
+    public io.traverse.security.LinkTls tls() {
+        return dialSetup.tls().get();
+    }
+
     /**
      * Starts linking in the background: to the configured hubs, else (if enabled) to hubs found
      * by discovery, else nowhere ({@link State#NO_HUB}); never blocks.
@@ -408,6 +413,7 @@ public final class HubLink implements Closeable {
                                 outcome.hubId(),
                                 identityText,
                                 authentication,
+                                dialSetup.tls().get(),
                                 outcome.clientNonce(),
                                 outcome.serverNonce(),
                                 config.hubTimeout().toMillis(),

@@ -42,7 +42,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * between its own nodes. The real hub is tested with the node in the hub module.
  */
 final class FakeHub implements AutoCloseable {
-    final NodeId id = NodeId.random();
+    private final io.traverse.security.LinkTls tls =
+            io.traverse.security.LinkTls.of(io.traverse.security.IdentityKey.generate());
+    /** The fake hub's id: its key's, as a real hub's. */
+    final NodeId id = tls.key().id();
+
     final Map<NodeId, Channel> nodes = new ConcurrentHashMap<>();
     final Map<NodeId, String> identities = new ConcurrentHashMap<>();
     /** Counted down at each HELLO received. */
@@ -121,7 +125,14 @@ final class FakeHub implements AutoCloseable {
             Channel ch = ctx.channel();
             if (msg instanceof LinkPreamble) {
                 ch.writeAndFlush(LinkPreamble.current(LinkRole.HUB).encode(ctx.alloc()));
+                // As a hub does: TLS under its key once its preamble has left.
+                LinkPipeline.startServerTls(ch.pipeline(), tls.serverHandler(ctx.alloc()));
             } else if (msg instanceof NodeHello h) {
+                if (!h.senderId().equals(io.traverse.security.LinkTls.peerId(ch.pipeline()))) {
+                    ch.writeAndFlush(Reject.of(RejectCode.AUTH, "id is not the key's"))
+                            .addListener(f -> ch.close());
+                    return;
+                }
                 hello = h;
                 serverNonce = LinkAuthentication.newNonce();
                 helloSeen.countDown();

@@ -15,6 +15,8 @@ import io.traverse.hub.Hub;
 import io.traverse.hublink.transport.HubDataLink;
 import io.traverse.identity.NodeId;
 import io.traverse.node.LocalNode;
+import io.traverse.security.IdentityKey;
+import io.traverse.security.LinkTls;
 import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.LinkAuthentication;
 import io.traverse.wire.LinkMessage;
@@ -129,20 +131,37 @@ class DataLinkTest {
         Traverse linked = node(hub, true);
         LinkAuthentication token = new LinkAuthentication(LoopbackHubNetwork.TOKEN);
         byte[][] otherNonces = {LinkAuthentication.newNonce(), LinkAuthentication.newNonce()};
-        assertThatThrownBy(() -> open(hub, NodeId.random(), token, otherNonces).close())
+        LinkTls stranger = LinkTls.of(IdentityKey.generate());
+        assertThatThrownBy(() -> open(hub, stranger.key().id(), stranger, token, otherNonces)
+                        .close())
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("has no link to hub");
         NodeId linkedId = linked.identity().id().orElseThrow();
-        // The token alone does not bind a data link to a node: the proof covers the handshake of the node's own link.
-        assertThatThrownBy(() -> open(hub, linkedId, token, otherNonces).close())
+        // Another key cannot state the node's id: refused before the token's proof is looked at.
+        assertThatThrownBy(() ->
+                        open(hub, linkedId, stranger, token, linkNonces(linked)).close())
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("AUTH")
+                .hasMessageContaining(
+                        "is not the id of the key it proved (" + stranger.key().id() + ")");
+        // Nor do the key and the token alone bind a data link to a node: the proof covers the handshake of the
+        // node's own link.
+        assertThatThrownBy(() ->
+                        open(hub, linkedId, tlsOf(linked), token, otherNonces).close())
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("AUTH")
                 .hasMessageContaining("not bound to the link of node");
-        assertThatThrownBy(() -> open(hub, linkedId, new LinkAuthentication("another-token"), linkNonces(linked))
+        assertThatThrownBy(() -> open(
+                                hub,
+                                linkedId,
+                                tlsOf(linked),
+                                new LinkAuthentication("another-token"),
+                                linkNonces(linked))
                         .close())
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("AUTH");
-        assertThatThrownBy(() -> open(hub, linkedId, token, linkNonces(linked)).close())
+        assertThatThrownBy(() -> open(hub, linkedId, tlsOf(linked), token, linkNonces(linked))
+                        .close())
                 .isInstanceOf(IOException.class)
                 .hasMessageContaining("DUPLICATE_LINK")
                 .hasMessageContaining("has a data link already");
@@ -231,7 +250,7 @@ class DataLinkTest {
         assertThat(second.get(10, TimeUnit.SECONDS)).isEqualTo(42);
     }
 
-    private static HubDataLink open(Hub hub, NodeId node, LinkAuthentication token, byte[][] linkNonces)
+    private static HubDataLink open(Hub hub, NodeId node, LinkTls tls, LinkAuthentication token, byte[][] linkNonces)
             throws IOException {
         return HubDataLink.open(
                 LoopbackHubNetwork.address(hub),
@@ -240,6 +259,7 @@ class DataLinkTest {
                 LoopbackHubNetwork.id(hub),
                 "a node",
                 token,
+                tls,
                 linkNonces[0],
                 linkNonces[1],
                 5_000,
@@ -262,6 +282,7 @@ class DataLinkTest {
         HubDataLink fake = open(
                 hub,
                 node.identity().id().orElseThrow(),
+                tlsOf(node),
                 new LinkAuthentication(LoopbackHubNetwork.TOKEN),
                 linkNonces(node));
         Channel link = relayLinkOf(node).session().channel();
@@ -282,6 +303,13 @@ class DataLinkTest {
     }
 
     /** The node's relay link (Traverse keeps its node to itself; tests look inside). */
+    /** The node's TLS under its key: what a test needs to open a data link in the node's name. */
+    static LinkTls tlsOf(Traverse traverse) throws ReflectiveOperationException {
+        java.lang.reflect.Field field = Traverse.class.getDeclaredField("node");
+        field.setAccessible(true);
+        return ((LocalNode) field.get(traverse)).hubLink().tls();
+    }
+
     static NodeRelayLink relayLinkOf(Traverse traverse) throws ReflectiveOperationException {
         java.lang.reflect.Field field = Traverse.class.getDeclaredField("node");
         field.setAccessible(true);

@@ -22,6 +22,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Date;
 import java.util.List;
+import javax.net.ssl.SSLEngine;
 import javax.net.ssl.SSLException;
 import javax.net.ssl.SSLPeerUnverifiedException;
 import javax.net.ssl.SSLSession;
@@ -99,6 +100,11 @@ public final class LinkTls {
     /** The handler of the accepting end. */
     public SslHandler serverHandler(ByteBufAllocator alloc) {
         return server.newHandler(alloc);
+    }
+
+    /** A client engine for ends that drive TLS by hand over a non-blocking socket. */
+    public SSLEngine clientEngine(InetSocketAddress peer) {
+        return client.newEngine(ByteBufAllocator.DEFAULT, peer.getHostString(), peer.getPort());
     }
 
     /**

@@ -6,6 +6,7 @@ import io.netty.buffer.Unpooled;
 import io.netty.util.ReferenceCountUtil;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.ProtocolException;
+import io.traverse.security.LinkTls;
 import io.traverse.spi.HttpTransport;
 import io.traverse.wire.Auth;
 import io.traverse.wire.Challenge;
@@ -75,6 +76,8 @@ public final class HubDataLink implements Closeable {
             Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(MAX_BATCH * RelayEncoder.HEADER_CAPACITY));
 
     private volatile boolean closed;
+    /** TLS under the node's key, from the end of the handshake's first half on (null before). */
+    private DataLinkTls tls;
     // The reading thread's (one at a time; hand-overs are ordered by NodeRelayLink's lock):
     private ByteBuf chunk;
     /** A long frame's body being read on its own (its length prefix is consumed). */
@@ -122,6 +125,7 @@ public final class HubDataLink implements Closeable {
             NodeId hubId,
             String identityText,
             LinkAuthentication authentication,
+            LinkTls linkTls,
             byte[] linkClientNonce,
             byte[] linkServerNonce,
             long timeoutMillis,
@@ -145,6 +149,7 @@ public final class HubDataLink implements Closeable {
                     hubId,
                     identityText,
                     authentication,
+                    linkTls,
                     linkClientNonce,
                     linkServerNonce,
                     deadline,
@@ -162,6 +167,7 @@ public final class HubDataLink implements Closeable {
             NodeId hubId,
             String identityText,
             LinkAuthentication authentication,
+            LinkTls linkTls,
             byte[] linkClientNonce,
             byte[] linkServerNonce,
             long deadline,
@@ -185,23 +191,41 @@ public final class HubDataLink implements Closeable {
         }
         byte[] clientNonce = LinkAuthentication.newNonce();
         ByteBuf ours = LinkPreamble.current(LinkRole.NODE_DATA).encode(alloc);
-        ByteBuf hello = LinkMessageEncoder.frame(new NodeHello(nodeId, clientNonce, identityText), alloc);
         try {
-            writeFully(deadline, timeoutMillis, ours.nioBuffer(), hello.nioBuffer());
+            writeFully(deadline, timeoutMillis, ours.nioBuffer());
         } finally {
             ours.release();
-            hello.release();
         }
+        DataLinkTls started = new DataLinkTls(linkTls.clientEngine(hub), channel);
+        DataLinkTls.Waiter waiter = waiter(deadline, timeoutMillis);
+        started.begin(waiter);
         fill(LinkPreamble.LENGTH, deadline, timeoutMillis);
         LinkPreamble preamble = LinkPreamble.decode(chunk);
         if (preamble.role() != LinkRole.HUB) {
             throw new ProtocolException(
                     "the peer at " + hub + " is not a hub (its preamble says " + preamble.role() + ")");
         }
-        LinkMessage first = handshakeMessage(deadline, timeoutMillis);
-        if (!preamble.isSupported()) {
-            throw new ProtocolException("hub at " + hub + " speaks link protocol version " + preamble.version());
+        if (!preamble.isSupported()
+                || (chunk.isReadable() && !isTlsRecord(chunk.getUnsignedByte(chunk.readerIndex())))) {
+            // A refusal made before TLS, in clear (handshakeMessage throws it); a hub of another version refuses so.
+            LinkMessage refusal = handshakeMessage(deadline, timeoutMillis);
+            throw new ProtocolException("hub at " + hub + " speaks link protocol version " + preamble.version()
+                    + " and sent " + refusal.type() + " in clear");
         }
+        started.finish(waiter, chunk.nioBuffer());
+        chunk.skipBytes(chunk.readableBytes());
+        NodeId keyId = LinkTls.peerId(started.engine().getSession());
+        if (!hubId.equals(keyId)) {
+            throw new ProtocolException("hub at " + hub + " proved the key of " + keyId + ", not of hub " + hubId);
+        }
+        tls = started;
+        ByteBuf hello = LinkMessageEncoder.frame(new NodeHello(nodeId, clientNonce, identityText), alloc);
+        try {
+            writeFully(deadline, timeoutMillis, hello.nioBuffer());
+        } finally {
+            hello.release();
+        }
+        LinkMessage first = handshakeMessage(deadline, timeoutMillis);
         if (!(first instanceof Challenge challenge)) {
             throw new ProtocolException("hub at " + hub + " sent " + first.type() + " instead of CHALLENGE");
         }
@@ -267,6 +291,29 @@ public final class HubDataLink implements Closeable {
         return m;
     }
 
+    private static boolean isTlsRecord(int firstByte) {
+        return firstByte == 0x16 || firstByte == 0x15; // handshake or alert; a frame in clear starts with 0
+    }
+
+    private DataLinkTls.Waiter waiter(long deadline, long timeoutMillis) {
+        return new DataLinkTls.Waiter() {
+            @Override
+            public void awaitReadable() throws IOException {
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new SocketTimeoutException("hub at " + hub
+                            + " did not complete the data link handshake within " + timeoutMillis + " ms");
+                }
+                select(readSelector, Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
+            }
+
+            @Override
+            public void awaitWritable() throws IOException {
+                HubDataLink.this.awaitWritable(deadline, timeoutMillis);
+            }
+        };
+    }
+
     /** Reads until {@code bytes} are buffered in {@link #chunk}. */
     private void fill(int bytes, long deadline, long timeoutMillis) throws IOException {
         while (chunk == null || chunk.readableBytes() < bytes) {
@@ -310,6 +357,10 @@ public final class HubDataLink implements Closeable {
 
     /** Writes everything within the handshake's deadline. */
     private void writeFully(long deadline, long timeoutMillis, ByteBuffer... buffers) throws IOException {
+        if (tls != null) {
+            tls.write(buffers, waiter(deadline, timeoutMillis));
+            return;
+        }
         long left = 0;
         for (ByteBuffer b : buffers) {
             left += b.remaining();
@@ -444,7 +495,8 @@ public final class HubDataLink implements Closeable {
                 max = Math.min(max, LinkFrameDecoder.LENGTH_FIELD - chunk.readableBytes());
             }
         }
-        int n = channel.read(target.internalNioBuffer(target.writerIndex(), max));
+        ByteBuffer into = target.internalNioBuffer(target.writerIndex(), max);
+        int n = tls == null ? channel.read(into) : tls.read(into);
         if (n > 0) {
             target.writerIndex(target.writerIndex() + n);
         }
@@ -505,6 +557,28 @@ public final class HubDataLink implements Closeable {
      * the thread's interrupt status is kept for afterwards.
      */
     private void writeFully(ByteBuffer[] buffers) throws IOException {
+        if (tls != null) {
+            boolean[] interrupted = {false};
+            try {
+                tls.write(buffers, new DataLinkTls.Waiter() {
+                    @Override
+                    public void awaitReadable() {
+                        throw new IllegalStateException("a data link write does not read");
+                    }
+
+                    @Override
+                    public void awaitWritable() throws IOException {
+                        interrupted[0] |= Thread.interrupted(); // as below: or an interrupted select would spin
+                        select(writeSelector, 0);
+                    }
+                });
+            } finally {
+                if (interrupted[0] || Thread.interrupted()) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            return;
+        }
         long left = 0;
         for (ByteBuffer b : buffers) {
             left += b.remaining();

@@ -31,6 +31,8 @@ import org.junit.jupiter.api.Test;
  * keeps relayed frames on its link (the hub module tests data links with the real hub).
  */
 class HubDataLinkTest {
+    private static final io.traverse.security.LinkTls TLS =
+            io.traverse.security.LinkTls.of(io.traverse.security.IdentityKey.generate());
     private static final LinkAuthentication TOKEN = new LinkAuthentication("token");
     private static final byte[] NONCE = LinkAuthentication.newNonce();
     /** Direct buffers handed out, to check that a failed open keeps none. */
@@ -87,6 +89,7 @@ class HubDataLinkTest {
                                 NodeId.random(),
                                 "a node",
                                 TOKEN,
+                                TLS,
                                 NONCE,
                                 NONCE,
                                 timeoutMillis,
@@ -150,6 +153,7 @@ class HubDataLinkTest {
                         NodeId.random(),
                         "a node",
                         TOKEN,
+                        TLS,
                         NONCE,
                         NONCE,
                         2_000,

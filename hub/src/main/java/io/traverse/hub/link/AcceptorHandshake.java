@@ -149,10 +149,8 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         ctx.flush();
         role = preamble.role();
         stage = Stage.HELLO;
-        if (role != LinkRole.NODE_DATA) {
-            // After our preamble has left in clear; the dialler's first TLS record is already on its way.
-            LinkPipeline.startServerTls(ctx.pipeline(), settings.tls().serverHandler(ctx.alloc()));
-        }
+        // After our preamble has left in clear; the dialler's first TLS record is already on its way.
+        LinkPipeline.startServerTls(ctx.pipeline(), settings.tls().serverHandler(ctx.alloc()));
     }
 
     private void onHello(ChannelHandlerContext ctx, Object msg) {
@@ -160,21 +158,17 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
             refuse(ctx, RejectCode.PROTOCOL, "expected a " + role.helloRole() + " HELLO, got " + describe(msg));
             return;
         }
-        if (role != LinkRole.NODE_DATA) {
-            NodeId keyId = LinkTls.peerId(ctx.pipeline());
-            if (!h.senderId().equals(keyId)) {
-                log.warn(
-                        "Refused {} from {}: it states id {} but proved the key of {}",
-                        role.toString().toLowerCase(java.util.Locale.ROOT),
-                        ctx.channel().remoteAddress(),
-                        h.senderId(),
-                        keyId);
-                refuse(
-                        ctx,
-                        RejectCode.AUTH,
-                        "id " + h.senderId() + " is not the id of the key it proved (" + keyId + ")");
-                return;
-            }
+        // Every role that gets here runs TLS: the id stated must be the id of the key proved there.
+        NodeId keyId = LinkTls.peerId(ctx.pipeline());
+        if (!h.senderId().equals(keyId)) {
+            log.warn(
+                    "Refused {} from {}: it states id {} but proved the key of {}",
+                    role.toString().toLowerCase(java.util.Locale.ROOT),
+                    ctx.channel().remoteAddress(),
+                    h.senderId(),
+                    keyId);
+            refuse(ctx, RejectCode.AUTH, "id " + h.senderId() + " is not the id of the key it proved (" + keyId + ")");
+            return;
         }
         hello = h;
         serverNonce = LinkAuthentication.newNonce();
