@@ -13,7 +13,7 @@ import java.util.Map;
  * @param knownHubs every hub description held, reachable or not (not this one)
  * @param nodes nodes connected to this hub
  * @param names every name of the reachable network, by canonical name
- * @param idSource where this hub's id comes from ("kept in FILE", "derived from the name 'N'", ...);
+ * @param idSource where this hub's key, and with it its id, comes from ("key kept in FILE", "key new at every start");
  *        null from a hub older than this field
  * @param idConflicts other hubs found using this hub's id, most recently seen first (empty: none);
  *        null from a hub older than this field

@@ -27,8 +27,8 @@ public final class NodeId implements Comparable<NodeId> {
     }
 
     /**
-     * The id written by 16 given bytes (26 base32 characters), e.g. a digest: hubs derive their id
-     * from their name this way so that a restarted hub keeps it.
+     * The id written by 16 given bytes (26 base32 characters), e.g. a digest: every node and hub id
+     * is the digest of its key ({@code io.traverse.security.IdentityKey}).
      *
      * @throws IllegalArgumentException unless exactly 16 bytes are given
      */

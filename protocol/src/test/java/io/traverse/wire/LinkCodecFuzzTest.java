@@ -105,9 +105,12 @@ class LinkCodecFuzzTest {
                 .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("not a Traverse hub link: magic 0x48545450");
         LinkPreamble future = LinkPreamble.decode(
-                Unpooled.buffer().writeInt(LinkPreamble.MAGIC).writeShort(2).writeShort(2));
-        assertThat(future.version()).isEqualTo(2);
+                Unpooled.buffer().writeInt(LinkPreamble.MAGIC).writeShort(LinkPreamble.VERSION + 1).writeShort(2));
+        assertThat(future.version()).isEqualTo(LinkPreamble.VERSION + 1);
         assertThat(future.isSupported()).isFalse();
+        LinkPreamble clear = LinkPreamble.decode(
+                Unpooled.buffer().writeInt(LinkPreamble.MAGIC).writeShort(1).writeShort(1));
+        assertThat(clear.isSupported()).as("version 1 ran links in clear").isFalse();
         assertThatThrownBy(() -> LinkPreamble.decode(Unpooled.buffer()
                         .writeInt(LinkPreamble.MAGIC)
                         .writeShort(1)

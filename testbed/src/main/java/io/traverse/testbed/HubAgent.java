@@ -122,6 +122,8 @@ public final class HubAgent {
                 .port(Integer.parseInt(args[1]))
                 .token(args[2])
                 .name(args.length > 3 ? args[3] : "testbed-hub")
+                // A new key per run: the testbed's hubs share one file system, and keep nothing.
+                .ephemeralKey()
                 .httpPort(-1);
         if (args.length > 5) {
             config.advertisedAddresses(dashOrList(args[4])).peers(dashOrList(args[5]));

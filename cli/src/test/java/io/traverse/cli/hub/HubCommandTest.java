@@ -189,27 +189,29 @@ class HubCommandTest {
     }
 
     @Test
-    void theDaemonLogsWhichIdItUsesAndWhichFileHoldsIt() throws Exception {
-        Path idFile = dir.resolve("state/hub.id");
-        List<String> first = runUntilListening("--id-file", idFile.toString());
-        String id = Files.readAllLines(idFile).get(Files.readAllLines(idFile).size() - 1);
+    void theDaemonLogsWhichKeyItUsesAndStopsOnAKeyFileWithoutAKey() throws Exception {
+        Path keyFile = dir.resolve("state/hub.key");
+        List<String> first = runUntilListening("--key-file", keyFile.toString());
+        String id = Files.readAllLines(keyFile).get(0).replaceAll(".* Its id is ([a-z2-7]+)\\.$", "$1");
+        assertThat(id).hasSize(26);
         assertThat(first)
-                .anySatisfy(
-                        l -> assertThat(l).contains("INFO").endsWith(": generated new hub id " + id + " in " + idFile));
-        List<String> second = runUntilListening("--id-file", idFile.toString());
+                .anySatisfy(l -> assertThat(l)
+                        .contains("INFO")
+                        .endsWith(": generated a new hub key, id " + id + ", in " + keyFile));
+        List<String> second = runUntilListening("--key-file", keyFile.toString());
         assertThat(second)
-                .anySatisfy(l -> assertThat(l).contains("INFO").endsWith(": hub id " + id + " from " + idFile));
+                .anySatisfy(l -> assertThat(l).contains("INFO").endsWith(": hub key, id " + id + ", from " + keyFile));
         assertThat(second).anySatisfy(l -> assertThat(l).contains("(id " + id + ") listening on"));
 
-        Files.writeString(idFile, "garbage!\n");
-        List<String> corrupt = runUntilListening("--id-file", idFile.toString());
-        // One clear line naming the file, no stack trace, no hub under a new id, and the file left as it was.
+        Files.writeString(keyFile, "garbage!\n");
+        List<String> corrupt = runUntilListening("--key-file", keyFile.toString());
+        // One clear line naming the file, no stack trace, no hub under a new key, and the file left as it was.
         assertThat(corrupt)
-                .containsExactly(
-                        "traverse hub: the hub id file " + idFile + " does not hold a hub id: node id 'garbage!'"
-                                + " must be 1-40 letters, digits or '-', not starting or ending with '-'; correct it, or delete it to give this hub a new"
-                                + " id (other hubs then see a new hub)");
-        assertThat(Files.readString(idFile)).isEqualTo("garbage!\n");
+                .singleElement()
+                .asString()
+                .startsWith("traverse hub: the hub key file " + keyFile + " does not hold a key: ")
+                .endsWith("; correct it, or delete it to give this hub a new key (and with it a new id)");
+        assertThat(Files.readString(keyFile)).isEqualTo("garbage!\n");
     }
 
     /** Runs {@code traverse hub} in its own JVM until it is listening (then SIGTERM) or exits; its output lines. */

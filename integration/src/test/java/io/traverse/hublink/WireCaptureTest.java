@@ -1,0 +1,97 @@
+package io.traverse.hublink;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.traverse.Traverse;
+import io.traverse.TraverseServerSocket;
+import io.traverse.hub.Hub;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What an on-path observer of both nodes' links sees of a relayed connection by name (issue 25's
+ * capture: 200 echoed lines held the application's bytes in 800 records and the name in 3): every
+ * byte of the hub links and data links passes a recording relay, and neither the application's
+ * bytes nor the registered name may appear in it.
+ */
+class WireCaptureTest {
+    private static final String NAME = "capture-secret-service";
+    private static final String MARKER = "application-secret-line";
+
+    private final LoopbackHubNetwork net = new LoopbackHubNetwork();
+    private final ExecutorService threads = net.threads();
+
+    @AfterEach
+    void closeAll() throws Exception {
+        net.close();
+    }
+
+    @Test
+    void aRelayedConnectionByNameShowsNeitherItsBytesNorItsNameOnTheWire() throws Exception {
+        Hub hub = net.hub("capture-hub");
+        RecordingTap tap = net.closeLater(new RecordingTap(LoopbackHubNetwork.address(hub), threads));
+        Traverse serverNode = net.node(LoopbackHubNetwork.config()
+                .hubs(java.util.List.of(tap.address()))
+                .modules("routed")
+                .build());
+        Traverse client = net.node(LoopbackHubNetwork.config()
+                .hubs(java.util.List.of(tap.address()))
+                .modules("routed")
+                .build());
+        assertThat(serverNode.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        assertThat(client.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+        TraverseServerSocket listening =
+                net.closeLater(serverNode.serverSocketFactory().createServerSocket(NAME, 7000));
+        CompletableFuture<Integer> echoed = CompletableFuture.supplyAsync(
+                () -> {
+                    try (Socket s = listening.accept();
+                            BufferedReader in = new BufferedReader(
+                                    new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+                            PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8)) {
+                        int lines = 0;
+                        for (String line; (line = in.readLine()) != null; lines++) {
+                            out.println(line);
+                        }
+                        return lines;
+                    } catch (Exception e) {
+                        throw new IllegalStateException(e);
+                    }
+                },
+                threads);
+        await().atMost(Duration.ofSeconds(15))
+                .until(() -> client.hubDirectory().resolveName(NAME).get(5, TimeUnit.SECONDS).isPresent());
+
+        try (Socket s = client.socketFactory().createSocket(NAME, 7000);
+                BufferedReader in =
+                        new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
+                PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8)) {
+            assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
+            for (int i = 0; i < 200; i++) {
+                String line = MARKER + " " + i;
+                out.println(line);
+                assertThat(in.readLine()).isEqualTo(line);
+            }
+            s.shutdownOutput();
+            assertThat(in.readLine()).isNull();
+        }
+        assertThat(echoed.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+
+        byte[] captured = tap.captured();
+        // The tap did carry the links: well over 200 echoed lines' worth of bytes, both ways.
+        assertThat(captured.length).isGreaterThan(2 * 200 * MARKER.length());
+        assertThat(tap.contains(MARKER)).as("the application's bytes in clear on the wire").isFalse();
+        assertThat(tap.contains(NAME)).as("the registered name in clear on the wire").isFalse();
+        // The search itself finds what is there (the preamble's magic leaves in clear by design).
+        assertThat(tap.contains("TRVL")).isTrue();
+    }
+}
