@@ -1,14 +1,21 @@
 package io.traverse.hub;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * Starts in-process hubs on 127.0.0.1 with ephemeral ports and fast timings, and closes them all
- * at the end of a test (also after a failure).
+ * at the end of a test (also after a failure). A hub on a fixed port keeps its key in a state
+ * directory of this instance's, deleted at the end: never in the user's, where hubs of other test
+ * runs on the machine hold the lock of the same name's key.
  */
 final class TestHubs implements AutoCloseable {
     static final String TOKEN = "test-token";
@@ -16,6 +23,7 @@ final class TestHubs implements AutoCloseable {
             Duration.ofMillis(300); // silent links close after 750 ms: room for a loaded CI machine
 
     private final List<Hub> hubs = new ArrayList<>();
+    private Path stateDirectory;
 
     /** A hub nobody is told about: it only dials out (advertises nothing). */
     Hub dialOnly(String name, Hub... peers) throws IOException {
@@ -32,7 +40,8 @@ final class TestHubs implements AutoCloseable {
     }
 
     Hub start(String name, int port, Consumer<HubConfig.Builder> customise, Hub... peers) throws IOException {
-        HubConfig.Builder builder = fast(HubConfig.builder().name(name).port(port));
+        HubConfig.Builder builder =
+                fast(HubConfig.builder().name(name).port(port)).stateDirectory(stateDirectory());
         for (Hub peer : peers) {
             builder.peer("127.0.0.1:" + peer.linkAddress().getPort());
         }
@@ -54,10 +63,27 @@ final class TestHubs implements AutoCloseable {
                 .ioThreads(1);
     }
 
+    private Path stateDirectory() throws IOException {
+        if (stateDirectory == null) {
+            stateDirectory = Files.createTempDirectory("traverse-test-hubs-");
+        }
+        return stateDirectory;
+    }
+
     @Override
     public void close() {
         for (Hub hub : hubs) {
             hub.close();
+        }
+        if (stateDirectory != null) {
+            try (Stream<Path> files = Files.walk(stateDirectory)) {
+                for (Path file : files.sorted(Comparator.reverseOrder()).toList()) {
+                    Files.delete(file);
+                }
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            stateDirectory = null;
         }
     }
 }
