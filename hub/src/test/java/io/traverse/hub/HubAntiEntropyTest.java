@@ -91,9 +91,9 @@ class HubAntiEntropyTest {
     void aDescriptionMissedDuringAChangeComesWithTheNextAntiEntropyRound() throws Exception {
         Hub a = hubs.dialOnly("missed-a");
         Hub b = hubs.dialOnly("missed-b", a);
-        NodeId origin = NodeId.of("missed-origin");
-        try (RawHubLink toA = RawHubLink.connect(a, origin.toString()).answerPings();
-                RawHubLink toB = RawHubLink.connect(b, origin.toString()).answerPings()) {
+        NodeId origin = TestKeys.id("missed-origin");
+        try (RawHubLink toA = RawHubLink.connect(a, "missed-origin").answerPings();
+                RawHubLink toB = RawHubLink.connect(b, "missed-origin").answerPings()) {
             List<NodeId> neighbours = a.id().compareTo(b.id()) < 0 ? List.of(a.id(), b.id()) : List.of(b.id(), a.id());
             Gossip first = new Gossip(
                     new HubDescription(origin, 1, "missed-origin", List.of(), neighbours, List.of(), List.of()));

@@ -3,7 +3,6 @@ package io.traverse.hub;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.traverse.identity.NodeId;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.LinkMessageCodec;
 import io.traverse.wire.LinkPreamble;
@@ -66,7 +65,7 @@ class HubFuzzTest {
             await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(hub.status().nodes())
                             .extracting(HubStatus.NodeStatus::nodeId)
-                            .containsExactly(NodeId.of("bystander")));
+                            .containsExactly(bystander.id()));
             assertThat(hub.status().names()).containsOnlyKeys("steady");
             assertThat(bystander.isClosedByPeer()).isFalse();
         }
@@ -96,7 +95,7 @@ class HubFuzzTest {
         if (r.nextInt(4) != 0) {
             out.writeBytes(ByteBuffer.allocate(8)
                     .putInt(LinkPreamble.MAGIC)
-                    .putShort((short) (r.nextInt(5) == 0 ? r.nextInt(4) : 1))
+                    .putShort((short) (r.nextInt(5) == 0 ? r.nextInt(4) : LinkPreamble.VERSION))
                     .putShort((short) (r.nextBoolean() ? LinkRole.NODE.code() : r.nextInt(4)))
                     .array());
         }
@@ -136,7 +135,7 @@ class HubFuzzTest {
         options.add(new io.traverse.wire.Lookup(
                 r.nextInt(), LookupKind.values()[r.nextInt(LookupKind.values().length)], "x"));
         options.add(io.traverse.wire.SideMessage.request(
-                r.nextLong(), NodeId.of("bystander"), NodeId.of("bystander"), "s", new byte[8]));
+                r.nextLong(), TestKeys.id("bystander"), TestKeys.id("bystander"), "s", new byte[8]));
         options.add(new io.traverse.wire.Ping(r.nextLong()));
         return options.get(r.nextInt(options.size()));
     }

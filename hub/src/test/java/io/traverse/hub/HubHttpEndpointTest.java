@@ -71,7 +71,7 @@ class HubHttpEndpointTest {
             assertThat(json.get("routes").get(b.id().toString()).get("hops").asInt())
                     .isEqualTo(1);
             assertThat(json.get("names").get("metered-svc").get("nodeId").asText())
-                    .isEqualTo("metered");
+                    .isEqualTo(node.id().toString());
             assertThat(json.get("nodes")).hasSize(2);
             assertThat(get(port, "/nothing").statusCode()).isEqualTo(404);
             HttpResponse<String> post = http.send(

@@ -3,7 +3,6 @@ package io.traverse.hub;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import io.traverse.identity.NodeId;
 import io.traverse.wire.LookupKind;
 import io.traverse.wire.SideMessage;
 import java.time.Duration;
@@ -56,7 +55,8 @@ class HubScaleTest {
                 TestNodeClient right = TestNodeClient.connect(c, TestHubs.TOKEN, "rtt-right")) {
             await().atMost(Duration.ofSeconds(10))
                     .untilAsserted(() -> assertThat(
-                                    left.lookup(LookupKind.NODE, "rtt-right").entries())
+                                    left.lookup(LookupKind.NODE, right.id().toString())
+                                            .entries())
                             .isNotEmpty());
             Thread echo = new Thread(
                     () -> {
@@ -75,7 +75,7 @@ class HubScaleTest {
             long[] micros = new long[2000];
             for (int i = 0; i < micros.length; i++) {
                 long t0 = System.nanoTime();
-                left.send(SideMessage.request(i, left.id(), NodeId.of("rtt-right"), "echo", new byte[16]));
+                left.send(SideMessage.request(i, left.id(), right.id(), "echo", new byte[16]));
                 SideMessage reply = left.await(SideMessage.class);
                 micros[i] = (System.nanoTime() - t0) / 1000;
                 assertThat(reply.messageId()).isEqualTo(i);

@@ -10,6 +10,7 @@ import io.traverse.wire.RejectCode;
 import io.traverse.wire.ResultStatus;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -36,14 +37,14 @@ class NameRegistryTest {
                 assertThat(found.entries()).containsExactly(server.identityText() + ":5432");
             });
             assertThat(client.lookup(LookupKind.NAMES, "").entries())
-                    .containsExactly("orders-db.site1 db-server 5432 " + a.id());
+                    .containsExactly("orders-db.site1 " + server.id() + " 5432 " + a.id());
 
             // Taken: by another node at another hub, and at the same hub.
             assertThat(client.bind("orders-db.site1", 1).status()).isEqualTo(ResultStatus.NAME_TAKEN);
             try (TestNodeClient rival = TestNodeClient.connect(a, TestHubs.TOKEN, "rival")) {
                 assertThat(rival.bind("ORDERS-db.site1", 1)).satisfies(r -> {
                     assertThat(r.status()).isEqualTo(ResultStatus.NAME_TAKEN);
-                    assertThat(r.message()).contains("db-server");
+                    assertThat(r.message()).contains("held by node " + server.id());
                 });
                 assertThat(rival.release("orders-db.site1").status()).isEqualTo(ResultStatus.NOT_OWNER);
             }
@@ -119,7 +120,8 @@ class NameRegistryTest {
                 await().atMost(GOSSIP).untilAsserted(() -> {
                     assertThat(observer.lookup(LookupKind.NAME, "moving-svc").entries())
                             .containsExactly(atB.identityText() + ":7000");
-                    assertThat(observer.lookup(LookupKind.NODE, "mover").entries())
+                    assertThat(observer.lookup(LookupKind.NODE, atB.id().toString())
+                                    .entries())
                             .containsExactly(b.id().toString());
                 });
             }
@@ -133,17 +135,19 @@ class NameRegistryTest {
         try (TestNodeClient na = TestNodeClient.connect(a, TestHubs.TOKEN, "node-at-a");
                 TestNodeClient nb = TestNodeClient.connect(b, TestHubs.TOKEN, "node-at-b")) {
             await().atMost(GOSSIP)
-                    .untilAsserted(
-                            () -> assertThat(na.lookup(LookupKind.NODES, "").entries())
-                                    .containsExactly(
-                                            "node-at-a " + a.id() + " " + na.identityText(),
-                                            "node-at-b " + b.id() + " " + nb.identityText()));
+                    .untilAsserted(() -> assertThat(
+                                    na.lookup(LookupKind.NODES, "").entries())
+                            .containsExactlyElementsOf(Stream.of(
+                                            na.id() + " " + a.id() + " " + na.identityText(),
+                                            nb.id() + " " + b.id() + " " + nb.identityText())
+                                    .sorted() // the hub lists nodes by id
+                                    .toList()));
             assertThat(na.lookup(LookupKind.HUBS, "").entries())
                     .containsExactly(a.id() + " list-a 0 -", b.id() + " list-b 1 -");
             String[] pair = {a.id().toString(), b.id().toString()};
             java.util.Arrays.sort(pair);
             assertThat(na.lookup(LookupKind.LINKS, "").entries()).containsExactly(pair[0] + " " + pair[1]);
-            assertThat(na.lookup(LookupKind.NODE, "node-at-b").entries()).containsExactly(b.id().toString());
+            assertThat(na.lookup(LookupKind.NODE, nb.id().toString()).entries()).containsExactly(b.id().toString());
             assertThat(na.lookup(LookupKind.NODE, "nobody").status()).isEqualTo(ResultStatus.NOT_FOUND);
             assertThat(na.lookup(LookupKind.NODE, "not a node id").status()).isEqualTo(ResultStatus.INVALID);
         }

@@ -160,8 +160,8 @@ class RelayAdmissionTest {
         TestNodeClient a = node(near, "a");
         TestNodeClient b = node(far, "b");
         await().atMost(Duration.ofSeconds(10))
-                .untilAsserted(() -> assertThat(
-                                a.lookup(io.traverse.wire.LookupKind.NODE, "b").entries())
+                .untilAsserted(() -> assertThat(a.lookup(io.traverse.wire.LookupKind.NODE, b.id().toString())
+                                .entries())
                         .first()
                         .isEqualTo(far.id().toString()));
         accepted(a, b);
@@ -253,11 +253,11 @@ class RelayAdmissionTest {
                 .until(() -> node(hub, "later") != null);
         assertThat(hub.status().nodes())
                 .extracting(HubStatus.NodeStatus::nodeId)
-                .contains(io.traverse.identity.NodeId.of("later"));
+                .contains(TestKeys.id("later"));
     }
 
-    private TestNodeClient node(Hub hub, String id) throws Exception {
-        TestNodeClient node = TestNodeClient.connect(hub, TestHubs.TOKEN, id);
+    private TestNodeClient node(Hub hub, String name) throws Exception {
+        TestNodeClient node = TestNodeClient.connect(hub, TestHubs.TOKEN, name);
         nodes.add(node);
         return node;
     }

@@ -47,7 +47,7 @@ class RelayBackpressureTest {
         Hub hub = hubs.dialOnly("backpressure");
         // Sends PINGs (so it is not silent) but never reads what the hub sends it.
         TestNodeClient stalled =
-                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("stalled"), false);
+                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, TestKeys.id("stalled"), false);
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
         Thread pings = pingEvery100Ms(stalled);
         Thread stream = daemon(() -> {
@@ -85,7 +85,7 @@ class RelayBackpressureTest {
     void aNodeThatReadsSlowlyKeepsItsLink() throws Exception {
         Hub hub = hubs.dialOnly("slow-reader");
         TestNodeClient slow =
-                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
+                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, TestKeys.id("slow"), false);
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
         AtomicLong framesRead = new AtomicLong();
         Thread pings = pingEvery100Ms(slow);
@@ -152,7 +152,7 @@ class RelayBackpressureTest {
     private void slowAndFastConnections(String hubName, int toSlow) throws Exception {
         Hub hub = hubs.dialOnly(hubName);
         TestNodeClient slow =
-                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("slow"), false);
+                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, TestKeys.id("slow"), false);
         TestNodeClient fast = TestNodeClient.connect(hub, TestHubs.TOKEN, "fast");
         TestNodeClient sender = TestNodeClient.connect(hub, TestHubs.TOKEN, "sender");
         long granted = 0xFFFF_FFFFL; // both receivers grant far more than the test can send (the most an OPEN or ACCEPT
@@ -250,8 +250,9 @@ class RelayBackpressureTest {
             List<Thread> threads = new ArrayList<>();
             try {
                 await().atMost(Duration.ofSeconds(10))
-                        .untilAsserted(() -> assertThat(
-                                        sender.lookup(LookupKind.NODE, "remote").entries())
+                        .untilAsserted(() -> assertThat(sender.lookup(
+                                                LookupKind.NODE, remote.id().toString())
+                                        .entries())
                                 .first()
                                 .isEqualTo(far.id().toString()));
                 long granted = 0xFFFF_FFFFL;

@@ -34,8 +34,12 @@ class SideChannelTest {
         right = TestNodeClient.connect(c, TestHubs.TOKEN, "right");
         // Answers travel by the routing table too: both ends' hubs must know where the other node is.
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            assertThat(left.lookup(LookupKind.NODE, "right").entries()).first().isEqualTo(c.id().toString());
-            assertThat(right.lookup(LookupKind.NODE, "left").entries()).first().isEqualTo(a.id().toString());
+            assertThat(left.lookup(LookupKind.NODE, right.id().toString()).entries())
+                    .first()
+                    .isEqualTo(c.id().toString());
+            assertThat(right.lookup(LookupKind.NODE, left.id().toString()).entries())
+                    .first()
+                    .isEqualTo(a.id().toString());
         });
     }
 
@@ -94,7 +98,7 @@ class SideChannelTest {
         left.send(SideMessage.request(9, right.id(), right.id(), "echo", new byte[0]));
         assertThat(left.awaitClose()).satisfies(reject -> {
             assertThat(reject.code()).isEqualTo(RejectCode.PROTOCOL);
-            assertThat(reject.reason()).contains("side message from node right");
+            assertThat(reject.reason()).contains("side message from node " + right.id());
         });
         // The hub goes on serving others.
         assertThat(right.lookup(LookupKind.HUBS, "").status()).isEqualTo(ResultStatus.OK);
@@ -157,7 +161,7 @@ class SideChannelTest {
         left.send(SideMessage.request(9, right.id(), right.id(), "echo", new byte[0]));
         assertThat(left.awaitClose()).satisfies(reject -> {
             assertThat(reject.code()).isEqualTo(RejectCode.PROTOCOL);
-            assertThat(reject.reason()).contains("side message from node right");
+            assertThat(reject.reason()).contains("side message from node " + right.id());
         });
     }
 
