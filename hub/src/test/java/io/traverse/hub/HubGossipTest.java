@@ -9,18 +9,23 @@ import io.traverse.wire.HubDescription;
 import io.traverse.wire.LinkMessageCodec;
 import io.traverse.wire.Reject;
 import io.traverse.wire.RejectCode;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Gossip convergence and shortest routes over real loopback links between in-process hubs. */
 class HubGossipTest {
     private static final Duration CONVERGE = Duration.ofSeconds(10);
 
     private final TestHubs hubs = new TestHubs();
+
+    @TempDir
+    Path dir;
 
     @AfterEach
     void closeHubs() {
@@ -34,7 +39,7 @@ class HubGossipTest {
         await().atMost(CONVERGE)
                 .until(() -> a.status().hubLinks().size() == 1
                         && a.status().knownHubs().containsKey(b.id()));
-        NodeId raw = NodeId.of("raw-rtt");
+        NodeId raw = TestKeys.id("raw-rtt");
         byte[] timed = LinkMessageCodec.encodeToBytes(new Gossip(new HubDescription(
                 raw, 1, "raw-rtt", List.of(), List.of(a.id(), b.id()), List.of(), List.of(), List.of(100L, 200L))));
         // The same description with one round-trip time for its two neighbours: the count (u16) and the last time
@@ -42,7 +47,7 @@ class HubGossipTest {
         byte[] oneTime = Arrays.copyOf(timed, timed.length - 4);
         oneTime[oneTime.length - 6] = 0;
         oneTime[oneTime.length - 5] = 1;
-        try (RawHubLink link = RawHubLink.connect(a, raw.toString())) {
+        try (RawHubLink link = RawHubLink.connect(a, "raw-rtt")) {
             link.sendFrame(oneTime);
             Reject reject = link.awaitClose();
             assertThat(reject).as("a REJECT before the close").isNotNull();
@@ -163,10 +168,12 @@ class HubGossipTest {
     }
 
     @Test
-    void routesAreWithdrawnWhenAHubStopsAndComeBackWhenItRestartsUnderTheSameName() throws Exception {
+    void routesAreWithdrawnWhenAHubStopsAndComeBackWhenItRestartsWithItsKey() throws Exception {
         Hub a = hubs.dialOnly("restart-a");
         Hub b = hubs.dialOnly("restart-b", a);
-        Hub c = hubs.dialOnly("restart-c", b);
+        // Its id is its key's: kept in a file, the restarted hub is the same hub.
+        Path key = dir.resolve("restart-c.key");
+        Hub c = hubs.start("restart-c", x -> x.keyFile(key).advertisedAddresses(List.of()), b);
         await().atMost(CONVERGE).untilAsserted(() -> assertRoute(a, c, b, 2));
         NodeId cId = c.id();
         long firstState = a.status().knownHubs().get(cId).stateNumber();
@@ -180,7 +187,7 @@ class HubGossipTest {
         await().atMost(CONVERGE)
                 .untilAsserted(() -> assertThat(a.status().knownHubs()).doesNotContainKey(cId));
 
-        Hub again = hubs.dialOnly("restart-c", b);
+        Hub again = hubs.start("restart-c", x -> x.keyFile(key).advertisedAddresses(List.of()), b);
         assertThat(again.id()).isEqualTo(cId);
         await().atMost(CONVERGE).untilAsserted(() -> {
             assertRoute(a, again, b, 2);
@@ -272,11 +279,11 @@ class HubGossipTest {
     @Test
     void gossipBytesCountEveryDescriptionFrameWholeNewsOrNot() throws Exception {
         Hub a = hubs.dialOnly("bytes-a");
-        NodeId raw = NodeId.of("raw-bytes");
+        NodeId raw = TestKeys.id("raw-bytes");
         byte[] frame = LinkMessageCodec.encodeToBytes(new Gossip(
                 new HubDescription(raw, 1, "raw-bytes", List.of(), List.of(a.id()), List.of(), List.of(), List.of())));
         long before = a.metrics().gossipBytesReceived();
-        try (RawHubLink link = RawHubLink.connect(a, raw.toString())) {
+        try (RawHubLink link = RawHubLink.connect(a, "raw-bytes")) {
             link.sendFrame(frame);
             long once = before + 4 + frame.length; // the u32 length prefix and the frame
             await().atMost(CONVERGE).until(() -> a.metrics().gossipBytesReceived() == once);

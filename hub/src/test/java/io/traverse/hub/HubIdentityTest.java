@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import io.traverse.hub.HubStatus.IdConflictStatus;
-import io.traverse.identity.NodeId;
 import io.traverse.wire.Gossip;
 import io.traverse.wire.HubDescription;
 import io.traverse.wire.LookupKind;
@@ -12,6 +11,7 @@ import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -68,55 +68,55 @@ class HubIdentityTest {
     void twoHubsWithOneHostNameAndPortAreTwoHubs() throws Exception {
         // The case that used to split networks: the same <hostname>:<port> (containers, cloned VMs, namespaces),
         // here two loopback addresses of one host with one port. Their names are equal, their ids are not.
-        for (int attempt = 0; ; attempt++) {
+        Hub a = null;
+        Hub b = null;
+        for (int attempt = 0; b == null; attempt++) {
             int port;
             try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getByName("127.0.0.1"))) {
                 port = probe.getLocalPort();
             }
-            Hub a = null;
             try {
                 a = hubs.start(
                         null,
                         port,
                         x -> x.keyFile(dir.resolve("one/hub.key")).advertisedAddresses(List.of("127.0.0.1:" + port)));
-                Hub b = hubs.start(
+                b = hubs.start(
                         null,
                         port,
                         x -> x.bindAddress("127.0.0.2")
                                 .keyFile(dir.resolve("two/hub.key"))
                                 .advertisedAddresses(List.of("127.0.0.2:" + port)),
                         a);
-                assertThat(b.name()).isEqualTo(a.name());
-                assertThat(b.id()).isNotEqualTo(a.id());
-                assertNodesBehindEachAreKnownToTheOther(a, b);
-                assertThat(a.status().knownHubs().get(b.id()).name()).isEqualTo(a.name());
-                assertThat(a.status().idConflicts()).isEmpty();
-                assertThat(b.status().idConflicts()).isEmpty();
-                return;
             } catch (java.io.IOException portTaken) {
-                // the port was free on 127.0.0.1 but not on 127.0.0.2 (or taken meanwhile): another one
+                // The port was free on 127.0.0.1 but not on 127.0.0.2 (or taken meanwhile): another one. Only the
+                // starts are retried, and a is closed, so that its key file is free for the next attempt.
                 if (a != null) {
                     a.close();
+                    a = null;
                 }
                 assertThat(attempt).as("free ports: " + portTaken.getMessage()).isLessThan(5);
             }
         }
+        assertThat(b.name()).isEqualTo(a.name());
+        assertThat(b.id()).isNotEqualTo(a.id());
+        assertNodesBehindEachAreKnownToTheOther(a, b);
+        assertThat(a.status().knownHubs().get(b.id()).name()).isEqualTo(a.name());
+        assertThat(a.status().idConflicts()).isEmpty();
+        assertThat(b.status().idConflicts()).isEmpty();
     }
 
     private static void assertNodesBehindEachAreKnownToTheOther(Hub a, Hub b) throws Exception {
         // At each hub's own bound address: the hubs may share a port on two loopback addresses.
         try (TestNodeClient atA = TestNodeClient.connect(
-                        a.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + a.id().shortForm()));
+                        a.linkAddress(), TestHubs.TOKEN, TestKeys.id("node-at-" + a.id().shortForm()));
                 TestNodeClient atB = TestNodeClient.connect(
-                        b.linkAddress(), TestHubs.TOKEN, NodeId.of("node-at-" + b.id().shortForm()))) {
+                        b.linkAddress(), TestHubs.TOKEN, TestKeys.id("node-at-" + b.id().shortForm()))) {
             await().atMost(WAIT).untilAsserted(() -> {
                 // The node's hub first, then that hub's addresses.
-                assertThat(atA.lookup(LookupKind.NODE, "node-at-" + b.id().shortForm())
-                                .entries())
+                assertThat(atA.lookup(LookupKind.NODE, atB.id().toString()).entries())
                         .first()
                         .isEqualTo(b.id().toString());
-                assertThat(atB.lookup(LookupKind.NODE, "node-at-" + a.id().shortForm())
-                                .entries())
+                assertThat(atB.lookup(LookupKind.NODE, atA.id().toString()).entries())
                         .first()
                         .isEqualTo(a.id().toString());
             });
@@ -124,12 +124,12 @@ class HubIdentityTest {
     }
 
     @Test
-    void aClonedIdFileIsReportedByBothHubsNamingBoth() throws Exception {
-        // A cloned VM: the second installation carries the first one's id file.
-        Path original = dir.resolve("vm1/hub.id");
+    void aClonedKeyFileIsReportedByBothHubsNamingBoth() throws Exception {
+        // A cloned VM: the second installation carries the first one's key file.
+        Path original = dir.resolve("vm1/hub.key");
         Hub first = defaultIdHub(original);
-        Path clone = Files.createDirectories(dir.resolve("vm2")).resolve("hub.id");
-        Files.copy(original, clone);
+        Path clone = Files.createDirectories(dir.resolve("vm2")).resolve("hub.key");
+        Files.copy(original, clone, StandardCopyOption.COPY_ATTRIBUTES); // owner-only, as the hub requires
         Hub second = defaultIdHub(clone, first);
         assertThat(second.id()).isEqualTo(first.id());
         assertThat(second.name()).isNotEqualTo(first.name());
@@ -164,9 +164,14 @@ class HubIdentityTest {
     }
 
     @Test
-    void twoHubsGivenTheSameNameAreRefusedAndTheConflictIsInTheStatus() throws Exception {
-        Hub first = hubs.advertised("same-name");
-        Hub second = hubs.advertised("same-name", first);
+    void twoHubsGivenTheSameNameAndKeyAreRefusedAndTheConflictIsInTheStatus() throws Exception {
+        // The id is the key's: the same name gives the same id only with the same key, as a copied
+        // installation (the name and the key file copied along) has.
+        Path original = dir.resolve("one/hub.key");
+        Hub first = hubs.start("same-name", b -> b.keyFile(original));
+        Path clone = Files.createDirectories(dir.resolve("two")).resolve("hub.key");
+        Files.copy(original, clone, StandardCopyOption.COPY_ATTRIBUTES);
+        Hub second = hubs.start("same-name", b -> b.keyFile(clone), first);
         assertThat(second.id()).isEqualTo(first.id());
         await().atMost(WAIT).untilAsserted(() -> {
             List<IdConflictStatus> atFirst = first.status().idConflicts();
@@ -174,8 +179,8 @@ class HubIdentityTest {
                 assertThat(c.otherName()).isEqualTo("same-name");
                 assertThat(c.detail())
                         .contains("its link was refused: two hubs have id " + first.id())
-                        .contains("(advertising " + first.advertisedAddresses().get(0)
-                                + ", id derived from the name 'same-name')")
+                        .contains("(advertising " + first.advertisedAddresses().get(0) + ", key kept in " + original
+                                + ")")
                         .contains("(advertising " + second.advertisedAddresses().get(0) + ") linking from 127.0.0.1:");
             });
             assertThat(second.status().idConflicts())
@@ -250,7 +255,7 @@ class HubIdentityTest {
                                         .contains("two hubs have id " + a.id() + ": hub 'gossiped' (advertising "
                                                 + a.advertisedAddresses().get(0))
                                         .contains("hub 'elsewhere:17000' (advertising 192.0.2.7:17000), whose"
-                                                + " description came through hub " + NodeId.of("raw-neighbour"));
+                                                + " description came through hub " + TestKeys.id("raw-neighbour"));
                             }));
         }
     }
