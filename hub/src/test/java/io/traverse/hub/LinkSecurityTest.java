@@ -52,7 +52,7 @@ class LinkSecurityTest {
         assertBystanderIsServed();
         assertThat(hub.status().nodes())
                 .extracting(HubStatus.NodeStatus::nodeId)
-                .containsExactly(NodeId.of("bystander"));
+                .containsExactly(bystander.id());
     }
 
     @Test
@@ -73,13 +73,13 @@ class LinkSecurityTest {
     @Test
     void aNodeThatStopsAnsweringIsDroppedAfterThreeKeepaliveIntervals() throws Exception {
         try (TestNodeClient hung =
-                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, NodeId.of("hung"), false)) {
+                TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, TestKeys.id("hung"), false)) {
             assertThat(hub.status().nodes()).hasSize(2);
             long start = System.nanoTime();
             await().atMost(Duration.ofSeconds(5))
                     .untilAsserted(() -> assertThat(hub.status().nodes())
                             .extracting(HubStatus.NodeStatus::nodeId)
-                            .containsExactly(NodeId.of("bystander")));
+                            .containsExactly(bystander.id()));
             assertThat(Duration.ofNanos(System.nanoTime() - start))
                     .isGreaterThanOrEqualTo(TestHubs.KEEPALIVE.multipliedBy(2));
         }
@@ -97,22 +97,28 @@ class LinkSecurityTest {
 
     @Test
     void anotherVersionGetsOurPreambleAndARejectThatSaysWhich() throws Exception {
-        try (Socket raw = rawSocket()) {
-            DataOutputStream out = new DataOutputStream(raw.getOutputStream());
-            out.write(ByteBuffer.allocate(8)
-                    .putInt(LinkPreamble.MAGIC)
-                    .putShort((short) 2)
-                    .putShort((short) 1)
-                    .array());
-            DataInputStream in = new DataInputStream(raw.getInputStream());
-            byte[] preamble = new byte[8];
-            in.readFully(preamble);
-            assertThat(ByteBuffer.wrap(preamble).getInt()).isEqualTo(LinkPreamble.MAGIC);
-            assertThat(ByteBuffer.wrap(preamble).getShort(4)).isEqualTo((short) 1);
-            io.traverse.wire.Reject reject = (io.traverse.wire.Reject) readFrame(in);
-            assertThat(reject.code()).isEqualTo(RejectCode.VERSION);
-            assertThat(reject.reason()).isEqualTo("unsupported link protocol version 2 (this hub speaks 1)");
-            assertThat(in.read()).isEqualTo(-1);
+        // 1: a node from before links ran TLS; the other: one from after the next change.
+        for (int version : new int[] {1, LinkPreamble.VERSION + 1}) {
+            try (Socket raw = rawSocket()) {
+                DataOutputStream out = new DataOutputStream(raw.getOutputStream());
+                out.write(ByteBuffer.allocate(8)
+                        .putInt(LinkPreamble.MAGIC)
+                        .putShort((short) version)
+                        .putShort((short) LinkRole.NODE.code())
+                        .array());
+                DataInputStream in = new DataInputStream(raw.getInputStream());
+                byte[] preamble = new byte[8];
+                in.readFully(preamble);
+                assertThat(ByteBuffer.wrap(preamble).getInt()).isEqualTo(LinkPreamble.MAGIC);
+                assertThat(ByteBuffer.wrap(preamble).getShort(4)).isEqualTo((short) LinkPreamble.VERSION);
+                // In clear: the refusal comes before TLS, which the other version may not speak.
+                io.traverse.wire.Reject reject = (io.traverse.wire.Reject) readFrame(in);
+                assertThat(reject.code()).isEqualTo(RejectCode.VERSION);
+                assertThat(reject.reason())
+                        .isEqualTo("unsupported link protocol version " + version + " (this hub speaks "
+                                + LinkPreamble.VERSION + ")");
+                assertThat(in.read()).isEqualTo(-1);
+            }
         }
         assertBystanderIsServed();
     }
@@ -135,14 +141,15 @@ class LinkSecurityTest {
 
     @Test
     void anOversizedFrameBeforeAuthenticationIsRefused() throws Exception {
-        try (Socket raw = rawSocket()) {
-            DataOutputStream out = new DataOutputStream(raw.getOutputStream());
-            out.write(nodePreamble());
+        try (Socket raw = rawSocket();
+                // Past the preambles and TLS, where HELLO would come: frames are still held to the bounds before
+                // authentication.
+                Socket tls = TestKeys.startTls(raw, hubAddress(), LinkRole.NODE, "oversized")) {
+            DataOutputStream out = new DataOutputStream(tls.getOutputStream());
             out.writeInt(Integer.MAX_VALUE); // 2 GiB announced; nothing of it is ever buffered
             out.writeByte(LinkMessageType.HELLO.code());
             out.flush();
-            DataInputStream in = new DataInputStream(raw.getInputStream());
-            in.readFully(new byte[8]);
+            DataInputStream in = new DataInputStream(tls.getInputStream());
             io.traverse.wire.Reject reject = (io.traverse.wire.Reject) readFrame(in);
             assertThat(reject.code()).isEqualTo(RejectCode.PROTOCOL);
             assertThat(reject.reason()).contains("frame too long");
@@ -212,9 +219,13 @@ class LinkSecurityTest {
         assertThat(bystander.isClosedByPeer()).isFalse();
     }
 
+    private InetSocketAddress hubAddress() {
+        return new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort());
+    }
+
     private Socket rawSocket() throws IOException {
         Socket socket = new Socket();
-        socket.connect(new InetSocketAddress("127.0.0.1", hub.linkAddress().getPort()), 5000);
+        socket.connect(hubAddress(), 5000);
         socket.setSoTimeout(10_000);
         return socket;
     }
