@@ -71,6 +71,45 @@ class LinkSecurityTest {
     }
 
     @Test
+    void aNodeStatingALiveNodesIdWithoutItsKeyIsRefusedNamingBothIds() throws Exception {
+        // The right token, and a TLS key of its own: all it lacks is the key of the id it states.
+        NodeId provedId = TestKeys.id("impostor");
+        assertThatThrownBy(() -> TestNodeClient.connectWithKeyOf(hub, TestHubs.TOKEN, bystander.id(), "impostor"))
+                .isInstanceOfSatisfying(TestNodeClient.RejectedException.class, e -> {
+                    assertThat(e.reject.code()).isEqualTo(RejectCode.AUTH);
+                    assertThat(e.reject.reason())
+                            .isEqualTo(
+                                    "id " + bystander.id() + " is not the id of the key it proved (" + provedId + ")");
+                });
+        assertBystanderIsServed();
+        assertThat(hub.status().nodes())
+                .extracting(HubStatus.NodeStatus::nodeId)
+                .containsExactly(bystander.id());
+    }
+
+    @Test
+    void aHubStatingALinkedHubsIdWithoutItsKeyIsRefusedNamingBothIds() throws Exception {
+        Hub peer = hubs.dialOnly("security-peer", hub);
+        await().atMost(Duration.ofSeconds(5))
+                .until(() -> hub.status().hubLinks().size() == 1);
+        NodeId provedId = TestKeys.id("impostor-hub");
+        assertThatThrownBy(() -> RawHubLink.connect(hub, peer.id(), "impostor-hub"))
+                .isInstanceOfSatisfying(TestNodeClient.RejectedException.class, e -> {
+                    assertThat(e.reject.code()).isEqualTo(RejectCode.AUTH);
+                    assertThat(e.reject.reason())
+                            .isEqualTo("id " + peer.id() + " is not the id of the key it proved (" + provedId + ")");
+                });
+        // The real hub keeps its link, and no conflict is reported: nobody else proved its id.
+        await().during(Duration.ofMillis(500))
+                .atMost(Duration.ofSeconds(3))
+                .untilAsserted(() -> assertThat(hub.status().hubLinks())
+                        .extracting(HubStatus.HubLinkStatus::peerId)
+                        .containsExactly(peer.id()));
+        assertThat(hub.status().idConflicts()).isEmpty();
+        assertBystanderIsServed();
+    }
+
+    @Test
     void aNodeThatStopsAnsweringIsDroppedAfterThreeKeepaliveIntervals() throws Exception {
         try (TestNodeClient hung =
                 TestNodeClient.connect(TestNodeClient.loopback(hub), TestHubs.TOKEN, TestKeys.id("hung"), false)) {

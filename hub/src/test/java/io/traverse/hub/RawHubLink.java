@@ -33,19 +33,48 @@ final class RawHubLink implements AutoCloseable {
 
     /** A hub named {@code name} in the test: its id is the id of the name's key ({@link TestKeys}). */
     static RawHubLink connect(Hub hub, String name) throws IOException {
+        return connect(hub, TestKeys.id(name), name);
+    }
+
+    /**
+     * A hub that states {@code id} in its HELLO but proves the key of the test name {@code keyName}
+     * in TLS: an impostor, when {@code id} is another's. A REJECT instead of the CHALLENGE or the
+     * WELCOME is thrown as a {@link TestNodeClient.RejectedException}.
+     */
+    static RawHubLink connect(Hub hub, NodeId id, String keyName) throws IOException {
         java.net.InetSocketAddress address = new java.net.InetSocketAddress(
                 InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
         Socket plain = new Socket(address.getAddress(), address.getPort());
         plain.setSoTimeout(10_000);
-        NodeId self = TestKeys.id(name);
-        RawHubLink link = new RawHubLink(TestKeys.startTls(plain, address, LinkRole.HUB, self));
-        LinkAuthentication auth = new LinkAuthentication(TestHubs.TOKEN);
-        byte[] nonce = LinkAuthentication.newNonce();
-        link.send(new HubHello(self, nonce, name, List.of(), 1));
-        Challenge challenge = (Challenge) TestNodeClient.readFrame(link.in);
-        link.send(new Auth(auth.dialerProof(nonce, challenge.serverNonce(), self, challenge.acceptorId())));
-        assertThat(TestNodeClient.readFrame(link.in)).isInstanceOf(Welcome.class);
-        return link;
+        RawHubLink link;
+        try {
+            link = new RawHubLink(TestKeys.startTls(plain, address, LinkRole.HUB, keyName));
+        } catch (IOException | RuntimeException e) {
+            plain.close();
+            throw e;
+        }
+        try {
+            LinkAuthentication auth = new LinkAuthentication(TestHubs.TOKEN);
+            byte[] nonce = LinkAuthentication.newNonce();
+            link.send(new HubHello(id, nonce, keyName, List.of(), 1));
+            Challenge challenge = link.expect(Challenge.class);
+            link.send(new Auth(auth.dialerProof(nonce, challenge.serverNonce(), id, challenge.acceptorId())));
+            link.expect(Welcome.class);
+            return link;
+        } catch (IOException | RuntimeException e) {
+            link.close();
+            throw e;
+        }
+    }
+
+    /** The next frame, which must be a {@code type}; a REJECT is thrown as the hub's refusal. */
+    private <T extends LinkMessage> T expect(Class<T> type) throws IOException {
+        LinkMessage m = TestNodeClient.readFrame(in);
+        if (m instanceof Reject r) {
+            throw new TestNodeClient.RejectedException(r);
+        }
+        assertThat(m).isInstanceOf(type);
+        return type.cast(m);
     }
 
     synchronized void send(LinkMessage message) throws IOException {

@@ -68,6 +68,16 @@ final class TestKeys {
      * preamble) is thrown as a {@link TestNodeClient.RejectedException}.
      */
     static SSLSocket startTls(Socket plain, InetSocketAddress hub, LinkRole role, NodeId id) throws IOException {
+        return startTls(plain, hub, role, tlsFor(id));
+    }
+
+    /** The same under the key of a test name, whatever id the client then states. */
+    static SSLSocket startTls(Socket plain, InetSocketAddress hub, LinkRole role, String keyName) throws IOException {
+        return startTls(plain, hub, role, tlsFor(id(keyName)));
+    }
+
+    private static SSLSocket startTls(Socket plain, InetSocketAddress hub, LinkRole role, LinkTls keyTls)
+            throws IOException {
         OutputStream out = plain.getOutputStream();
         out.write(TestNodeClient.preamble(role));
         out.flush();
@@ -86,7 +96,7 @@ final class TestKeys {
             }
             throw new IOException("the hub sent " + m + " in clear");
         }
-        SSLSocket tls = tlsFor(id).clientSocket(plain, hub);
+        SSLSocket tls = keyTls.clientSocket(plain, hub);
         tls.startHandshake();
         return tls;
     }

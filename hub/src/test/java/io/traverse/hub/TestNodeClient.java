@@ -75,13 +75,29 @@ final class TestNodeClient implements AutoCloseable {
     /** With {@code answerPings} false the node reads nothing after WELCOME: a node that hangs. */
     static TestNodeClient connect(InetSocketAddress hub, String token, NodeId id, boolean answerPings)
             throws IOException {
+        return connect(hub, token, id, null, answerPings);
+    }
+
+    /**
+     * A node that states {@code id} in its HELLO but proves the key of the test name {@code keyName}
+     * in TLS: an impostor, when {@code id} is another's.
+     */
+    static TestNodeClient connectWithKeyOf(Hub hub, String token, NodeId id, String keyName) throws IOException {
+        return connect(loopback(hub), token, id, keyName, true);
+    }
+
+    private static TestNodeClient connect(
+            InetSocketAddress hub, String token, NodeId id, String keyName, boolean answerPings) throws IOException {
         Socket socket = new Socket();
         socket.setTcpNoDelay(true);
         socket.connect(hub, 5000);
         socket.setSoTimeout((int) WAIT.toMillis());
         TestNodeClient client;
         try {
-            client = new TestNodeClient(TestKeys.startTls(socket, hub, LinkRole.NODE, id), id);
+            Socket tls = keyName == null
+                    ? TestKeys.startTls(socket, hub, LinkRole.NODE, id)
+                    : TestKeys.startTls(socket, hub, LinkRole.NODE, keyName);
+            client = new TestNodeClient(tls, id);
             client.handshake(token);
         } catch (IOException | RuntimeException e) {
             socket.close();
