@@ -3,6 +3,7 @@ package io.traverse.hub;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.traverse.identity.NodeId;
+import io.traverse.security.LinkTls;
 import io.traverse.wire.Auth;
 import io.traverse.wire.Challenge;
 import io.traverse.wire.HubHello;
@@ -42,13 +43,14 @@ final class RawHubLink implements AutoCloseable {
      * WELCOME is thrown as a {@link TestNodeClient.RejectedException}.
      */
     static RawHubLink connect(Hub hub, NodeId id, String keyName) throws IOException {
+        LinkTls keyTls = TestKeys.tlsOf(keyName);
         java.net.InetSocketAddress address = new java.net.InetSocketAddress(
                 InetAddress.getLoopbackAddress(), hub.linkAddress().getPort());
         Socket plain = new Socket(address.getAddress(), address.getPort());
         plain.setSoTimeout(10_000);
         RawHubLink link;
         try {
-            link = new RawHubLink(TestKeys.startTls(plain, address, LinkRole.HUB, keyName));
+            link = new RawHubLink(TestKeys.startTls(plain, address, LinkRole.HUB, keyTls));
         } catch (IOException | RuntimeException e) {
             plain.close();
             throw e;

@@ -21,6 +21,11 @@ final class TestHubs implements AutoCloseable {
     static final String TOKEN = "test-token";
     static final Duration KEEPALIVE =
             Duration.ofMillis(300); // silent links close after 750 ms: room for a loaded CI machine
+    /**
+     * Room for a TLS handshake and admission: the first TLS handshake of a test JVM takes close to
+     * two seconds on a quiet two-core machine.
+     */
+    static final Duration HANDSHAKE_TIMEOUT = Duration.ofSeconds(4);
 
     private final List<Hub> hubs = new ArrayList<>();
     private Path stateDirectory;
@@ -56,7 +61,7 @@ final class TestHubs implements AutoCloseable {
                 .token(TOKEN)
                 .httpPort(-1)
                 .keepaliveInterval(KEEPALIVE)
-                .handshakeTimeout(Duration.ofSeconds(2))
+                .handshakeTimeout(HANDSHAKE_TIMEOUT)
                 .gossipRefreshInterval(Duration.ofMillis(300))
                 .hubExpiry(Duration.ofMillis(1500))
                 .redial(Duration.ofMillis(50), Duration.ofMillis(400))

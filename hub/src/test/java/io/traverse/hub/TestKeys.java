@@ -62,22 +62,19 @@ final class TestKeys {
         }
     }
 
+    /** The TLS of the key of a test name, whatever id its holder then states. */
+    static LinkTls tlsOf(String name) {
+        return tlsFor(id(name));
+    }
+
     /**
-     * Opens a link as a blocking client would: our preamble, the hub's, then TLS under the key of
-     * {@code id}. A refusal the hub makes before TLS (it then sends a frame in clear right behind its
-     * preamble) is thrown as a {@link TestNodeClient.RejectedException}.
+     * Opens a link as a blocking client would: our preamble, the hub's, then TLS under {@code keyTls}.
+     * A refusal the hub makes before TLS (it then sends a frame in clear right behind its preamble)
+     * is thrown as a {@link TestNodeClient.RejectedException}. Take the TLS ({@link #tlsFor},
+     * {@link #tlsOf}) before connecting, as a real node makes its own at start: the first one of a
+     * run builds a certificate, and the hub's handshake timeout runs from the connection.
      */
-    static SSLSocket startTls(Socket plain, InetSocketAddress hub, LinkRole role, NodeId id) throws IOException {
-        return startTls(plain, hub, role, tlsFor(id));
-    }
-
-    /** The same under the key of a test name, whatever id the client then states. */
-    static SSLSocket startTls(Socket plain, InetSocketAddress hub, LinkRole role, String keyName) throws IOException {
-        return startTls(plain, hub, role, tlsFor(id(keyName)));
-    }
-
-    private static SSLSocket startTls(Socket plain, InetSocketAddress hub, LinkRole role, LinkTls keyTls)
-            throws IOException {
+    static SSLSocket startTls(Socket plain, InetSocketAddress hub, LinkRole role, LinkTls keyTls) throws IOException {
         OutputStream out = plain.getOutputStream();
         out.write(TestNodeClient.preamble(role));
         out.flush();

@@ -3,6 +3,7 @@ package io.traverse.hub;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.ProtocolException;
+import io.traverse.security.LinkTls;
 import io.traverse.wire.Auth;
 import io.traverse.wire.Challenge;
 import io.traverse.wire.LinkAuthentication;
@@ -88,16 +89,14 @@ final class TestNodeClient implements AutoCloseable {
 
     private static TestNodeClient connect(
             InetSocketAddress hub, String token, NodeId id, String keyName, boolean answerPings) throws IOException {
+        LinkTls keyTls = keyName == null ? TestKeys.tlsFor(id) : TestKeys.tlsOf(keyName);
         Socket socket = new Socket();
         socket.setTcpNoDelay(true);
         socket.connect(hub, 5000);
         socket.setSoTimeout((int) WAIT.toMillis());
         TestNodeClient client;
         try {
-            Socket tls = keyName == null
-                    ? TestKeys.startTls(socket, hub, LinkRole.NODE, id)
-                    : TestKeys.startTls(socket, hub, LinkRole.NODE, keyName);
-            client = new TestNodeClient(tls, id);
+            client = new TestNodeClient(TestKeys.startTls(socket, hub, LinkRole.NODE, keyTls), id);
             client.handshake(token);
         } catch (IOException | RuntimeException e) {
             socket.close();
