@@ -49,37 +49,56 @@ public final class LinkTls {
             List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256");
 
     private final IdentityKey key;
-    private final SslContext server;
+    private final KeyBoundKeyManager keyManager;
     private final SslContext client;
+    /** Made on first use: a node never accepts a link. */
+    private volatile SslContext server;
 
-    private LinkTls(IdentityKey key, SslContext server, SslContext client) {
+    private LinkTls(IdentityKey key, KeyBoundKeyManager keyManager, SslContext client) {
         this.key = key;
-        this.server = server;
+        this.keyManager = keyManager;
         this.client = client;
     }
 
     /** The TLS contexts of a node or hub with this key. */
     public static LinkTls of(IdentityKey key) {
-        X509Certificate certificate = certificate(key);
+        KeyBoundKeyManager keyManager = new KeyBoundKeyManager(key.privateKey(), certificate(key));
         try {
-            SslContext server = SslContextBuilder.forServer(key.privateKey(), certificate)
-                    .sslProvider(SslProvider.JDK)
-                    .protocols(PROTOCOL)
-                    .ciphers(CIPHERS)
-                    .clientAuth(ClientAuth.REQUIRE)
-                    .trustManager(new KeyBoundTrust())
-                    .build();
             SslContext client = SslContextBuilder.forClient()
                     .sslProvider(SslProvider.JDK)
                     .protocols(PROTOCOL)
                     .ciphers(CIPHERS)
-                    .keyManager(key.privateKey(), certificate)
+                    .keyManager(keyManager)
                     .trustManager(new KeyBoundTrust())
                     .build();
-            return new LinkTls(key, server, client);
+            return new LinkTls(key, keyManager, client);
         } catch (SSLException e) {
             throw new IllegalStateException("this Java platform cannot run TLS 1.3 with Ed25519 keys", e);
         }
+    }
+
+    private SslContext server() {
+        SslContext made = server;
+        if (made == null) {
+            synchronized (this) {
+                made = server;
+                if (made == null) {
+                    try {
+                        made = SslContextBuilder.forServer(keyManager)
+                                .sslProvider(SslProvider.JDK)
+                                .protocols(PROTOCOL)
+                                .ciphers(CIPHERS)
+                                .clientAuth(ClientAuth.REQUIRE)
+                                .trustManager(new KeyBoundTrust())
+                                .build();
+                    } catch (SSLException e) {
+                        throw new IllegalStateException("this Java platform cannot run TLS 1.3 with Ed25519 keys", e);
+                    }
+                    server = made;
+                }
+            }
+        }
+        return made;
     }
 
     /** The key this side proves. */
@@ -99,7 +118,7 @@ public final class LinkTls {
 
     /** The handler of the accepting end. */
     public SslHandler serverHandler(ByteBufAllocator alloc) {
-        return server.newHandler(alloc);
+        return server().newHandler(alloc);
     }
 
     /** A client engine for ends that drive TLS by hand over a non-blocking socket. */

@@ -104,8 +104,10 @@ class LinkCodecFuzzTest {
         assertThatThrownBy(() -> LinkPreamble.decode(bad))
                 .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("not a Traverse hub link: magic 0x48545450");
-        LinkPreamble future = LinkPreamble.decode(
-                Unpooled.buffer().writeInt(LinkPreamble.MAGIC).writeShort(LinkPreamble.VERSION + 1).writeShort(2));
+        LinkPreamble future = LinkPreamble.decode(Unpooled.buffer()
+                .writeInt(LinkPreamble.MAGIC)
+                .writeShort(LinkPreamble.VERSION + 1)
+                .writeShort(2));
         assertThat(future.version()).isEqualTo(LinkPreamble.VERSION + 1);
         assertThat(future.isSupported()).isFalse();
         LinkPreamble clear = LinkPreamble.decode(
