@@ -177,7 +177,9 @@ public final class NodeHubDirectory implements HubDirectory {
             if (r.status() != ResultStatus.OK
                     && r.status() != ResultStatus.NOT_FOUND
                     && r.status() != ResultStatus.PARTIAL) {
-                throw new CompletionException(new IOException(what + " failed at the hub: " + r.status()));
+                // A refusal by a limit (LIMIT) says which, in its one entry.
+                String why = r.entries().isEmpty() ? "" : " (" + r.entries().get(0) + ")";
+                throw new CompletionException(new IOException(what + " failed at the hub: " + r.status() + why));
             }
             return r;
         }));

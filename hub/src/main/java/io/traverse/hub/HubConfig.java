@@ -23,6 +23,8 @@ import java.util.Optional;
 public final class HubConfig {
     /** Default hub link port. */
     public static final int DEFAULT_PORT = LinkAddress.DEFAULT_PORT;
+    /** The key of {@link #httpRequestTimeout()}. */
+    public static final String HTTP_REQUEST_TIMEOUT_KEY = "traverse.hub.http.request.timeout";
     /** Default HTTP port (metrics and status); negative disables, 0 picks a free port. */
     public static final int DEFAULT_HTTP_PORT = 17080;
     /** The UDP port nodes send discovery probes to ({@code traverse.discovery.port} on nodes). */
@@ -57,6 +59,12 @@ public final class HubConfig {
     private final int maxRelayed;
     private final int linkRate;
     private final int linkBurst;
+    private final int lookupRatePerNode;
+    private final int lookupBurstPerNode;
+    private final int maxHandshakes;
+    private final int maxHandshakesPerAddress;
+    private final int maxHttpRequests;
+    private final Duration httpRequestTimeout;
     private final int ioThreads;
     private final io.traverse.hub.longpoll.LongPollLimits longPollLimits;
 
@@ -90,6 +98,12 @@ public final class HubConfig {
         this.maxRelayed = b.maxRelayed;
         this.linkRate = b.linkRate;
         this.linkBurst = b.linkBurst;
+        this.lookupRatePerNode = b.lookupRatePerNode;
+        this.lookupBurstPerNode = b.lookupBurstPerNode;
+        this.maxHandshakes = b.maxHandshakes;
+        this.maxHandshakesPerAddress = b.maxHandshakesPerAddress;
+        this.maxHttpRequests = b.maxHttpRequests;
+        this.httpRequestTimeout = b.httpRequestTimeout;
         this.ioThreads = b.ioThreads;
         this.longPollLimits = b.longPollLimits;
     }
@@ -242,10 +256,12 @@ public final class HubConfig {
         return maxNodes;
     }
 
+    /** Names one node of this hub may hold ({@link AdmissionLimit#NAMES_PER_NODE}). */
     public int maxNamesPerNode() {
         return maxNamesPerNode;
     }
 
+    /** Side-channel requests of one node of this hub that may wait for their answer ({@link AdmissionLimit#SIDE_REQUESTS_PER_NODE}). */
     public int maxPendingRequestsPerNode() {
         return maxPendingRequestsPerNode;
     }
@@ -281,6 +297,36 @@ public final class HubConfig {
     /** New links accepted at once before {@link #linkRate()} applies ({@link AdmissionLimit#LINK_BURST_KEY}). */
     public int linkBurst() {
         return linkBurst;
+    }
+
+    /** Lookups one node of this hub may ask per second ({@link AdmissionLimit#LOOKUPS_PER_NODE}). */
+    public int lookupRatePerNode() {
+        return lookupRatePerNode;
+    }
+
+    /** Lookups one node may ask at once before {@link #lookupRatePerNode()} applies ({@link AdmissionLimit#LOOKUP_BURST_KEY}). */
+    public int lookupBurstPerNode() {
+        return lookupBurstPerNode;
+    }
+
+    /** Connections on the link port in their handshake or before their first HTTP request ({@link AdmissionLimit#HANDSHAKES}). */
+    public int maxHandshakes() {
+        return maxHandshakes;
+    }
+
+    /** As {@link #maxHandshakes()}, from one IP address ({@link AdmissionLimit#HANDSHAKES_PER_ADDRESS}). */
+    public int maxHandshakesPerAddress() {
+        return maxHandshakesPerAddress;
+    }
+
+    /** Connections on the HTTP port whose request has not arrived whole ({@link AdmissionLimit#HTTP_REQUESTS}). */
+    public int maxHttpRequests() {
+        return maxHttpRequests;
+    }
+
+    /** How long an HTTP request's line and headers may take to arrive, on the HTTP port and the link port ({@link #HTTP_REQUEST_TIMEOUT_KEY}). */
+    public Duration httpRequestTimeout() {
+        return httpRequestTimeout;
     }
 
     public int ioThreads() {
@@ -328,7 +374,7 @@ public final class HubConfig {
         private Duration sideRequestTimeout = Duration.ofSeconds(30);
         private int maxNodes = 10_000;
         private int maxNamesPerNode = 64;
-        private int maxPendingRequestsPerNode = 256;
+        private int maxPendingRequestsPerNode = 1_024;
         private int maxHubLinks = 256;
         private int maxQueuedMessagesPerLink = 1024;
         private int maxRelayedPerNode = 5_000;
@@ -336,6 +382,12 @@ public final class HubConfig {
         private int maxRelayed = 65_536;
         private int linkRate = 500;
         private int linkBurst = 1_000;
+        private int lookupRatePerNode = 1_000;
+        private int lookupBurstPerNode = 2_000;
+        private int maxHandshakes = 1_024;
+        private int maxHandshakesPerAddress = 256;
+        private int maxHttpRequests = 256;
+        private Duration httpRequestTimeout = Duration.ofSeconds(10);
         private int ioThreads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         private io.traverse.hub.longpoll.LongPollLimits longPollLimits =
                 io.traverse.hub.longpoll.LongPollLimits.defaults();
@@ -505,6 +557,42 @@ public final class HubConfig {
             return this;
         }
 
+        /** Lookups one node may ask per second, after its burst. */
+        public Builder lookupRatePerNode(int perSecond) {
+            this.lookupRatePerNode = perSecond;
+            return this;
+        }
+
+        /** Lookups one node may ask at once before the rate applies. */
+        public Builder lookupBurstPerNode(int lookups) {
+            this.lookupBurstPerNode = lookups;
+            return this;
+        }
+
+        /** Connections on the link port in their handshake (or before their first HTTP request) at once. */
+        public Builder maxHandshakes(int max) {
+            this.maxHandshakes = max;
+            return this;
+        }
+
+        /** As {@link #maxHandshakes(int)}, from one IP address. */
+        public Builder maxHandshakesPerAddress(int max) {
+            this.maxHandshakesPerAddress = max;
+            return this;
+        }
+
+        /** Connections on the HTTP port whose request has not arrived whole, at once. */
+        public Builder maxHttpRequests(int max) {
+            this.maxHttpRequests = max;
+            return this;
+        }
+
+        /** How long an HTTP request's line and headers may take to arrive. */
+        public Builder httpRequestTimeout(Duration timeout) {
+            this.httpRequestTimeout = timeout;
+            return this;
+        }
+
         public Builder longPollLimits(io.traverse.hub.longpoll.LongPollLimits limits) {
             this.longPollLimits = java.util.Objects.requireNonNull(limits);
             return this;
@@ -575,8 +663,8 @@ public final class HubConfig {
             }
             positive("side request timeout", sideRequestTimeout);
             range("max nodes", maxNodes, 1, 1_000_000);
-            range("max names per node", maxNamesPerNode, 0, 65_535);
-            range("max pending requests per node", maxPendingRequestsPerNode, 1, 1_000_000);
+            range(AdmissionLimit.NAMES_PER_NODE.key(), maxNamesPerNode, 0, 65_535);
+            range(AdmissionLimit.SIDE_REQUESTS_PER_NODE.key(), maxPendingRequestsPerNode, 1, 1_000_000);
             range("max hub links", maxHubLinks, 1, 65_535);
             range("max queued messages per link", maxQueuedMessagesPerLink, 2, 1_000_000);
             range(AdmissionLimit.RELAYED_PER_NODE.key(), maxRelayedPerNode, 1, 10_000_000);
@@ -584,6 +672,12 @@ public final class HubConfig {
             range(AdmissionLimit.RELAYED.key(), maxRelayed, 1, 10_000_000);
             range(AdmissionLimit.LINK_RATE.key(), linkRate, 1, 1_000_000);
             range(AdmissionLimit.LINK_BURST_KEY, linkBurst, 1, 1_000_000);
+            range(AdmissionLimit.LOOKUPS_PER_NODE.key(), lookupRatePerNode, 1, 1_000_000);
+            range(AdmissionLimit.LOOKUP_BURST_KEY, lookupBurstPerNode, 1, 1_000_000);
+            range(AdmissionLimit.HANDSHAKES.key(), maxHandshakes, 1, 1_000_000);
+            range(AdmissionLimit.HANDSHAKES_PER_ADDRESS.key(), maxHandshakesPerAddress, 1, 1_000_000);
+            range(AdmissionLimit.HTTP_REQUESTS.key(), maxHttpRequests, 1, 1_000_000);
+            positive(HTTP_REQUEST_TIMEOUT_KEY, httpRequestTimeout);
             range("I/O threads", ioThreads, 1, 1024);
             return new HubConfig(this);
         }

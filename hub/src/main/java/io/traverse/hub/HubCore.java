@@ -98,6 +98,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
         this.registry = new NodeRegistry(config.maxNodes(), config.maxNamesPerNode());
         this.router = new SideChannelRouter(
                 this,
+                name,
                 metrics,
                 config.maxPendingRequestsPerNode(),
                 config.sideRequestTimeout().toMillis());
@@ -129,7 +130,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                     forgetView();
                     updateGauges();
                 });
-        this.names = new NameService(selfId, name, registry, directory, routeScheduler, publisher, budget);
+        this.names = new NameService(selfId, name, registry, directory, routeScheduler, publisher, budget, metrics);
         this.exchange = new GossipExchange(
                 selfId,
                 name,
@@ -156,8 +157,16 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 metrics,
                 this::forgetNextLinks,
                 () -> linksChangedNanos = System.nanoTime());
-        this.nodeRequests =
-                new NodeRequests(name, registry, router, relayRouter, names, budget, publisher, this::forgetNextLinks);
+        this.nodeRequests = new NodeRequests(
+                name,
+                registry,
+                router,
+                relayRouter,
+                names,
+                new LookupQuota(name, config.lookupRatePerNode(), config.lookupBurstPerNode(), metrics),
+                budget,
+                publisher,
+                this::forgetNextLinks);
     }
 
     void dialing(PeerDialing peerDialing) {
@@ -244,6 +253,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 budget.releaseNode(node);
                 router.nodeLeft(node.id());
                 relayRouter.nodeLeft(node.id());
+                nodeRequests.nodeLeft(node.id());
                 log.info(
                         "Node {} left{}",
                         node.id(),

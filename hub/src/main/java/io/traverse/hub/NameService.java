@@ -3,6 +3,7 @@ package io.traverse.hub;
 import io.traverse.hub.gossip.HubDirectory;
 import io.traverse.hub.lookup.LookupAnswers;
 import io.traverse.hub.lookup.NetworkView;
+import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.hub.registry.ConnectedNode;
 import io.traverse.hub.registry.NameRules;
 import io.traverse.hub.registry.NetworkIndex;
@@ -39,6 +40,7 @@ final class NameService {
     private final RouteScheduler routeScheduler;
     private final GossipPublisher publisher;
     private final DescriptionBudget budget;
+    private final HubMetrics metrics;
     private NetworkView view;
 
     NameService(
@@ -48,7 +50,9 @@ final class NameService {
             HubDirectory directory,
             RouteScheduler routeScheduler,
             GossipPublisher publisher,
-            DescriptionBudget budget) {
+            DescriptionBudget budget,
+            HubMetrics metrics) {
+        this.metrics = metrics;
         this.selfId = selfId;
         this.name = name;
         this.registry = registry;
@@ -110,10 +114,12 @@ final class NameService {
                     "name '" + canonical + "' is held by node " + remote.nodeId() + " at hub " + remote.hubId());
         }
         if (registry.atNameLimit(node)) {
+            metrics.overloaded(AdmissionLimit.NAMES_PER_NODE);
             return Result.of(
                     id,
                     ResultStatus.LIMIT,
-                    "node " + node.id() + " holds its maximum of " + registry.maxNamesPerNode() + " names");
+                    AdmissionLimit.NAMES_PER_NODE.reason(
+                            "node " + node.id() + " holds " + registry.maxNamesPerNode() + " names", name));
         }
         if (!budget.takeName(canonical, node.id())) {
             return Result.of(id, ResultStatus.LIMIT, "hub " + name + " cannot describe more names in its gossip");

@@ -7,9 +7,11 @@ import io.traverse.hub.registry.ConnectedNode;
 import io.traverse.hub.registry.NodeRegistry;
 import io.traverse.hub.relay.RelayRouter;
 import io.traverse.hub.sidechannel.SideChannelRouter;
+import io.traverse.identity.NodeId;
 import io.traverse.wire.DataLinkSwitch;
 import io.traverse.wire.LinkMessage;
 import io.traverse.wire.Lookup;
+import io.traverse.wire.LookupResult;
 import io.traverse.wire.NameBind;
 import io.traverse.wire.NameRelease;
 import io.traverse.wire.NodeUpdate;
@@ -29,6 +31,7 @@ final class NodeRequests {
     private final SideChannelRouter router;
     private final RelayRouter relayRouter;
     private final NameService names;
+    private final LookupQuota lookups;
     private final DescriptionBudget budget;
     private final GossipPublisher publisher;
     /** Run when a node's relayed frames move to its data link: the next links the I/O threads use are stale. */
@@ -40,6 +43,7 @@ final class NodeRequests {
             SideChannelRouter router,
             RelayRouter relayRouter,
             NameService names,
+            LookupQuota lookups,
             DescriptionBudget budget,
             GossipPublisher publisher,
             Runnable nextLinksStale) {
@@ -48,9 +52,15 @@ final class NodeRequests {
         this.router = router;
         this.relayRouter = relayRouter;
         this.names = names;
+        this.lookups = lookups;
         this.budget = budget;
         this.publisher = publisher;
         this.nextLinksStale = nextLinksStale;
+    }
+
+    /** A node left: its quotas are forgotten. */
+    void nodeLeft(NodeId node) {
+        lookups.forget(node);
     }
 
     /** A message on a node's data link. */
@@ -103,7 +113,8 @@ final class NodeRequests {
             }
             relayRouter.fromLocalNode(relay, node.link());
         } else if (message instanceof Lookup lookup) {
-            node.link().send(names.answer(lookup));
+            LookupResult refused = lookups.refusal(node.id(), lookup, System.nanoTime());
+            node.link().send(refused != null ? refused : names.answer(lookup));
         } else if (message instanceof NameBind bind) {
             node.link().send(names.bind(node, bind));
         } else if (message instanceof NameRelease release) {

@@ -40,6 +40,22 @@ class HubConfigTest {
                 .hasMessageContaining("traverse.hub.link.rate 0");
         assertThatThrownBy(() -> HubConfig.builder().linkBurst(0).build())
                 .hasMessageContaining("traverse.hub.link.burst 0");
+        assertThatThrownBy(() -> HubConfig.builder().maxNamesPerNode(-1).build())
+                .hasMessageContaining("traverse.hub.max.names.per.node -1");
+        assertThatThrownBy(() -> HubConfig.builder().lookupRatePerNode(0).build())
+                .hasMessageContaining("traverse.hub.lookup.rate.per.node 0");
+        assertThatThrownBy(() -> HubConfig.builder().lookupBurstPerNode(0).build())
+                .hasMessageContaining("traverse.hub.lookup.burst.per.node 0");
+        assertThatThrownBy(() -> HubConfig.builder().maxHandshakes(0).build())
+                .hasMessageContaining("traverse.hub.max.handshakes 0");
+        assertThatThrownBy(() -> HubConfig.builder().maxHandshakesPerAddress(0).build())
+                .hasMessageContaining("traverse.hub.max.handshakes.per.address 0");
+        assertThatThrownBy(() -> HubConfig.builder().maxHttpRequests(0).build())
+                .hasMessageContaining("traverse.hub.max.http.requests 0");
+        assertThatThrownBy(() -> HubConfig.builder()
+                        .httpRequestTimeout(Duration.ZERO)
+                        .build())
+                .hasMessageContaining("traverse.hub.http.request.timeout");
         assertThatThrownBy(() -> HubConfig.builder()
                         .redial(Duration.ofSeconds(2), Duration.ofSeconds(1))
                         .build())

@@ -1,5 +1,6 @@
 package io.traverse.hub.sidechannel;
 
+import io.traverse.hub.AdmissionLimit;
 import io.traverse.hub.link.Link;
 import io.traverse.hub.link.LinkKind;
 import io.traverse.hub.metrics.HubMetrics;
@@ -35,6 +36,7 @@ public final class SideChannelRouter {
     private static final Logger log = LoggerFactory.getLogger(SideChannelRouter.class);
 
     private final SideChannelNetwork network;
+    private final String hubName;
     private final HubMetrics metrics;
     private final int maxPendingPerNode;
     private final long requestTimeoutNanos;
@@ -50,8 +52,18 @@ public final class SideChannelRouter {
     private final LongAdder forwarded = new LongAdder();
     private final Map<SideMessageError, LongAdder> errors = new EnumMap<>(SideMessageError.class);
 
+    /**
+     * @param hubName           the hub's name, as refusals name it
+     * @param maxPendingPerNode side-channel requests one node of this hub may have waiting for an answer
+     *                          ({@link AdmissionLimit#SIDE_REQUESTS_PER_NODE})
+     */
     public SideChannelRouter(
-            SideChannelNetwork network, HubMetrics metrics, int maxPendingPerNode, long requestTimeoutMillis) {
+            SideChannelNetwork network,
+            String hubName,
+            HubMetrics metrics,
+            int maxPendingPerNode,
+            long requestTimeoutMillis) {
+        this.hubName = hubName;
         this.requestTimeoutNanos = TimeUnit.MILLISECONDS.toNanos(requestTimeoutMillis);
         this.reversePaths = new ReversePaths(ReversePaths.DEFAULT_CAPACITY, requestTimeoutNanos);
         this.network = network;
@@ -68,10 +80,15 @@ public final class SideChannelRouter {
      */
     public void fromLocalNode(NodeId sender, SideMessage message, long nowNanos) {
         if (message.kind() == SideMessageKind.REQUEST && !tryAddPending(sender, message, nowNanos)) {
+            // That one request is refused; the node's link, its answers and its other requests go on.
+            metrics.overloaded(AdmissionLimit.SIDE_REQUESTS_PER_NODE);
             fail(
                     message,
                     SideMessageError.OVERLOAD,
-                    "node " + sender + " has " + maxPendingPerNode + " requests pending at hub " + network.selfId());
+                    AdmissionLimit.SIDE_REQUESTS_PER_NODE.reason(
+                            "node " + sender + " has " + maxPendingPerNode
+                                    + " side-channel requests waiting for an answer",
+                            hubName));
             return;
         }
         route(message);
