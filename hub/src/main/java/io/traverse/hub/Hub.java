@@ -18,6 +18,7 @@ import io.traverse.hub.link.LinkSettings;
 import io.traverse.hub.link.NettyTransport;
 import io.traverse.hub.link.OwnChallenges;
 import io.traverse.hub.link.PeerDialing;
+import io.traverse.hub.link.PendingConnections;
 import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.identity.AddressClass;
 import io.traverse.identity.IpLiterals;
@@ -160,11 +161,24 @@ public final class Hub implements AutoCloseable {
         this.http = config.httpPort() < 0
                 ? null
                 : bindHttp(
-                        transport, ioLoops, new InetSocketAddress(linkAddress.getAddress(), config.httpPort()), worker);
+                        config,
+                        transport,
+                        ioLoops,
+                        new InetSocketAddress(linkAddress.getAddress(), config.httpPort()),
+                        worker);
         this.discovery = config.discoveryPort() < 0 ? null : startDiscovery(config.discoveryPort());
         this.longPoll = new io.traverse.hub.longpoll.LongPollSessions(
                 config.longPollLimits(), ioLoops, listener::installLink, LinkListener.WATER_MARK);
         listener.serveHttp(longPoll::installHttp);
+        listener.limits(
+                new PendingConnections(
+                        "link port",
+                        AdmissionLimit.HANDSHAKES,
+                        config.maxHandshakes(),
+                        AdmissionLimit.HANDSHAKES_PER_ADDRESS,
+                        config.maxHandshakesPerAddress(),
+                        metrics::overloaded),
+                config.httpRequestTimeout());
         listener.startAccepting(settings, core, stateLoop);
         log.info(
                 "Hub {} (id {}) listening on {} ({}), advertised {}, peers {}, HTTP {}",
@@ -178,10 +192,17 @@ public final class Hub implements AutoCloseable {
     }
 
     private HubHttpEndpoint bindHttp(
-            NettyTransport transport, EventLoopGroup ioLoops, InetSocketAddress address, Executor worker)
+            HubConfig config,
+            NettyTransport transport,
+            EventLoopGroup ioLoops,
+            InetSocketAddress address,
+            Executor worker)
             throws IOException, InterruptedException {
         try {
-            return HubHttpEndpoint.bind(transport, ioLoops, address, statusSource(), worker);
+            PendingConnections pending = new PendingConnections(
+                    "HTTP port", AdmissionLimit.HTTP_REQUESTS, config.maxHttpRequests(), null, 0, metrics::overloaded);
+            return HubHttpEndpoint.bind(
+                    transport, ioLoops, address, statusSource(), worker, pending, config.httpRequestTimeout());
         } catch (InterruptedException e) {
             throw e;
         } catch (Exception e) { // Netty rethrows the bind's IOException undeclared

@@ -23,6 +23,8 @@ import java.util.Optional;
 public final class HubConfig {
     /** Default hub link port. */
     public static final int DEFAULT_PORT = LinkAddress.DEFAULT_PORT;
+    /** The key of {@link #handshakeTimeout()}. */
+    public static final String HANDSHAKE_TIMEOUT_KEY = "traverse.hub.handshake.timeout";
     /** The key of {@link #httpRequestTimeout()}. */
     public static final String HTTP_REQUEST_TIMEOUT_KEY = "traverse.hub.http.request.timeout";
     /** Default HTTP port (metrics and status); negative disables, 0 picks a free port. */
@@ -222,6 +224,11 @@ public final class HubConfig {
         return keepaliveInterval;
     }
 
+    /**
+     * How long a connection on the link port may take from accept to the end of its link
+     * handshake (preamble, HELLO, AUTH, admission), or to telling an HTTP request by its first
+     * bytes ({@link #HANDSHAKE_TIMEOUT_KEY}).
+     */
     public Duration handshakeTimeout() {
         return handshakeTimeout;
     }

@@ -23,19 +23,22 @@ public final class LinkListener {
             io.netty.util.AttributeKey.valueOf("traverse-link-admitted");
 
     static final String SNIFFER = "link-http-sniffer";
-    /** Connections that may be in their handshake at once; more are closed on arrival (each costs at most 8 KiB and 10 s). */
+    /** Connections that may be in their handshake at once by default (each costs at most 8 KiB and the handshake timeout). */
     public static final int MAX_PENDING_HANDSHAKES = 1024;
-
-    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(LinkListener.class);
 
     private Channel serverChannel;
     private volatile LinkSettings settings;
     private volatile LinkEvents events;
     private volatile EventExecutor stateLoop;
     private volatile java.util.function.Consumer<io.netty.channel.ChannelPipeline> httpInstaller;
-    private final java.util.concurrent.atomic.AtomicInteger pendingHandshakes =
-            new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong turnedAway = new java.util.concurrent.atomic.AtomicLong();
+    /** Connections in their handshake or before their first HTTP request: bounded, a flood is cycled out. */
+    private volatile PendingConnections pending = new PendingConnections(
+            "link port", io.traverse.hub.AdmissionLimit.HANDSHAKES, MAX_PENDING_HANDSHAKES, null, 0, limit -> {});
+
+    private volatile java.time.Duration httpRequestTimeout = java.time.Duration.ofSeconds(10);
+    /** Set on a channel whose first bytes were an HTTP request: its place among the pending is kept until that request's head is read. */
+    private static final io.netty.util.AttributeKey<Boolean> TO_HTTP =
+            io.netty.util.AttributeKey.valueOf("traverse-link-to-http");
 
     private LinkListener() {}
 
@@ -57,9 +60,12 @@ public final class LinkListener {
                 .childHandler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (!listener.pending.admit(ch)) {
+                            return; // closed: its address has its most of connections waiting
+                        }
                         // An HTTP request instead of a link preamble: a long-poll session's request (same port).
                         ch.pipeline().addLast(SNIFFER, new HttpSniffer(listener::httpPipeline));
-                        listener.installLink(ch);
+                        listener.installHandlers(ch);
                     }
                 });
         listener.serverChannel = bootstrap.bind(address).sync().channel();
@@ -68,27 +74,36 @@ public final class LinkListener {
 
     /**
      * Installs on {@code ch} what every accepted link gets: the link codec and an
-     * {@link AcceptorHandshake}, within the bound on handshakes in progress. Used for accepted
-     * TCP connections and for the channels of long-poll sessions alike.
+     * {@link AcceptorHandshake}, within the bound on connections waiting ({@link PendingConnections}).
+     * Used for the channels of long-poll sessions; accepted TCP connections get the same.
      */
     public void installLink(Channel ch) {
-        if (pendingHandshakes.incrementAndGet() > MAX_PENDING_HANDSHAKES) {
-            pendingHandshakes.decrementAndGet();
-            long n = turnedAway.incrementAndGet();
-            if (n % 1000 == 1) {
-                log.warn(
-                        "{} handshakes in progress: closed a connection from {} at once ({} so far)",
-                        MAX_PENDING_HANDSHAKES,
-                        ch.remoteAddress(),
-                        n);
-            }
-            ch.close();
-            return;
+        if (pending.admit(ch)) {
+            installHandlers(ch);
         }
-        java.util.concurrent.atomic.AtomicBoolean released = new java.util.concurrent.atomic.AtomicBoolean();
+    }
+
+    /**
+     * The bounds on connections waiting for their handshake or first HTTP request on this port,
+     * and the deadline for an HTTP request's head on it. Before {@link #startAccepting}.
+     */
+    public void limits(PendingConnections pendingConnections, java.time.Duration requestTimeout) {
+        this.pending = pendingConnections;
+        this.httpRequestTimeout = requestTimeout;
+    }
+
+    /** Connections waiting for their handshake or first HTTP request now. */
+    public PendingConnections pending() {
+        return pending;
+    }
+
+    private void installHandlers(Channel ch) {
+        // The handshake's end gives the place back, unless the connection turned out to be HTTP: then its request's
+        // head
+        // does (HttpRequestDeadline), or its closing.
         Runnable release = () -> {
-            if (released.compareAndSet(false, true)) {
-                pendingHandshakes.decrementAndGet();
+            if (!ch.hasAttr(TO_HTTP)) {
+                PendingConnections.release(ch);
             }
         };
         ch.attr(LinkClosing.REJECTS_SENT).set(settings.rejectsSent());
@@ -109,6 +124,7 @@ public final class LinkListener {
         if (installer == null) {
             return false;
         }
+        pipeline.channel().attr(TO_HTTP).set(Boolean.TRUE);
         for (String name : new String[] {
             LinkPipeline.PREAMBLE,
             LinkPipeline.TLS,
@@ -119,10 +135,15 @@ public final class LinkListener {
             HANDSHAKE
         }) {
             if (pipeline.get(name) != null) {
-                pipeline.remove(name); // the handshake's removal releases its place among the handshakes in progress
+                pipeline.remove(name); // the handshake's timeout goes with it: HttpRequestDeadline takes over
             }
         }
         installer.accept(pipeline);
+        HttpRequestDeadline deadline = new HttpRequestDeadline(httpRequestTimeout);
+        io.netty.channel.ChannelHandlerContext codec =
+                pipeline.context(io.netty.handler.codec.http.HttpServerCodec.class);
+        pipeline.addBefore(codec.name(), "http-request-deadline", deadline.bytes());
+        pipeline.addAfter(codec.name(), "http-request-head", deadline.requests());
         return true;
     }
 
