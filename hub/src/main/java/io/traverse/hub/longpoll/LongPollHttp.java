@@ -173,12 +173,24 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
         return text.length() <= 80 ? text : text.substring(0, 80) + "...";
     }
 
+    /**
+     * A text answer. An error (4xx, 5xx) closes the connection after it: a connection that serves
+     * no session is not kept open for whoever sent it (a stranger could hold thousands so).
+     */
     static void respond(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
-        respond(
-                ctx,
-                status,
-                Unpooled.copiedBuffer(reason.isEmpty() ? "" : reason + "\n", StandardCharsets.UTF_8),
-                Map.of(HttpHeaderNames.CONTENT_TYPE.toString(), "text/plain; charset=utf-8"));
+        ByteBuf body = Unpooled.copiedBuffer(reason.isEmpty() ? "" : reason + "\n", StandardCharsets.UTF_8);
+        if (status.code() < 400) {
+            respond(ctx, status, body, Map.of(HttpHeaderNames.CONTENT_TYPE.toString(), "text/plain; charset=utf-8"));
+            return;
+        }
+        if (!ctx.channel().isActive()) {
+            body.release();
+            return;
+        }
+        FullHttpResponse response =
+                response(status, body, Map.of(HttpHeaderNames.CONTENT_TYPE.toString(), "text/plain; charset=utf-8"));
+        response.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.CLOSE);
+        ctx.writeAndFlush(response).addListener(ChannelFutureListener.CLOSE);
     }
 
     static void respondAndClose(ChannelHandlerContext ctx, HttpResponseStatus status, String reason) {
