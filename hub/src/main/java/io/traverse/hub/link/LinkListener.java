@@ -23,6 +23,7 @@ public final class LinkListener {
             io.netty.util.AttributeKey.valueOf("traverse-link-admitted");
 
     static final String SNIFFER = "link-http-sniffer";
+    static final String BEGUN = "link-preamble-seen";
     /** Connections that may be in their handshake at once by default (each costs at most 8 KiB and the handshake timeout). */
     public static final int MAX_PENDING_HANDSHAKES = 1024;
 
@@ -110,6 +111,7 @@ public final class LinkListener {
         LinkPipeline.installCodec(ch.pipeline());
         // gossip comes in bursts (a new link gets the whole directory): one write call per burst
         ch.pipeline().addFirst(new FlushConsolidationHandler(256, true));
+        ch.pipeline().addLast(BEGUN, new PreambleSeen());
         ch.pipeline().addLast(HANDSHAKE, new AcceptorHandshake(settings, events, stateLoop, release));
     }
 
@@ -132,6 +134,7 @@ public final class LinkListener {
             LinkPipeline.MESSAGES,
             LinkPipeline.ENCODER,
             LinkPipeline.RELAY_ENCODER,
+            BEGUN,
             HANDSHAKE
         }) {
             if (pipeline.get(name) != null) {
@@ -145,6 +148,22 @@ public final class LinkListener {
         pipeline.addBefore(codec.name(), "http-request-deadline", deadline.bytes());
         pipeline.addAfter(codec.name(), "http-request-head", deadline.requests());
         return true;
+    }
+
+    /** Tells the connection's place among the pending that its whole preamble came ({@link PendingConnections.Slot#begun()}), then goes. */
+    private static final class PreambleSeen extends io.netty.channel.ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(io.netty.channel.ChannelHandlerContext ctx, Object msg) {
+            if (msg instanceof io.traverse.wire.LinkPreamble) {
+                PendingConnections.Slot slot =
+                        ctx.channel().attr(PendingConnections.SLOT).get();
+                if (slot != null) {
+                    slot.begun();
+                }
+                ctx.pipeline().remove(this);
+            }
+            ctx.fireChannelRead(msg);
+        }
     }
 
     /** Starts accepting links. */

@@ -28,7 +28,10 @@ import org.slf4j.LoggerFactory;
  *   <li>all together at most {@code max}: when full, the connection that has waited longest is
  *       closed to make room, so a flood is cycled out rather than filling the port until its
  *       deadlines pass (a real node's handshake takes a round trip or two; a flood must send
- *       {@code max} connections within that to close it);
+ *       {@code max} connections within that to close it). Connections that have not yet begun
+ *       ({@link Slot#begun()}: a link whose whole preamble came) go first, longest-waiting first:
+ *       a real node sends its preamble at once, a silent or trickling flood does not, so on a
+ *       machine too busy to finish a handshake in time the flood is cut before the nodes;
  *   <li>from one IP address at most {@code maxPerAddress} (when set): beyond that the new
  *       connection is closed at once, so one flooding machine cannot even cycle out the others.
  * </ul>
@@ -49,8 +52,10 @@ public final class PendingConnections {
     private final AdmissionLimit perAddressLimit;
     private final int maxPerAddress;
     private final Consumer<AdmissionLimit> onRefused;
-    /** Oldest first. Guarded by this. */
+    /** Not begun yet, oldest first. Guarded by this. */
     private final LinkedHashMap<Slot, Boolean> waiting = new LinkedHashMap<>();
+    /** Begun, oldest first. Guarded by this. */
+    private final LinkedHashMap<Slot, Boolean> begun = new LinkedHashMap<>();
     /** Guarded by this. */
     private final Map<InetAddress, Integer> byAddress = new HashMap<>();
 
@@ -94,8 +99,9 @@ public final class PendingConnections {
             if (perAddressLimit != null && address != null && byAddress.getOrDefault(address, 0) >= maxPerAddress) {
                 slot = null;
             } else {
-                if (waiting.size() >= max) {
-                    Iterator<Slot> oldest = waiting.keySet().iterator();
+                if (waiting.size() + begun.size() >= max) {
+                    Iterator<Slot> oldest =
+                            (waiting.isEmpty() ? begun : waiting).keySet().iterator();
                     evicted = oldest.next();
                     oldest.remove();
                     evicted.released = true;
@@ -132,7 +138,7 @@ public final class PendingConnections {
 
     /** Connections waiting now. */
     public synchronized int size() {
-        return waiting.size();
+        return waiting.size() + begun.size();
     }
 
     /** Connections closed by the limits so far. */
@@ -184,8 +190,19 @@ public final class PendingConnections {
                     return;
                 }
                 released = true;
-                waiting.remove(this);
+                if (waiting.remove(this) == null) {
+                    begun.remove(this);
+                }
                 forget(address);
+            }
+        }
+
+        /** The connection has begun its handshake as a real peer does: closed only after every one that has not. */
+        public void begun() {
+            synchronized (PendingConnections.this) {
+                if (!released && waiting.remove(this) != null) {
+                    begun.put(this, Boolean.TRUE);
+                }
             }
         }
     }

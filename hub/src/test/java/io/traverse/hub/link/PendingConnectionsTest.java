@@ -29,6 +29,35 @@ class PendingConnectionsTest {
     }
 
     @Test
+    void connectionsThatHaveNotBegunAreClosedBeforeThoseThatHave() {
+        EmbeddedChannel real = new EmbeddedChannel();
+        pending.admit(real);
+        real.attr(PendingConnections.SLOT).get().begun();
+        List<EmbeddedChannel> silent = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            EmbeddedChannel ch = new EmbeddedChannel();
+            pending.admit(ch);
+            silent.add(ch);
+        }
+        assertThat(real.isOpen()).as("begun: kept while silent ones can go").isTrue();
+        assertThat(silent).extracting(EmbeddedChannel::isOpen).containsExactly(false, false, true, true);
+        EmbeddedChannel other = new EmbeddedChannel();
+        pending.admit(other);
+        other.attr(PendingConnections.SLOT).get().begun();
+        EmbeddedChannel third = new EmbeddedChannel();
+        pending.admit(third);
+        third.attr(PendingConnections.SLOT).get().begun();
+        assertThat(silent).extracting(EmbeddedChannel::isOpen).containsOnly(false);
+        assertThat(real.isOpen()).isTrue();
+        pending.admit(new EmbeddedChannel());
+        assertThat(real.isOpen())
+                .as("only begun ones left: the oldest of them goes")
+                .isFalse();
+        assertThat(other.isOpen()).isTrue();
+        assertThat(third.isOpen()).isTrue();
+    }
+
+    @Test
     void aReleasedOrClosedConnectionGivesItsPlaceBackOnce() {
         EmbeddedChannel done = new EmbeddedChannel();
         EmbeddedChannel gone = new EmbeddedChannel();
