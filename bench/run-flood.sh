@@ -14,6 +14,7 @@
 #
 # Options (defaults): --idle [20000] --rate [2000] --slow [200] --http [2000] --deadline-ms [10000]
 #   --max-handshakes [1024] --max-per-address [256] --max-http [256] --hub-fd-limit [0: as inherited]
+#   --nodes-after-ms [1000] (when the real nodes start, after the flood)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 JAR=bench/target/benchmarks.jar

@@ -43,7 +43,8 @@ import java.util.concurrent.locks.LockSupport;
  * {@code --http N} idle HTTP-port connections [2000], {@code --deadline-ms N} the hub's handshake and
  * request deadlines [10000], {@code --max-handshakes N} [1024], {@code --max-per-address N} [256],
  * {@code --max-http N} [256], {@code --hub-fd-limit N} the hub process's open files limit, set with
- * {@code prlimit} [0: as inherited]. Bounds set very high show what the hub does without them.
+ * {@code prlimit} [0: as inherited], {@code --nodes-after-ms N} when the real nodes start, after the
+ * flood's [1000]. Bounds set very high show what the hub does without them.
  */
 public final class FloodRun {
     private static final String TOKEN = "flood-run";
@@ -61,7 +62,8 @@ public final class FloodRun {
                 "max-handshakes", 1_024L,
                 "max-per-address", 256L,
                 "max-http", 256L,
-                "hub-fd-limit", 0L));
+                "hub-fd-limit", 0L,
+                "nodes-after-ms", 1000L));
         for (int i = 0; i + 1 < args.length; i += 2) {
             String key = args[i].replaceFirst("^--", "");
             if (!o.containsKey(key)) {
@@ -157,8 +159,8 @@ public final class FloodRun {
                     },
                     threads);
 
-            // The real nodes, a second into the flood.
-            Thread.sleep(1000);
+            // The real nodes, a while into the flood.
+            Thread.sleep(o.get("nodes-after-ms"));
             String outcome;
             try {
                 outcome = realNodes(link, threads, idle);
