@@ -52,9 +52,8 @@ class HubConfigTest {
                 .hasMessageContaining("traverse.hub.max.handshakes.per.address 0");
         assertThatThrownBy(() -> HubConfig.builder().maxHttpRequests(0).build())
                 .hasMessageContaining("traverse.hub.max.http.requests 0");
-        assertThatThrownBy(() -> HubConfig.builder()
-                        .httpRequestTimeout(Duration.ZERO)
-                        .build())
+        assertThatThrownBy(() ->
+                        HubConfig.builder().httpRequestTimeout(Duration.ZERO).build())
                 .hasMessageContaining("traverse.hub.http.request.timeout");
         assertThatThrownBy(() -> HubConfig.builder()
                         .redial(Duration.ofSeconds(2), Duration.ofSeconds(1))

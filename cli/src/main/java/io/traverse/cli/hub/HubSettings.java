@@ -41,8 +41,15 @@ final class HubSettings {
     static final String GOSSIP_REFRESH = "traverse.hub.gossip.refresh";
     static final String EXPIRY = "traverse.hub.expiry";
     static final String MAX_NODES = AdmissionLimit.NODES.key();
-    static final String MAX_NAMES = "traverse.hub.max.names.per.node";
-    static final String MAX_PENDING = "traverse.hub.max.pending.per.node";
+    static final String MAX_NAMES = AdmissionLimit.NAMES_PER_NODE.key();
+    static final String MAX_PENDING = AdmissionLimit.SIDE_REQUESTS_PER_NODE.key();
+    static final String LOOKUP_RATE = AdmissionLimit.LOOKUPS_PER_NODE.key();
+    static final String LOOKUP_BURST = AdmissionLimit.LOOKUP_BURST_KEY;
+    static final String MAX_HANDSHAKES = AdmissionLimit.HANDSHAKES.key();
+    static final String MAX_HANDSHAKES_PER_ADDRESS = AdmissionLimit.HANDSHAKES_PER_ADDRESS.key();
+    static final String MAX_HTTP_REQUESTS = AdmissionLimit.HTTP_REQUESTS.key();
+    static final String HTTP_REQUEST_TIMEOUT = HubConfig.HTTP_REQUEST_TIMEOUT_KEY;
+    static final String HANDSHAKE_TIMEOUT = HubConfig.HANDSHAKE_TIMEOUT_KEY;
     static final String MAX_RELAYED_PER_NODE = AdmissionLimit.RELAYED_PER_NODE.key();
     static final String MAX_SETUPS_PER_NODE = AdmissionLimit.SETUPS_PER_NODE.key();
     static final String MAX_RELAYED = AdmissionLimit.RELAYED.key();
@@ -75,6 +82,13 @@ final class HubSettings {
             MAX_RELAYED,
             LINK_RATE,
             LINK_BURST,
+            LOOKUP_RATE,
+            LOOKUP_BURST,
+            MAX_HANDSHAKES,
+            MAX_HANDSHAKES_PER_ADDRESS,
+            MAX_HTTP_REQUESTS,
+            HTTP_REQUEST_TIMEOUT,
+            HANDSHAKE_TIMEOUT,
             IO_THREADS,
             SSH_TUNNELS);
     /** The value of {@code traverse.hub.advertise} (or {@code --advertise}) for a hub that only dials out. */
@@ -199,6 +213,27 @@ final class HubSettings {
         }
         if (get(LINK_BURST) != null) {
             builder.linkBurst(integer(LINK_BURST));
+        }
+        if (get(LOOKUP_RATE) != null) {
+            builder.lookupRatePerNode(integer(LOOKUP_RATE));
+        }
+        if (get(LOOKUP_BURST) != null) {
+            builder.lookupBurstPerNode(integer(LOOKUP_BURST));
+        }
+        if (get(MAX_HANDSHAKES) != null) {
+            builder.maxHandshakes(integer(MAX_HANDSHAKES));
+        }
+        if (get(MAX_HANDSHAKES_PER_ADDRESS) != null) {
+            builder.maxHandshakesPerAddress(integer(MAX_HANDSHAKES_PER_ADDRESS));
+        }
+        if (get(MAX_HTTP_REQUESTS) != null) {
+            builder.maxHttpRequests(integer(MAX_HTTP_REQUESTS));
+        }
+        if (get(HANDSHAKE_TIMEOUT) != null) {
+            builder.handshakeTimeout(duration(HANDSHAKE_TIMEOUT));
+        }
+        if (get(HTTP_REQUEST_TIMEOUT) != null) {
+            builder.httpRequestTimeout(duration(HTTP_REQUEST_TIMEOUT));
         }
         if (get(IO_THREADS) != null) {
             builder.ioThreads(integer(IO_THREADS));
