@@ -46,8 +46,12 @@ class HubFloodTest {
 
     private static final int MAX_PER_ADDRESS = Integer.getInteger("flood.maxPerAddress", 256);
     private static final Duration DEADLINE = Duration.ofSeconds(Integer.getInteger("flood.deadline", 3));
-    /** What the hub's timers and our watcher may add to a deadline on a loaded machine. */
-    private static final Duration SLACK = Duration.ofMillis(1500);
+    /**
+     * What may come on top of a deadline on a loaded machine: the hub's timers and our watcher, and
+     * the time a connection waits in the kernel's accept queue before the hub sees it (counted here
+     * from our connect; the HTTP port's opening burst waited up to 2 s at load 9 on two cores).
+     */
+    private static final Duration SLACK = Duration.ofSeconds(3);
 
     private static final int MIB = 1 << 20;
     private static final int PORT = 7000;
