@@ -99,9 +99,8 @@ public final class LinkListener {
     }
 
     private void installHandlers(Channel ch) {
-        // The handshake's end gives the place back, unless the connection turned out to be HTTP: then its request's
-        // head
-        // does (HttpRequestDeadline), or its closing.
+        // The handshake's end gives the place back, unless the connection turned out to be HTTP: then the head of
+        // its first request does (HttpRequestDeadline), or its closing.
         Runnable release = () -> {
             if (!ch.hasAttr(TO_HTTP)) {
                 PendingConnections.release(ch);

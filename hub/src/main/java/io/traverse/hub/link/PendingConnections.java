@@ -93,7 +93,7 @@ public final class PendingConnections {
      */
     public boolean admit(Channel channel) {
         InetAddress address = addressOf(channel.remoteAddress());
-        Slot slot = new Slot(address);
+        Slot slot = new Slot(address, channel);
         Slot evicted = null;
         synchronized (this) {
             if (perAddressLimit != null && address != null && byAddress.getOrDefault(address, 0) >= maxPerAddress) {
@@ -122,7 +122,6 @@ public final class PendingConnections {
             channel.close();
             return false;
         }
-        slot.channel = channel;
         channel.attr(SLOT).set(slot);
         channel.closeFuture().addListener(f -> release(channel));
         return true;
@@ -175,12 +174,13 @@ public final class PendingConnections {
     /** One connection's place. */
     public final class Slot {
         private final InetAddress address;
-        private volatile Channel channel;
+        private final Channel channel;
         /** Guarded by the enclosing {@link PendingConnections}. */
         private boolean released;
 
-        private Slot(InetAddress address) {
+        private Slot(InetAddress address, Channel channel) {
             this.address = address;
+            this.channel = channel;
         }
 
         /** Gives the place back; once only, whoever calls. */
