@@ -76,10 +76,12 @@ public final class LinkListener {
     /**
      * Installs on {@code ch} what every accepted link gets: the link codec and an
      * {@link AcceptorHandshake}, within the bound on connections waiting ({@link PendingConnections}).
-     * Used for the channels of long-poll sessions; accepted TCP connections get the same.
+     * Used for the channels of long-poll sessions (accepted TCP connections get the same): they count
+     * toward the bound on all, not toward their address's, as nodes behind one HTTP proxy share its
+     * address and a long-poll handshake takes several requests.
      */
     public void installLink(Channel ch) {
-        if (pending.admit(ch)) {
+        if (pending.admit(ch, false)) {
             installHandlers(ch);
         }
     }

@@ -92,7 +92,16 @@ public final class PendingConnections {
      * closed instead (its address holds its most). May close the longest-waiting other connection.
      */
     public boolean admit(Channel channel) {
-        InetAddress address = addressOf(channel.remoteAddress());
+        return admit(channel, true);
+    }
+
+    /**
+     * As {@link #admit(Channel)}; {@code perAddress} false leaves the connection out of its
+     * address's count (a long-poll session's link: every node behind one HTTP proxy has the proxy's
+     * address).
+     */
+    public boolean admit(Channel channel, boolean perAddress) {
+        InetAddress address = perAddress ? addressOf(channel.remoteAddress()) : null;
         Slot slot = new Slot(address, channel);
         Slot evicted = null;
         synchronized (this) {
