@@ -69,7 +69,10 @@ class WireCaptureTest {
                 },
                 threads);
         await().atMost(Duration.ofSeconds(15))
-                .until(() -> client.hubDirectory().resolveName(NAME).get(5, TimeUnit.SECONDS).isPresent());
+                .until(() -> client.hubDirectory()
+                        .resolveName(NAME)
+                        .get(5, TimeUnit.SECONDS)
+                        .isPresent());
 
         try (Socket s = client.socketFactory().createSocket(NAME, 7000);
                 BufferedReader in =
@@ -89,8 +92,12 @@ class WireCaptureTest {
         byte[] captured = tap.captured();
         // The tap did carry the links: well over 200 echoed lines' worth of bytes, both ways.
         assertThat(captured.length).isGreaterThan(2 * 200 * MARKER.length());
-        assertThat(tap.contains(MARKER)).as("the application's bytes in clear on the wire").isFalse();
-        assertThat(tap.contains(NAME)).as("the registered name in clear on the wire").isFalse();
+        assertThat(tap.contains(MARKER))
+                .as("the application's bytes in clear on the wire")
+                .isFalse();
+        assertThat(tap.contains(NAME))
+                .as("the registered name in clear on the wire")
+                .isFalse();
         // The search itself finds what is there (the preamble's magic leaves in clear by design).
         assertThat(tap.contains("TRVL")).isTrue();
     }
