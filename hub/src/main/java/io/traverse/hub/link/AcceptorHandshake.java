@@ -81,6 +81,13 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
                                         ctx.channel().remoteAddress(),
                                         settings.handshakeTimeout().toMillis(),
                                         stage);
+                                // Past TLS, not through it: TLS would first wait up to 3 s to flush a
+                                // close_notify that an unfinished TLS handshake never sends.
+                                io.netty.handler.ssl.SslHandler tls =
+                                        ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class);
+                                if (tls != null && !tls.handshakeFuture().isDone()) {
+                                    ctx.pipeline().remove(tls);
+                                }
                                 ctx.close();
                             }
                         },
