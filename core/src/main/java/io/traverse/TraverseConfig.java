@@ -51,6 +51,7 @@ public final class TraverseConfig {
     private final Duration hubKeepalive;
     private final Duration hubTimeout;
     private final boolean hubDataLink;
+    private final boolean hubDataLinkTls;
     private final HttpProxy httpProxy;
     private final io.traverse.settings.LongPollSettings longPoll;
     /** The modules' keys that were set, by name: their parsed values. */
@@ -77,6 +78,7 @@ public final class TraverseConfig {
         hubKeepalive = b.hubKeepalive;
         hubTimeout = b.hubTimeout;
         hubDataLink = b.hubDataLink;
+        hubDataLinkTls = b.hubDataLinkTls;
         httpProxy = b.httpProxy();
         longPoll = b.longPoll();
         moduleValues = Map.copyOf(b.moduleValues);
@@ -201,6 +203,11 @@ public final class TraverseConfig {
         return hubDataLink;
     }
 
+    /** True if the data link runs TLS under the node's key, like the hub link (docs/security.md). */
+    public boolean hubDataLinkTls() {
+        return hubDataLinkTls;
+    }
+
     /** The HTTP proxy hubs are reached through, if any. */
     public Optional<HttpProxy> httpProxy() {
         return Optional.ofNullable(httpProxy);
@@ -231,6 +238,7 @@ public final class TraverseConfig {
                 + ", acceptBacklog=" + acceptBacklog + ", cacheTtl=" + cacheTtl + ", discovery=" + discovery
                 + ", discoveryPort=" + discoveryPort
                 + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
+                + ", hubDataLinkTls=" + hubDataLinkTls
                 + (httpProxy == null ? "" : ", httpProxy=" + httpProxy)
                 + (moduleValues.isEmpty() ? "" : ", modules' keys=" + new java.util.TreeMap<>(moduleValues)) + "}";
     }
@@ -259,6 +267,7 @@ public final class TraverseConfig {
         private Duration hubKeepalive;
         private Duration hubTimeout;
         private boolean hubDataLink;
+        private boolean hubDataLinkTls;
         private String httpProxyText = "";
         private String httpProxyOrigin = "default";
         private String nonProxyHostsText = "";
@@ -306,6 +315,7 @@ public final class TraverseConfig {
                     case HUB_KEEPALIVE -> hubKeepalive = ConfigValues.positive(ConfigValues.duration(v));
                     case HUB_TIMEOUT -> hubTimeout = ConfigValues.positive(ConfigValues.duration(v));
                     case HUB_DATA_LINK -> hubDataLink = ConfigValues.bool(v);
+                    case HUB_DATA_LINK_TLS -> hubDataLinkTls = ConfigValues.bool(v);
                     case HTTP_PROXY -> {
                         HttpProxy.parse(
                                 v.isEmpty() ? "none" : v, HttpProxy.JDK_NON_PROXY_HOSTS, origin); // validates now

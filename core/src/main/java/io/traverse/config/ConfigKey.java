@@ -75,6 +75,10 @@ public enum ConfigKey {
             "traverse.hub.datalink",
             "true",
             "true or false: relayed connections travel on a data link beside the hub link, with a reader thread of its own (false: on the hub link itself)"),
+    HUB_DATA_LINK_TLS(
+            "traverse.hub.datalink.tls",
+            "false",
+            "true or false: the data link runs TLS too, like the hub link (relayed bytes encrypted on the wire to the hub, at a fraction of the relay's throughput today; false: in clear, bound to the hub link)"),
     HTTP_PROXY(
             "traverse.http.proxy",
             "",

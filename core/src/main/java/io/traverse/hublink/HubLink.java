@@ -413,7 +413,7 @@ public final class HubLink implements Closeable {
                                 outcome.hubId(),
                                 identityText,
                                 authentication,
-                                dialSetup.tls().get(),
+                                config.hubDataLinkTls() ? dialSetup.tls().get() : null,
                                 outcome.clientNonce(),
                                 outcome.serverNonce(),
                                 config.hubTimeout().toMillis(),

@@ -21,8 +21,8 @@ import org.junit.jupiter.api.Test;
 /**
  * What an on-path observer of both nodes' links sees of a relayed connection by name (issue 25's
  * capture: 200 echoed lines held the application's bytes in 800 records and the name in 3): every
- * byte of the hub links and data links passes a recording relay, and neither the application's
- * bytes nor the registered name may appear in it.
+ * byte of the hub links and data links (the latter with {@code traverse.hub.datalink.tls}) passes a
+ * recording relay, and neither the application's bytes nor the registered name may appear in it.
  */
 class WireCaptureTest {
     private static final String NAME = "capture-secret-service";
@@ -43,10 +43,12 @@ class WireCaptureTest {
         Traverse serverNode = net.node(LoopbackHubNetwork.config()
                 .hubs(java.util.List.of(tap.address()))
                 .modules("routed")
+                .set("traverse.hub.datalink.tls", "true") // the data link in TLS too (off by default: its cost)
                 .build());
         Traverse client = net.node(LoopbackHubNetwork.config()
                 .hubs(java.util.List.of(tap.address()))
                 .modules("routed")
+                .set("traverse.hub.datalink.tls", "true") // the data link in TLS too (off by default: its cost)
                 .build());
         assertThat(serverNode.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         assertThat(client.awaitHubLink(Duration.ofSeconds(10))).isTrue();

@@ -42,6 +42,14 @@ public final class LinkPipeline {
     }
 
     /**
+     * The accepting end of a link that may run TLS or not (a data link): TLS when the first byte
+     * after the preamble starts a TLS record, else the bytes go on in clear.
+     */
+    public static void startServerTlsIfOffered(ChannelPipeline pipeline, java.util.function.Supplier<SslHandler> tls) {
+        pipeline.replace(TLS, TLS, new TlsIfOffered(tls));
+    }
+
+    /**
      * The dialling end starts TLS: call right after writing its own preamble. Its first TLS
      * record leaves at once; what arrives after the acceptor's preamble goes to TLS, unless it is a
      * frame in clear: an acceptor that refuses before TLS (another version, a limit) says so in

@@ -114,6 +114,8 @@ public final class HubDataLink implements Closeable {
     /**
      * Connects to the hub, through an HTTP proxy's CONNECT tunnel when {@code proxy} is not null
      * (the way the hub link went), and runs the handshake; blocks at most {@code timeoutMillis}.
+     * With {@code linkTls} the data link runs TLS under the node's key; without (null), in clear,
+     * bound to the hub link by its proof over that link's nonces, which travelled inside the link's TLS.
      *
      * @throws IOException if the hub cannot be reached, refuses the data link (a hub that does
      *         not know data links closes it), or is not the hub {@code hubId}
@@ -196,29 +198,36 @@ public final class HubDataLink implements Closeable {
         } finally {
             ours.release();
         }
-        DataLinkTls started = new DataLinkTls(linkTls.clientEngine(hub), channel);
+        DataLinkTls started = linkTls == null ? null : new DataLinkTls(linkTls.clientEngine(hub), channel);
         DataLinkTls.Waiter waiter = waiter(deadline, timeoutMillis);
-        started.begin(waiter);
+        if (started != null) {
+            started.begin(waiter);
+        }
         fill(LinkPreamble.LENGTH, deadline, timeoutMillis);
         LinkPreamble preamble = LinkPreamble.decode(chunk);
         if (preamble.role() != LinkRole.HUB) {
             throw new ProtocolException(
                     "the peer at " + hub + " is not a hub (its preamble says " + preamble.role() + ")");
         }
-        if (!preamble.isSupported()
-                || (chunk.isReadable() && !isTlsRecord(chunk.getUnsignedByte(chunk.readerIndex())))) {
-            // A refusal made before TLS, in clear (handshakeMessage throws it); a hub of another version refuses so.
+        if (!preamble.isSupported()) {
+            // A hub of another version refuses in clear: handshakeMessage throws its REJECT.
             LinkMessage refusal = handshakeMessage(deadline, timeoutMillis);
             throw new ProtocolException("hub at " + hub + " speaks link protocol version " + preamble.version()
-                    + " and sent " + refusal.type() + " in clear");
+                    + " and sent " + refusal.type());
         }
-        started.finish(waiter, chunk.nioBuffer());
-        chunk.skipBytes(chunk.readableBytes());
-        NodeId keyId = LinkTls.peerId(started.engine().getSession());
-        if (!hubId.equals(keyId)) {
-            throw new ProtocolException("hub at " + hub + " proved the key of " + keyId + ", not of hub " + hubId);
+        if (started != null) {
+            if (chunk.isReadable() && !isTlsRecord(chunk.getUnsignedByte(chunk.readerIndex()))) {
+                LinkMessage refusal = handshakeMessage(deadline, timeoutMillis); // a refusal before TLS, in clear
+                throw new ProtocolException("hub at " + hub + " sent " + refusal.type() + " in clear");
+            }
+            started.finish(waiter, chunk.nioBuffer());
+            chunk.skipBytes(chunk.readableBytes());
+            NodeId keyId = LinkTls.peerId(started.engine().getSession());
+            if (!hubId.equals(keyId)) {
+                throw new ProtocolException("hub at " + hub + " proved the key of " + keyId + ", not of hub " + hubId);
+            }
+            tls = started;
         }
-        tls = started;
         ByteBuf hello = LinkMessageEncoder.frame(new NodeHello(nodeId, clientNonce, identityText), alloc);
         try {
             writeFully(deadline, timeoutMillis, hello.nioBuffer());

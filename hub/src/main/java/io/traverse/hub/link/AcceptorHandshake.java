@@ -157,7 +157,13 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
         role = preamble.role();
         stage = Stage.HELLO;
         // After our preamble has left in clear; the dialler's first TLS record is already on its way.
-        LinkPipeline.startServerTls(ctx.pipeline(), settings.tls().serverHandler(ctx.alloc()));
+        // A data link may run in clear (the node's choice, traverse.hub.datalink.tls): its first byte says.
+        if (role == LinkRole.NODE_DATA) {
+            LinkPipeline.startServerTlsIfOffered(
+                    ctx.pipeline(), () -> settings.tls().serverHandler(ctx.alloc()));
+        } else {
+            LinkPipeline.startServerTls(ctx.pipeline(), settings.tls().serverHandler(ctx.alloc()));
+        }
     }
 
     private void onHello(ChannelHandlerContext ctx, Object msg) {
@@ -165,9 +171,12 @@ final class AcceptorHandshake extends ChannelInboundHandlerAdapter {
             refuse(ctx, RejectCode.PROTOCOL, "expected a " + role.helloRole() + " HELLO, got " + describe(msg));
             return;
         }
-        // Every role that gets here runs TLS: the id stated must be the id of the key proved there.
+        // Every link in TLS: the id stated must be the id of the key proved there. A data link in clear is bound
+        // to its node's link by its proof (at admission), over that link's nonces, which only travelled in TLS.
+        boolean clearDataLink =
+                role == LinkRole.NODE_DATA && ctx.pipeline().get(io.netty.handler.ssl.SslHandler.class) == null;
         NodeId keyId = LinkTls.peerId(ctx.pipeline());
-        if (!h.senderId().equals(keyId)) {
+        if (!clearDataLink && !h.senderId().equals(keyId)) {
             log.warn(
                     "Refused {} from {}: it states id {} but proved the key of {}",
                     role.toString().toLowerCase(java.util.Locale.ROOT),
