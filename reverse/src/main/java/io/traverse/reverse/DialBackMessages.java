@@ -33,6 +33,8 @@ final class DialBackMessages {
     static final int HELD_ONLY_VERSION = 3;
     /** Flag: hold the connection out of the backlog until the dialler confirms it. */
     static final int HELD = 0x01;
+    /** The longest reason an answer carries, cut on a character boundary. */
+    static final int MAX_REASON_BYTES = 1024;
 
     /** What the asked node did. */
     enum Status {
@@ -105,11 +107,23 @@ final class DialBackMessages {
 
     static byte[] encode(Answer a) {
         byte[] reason = a.reason().getBytes(StandardCharsets.UTF_8);
-        int length = Math.min(reason.length, 1024);
+        int length = utf8Prefix(reason, MAX_REASON_BYTES);
         return ByteBuffer.allocate(1 + length)
                 .put((byte) a.status().ordinal())
                 .put(reason, 0, length)
                 .array();
+    }
+
+    /** The length of the longest prefix of at most {@code max} bytes that ends on a character boundary. */
+    private static int utf8Prefix(byte[] utf8, int max) {
+        if (utf8.length <= max) {
+            return utf8.length;
+        }
+        int end = max;
+        while (end > 0 && (utf8[end] & 0xc0) == 0x80) { // a continuation byte: the character began earlier
+            end--;
+        }
+        return end;
     }
 
     static Answer decodeAnswer(byte[] bytes) throws ProtocolException {

@@ -107,6 +107,21 @@ class DialBackMessagesTest {
         assertThat(DialBackMessages.decodeAnswer(longReason).reason()).hasSize(1_024);
     }
 
+    /** DialBackMessagesFuzzer's round trip failed here (an input at the 1024-byte edge): the cut split a character. */
+    @Test
+    void aLongReasonIsCutOnACharacterBoundary() throws Exception {
+        String reason = "x".repeat(1_023) + "é and more";
+        byte[] encoded = DialBackMessages.encode(new Answer(Status.BAD_REQUEST, reason));
+        assertThat(encoded).hasSize(1 + 1_023);
+        Answer decoded = DialBackMessages.decodeAnswer(encoded);
+        assertThat(decoded.reason()).isEqualTo("x".repeat(1_023));
+        assertThat(DialBackMessages.encode(decoded)).isEqualTo(encoded);
+        String wide = "€".repeat(400); // three bytes each: 1200
+        assertThat(DialBackMessages.decodeAnswer(DialBackMessages.encode(new Answer(Status.UNREACHABLE, wide)))
+                        .reason())
+                .isEqualTo("€".repeat(341));
+    }
+
     @Test
     void anEmptyAnswerOrAnUnknownStatusIsAProtocolError() {
         assertThatThrownBy(() -> DialBackMessages.decodeAnswer(new byte[0]))

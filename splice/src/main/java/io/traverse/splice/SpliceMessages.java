@@ -142,7 +142,7 @@ final class SpliceMessages {
             return out.array();
         }
         byte[] reason = a.reason().getBytes(StandardCharsets.UTF_8);
-        int length = Math.min(reason.length, MAX_REASON_BYTES);
+        int length = utf8Prefix(reason, MAX_REASON_BYTES);
         return ByteBuffer.allocate(1 + length)
                 .put((byte) a.status().ordinal())
                 .put(reason, 0, length)
@@ -167,6 +167,18 @@ final class SpliceMessages {
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("splice answer of " + bytes.length + " bytes is truncated");
         }
+    }
+
+    /** The length of the longest prefix of at most {@code max} bytes that ends on a character boundary. */
+    private static int utf8Prefix(byte[] utf8, int max) {
+        if (utf8.length <= max) {
+            return utf8.length;
+        }
+        int end = max;
+        while (end > 0 && (utf8[end] & 0xc0) == 0x80) { // a continuation byte: the character began earlier
+            end--;
+        }
+        return end;
     }
 
     private static int endpointLength(PublicEndpoint e) {

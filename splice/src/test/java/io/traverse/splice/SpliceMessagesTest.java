@@ -47,6 +47,17 @@ class SpliceMessagesTest {
                 .hasSize(1024);
     }
 
+    /** SpliceMessagesFuzzer's round trip failed here (an input at the 1024-byte edge): the cut split a character. */
+    @Test
+    void aLongReasonIsCutOnACharacterBoundary() throws Exception {
+        String reason = "x".repeat(1023) + "é and more";
+        byte[] encoded = SpliceMessages.encode(Answer.refused(Status.UNSPLICEABLE, reason));
+        assertThat(encoded).hasSize(1 + 1023);
+        Answer decoded = SpliceMessages.decodeAnswer(encoded);
+        assertThat(decoded.reason()).isEqualTo("x".repeat(1023));
+        assertThat(SpliceMessages.encode(decoded)).isEqualTo(encoded);
+    }
+
     @Test
     void malformedRequestsAreRefusedWithAReason() throws Exception {
         byte[] good = SpliceMessages.encode(new Request(false, 8080, 1000, 10, endpoint("198.18.0.2", 40000, 1)));
