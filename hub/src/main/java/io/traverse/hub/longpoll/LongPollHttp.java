@@ -56,9 +56,18 @@ final class LongPollHttp extends SimpleChannelInboundHandler<FullHttpRequest> {
             uri = slash < 0 ? "/" : uri.substring(slash);
         }
         QueryStringDecoder decoder = new QueryStringDecoder(uri);
-        String path = decoder.path();
+        String path;
         Map<String, String> query = new HashMap<>();
-        decoder.parameters().forEach((k, v) -> query.put(k, v.get(0)));
+        try {
+            path = decoder.path();
+            decoder.parameters().forEach((k, v) -> query.put(k, v.get(0)));
+        } catch (IllegalArgumentException badEscape) { // a % not followed by two hex digits
+            respondAndClose(
+                    ctx,
+                    HttpResponseStatus.BAD_REQUEST,
+                    "malformed request target: " + shorten(badEscape.getMessage()));
+            return;
+        }
         if (!path.startsWith(LongPollProtocol.BASE + "/")) {
             respond(
                     ctx,
