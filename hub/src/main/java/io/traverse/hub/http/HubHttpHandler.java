@@ -58,7 +58,13 @@ final class HubHttpHandler extends SimpleChannelInboundHandler<FullHttpRequest> 
             respond(ctx, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", "malformed request\n");
             return;
         }
-        String path = new QueryStringDecoder(request.uri()).path();
+        String path;
+        try {
+            path = new QueryStringDecoder(request.uri()).path();
+        } catch (IllegalArgumentException badEscape) { // a % not followed by two hex digits
+            respond(ctx, HttpResponseStatus.BAD_REQUEST, "text/plain; charset=utf-8", "malformed request target\n");
+            return;
+        }
         if (!request.method().equals(HttpMethod.GET) && !request.method().equals(HttpMethod.HEAD)) {
             respond(ctx, HttpResponseStatus.METHOD_NOT_ALLOWED, "text/plain; charset=utf-8", "only GET\n");
             return;
