@@ -143,11 +143,20 @@ final class IdentityText {
                 throw problem(text, label, e.getMessage());
             }
         }
+        NodeIdentity identity;
         try {
-            return builder.build();
+            identity = builder.build();
         } catch (IllegalArgumentException e) {
             throw problem(text, first, e.getMessage());
         }
+        // The text is written in canonical form, which can be longer than what was read (an IPv6 '::' for
+        // one zero group is written as '0'): an identity whose own text could not be read back is refused.
+        int length = identity.toText().length();
+        if (length > MAX_LENGTH) {
+            throw new IllegalArgumentException("node address '" + abbreviate(text) + "' is " + length
+                    + " characters in canonical form, longer than " + MAX_LENGTH);
+        }
+        return identity;
     }
 
     private static InetSocketAddress parseEndpoint(String text) {
