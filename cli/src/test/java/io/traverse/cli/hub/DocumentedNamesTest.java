@@ -31,6 +31,8 @@ class DocumentedNamesTest {
     /** Side-channel service names the modules use: they look like keys in the docs but are not settings. */
     private static final Set<String> SIDE_CHANNEL_SERVICES =
             Set.of("traverse.reverse", "traverse.reverse.probe", "traverse.splice");
+    /** Keys that are gone, which the docs name so that users who set them learn what replaced them. */
+    private static final Set<String> REMOVED = Set.of("traverse.node.id");
 
     private static String operations() throws Exception {
         return Files.readString(OPERATIONS, StandardCharsets.UTF_8);
@@ -50,7 +52,10 @@ class DocumentedNamesTest {
                 .matcher(docs);
         while (m.find()) {
             String key = m.group(1);
-            if (!key.endsWith(".properties") && !key.endsWith(".jar") && !SIDE_CHANNEL_SERVICES.contains(key)) {
+            if (!key.endsWith(".properties")
+                    && !key.endsWith(".jar")
+                    && !SIDE_CHANNEL_SERVICES.contains(key)
+                    && !REMOVED.contains(key)) {
                 mentioned.add(key);
             }
         }
