@@ -59,7 +59,7 @@ class StatusCommandTest {
             assertThat(run.exitCode()).as(run.err()).isZero();
             String out = run.out();
             assertThat(out.lines().findFirst().orElseThrow())
-                    .startsWith("hub alpha (" + alpha.id() + ", id derived from the name 'alpha'), state ")
+                    .startsWith("hub alpha (" + alpha.id() + ", key new at every start), state ")
                     .endsWith("links on " + String.join(", ", alpha.advertisedAddresses()));
             assertThat(out).doesNotContain("ID CONFLICT");
             assertThat(out)
@@ -76,10 +76,20 @@ class StatusCommandTest {
         }
     }
 
+    @org.junit.jupiter.api.io.TempDir
+    java.nio.file.Path dir;
+
     @Test
     void anotherHubWithThisHubsIdComesFirstNamingBoth() throws Exception {
-        try (Hub first = Hub.start(hub("twin").build());
+        // One id is one key: a key file copied to a second place (a cloned machine), since one file is locked.
+        java.nio.file.Path key = dir.resolve("one/hub.key");
+        io.traverse.security.KeyFile.loadOrCreate(key, "hub");
+        java.nio.file.Path copy =
+                java.nio.file.Files.createDirectories(dir.resolve("two")).resolve("hub.key");
+        java.nio.file.Files.copy(key, copy, java.nio.file.StandardCopyOption.COPY_ATTRIBUTES);
+        try (Hub first = Hub.start(hub("twin").keyFile(key).build());
                 Hub second = Hub.start(hub("twin")
+                        .keyFile(copy)
                         .httpPort(-1)
                         .peer("127.0.0.1:" + first.linkAddress().getPort())
                         .build())) {
