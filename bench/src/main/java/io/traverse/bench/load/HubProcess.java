@@ -51,7 +51,7 @@ final class HubProcess implements AutoCloseable {
                 "PORT ",
                 line -> {});
         String first = jvm.ask(null, "PORT ", 60);
-        port = Integer.parseInt(first.substring(5).trim());
+        port = Integer.parseInt(first.substring(5).trim().split(" ")[0]); // "PORT <port> ID <hub id>"
     }
 
     int port() {
