@@ -172,11 +172,12 @@ public final class NodeAgent {
                 agent.serve(plainService, agent::verify, false);
                 agent.serve(plainEcho, PathMeasurement::serveEcho, false);
             }
-            if (!node.config().hubs().isEmpty()
-                    && !node.awaitHubLink(node.config().hubTimeout())) {
+            // Three hub timeouts: a cold JVM's first link attempts (TLS, on a machine where a dozen JVMs start at
+            // once) may each run out of one, and the link tries again.
+            java.time.Duration linkWait = node.config().hubTimeout().multipliedBy(3);
+            if (!node.config().hubs().isEmpty() && !node.awaitHubLink(linkWait)) {
                 // Said here rather than found out at the first connect: the test's setup is wrong.
-                replies.println(
-                        "no hub link within " + node.config().hubTimeout().toMillis() + " ms: " + node.hubLinkStatus());
+                replies.println("no hub link within " + linkWait.toMillis() + " ms: " + node.hubLinkStatus());
                 return 1;
             }
             if (rmiName != null) {

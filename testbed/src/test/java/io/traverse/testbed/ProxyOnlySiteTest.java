@@ -194,7 +194,7 @@ class ProxyOnlySiteTest {
                                         "connect"))) // CONNECT only: by default a refusal falls back on a long-poll
                 // session
                 .isInstanceOf(TestbedException.class)
-                .hasMessageContaining("did not start: no hub link within 3000 ms")
+                .hasMessageContaining("did not start: no hub link within 9000 ms")
                 .hasMessageContaining(
                         "(last failure: HTTP proxy " + proxy.authority() + " (system property traverse.http.proxy)"
                                 + " refused CONNECT to hub " + hub + ": it answered 'HTTP/1.1 403 Access violation')")
