@@ -1,0 +1,546 @@
+package io.traverse.security;
+
+import io.traverse.identity.NodeId;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.KeyFactory;
+import java.security.KeyPair;
+import java.security.KeyPairGenerator;
+import java.security.MessageDigest;
+import java.security.PublicKey;
+import java.security.SecureRandom;
+import java.security.Signature;
+import java.security.spec.X509EncodedKeySpec;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import javax.crypto.KeyAgreement;
+import javax.crypto.Mac;
+import javax.crypto.spec.SecretKeySpec;
+import org.bouncycastle.crypto.digests.SHA256Digest;
+import org.bouncycastle.crypto.generators.HKDFBytesGenerator;
+import org.bouncycastle.crypto.params.HKDFParameters;
+
+/**
+ * Keys that two nodes agree on end to end, through whatever relays the messages, and keep per
+ * peer, as TLS keeps a session for resumption. The first connection between two nodes is a
+ * <b>full</b> agreement: each side sends an ephemeral X25519 key and signs the exchange with its
+ * Ed25519 identity key, whose hash must be the id the other side asked for. Both keep the secret
+ * it gives. Later connections between them, either way round, are <b>resumed</b>: each side
+ * proves the kept secret with an HMAC over fresh nonces, and the connection's keys come from the
+ * secret and those nonces (HKDF-SHA256), so only first contact pays for asymmetric cryptography.
+ *
+ * <p>A relay sees the messages and can drop or repeat them, but cannot learn the keys or pass a
+ * proof off for another connection: each proof covers the connection's context (its id and
+ * port), both node ids and the nonces. Resumed connections have no forward secrecy of their own
+ * (as TLS 1.3's PSK-only resumption): whoever learns a kept secret can read the connections
+ * resumed from it. The secret lives in memory only, for at most {@link #MAX_SESSIONS} peers.
+ *
+ * <p>Wire forms (docs/protocol.md, "End-to-end encryption"), all lengths in bytes:
+ * <pre>
+ * full offer:     1 | len | opener's Ed25519 key (X.509) | len | ephemeral X25519 key (X.509) | nonce 16 | len | signature
+ * full answer:    1 | len | acceptor's Ed25519 key       | len | ephemeral X25519 key          | nonce 16 | len | signature
+ * resumed offer:  2 | session id 16 | nonce 16 | HMAC-SHA256 32
+ * resumed answer: 2 | nonce 16 | HMAC-SHA256 32
+ * </pre>
+ */
+public final class PeerSessions {
+    /** Peers whose secret is kept; the least recently used goes first. */
+    public static final int MAX_SESSIONS = 4096;
+
+    static final int FULL = 1;
+    static final int RESUMED = 2;
+    private static final int NONCE = 16;
+    private static final int SESSION_ID = 16;
+    private static final int MAC = 32;
+    private static final int KEY = 16;
+    private static final int MAX_FIELD = 255;
+
+    private final IdentityKey key;
+    private final SecureRandom random;
+    private final byte[] ownKeyEncoded;
+    /** Guarded by itself; access order, so the least recently used falls out first. */
+    private final Map<NodeId, Session> byPeer = new LinkedHashMap<>(64, 0.75f, true);
+    /** Guarded by {@link #byPeer}. */
+    private final Map<SessionId, Session> byId = new LinkedHashMap<>();
+
+    /** What two nodes keep after a full agreement. */
+    private record Session(NodeId peer, SessionId id, byte[] secret) {}
+
+    /** A session id as a map key (arrays compare by identity). */
+    private record SessionId(byte[] bytes) {
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof SessionId other && MessageDigest.isEqual(bytes, other.bytes);
+        }
+
+        @Override
+        public int hashCode() {
+            return Arrays.hashCode(bytes);
+        }
+
+        @Override
+        public String toString() {
+            return "SessionId";
+        }
+    }
+
+    public PeerSessions(IdentityKey key, SecureRandom random) {
+        this.key = key;
+        this.random = random;
+        this.ownKeyEncoded = key.publicKey().getEncoded();
+    }
+
+    public NodeId localId() {
+        return key.id();
+    }
+
+    /** True if a secret with {@code peer} is kept: the next offer to it is resumed. */
+    public boolean knows(NodeId peer) {
+        synchronized (byPeer) {
+            return byPeer.containsKey(peer);
+        }
+    }
+
+    /** Drops the secret kept with {@code peer} (it answered that it no longer knows it). */
+    public void forget(NodeId peer) {
+        synchronized (byPeer) {
+            Session s = byPeer.remove(peer);
+            if (s != null) {
+                byId.remove(s.id());
+            }
+        }
+    }
+
+    /**
+     * The opener's first message for a connection to {@code acceptor}: resumed if a secret with it
+     * is kept, full otherwise.
+     *
+     * @param context what names the connection, the same at both ends (e.g. its id and port)
+     */
+    public Offer offer(NodeId acceptor, byte[] context) {
+        Session kept;
+        synchronized (byPeer) {
+            kept = byPeer.get(acceptor);
+        }
+        byte[] nonce = randomBytes(NONCE);
+        if (kept != null) {
+            byte[] mac = mac(
+                    kept.secret(),
+                    "traverse seal resume offer 1",
+                    context,
+                    key.id(),
+                    acceptor,
+                    kept.id().bytes(),
+                    nonce);
+            ByteBuffer b = ByteBuffer.allocate(1 + SESSION_ID + NONCE + MAC);
+            b.put((byte) RESUMED).put(kept.id().bytes()).put(nonce).put(mac);
+            return new Offer(acceptor, context, b.array(), nonce, kept, null);
+        }
+        KeyPair ephemeral = ephemeral();
+        byte[] ephemeralEncoded = ephemeral.getPublic().getEncoded();
+        byte[] signature = sign(signed("traverse seal offer 1", context, key.id(), acceptor, ephemeralEncoded, nonce));
+        ByteBuffer b = ByteBuffer.allocate(
+                1 + 1 + ownKeyEncoded.length + 1 + ephemeralEncoded.length + NONCE + 1 + signature.length);
+        b.put((byte) FULL);
+        putField(b, ownKeyEncoded);
+        putField(b, ephemeralEncoded);
+        b.put(nonce);
+        putField(b, signature);
+        return new Offer(acceptor, context, b.array(), nonce, null, ephemeral);
+    }
+
+    /**
+     * The acceptor's side: checks {@code offer} from {@code opener} and answers it.
+     *
+     * @throws SealFailure if the offer is malformed, its proof fails, or it resumes a secret this node does not keep
+     */
+    public Answer answer(NodeId opener, byte[] context, byte[] offer) throws SealFailure {
+        try {
+            ByteBuffer in = ByteBuffer.wrap(offer);
+            int mode = in.get() & 0xff;
+            if (mode == RESUMED) {
+                return answerResumed(opener, context, in);
+            }
+            if (mode != FULL) {
+                throw new SealFailure("unknown key agreement mode " + mode + " from node " + opener, false);
+            }
+            byte[] openerKey = field(in);
+            byte[] openerEphemeral = field(in);
+            byte[] openerNonce = take(in, NONCE);
+            byte[] signature = field(in);
+            requireEnd(in, opener);
+            verify(
+                    opener,
+                    openerKey,
+                    signature,
+                    signed("traverse seal offer 1", context, opener, key.id(), openerEphemeral, openerNonce));
+            KeyPair ephemeral = ephemeral();
+            byte[] ephemeralEncoded = ephemeral.getPublic().getEncoded();
+            byte[] nonce = randomBytes(NONCE);
+            byte[] answerSignature =
+                    sign(signed("traverse seal answer 1", context, opener, key.id(), offer, ephemeralEncoded, nonce));
+            byte[] secret =
+                    secret(ephemeral, openerEphemeral, opener, key.id(), openerNonce, nonce, offer, ephemeralEncoded);
+            keep(opener, secret);
+            ByteBuffer b = ByteBuffer.allocate(
+                    1 + 1 + ownKeyEncoded.length + 1 + ephemeralEncoded.length + NONCE + 1 + answerSignature.length);
+            b.put((byte) FULL);
+            putField(b, ownKeyEncoded);
+            putField(b, ephemeralEncoded);
+            b.put(nonce);
+            putField(b, answerSignature);
+            return new Answer(b.array(), sealFor(false, secret, context, opener, key.id(), openerNonce, nonce), true);
+        } catch (BufferUnderflowException e) {
+            throw new SealFailure("a truncated key agreement offer from node " + opener, false);
+        }
+    }
+
+    private Answer answerResumed(NodeId opener, byte[] context, ByteBuffer in) throws SealFailure {
+        SessionId id = new SessionId(take(in, SESSION_ID));
+        byte[] openerNonce = take(in, NONCE);
+        byte[] mac = take(in, MAC);
+        requireEnd(in, opener);
+        Session kept;
+        synchronized (byPeer) {
+            kept = byId.get(id);
+            if (kept != null) {
+                byPeer.get(kept.peer()); // touch: recently used
+            }
+        }
+        if (kept == null || !kept.peer().equals(opener)) {
+            throw new SealFailure("node " + opener + " resumed a key agreement this node does not keep", true);
+        }
+        byte[] expected =
+                mac(kept.secret(), "traverse seal resume offer 1", context, opener, key.id(), id.bytes(), openerNonce);
+        if (!MessageDigest.isEqual(expected, mac)) {
+            throw new SealFailure("node " + opener + " failed to prove the key agreement it resumed", false);
+        }
+        byte[] nonce = randomBytes(NONCE);
+        byte[] answerMac =
+                mac(kept.secret(), "traverse seal resume answer 1", context, opener, key.id(), openerNonce, nonce);
+        ByteBuffer b = ByteBuffer.allocate(1 + NONCE + MAC);
+        b.put((byte) RESUMED).put(nonce).put(answerMac);
+        return new Answer(
+                b.array(), sealFor(false, kept.secret(), context, opener, key.id(), openerNonce, nonce), false);
+    }
+
+    /** The opener's first message and what it needs to check the answer. */
+    public final class Offer {
+        private final NodeId acceptor;
+        private final byte[] context;
+        private final byte[] bytes;
+        private final byte[] nonce;
+        private final Session resumed;
+        private final KeyPair ephemeral;
+
+        private Offer(NodeId acceptor, byte[] context, byte[] bytes, byte[] nonce, Session resumed, KeyPair ephemeral) {
+            this.acceptor = acceptor;
+            this.context = context.clone();
+            this.bytes = bytes;
+            this.nonce = nonce;
+            this.resumed = resumed;
+            this.ephemeral = ephemeral;
+        }
+
+        /** The bytes to send. */
+        public byte[] bytes() {
+            return bytes.clone();
+        }
+
+        /** True if this offer resumes a kept secret (no asymmetric cryptography). */
+        public boolean resumed() {
+            return resumed != null;
+        }
+
+        /**
+         * Checks the acceptor's answer and gives the connection's seal.
+         *
+         * @throws SealFailure if the answer is malformed, of the other mode, or its proof fails
+         *         (a full answer must be signed by the key whose hash is the acceptor's id)
+         */
+        public ConnectionSeal complete(byte[] answer) throws SealFailure {
+            NodeId opener = key.id();
+            try {
+                ByteBuffer in = ByteBuffer.wrap(answer);
+                int mode = in.get() & 0xff;
+                if (resumed != null) {
+                    if (mode != RESUMED) {
+                        throw new SealFailure(
+                                "node " + acceptor + " answered a resumed key agreement with mode " + mode, false);
+                    }
+                    byte[] acceptorNonce = take(in, NONCE);
+                    byte[] mac = take(in, MAC);
+                    requireEnd(in, acceptor);
+                    byte[] expected = mac(
+                            resumed.secret(),
+                            "traverse seal resume answer 1",
+                            context,
+                            opener,
+                            acceptor,
+                            nonce,
+                            acceptorNonce);
+                    if (!MessageDigest.isEqual(expected, mac)) {
+                        throw new SealFailure(
+                                "node " + acceptor + " failed to prove the key agreement it resumed", false);
+                    }
+                    return sealFor(true, resumed.secret(), context, opener, acceptor, nonce, acceptorNonce);
+                }
+                if (mode != FULL) {
+                    throw new SealFailure(
+                            "node " + acceptor + " answered a full key agreement with mode " + mode, false);
+                }
+                byte[] acceptorKey = field(in);
+                byte[] acceptorEphemeral = field(in);
+                byte[] acceptorNonce = take(in, NONCE);
+                byte[] signature = field(in);
+                requireEnd(in, acceptor);
+                verify(
+                        acceptor,
+                        acceptorKey,
+                        signature,
+                        signed(
+                                "traverse seal answer 1",
+                                context,
+                                opener,
+                                acceptor,
+                                bytes,
+                                acceptorEphemeral,
+                                acceptorNonce));
+                byte[] secret = secret(
+                        ephemeral, acceptorEphemeral, opener, acceptor, nonce, acceptorNonce, bytes, acceptorEphemeral);
+                keep(acceptor, secret);
+                return sealFor(true, secret, context, opener, acceptor, nonce, acceptorNonce);
+            } catch (BufferUnderflowException e) {
+                throw new SealFailure("a truncated key agreement answer from node " + acceptor, false);
+            }
+        }
+    }
+
+    /** The acceptor's answer to send, and the connection's seal. */
+    public record Answer(byte[] bytes, ConnectionSeal seal, boolean full) {}
+
+    /** An offer or answer that fails: the connection must not go on. */
+    public static final class SealFailure extends GeneralSecurityException {
+        private static final long serialVersionUID = 1L;
+        private final boolean unknownSession;
+
+        SealFailure(String message, boolean unknownSession) {
+            super(message);
+            this.unknownSession = unknownSession;
+        }
+
+        /** True if the offer resumed a secret the acceptor does not keep: a full offer will do. */
+        public boolean unknownSession() {
+            return unknownSession;
+        }
+    }
+
+    // ---- the pieces ---------------------------------------------------------------------------
+
+    private void keep(NodeId peer, byte[] secret) {
+        SessionId id = new SessionId(hkdf(secret, new byte[0], label("traverse seal session id 1"), SESSION_ID));
+        synchronized (byPeer) {
+            Session old = byPeer.put(peer, new Session(peer, id, secret));
+            if (old != null) {
+                byId.remove(old.id());
+            }
+            byId.put(id, byPeer.get(peer));
+            if (byPeer.size() > MAX_SESSIONS) {
+                NodeId eldest = byPeer.keySet().iterator().next();
+                byId.remove(byPeer.remove(eldest).id());
+            }
+        }
+    }
+
+    /**
+     * The connection's seal: two AES keys from the kept secret and both nonces, the first toward
+     * the acceptor; the opener sends with it.
+     */
+    private static ConnectionSeal sealFor(
+            boolean asOpener,
+            byte[] secret,
+            byte[] context,
+            NodeId opener,
+            NodeId acceptor,
+            byte[] openerNonce,
+            byte[] acceptorNonce) {
+        byte[] keys = hkdf(
+                secret,
+                concat(openerNonce, acceptorNonce),
+                signed("traverse seal keys 1", context, opener, acceptor),
+                2 * KEY);
+        byte[] towardAcceptor = Arrays.copyOfRange(keys, 0, KEY);
+        byte[] towardOpener = Arrays.copyOfRange(keys, KEY, 2 * KEY);
+        return asOpener
+                ? new ConnectionSeal(towardAcceptor, towardOpener)
+                : new ConnectionSeal(towardOpener, towardAcceptor);
+    }
+
+    /** The secret a full agreement gives: HKDF over the X25519 result, bound to both ids, both nonces and the whole exchange. */
+    private static byte[] secret(
+            KeyPair own,
+            byte[] peerEphemeral,
+            NodeId opener,
+            NodeId acceptor,
+            byte[] openerNonce,
+            byte[] acceptorNonce,
+            byte[] offer,
+            byte[] acceptorEphemeral)
+            throws SealFailure {
+        byte[] shared;
+        try {
+            PublicKey peer = KeyFactory.getInstance("X25519").generatePublic(new X509EncodedKeySpec(peerEphemeral));
+            KeyAgreement agreement = KeyAgreement.getInstance("X25519");
+            agreement.init(own.getPrivate());
+            agreement.doPhase(peer, true);
+            shared = agreement.generateSecret();
+        } catch (GeneralSecurityException | IllegalArgumentException e) {
+            // The JDK refuses a low-order point (an all-zero result) here too.
+            throw new SealFailure("an unusable X25519 key from the other node: " + e.getMessage(), false);
+        }
+        byte[] transcript = sha256(signed("traverse seal transcript 1", offer, acceptorEphemeral));
+        return hkdf(
+                shared,
+                concat(openerNonce, acceptorNonce),
+                signed("traverse seal secret 1", transcript, opener, acceptor),
+                32);
+    }
+
+    private KeyPair ephemeral() {
+        try {
+            KeyPairGenerator generator = KeyPairGenerator.getInstance("X25519");
+            generator.initialize(java.security.spec.NamedParameterSpec.X25519, random);
+            return generator.generateKeyPair();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("X25519 is part of every Java platform since 11", e);
+        }
+    }
+
+    private byte[] sign(byte[] message) {
+        try {
+            Signature signer = Signature.getInstance(IdentityKey.ALGORITHM);
+            signer.initSign(key.privateKey());
+            signer.update(message);
+            return signer.sign();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("cannot sign with this node's own Ed25519 key", e);
+        }
+    }
+
+    /** Checks that {@code encodedKey} is the key of {@code who} (its id is the key's hash) and that it signed {@code message}. */
+    private static void verify(NodeId who, byte[] encodedKey, byte[] signature, byte[] message) throws SealFailure {
+        PublicKey publicKey;
+        try {
+            publicKey =
+                    KeyFactory.getInstance(IdentityKey.ALGORITHM).generatePublic(new X509EncodedKeySpec(encodedKey));
+        } catch (GeneralSecurityException e) {
+            throw new SealFailure("node " + who + " sent no usable Ed25519 key", false);
+        }
+        NodeId keyId = IdentityKey.idOf(publicKey);
+        if (!keyId.equals(who)) {
+            throw new SealFailure("the key sent for node " + who + " is the key of node " + keyId, false);
+        }
+        boolean good;
+        try {
+            Signature verifier = Signature.getInstance(IdentityKey.ALGORITHM);
+            verifier.initVerify(publicKey);
+            verifier.update(message);
+            good = verifier.verify(signature);
+        } catch (GeneralSecurityException e) {
+            good = false;
+        }
+        if (!good) {
+            throw new SealFailure("node " + who + "'s signature over the key agreement does not verify", false);
+        }
+    }
+
+    private static byte[] mac(byte[] secret, String label, byte[] context, NodeId a, NodeId b, byte[]... more) {
+        try {
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+            mac.update(signed(label, context, a, b));
+            for (byte[] m : more) {
+                mac.update(lengthPrefixed(m));
+            }
+            return mac.doFinal();
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC-SHA256 is part of every Java platform", e);
+        }
+    }
+
+    private static byte[] hkdf(byte[] secret, byte[] salt, byte[] info, int length) {
+        HKDFBytesGenerator generator = new HKDFBytesGenerator(new SHA256Digest());
+        generator.init(new HKDFParameters(secret, salt, info));
+        byte[] out = new byte[length];
+        generator.generateBytes(out, 0, length);
+        return out;
+    }
+
+    /** A label, then each part with its length in front, so that no two different lists give the same bytes. */
+    private static byte[] signed(String label, Object... parts) {
+        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream(256);
+        out.writeBytes(lengthPrefixed(label(label)));
+        for (Object part : parts) {
+            byte[] bytes = part instanceof NodeId id ? label(id.toString()) : (byte[]) part;
+            out.writeBytes(lengthPrefixed(bytes));
+        }
+        return out.toByteArray();
+    }
+
+    private static byte[] lengthPrefixed(byte[] bytes) {
+        return ByteBuffer.allocate(4 + bytes.length)
+                .putInt(bytes.length)
+                .put(bytes)
+                .array();
+    }
+
+    private static byte[] label(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    private static byte[] sha256(byte[] bytes) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(bytes);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 is part of every Java platform", e);
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
+    private byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        random.nextBytes(b);
+        return b;
+    }
+
+    private static void putField(ByteBuffer b, byte[] field) {
+        if (field.length > MAX_FIELD) {
+            throw new IllegalStateException("a key agreement field of " + field.length + " bytes");
+        }
+        b.put((byte) field.length).put(field);
+    }
+
+    private static byte[] field(ByteBuffer in) {
+        return take(in, in.get() & 0xff);
+    }
+
+    private static byte[] take(ByteBuffer in, int n) {
+        byte[] b = new byte[n];
+        in.get(b);
+        return b;
+    }
+
+    private static void requireEnd(ByteBuffer in, NodeId from) throws SealFailure {
+        if (in.hasRemaining()) {
+            throw new SealFailure(in.remaining() + " bytes after the key agreement message from node " + from, false);
+        }
+    }
+}

@@ -1,0 +1,215 @@
+package io.traverse.security;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.SecureRandom;
+import java.util.SplittableRandom;
+import javax.crypto.AEADBadTagException;
+import org.junit.jupiter.api.Test;
+
+class PeerSessionsTest {
+    private static final long SEED = 0x5ea1L;
+
+    private final IdentityKey openerKey = IdentityKey.generate(seeded(1));
+    private final IdentityKey acceptorKey = IdentityKey.generate(seeded(2));
+    private final PeerSessions opener = new PeerSessions(openerKey, seeded(3));
+    private final PeerSessions acceptor = new PeerSessions(acceptorKey, seeded(4));
+    private final byte[] context = "routed 42 port 7000".getBytes(StandardCharsets.US_ASCII);
+
+    @Test
+    void aFullAgreementThenAResumedOneGiveSealsThatOpenEachOther() throws Exception {
+        PeerSessions.Offer first = opener.offer(acceptorKey.id(), context);
+        assertThat(first.resumed()).isFalse();
+        PeerSessions.Answer firstAnswer = acceptor.answer(openerKey.id(), context, first.bytes());
+        assertThat(firstAnswer.full()).isTrue();
+        ConnectionSeal openerSeal = first.complete(firstAnswer.bytes());
+        assertRoundTrips(openerSeal, firstAnswer.seal());
+
+        byte[] second = "routed 43 port 7000".getBytes(StandardCharsets.US_ASCII);
+        PeerSessions.Offer resumed = opener.offer(acceptorKey.id(), second);
+        assertThat(resumed.resumed()).isTrue();
+        PeerSessions.Answer resumedAnswer = acceptor.answer(openerKey.id(), second, resumed.bytes());
+        assertThat(resumedAnswer.full()).isFalse();
+        assertRoundTrips(resumed.complete(resumedAnswer.bytes()), resumedAnswer.seal());
+
+        // The kept secret serves the other way round too, and new nonces give new keys.
+        PeerSessions.Offer back = acceptor.offer(openerKey.id(), second);
+        assertThat(back.resumed()).isTrue();
+        PeerSessions.Answer backAnswer = opener.answer(acceptorKey.id(), second, back.bytes());
+        ConnectionSeal backSeal = back.complete(backAnswer.bytes());
+        assertRoundTrips(backSeal, backAnswer.seal());
+        byte[] sealedByFirst = seal(openerSeal, 0, "same bytes");
+        assertThatThrownBy(() -> open(backSeal, 0, sealedByFirst)).isInstanceOf(AEADBadTagException.class);
+    }
+
+    @Test
+    void anAcceptorWhoseKeyIsNotTheIdAskedForIsRefusedByTheOpener() throws Exception {
+        IdentityKey impostor = IdentityKey.generate(seeded(5));
+        PeerSessions.Offer offer = opener.offer(acceptorKey.id(), context);
+        // The impostor answers for the acceptor with its own key: a well-formed answer it signed
+        // (to an offer made to it), passed off as the acceptor's.
+        PeerSessions.Offer toImpostor = new PeerSessions(openerKey, seeded(10)).offer(impostor.id(), context);
+        byte[] impostorsAnswer = new PeerSessions(impostor, seeded(6))
+                .answer(openerKey.id(), context, toImpostor.bytes())
+                .bytes();
+        assertThatThrownBy(() -> offer.complete(impostorsAnswer))
+                .isInstanceOf(PeerSessions.SealFailure.class)
+                .hasMessageContaining("the key sent for node " + acceptorKey.id())
+                .hasMessageContaining("is the key of node " + impostor.id());
+        assertThat(opener.knows(acceptorKey.id())).isFalse();
+    }
+
+    @Test
+    void anOpenerThatStatesAnotherIdIsRefusedByTheAcceptor() {
+        IdentityKey impostor = IdentityKey.generate(seeded(7));
+        byte[] offer = new PeerSessions(impostor, seeded(8))
+                .offer(acceptorKey.id(), context)
+                .bytes();
+        // It arrives in the name of the real opener.
+        assertThatThrownBy(() -> acceptor.answer(openerKey.id(), context, offer))
+                .isInstanceOf(PeerSessions.SealFailure.class)
+                .hasMessageContaining("is the key of node " + impostor.id());
+        assertThat(acceptor.knows(openerKey.id())).isFalse();
+    }
+
+    @Test
+    void anOfferOrAnswerMovedToAnotherConnectionFails() throws Exception {
+        PeerSessions.Offer first = opener.offer(acceptorKey.id(), context);
+        byte[] other = "routed 99 port 7000".getBytes(StandardCharsets.US_ASCII);
+        assertThatThrownBy(() -> acceptor.answer(openerKey.id(), other, first.bytes()))
+                .isInstanceOf(PeerSessions.SealFailure.class)
+                .hasMessageContaining("signature");
+        first.complete(acceptor.answer(openerKey.id(), context, first.bytes()).bytes());
+
+        PeerSessions.Offer resumed = opener.offer(acceptorKey.id(), context);
+        assertThatThrownBy(() -> acceptor.answer(openerKey.id(), other, resumed.bytes()))
+                .isInstanceOf(PeerSessions.SealFailure.class)
+                .hasMessageContaining("failed to prove");
+    }
+
+    @Test
+    void aReplayedResumedOfferGivesKeysTheReplayerCannotUse() throws Exception {
+        PeerSessions.Offer first = opener.offer(acceptorKey.id(), context);
+        first.complete(acceptor.answer(openerKey.id(), context, first.bytes()).bytes());
+        PeerSessions.Offer resumed = opener.offer(acceptorKey.id(), context);
+        PeerSessions.Answer genuine = acceptor.answer(openerKey.id(), context, resumed.bytes());
+        ConnectionSeal openerSeal = resumed.complete(genuine.bytes());
+        // A relay repeats the offer: the acceptor answers with a fresh nonce, so other keys.
+        PeerSessions.Answer replayed = acceptor.answer(openerKey.id(), context, resumed.bytes());
+        assertThat(replayed.bytes()).isNotEqualTo(genuine.bytes());
+        byte[] sealed = seal(replayed.seal(), 0, "for the replayer");
+        assertThatThrownBy(() -> open(openerSeal, 0, sealed)).isInstanceOf(AEADBadTagException.class);
+    }
+
+    @Test
+    void anAcceptorThatLostTheSecretSaysSoAndAFullOfferFollows() throws Exception {
+        PeerSessions.Offer first = opener.offer(acceptorKey.id(), context);
+        first.complete(acceptor.answer(openerKey.id(), context, first.bytes()).bytes());
+        PeerSessions restarted = new PeerSessions(acceptorKey, seeded(9)); // same key, nothing kept
+        PeerSessions.Offer resumed = opener.offer(acceptorKey.id(), context);
+        assertThatThrownBy(() -> restarted.answer(openerKey.id(), context, resumed.bytes()))
+                .isInstanceOfSatisfying(
+                        PeerSessions.SealFailure.class,
+                        f -> assertThat(f.unknownSession()).isTrue());
+        opener.forget(acceptorKey.id());
+        PeerSessions.Offer full = opener.offer(acceptorKey.id(), context);
+        assertThat(full.resumed()).isFalse();
+        PeerSessions.Answer answer = restarted.answer(openerKey.id(), context, full.bytes());
+        assertRoundTrips(full.complete(answer.bytes()), answer.seal());
+    }
+
+    @Test
+    void malformedOffersAreRefusedWithAReasonNeverACrash() {
+        byte[] good = opener.offer(acceptorKey.id(), context).bytes();
+        SplittableRandom random = new SplittableRandom(SEED);
+        for (int i = 0; i < 2000; i++) {
+            byte[] bad = good.clone();
+            switch (i % 3) {
+                case 0 -> bad = java.util.Arrays.copyOf(good, random.nextInt(good.length)); // truncated
+                case 1 -> bad[random.nextInt(bad.length)] ^= (byte) (1 + random.nextInt(255)); // a byte changed
+                default -> {
+                    bad = new byte[random.nextInt(200)];
+                    random.nextBytes(bad);
+                }
+            }
+            byte[] offer = bad;
+            if (offer.length == 0) {
+                assertThatThrownBy(() -> acceptor.answer(openerKey.id(), context, offer))
+                        .isInstanceOf(PeerSessions.SealFailure.class);
+                continue;
+            }
+            try {
+                acceptor.answer(openerKey.id(), context, offer);
+                // Every field is signed or parsed strictly: only the unchanged offer may pass.
+                assertThat(offer).as("a changed offer was accepted").isEqualTo(good);
+            } catch (PeerSessions.SealFailure expected) {
+                assertThat(expected.getMessage()).isNotBlank();
+            }
+        }
+    }
+
+    @Test
+    void aFrameSealedAtOneOffsetDoesNotOpenAtAnother() throws Exception {
+        PeerSessions.Offer offer = opener.offer(acceptorKey.id(), context);
+        PeerSessions.Answer answer = acceptor.answer(openerKey.id(), context, offer.bytes());
+        ConnectionSeal a = offer.complete(answer.bytes());
+        byte[] sealed = seal(a, 4096, "moved");
+        assertThatThrownBy(() -> open(answer.seal(), 8192, sealed)).isInstanceOf(AEADBadTagException.class);
+        byte[] changed = sealed.clone();
+        changed[3] ^= 1;
+        assertThatThrownBy(() -> open(answer.seal(), 4096, changed)).isInstanceOf(AEADBadTagException.class);
+        assertThat(open(answer.seal(), 4096, sealed)).isEqualTo("moved");
+    }
+
+    /** Each seal's bytes open with the other, both ways, over a stream of random frames (length and SHA-256 checked). */
+    private static void assertRoundTrips(ConnectionSeal one, ConnectionSeal other) throws Exception {
+        SplittableRandom random = new SplittableRandom(SEED);
+        for (ConnectionSeal[] pair : new ConnectionSeal[][] {{one, other}, {other, one}}) {
+            MessageDigest sent = MessageDigest.getInstance("SHA-256");
+            MessageDigest got = MessageDigest.getInstance("SHA-256");
+            long offset = 0;
+            for (int i = 0; i < 50; i++) {
+                byte[] plain = new byte[1 + random.nextInt(70_000)];
+                random.nextBytes(plain);
+                sent.update(plain);
+                ByteBuffer sealed = ByteBuffer.allocateDirect(plain.length + ConnectionSeal.OVERHEAD);
+                pair[0].seal(offset, ByteBuffer.wrap(plain), sealed);
+                assertThat(sealed.position()).isEqualTo(plain.length + ConnectionSeal.OVERHEAD);
+                sealed.flip();
+                ByteBuffer opened = ByteBuffer.allocate(plain.length);
+                pair[1].open(offset, sealed, opened);
+                assertThat(opened.position()).isEqualTo(plain.length);
+                got.update(opened.array());
+                offset += plain.length;
+            }
+            assertThat(got.digest()).isEqualTo(sent.digest());
+        }
+    }
+
+    private static byte[] seal(ConnectionSeal seal, long offset, String text) throws Exception {
+        byte[] plain = text.getBytes(StandardCharsets.UTF_8);
+        ByteBuffer out = ByteBuffer.allocate(plain.length + ConnectionSeal.OVERHEAD);
+        seal.seal(offset, ByteBuffer.wrap(plain), out);
+        return out.array();
+    }
+
+    private static String open(ConnectionSeal seal, long offset, byte[] sealed) throws Exception {
+        ByteBuffer out = ByteBuffer.allocate(sealed.length - ConnectionSeal.OVERHEAD);
+        seal.open(offset, ByteBuffer.wrap(sealed), out);
+        return new String(out.array(), StandardCharsets.UTF_8);
+    }
+
+    private static SecureRandom seeded(long n) {
+        try {
+            SecureRandom random = SecureRandom.getInstance("SHA1PRNG");
+            random.setSeed(SEED * 31 + n);
+            return random;
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
