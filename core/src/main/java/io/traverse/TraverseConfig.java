@@ -52,6 +52,7 @@ public final class TraverseConfig {
     private final Duration hubTimeout;
     private final boolean hubDataLink;
     private final boolean hubDataLinkTls;
+    private final boolean encryptRelayed;
     private final HttpProxy httpProxy;
     private final io.traverse.settings.LongPollSettings longPoll;
     /** The modules' keys that were set, by name: their parsed values. */
@@ -79,6 +80,7 @@ public final class TraverseConfig {
         hubTimeout = b.hubTimeout;
         hubDataLink = b.hubDataLink;
         hubDataLinkTls = b.hubDataLinkTls;
+        encryptRelayed = b.encryptRelayed;
         httpProxy = b.httpProxy();
         longPoll = b.longPoll();
         moduleValues = Map.copyOf(b.moduleValues);
@@ -208,6 +210,11 @@ public final class TraverseConfig {
         return hubDataLinkTls;
     }
 
+    /** True if relayed connections are encrypted end to end ({@code traverse.encrypt=relayed}, the default). */
+    public boolean encryptRelayed() {
+        return encryptRelayed;
+    }
+
     /** The HTTP proxy hubs are reached through, if any. */
     public Optional<HttpProxy> httpProxy() {
         return Optional.ofNullable(httpProxy);
@@ -239,6 +246,7 @@ public final class TraverseConfig {
                 + ", discoveryPort=" + discoveryPort
                 + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
                 + ", hubDataLinkTls=" + hubDataLinkTls
+                + ", encryptRelayed=" + encryptRelayed
                 + (httpProxy == null ? "" : ", httpProxy=" + httpProxy)
                 + (moduleValues.isEmpty() ? "" : ", modules' keys=" + new java.util.TreeMap<>(moduleValues)) + "}";
     }
@@ -268,6 +276,7 @@ public final class TraverseConfig {
         private Duration hubTimeout;
         private boolean hubDataLink;
         private boolean hubDataLinkTls;
+        private boolean encryptRelayed = true;
         private String httpProxyText = "";
         private String httpProxyOrigin = "default";
         private String nonProxyHostsText = "";
@@ -316,6 +325,9 @@ public final class TraverseConfig {
                     case HUB_TIMEOUT -> hubTimeout = ConfigValues.positive(ConfigValues.duration(v));
                     case HUB_DATA_LINK -> hubDataLink = ConfigValues.bool(v);
                     case HUB_DATA_LINK_TLS -> hubDataLinkTls = ConfigValues.bool(v);
+                    case ENCRYPT ->
+                        encryptRelayed =
+                                ConfigValues.oneOf(v, "relayed", "none").equals("relayed");
                     case HTTP_PROXY -> {
                         HttpProxy.parse(
                                 v.isEmpty() ? "none" : v, HttpProxy.JDK_NON_PROXY_HOSTS, origin); // validates now

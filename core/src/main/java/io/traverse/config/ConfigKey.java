@@ -79,6 +79,12 @@ public enum ConfigKey {
             "traverse.hub.datalink.tls",
             "false",
             "true or false: the data link runs TLS too, like the hub link (relayed bytes encrypted on the wire to the hub, at a fraction of the relay's throughput today; false: in clear, bound to the hub link)"),
+    ENCRYPT(
+            "traverse.encrypt",
+            "relayed",
+            "relayed or none: relayed connections are encrypted end to end between the two nodes, so hubs relay only ciphertext"
+                    + " (none: this node offers no encryption, and accepts relayed connections in clear; direct, reverse and spliced"
+                    + " connections are kernel sockets in clear either way)"),
     HTTP_PROXY(
             "traverse.http.proxy",
             "",

@@ -29,6 +29,7 @@ import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
 import io.traverse.security.IdentityKey;
 import io.traverse.security.KeyFile;
+import io.traverse.security.PeerSessions;
 import io.traverse.spi.AdvertisedExternal;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
@@ -99,6 +100,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final NodeEvents events;
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
     private final HubLink hubLink;
+    /** Keys agreed end to end with peers, kept per peer (relayed connections are sealed with them). */
+    private final PeerSessions peerSessions;
 
     private volatile boolean closed;
 
@@ -106,6 +109,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         this.config = config;
         IdentityKey key = loadKey(config);
         NodeId id = key.id();
+        this.peerSessions = new PeerSessions(key, new java.security.SecureRandom());
         String threadPrefix = "traverse-" + id.shortForm();
         InetAddress bind = config.bindAddress().orElse(null);
         LocalInterfaces all = LocalInterfaces.scan();
@@ -243,7 +247,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 events,
                 listener,
                 this::advertise,
-                Optional.ofNullable(httpOnlyWayOut(config)));
+                Optional.ofNullable(httpOnlyWayOut(config)),
+                peerSessions);
         List<ConnectionModule> created = new ArrayList<>();
         for (String name : config.modules()) {
             ConnectionModuleProvider provider = available.get(name);

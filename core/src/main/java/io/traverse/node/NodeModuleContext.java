@@ -9,6 +9,7 @@ import io.traverse.hublink.HubLink;
 import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.listen.NodeListener;
+import io.traverse.security.PeerSessions;
 import io.traverse.spi.AdvertisedExternal;
 import io.traverse.spi.HandshakeDialer;
 import io.traverse.spi.InboundConnections;
@@ -36,6 +37,7 @@ final class NodeModuleContext implements ModuleContext {
     private final NodeListener listener;
     private final Function<InetSocketAddress, AdvertisedExternal> advertise;
     private final Optional<HttpProxy> httpOnlyWayOut;
+    private final PeerSessions peerSessions;
 
     NodeModuleContext(
             TraverseConfig config,
@@ -47,7 +49,8 @@ final class NodeModuleContext implements ModuleContext {
             ModuleEvents events,
             NodeListener listener,
             Function<InetSocketAddress, AdvertisedExternal> advertise,
-            Optional<HttpProxy> httpOnlyWayOut) {
+            Optional<HttpProxy> httpOnlyWayOut,
+            PeerSessions peerSessions) {
         this.config = config;
         this.identity = identity;
         this.interfaces = interfaces;
@@ -58,6 +61,12 @@ final class NodeModuleContext implements ModuleContext {
         this.listener = listener;
         this.advertise = advertise;
         this.httpOnlyWayOut = httpOnlyWayOut;
+        this.peerSessions = peerSessions;
+    }
+
+    @Override
+    public Optional<PeerSessions> peerSessions() {
+        return Optional.of(peerSessions);
     }
 
     @Override

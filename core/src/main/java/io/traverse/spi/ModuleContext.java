@@ -68,6 +68,14 @@ public interface ModuleContext {
         return hubLinkLongPoll().isPresent() || config().longPoll().always();
     }
 
+    /**
+     * The node's end-to-end key agreements with its peers, kept per peer (docs/security.md); empty
+     * for a context without a node key, whose modules then encrypt nothing.
+     */
+    default java.util.Optional<io.traverse.security.PeerSessions> peerSessions() {
+        return java.util.Optional.empty();
+    }
+
     /** Events for the node's listeners (peer unreachable). */
     ModuleEvents events();
 

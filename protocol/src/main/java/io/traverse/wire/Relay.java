@@ -22,8 +22,9 @@ import java.util.Objects;
  * pass on less ({@link #withCredit}).
  *
  * <p>Payload by kind: OPEN u16 virtual port (1–65,535) and u32 initial credit, optionally u8 flags
- * (bit 0: hold the accepted connection until CONFIRM); CONFIRM nothing; ACCEPT u32 initial
- * credit; REFUSE u8 answer code (as the identity handshake's) and a UTF-8 reason; RESET a UTF-8
+ * (bit 0: hold the accepted connection until CONFIRM; bit 1: sealed, the key agreement's offer
+ * follows); CONFIRM nothing; ACCEPT u32 initial credit, then the agreement's answer on a sealed
+ * connection; SEALED as DATA, its bytes AES-GCM ciphertext and a 16-byte tag; REFUSE u8 answer code (as the identity handshake's) and a UTF-8 reason; RESET a UTF-8
  * reason (reasons at most {@link LinkLimits#MAX_REASON} bytes); DATA u64 stream offset of its
  * first byte, then 1 or more bytes (at most {@link #MAX_DATA_BYTES}); CREDIT and PONG u64 credit
  * limit (the stream offset up to which the other end may send); FIN u64 final stream length;
@@ -40,11 +41,17 @@ import java.util.Objects;
 public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     /** OPEN flags bit: hold the accepted connection until CONFIRM. */
     static final int OPEN_HOLD = 1;
+    /** OPEN flags bit: sealed end to end; the key agreement's offer follows the flags. */
+    static final int OPEN_SEALED = 2;
 
     /** Size of a DATA frame's stream offset. */
     public static final int DATA_OFFSET_LENGTH = 8;
     /** Stream bytes one DATA frame carries at most. */
     public static final int MAX_DATA_BYTES = LinkLimits.MAX_RELAY_PAYLOAD - DATA_OFFSET_LENGTH;
+    /** What a SEALED frame carries beyond its stream bytes (AES-GCM's tag). */
+    public static final int SEAL_OVERHEAD = 16;
+    /** Stream bytes one SEALED frame carries at most. */
+    public static final int MAX_SEALED_BYTES = MAX_DATA_BYTES - SEAL_OVERHEAD;
 
     private final long connectionId;
     private final NodeId opener;
@@ -110,11 +117,18 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
         switch (kind) {
             case OPEN -> {
                 requireDirection(kind, direction, RelayDirection.TOWARD_ACCEPTOR);
-                if (payload.readableBytes() != 7) {
+                if (payload.readableBytes() < 7) {
                     requireLength(kind, payload, 6);
-                } else if ((payload.getUnsignedByte(at + 6) & ~OPEN_HOLD) != 0) {
-                    throw new IllegalArgumentException(
-                            "OPEN flags " + payload.getUnsignedByte(at + 6) + " (only bit 0 is defined)");
+                } else {
+                    int flags = payload.getUnsignedByte(at + 6);
+                    if ((flags & ~(OPEN_HOLD | OPEN_SEALED)) != 0) {
+                        throw new IllegalArgumentException("OPEN flags " + flags + " (only bits 0 and 1 are defined)");
+                    }
+                    if ((flags & OPEN_SEALED) == 0) {
+                        requireLength(kind, payload, 7);
+                    } else if (payload.readableBytes() == 7) {
+                        throw new IllegalArgumentException("a sealed OPEN without the key agreement's offer");
+                    }
                 }
                 if (payload.getUnsignedShort(at) == 0) {
                     throw new IllegalArgumentException("OPEN to virtual port 0");
@@ -122,7 +136,9 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
             }
             case ACCEPT -> {
                 requireDirection(kind, direction, RelayDirection.TOWARD_OPENER);
-                requireLength(kind, payload, 4);
+                if (payload.readableBytes() < 4) {
+                    requireLength(kind, payload, 4);
+                }
             }
             case REFUSE -> {
                 requireDirection(kind, direction, RelayDirection.TOWARD_OPENER);
@@ -135,6 +151,13 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
             case DATA -> {
                 if (payload.readableBytes() <= DATA_OFFSET_LENGTH) {
                     throw new IllegalArgumentException("DATA without bytes");
+                }
+                requireOffset(kind, payload.getLong(at));
+            }
+            case SEALED -> {
+                if (payload.readableBytes() <= DATA_OFFSET_LENGTH + SEAL_OVERHEAD) {
+                    throw new IllegalArgumentException(
+                            "SEALED without bytes (a tag of " + SEAL_OVERHEAD + " and more)");
                 }
                 requireOffset(kind, payload.getLong(at));
             }
@@ -197,18 +220,48 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
      */
     public static Relay open(
             long connectionId, NodeId opener, NodeId acceptor, int virtualPort, long initialCredit, boolean hold) {
+        return open(connectionId, opener, acceptor, virtualPort, initialCredit, hold, null);
+    }
+
+    /**
+     * The same, sealed end to end when {@code sealOffer} (the key agreement's offer, not empty) is
+     * given; null: in clear.
+     */
+    public static Relay open(
+            long connectionId,
+            NodeId opener,
+            NodeId acceptor,
+            int virtualPort,
+            long initialCredit,
+            boolean hold,
+            byte[] sealOffer) {
         FieldChecks.range("virtual port", virtualPort, 1, 65535);
-        ByteBuf payload =
-                Unpooled.buffer(hold ? 7 : 6).writeShort(virtualPort).writeInt(u32("initial credit", initialCredit));
-        if (hold) {
-            payload.writeByte(OPEN_HOLD);
+        int flags = (hold ? OPEN_HOLD : 0) | (sealOffer != null ? OPEN_SEALED : 0);
+        ByteBuf payload = Unpooled.buffer(6 + (flags != 0 ? 1 : 0) + (sealOffer != null ? sealOffer.length : 0))
+                .writeShort(virtualPort)
+                .writeInt(u32("initial credit", initialCredit));
+        if (flags != 0) {
+            payload.writeByte(flags);
+        }
+        if (sealOffer != null) {
+            payload.writeBytes(sealOffer);
         }
         return withFullHops(connectionId, opener, acceptor, RelayDirection.TOWARD_ACCEPTOR, RelayKind.OPEN, payload);
     }
 
     /** The acceptor's answer to this OPEN: accepted, granting the opener {@code initialCredit} bytes. */
     public Relay accept(long initialCredit) {
-        return answer(RelayKind.ACCEPT, Unpooled.buffer(4).writeInt(u32("initial credit", initialCredit)));
+        return accept(initialCredit, null);
+    }
+
+    /** The same, with the key agreement's answer when the OPEN was sealed (null: none). */
+    public Relay accept(long initialCredit, byte[] sealAnswer) {
+        ByteBuf payload = Unpooled.buffer(4 + (sealAnswer == null ? 0 : sealAnswer.length))
+                .writeInt(u32("initial credit", initialCredit));
+        if (sealAnswer != null) {
+            payload.writeBytes(sealAnswer);
+        }
+        return answer(RelayKind.ACCEPT, payload);
     }
 
     /** The acceptor's refusal of this OPEN with an identity-handshake answer code; the reason is cut to fit. */
@@ -247,6 +300,15 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     public static Relay dataFrame(
             long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, ByteBuf payload) {
         return withFullHops(connectionId, opener, acceptor, direction, RelayKind.DATA, payload);
+    }
+
+    /**
+     * SEALED of this connection travelling the given way; {@code payload} holds the u64 stream
+     * offset, the ciphertext and its tag, and this frame takes over its reference.
+     */
+    public static Relay sealedFrame(
+            long connectionId, NodeId opener, NodeId acceptor, RelayDirection direction, ByteBuf payload) {
+        return withFullHops(connectionId, opener, acceptor, direction, RelayKind.SEALED, payload);
     }
 
     /** A grant travelling the given way: the end it reaches may send up to stream offset {@code limit}. */
@@ -415,9 +477,30 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
 
     /** True if this OPEN asks the acceptor to hold the connection until CONFIRM. */
     public boolean holdUntilConfirmed() {
+        return (openFlags() & OPEN_HOLD) != 0;
+    }
+
+    /** The key agreement's offer of a sealed OPEN, or null for one in clear. */
+    public byte[] sealOffer() {
+        if ((openFlags() & OPEN_SEALED) == 0) {
+            return null;
+        }
+        ByteBuf p = content();
+        return ByteBufUtil.getBytes(p, p.readerIndex() + 7, p.readableBytes() - 7);
+    }
+
+    private int openFlags() {
         requireKind(RelayKind.OPEN);
-        return content().readableBytes() == 7
-                && (content().getUnsignedByte(content().readerIndex() + 6) & OPEN_HOLD) != 0;
+        return content().readableBytes() >= 7
+                ? content().getUnsignedByte(content().readerIndex() + 6)
+                : 0;
+    }
+
+    /** The key agreement's answer an ACCEPT carries (empty when it carries none). */
+    public byte[] sealAnswer() {
+        requireKind(RelayKind.ACCEPT);
+        ByteBuf p = content();
+        return ByteBufUtil.getBytes(p, p.readerIndex() + 4, p.readableBytes() - 4);
     }
 
     /** The virtual port of an OPEN. */
@@ -437,19 +520,33 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
         };
     }
 
-    /** The stream offset of a DATA frame's first byte, or the final stream length of a FIN. */
+    /** The stream offset of a DATA or SEALED frame's first byte, or the final stream length of a FIN. */
     public long streamOffset() {
-        if (kind != RelayKind.DATA && kind != RelayKind.FIN) {
+        if (kind != RelayKind.DATA && kind != RelayKind.SEALED && kind != RelayKind.FIN) {
             throw new IllegalStateException("a " + kind + " relay frame has no stream offset");
         }
         return content().getLong(content().readerIndex());
     }
 
-    /** The stream bytes of a DATA frame (a slice of the payload, not a copy). */
+    /**
+     * The stream bytes of a DATA frame, or the ciphertext and tag of a SEALED one (a slice of the
+     * payload, not a copy).
+     */
     public ByteBuf dataBytes() {
-        requireKind(RelayKind.DATA);
+        if (kind != RelayKind.DATA && kind != RelayKind.SEALED) {
+            throw new IllegalStateException("a " + kind + " relay frame carries no stream bytes");
+        }
         return content()
                 .slice(content().readerIndex() + DATA_OFFSET_LENGTH, content().readableBytes() - DATA_OFFSET_LENGTH);
+    }
+
+    /** How many stream bytes a DATA or SEALED frame carries (a SEALED frame's tag is not one of them); 0 for other kinds. */
+    public int streamBytes() {
+        return switch (kind) {
+            case DATA -> content().readableBytes() - DATA_OFFSET_LENGTH;
+            case SEALED -> content().readableBytes() - DATA_OFFSET_LENGTH - SEAL_OVERHEAD;
+            default -> 0;
+        };
     }
 
     /** The identity-handshake answer code of a REFUSE. */

@@ -4,10 +4,14 @@ package io.traverse.wire;
 public enum RelayKind {
     /**
      * Opener → acceptor: connect to a virtual port; payload u16 virtual port, u32 initial credit,
-     * optionally u8 flags (bit 0: hold the accepted connection out of the backlog until CONFIRM).
+     * optionally u8 flags (bit 0: hold the accepted connection out of the backlog until CONFIRM;
+     * bit 1: sealed end to end, the key agreement's offer follows).
      */
     OPEN(1),
-    /** Acceptor → opener: the connection is in the port's backlog; payload u32 initial credit. */
+    /**
+     * Acceptor → opener: the connection is in the port's backlog; payload u32 initial credit, then
+     * the key agreement's answer when the OPEN was sealed.
+     */
     ACCEPT(2),
     /** Acceptor → opener: no connection (no such port, refused, overload); payload u8 answer code, UTF-8 reason. */
     REFUSE(3),
@@ -30,7 +34,13 @@ public enum RelayKind {
      * Opener → acceptor: the connection an OPEN asked to hold (another attempt of the same connect
      * was running) won; the acceptor now hands it to its application. Empty payload.
      */
-    CONFIRM(10);
+    CONFIRM(10),
+    /**
+     * Either way, on a sealed connection: stream bytes encrypted end to end; payload u64 stream
+     * offset of the first byte, then the AES-GCM ciphertext of 1 or more stream bytes and its
+     * 16-byte tag. Counted like DATA (credit and offsets are in stream bytes).
+     */
+    SEALED(11);
 
     private final int code;
 

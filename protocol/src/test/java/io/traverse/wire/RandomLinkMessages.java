@@ -137,6 +137,18 @@ final class RandomLinkMessages {
                                         r.nextLong() & Long.MAX_VALUE,
                                         bytes(r, r.nextInt(20) == 0 ? Relay.MAX_DATA_BYTES : 1 + r.nextInt(200)))
                                 .payloadBytes());
+            case SEALED ->
+                Relay.sealedFrame(
+                        connectionId,
+                        opener,
+                        acceptor,
+                        direction,
+                        io.netty.buffer.Unpooled.buffer()
+                                .writeLong(r.nextLong() & Long.MAX_VALUE)
+                                .writeBytes(bytes(
+                                        r,
+                                        Relay.SEAL_OVERHEAD
+                                                + (r.nextInt(20) == 0 ? Relay.MAX_SEALED_BYTES : 1 + r.nextInt(200)))));
             case CREDIT -> Relay.credit(connectionId, opener, acceptor, direction, r.nextLong() & Long.MAX_VALUE);
             case FIN -> Relay.fin(connectionId, opener, acceptor, direction, r.nextLong() & Long.MAX_VALUE);
             case PING -> Relay.ping(connectionId, opener, acceptor, direction);

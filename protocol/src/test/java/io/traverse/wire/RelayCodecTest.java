@@ -38,6 +38,39 @@ class RelayCodecTest {
     }
 
     @Test
+    void aSealedOpenItsAcceptAndSealedBytesRoundTripAndAHubsCreditChangeKeepsTheAgreement() throws Exception {
+        byte[] offer = {1, 2, 3, 4, 5};
+        Relay open = roundTrip(Relay.open(9, OPENER, ACCEPTOR, 80, 1 << 20, true, offer));
+        assertThat(open.holdUntilConfirmed()).isTrue();
+        assertThat(open.sealOffer()).isEqualTo(offer);
+        assertThat(open.credit()).isEqualTo(1 << 20);
+        assertThat(roundTrip(Relay.open(9, OPENER, ACCEPTOR, 80, 1 << 20, false, offer))
+                        .holdUntilConfirmed())
+                .isFalse();
+        assertThat(roundTrip(Relay.open(9, OPENER, ACCEPTOR, 80, 1 << 20, true)).sealOffer())
+                .isNull();
+        Relay lessCredit = open.withCredit(4096);
+        assertThat(lessCredit.credit()).isEqualTo(4096);
+        assertThat(lessCredit.sealOffer()).isEqualTo(offer);
+
+        byte[] answer = {9, 8, 7};
+        Relay accept = roundTrip(open.accept(65536, answer));
+        assertThat(accept.sealAnswer()).isEqualTo(answer);
+        assertThat(accept.withCredit(1024).sealAnswer()).isEqualTo(answer);
+        assertThat(roundTrip(open.accept(65536)).sealAnswer()).isEmpty();
+
+        byte[] sealed = new byte[Relay.MAX_SEALED_BYTES + Relay.SEAL_OVERHEAD];
+        sealed[sealed.length - 1] = 3;
+        io.netty.buffer.ByteBuf payload =
+                io.netty.buffer.Unpooled.buffer().writeLong(4096).writeBytes(sealed);
+        Relay frame = roundTrip(Relay.sealedFrame(9, OPENER, ACCEPTOR, RelayDirection.TOWARD_OPENER, payload));
+        assertThat(frame.kind()).isEqualTo(RelayKind.SEALED);
+        assertThat(frame.streamOffset()).isEqualTo(4096);
+        assertThat(frame.streamBytes()).isEqualTo(Relay.MAX_SEALED_BYTES);
+        assertThat(io.netty.buffer.ByteBufUtil.getBytes(frame.dataBytes())).isEqualTo(sealed);
+    }
+
+    @Test
     void streamFramesRoundTripInBothDirections() throws Exception {
         for (RelayDirection direction : RelayDirection.values()) {
             byte[] bytes = new byte[Relay.MAX_DATA_BYTES];
@@ -138,10 +171,16 @@ class RelayCodecTest {
         assertProtocolError(
                 raw(0, 0, RelayKind.DATA.code(), w -> w.u32(0xFFFF_FFFFL)),
                 "exceeds the maximum of " + LinkLimits.MAX_RELAY_PAYLOAD);
-        // The OPEN payload must be exactly port and credit, and optionally flags with bit 0 only.
+        // The OPEN payload must be exactly port and credit, and optionally flags with bits 0 and 1
+        // only; bit 1 (sealed) needs the key agreement's offer after them, and nothing else may follow.
+        assertProtocolError(
+                raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(7).fixedBytes(new byte[] {0, 1, 0, 0, 0, 0, 4})),
+                "OPEN flags 4");
         assertProtocolError(
                 raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(7).fixedBytes(new byte[] {0, 1, 0, 0, 0, 0, 2})),
-                "OPEN flags 2");
+                "a sealed OPEN without the key agreement's offer");
+        assertProtocolError(
+                raw(0, 0, RelayKind.SEALED.code(), w -> w.u32(24).fixedBytes(new byte[24])), "SEALED without bytes");
         assertProtocolError(
                 raw(0, 0, RelayKind.OPEN.code(), w -> w.u32(8).fixedBytes(new byte[] {0, 1, 0, 0, 0, 0, 1, 0})),
                 "OPEN payload");
@@ -160,7 +199,7 @@ class RelayCodecTest {
                 raw(0, 0, RelayKind.RESET.code(), w -> w.u32(1025).fixedBytes(new byte[1025])), "exceeds 1024");
         assertProtocolError(
                 raw(2, 0, RelayKind.FIN.code(), w -> w.u32(8).fixedBytes(new byte[8])), "RelayDirection code 2");
-        assertProtocolError(raw(0, 0, 11, w -> w.u32(0)), "RelayKind code 11");
+        assertProtocolError(raw(0, 0, 12, w -> w.u32(0)), "RelayKind code 12");
         assertProtocolError(raw(1, 0, RelayKind.REFUSE.code(), w -> w.u32(0)), "REFUSE without an answer code");
         assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u32(1).u8(0)), "PING payload");
         assertProtocolError(raw(0, 0, RelayKind.PING.code(), w -> w.u32(0).u8(0)), "trailing");

@@ -2,6 +2,7 @@ package io.traverse.routed;
 
 import io.netty.buffer.ByteBuf;
 import io.traverse.identity.NodeId;
+import io.traverse.security.ConnectionSeal;
 import io.traverse.wire.LinkLimits;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
@@ -92,6 +93,11 @@ final class RoutedConnection {
     private volatile long lastHeardNanos = System.nanoTime();
     /** Hubs on the path, set from the OPEN or ACCEPT before the connection is handed out. */
     private volatile int hubs;
+    /**
+     * The end-to-end encryption of both streams, or null for a connection in clear; set from the
+     * key agreement before the connection is handed out, and never changed after.
+     */
+    private volatile ConnectionSeal seal;
 
     /**
      * @param initialGrant what the other end may send before this end's application reads (a share
@@ -153,6 +159,16 @@ final class RoutedConnection {
         return hubs;
     }
 
+    /** Seals both streams end to end from now on (before the connection is handed out). */
+    void sealWith(ConnectionSeal seal) {
+        this.seal = seal;
+    }
+
+    /** True if both streams are encrypted end to end. */
+    boolean sealed() {
+        return seal != null;
+    }
+
     /** Whether this connection has been reset (by either end, a hub, or the link). */
     boolean isReset() {
         lock.lock();
@@ -183,6 +199,45 @@ final class RoutedConnection {
      * (frames lost with a hub that died) or bytes past the granted credit reset the connection.
      */
     void onData(long offset, ByteBuf payload) {
+        if (seal != null) {
+            payload.release();
+            reset("node " + peer + " sent stream bytes in clear on a connection encrypted end to end", true);
+            return;
+        }
+        take(offset, payload);
+    }
+
+    /**
+     * SEALED at stream offset {@code offset}: opens the ciphertext and tag (taking over {@code sealed})
+     * and takes the stream bytes as DATA. Bytes changed on the way, or sealed for another offset,
+     * connection or key, reset the connection.
+     */
+    void onSealed(long offset, ByteBuf sealed) {
+        ConnectionSeal s = seal;
+        if (s == null) {
+            sealed.release();
+            reset("node " + peer + " sent sealed bytes on a connection in clear", true);
+            return;
+        }
+        int n = sealed.readableBytes() - ConnectionSeal.OVERHEAD;
+        ByteBuf plain = table.allocator().directBuffer(n);
+        try {
+            s.open(offset, sealed.nioBuffer(), plain.nioBuffer(0, n));
+            plain.writerIndex(n);
+        } catch (java.security.GeneralSecurityException e) {
+            plain.release();
+            reset(
+                    "bytes " + offset + " to " + (offset + n) + " of node " + peer
+                            + "'s stream failed their end-to-end check: changed on the way, or not sealed by the node",
+                    true);
+            return;
+        } finally {
+            sealed.release();
+        }
+        take(offset, plain);
+    }
+
+    private void take(long offset, ByteBuf payload) {
         int n = payload.readableBytes();
         String violation = null;
         boolean discard;
@@ -433,7 +488,8 @@ final class RoutedConnection {
                     await(writable, 0, "waiting for the peer to read");
                 }
                 failIfUnwritable();
-                chunk = (int) Math.min(Math.min(len, sendLimit - sent), Relay.MAX_DATA_BYTES);
+                chunk = (int) Math.min(
+                        Math.min(len, sendLimit - sent), seal == null ? Relay.MAX_DATA_BYTES : Relay.MAX_SEALED_BYTES);
                 offset = sent;
                 sent += chunk;
                 bytesOut += chunk;
@@ -441,11 +497,7 @@ final class RoutedConnection {
             } finally {
                 lock.unlock();
             }
-            ByteBuf payload = table.allocator()
-                    .directBuffer(Relay.DATA_OFFSET_LENGTH + chunk)
-                    .writeLong(offset)
-                    .writeBytes(b, off, chunk);
-            boolean sentOn = table.send(Relay.dataFrame(key.id(), opener, acceptor, outbound, payload));
+            boolean sentOn = table.send(frameOf(offset, b, off, chunk));
             sendFinIfDue(true);
             if (!sentOn) {
                 reset("the hub link is gone", false);
@@ -454,6 +506,33 @@ final class RoutedConnection {
             off += chunk;
             len -= chunk;
         }
+    }
+
+    /** A DATA frame of these stream bytes, or a SEALED one on a connection encrypted end to end. */
+    private Relay frameOf(long offset, byte[] b, int off, int chunk) throws SocketException {
+        ConnectionSeal s = seal;
+        if (s == null) {
+            ByteBuf payload = table.allocator()
+                    .directBuffer(Relay.DATA_OFFSET_LENGTH + chunk)
+                    .writeLong(offset)
+                    .writeBytes(b, off, chunk);
+            return Relay.dataFrame(key.id(), opener, acceptor, outbound, payload);
+        }
+        int sealedLength = chunk + ConnectionSeal.OVERHEAD;
+        ByteBuf payload = table.allocator().directBuffer(Relay.DATA_OFFSET_LENGTH + sealedLength);
+        try {
+            payload.writeLong(offset);
+            s.seal(
+                    offset,
+                    java.nio.ByteBuffer.wrap(b, off, chunk),
+                    payload.nioBuffer(Relay.DATA_OFFSET_LENGTH, sealedLength));
+            payload.writerIndex(Relay.DATA_OFFSET_LENGTH + sealedLength);
+        } catch (java.security.GeneralSecurityException | RuntimeException e) {
+            payload.release();
+            reset("cannot encrypt: " + e, true);
+            throw new SocketException("Connection reset: cannot encrypt (" + e + ")");
+        }
+        return Relay.sealedFrame(key.id(), opener, acceptor, outbound, payload);
     }
 
     private void failIfUnwritable() throws SocketException {

@@ -3,6 +3,7 @@ package io.traverse.routed;
 import io.netty.buffer.ByteBufAllocator;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.IdentityHandshake;
+import io.traverse.security.PeerSessions;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import io.traverse.spi.InboundConnections;
@@ -55,6 +56,11 @@ final class RoutedConnections implements RelayLink.Receiver {
      * request before it reads), but not a whole window for every connection in a backlog.
      */
     static final int BACKLOG_CREDIT = 256 * 1024;
+    /**
+     * REFUSE answer code of relayed connections only: the OPEN resumed a key agreement the
+     * acceptor does not keep (it restarted with its key); the opener tries once more with a full one.
+     */
+    static final int UNKNOWN_SESSION = 6;
 
     private static final Logger log = LoggerFactory.getLogger(RoutedConnections.class);
 
@@ -75,6 +81,11 @@ final class RoutedConnections implements RelayLink.Receiver {
     private final Map<Key, Held> held = new ConcurrentHashMap<>();
 
     private final long holdNanos;
+    /** The node's key agreements, which answer offers to seal (null: none, such offers are refused). */
+    private final PeerSessions sessions;
+    /** Whether this node seals what it opens and refuses OPENs in clear (traverse.encrypt=relayed). */
+    private final boolean seal;
+
     private final ScheduledFuture<?> prober;
     private final long tickNanos;
     /** When the prober last ran (prober thread only), to tell a late tick: this node's own stall. */
@@ -84,8 +95,17 @@ final class RoutedConnections implements RelayLink.Receiver {
     /** The module an accepted connection is reported as made by (longpoll while the hub link is a long-poll session). */
     private volatile java.util.function.Supplier<String> acceptedBy = () -> RoutedModuleProvider.NAME;
 
-    /** An OPEN waiting for its answer. */
-    record Opening(RoutedConnection connection, CompletableFuture<RoutedConnection> answer) {}
+    /**
+     * An OPEN waiting for its answer; with {@code offer} (the key agreement's, replaced once by a
+     * full one when the acceptor no longer keeps the secret it resumed) the connection is sealed.
+     */
+    record Opening(
+            RoutedConnection connection,
+            CompletableFuture<RoutedConnection> answer,
+            java.util.concurrent.atomic.AtomicReference<PeerSessions.Offer> offer,
+            int virtualPort,
+            long initialCredit,
+            boolean hold) {}
 
     /** An accepted connection held for its opener's CONFIRM, with its backlog slot, until {@code untilNanos}. */
     private record Held(
@@ -93,13 +113,25 @@ final class RoutedConnections implements RelayLink.Receiver {
 
     /** A table whose connections each get their whole window (no budget across them), holding for CONFIRM at most 5 s. */
     RoutedConnections(RelayLink link, InboundConnections ports, ModuleEvents events, int window, long probeMillis) {
-        this(link, ports, events, ReceiveBudget.unlimited(window), probeMillis, TimeUnit.SECONDS.toMillis(5));
+        this(
+                link,
+                ports,
+                events,
+                ReceiveBudget.unlimited(window),
+                probeMillis,
+                TimeUnit.SECONDS.toMillis(5),
+                null,
+                false);
     }
 
     /**
      * @param budget what all connections together may have on their way here beyond what the
      *        application read (traverse.routed.receive.budget), and one connection's window
      * @param holdMillis how long an accepted connection waits at most for its opener's CONFIRM (the handshake timeout)
+     * @param sessions the node's key agreements, with which it answers an OPEN that offers to seal
+     *        (null: it refuses such OPENs)
+     * @param seal whether connections this node opens are sealed end to end and OPENs in clear are
+     *        refused (traverse.encrypt=relayed)
      */
     RoutedConnections(
             RelayLink link,
@@ -107,8 +139,15 @@ final class RoutedConnections implements RelayLink.Receiver {
             ModuleEvents events,
             ReceiveBudget budget,
             long probeMillis,
-            long holdMillis) {
+            long holdMillis,
+            PeerSessions sessions,
+            boolean seal) {
+        if (seal && sessions == null) {
+            throw new IllegalArgumentException("sealing relayed connections needs the node's key agreements");
+        }
         this.holdNanos = TimeUnit.MILLISECONDS.toNanos(holdMillis);
+        this.sessions = sessions;
+        this.seal = seal;
         this.link = link;
         this.ports = ports;
         this.events = events;
@@ -156,14 +195,43 @@ final class RoutedConnections implements RelayLink.Receiver {
         do {
             key = new Key(link.localId(), ids.nextLong());
             connection = new RoutedConnection(this, key, target, true, virtualPort, initial, 0);
-            o = new Opening(connection, new CompletableFuture<>());
+            PeerSessions.Offer offer = seal ? sessions.offer(target, sealContext(key, virtualPort)) : null;
+            o = new Opening(
+                    connection,
+                    new CompletableFuture<>(),
+                    new java.util.concurrent.atomic.AtomicReference<>(offer),
+                    virtualPort,
+                    initial,
+                    hold);
         } while (connections.containsKey(key) || opening.putIfAbsent(key, o) != null);
-        if (!link.send(Relay.open(key.id(), key.opener(), target, virtualPort, initial, hold))) {
+        if (!sendOpen(o)) {
             opening.remove(key);
             connection.leaveBudget();
             o.answer.completeExceptionally(new AttemptFailedException(FailureScope.MODULE, "no hub link"));
         }
         return o;
+    }
+
+    private boolean sendOpen(Opening o) {
+        Key key = o.connection().key();
+        PeerSessions.Offer offer = o.offer().get();
+        return link.send(Relay.open(
+                key.id(),
+                key.opener(),
+                o.connection().peer(),
+                o.virtualPort(),
+                o.initialCredit(),
+                o.hold(),
+                offer == null ? null : offer.bytes()));
+    }
+
+    /** What the key agreement of a connection is bound to besides both node ids: its id and virtual port. */
+    private static byte[] sealContext(Key key, int virtualPort) {
+        return java.nio.ByteBuffer.allocate(7 + 8 + 2)
+                .put("routed:".getBytes(java.nio.charset.StandardCharsets.US_ASCII))
+                .putLong(key.id())
+                .putShort((short) virtualPort)
+                .array();
     }
 
     /** Tells the acceptor of a held connection that it won: now it goes to the application. */
@@ -250,6 +318,8 @@ final class RoutedConnections implements RelayLink.Receiver {
                 switch (frame.kind()) {
                     case DATA ->
                         c.onData(frame.streamOffset(), frame.dataBytes().retain());
+                    case SEALED ->
+                        c.onSealed(frame.streamOffset(), frame.dataBytes().retain());
                     case CREDIT -> c.onCredit(frame.credit());
                     case PONG -> {
                         c.onCredit(frame.credit());
@@ -285,18 +355,60 @@ final class RoutedConnections implements RelayLink.Receiver {
             link.send(open.refuse(IdentityHandshake.Answer.OVERLOAD.code, e.getMessage()));
             return;
         }
+        byte[] offer = open.sealOffer();
+        PeerSessions.Answer sealed = null;
+        if (offer == null && seal) {
+            slot.release();
+            log.warn(
+                    "Refused a relayed connection in clear from node {}: this node accepts them only encrypted end to end"
+                            + " (traverse.encrypt=relayed)",
+                    open.opener());
+            link.send(open.refuse(
+                    IdentityHandshake.Answer.REFUSED.code,
+                    "node " + localId()
+                            + " accepts relayed connections only encrypted end to end (traverse.encrypt=relayed);"
+                            + " node " + open.opener() + " offered none"));
+            return;
+        }
+        if (offer != null && sessions == null) {
+            slot.release();
+            link.send(open.refuse(
+                    IdentityHandshake.Answer.REFUSED.code,
+                    "node " + localId() + " has no key to agree on end-to-end encryption with"));
+            return;
+        }
+        if (offer != null) {
+            try {
+                sealed = sessions.answer(open.opener(), sealContext(key, open.virtualPort()), offer);
+            } catch (PeerSessions.SealFailure e) {
+                slot.release();
+                if (e.unknownSession()) {
+                    log.debug(
+                            "Node {} resumed a key agreement this node does not keep: asking for a full one",
+                            open.opener());
+                    link.send(open.refuse(UNKNOWN_SESSION, e.getMessage()));
+                } else {
+                    log.warn("Refused a relayed connection from node {}: {}", open.opener(), e.getMessage());
+                    link.send(open.refuse(IdentityHandshake.Answer.REFUSED.code, e.getMessage()));
+                }
+                return;
+            }
+        }
         // Until the application reads, the opener may send only a little: a backlog of connections
         // nobody accepted yet must not hold a window each.
         long initial = budget.join(BACKLOG_CREDIT);
         RoutedConnection c =
                 new RoutedConnection(this, key, open.acceptor(), false, open.virtualPort(), initial, open.credit());
+        if (sealed != null) {
+            c.sealWith(sealed.seal());
+        }
         c.pathFrom(open);
         RoutedSocket socket = new RoutedSocket(c, localId(), open.opener());
         // The ACCEPT goes out before the table lists the connection: once listed, the prober may
         // PING on it, and a PING ahead of the ACCEPT reaches an opener that does not know the
         // connection yet, which answers RESET (seen twice in 10,000 set-ups under load). The
         // opener's frames come on this thread, after this method, so none finds it missing.
-        link.send(open.accept(initial));
+        link.send(open.accept(initial, sealed == null ? null : sealed.bytes()));
         connections.put(key, c);
         if (open.holdUntilConfirmed()) {
             // Another attempt of the opener's may win: the application sees this one only after CONFIRM.
@@ -336,11 +448,40 @@ final class RoutedConnections implements RelayLink.Receiver {
             return;
         }
         if (answer.kind() == RelayKind.REFUSE) {
+            PeerSessions.Offer offer = o.offer().get();
+            if (answer.answerCode() == UNKNOWN_SESSION && offer != null && offer.resumed()) {
+                // The acceptor lost the secret (it restarted with its key): once more, with a full agreement.
+                sessions.forget(answer.acceptor());
+                PeerSessions.Offer full = sessions.offer(answer.acceptor(), sealContext(key, o.virtualPort()));
+                if (o.offer().compareAndSet(offer, full) && opening.putIfAbsent(key, o) == null && sendOpen(o)) {
+                    return;
+                }
+                opening.remove(key, o);
+            }
             o.connection().leaveBudget();
             o.answer().completeExceptionally(refusal(answer));
             return;
         }
         RoutedConnection c = o.connection();
+        PeerSessions.Offer offer = o.offer().get();
+        if (offer != null) {
+            try {
+                c.sealWith(offer.complete(answer.sealAnswer()));
+            } catch (PeerSessions.SealFailure e) {
+                log.warn(
+                        "A relayed connection to node {} failed its key agreement: {}",
+                        answer.acceptor(),
+                        e.getMessage());
+                link.send(answer.resetToSender("node " + localId() + " refused the key agreement: " + e.getMessage()));
+                o.connection().leaveBudget();
+                o.answer()
+                        .completeExceptionally(new AttemptFailedException(
+                                FailureScope.PATH,
+                                "relayed connection to node " + answer.acceptor()
+                                        + " failed its end-to-end key agreement: " + e.getMessage()));
+                return;
+            }
+        }
         c.pathFrom(answer);
         c.onCredit(answer.credit());
         c.heard();
@@ -387,7 +528,10 @@ final class RoutedConnections implements RelayLink.Receiver {
      * (an end that finished and closed is gone while the other may still grant it credit).
      */
     private void unknown(Relay frame) {
-        if (frame.kind() == RelayKind.DATA || frame.kind() == RelayKind.FIN || frame.kind() == RelayKind.PING) {
+        if (frame.kind() == RelayKind.DATA
+                || frame.kind() == RelayKind.SEALED
+                || frame.kind() == RelayKind.FIN
+                || frame.kind() == RelayKind.PING) {
             link.send(frame.resetToSender("node " + localId() + " has no such connection"));
         }
     }

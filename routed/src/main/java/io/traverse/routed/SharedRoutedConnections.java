@@ -36,7 +36,10 @@ final class SharedRoutedConnections {
                         context.events(),
                         budget,
                         context.config().hubKeepalive().toMillis(),
-                        context.config().handshakeTimeout().toMillis());
+                        context.config().handshakeTimeout().toMillis(),
+                        context.peerSessions().orElse(null),
+                        context.config().encryptRelayed()
+                                && context.peerSessions().isPresent());
                 shared = new SharedRoutedConnections(context.relayLink(), table);
                 SharedRoutedConnections s = shared;
                 // An accepted connection is the longpoll module's while the hub link is a long-poll session and that

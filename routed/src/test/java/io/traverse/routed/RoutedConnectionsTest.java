@@ -417,7 +417,14 @@ class RoutedConnectionsTest {
         int budgetBytes = 1 << 20;
         int count = 40;
         RoutedConnections budgeted = new RoutedConnections(
-                link, ports, (module, peer, reason) -> {}, new ReceiveBudget(budgetBytes, 1 << 20), 60_000, 5_000);
+                link,
+                ports,
+                (module, peer, reason) -> {},
+                new ReceiveBudget(budgetBytes, 1 << 20),
+                60_000,
+                5_000,
+                null,
+                false);
         try {
             List<RoutedConnection> connections = new java.util.ArrayList<>();
             List<RoutedConnections.Opening> openings = new java.util.ArrayList<>();
@@ -478,7 +485,14 @@ class RoutedConnectionsTest {
     @Test
     void bytesKeptReadableAfterAResetStayCountedUntilReadOrClosed() throws Exception {
         RoutedConnections budgeted = new RoutedConnections(
-                link, ports, (module, peer, reason) -> {}, new ReceiveBudget(1 << 20, 1 << 20), 60_000, 5_000);
+                link,
+                ports,
+                (module, peer, reason) -> {},
+                new ReceiveBudget(1 << 20, 1 << 20),
+                60_000,
+                5_000,
+                null,
+                false);
         try {
             RoutedConnections.Opening refused = budgeted.open(PEER, 80);
             Relay refusedOpen = sent.get(sent.size() - 1);

@@ -97,7 +97,8 @@ final class DownstreamFrames {
         if (headBytes < kindAt + 1) {
             return;
         }
-        decided(frameEnd, (head[kindAt] & 0xff) != RelayKind.DATA.code());
+        int kind = head[kindAt] & 0xff;
+        decided(frameEnd, kind != RelayKind.DATA.code() && kind != RelayKind.SEALED.code());
     }
 
     private void decided(long frameEnd, boolean urgent) {

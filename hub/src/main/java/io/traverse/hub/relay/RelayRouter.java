@@ -330,12 +330,12 @@ public final class RelayRouter {
      * on for its connection (whose writes pass on more credit if the window follows them).
      */
     private boolean sendWithinWindow(Relay frame, Link next) {
-        if (frame.kind() != RelayKind.DATA) {
+        if (frame.kind() != RelayKind.DATA && frame.kind() != RelayKind.SEALED) {
             next.send(frame);
             return true;
         }
         long offset = frame.streamOffset();
-        int length = frame.payloadLength() - Relay.DATA_OFFSET_LENGTH;
+        int length = frame.streamBytes();
         DeliveryWindow window = connections.window(frame, true);
         int covered = window == null ? DeliveryWindow.NOT_COVERED : window.sending(offset, length, next);
         if (covered == DeliveryWindow.COVERED_REPORT_WRITE) {
