@@ -201,7 +201,18 @@ final class ConnectedPair implements Closeable {
             boolean clientLongPoll,
             boolean serverLongPoll)
             throws IOException {
-        HubLine line = HubLine.start(hubs);
+        return routed(HubLine.start(hubs), dataLink, clientBehindProxy, clientLongPoll, serverLongPoll);
+    }
+
+    /** As above, through {@code line}, which this pair closes. */
+    private static ConnectedPair routed(
+            HubLine line,
+            boolean dataLink,
+            ChildHttpProxy.Kind clientBehindProxy,
+            boolean clientLongPoll,
+            boolean serverLongPoll)
+            throws IOException {
+        int hubs = line.size();
         Traverse serverNode = null;
         Traverse clientNode = null;
         ChildHttpProxy proxy = null;
@@ -244,6 +255,8 @@ final class ConnectedPair implements Closeable {
             case "c-relay-3" -> epollRelays(3);
             case "routed-1" -> routed(1);
             case "routed-1-link" -> routed(1, false);
+            case "routed-1-tls" -> routed(HubLine.start(1).dataLinkTls(true), true, null, false, false);
+            case "routed-1-clear" -> routed(HubLine.start(1).inClear(true), true, null, false, false);
             case "routed-1-proxy" -> routed(1, true, ChildHttpProxy.Kind.TINYPROXY);
             case "proxy-tunnel" -> proxyTunnel(ChildHttpProxy.Kind.TINYPROXY);
             case "routed-1-squid" -> routed(1, true, ChildHttpProxy.Kind.SQUID);

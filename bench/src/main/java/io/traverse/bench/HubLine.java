@@ -17,6 +17,15 @@ final class HubLine implements Closeable {
     private final List<ChildHub> hubs = new ArrayList<>();
     /** Closed before the hubs (an HTTP proxy a node links through). */
     private final List<Closeable> others = new ArrayList<>();
+    /** The number of hubs in the line. */
+    int size() {
+        return hubs.size();
+    }
+
+    /** Nodes made from now on run their data links in TLS ({@code traverse.hub.datalink.tls}). */
+    private boolean dataLinkTls;
+    /** Nodes made from now on relay in clear ({@code traverse.encrypt=none}) rather than sealed end to end. */
+    private boolean clear;
 
     private HubLine() {}
 
@@ -33,6 +42,18 @@ final class HubLine implements Closeable {
             line.close();
             throw e;
         }
+    }
+
+    /** Nodes made from now on run their data links in TLS ({@code traverse.hub.datalink.tls=true}). */
+    HubLine dataLinkTls(boolean on) {
+        dataLinkTls = on;
+        return this;
+    }
+
+    /** Nodes made from now on relay in clear ({@code traverse.encrypt=none}), not sealed end to end. */
+    HubLine inClear(boolean on) {
+        clear = on;
+        return this;
     }
 
     /** A node on 127.0.0.1 that connects through the hubs only, linked to hub {@code index}. */
@@ -60,6 +81,12 @@ final class HubLine implements Closeable {
                         "127.0.0.1", hubs.get(index).port())))
                 .modules("routed")
                 .hubDataLink(dataLink);
+        if (dataLinkTls) {
+            config.set("traverse.hub.datalink.tls", "true");
+        }
+        if (clear) {
+            config.set("traverse.encrypt", "none");
+        }
         if (longPoll) {
             config.set("traverse.http.tunnel", "longpoll");
         }

@@ -38,6 +38,8 @@ public class Throughput {
         "c-relay-3",
         "routed-1",
         "routed-1-link",
+        "routed-1-tls",
+        "routed-1-clear",
         "routed-2",
         "routed-3",
         "routed-1-proxy",
