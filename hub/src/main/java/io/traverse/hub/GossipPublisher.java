@@ -7,6 +7,7 @@ import io.traverse.hub.gossip.HubDirectory;
 import io.traverse.hub.gossip.StateNumber;
 import io.traverse.hub.link.Link;
 import io.traverse.hub.registry.ConnectedNode;
+import io.traverse.hub.registry.NameReservations;
 import io.traverse.hub.registry.NodeRegistry;
 import io.traverse.identity.NodeId;
 import io.traverse.wire.Gossip;
@@ -50,6 +51,7 @@ final class GossipPublisher {
     private final StateNumber state;
     private final EventExecutor stateLoop;
     private final NodeRegistry registry;
+    private final NameReservations reservations;
     private final HubDirectory directory;
     /** The coordinator's live hub links, by peer (read only here). */
     private final Map<NodeId, Link> hubLinks;
@@ -77,6 +79,7 @@ final class GossipPublisher {
             StateNumber state,
             EventExecutor stateLoop,
             NodeRegistry registry,
+            NameReservations reservations,
             HubDirectory directory,
             Map<NodeId, Link> hubLinks,
             BooleanSupplier shuttingDown,
@@ -87,6 +90,7 @@ final class GossipPublisher {
         this.state = state;
         this.stateLoop = stateLoop;
         this.registry = registry;
+        this.reservations = reservations;
         this.directory = directory;
         this.hubLinks = hubLinks;
         this.shuttingDown = shuttingDown;
@@ -236,6 +240,11 @@ final class GossipPublisher {
             nodes.add(new HubDescription.NodeEntry(node.id(), node.identityText()));
             node.names().forEach((n, port) -> names.add(new HubDescription.NameEntry(n, node.id(), port)));
         }
+        // Listed so that every hub refuses the name to other nodes, and gives it back to its node wherever it relinks.
+        reservations
+                .all()
+                .forEach((n, r) ->
+                        names.add(new HubDescription.NameEntry(n, r.holder(), HubDescription.NameEntry.RESERVED)));
         // The times ride along whenever the description goes out (a change, or the refresh): a new time alone is no
         // change.
         List<Long> rtts = new ArrayList<>(neighbours.size());

@@ -27,6 +27,8 @@ public final class HubConfig {
     public static final String HANDSHAKE_TIMEOUT_KEY = "traverse.hub.handshake.timeout";
     /** The key of {@link #httpRequestTimeout()}. */
     public static final String HTTP_REQUEST_TIMEOUT_KEY = "traverse.hub.http.request.timeout";
+    /** The key of {@link #nameReservation()}. */
+    public static final String NAME_RESERVATION_KEY = "traverse.hub.name.reservation";
     /** Default HTTP port (metrics and status); negative disables, 0 picks a free port. */
     public static final int DEFAULT_HTTP_PORT = 17080;
     /** The UDP port nodes send discovery probes to ({@code traverse.discovery.port} on nodes). */
@@ -67,6 +69,7 @@ public final class HubConfig {
     private final int maxHandshakesPerAddress;
     private final int maxHttpRequests;
     private final Duration httpRequestTimeout;
+    private final Duration nameReservation;
     private final int ioThreads;
     private final io.traverse.hub.longpoll.LongPollLimits longPollLimits;
 
@@ -106,6 +109,7 @@ public final class HubConfig {
         this.maxHandshakesPerAddress = b.maxHandshakesPerAddress;
         this.maxHttpRequests = b.maxHttpRequests;
         this.httpRequestTimeout = b.httpRequestTimeout;
+        this.nameReservation = b.nameReservation;
         this.ioThreads = b.ioThreads;
         this.longPollLimits = b.longPollLimits;
     }
@@ -336,6 +340,14 @@ public final class HubConfig {
         return httpRequestTimeout;
     }
 
+    /**
+     * How long the names of a node whose link to this hub went stay reserved for that node (its
+     * key): another node's claim is refused meanwhile; zero frees them at once ({@link #NAME_RESERVATION_KEY}).
+     */
+    public Duration nameReservation() {
+        return nameReservation;
+    }
+
     public int ioThreads() {
         return ioThreads;
     }
@@ -395,6 +407,7 @@ public final class HubConfig {
         private int maxHandshakesPerAddress = 256;
         private int maxHttpRequests = 256;
         private Duration httpRequestTimeout = Duration.ofSeconds(10);
+        private Duration nameReservation = Duration.ofMinutes(10);
         private int ioThreads = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
         private io.traverse.hub.longpoll.LongPollLimits longPollLimits =
                 io.traverse.hub.longpoll.LongPollLimits.defaults();
@@ -595,6 +608,12 @@ public final class HubConfig {
         }
 
         /** How long an HTTP request's line and headers may take to arrive. */
+        /** See {@link HubConfig#nameReservation()}; zero frees a node's names as soon as its link goes. */
+        public Builder nameReservation(Duration reservation) {
+            this.nameReservation = reservation;
+            return this;
+        }
+
         public Builder httpRequestTimeout(Duration timeout) {
             this.httpRequestTimeout = timeout;
             return this;
@@ -685,6 +704,9 @@ public final class HubConfig {
             range(AdmissionLimit.HANDSHAKES_PER_ADDRESS.key(), maxHandshakesPerAddress, 1, 1_000_000);
             range(AdmissionLimit.HTTP_REQUESTS.key(), maxHttpRequests, 1, 1_000_000);
             positive(HTTP_REQUEST_TIMEOUT_KEY, httpRequestTimeout);
+            if (nameReservation == null || nameReservation.isNegative()) {
+                throw new IllegalArgumentException(NAME_RESERVATION_KEY + " must be zero or positive");
+            }
             range("I/O threads", ioThreads, 1, 1024);
             return new HubConfig(this);
         }

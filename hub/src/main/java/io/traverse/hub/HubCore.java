@@ -12,6 +12,7 @@ import io.traverse.hub.link.LinkRefusedException;
 import io.traverse.hub.link.PeerDialing;
 import io.traverse.hub.metrics.HubMetrics;
 import io.traverse.hub.registry.ConnectedNode;
+import io.traverse.hub.registry.NameReservations;
 import io.traverse.hub.registry.NodeRegistry;
 import io.traverse.hub.relay.RelayRouter;
 import io.traverse.hub.relay.RelayedConnections;
@@ -111,6 +112,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                         name, config.maxRelayedPerNode(), config.maxSetupsPerNode(), config.maxRelayed()));
         this.expiryNanos = config.hubExpiry().toNanos();
         this.budget = new DescriptionBudget(name, advertised);
+        NameReservations reservations = new NameReservations(config.nameReservation());
         this.idConflicts = new IdConflictReports(selfId, name, this.advertised, idSource, directory, metrics);
         this.routeScheduler = new RouteScheduler(selfId, directory, stateLoop, this::forgetView, () -> {
             forgetView();
@@ -123,6 +125,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 state,
                 stateLoop,
                 registry,
+                reservations,
                 directory,
                 hubLinks,
                 () -> shuttingDown,
@@ -130,7 +133,8 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                     forgetView();
                     updateGauges();
                 });
-        this.names = new NameService(selfId, name, registry, directory, routeScheduler, publisher, budget, metrics);
+        this.names = new NameService(
+                selfId, name, registry, reservations, directory, routeScheduler, publisher, budget, metrics);
         this.exchange = new GossipExchange(
                 selfId,
                 name,
@@ -254,12 +258,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
                 router.nodeLeft(node.id());
                 relayRouter.nodeLeft(node.id());
                 nodeRequests.nodeLeft(node.id());
-                log.info(
-                        "Node {} left{}",
-                        node.id(),
-                        node.names().isEmpty()
-                                ? ""
-                                : ", releasing names " + node.names().keySet());
+                log.info("Node {} left{}", node.id(), names.nodeLeft(node));
                 publisher.ownChanged();
             }
             return;
@@ -376,6 +375,7 @@ final class HubCore implements LinkEvents, SideChannelNetwork {
             }
         }
         router.expire(now);
+        names.expireReservations(now);
     }
 
     void dialTick() {

@@ -89,12 +89,24 @@ public record HubDescription(
         }
     }
 
-    /** A name registered at the hub by one of its nodes, for one of that node's virtual ports. */
+    /**
+     * A name registered at the hub by one of its nodes, for one of that node's virtual ports; or,
+     * with virtual port {@link #RESERVED}, a name the hub keeps for a node whose link to it went,
+     * which only that node may take back.
+     */
     public record NameEntry(String name, NodeId nodeId, int virtualPort) {
+        /** The virtual port of a reserved name. */
+        public static final int RESERVED = 0;
+
         public NameEntry {
             FieldChecks.name(name);
             FieldChecks.present("node id", nodeId);
-            FieldChecks.range("virtual port", virtualPort, 1, 65535);
+            FieldChecks.range("virtual port", virtualPort, RESERVED, 65535);
+        }
+
+        /** Kept for a node that left the hub, not bound to a port. */
+        public boolean reserved() {
+            return virtualPort == RESERVED;
         }
     }
 }
