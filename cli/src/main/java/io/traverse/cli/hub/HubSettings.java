@@ -40,6 +40,7 @@ final class HubSettings {
     static final String KEEPALIVE = "traverse.hub.keepalive";
     static final String GOSSIP_REFRESH = "traverse.hub.gossip.refresh";
     static final String EXPIRY = "traverse.hub.expiry";
+    static final String NAME_RESERVATION = HubConfig.NAME_RESERVATION_KEY;
     static final String MAX_NODES = AdmissionLimit.NODES.key();
     static final String MAX_NAMES = AdmissionLimit.NAMES_PER_NODE.key();
     static final String MAX_PENDING = AdmissionLimit.SIDE_REQUESTS_PER_NODE.key();
@@ -74,6 +75,7 @@ final class HubSettings {
             KEEPALIVE,
             GOSSIP_REFRESH,
             EXPIRY,
+            NAME_RESERVATION,
             MAX_NODES,
             MAX_NAMES,
             MAX_PENDING,
@@ -189,6 +191,9 @@ final class HubSettings {
         }
         if (get(EXPIRY) != null) {
             builder.hubExpiry(duration(EXPIRY));
+        }
+        if (get(NAME_RESERVATION) != null) {
+            builder.nameReservation(duration(NAME_RESERVATION));
         }
         if (get(MAX_NODES) != null) {
             builder.maxNodes(integer(MAX_NODES));
