@@ -83,7 +83,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     private final CurrentIdentity identity;
     private final LocalInterfaces reachableInterfaces;
     private final VirtualPortTable ports = new VirtualPortTable();
-    private final ReverseRendezvous rendezvous = new ReverseRendezvous();
+    private final ReverseRendezvous rendezvous = new ReverseRendezvous(this::selfId);
     private final ExecutorService attemptExecutor;
     private final HandshakeDialer handshakeDialer;
     private final PlainConnector plainConnector;
@@ -480,6 +480,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         serverSockets.remove(serverSocket);
     }
 
+    /** This node's id: its key's, the same for the node's whole life. */
+    private NodeId selfId() {
+        return identity.current().id().orElseThrow();
+    }
+
     /** Connections this node waits for other nodes to dial back (for tests: nothing may be left waiting). */
     public int pendingReverseConnections() {
         return rendezvous.pending();
@@ -503,7 +508,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 return Verdict.reject(
                         Answer.REFUSED,
                         "this node expects no connection back from "
-                                + (dialler == null ? "an anonymous node" : "node " + dialler) + " under that token");
+                                + (dialler == null ? "an anonymous node" : "node " + dialler) + " with that proof");
             }
             return Verdict.accept(expecting);
         }

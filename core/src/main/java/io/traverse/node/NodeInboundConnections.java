@@ -26,8 +26,8 @@ final class NodeInboundConnections implements InboundConnections {
     }
 
     @Override
-    public Expectation expect(NodeId from) {
-        return rendezvous.expect(from);
+    public Expectation expect(NodeId from, int virtualPort) {
+        return rendezvous.expect(from, virtualPort);
     }
 
     @Override

@@ -19,14 +19,15 @@ public interface HandshakeDialer {
 
     /**
      * Plans a connection that the target asked for (a dial-back): the handshake is a REVERSE one
-     * with the target's token, and the request's virtual port is this node's own, where the
+     * carrying {@code reverseProof} (the {@link io.traverse.protocol.DialBackProof} of the target's
+     * token, never the token itself), and the request's virtual port is this node's own, where the
      * connection will be accepted.
      *
      * @param beforeHandshake run on every address whose TCP connection is up, before its handshake
      *     is sent (may be null); it must be idempotent
      * @throws AttemptFailedException with {@link FailureScope#MODULE} when the target has no address to dial
      */
-    ConnectionAttempt dialBack(ConnectRequest request, byte[] reverseToken, BeforeHandshake beforeHandshake)
+    ConnectionAttempt dialBack(ConnectRequest request, byte[] reverseProof, BeforeHandshake beforeHandshake)
             throws AttemptFailedException;
 
     /**

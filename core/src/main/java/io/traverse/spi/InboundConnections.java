@@ -14,9 +14,10 @@ import java.net.Socket;
 public interface InboundConnections {
     /**
      * Starts waiting for {@code from} to dial this node's listening port with a REVERSE
-     * handshake carrying the returned expectation's token.
+     * handshake carrying the {@link io.traverse.protocol.DialBackProof} of the returned
+     * expectation's token, for {@code from}'s own {@code virtualPort} (the one this node asks for).
      */
-    Expectation expect(NodeId from);
+    Expectation expect(NodeId from, int virtualPort);
 
     /**
      * Checks that a local virtual port listens, before any dialling back for it.
@@ -35,7 +36,11 @@ public interface InboundConnections {
 
     /** A connection expected back; {@link #close()} stops waiting (a waiting {@link #take} then throws). */
     interface Expectation extends AutoCloseable {
-        /** The token the dialling node must present: random, {@value io.traverse.protocol.IdentityHandshake#TOKEN_LENGTH} bytes. */
+        /**
+         * The token to hand the dialling node through the side channel (never on a wire in clear): random,
+         * {@value io.traverse.protocol.IdentityHandshake#TOKEN_LENGTH} bytes; it proves it knows it with a
+         * {@link io.traverse.protocol.DialBackProof}.
+         */
         byte[] token();
 
         /**

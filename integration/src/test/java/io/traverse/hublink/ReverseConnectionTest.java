@@ -347,9 +347,10 @@ class ReverseConnectionTest {
             many.address(new java.net.InetSocketAddress("10.9.9." + i, 7000));
         }
         byte[] identity = many.build().toText().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-        byte[] request = java.nio.ByteBuffer.allocate(1 + 16 + 2 + 4 + identity.length)
-                .put((byte) 3)
-                .put(new byte[16]) // version 3
+        byte[] request = java.nio.ByteBuffer.allocate(2 + 16 + 2 + 4 + identity.length)
+                .put((byte) 5) // version 5
+                .put((byte) 0) // flags
+                .put(new byte[16])
                 .putShort((short) 4000)
                 .putInt(5000)
                 .put(identity)
@@ -361,13 +362,13 @@ class ReverseConnectionTest {
         assertThat(new String(answer, 1, answer.length - 1, java.nio.charset.StandardCharsets.UTF_8))
                 .contains("at most 8");
 
-        request[0] = 2; // a node of the version before: it would wait for CONNECTED, which version 3 no longer needs
+        request[0] = 4; // a node of the version before: it would take the token itself back on the dial-back
         byte[] older = client.sideChannel()
                 .request(server.identity().id().orElseThrow(), "traverse.reverse", request, Duration.ofSeconds(10))
                 .get(15, TimeUnit.SECONDS);
         assertThat(older[0]).as("BAD_REQUEST").isEqualTo((byte) 3);
         assertThat(new String(older, 1, older.length - 1, java.nio.charset.StandardCharsets.UTF_8))
-                .contains("version 2");
+                .contains("version 4");
     }
 
     private static long openFileDescriptors() throws java.io.IOException {

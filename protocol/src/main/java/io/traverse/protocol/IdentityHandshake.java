@@ -17,7 +17,7 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  * request: magic u32 "TRAV" | version u8 | kind u8     | body length u16 | body
  *          body = virtual port u16 | expected target: u16 length + text | source: u16 length + text (0 = anonymous)
- *                 [REVERSE only: token, 16 bytes]
+ *                 [REVERSE only: the DialBackProof of the listener's token, 16 bytes]
  * reply:   magic u32 "TRAV" | version u8 | answer u8   | body length u16 | body
  *          body = responder: u16 length + text | reason: u16 length + UTF-8
  *          ACCEPT of a connection: no body (length 0)
@@ -50,7 +50,8 @@ public final class IdentityHandshake {
         CONNECT(1),
         /**
          * A connection the listener asked for (through the side channel) and waits for under a
-         * token; the virtual port is the dialling node's own, where the connection is accepted.
+         * token, proved by its {@link DialBackProof}; the virtual port is the dialling node's own,
+         * where the connection is accepted.
          */
         REVERSE(2),
         /**
@@ -124,12 +125,12 @@ public final class IdentityHandshake {
     /** The byte a client sends, right after the ACCEPT of a held request, when its attempt won. */
     public static final int CONFIRM = 0x01;
 
-    /** Length of the token of a REVERSE request. */
+    /** Length of the token field of a REVERSE request (which carries a {@link DialBackProof}). */
     public static final int TOKEN_LENGTH = 16;
 
     /**
      * A client's request; {@code source} is null when the client does not say who it is;
-     * {@code token} is the REVERSE token (null for CONNECT); {@code inBandEndOfStream}: the client
+     * {@code token} is the REVERSE request's token field, a {@link DialBackProof} (null for CONNECT); {@code inBandEndOfStream}: the client
      * asks for {@code InBandEndOfStream} framing (a tunnelled CONNECT, PROBE or dial-back REVERSE).
      */
     public record Request(

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * application).
  *
  * <pre>
- * request: version u8 (4) | flags u8 | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
+ * request: version u8 (5) | flags u8 | token 16 bytes | virtual port u16 | time left ms u32 | dialler identity: rest, ASCII
  * answer:  status u8 | reason: rest, UTF-8
  * </pre>
  * Since version 2 a dial-back for a connection (not a probe) is held by the target after
@@ -22,15 +22,15 @@ import java.nio.charset.StandardCharsets;
  * slot once its TCP connection to the dialler is up, before its handshake goes out, so the dialler
  * uses the connection when the handshake arrives and does not wait for CONNECTED. Since version 4
  * the hold is asked for ({@link #HELD}) only when the dialler's connect has a rival; a request without
- * it is handed to the target's application as soon as its handshake is accepted. A version 3 request
- * (no flags) is read as held.
+ * it is handed to the target's application as soon as its handshake is accepted. Since version 5 the
+ * target's REVERSE handshake carries a {@link io.traverse.protocol.DialBackProof} of the token, not
+ * the token: a target of an earlier version would send the token in clear, and a dialler of this
+ * version would refuse it, so each answers the other's version BAD_REQUEST and the chain moves on.
  */
 final class DialBackMessages {
     static final String SERVICE = "traverse.reverse";
     static final String PROBE_SERVICE = "traverse.reverse.probe";
-    static final int VERSION = 4;
-    /** The last version before flags: its requests are all held. */
-    static final int HELD_ONLY_VERSION = 3;
+    static final int VERSION = 5;
     /** Flag: hold the connection out of the backlog until the dialler confirms it. */
     static final int HELD = 0x01;
     /** The longest reason an answer carries, cut on a character boundary. */
@@ -78,18 +78,15 @@ final class DialBackMessages {
         try {
             ByteBuffer in = ByteBuffer.wrap(bytes);
             int version = in.get() & 0xff;
-            if (version != VERSION && version != HELD_ONLY_VERSION) {
-                throw new ProtocolException("dial-back request version " + version + " (this node speaks "
-                        + HELD_ONLY_VERSION + " and " + VERSION + ")");
+            if (version != VERSION) {
+                throw new ProtocolException(
+                        "dial-back request version " + version + " (this node speaks " + VERSION + ")");
             }
-            boolean held = true;
-            if (version == VERSION) {
-                int flags = in.get() & 0xff;
-                if ((flags & ~HELD) != 0) {
-                    throw new ProtocolException("dial-back request flags " + flags + " (this node knows " + HELD + ")");
-                }
-                held = (flags & HELD) != 0;
+            int flags = in.get() & 0xff;
+            if ((flags & ~HELD) != 0) {
+                throw new ProtocolException("dial-back request flags " + flags + " (this node knows " + HELD + ")");
             }
+            boolean held = (flags & HELD) != 0;
             byte[] token = new byte[IdentityHandshake.TOKEN_LENGTH];
             in.get(token);
             int port = in.getShort() & 0xffff;

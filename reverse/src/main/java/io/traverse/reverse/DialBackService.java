@@ -4,6 +4,7 @@ import io.traverse.SideChannelHandler;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.Deadline;
+import io.traverse.protocol.DialBackProof;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import io.traverse.reverse.DialBackMessages.Answer;
@@ -120,9 +121,12 @@ final class DialBackService implements SideChannelHandler {
         SlotForDialBack slotHolder = new SlotForDialBack(request.virtualPort());
         Socket socket;
         try {
+            // The token stays off the wire: what goes out proves it for this node, the asker and this port only.
+            byte[] proof = DialBackProof.of(
+                    request.token(), sender, context.localIdentity().id().orElseThrow(), request.virtualPort());
             // Also through this node's SSH tunnels, if its direct module has any (a node only SSH reaches).
             socket = context.handshakeDialer()
-                    .dialBack(back, request.token(), slotHolder::take)
+                    .dialBack(back, proof, slotHolder::take)
                     .connect();
         } catch (IOException e) {
             slotHolder.giveBack(); // and no address still connecting may take one now

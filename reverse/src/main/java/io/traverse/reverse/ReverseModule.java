@@ -158,7 +158,7 @@ final class ReverseModule implements ConnectionModule {
             // Read after the link is up: the identity then names the hub it came through.
             NodeIdentity self = context.localIdentity();
             InboundConnections.Expectation waiting =
-                    context.inboundConnections().expect(target);
+                    context.inboundConnections().expect(target, request.virtualPort());
             expectation = waiting;
             try {
                 if (cancelled) {

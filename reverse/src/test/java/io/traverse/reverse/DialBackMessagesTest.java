@@ -34,18 +34,16 @@ class DialBackMessagesTest {
     }
 
     @Test
-    void aVersion3RequestWithoutFlagsIsReadAsHeld() throws Exception {
-        byte[] v4 = DialBackMessages.encode(
+    void requestsOfEarlierVersionsWhoseTargetsSendTheTokenInClearAreRefused() {
+        byte[] v5 = DialBackMessages.encode(
                 new Request(new byte[IdentityHandshake.TOKEN_LENGTH], 0x1234, 1_000, DIALLER, false));
-        byte[] v3 = new byte[v4.length - 1];
-        v3[0] = DialBackMessages.HELD_ONLY_VERSION;
-        System.arraycopy(v4, 2, v3, 1, v4.length - 2);
-
-        Request decoded = DialBackMessages.decodeRequest(v3);
-
-        assertThat(decoded.held()).isTrue();
-        assertThat(decoded.virtualPort()).isEqualTo(0x1234);
-        assertThat(decoded.diallerIdentity()).isEqualTo(DIALLER);
+        for (int version : new int[] {3, 4}) {
+            byte[] earlier = v5.clone();
+            earlier[0] = (byte) version;
+            assertThatThrownBy(() -> DialBackMessages.decodeRequest(earlier))
+                    .isInstanceOf(ProtocolException.class)
+                    .hasMessage("dial-back request version " + version + " (this node speaks 5)");
+        }
     }
 
     @Test
@@ -76,7 +74,7 @@ class DialBackMessagesTest {
         otherVersion[0] = 2;
         assertThatThrownBy(() -> DialBackMessages.decodeRequest(otherVersion))
                 .isInstanceOf(ProtocolException.class)
-                .hasMessage("dial-back request version 2 (this node speaks 3 and 4)");
+                .hasMessage("dial-back request version 2 (this node speaks 5)");
         byte[] unknownFlags = good.clone();
         unknownFlags[1] = 0x03;
         assertThatThrownBy(() -> DialBackMessages.decodeRequest(unknownFlags))

@@ -40,7 +40,7 @@ class RoutedConnectionsTest {
     /** Virtual port 80 listens; accepted connections are collected. */
     private final InboundConnections ports = new InboundConnections() {
         @Override
-        public Expectation expect(NodeId from) {
+        public Expectation expect(NodeId from, int virtualPort) {
             throw new UnsupportedOperationException();
         }
 
