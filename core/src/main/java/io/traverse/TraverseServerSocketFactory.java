@@ -73,7 +73,7 @@ public class TraverseServerSocketFactory extends ServerSocketFactory {
      * hub failover, and is released when the server socket closes.
      *
      * @param name hostname-safe: letters, digits, '-' and '.' (see {@link io.traverse.identity.RegisteredName})
-     * @throws java.net.BindException if another live node holds the name, or this node has bound it already
+     * @throws java.net.BindException if another node holds the name (or a hub keeps it for one), or this node has bound it already
      * @throws java.net.SocketException if no hub can be asked within {@code traverse.hub.timeout}
      * @throws IllegalArgumentException if the name is not hostname-safe
      */

@@ -18,7 +18,7 @@ import org.slf4j.LoggerFactory;
 /**
  * The names this node holds at the hub network (name registry): binds them through the
  * link, releases them, and binds them again on every new link so that they survive a failover.
- * A name another live node holds is refused with a {@link BindException} naming it.
+ * A name another node holds, or that a hub keeps for one, is refused with a {@link BindException} naming it.
  */
 public final class HubNames {
     private static final Logger log = LoggerFactory.getLogger(HubNames.class);
@@ -34,8 +34,8 @@ public final class HubNames {
     /**
      * Registers {@code name} for {@code virtualPort} of this node at the hub network and keeps it
      * registered across hub changes until {@link #release}. Completes when the hub network
-     * accepted it; fails with a {@link BindException} if another live node holds the name or this
-     * node has it already, or a {@link SocketException} if no hub can be asked.
+     * accepted it; fails with a {@link BindException} if another node holds the name (or a hub keeps
+     * it for another node that left lately) or this node has it already, or a {@link SocketException} if no hub can be asked.
      */
     public CompletableFuture<Void> bind(String name, int virtualPort) {
         if (!names.reserve(name, virtualPort)) {
@@ -65,8 +65,8 @@ public final class HubNames {
                     String message = r.message().isEmpty() ? r.status().name() : r.message();
                     throw new CompletionException(
                             r.status() == ResultStatus.NAME_TAKEN
-                                    ? new BindException("cannot bind name '" + name
-                                            + "': it is taken by another live node (" + message + ")")
+                                    ? new BindException("cannot bind name '" + name + "': it is taken by another node ("
+                                            + message + ")")
                                     : new SocketException("cannot bind name '" + name + "': the hub refused it: "
                                             + r.status() + " (" + message + ")"));
                 });

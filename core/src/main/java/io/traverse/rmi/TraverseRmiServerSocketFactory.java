@@ -30,9 +30,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * <p>The name is registered the first time the factory makes a server socket on a node, and is held
  * as long as that node runs (a name stands for the node, like a host name: every virtual port of the
  * node is reached by it). It is held by a virtual port of its own that accepts nothing, so that
- * RMI's listening sockets may come and go, on any ports. A name another live node holds fails the
+ * RMI's listening sockets may come and go, on any ports. A name another node holds fails the
  * export ({@code ExportException: Listen failed on port: …}, caused by "cannot register the RMI name
- * … it is taken by another live node").
+ * … it is taken by another node").
  *
  * <p>Two factories are equal when they register the same name (RMI shares a listening socket
  * between objects exported on one port with equal factories). Serializable, as RMI allows; a

@@ -144,7 +144,7 @@ class HubLinkTest {
         assertThatThrownBy(() -> b.serverSocketFactory().createServerSocket("shared", 80))
                 .isInstanceOf(BindException.class)
                 .hasMessageContaining("'shared'")
-                .hasMessageContaining("taken by another live node");
+                .hasMessageContaining("taken by another node");
         assertThatThrownBy(() -> a.serverSocketFactory().createServerSocket("shared", 81))
                 .isInstanceOf(BindException.class)
                 .hasMessageContaining("bound on this node already");
