@@ -109,7 +109,7 @@ final class NameService {
                     id, ResultStatus.OK, "name '" + canonical + "' now points to virtual port " + bind.virtualPort());
         }
         if (localOwner != null) {
-            return taken(id, canonical, node, localOwner.id(), "held by node " + localOwner.id() + " at hub " + name);
+            return taken(id, canonical, node, "held by node " + localOwner.id() + " at hub " + name);
         }
         NameReservations.Reservation reserved = reservations.get(canonical);
         if (reserved != null && !reserved.holder().equals(node.id())) {
@@ -118,7 +118,6 @@ final class NameService {
                     id,
                     canonical,
                     node,
-                    reserved.holder(),
                     "reserved for node " + reserved.holder() + ", whose link to hub " + name + " went, for "
                             + Math.max(0, leftMillis) + " ms more");
         }
@@ -128,7 +127,6 @@ final class NameService {
                     id,
                     canonical,
                     node,
-                    claim.nodeId(),
                     (claim.reserved() ? "reserved for node " : "held by node ") + claim.nodeId() + " at hub "
                             + claim.hubId());
         }
@@ -154,8 +152,11 @@ final class NameService {
         return Result.of(id, ResultStatus.OK, "name '" + canonical + "' bound");
     }
 
-    /** NAME_TAKEN, naming the claimant and the holder, and one line in the log: someone may be posing as a service. */
-    private Result taken(int requestId, String canonical, ConnectedNode claimant, NodeId holder, String how) {
+    /**
+     * NAME_TAKEN naming the claimant and ({@code how}) the holder, and one line in the log: someone
+     * may be posing as a service.
+     */
+    private Result taken(int requestId, String canonical, ConnectedNode claimant, String how) {
         log.warn("Refused name '{}' to node {}: it is {}", canonical, claimant.id(), how);
         return Result.of(
                 requestId,
