@@ -250,7 +250,7 @@ class SealedConnectionsTest {
         };
         InboundConnections ports = new InboundConnections() {
             @Override
-            public Expectation expect(NodeId from) {
+            public Expectation expect(NodeId from, int virtualPort) {
                 throw new UnsupportedOperationException();
             }
 
