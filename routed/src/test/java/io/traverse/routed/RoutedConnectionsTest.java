@@ -5,9 +5,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.traverse.identity.NodeId;
-import io.traverse.spi.AttemptFailedException;
-import io.traverse.spi.FailureScope;
-import io.traverse.spi.InboundConnections;
 import io.traverse.spi.RelayLink;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayDirection;
@@ -35,37 +32,9 @@ class RoutedConnectionsTest {
     private final List<Relay> sent = new CopyOnWriteArrayList<>();
     private final ScheduledExecutorService loop = Executors.newSingleThreadScheduledExecutor();
     private final RelayLink link = new RecordingLink(loop, frame -> {});
-    private final List<Socket> accepted = new CopyOnWriteArrayList<>();
-    private final java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
-    /** Virtual port 80 listens; accepted connections are collected. */
-    private final InboundConnections ports = new InboundConnections() {
-        @Override
-        public Expectation expect(NodeId from, int virtualPort) {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void checkListening(int virtualPort) throws AttemptFailedException {
-            if (virtualPort != 80) {
-                throw new AttemptFailedException(FailureScope.TARGET, "nothing listens on virtual port " + virtualPort);
-            }
-        }
-
-        @Override
-        public PortSlot reserve(int virtualPort) {
-            return new PortSlot() {
-                @Override
-                public void deliver(Socket socket, String module) {
-                    accepted.add(socket);
-                }
-
-                @Override
-                public void release() {
-                    released.incrementAndGet();
-                }
-            };
-        }
-    };
+    private final PortEighty ports = new PortEighty();
+    private final List<Socket> accepted = ports.accepted;
+    private final java.util.concurrent.atomic.AtomicInteger released = ports.released;
 
     private final RoutedConnections table =
             new RoutedConnections(link, ports, (module, peer, reason) -> {}, 1 << 20, 60_000);

@@ -10,8 +10,6 @@ import io.traverse.identity.NodeId;
 import io.traverse.security.IdentityKey;
 import io.traverse.security.PeerSessions;
 import io.traverse.spi.AttemptFailedException;
-import io.traverse.spi.FailureScope;
-import io.traverse.spi.InboundConnections;
 import io.traverse.spi.RelayLink;
 import io.traverse.wire.Relay;
 import io.traverse.wire.RelayKind;
@@ -51,7 +49,8 @@ class SealedConnectionsTest {
 
     private record Seen(RelayKind kind, byte[] payload, int answerCode) {}
 
-    private final List<Socket> accepted = new CopyOnWriteArrayList<>();
+    private final PortEighty ports = new PortEighty();
+    private final List<Socket> accepted = ports.accepted;
     private final ScheduledExecutorService openerLoop = Executors.newSingleThreadScheduledExecutor();
     private final ScheduledExecutorService acceptorLoop = Executors.newSingleThreadScheduledExecutor();
     /** What the "hub" does to each frame toward the acceptor (null: drops it). */
@@ -246,32 +245,6 @@ class SealedConnectionsTest {
             @Override
             public ByteBufAllocator allocator() {
                 return ByteBufAllocator.DEFAULT;
-            }
-        };
-        InboundConnections ports = new InboundConnections() {
-            @Override
-            public Expectation expect(NodeId from, int virtualPort) {
-                throw new UnsupportedOperationException();
-            }
-
-            @Override
-            public void checkListening(int virtualPort) throws AttemptFailedException {
-                if (virtualPort != 80) {
-                    throw new AttemptFailedException(FailureScope.TARGET, "nothing on " + virtualPort);
-                }
-            }
-
-            @Override
-            public PortSlot reserve(int virtualPort) {
-                return new PortSlot() {
-                    @Override
-                    public void deliver(Socket socket, String module) {
-                        accepted.add(socket);
-                    }
-
-                    @Override
-                    public void release() {}
-                };
             }
         };
         return new RoutedConnections(
