@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 import io.traverse.Traverse;
+import io.traverse.TraverseConfig;
 import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.hub.Hub;
@@ -15,6 +16,7 @@ import java.net.ConnectException;
 import java.net.Socket;
 import java.net.SocketException;
 import java.net.SocketTimeoutException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +25,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -329,6 +332,54 @@ class RoutedConnectionTest {
             return null;
         } catch (Throwable t) {
             return t;
+        }
+    }
+
+    /**
+     * Relayed connections are sealed end to end, and the two nodes keep their agreement: a server
+     * that restarts with its key (same id) has lost it, so the client's next connection resumes a
+     * secret the server no longer keeps, is told so, and agrees afresh, unseen by the application.
+     */
+    @Test
+    void aServerThatRestartsWithItsKeyIsReachedAgainAfterAFreshKeyAgreement(@TempDir Path dir) throws Exception {
+        Hub hub = net.hub("routed-restart");
+        Traverse client = node(hub);
+        TraverseConfig serverConfig = LoopbackHubNetwork.config(hub)
+                .modules("routed")
+                .set("traverse.key", dir.resolve("server.key").toString())
+                .build();
+        for (int life = 0; life < 2; life++) {
+            Traverse server = net.node(serverConfig);
+            assertThat(server.awaitHubLink(Duration.ofSeconds(10))).isTrue();
+            TraverseServerSocket listening = server.serverSocketFactory().createServerSocket(PORT);
+            for (int i = 0; i < 2; i++) {
+                byte[] data = new byte[100_000 + life * 1000 + i];
+                new java.util.SplittableRandom(life * 10L + i).nextBytes(data);
+                CompletableFuture<Void> served = CompletableFuture.runAsync(
+                        () -> {
+                            try (Socket s = listening.accept()) {
+                                byte[] got = s.getInputStream().readAllBytes();
+                                s.getOutputStream()
+                                        .write(java.security.MessageDigest.getInstance("SHA-256")
+                                                .digest(got));
+                            } catch (Exception e) {
+                                throw new IllegalStateException(e);
+                            }
+                        },
+                        threads);
+                try (Socket s = connect(client, addressOf(listening))) {
+                    assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
+                    s.getOutputStream().write(data);
+                    s.shutdownOutput();
+                    assertThat(s.getInputStream().readAllBytes())
+                            .as("life %d, connection %d: the server's digest of %d bytes", life, i, data.length)
+                            .isEqualTo(java.security.MessageDigest.getInstance("SHA-256")
+                                    .digest(data));
+                }
+                served.get(10, TimeUnit.SECONDS);
+            }
+            listening.close();
+            server.close();
         }
     }
 
