@@ -57,6 +57,13 @@ final class RoutedConnection {
     private final ReentrantLock writing = new ReentrantLock();
     // Guarded by lock:
     private final ArrayDeque<ByteBuf> inbox = new ArrayDeque<>();
+    /**
+     * On a sealed connection, the stream offsets of the frames in {@link #inbox} not opened yet,
+     * oldest first: every frame but the head, and the head until a read opens it. Frames are opened
+     * by the application's reading thread, not by the link's one reader, so that opening a node's
+     * streams runs on as many cores as read them.
+     */
+    private final ArrayDeque<Long> unopened = new ArrayDeque<>();
     /** The stream offset up to which the other end may send (what this end granted). */
     private long granted;
     /** Bytes of the other end's stream that arrived. */
@@ -213,32 +220,21 @@ final class RoutedConnection {
      * connection or key, reset the connection.
      */
     void onSealed(long offset, ByteBuf sealed) {
-        ConnectionSeal s = seal;
-        if (s == null) {
+        if (seal == null) {
             sealed.release();
             reset("node " + peer + " sent sealed bytes on a connection in clear", true);
             return;
         }
-        int n = sealed.readableBytes() - ConnectionSeal.OVERHEAD;
-        ByteBuf plain = table.allocator().directBuffer(n);
-        try {
-            s.open(offset, sealed.nioBuffer(), plain.nioBuffer(0, n));
-            plain.writerIndex(n);
-        } catch (java.security.GeneralSecurityException e) {
-            plain.release();
-            reset(
-                    "bytes " + offset + " to " + (offset + n) + " of node " + peer
-                            + "'s stream failed their end-to-end check: changed on the way, or not sealed by the node",
-                    true);
-            return;
-        } finally {
-            sealed.release();
-        }
-        take(offset, plain);
+        take(offset, sealed);
     }
 
+    /**
+     * Queues the stream bytes of a DATA frame, or the sealed bytes of a SEALED one (opened when read),
+     * at {@code offset}.
+     */
     private void take(long offset, ByteBuf payload) {
-        int n = payload.readableBytes();
+        boolean sealedBytes = seal != null;
+        int n = payload.readableBytes() - (sealedBytes ? ConnectionSeal.OVERHEAD : 0);
         String violation = null;
         boolean discard;
         lock.lock();
@@ -261,6 +257,9 @@ final class RoutedConnection {
                 if (!discard) {
                     inbox.add(
                             n < COPY_BELOW || !inbox.isEmpty() && sharesItsBuffer(payload) ? copyOf(payload) : payload);
+                    if (sealedBytes) {
+                        unopened.add(offset);
+                    }
                     readable.signalAll();
                 }
             }
@@ -378,6 +377,7 @@ final class RoutedConnection {
         int n = 0;
         int grant = 0;
         long limit = 0;
+        String unopenable = null;
         lock.lock();
         try {
             long deadline = timeoutMillis > 0 ? System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis) : 0;
@@ -393,6 +393,12 @@ final class RoutedConnection {
             }
             failIfUnreadable();
             while (n < len && !inbox.isEmpty()) {
+                if (unopened.size() == inbox.size()) {
+                    unopenable = openHead();
+                    if (unopenable != null) {
+                        break; // what was read before it is the application's; the next read fails
+                    }
+                }
                 ByteBuf head = inbox.peek();
                 int chunk = Math.min(len - n, head.readableBytes());
                 head.readBytes(b, off + n, chunk);
@@ -419,6 +425,10 @@ final class RoutedConnection {
         }
         if (grant > 0) {
             table.send(Relay.credit(key.id(), opener, acceptor, outbound, limit));
+        }
+        if (unopenable != null && n == 0) {
+            reset(unopenable, true);
+            throw new SocketException("Connection reset: " + unopenable);
         }
         return n;
     }
@@ -457,7 +467,7 @@ final class RoutedConnection {
     int available() {
         lock.lock();
         try {
-            long sum = 0;
+            long sum = -(long) unopened.size() * ConnectionSeal.OVERHEAD;
             for (ByteBuf b : inbox) {
                 sum += b.readableBytes();
             }
@@ -731,13 +741,42 @@ final class RoutedConnection {
 
     /** Holding {@link #lock}: throws away what waits unread (no one will read it) and gives its budget back. */
     private void discardInbox() {
-        long n = 0;
+        long n = -(long) unopened.size() * ConnectionSeal.OVERHEAD;
         for (ByteBuf b : inbox) {
             n += b.readableBytes();
             b.release();
         }
         inbox.clear();
+        unopened.clear();
         consume(n);
+    }
+
+    /**
+     * Holding {@link #lock}: opens the sealed head of the inbox in place. Bytes changed on the way,
+     * or sealed for another offset, connection or key, reset the connection, and the read fails.
+     */
+    /**
+     * Holding {@link #lock}: opens the sealed head of the inbox in place; null if it opened, else why
+     * not (bytes changed on the way, or sealed for another offset, connection or key), the inbox
+     * left as it was.
+     */
+    private String openHead() {
+        ByteBuf sealed = inbox.peek();
+        long offset = unopened.peek();
+        int n = sealed.readableBytes() - ConnectionSeal.OVERHEAD;
+        ByteBuf plain = table.allocator().heapBuffer(n);
+        try {
+            seal.open(offset, sealed.nioBuffer(), plain.nioBuffer(0, n));
+            plain.writerIndex(n);
+        } catch (java.security.GeneralSecurityException e) {
+            plain.release();
+            return "bytes " + offset + " to " + (offset + n) + " of node " + peer
+                    + "'s stream failed their end-to-end check: changed on the way, or not sealed by the node";
+        }
+        inbox.poll().release();
+        unopened.poll();
+        inbox.addFirst(plain);
+        return null;
     }
 
     void ping() {
