@@ -49,7 +49,7 @@ public final class Relay extends DefaultByteBufHolder implements LinkMessage {
     /** Stream bytes one DATA frame carries at most. */
     public static final int MAX_DATA_BYTES = LinkLimits.MAX_RELAY_PAYLOAD - DATA_OFFSET_LENGTH;
     /** What a SEALED frame carries beyond its stream bytes (AES-GCM's tag). */
-    public static final int SEAL_OVERHEAD = 16;
+    public static final int SEAL_OVERHEAD = io.traverse.security.ConnectionSeal.OVERHEAD;
     /** Stream bytes one SEALED frame carries at most. */
     public static final int MAX_SEALED_BYTES = MAX_DATA_BYTES - SEAL_OVERHEAD;
 
