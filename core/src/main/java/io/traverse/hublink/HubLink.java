@@ -14,6 +14,7 @@ import io.traverse.discovery.HubFinder;
 import io.traverse.hublink.transport.HubDataLink;
 import io.traverse.hublink.transport.HubLinkDial;
 import io.traverse.hublink.transport.HubLinkException;
+import io.traverse.hublink.transport.LazyLinkTls;
 import io.traverse.hublink.transport.LinkEventLoops;
 import io.traverse.hublink.transport.NodeLinkHandshake;
 import io.traverse.hublink.transport.ProxyRoute;
@@ -117,6 +118,8 @@ public final class HubLink implements Closeable {
     /** Completes with the session when the link is up; replaced by a fresh one when it goes down. */
     private volatile CompletableFuture<LinkSession> up = new CompletableFuture<>();
     /** Waits for the link from {@link #whenUp()}: woken by link up, no hub and close; each leaves the set when done. */
+    private final LazyLinkTls tls;
+
     private final Set<CompletableFuture<Void>> upWaiters = ConcurrentHashMap.newKeySet();
     // Confined to the loop:
     private LinkSession session;
@@ -144,14 +147,15 @@ public final class HubLink implements Closeable {
         this.directory = new NodeHubDirectory(this, config.hubTimeout());
         this.names = new HubNames(this, config.hubTimeout());
         this.relayLink = new NodeRelayLink(nodeId, loop);
+        // Made beside the first dial (start): the certificate costs a signature, the TLS classes a fresh JVM's time.
+        this.tls = new LazyLinkTls(key);
         this.dialSetup = new HubLinkDial.Setup(
                 loop,
                 config,
                 nodeId,
                 identityWithHub,
                 authentication,
-                // Made when a link is first dialled, off the path of node start: the certificate costs a signature.
-                new io.traverse.hublink.transport.LazyLinkTls(key),
+                tls,
                 // Loop only: hubs whose CONNECT the proxy refused; they are reached by long-poll sessions from then on.
                 new java.util.HashSet<>(),
                 answer -> proxyAnswer = answer);
@@ -164,7 +168,7 @@ public final class HubLink implements Closeable {
 
     /** The node's TLS under its key, as every link and data link of this node runs it. */
     public io.traverse.security.LinkTls tls() {
-        return dialSetup.tls().get();
+        return tls.get();
     }
 
     /**
@@ -182,6 +186,9 @@ public final class HubLink implements Closeable {
             Consumer<InetSocketAddress> onConnected,
             TraverseListener events) {
         HubLink link = new HubLink(config, key, identityWithHub, onConnected, events);
+        if (!config.hubs().isEmpty() || config.discovery()) {
+            link.tls.prepareInBackground();
+        }
         if (config.token().isEmpty() && (!config.hubs().isEmpty() || config.discovery())) {
             log.warn(
                     "traverse.token is empty: hub links are not authenticated; set the same token on every node and hub");
@@ -413,7 +420,7 @@ public final class HubLink implements Closeable {
                                 outcome.hubId(),
                                 identityText,
                                 authentication,
-                                config.hubDataLinkTls() ? dialSetup.tls().get() : null,
+                                config.hubDataLinkTls() ? tls.get() : null,
                                 outcome.clientNonce(),
                                 outcome.serverNonce(),
                                 config.hubTimeout().toMillis(),

@@ -139,7 +139,7 @@ public final class Hub implements AutoCloseable {
                 metrics::refused,
                 new OwnChallenges(),
                 new LinkRate(config.linkRate(), config.linkBurst(), () -> metrics.overloaded(AdmissionLimit.LINK_RATE)),
-                LinkTls.of(loadedKey.key()));
+                LinkTls.of(loadedKey.key()).accepting());
         this.core = new HubCore(config, id, name, "key " + config.keySource(), advertised, state, stateLoop, metrics);
         this.sshGateways = config.sshTunnels().isEmpty() ? null : new SshGateways(config.sshTunnels());
         HubDialer dialer = new HubDialer(transport, ioLoops, settings, core, stateLoop, worker, sshGateways);

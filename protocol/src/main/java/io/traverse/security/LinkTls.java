@@ -77,6 +77,15 @@ public final class LinkTls {
         }
     }
 
+    /**
+     * Makes the accepting side's context now rather than at the first accept: a hub accepts links
+     * from its start, and its first one must not wait a fresh JVM's time for it.
+     */
+    public LinkTls accepting() {
+        server();
+        return this;
+    }
+
     private SslContext server() {
         SslContext made = server;
         if (made == null) {

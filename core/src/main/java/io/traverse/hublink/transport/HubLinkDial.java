@@ -301,7 +301,7 @@ public final class HubLinkDial {
                         setup.nodeId(),
                         identityText,
                         setup.authentication(),
-                        setup.tls().get(),
+                        setup.tls(),
                         timeoutMillis,
                         handshake));
     }

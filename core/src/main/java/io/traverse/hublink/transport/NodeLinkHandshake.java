@@ -20,6 +20,7 @@ import io.traverse.wire.Welcome;
 import java.net.InetSocketAddress;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
 
 /**
  * The node's side of the link handshake (docs/protocol.md): preamble, TLS 1.3 under the node's
@@ -37,7 +38,7 @@ public final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
     private final NodeId nodeId;
     private final String identityText;
     private final LinkAuthentication authentication;
-    private final LinkTls tls;
+    private final Supplier<LinkTls> tls;
     private final long timeoutMillis;
     private final CompletableFuture<Outcome> result;
     private final byte[] clientNonce = LinkAuthentication.newNonce();
@@ -50,7 +51,7 @@ public final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
             NodeId nodeId,
             String identityText,
             LinkAuthentication authentication,
-            LinkTls tls,
+            Supplier<LinkTls> tls,
             long timeoutMillis,
             CompletableFuture<Outcome> result) {
         this.hub = hub;
@@ -75,7 +76,7 @@ public final class NodeLinkHandshake extends ChannelInboundHandlerAdapter {
                         TimeUnit.MILLISECONDS);
         ctx.write(LinkPreamble.current(LinkRole.NODE).encode(ctx.alloc()));
         // The first TLS record goes right behind the preamble: no round trip is spent waiting for the hub's.
-        LinkPipeline.startClientTls(ctx.pipeline(), tls.clientHandler(ctx.alloc(), hub));
+        LinkPipeline.startClientTls(ctx.pipeline(), tls.get().clientHandler(ctx.alloc(), hub));
         ctx.writeAndFlush(new NodeHello(nodeId, clientNonce, identityText));
         ctx.fireChannelActive();
     }
