@@ -17,6 +17,8 @@ import java.time.Duration;
  *        splice), 1 or more for a connection relayed by hubs (learned from the hop count of the
  *        connection's ACCEPT by the opener and of its OPEN by the acceptor)
  * @param accepted true for a connection this node accepted, false for one it connected
+ * @param protection what Traverse does to the bytes between the two nodes: {@link Protection#SEALED}
+ *        for a relayed connection encrypted end to end, {@link Protection#NONE} otherwise
  */
 public record ConnectionInfo(
         VirtualSocketAddress target,
@@ -24,4 +26,5 @@ public record ConnectionInfo(
         Duration setupTime,
         boolean cachedModule,
         int hubsTraversed,
-        boolean accepted) {}
+        boolean accepted,
+        Protection protection) {}

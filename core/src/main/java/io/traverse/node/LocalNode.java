@@ -3,6 +3,7 @@ package io.traverse.node;
 import io.traverse.ConnectionInfo;
 import io.traverse.ConnectionStatistics;
 import io.traverse.ModuleStatistics;
+import io.traverse.Protection;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseConfigException;
 import io.traverse.TraverseListener;
@@ -334,6 +335,10 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         return socket instanceof MeasuredConnection measured ? measured.hubsTraversed() : 0;
     }
 
+    private static Protection protectionOf(Socket socket) {
+        return socket instanceof MeasuredConnection measured && measured.sealed() ? Protection.SEALED : Protection.NONE;
+    }
+
     public void addListener(TraverseListener listener) {
         events.add(listener);
     }
@@ -349,7 +354,13 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     public void accepted(Socket socket, VirtualSocketAddress local) {
         String module = deliveredBy.remove(socket);
         ConnectionInfo info = new ConnectionInfo(
-                local, module != null ? module : "direct", Duration.ZERO, false, hubsOf(socket), true);
+                local,
+                module != null ? module : "direct",
+                Duration.ZERO,
+                false,
+                hubsOf(socket),
+                true,
+                protectionOf(socket));
         connectionInfo.put(socket, info);
         events.connected(info);
     }
@@ -452,7 +463,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 Duration.ofNanos(outcome.setupNanos()),
                 outcome.fromCache(),
                 hubsOf(outcome.socket()),
-                false);
+                false,
+                protectionOf(outcome.socket()));
         connectionInfo.put(outcome.socket(), info);
         events.connected(info);
         return outcome.socket();

@@ -15,4 +15,9 @@ public interface MeasuredConnection {
 
     /** Hubs the connection's frames cross between the two nodes (at least 1 for a relayed connection). */
     int hubsTraversed();
+
+    /** True if the bytes are encrypted end to end between the two nodes (a sealed relayed connection). */
+    default boolean sealed() {
+        return false;
+    }
 }

@@ -7,6 +7,7 @@ import static org.awaitility.Awaitility.await;
 import io.traverse.ConnectionInfo;
 import io.traverse.ConnectionStatistics;
 import io.traverse.HubLinkStatus;
+import io.traverse.Protection;
 import io.traverse.Traverse;
 import io.traverse.TraverseListener;
 import io.traverse.TraverseServerSocket;
@@ -78,6 +79,7 @@ class MonitoringTest {
             ConnectionStatistics opened = client.connectionStatistics(s).orElseThrow();
             assertThat(opened.module()).isEqualTo("routed");
             assertThat(opened.hubsTraversed()).isEqualTo(hubs);
+            assertThat(opened.info().protection()).isEqualTo(Protection.SEALED);
             assertThat(opened.info().accepted()).isFalse();
             assertThat(opened.setupTime()).isPositive();
             assertThat(opened.bytesOut()).isEqualTo(OptionalLong.of(request));
@@ -87,6 +89,7 @@ class MonitoringTest {
                     server.connectionStatistics(accepted).orElseThrow();
             assertThat(acceptedStats.module()).isEqualTo("routed");
             assertThat(acceptedStats.hubsTraversed()).isEqualTo(hubs);
+            assertThat(acceptedStats.info().protection()).isEqualTo(Protection.SEALED);
             assertThat(acceptedStats.info().accepted()).isTrue();
             assertThat(acceptedStats.info().target()).isEqualTo(addressOf(listening));
             assertThat(acceptedStats.bytesIn()).isEqualTo(OptionalLong.of(request));
@@ -109,6 +112,7 @@ class MonitoringTest {
                 ConnectionStatistics opened = client.connectionStatistics(s).orElseThrow();
                 assertThat(opened.module()).isEqualTo("direct");
                 assertThat(opened.hubsTraversed()).isZero();
+                assertThat(opened.info().protection()).isEqualTo(Protection.NONE);
                 assertThat(opened.bytesIn()).isEmpty();
                 assertThat(opened.bytesOut()).isEmpty();
                 ConnectionStatistics acceptedStats =
@@ -116,6 +120,7 @@ class MonitoringTest {
                 assertThat(acceptedStats.module()).isEqualTo("direct");
                 assertThat(acceptedStats.info().accepted()).isTrue();
                 assertThat(acceptedStats.hubsTraversed()).isZero();
+                assertThat(acceptedStats.info().protection()).isEqualTo(Protection.NONE);
                 assertThat(acceptedStats.bytesIn()).isEmpty();
             }
         }

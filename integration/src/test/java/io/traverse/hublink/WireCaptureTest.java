@@ -3,6 +3,7 @@ package io.traverse.hublink;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import io.traverse.Protection;
 import io.traverse.Traverse;
 import io.traverse.TraverseServerSocket;
 import io.traverse.hub.Hub;
@@ -15,6 +16,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -63,12 +65,15 @@ class WireCaptureTest {
         assertThat(client.awaitHubLink(Duration.ofSeconds(10))).isTrue();
         TraverseServerSocket listening =
                 net.closeLater(serverNode.serverSocketFactory().createServerSocket(NAME, 7000));
+        AtomicReference<Protection> acceptedProtection = new AtomicReference<>();
         CompletableFuture<Integer> echoed = CompletableFuture.supplyAsync(
                 () -> {
                     try (Socket s = listening.accept();
                             BufferedReader in = new BufferedReader(
                                     new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
                             PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8)) {
+                        acceptedProtection.set(
+                                serverNode.connectionInfo(s).orElseThrow().protection());
                         int lines = 0;
                         for (String line; (line = in.readLine()) != null; lines++) {
                             out.println(line);
@@ -90,6 +95,8 @@ class WireCaptureTest {
                         new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.UTF_8));
                 PrintWriter out = new PrintWriter(s.getOutputStream(), true, StandardCharsets.UTF_8)) {
             assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
+            Protection expected = encrypt.equals("relayed") ? Protection.SEALED : Protection.NONE;
+            assertThat(client.connectionInfo(s).orElseThrow().protection()).isEqualTo(expected);
             for (int i = 0; i < 200; i++) {
                 String line = MARKER + " " + i;
                 out.println(line);
@@ -99,6 +106,9 @@ class WireCaptureTest {
             assertThat(in.readLine()).isNull();
         }
         assertThat(echoed.get(10, TimeUnit.SECONDS)).isEqualTo(200);
+        assertThat(acceptedProtection.get())
+                .as("the accepting side's view")
+                .isEqualTo(encrypt.equals("relayed") ? Protection.SEALED : Protection.NONE);
 
         byte[] captured = tap.captured();
         // The tap did carry the links: well over 200 echoed lines' worth of bytes, both ways.

@@ -430,6 +430,11 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
     }
 
     @Override
+    public boolean sealed() {
+        return connection.sealed();
+    }
+
+    @Override
     public String toString() {
         return "RoutedSocket[" + connection + "]";
     }
