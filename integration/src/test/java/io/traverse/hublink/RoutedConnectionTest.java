@@ -153,6 +153,46 @@ class RoutedConnectionTest {
         }
     }
 
+    /**
+     * A socket from {@code createSocket()}, connected later (as JDBC drivers do), passes its options to
+     * the routed socket by {@code setOption}/{@code getOption}: each answers as the typed methods do on
+     * a routed socket itself. An {@code SSLSocket} layered over it asks for SO_LINGER when it closes
+     * (pgjdbc over routed failed there), and SO_LINGER 0 still makes close a reset.
+     */
+    @Test
+    void anUnconnectedFactorySocketSetsAndReadsEveryOptionThenLingerZeroResets() throws Exception {
+        Hub hub = net.hub("routed-options");
+        Traverse server = node(hub);
+        Traverse client = node(hub);
+        TraverseServerSocket listening = listen(server);
+        try (Socket s = client.socketFactory().createSocket()) {
+            s.connect(addressOf(listening), 10_000);
+            Socket accepted = net.closeLater(listening.accept());
+            assertThat(client.connectionInfo(s).orElseThrow().module()).isEqualTo("routed");
+            assertThat(s.getSoLinger()).isEqualTo(-1);
+            assertThat(s.getTrafficClass()).isZero();
+            assertThat(s.getReuseAddress()).isFalse();
+            assertThat(s.getSendBufferSize()).isPositive();
+            assertThat(s.getReceiveBufferSize()).isPositive();
+            s.setTrafficClass(0x10);
+            s.setReuseAddress(true);
+            s.setSendBufferSize(1 << 16);
+            s.setReceiveBufferSize(1 << 16);
+            s.setSoLinger(true, 5);
+            assertThat(s.getSoLinger()).isEqualTo(5);
+            assertThat(s.getTrafficClass()).isEqualTo(0x10);
+            s.setSoLinger(false, 0);
+            assertThat(s.getSoLinger()).isEqualTo(-1);
+
+            s.setSoLinger(true, 0);
+            s.close();
+            accepted.setSoTimeout(5000);
+            assertThatThrownBy(() -> accepted.getInputStream().read())
+                    .isInstanceOf(SocketException.class)
+                    .hasMessageContaining("Connection reset");
+        }
+    }
+
     @Test
     void aPortNobodyListensOnIsRefusedAtOnceWithTheTargetsReason() throws Exception {
         Hub hub = net.hub("routed-refused");

@@ -26,8 +26,10 @@ import java.util.Set;
  * {@link SocketException} "Connection reset", and close releases everything. It has no IP path:
  * {@link #getRemoteSocketAddress()} and {@link #getLocalSocketAddress()} are
  * {@link VirtualSocketAddress}es, {@link #getInetAddress()} is the unspecified address 0.0.0.0
- * unless the peer's identity names an address. TCP options are accepted and kept but change
- * nothing (the hub links carry the bytes); {@link #getChannel()} is null, as for any socket not
+ * unless the peer's identity names an address. TCP options are accepted and kept, by the typed
+ * setters and {@link #setOption} alike (a socket from {@code createSocket()} sets them by option),
+ * but change nothing (the hub links carry the bytes) except SO_LINGER 0, which makes
+ * {@link #close()} a reset; {@link #getChannel()} is null, as for any socket not
  * made by a channel. As a {@link MeasuredConnection} it reports the bytes its application read and
  * wrote and the hubs on its path, for {@code Traverse.connectionStatistics}.
  */
@@ -378,6 +380,11 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
             setTcpNoDelay((Boolean) value);
         } else if (name == StandardSocketOptions.SO_KEEPALIVE) {
             setKeepAlive((Boolean) value);
+        } else if (name == StandardSocketOptions.SO_LINGER) {
+            int seconds = (Integer) value;
+            setSoLinger(seconds >= 0, Math.max(seconds, 0));
+        } else if (name == StandardSocketOptions.IP_TOS) {
+            setTrafficClass((Integer) value);
         } else if (!supportedOptions().contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
@@ -395,6 +402,12 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
             return (T) Boolean.valueOf(keepAlive);
         } else if (name == StandardSocketOptions.SO_RCVBUF || name == StandardSocketOptions.SO_SNDBUF) {
             return (T) Integer.valueOf(RoutedModule.WINDOW);
+        } else if (name == StandardSocketOptions.SO_LINGER) {
+            return (T) Integer.valueOf(linger);
+        } else if (name == StandardSocketOptions.IP_TOS) {
+            return (T) Integer.valueOf(trafficClass);
+        } else if (name == StandardSocketOptions.SO_REUSEADDR) {
+            return (T) Boolean.FALSE;
         }
         throw new UnsupportedOperationException("'" + name + "' not supported");
     }
@@ -405,7 +418,10 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
                 StandardSocketOptions.TCP_NODELAY,
                 StandardSocketOptions.SO_KEEPALIVE,
                 StandardSocketOptions.SO_RCVBUF,
-                StandardSocketOptions.SO_SNDBUF);
+                StandardSocketOptions.SO_SNDBUF,
+                StandardSocketOptions.SO_LINGER,
+                StandardSocketOptions.IP_TOS,
+                StandardSocketOptions.SO_REUSEADDR);
     }
 
     private void checkOpen() throws SocketException {
