@@ -45,7 +45,7 @@ class EverydayWanMatrixTest {
         MatrixOptions options = MatrixOptions.full()
                 .on("everyday", "wan")
                 .scaled(1 << 20, 1 << 20, 10, 3, 2)
-                .plainTimeout(Duration.ofSeconds(2));
+                .plainTimeout(Duration.ofSeconds(1));
         testbed = Testbed.create().wanLatency(options.wanLatency());
         MultiSiteNetwork network = MultiSiteNetwork.build(testbed, options.siteLines(), "wan-matrix-token");
         network.startNodes(Duration.ofSeconds(90));

@@ -50,7 +50,7 @@ class SevenSiteMatrixTest {
         // Cold JVMs one at a time: three starting at once on two cores slow each other's hub links
         // and dial-backs so much that a cold race's order is the machine's, not the topology's.
         MatrixOptions options =
-                MatrixOptions.full().scaled(1 << 20, 1 << 20, 50, 3, 2).plainTimeout(Duration.ofSeconds(2));
+                MatrixOptions.full().scaled(1 << 20, 1 << 20, 50, 3, 2).plainTimeout(Duration.ofSeconds(1));
         result = ConnectionMatrix.run(network, options);
         report = MatrixReport.markdown(result);
         log.info("Seven-site matrix (the paper's six and proxy-only):\n{}", report);
