@@ -41,7 +41,7 @@ class HubChurnTest {
                 "--ramp-seconds",
                 "20",
                 "--seconds",
-                "40",
+                "30",
                 "--read-timeout-ms",
                 "30000",
                 "--hub-heap",
