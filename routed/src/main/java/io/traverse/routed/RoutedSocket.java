@@ -385,6 +385,8 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
             setSoLinger(seconds >= 0, Math.max(seconds, 0));
         } else if (name == StandardSocketOptions.IP_TOS) {
             setTrafficClass((Integer) value);
+        } else if (name == StandardSocketOptions.SO_REUSEADDR) {
+            setReuseAddress((Boolean) value);
         } else if (!supportedOptions().contains(name)) {
             throw new UnsupportedOperationException("'" + name + "' not supported");
         }
@@ -403,11 +405,11 @@ final class RoutedSocket extends Socket implements MeasuredConnection {
         } else if (name == StandardSocketOptions.SO_RCVBUF || name == StandardSocketOptions.SO_SNDBUF) {
             return (T) Integer.valueOf(RoutedModule.WINDOW);
         } else if (name == StandardSocketOptions.SO_LINGER) {
-            return (T) Integer.valueOf(linger);
+            return (T) Integer.valueOf(getSoLinger());
         } else if (name == StandardSocketOptions.IP_TOS) {
-            return (T) Integer.valueOf(trafficClass);
+            return (T) Integer.valueOf(getTrafficClass());
         } else if (name == StandardSocketOptions.SO_REUSEADDR) {
-            return (T) Boolean.FALSE;
+            return (T) Boolean.valueOf(getReuseAddress());
         }
         throw new UnsupportedOperationException("'" + name + "' not supported");
     }
