@@ -50,15 +50,19 @@ class LinkCodecFuzzTest {
 
     @Test
     void everyTruncationOfAValidFrameIsAProtocolError() {
-        for (int n = 0; n < 300; n++) {
+        // Every cut of every message type, 50 random fillings each (about 150,000 decodes, each thrown
+        // with a stack trace); the Jazzer target LinkFrameFuzzer goes further by coverage.
+        for (int n = 0; n < 50; n++) {
             Random r = RandomIdentities.forCase(n);
             for (LinkMessage message : RandomLinkMessages.oneOfEach(r)) {
                 byte[] valid = LinkMessageCodec.encodeToBytes(message);
                 for (int length = 0; length < valid.length; length++) {
-                    byte[] cut = Arrays.copyOf(valid, length);
-                    assertThatThrownBy(() -> LinkMessageCodec.decode(cut))
-                            .as("%s cut to %d bytes, %s", message.type(), length, RandomIdentities.describe(n))
-                            .isInstanceOf(ProtocolException.class);
+                    try {
+                        LinkMessageCodec.decode(Arrays.copyOf(valid, length));
+                        fail("%s cut to %d bytes decoded, %s", message.type(), length, RandomIdentities.describe(n));
+                    } catch (ProtocolException expected) {
+                        // the only outcome allowed; any other exception fails the test as it is
+                    }
                 }
             }
         }

@@ -74,10 +74,13 @@ public final class ConnectionMatrix {
         Map<String, TransferResult> cold = options.cold() ? coldConnects(network, pairs, options) : Map.of();
         System.err.printf("%d cold JVMs in %.1f s%n", cold.size(), (System.nanoTime() - coldStart) / 1e9);
         long settledStart = System.nanoTime();
+        Map<String, TransferResult> plain = plainProbes(network, lines, pairs, options);
+        System.err.printf("%d plain probes in %.1f s%n", plain.size(), (System.nanoTime() - settledStart) / 1e9);
         List<PairResult> results = new ArrayList<>();
         for (SiteLine[] pair : pairs) {
+            String key = key(pair[0], pair[1]);
             results.add(
-                    measure(network, pair[0], pair[1], options, Optional.ofNullable(cold.get(key(pair[0], pair[1])))));
+                    measure(network, pair[0], pair[1], options, plain.get(key), Optional.ofNullable(cold.get(key))));
         }
         System.err.printf("%d settled pairs in %.1f s%n", results.size(), (System.nanoTime() - settledStart) / 1e9);
         return new MatrixResult(lines, options, results);
@@ -111,17 +114,55 @@ public final class ConnectionMatrix {
         }
     }
 
+    /**
+     * Whether a plain socket gets from each source to each target: every source's probes in a thread
+     * of their own, one after another. Most of them fail by timeout (a dropped SYN), and in series
+     * these waits were most of a settled matrix's time; probes from different sources do not meet on
+     * any path that a dropped SYN holds up.
+     */
+    private static Map<String, TransferResult> plainProbes(
+            MultiSiteNetwork network, List<SiteLine> lines, List<SiteLine[]> pairs, MatrixOptions options)
+            throws Exception {
+        ExecutorService threads = Executors.newFixedThreadPool(lines.size());
+        try {
+            Map<String, Future<Map<String, TransferResult>>> bySource = new LinkedHashMap<>();
+            for (SiteLine source : lines) {
+                bySource.put(source.name(), threads.submit(() -> {
+                    Map<String, TransferResult> probes = new LinkedHashMap<>();
+                    for (SiteLine[] pair : pairs) {
+                        if (pair[0] == source) {
+                            probes.put(
+                                    key(pair[0], pair[1]),
+                                    network.node(source.name())
+                                            .plainConnect(
+                                                    network.plainService(pair[1].name()),
+                                                    options.checkBytes(),
+                                                    options.plainTimeout()));
+                        }
+                    }
+                    return probes;
+                }));
+            }
+            Map<String, TransferResult> results = new LinkedHashMap<>();
+            for (Future<Map<String, TransferResult>> f : bySource.values()) {
+                results.putAll(f.get());
+            }
+            return results;
+        } finally {
+            threads.shutdownNow();
+        }
+    }
+
     private static PairResult measure(
             MultiSiteNetwork network,
             SiteLine sourceLine,
             SiteLine targetLine,
             MatrixOptions options,
+            TransferResult plain,
             Optional<TransferResult> cold) {
         RunningNode source = network.node(sourceLine.name());
         RunningNode target = network.node(targetLine.name());
         ExpectedPath.ModuleRule expected = ExpectedPath.expected(sourceLine, targetLine);
-        TransferResult plain = source.plainConnect(
-                network.plainService(targetLine.name()), options.checkBytes(), options.plainTimeout());
         boolean plainWorked = plain.ok() && plain.servedBy().equals(target.nodeId());
         // With WAN latency a relay may answer a first connection sooner than a kernel socket; the kernel
         // attempt it beat then goes on and must be cached by the next connection.

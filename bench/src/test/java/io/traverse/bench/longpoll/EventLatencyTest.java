@@ -9,14 +9,14 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 /**
- * The scaled-down latency sweep: 30 long-poll clients, 100 events each every 30 ms,
+ * The scaled-down latency sweep: 30 long-poll clients, 50 events each every 30 ms,
  * at our defaults and at a few of the paper's Table 2 points (one of them a 5 s batch timespan). Every event must arrive, once and
  * in order; latencies are printed, not asserted (they are measured by {@code bench/run-latency.sh}
  * and recorded in docs/benchmarks.md).
  */
 class EventLatencyTest {
     private static final int CLIENTS = 30;
-    private static final int EVENTS = 100;
+    private static final int EVENTS = 50;
     private static EventLatency bench;
 
     @BeforeAll
