@@ -32,6 +32,12 @@ import java.nio.charset.StandardCharsets;
  * in-band on this connection ({@code InBandEndOfStream}), because it runs through a tunnel (SSH port
  * forwarding) that does not carry TCP half-close; a listener that agrees sets the same bit in the
  * answer byte of its ACCEPT. A request without the bit is answered exactly as before.
+ *
+ * <p>Bit {@link #KEY_PROOF} of the kind byte proves keys: the request carries a {@code PeerSessions}
+ * offer (u16 length + bytes) after its other fields, bound to the kind byte and the body before it
+ * ({@link #proofContext}); the ACCEPT sets the same bit and its body is the answer (u16 length +
+ * bytes); the client then sends {@link HandshakeProof#FINISHED_LENGTH} bytes of proof
+ * ({@link HandshakeProof}).
  */
 public final class IdentityHandshake {
     /** "TRAV" in ASCII. */
@@ -89,7 +95,12 @@ public final class IdentityHandshake {
         /** The node is too busy: accept backlog full or too many handshakes in progress. */
         OVERLOAD(4),
         /** The request was not understood: wrong magic, unsupported version, malformed fields. */
-        PROTOCOL_ERROR(5);
+        PROTOCOL_ERROR(5),
+        /**
+         * The request's key proof resumed a session the listener does not keep (it restarted): the
+         * client forgets the session and may try once more with a full agreement.
+         */
+        UNKNOWN_SESSION(6);
 
         public final int code;
 
@@ -122,6 +133,17 @@ public final class IdentityHandshake {
      */
     public static final int HOLD_UNTIL_CONFIRMED = 0x40;
 
+    /**
+     * Set in the kind byte of a request that proves keys (a {@code PeerSessions} offer follows the
+     * other fields) and in the answer byte of the ACCEPT that answers it (its body is the answer).
+     */
+    public static final int KEY_PROOF = 0x20;
+
+    /** The most bytes an offer or answer of a key proof may have (a full one has 160). */
+    public static final int MAX_KEY_MESSAGE = 512;
+
+    private static final byte[] PROOF_LABEL = "traverse handshake proof 1".getBytes(StandardCharsets.US_ASCII);
+
     /** The byte a client sends, right after the ACCEPT of a held request, when its attempt won. */
     public static final int CONFIRM = 0x01;
 
@@ -140,8 +162,14 @@ public final class IdentityHandshake {
             NodeIdentity source,
             byte[] token,
             boolean inBandEndOfStream,
-            boolean holdUntilConfirmed) {
+            boolean holdUntilConfirmed,
+            byte[] keyOffer,
+            byte[] proofContext) {
         public Request {
+            if (keyOffer != null && (keyOffer.length == 0 || keyOffer.length > MAX_KEY_MESSAGE)) {
+                throw new IllegalArgumentException(
+                        "a key offer of " + keyOffer.length + " bytes is not within 1-" + MAX_KEY_MESSAGE);
+            }
             if (holdUntilConfirmed && kind != Kind.CONNECT) {
                 throw new IllegalArgumentException("only a CONNECT is held until confirmed");
             }
@@ -152,6 +180,17 @@ public final class IdentityHandshake {
                 throw new IllegalArgumentException(
                         "a REVERSE request carries a " + TOKEN_LENGTH + "-byte token, CONNECT and PROBE none");
             }
+        }
+
+        public Request(
+                Kind kind,
+                int virtualPort,
+                NodeIdentity expectedTarget,
+                NodeIdentity source,
+                byte[] token,
+                boolean inBandEndOfStream,
+                boolean holdUntilConfirmed) {
+            this(kind, virtualPort, expectedTarget, source, token, inBandEndOfStream, holdUntilConfirmed, null, null);
         }
 
         public Request(
@@ -174,7 +213,57 @@ public final class IdentityHandshake {
 
         /** The same request, held by the listener until the client confirms it ({@link #HOLD_UNTIL_CONFIRMED}). */
         public Request held() {
-            return new Request(kind, virtualPort, expectedTarget, source, token, inBandEndOfStream, true);
+            return new Request(
+                    kind, virtualPort, expectedTarget, source, token, inBandEndOfStream, true, keyOffer, proofContext);
+        }
+
+        /**
+         * The same request carrying a key offer ({@link #KEY_PROOF}), made for the context
+         * {@link IdentityHandshake#proofContext(Request)} gives for this request.
+         */
+        public Request withKeyOffer(byte[] offer) {
+            return new Request(
+                    kind,
+                    virtualPort,
+                    expectedTarget,
+                    source,
+                    token,
+                    inBandEndOfStream,
+                    holdUntilConfirmed,
+                    offer,
+                    null);
+        }
+
+        /** True if the request carries a key offer ({@link #KEY_PROOF}). */
+        public boolean provesKey() {
+            return keyOffer != null;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Request r
+                    && kind == r.kind
+                    && virtualPort == r.virtualPort
+                    && java.util.Objects.equals(expectedTarget, r.expectedTarget)
+                    && java.util.Objects.equals(source, r.source)
+                    && java.util.Arrays.equals(token, r.token)
+                    && inBandEndOfStream == r.inBandEndOfStream
+                    && holdUntilConfirmed == r.holdUntilConfirmed
+                    && java.util.Arrays.equals(keyOffer, r.keyOffer);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(
+                    kind, virtualPort, expectedTarget, source, java.util.Arrays.hashCode(keyOffer));
+        }
+
+        @Override
+        public String toString() {
+            return "Request[" + kind + " port " + virtualPort + " to " + expectedTarget + " from " + source
+                    + (inBandEndOfStream ? ", in-band end-of-stream" : "")
+                    + (holdUntilConfirmed ? ", held" : "")
+                    + (keyOffer != null ? ", key offer of " + keyOffer.length + " bytes" : "") + "]";
         }
     }
 
@@ -183,34 +272,119 @@ public final class IdentityHandshake {
      * and in the ACCEPT that hands a connection over ({@link #encodeAccept}); {@code inBandEndOfStream}
      * only on an ACCEPT of a request that asked for it.
      */
-    public record Reply(Answer answer, NodeIdentity responder, String reason, boolean inBandEndOfStream) {
+    public record Reply(
+            Answer answer, NodeIdentity responder, String reason, boolean inBandEndOfStream, byte[] keyAnswer) {
         public Reply {
             if (inBandEndOfStream && answer != Answer.ACCEPT) {
                 throw new IllegalArgumentException("only an ACCEPT agrees to in-band end-of-stream");
             }
+            if (keyAnswer != null
+                    && (answer != Answer.ACCEPT || keyAnswer.length == 0 || keyAnswer.length > MAX_KEY_MESSAGE)) {
+                throw new IllegalArgumentException(
+                        "only an ACCEPT carries a key answer, of 1-" + MAX_KEY_MESSAGE + " bytes");
+            }
+        }
+
+        public Reply(Answer answer, NodeIdentity responder, String reason, boolean inBandEndOfStream) {
+            this(answer, responder, reason, inBandEndOfStream, null);
         }
 
         public Reply(Answer answer, NodeIdentity responder, String reason) {
-            this(answer, responder, reason, false);
+            this(answer, responder, reason, false, null);
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Reply r
+                    && answer == r.answer
+                    && java.util.Objects.equals(responder, r.responder)
+                    && java.util.Objects.equals(reason, r.reason)
+                    && inBandEndOfStream == r.inBandEndOfStream
+                    && java.util.Arrays.equals(keyAnswer, r.keyAnswer);
+        }
+
+        @Override
+        public int hashCode() {
+            return java.util.Objects.hash(answer, responder, reason, inBandEndOfStream)
+                    + java.util.Arrays.hashCode(keyAnswer);
+        }
+
+        @Override
+        public String toString() {
+            return "Reply[" + answer + " from " + responder + (reason.isEmpty() ? "" : ": " + reason)
+                    + (inBandEndOfStream ? ", in-band end-of-stream" : "")
+                    + (keyAnswer != null ? ", key answer of " + keyAnswer.length + " bytes" : "") + "]";
         }
     }
 
     private IdentityHandshake() {}
 
     public static byte[] encode(Request request) {
+        byte[] offer = request.keyOffer();
         byte[] target = ascii(request.expectedTarget());
         byte[] source = ascii(request.source());
         byte[] token = request.token() == null ? new byte[0] : request.token();
-        ByteBuffer body = ByteBuffer.allocate(2 + 2 + target.length + 2 + source.length + token.length);
+        ByteBuffer body = ByteBuffer.allocate(
+                2 + 2 + target.length + 2 + source.length + token.length + (offer == null ? 0 : 2 + offer.length));
         body.putShort((short) request.virtualPort());
         putBytes(body, target);
         putBytes(body, source);
         body.put(token);
-        return frame(
-                request.kind().code
-                        | (request.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0)
-                        | (request.holdUntilConfirmed() ? HOLD_UNTIL_CONFIRMED : 0),
-                body.array());
+        if (offer != null) {
+            putBytes(body, offer);
+        }
+        return frame(kindByte(request, offer != null), body.array());
+    }
+
+    private static int kindByte(Request request, boolean keyProof) {
+        return request.kind().code
+                | (request.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0)
+                | (request.holdUntilConfirmed() ? HOLD_UNTIL_CONFIRMED : 0)
+                | (keyProof ? KEY_PROOF : 0);
+    }
+
+    /**
+     * What a key offer on {@code request} is bound to: the kind byte as sent (with
+     * {@link #KEY_PROOF} and every other flag) and the body before the offer (virtual port, both
+     * identities as sent, the token), so an offer serves no other request. The request's own offer,
+     * if any, is left out.
+     */
+    public static byte[] proofContext(Request request) {
+        return proofContext(encode(request.withKeyOffer(null)));
+    }
+
+    /** The same from an encoded request without an offer, as it will be sent but for {@link #KEY_PROOF}. */
+    public static byte[] proofContext(byte[] encodedRequest) {
+        return proofContext(
+                (encodedRequest[5] & 0xff) | KEY_PROOF,
+                ByteBuffer.wrap(encodedRequest, HEADER_LENGTH, encodedRequest.length - HEADER_LENGTH));
+    }
+
+    /**
+     * An encoded request without an offer, with {@code offer} appended (u16 length + bytes), the
+     * body length grown to match and {@link #KEY_PROOF} set.
+     */
+    public static byte[] withKeyOffer(byte[] encodedRequest, byte[] offer) {
+        if (offer.length == 0 || offer.length > MAX_KEY_MESSAGE) {
+            throw new IllegalArgumentException(
+                    "a key offer of " + offer.length + " bytes is not within 1-" + MAX_KEY_MESSAGE);
+        }
+        int body = encodedRequest.length - HEADER_LENGTH + 2 + offer.length;
+        if (body > MAX_BODY_LENGTH) {
+            throw new IllegalArgumentException("handshake body of " + body + " bytes exceeds " + MAX_BODY_LENGTH);
+        }
+        ByteBuffer out = ByteBuffer.allocate(HEADER_LENGTH + body);
+        out.put(encodedRequest).putShort((short) offer.length).put(offer);
+        out.put(5, (byte) ((encodedRequest[5] & 0xff) | KEY_PROOF));
+        out.putShort(6, (short) body);
+        return out.array();
+    }
+
+    /** The same from the kind byte and the body bytes (position to limit) before the offer. */
+    private static byte[] proofContext(int kindCode, ByteBuffer bodyBeforeOffer) {
+        ByteBuffer out = ByteBuffer.allocate(PROOF_LABEL.length + 1 + bodyBeforeOffer.remaining());
+        out.put(PROOF_LABEL).put((byte) kindCode).put(bodyBeforeOffer.duplicate());
+        return out.array();
     }
 
     /** The ACCEPT that hands a connection over: a header without a body. */
@@ -223,7 +397,22 @@ public final class IdentityHandshake {
         return frame(Answer.ACCEPT.code | (inBandEndOfStream ? IN_BAND_END_OF_STREAM : 0), new byte[0]);
     }
 
+    /**
+     * The ACCEPT of a request that proves keys: {@link #KEY_PROOF} set, the body the key answer
+     * (u16 length + bytes).
+     */
+    public static byte[] encodeAccept(boolean inBandEndOfStream, byte[] keyAnswer) {
+        return encode(new Reply(Answer.ACCEPT, null, "", inBandEndOfStream, keyAnswer));
+    }
+
     public static byte[] encode(Reply reply) {
+        if (reply.keyAnswer() != null) {
+            ByteBuffer body = ByteBuffer.allocate(2 + reply.keyAnswer().length);
+            putBytes(body, reply.keyAnswer());
+            return frame(
+                    Answer.ACCEPT.code | KEY_PROOF | (reply.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0),
+                    body.array());
+        }
         byte[] responder = ascii(reply.responder());
         byte[] reason = utf8Truncated(reply.reason() == null ? "" : reply.reason());
         ByteBuffer body = ByteBuffer.allocate(2 + responder.length + 2 + reason.length);
@@ -263,7 +452,12 @@ public final class IdentityHandshake {
     public static Request decodeRequest(int kindCode, ByteBuffer body) throws ProtocolException {
         boolean inBand = (kindCode & IN_BAND_END_OF_STREAM) != 0;
         boolean hold = (kindCode & HOLD_UNTIL_CONFIRMED) != 0;
-        Kind kind = Kind.fromCode(kindCode & ~(IN_BAND_END_OF_STREAM | HOLD_UNTIL_CONFIRMED), kindCode);
+        boolean keyProof = (kindCode & KEY_PROOF) != 0;
+        Kind kind = Kind.fromCode(kindCode & ~(IN_BAND_END_OF_STREAM | HOLD_UNTIL_CONFIRMED | KEY_PROOF), kindCode);
+        if (keyProof && kind == Kind.PROBE) {
+            throw new ProtocolException("unknown handshake kind " + kindCode + " (a PROBE proves no key)");
+        }
+        int start = body.position();
         if (hold && kind != Kind.CONNECT) {
             throw new ProtocolException(
                     "unknown handshake kind " + kindCode + " (only a CONNECT is held until confirmed)");
@@ -286,8 +480,19 @@ public final class IdentityHandshake {
                 token = new byte[TOKEN_LENGTH];
                 body.get(token);
             }
+            byte[] offer = null;
+            byte[] context = null;
+            if (keyProof) {
+                if (source == null) {
+                    throw new ProtocolException("a key proof needs a named source");
+                }
+                int end = body.position();
+                offer = keyMessage(body, "key offer");
+                context =
+                        proofContext(kindCode, body.duplicate().position(start).limit(end));
+            }
             requireConsumed(body);
-            return new Request(kind, port, target, source, token, inBand, hold);
+            return new Request(kind, port, target, source, token, inBand, hold, offer, context);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("request body is truncated");
         }
@@ -295,10 +500,24 @@ public final class IdentityHandshake {
 
     public static Reply decodeReply(int answerCode, ByteBuffer body) throws ProtocolException {
         boolean inBand = (answerCode & IN_BAND_END_OF_STREAM) != 0;
-        Answer answer = Answer.fromCode(answerCode & ~IN_BAND_END_OF_STREAM, answerCode);
+        boolean keyProof = (answerCode & KEY_PROOF) != 0;
+        Answer answer = Answer.fromCode(answerCode & ~(IN_BAND_END_OF_STREAM | KEY_PROOF), answerCode);
         if (inBand && answer != Answer.ACCEPT) {
             throw new ProtocolException(
                     "unknown handshake answer " + answerCode + " (in-band end-of-stream goes with ACCEPT only)");
+        }
+        if (keyProof) {
+            if (answer != Answer.ACCEPT) {
+                throw new ProtocolException(
+                        "unknown handshake answer " + answerCode + " (a key answer goes with ACCEPT only)");
+            }
+            try {
+                byte[] keyAnswer = keyMessage(body, "key answer");
+                requireConsumed(body);
+                return new Reply(answer, null, "", inBand, keyAnswer);
+            } catch (BufferUnderflowException e) {
+                throw new ProtocolException("reply body is truncated");
+            }
         }
         if (answer == Answer.ACCEPT && !body.hasRemaining()) {
             return new Reply(answer, null, "", inBand); // encodeAccept
@@ -372,6 +591,20 @@ public final class IdentityHandshake {
         } catch (IllegalArgumentException e) {
             throw new ProtocolException(what + ": " + e.getMessage());
         }
+    }
+
+    /** A key offer or answer: u16 length (1 to {@link #MAX_KEY_MESSAGE}, checked first) and the bytes. */
+    private static byte[] keyMessage(ByteBuffer body, String what) throws ProtocolException {
+        int length = body.getShort() & 0xffff;
+        if (length == 0 || length > MAX_KEY_MESSAGE) {
+            throw new ProtocolException(what + " length " + length + " is not within 1-" + MAX_KEY_MESSAGE);
+        }
+        if (length > body.remaining()) {
+            throw new ProtocolException(what + " length " + length + " runs past the body");
+        }
+        byte[] bytes = new byte[length];
+        body.get(bytes);
+        return bytes;
     }
 
     private static void requireConsumed(ByteBuffer body) throws ProtocolException {

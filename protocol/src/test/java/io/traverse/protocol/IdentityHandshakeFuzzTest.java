@@ -36,12 +36,12 @@ class IdentityHandshakeFuzzTest {
                 ByteBuffer.wrap(bytes)
                         .putInt(IdentityHandshake.MAGIC)
                         .put((byte) IdentityHandshake.VERSION)
-                        .put((byte) r.nextInt(7))
+                        .put((byte) (r.nextInt(7) | (r.nextInt(3) == 0 ? IdentityHandshake.KEY_PROOF : 0)))
                         .putShort((short) (bytes.length - IdentityHandshake.HEADER_LENGTH));
             }
             exercise(bytes, n, "random");
             // The body decoders alone, with any code.
-            int code = r.nextInt(8);
+            int code = r.nextInt(8) | (r.nextInt(3) == 0 ? IdentityHandshake.KEY_PROOF : 0);
             expectOnlyProtocolException(
                     () -> IdentityHandshake.decodeRequest(code, ByteBuffer.wrap(bytes)), bytes, n, "request body");
             expectOnlyProtocolException(
@@ -53,16 +53,38 @@ class IdentityHandshakeFuzzTest {
     void mutatedValidFramesNeverEscapeAsAnythingButProtocolException() {
         for (int n = 0; n < CASES; n++) {
             Random r = RandomIdentities.forCase(n);
-            byte[] valid = r.nextBoolean()
-                    ? IdentityHandshake.encode(new Request(
+            byte[] valid = switch (r.nextInt(4)) {
+                case 0 ->
+                    IdentityHandshake.encode(new Request(
                             Kind.CONNECT,
                             RandomIdentities.port(r),
                             RandomIdentities.identity(r),
-                            r.nextBoolean() ? null : RandomIdentities.identity(r)))
-                    : IdentityHandshake.encode(new Reply(
+                            r.nextBoolean() ? null : RandomIdentities.identity(r)));
+                case 1 ->
+                    IdentityHandshake.withKeyOffer( // a request with a key offer (KEY_PROOF)
+                            IdentityHandshake.encode(
+                                    r.nextBoolean()
+                                            ? new Request(
+                                                    Kind.CONNECT,
+                                                    RandomIdentities.port(r),
+                                                    RandomIdentities.identity(r),
+                                                    RandomIdentities.identity(r),
+                                                    null,
+                                                    r.nextBoolean())
+                                            : new Request(
+                                                    Kind.REVERSE,
+                                                    RandomIdentities.port(r),
+                                                    RandomIdentities.identity(r),
+                                                    RandomIdentities.identity(r),
+                                                    randomBytes(r, IdentityHandshake.TOKEN_LENGTH))),
+                            randomBytes(r, 1 + r.nextInt(200)));
+                case 2 -> IdentityHandshake.encodeAccept(r.nextBoolean(), randomBytes(r, 1 + r.nextInt(200)));
+                default ->
+                    IdentityHandshake.encode(new Reply(
                             Answer.values()[r.nextInt(Answer.values().length)],
                             r.nextBoolean() ? null : RandomIdentities.identity(r),
                             "reason " + r.nextInt()));
+            };
             byte[] mutated = mutate(valid, r);
             exercise(mutated, n, "mutated");
         }
@@ -147,6 +169,12 @@ class IdentityHandshakeFuzzTest {
     }
 
     /** Runs the header check and both decoders the way listener and client do. */
+    private static byte[] randomBytes(Random r, int n) {
+        byte[] b = new byte[n];
+        r.nextBytes(b);
+        return b;
+    }
+
     private static void exercise(byte[] bytes, int n, String what) {
         if (bytes.length >= IdentityHandshake.HEADER_LENGTH) {
             expectOnlyProtocolException(
