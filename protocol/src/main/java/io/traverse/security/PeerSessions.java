@@ -46,6 +46,8 @@ import org.bouncycastle.math.ec.rfc8032.Ed25519;
 public final class PeerSessions {
     /** Peers whose secret is kept; the least recently used goes first. */
     public static final int MAX_SESSIONS = 4096;
+    /** Session ids that resume, the peers' latest and those they replaced; the oldest goes first. */
+    public static final int MAX_SESSION_IDS = 4 * MAX_SESSIONS;
 
     static final int FULL = 1;
     static final int RESUMED = 2;
@@ -345,17 +347,25 @@ public final class PeerSessions {
 
     // ---- the pieces ---------------------------------------------------------------------------
 
+    /**
+     * Keeps the secret of a full agreement as the one to resume with {@code peer}. The secrets it
+     * replaces stay resumable by their session id (at most {@link #MAX_SESSION_IDS} in all): two
+     * full agreements that ran at once may complete in one order at one end and in the other at
+     * the other end, so each end's latest may be the other's older one; and a replayed full offer,
+     * which makes this end keep a secret nobody else has, must not make the real one unknown.
+     */
     private void keep(NodeId peer, byte[] secret) {
         SessionId id = new SessionId(hkdf(secret, new byte[0], label("traverse seal session id 1"), SESSION_ID));
+        Session session = new Session(peer, id, secret);
         synchronized (byPeer) {
-            Session old = byPeer.put(peer, new Session(peer, id, secret));
-            if (old != null) {
-                byId.remove(old.id());
-            }
-            byId.put(id, byPeer.get(peer));
+            byPeer.put(peer, session);
+            byId.put(id, session);
             if (byPeer.size() > MAX_SESSIONS) {
                 NodeId eldest = byPeer.keySet().iterator().next();
                 byId.remove(byPeer.remove(eldest).id());
+            }
+            while (byId.size() > MAX_SESSION_IDS) {
+                byId.remove(byId.keySet().iterator().next());
             }
         }
     }

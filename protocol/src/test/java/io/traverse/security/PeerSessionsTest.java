@@ -106,6 +106,22 @@ class PeerSessionsTest {
     }
 
     @Test
+    void twoFullAgreementsCompletedInOppositeOrdersStillResume() throws Exception {
+        PeerSessions.Offer one = opener.offer(acceptorKey.id(), context);
+        PeerSessions.Offer two = opener.offer(acceptorKey.id(), context);
+        assertThat(one.resumed()).isFalse();
+        assertThat(two.resumed()).isFalse();
+        PeerSessions.Answer answerOne = acceptor.answer(openerKey.id(), context, one.bytes());
+        PeerSessions.Answer answerTwo = acceptor.answer(openerKey.id(), context, two.bytes()); // the acceptor keeps two
+        two.complete(answerTwo.bytes());
+        one.complete(answerOne.bytes()); // the opener keeps one
+        PeerSessions.Offer resumed = opener.offer(acceptorKey.id(), context);
+        assertThat(resumed.resumed()).isTrue();
+        PeerSessions.Answer answer = acceptor.answer(openerKey.id(), context, resumed.bytes());
+        assertRoundTrips(resumed.complete(answer.bytes()), answer.seal());
+    }
+
+    @Test
     void anAcceptorThatLostTheSecretSaysSoAndAFullOfferFollows() throws Exception {
         PeerSessions.Offer first = opener.offer(acceptorKey.id(), context);
         first.complete(acceptor.answer(openerKey.id(), context, first.bytes()).bytes());
