@@ -1,5 +1,6 @@
 package io.traverse.listen;
 
+import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake;
 import java.net.InetSocketAddress;
 
@@ -14,7 +15,24 @@ public interface HandshakeJudge {
      * {@code waitForRoom} the backlog that is full, for which the handshake may wait (answering
      * OVERLOAD with the reason if no room frees up in time).
      */
-    record Verdict(IdentityHandshake.Answer answer, String reason, AcceptQueue queue, boolean waitForRoom) {
+    record Verdict(
+            IdentityHandshake.Answer answer,
+            String reason,
+            AcceptQueue queue,
+            boolean waitForRoom,
+            HandshakeProof.Accepted proof) {
+        public Verdict(IdentityHandshake.Answer answer, String reason, AcceptQueue queue, boolean waitForRoom) {
+            this(answer, reason, queue, waitForRoom, null);
+        }
+
+        /**
+         * The same verdict with the key proof of the request ({@link IdentityHandshake#KEY_PROOF}):
+         * its ACCEPT carries the answer, and the connection waits for the client's Finished.
+         */
+        public Verdict withProof(HandshakeProof.Accepted proof) {
+            return proof == null ? this : new Verdict(answer, reason, queue, waitForRoom, proof);
+        }
+
         public static Verdict accept(AcceptQueue queue) {
             return new Verdict(IdentityHandshake.Answer.ACCEPT, "", queue, false);
         }

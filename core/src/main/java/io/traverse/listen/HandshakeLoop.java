@@ -4,6 +4,7 @@ import io.traverse.connect.InBandEndOfStreamSocket;
 import io.traverse.firewall.FirewallRule;
 import io.traverse.firewall.SimulatedFirewall;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
 import io.traverse.protocol.ProtocolException;
@@ -313,6 +314,7 @@ final class HandshakeLoop implements Runnable {
 
     /** Answers a complete request, on either path. */
     private void decide(PendingHandshake p, IdentityHandshake.Request request) {
+        p.source = request.source() == null ? null : request.source().id().orElse(null);
         p.inBandEndOfStream = request.inBandEndOfStream();
         p.hold = request.holdUntilConfirmed();
         if (p.firewall.action() == FirewallRule.Action.DROP) {
@@ -359,6 +361,7 @@ final class HandshakeLoop implements Runnable {
             return;
         }
         p.queue = verdict.queue();
+        p.proof = verdict.proof();
         admit(p);
     }
 
@@ -372,9 +375,14 @@ final class HandshakeLoop implements Runnable {
             p.close();
             return;
         }
-        if (p.hold) {
-            // A rival attempt of the client's may win: wait for its CONFIRM on the loop, where the
-            // selector is (registered there after the next selection, which drops a cancelled key).
+        if (p.hold || p.proof != null) {
+            // A rival attempt of the client's may win, or the client owes its key proof's Finished:
+            // wait for them on the loop, where the selector is (registered there after the next
+            // selection, which drops a cancelled key).
+            p.tail = ByteBuffer.allocate(p.tailLength());
+            if (p.key == null && !p.hold && finishedAtOnce(p)) {
+                return;
+            }
             p.awaitingConfirm = true;
             arrivals.add(p);
             selector.wakeup();
@@ -406,31 +414,94 @@ final class HandshakeLoop implements Runnable {
     }
 
     /**
-     * One byte, never more (the application's data may follow at once): CONFIRM hands the
-     * connection over; end-of-stream means another attempt of the client's won, so nobody ever
-     * sees this one.
+     * The common case of an unheld request that proves keys, on the thread that accepted it while
+     * the channel still blocks: the client sends its Finished as soon as it has read the ACCEPT,
+     * so let it run once and take the Finished if it is there (a blocking read of bytes that are
+     * there does not block). True if the connection was handed over or closed.
+     */
+    private boolean finishedAtOnce(PendingHandshake p) {
+        try {
+            if (!p.channel.isBlocking()) {
+                return false;
+            }
+            Thread.yield();
+            if (p.channel.socket().getInputStream().available() < p.tail.capacity()) {
+                return false;
+            }
+            p.channel.read(p.tail);
+            if (p.tail.hasRemaining()) {
+                return false; // the loop reads the rest
+            }
+            if (!checkFinished(p)) {
+                return true;
+            }
+            deliver(p);
+            return true;
+        } catch (IOException e) {
+            p.queue.release();
+            finish(p, "failed while sending its key proof: " + e);
+            return true;
+        }
+    }
+
+    /**
+     * CONFIRM when held, then the Finished when the request proves keys, never a byte more (the
+     * application's data may follow at once): they hand the connection over; end-of-stream before
+     * them means another attempt of the client's won, so nobody ever sees this one.
      */
     private void readConfirm(PendingHandshake p) {
         try {
-            ByteBuffer one = ByteBuffer.allocate(1);
-            int n = p.channel.read(one);
+            int n = p.channel.read(p.tail);
             if (n == 0) {
                 return;
             }
             if (n < 0) {
-                drop(p, "closed without confirming: another attempt of the client won");
+                drop(
+                        p,
+                        p.hold && p.tail.position() == 0
+                                ? "closed without confirming: another attempt of the client won"
+                                : "closed before sending its key proof");
                 return;
             }
-            if ((one.get(0) & 0xff) != IdentityHandshake.CONFIRM) {
-                drop(p, "sent " + (one.get(0) & 0xff) + " instead of confirming its held connection");
+            if (p.hold && (p.tail.get(0) & 0xff) != IdentityHandshake.CONFIRM) {
+                drop(p, "sent " + (p.tail.get(0) & 0xff) + " instead of confirming its held connection");
+                return;
+            }
+            if (p.tail.hasRemaining()) {
                 return;
             }
             forget(p);
             p.awaitingConfirm = false;
+            if (!checkFinished(p)) {
+                return;
+            }
             accepted.add(p); // blocking again only after the selector lets go of it
         } catch (IOException e) {
             drop(p, "failed while waiting for its confirmation: " + e);
         }
+    }
+
+    /**
+     * Checks the key proof's Finished in a complete tail; a wrong one closes this connection only
+     * (its slot goes back) and is logged at WARN with the node the request claimed to be.
+     */
+    private boolean checkFinished(PendingHandshake p) {
+        if (p.proof == null) {
+            return true;
+        }
+        byte[] finished = java.util.Arrays.copyOfRange(
+                p.tail.array(), p.tail.capacity() - HandshakeProof.FINISHED_LENGTH, p.tail.capacity());
+        if (p.proof.checkFinished(finished)) {
+            return true;
+        }
+        log.warn(
+                "Closed connection from {} stating node {}: its key proof (Finished) is wrong: a replayed request,"
+                        + " or a node that does not hold that key",
+                p.remote,
+                p.source);
+        p.queue.release();
+        p.close();
+        return false;
     }
 
     /** Gives up a held connection: its slot goes back, and it closes unseen. */
@@ -462,6 +533,7 @@ final class HandshakeLoop implements Runnable {
             return;
         }
         p.queue = verdict.queue();
+        p.proof = verdict.proof();
         p.overloadReason = verdict.reason();
         p.queue.addWaiter();
         waitingForRoom.addLast(p);
@@ -533,7 +605,7 @@ final class HandshakeLoop implements Runnable {
                     p.awaitingConfirm = false;
                     p.queue.release();
                     log.debug(
-                            "Closed connection from {}: accepted, held, not confirmed within {} ms",
+                            "Closed connection from {}: accepted, but not confirmed or not proved (Finished) within {} ms",
                             p.remote,
                             timeoutNanos / 1_000_000);
                     p.close();

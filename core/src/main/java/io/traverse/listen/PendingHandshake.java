@@ -1,6 +1,7 @@
 package io.traverse.listen;
 
 import io.traverse.firewall.SimulatedFirewall;
+import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
 import java.io.EOFException;
@@ -47,8 +48,18 @@ final class PendingHandshake {
     HandshakeJudge.Verdict roomVerdict;
     /** The request asked to be held until the client confirms it (a rival attempt ran). */
     boolean hold;
-    /** Accepted and held: its slot reserved, waiting for the client's CONFIRM (the loop watches). */
+    /**
+     * Accepted: its slot reserved, waiting for what the client sends right after the ACCEPT —
+     * CONFIRM when held, the key proof's Finished when it proves keys, both in that order (the loop
+     * watches).
+     */
     boolean awaitingConfirm;
+    /** The node the request states as its source, for the log; null when anonymous. */
+    io.traverse.identity.NodeId source;
+    /** The key proof of the request, whose Finished the client owes after the ACCEPT; or null. */
+    HandshakeProof.Accepted proof;
+    /** What has arrived of the CONFIRM and Finished ({@link #tailLength()} bytes), once accepted. */
+    ByteBuffer tail;
 
     PendingHandshake(
             SocketChannel channel, InetSocketAddress remote, SimulatedFirewall.Verdict firewall, long deadlineNanos) {
@@ -157,9 +168,17 @@ final class PendingHandshake {
         }
     }
 
-    /** Sends ACCEPT; it fits the empty send buffer of a new connection. */
+    /** Bytes the client sends after the ACCEPT before its application's: CONFIRM and Finished. */
+    int tailLength() {
+        return (hold ? 1 : 0) + (proof != null ? HandshakeProof.FINISHED_LENGTH : 0);
+    }
+
+    /** Sends ACCEPT (with the key answer when the request proves keys); it fits the empty send buffer of a new connection. */
     void sendAccept() throws IOException {
-        ByteBuffer out = ByteBuffer.wrap(inBandEndOfStream ? ACCEPT_REPLY_IN_BAND : ACCEPT_REPLY);
+        ByteBuffer out = ByteBuffer.wrap(
+                proof != null
+                        ? IdentityHandshake.encodeAccept(inBandEndOfStream, proof.answer())
+                        : inBandEndOfStream ? ACCEPT_REPLY_IN_BAND : ACCEPT_REPLY);
         channel.write(out);
         if (out.hasRemaining()) {
             throw new IOException("send buffer of a new connection is full");

@@ -26,6 +26,7 @@ import io.traverse.listen.NodeListener;
 import io.traverse.listen.ReverseRendezvous;
 import io.traverse.listen.VirtualPortTable;
 import io.traverse.protocol.Deadline;
+import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.IdentityHandshake.Answer;
 import io.traverse.security.IdentityKey;
@@ -147,7 +148,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                     bind,
                     stagger,
                     attemptExecutor,
-                    httpOnlyWayOut(config)));
+                    httpOnlyWayOut(config),
+                    peerSessions));
             this.plainConnector = new PlainConnector(stagger, attemptExecutor);
             this.names = new HostNameResolver(
                     HostNameResolver.Dns.SYSTEM, hubNames(), config.hubTimeout(), daemonThreads(threadPrefix + "-dns"));
@@ -511,6 +513,37 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             return Verdict.reject(
                     Answer.WRONG_NODE, "this is node " + identity.current().id().orElseThrow() + ", not " + wanted);
         }
+        HandshakeProof.Accepted proof = null;
+        if (request.kind() != IdentityHandshake.Kind.PROBE) {
+            NodeId source =
+                    request.source() == null ? null : request.source().id().orElse(null);
+            if (request.provesKey()) {
+                try {
+                    proof = HandshakeProof.answer(peerSessions, source, request);
+                } catch (PeerSessions.SealFailure e) {
+                    if (e.unknownSession()) {
+                        return Verdict.reject(
+                                Answer.UNKNOWN_SESSION,
+                                "node " + selfId() + " does not keep the key agreement node " + source
+                                        + " resumed (it restarted): agree afresh");
+                    }
+                    log.warn(
+                            "Refused a {} from {} stating node {}: {}", request.kind(), remote, source, e.getMessage());
+                    return Verdict.reject(
+                            Answer.REFUSED, "node " + selfId() + " refused the key proof: " + e.getMessage());
+                }
+            } else if (source != null && expected.id().isPresent()) {
+                // A client that named both nodes could have proved its key: one that did not may pose as another.
+                return Verdict.reject(
+                        Answer.REFUSED,
+                        "node " + selfId() + " accepts a " + request.kind() + " from a named node only with a key"
+                                + " proof; node " + source + " sent none");
+            }
+        }
+        return judgeRest(request).withProof(proof);
+    }
+
+    private Verdict judgeRest(IdentityHandshake.Request request) {
         if (request.kind() == IdentityHandshake.Kind.REVERSE) {
             NodeId dialler = request.source().id().orElse(null);
             AcceptQueue expecting = rendezvous.claim(request.token(), dialler);

@@ -28,6 +28,8 @@ public interface HandshakeDialerProvider {
      * @param staggerNanos how long an address's attempt runs alone before the next one starts
      * @param executor runs the attempts
      * @param httpOnlyWayOut the HTTP proxy that is this node's only way out, or null
+     * @param peerSessions the node's keys agreed with peers: CONNECT and REVERSE handshakes prove
+     *     keys with them ({@code IdentityHandshake.KEY_PROOF}); null: they prove none (as before)
      */
     record Setup(
             Supplier<NodeIdentity> localIdentity,
@@ -36,5 +38,26 @@ public interface HandshakeDialerProvider {
             InetAddress bindAddress,
             long staggerNanos,
             Executor executor,
-            HttpProxy httpOnlyWayOut) {}
+            HttpProxy httpOnlyWayOut,
+            io.traverse.security.PeerSessions peerSessions) {
+        /** Without key proofs. */
+        public Setup(
+                Supplier<NodeIdentity> localIdentity,
+                LocalInterfaces localInterfaces,
+                LocalInterfaces hostInterfaces,
+                InetAddress bindAddress,
+                long staggerNanos,
+                Executor executor,
+                HttpProxy httpOnlyWayOut) {
+            this(
+                    localIdentity,
+                    localInterfaces,
+                    hostInterfaces,
+                    bindAddress,
+                    staggerNanos,
+                    executor,
+                    httpOnlyWayOut,
+                    null);
+        }
+    }
 }
