@@ -9,6 +9,7 @@ import io.traverse.identity.LocalInterfaces;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.Deadline;
 import io.traverse.protocol.IdentityHandshake;
+import io.traverse.security.PeerSessions;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
@@ -58,6 +59,9 @@ final class DirectConnector implements HandshakeDialer {
     private final InetAddress sourceAddress;
     private final long staggerNanos;
     private final Executor executor;
+    /** This node's keys agreed with peers: CONNECT and REVERSE handshakes prove keys; null: they do not. */
+    private final PeerSessions peerSessions;
+
     private final WorkingAddresses workingAddresses = new WorkingAddresses();
     /**
      * The address each node last answered at through a tunnel: tried first the next time (unless a
@@ -97,6 +101,7 @@ final class DirectConnector implements HandshakeDialer {
         this.sourceAddress = needsExplicitSource(setup.bindAddress()) ? setup.bindAddress() : null;
         this.staggerNanos = setup.staggerNanos();
         this.executor = setup.executor();
+        this.peerSessions = setup.peerSessions();
     }
 
     /** Which of the target's addresses to dial, in order, and which not (with why); cached per identity. */
@@ -189,6 +194,7 @@ final class DirectConnector implements HandshakeDialer {
                                     : " that can lead to it from this host" + skippedNote(planned)));
         }
         byte[] handshake = handshakeFor(request, reverseToken);
+        KeyProver keyProof = keyProverFor(request);
         List<StaggeredRace.Attempt<Socket>> attempts = new ArrayList<>(order.size());
         List<HandshakeAttempt> plainAttempts = new ArrayList<>(order.size());
         List<Optional<Tunnels.Tunnel>> tunnelled = new ArrayList<>(order.size());
@@ -197,6 +203,7 @@ final class DirectConnector implements HandshakeDialer {
             tunnelled.add(tunnel);
             HandshakeAttempt plain = new HandshakeAttempt(
                     address, request, optionsFor(address, request.options()), handshake, workingAddresses);
+            plain.keyProof = keyProof;
             plain.beforeHandshake = beforeHandshake;
             tunnel.ifPresent(t -> plain.onSuccess = () -> {
                 preferredTunnels.remove(t.describe());
@@ -229,6 +236,7 @@ final class DirectConnector implements HandshakeDialer {
                     }
                     TunnelledAttempt through = new TunnelledAttempt(
                             address, tunnel.get(), request, tunnelHandshake, workingTunnels, preferredTunnels);
+                    through.keyProof = keyProof;
                     through.beforeHandshake = beforeHandshake;
                     boolean first = knownTunnel != null
                             ? address.equals(knownTunnel)
@@ -383,6 +391,17 @@ final class DirectConnector implements HandshakeDialer {
         }
         encodedConnects.put(request.target(), new EncodedConnect(request.virtualPort(), self, bytes));
         return bytes;
+    }
+
+    /**
+     * How the attempts of {@code request} prove keys, or null: a PROBE proves none, and a target
+     * without an id (an address only) cannot be proved (the offer is bound to the target's id).
+     */
+    private KeyProver keyProverFor(ConnectRequest request) {
+        if (peerSessions == null || request.probe()) {
+            return null;
+        }
+        return request.target().id().map(id -> new KeyProver(peerSessions, id)).orElse(null);
     }
 
     /** A CONNECT request to one virtual port, as sent by this node with identity {@code source}; never written to. */

@@ -2,7 +2,9 @@ package io.traverse.direct;
 
 import io.traverse.connect.SocketAttempt;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake;
+import io.traverse.security.PeerSessions;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectOptions;
 import io.traverse.spi.ConnectRequest;
@@ -21,12 +23,16 @@ class HandshakeAttempt extends SocketAttempt {
     Runnable onSuccess;
     /** Run once TCP is up, before the handshake goes out; may be null. */
     BeforeHandshake beforeHandshake;
+    /** How the handshake proves keys (CONNECT and REVERSE); null: it proves none. */
+    KeyProver keyProof;
 
     /** How long a held attempt that got through waits at least for an unheld rival's answer (Rivals#heldMayWin). */
     private static final long MIN_GIVE_WAY_WAIT_NANOS = 20_000_000;
 
     /** The listener holds the connection until {@link #confirm()}: a rival attempt ran when the request went out. */
     private volatile boolean held;
+    /** The key proof's Finished, sent right after CONFIRM by {@link #confirm()} when held; else null. */
+    private volatile byte[] finished;
 
     HandshakeAttempt(
             InetSocketAddress address,
@@ -73,7 +79,15 @@ class HandshakeAttempt extends SocketAttempt {
     public void confirm() throws IOException {
         Socket s = socket();
         if (held && s != null) {
-            s.getOutputStream().write(IdentityHandshake.CONFIRM); // raw, before any in-band framing
+            byte[] proof = finished;
+            if (proof == null) {
+                s.getOutputStream().write(IdentityHandshake.CONFIRM); // raw, before any in-band framing
+            } else {
+                byte[] out = new byte[1 + proof.length];
+                out[0] = (byte) IdentityHandshake.CONFIRM;
+                System.arraycopy(proof, 0, out, 1, proof.length);
+                s.getOutputStream().write(out); // one write: CONFIRM, then the Finished, both raw
+            }
         }
     }
 
@@ -102,7 +116,8 @@ class HandshakeAttempt extends SocketAttempt {
     }
 
     private void exchange(Socket socket, byte[] bytes) throws IOException {
-        socket.getOutputStream().write(bytes);
+        HandshakeProof.Client proof = keyProof != null && !isProbe(bytes) ? keyProof.offer(bytes) : null;
+        socket.getOutputStream().write(proof == null ? bytes : proof.request());
         IdentityHandshake.Reply reply = IdentityHandshake.readReply(socket.getInputStream());
         NodeIdentity target = request.target();
         String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
@@ -120,6 +135,23 @@ class HandshakeAttempt extends SocketAttempt {
                             FailureScope.PATH,
                             where() + ": the node did not agree to in-band end-of-stream, which a tunnel needs");
                 }
+                if (proof != null) {
+                    finish(socket, proof, reply, (bytes[5] & IdentityHandshake.HOLD_UNTIL_CONFIRMED) != 0);
+                }
+            }
+            case UNKNOWN_SESSION -> {
+                if (keyProof == null) {
+                    throw new AttemptFailedException(
+                            FailureScope.MODULE,
+                            where() + ": answered UNKNOWN_SESSION to a request without a key proof");
+                }
+                // Its node restarted with its key and lost the session: the next offer to it is full.
+                keyProof.forget();
+                throw new AttemptFailedException(
+                        FailureScope.PATH,
+                        where() + ": node " + keyProof.target()
+                                + " no longer keeps the key agreement resumed with it; the next attempt agrees afresh"
+                                + reason);
             }
             case WRONG_NODE ->
                 throw new AttemptFailedException(
@@ -139,6 +171,36 @@ class HandshakeAttempt extends SocketAttempt {
                 throw new AttemptFailedException(FailureScope.MODULE, where() + ": handshake not understood" + reason);
             default -> throw new IllegalStateException("unhandled answer " + reply.answer());
         }
+    }
+
+    /**
+     * Checks that the listener proved the key of the node expected and sends the Finished (right
+     * away, or with CONFIRM when held).
+     */
+    private void finish(Socket socket, HandshakeProof.Client proof, IdentityHandshake.Reply reply, boolean hold)
+            throws IOException {
+        if (reply.keyAnswer() == null) {
+            throw new AttemptFailedException(
+                    FailureScope.PATH, where() + ": node " + proof.target() + " accepted without proving its key");
+        }
+        byte[] done;
+        try {
+            done = proof.complete(reply.keyAnswer());
+        } catch (PeerSessions.SealFailure e) {
+            throw new AttemptFailedException(
+                    FailureScope.PATH,
+                    where() + ": the listener did not prove the key of node " + proof.target() + ": " + e.getMessage());
+        }
+        if (hold) {
+            finished = done;
+        } else {
+            socket.getOutputStream().write(done);
+        }
+    }
+
+    private static boolean isProbe(byte[] bytes) {
+        return ((bytes[5] & 0xff) & ~(IdentityHandshake.IN_BAND_END_OF_STREAM | IdentityHandshake.HOLD_UNTIL_CONFIRMED))
+                == IdentityHandshake.Kind.PROBE.code;
     }
 
     private boolean isConnect() {

@@ -27,6 +27,8 @@ final class TunnelledAttempt implements StaggeredRace.Attempt<Socket> {
     private volatile boolean cancelled;
     /** Handed to the inner handshake attempt; may be null. */
     BeforeHandshake beforeHandshake;
+    /** How its handshake proves keys; null: it proves none. */
+    KeyProver keyProof;
 
     TunnelledAttempt(
             InetSocketAddress address,
@@ -53,6 +55,7 @@ final class TunnelledAttempt implements StaggeredRace.Attempt<Socket> {
             }
         };
         attempt.beforeHandshake = beforeHandshake;
+        attempt.keyProof = keyProof;
         inner = attempt;
         if (cancelled) {
             throw new java.net.SocketException(describe() + ": cancelled");

@@ -91,9 +91,10 @@ class ListenerRobustnessTest {
         }
     }
 
+    /** Anonymous: a request that names its source must prove its key (integration KeyProofTest). */
     private byte[] validRequest() {
-        return IdentityHandshake.encode(new IdentityHandshake.Request(
-                IdentityHandshake.Kind.CONNECT, 80, target.identity(), client.identity()));
+        return IdentityHandshake.encode(
+                new IdentityHandshake.Request(IdentityHandshake.Kind.CONNECT, 80, target.identity(), null));
     }
 
     @Test
