@@ -2,8 +2,10 @@ package io.traverse.splice;
 
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
+import io.traverse.security.PeerSessions;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import java.io.EOFException;
@@ -23,25 +25,60 @@ final class SpliceHandshake {
 
     private SpliceHandshake() {}
 
-    /** The source's side: asks for the target, checks who answered; throws unless accepted by the right node. */
-    static void asSource(
+    /**
+     * The source's side: asks for the target, checks who answered; throws unless accepted by the
+     * right node. With {@code sessions} (not for a PROBE) the request proves keys: the target must
+     * prove the key of its id, and the source's Finished goes out at once, or, when held, is
+     * returned to go out right after CONFIRM.
+     *
+     * @return the Finished still to send after CONFIRM (held), else null
+     */
+    static byte[] asSource(
             Socket socket,
             IdentityHandshake.Kind kind,
             int virtualPort,
             NodeIdentity target,
             NodeIdentity self,
-            boolean hold)
+            boolean hold,
+            PeerSessions sessions)
             throws IOException {
         IdentityHandshake.Request request = new IdentityHandshake.Request(kind, virtualPort, target, self);
-        socket.getOutputStream().write(IdentityHandshake.encode(hold ? request.held() : request));
+        byte[] encoded = IdentityHandshake.encode(hold ? request.held() : request);
+        HandshakeProof.Client proof = sessions != null
+                        && kind != IdentityHandshake.Kind.PROBE
+                        && target.id().isPresent()
+                ? HandshakeProof.offer(sessions, target.id().get(), encoded)
+                : null;
+        socket.getOutputStream().write(proof == null ? encoded : proof.request());
         IdentityHandshake.Reply reply = IdentityHandshake.readReply(socket.getInputStream());
         String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
         switch (reply.answer()) {
             case ACCEPT -> {
+                if (proof != null) {
+                    byte[] finished = finish(proof, reply);
+                    if (hold) {
+                        return finished;
+                    }
+                    socket.getOutputStream().write(finished);
+                    return null;
+                }
                 if (reply.responder() == null || !reply.responder().satisfies(target)) {
                     throw new AttemptFailedException(
                             FailureScope.PATH, "the spliced connection was accepted by another node than " + target);
                 }
+                return null;
+            }
+            case UNKNOWN_SESSION -> {
+                if (proof == null) {
+                    throw new AttemptFailedException(
+                            FailureScope.MODULE,
+                            "the spliced connection was answered UNKNOWN_SESSION without a key proof");
+                }
+                sessions.forget(proof.target()); // the next offer to it is a full agreement
+                throw new AttemptFailedException(
+                        FailureScope.PATH,
+                        "node " + proof.target() + " no longer keeps the key agreement resumed with it;"
+                                + " the next attempt agrees afresh" + reason);
             }
             case PORT_NOT_FOUND ->
                 throw new AttemptFailedException(
@@ -56,6 +93,22 @@ final class SpliceHandshake {
             default ->
                 throw new AttemptFailedException(
                         FailureScope.MODULE, "the spliced connection was refused (" + reply.answer() + ")" + reason);
+        }
+    }
+
+    /** Checks the target's key answer; the Finished to send. */
+    private static byte[] finish(HandshakeProof.Client proof, IdentityHandshake.Reply reply) throws IOException {
+        if (reply.keyAnswer() == null) {
+            throw new AttemptFailedException(
+                    FailureScope.PATH,
+                    "the spliced connection was accepted without a proof of node " + proof.target() + "'s key");
+        }
+        try {
+            return proof.complete(reply.keyAnswer());
+        } catch (PeerSessions.SealFailure e) {
+            throw new AttemptFailedException(
+                    FailureScope.PATH,
+                    "the spliced connection did not prove the key of node " + proof.target() + ": " + e.getMessage());
         }
     }
 
@@ -88,6 +141,42 @@ final class SpliceHandshake {
             return new Checked(request, IdentityHandshake.Answer.WRONG_NODE, "");
         }
         return new Checked(request, IdentityHandshake.Answer.ACCEPT, "");
+    }
+
+    /**
+     * The target's side, for a CONNECT when this node has sessions: the key proof's answer, or the
+     * refusal (no proof, a failed one, a session this node does not keep) as a Checked.
+     */
+    static Object answerProof(PeerSessions sessions, NodeId sender, IdentityHandshake.Request request) {
+        if (!request.provesKey()) {
+            return new Checked(
+                    request,
+                    IdentityHandshake.Answer.REFUSED,
+                    "node " + sessions.localId() + " accepts a spliced connection only with a key proof; node " + sender
+                            + " sent none");
+        }
+        try {
+            return HandshakeProof.answer(sessions, sender, request);
+        } catch (PeerSessions.SealFailure e) {
+            return new Checked(
+                    request,
+                    e.unknownSession() ? IdentityHandshake.Answer.UNKNOWN_SESSION : IdentityHandshake.Answer.REFUSED,
+                    "node " + sessions.localId() + " refused the key proof: " + e.getMessage());
+        }
+    }
+
+    /** The target's side: the ACCEPT that carries the key answer. */
+    static void acceptWithProof(Socket socket, HandshakeProof.Accepted proof) throws IOException {
+        socket.getOutputStream().write(IdentityHandshake.encodeAccept(false, proof.answer()));
+    }
+
+    /** The target's side, after the ACCEPT (and CONFIRM): true if the source's Finished is right. */
+    static boolean awaitFinished(Socket socket, HandshakeProof.Accepted proof) throws IOException {
+        byte[] finished = socket.getInputStream().readNBytes(HandshakeProof.FINISHED_LENGTH);
+        if (finished.length != HandshakeProof.FINISHED_LENGTH) {
+            throw new EOFException("spliced connection closed before its key proof");
+        }
+        return proof.checkFinished(finished);
     }
 
     /**

@@ -7,6 +7,7 @@ import io.traverse.identity.NodeId;
 import io.traverse.protocol.Deadline;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
+import io.traverse.security.PeerSessions;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.ConnectRequest;
 import io.traverse.spi.ConnectionAttempt;
@@ -140,6 +141,8 @@ final class SpliceModule implements ConnectionModule {
         private volatile String stage = null;
         /** The spliced connection its target holds until {@link #confirm()}, if it was asked to. */
         private volatile Socket held;
+        /** The key proof's Finished, sent right after CONFIRM; null without a proof. */
+        private volatile byte[] heldFinished;
 
         SpliceAttempt(ConnectRequest request, NodeId target) {
             this.request = request;
@@ -266,16 +269,17 @@ final class SpliceModule implements ConnectionModule {
         private void handshake(Socket socket) throws IOException {
             IdentityHandshake.Kind kind =
                     request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
+            PeerSessions sessions = context.peerSessions().orElse(null);
             if (request.probe()) {
                 SpliceHandshake.asSource(
-                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
+                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false, null);
                 return;
             }
             if (request.holdUntilConfirmed()) {
                 held = socket;
                 long asked = System.nanoTime();
-                SpliceHandshake.asSource(
-                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), true);
+                heldFinished = SpliceHandshake.asSource(
+                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), true, sessions);
                 long roundTrip = System.nanoTime() - asked;
                 if (!request.rivals().heldMayWin(request.deadline(), Math.max(GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
                     throw new AttemptFailedException(
@@ -285,7 +289,13 @@ final class SpliceModule implements ConnectionModule {
             }
             request.rivals().unheld(() -> {
                 SpliceHandshake.asSource(
-                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false);
+                        socket,
+                        kind,
+                        request.virtualPort(),
+                        request.target(),
+                        context.localIdentity(),
+                        false,
+                        sessions);
                 return null;
             });
         }
@@ -294,7 +304,15 @@ final class SpliceModule implements ConnectionModule {
         public void confirm() throws IOException {
             Socket s = held;
             if (s != null) {
-                s.getOutputStream().write(IdentityHandshake.CONFIRM);
+                byte[] finished = heldFinished;
+                if (finished == null) {
+                    s.getOutputStream().write(IdentityHandshake.CONFIRM);
+                } else {
+                    byte[] out = new byte[1 + finished.length];
+                    out[0] = (byte) IdentityHandshake.CONFIRM;
+                    System.arraycopy(finished, 0, out, 1, finished.length);
+                    s.getOutputStream().write(out); // CONFIRM, then the key proof's Finished
+                }
             }
         }
 

@@ -4,8 +4,10 @@ import io.traverse.SideChannelHandler;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.Deadline;
+import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.protocol.ProtocolException;
+import io.traverse.security.PeerSessions;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.InboundConnections;
 import io.traverse.spi.ModuleContext;
@@ -169,6 +171,20 @@ final class SpliceService implements SideChannelHandler {
                 log.debug("Spliced with node {} for a probe of virtual port {}", sender, request.virtualPort());
                 return;
             }
+            HandshakeProof.Accepted proof = null;
+            PeerSessions sessions = context.peerSessions().orElse(null);
+            if (sessions != null) {
+                Object answered = SpliceHandshake.answerProof(sessions, sender, checked.request());
+                if (answered instanceof SpliceHandshake.Checked refused) {
+                    if (refused.answer() == IdentityHandshake.Answer.REFUSED
+                            && checked.request().provesKey()) {
+                        log.warn("Refused a spliced connection stating node {}: {}", sender, refused.reason());
+                    }
+                    SpliceHandshake.answer(socket, self, refused.answer(), refused.reason());
+                    return;
+                }
+                proof = (HandshakeProof.Accepted) answered;
+            }
             InboundConnections.PortSlot slot;
             try {
                 slot = context.inboundConnections().reserve(request.virtualPort());
@@ -177,10 +193,19 @@ final class SpliceService implements SideChannelHandler {
                 return;
             }
             try {
-                SpliceHandshake.answer(socket, self, IdentityHandshake.Answer.ACCEPT, "");
+                if (proof != null) {
+                    SpliceHandshake.acceptWithProof(socket, proof);
+                } else {
+                    SpliceHandshake.answer(socket, self, IdentityHandshake.Answer.ACCEPT, "");
+                }
                 if (checked.request().holdUntilConfirmed() && !SpliceHandshake.awaitConfirm(socket)) {
                     slot.release(); // another attempt of the source's won: nobody sees this one
                     log.debug("Spliced connection from node {} closed unconfirmed: another attempt won", sender);
+                    return;
+                }
+                if (proof != null && !SpliceHandshake.awaitFinished(socket, proof)) {
+                    slot.release();
+                    log.warn("Closed a spliced connection stating node {}: its key proof (Finished) is wrong", sender);
                     return;
                 }
                 socket.setSoTimeout(0);
