@@ -5,15 +5,19 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
+import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake.Answer;
 import io.traverse.protocol.IdentityHandshake.Kind;
 import io.traverse.protocol.ProtocolException;
+import io.traverse.security.IdentityKey;
+import io.traverse.security.PeerSessions;
 import io.traverse.spi.AttemptFailedException;
 import io.traverse.spi.FailureScope;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.security.SecureRandom;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
@@ -51,7 +55,7 @@ class SpliceHandshakeTest {
             throws Exception {
         CompletableFuture<Void> source = CompletableFuture.runAsync(() -> {
             try {
-                SpliceHandshake.asSource(sourceEnd, kind, port, expected, SOURCE, false);
+                SpliceHandshake.asSource(sourceEnd, kind, port, expected, SOURCE, false, null);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -75,6 +79,61 @@ class SpliceHandshakeTest {
         assertThat(checked.request().source()).isEqualTo(SOURCE);
         sourceEnd.getOutputStream().write(42);
         assertThat(targetEnd.getInputStream().read()).isEqualTo(42);
+    }
+
+    @Test
+    void withKeysBothEndsProveThemAndTheFinishedFollowsConfirmBeforeTheApplicationsBytes() throws Exception {
+        IdentityKey sourceKey = IdentityKey.generate();
+        IdentityKey targetKey = IdentityKey.generate();
+        PeerSessions sourceSessions = new PeerSessions(sourceKey, new SecureRandom());
+        PeerSessions targetSessions = new PeerSessions(targetKey, new SecureRandom());
+        NodeIdentity source = NodeIdentity.parse("tv1-" + sourceKey.id());
+        NodeIdentity target = NodeIdentity.parse("tv1-" + targetKey.id());
+        for (boolean hold : new boolean[] {false, true}) { // the first a full agreement, the second resumed
+            try (ServerSocket server = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
+                    Socket from = new Socket(InetAddress.getLoopbackAddress(), server.getLocalPort());
+                    Socket to = server.accept()) {
+                to.setSoTimeout(5000);
+                CompletableFuture<byte[]> asked = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return SpliceHandshake.asSource(from, Kind.CONNECT, 8080, target, source, hold, sourceSessions);
+                    } catch (IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+                SpliceHandshake.Checked checked = SpliceHandshake.readRequest(to, target, sourceKey.id(), 8080, false);
+                assertThat(checked.answer()).isEqualTo(Answer.ACCEPT);
+                Object answered = SpliceHandshake.answerProof(targetSessions, sourceKey.id(), checked.request());
+                assertThat(answered).isInstanceOf(HandshakeProof.Accepted.class);
+                HandshakeProof.Accepted proof = (HandshakeProof.Accepted) answered;
+                assertThat(proof.full()).isEqualTo(!hold);
+                SpliceHandshake.acceptWithProof(to, proof);
+                byte[] finished = asked.get(5, TimeUnit.SECONDS);
+                if (hold) {
+                    assertThat(finished).hasSize(HandshakeProof.FINISHED_LENGTH);
+                    byte[] out = new byte[1 + finished.length];
+                    out[0] = 1; // CONFIRM
+                    System.arraycopy(finished, 0, out, 1, finished.length);
+                    from.getOutputStream().write(out);
+                    assertThat(SpliceHandshake.awaitConfirm(to)).isTrue();
+                } else {
+                    assertThat(finished).isNull(); // sent already
+                }
+                from.getOutputStream().write(42);
+                assertThat(SpliceHandshake.awaitFinished(to, proof)).isTrue();
+                assertThat(to.getInputStream().read()).isEqualTo(42);
+            }
+        }
+        // A request without a proof, from a source with keys expected: refused.
+        NodeIdentity plain = NodeIdentity.parse("tv1-" + sourceKey.id());
+        Object refused = SpliceHandshake.answerProof(
+                targetSessions,
+                sourceKey.id(),
+                new io.traverse.protocol.IdentityHandshake.Request(Kind.CONNECT, 8080, target, plain));
+        assertThat(refused).isInstanceOfSatisfying(SpliceHandshake.Checked.class, c -> {
+            assertThat(c.answer()).isEqualTo(Answer.REFUSED);
+            assertThat(c.reason()).contains("only with a key proof");
+        });
     }
 
     @Test
