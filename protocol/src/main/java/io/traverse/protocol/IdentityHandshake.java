@@ -483,8 +483,8 @@ public final class IdentityHandshake {
             byte[] offer = null;
             byte[] context = null;
             if (keyProof) {
-                if (source == null) {
-                    throw new ProtocolException("a key proof needs a named source");
+                if (source == null || source.id().isEmpty()) {
+                    throw new ProtocolException("a key proof needs a named source (with its id)");
                 }
                 int end = body.position();
                 offer = keyMessage(body, "key offer");

@@ -99,6 +99,11 @@ class HandshakeProofTest {
         assertThatThrownBy(() -> decode(withBit))
                 .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("PROBE");
+        byte[] idless = IdentityHandshake.encode(
+                new Request(Kind.CONNECT, 80, target, NodeIdentity.parse("tv1.a10-0-0-3p5001")));
+        assertThatThrownBy(() -> decode(IdentityHandshake.withKeyOffer(idless, new byte[] {1})))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("named source");
         byte[] anonymous = IdentityHandshake.encode(new Request(Kind.CONNECT, 80, target, null));
         assertThatThrownBy(() -> decode(IdentityHandshake.withKeyOffer(anonymous, new byte[] {1})))
                 .isInstanceOf(ProtocolException.class)
