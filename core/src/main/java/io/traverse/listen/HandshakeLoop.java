@@ -375,7 +375,7 @@ final class HandshakeLoop implements Runnable {
             p.close();
             return;
         }
-        if (p.hold || p.proof != null) {
+        if (p.tailLength() > 0) {
             // A rival attempt of the client's may win, or the client owes its key proof's Finished:
             // wait for them on the loop, where the selector is (registered there after the next
             // selection, which drops a cancelled key).
@@ -486,8 +486,8 @@ final class HandshakeLoop implements Runnable {
      * (its slot goes back) and is logged at WARN with the node the request claimed to be.
      */
     private boolean checkFinished(PendingHandshake p) {
-        if (p.proof == null) {
-            return true;
+        if (p.proof == null || !p.proof.full()) {
+            return true; // resumed: the request's offer was the proof, admitted once
         }
         byte[] finished = java.util.Arrays.copyOfRange(
                 p.tail.array(), p.tail.capacity() - HandshakeProof.FINISHED_LENGTH, p.tail.capacity());

@@ -168,9 +168,9 @@ final class PendingHandshake {
         }
     }
 
-    /** Bytes the client sends after the ACCEPT before its application's: CONFIRM and Finished. */
+    /** Bytes the client sends after the ACCEPT before its application's: CONFIRM, and Finished after a full agreement. */
     int tailLength() {
-        return (hold ? 1 : 0) + (proof != null ? HandshakeProof.FINISHED_LENGTH : 0);
+        return (hold ? 1 : 0) + (proof != null ? proof.finishedLength() : 0);
     }
 
     /** Sends ACCEPT (with the key answer when the request proves keys); it fits the empty send buffer of a new connection. */

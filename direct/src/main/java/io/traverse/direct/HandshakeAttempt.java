@@ -174,8 +174,8 @@ class HandshakeAttempt extends SocketAttempt {
     }
 
     /**
-     * Checks that the listener proved the key of the node expected and sends the Finished (right
-     * away, or with CONFIRM when held).
+     * Checks that the listener proved the key of the node expected and sends the Finished of a full
+     * agreement (right away, or with CONFIRM when held).
      */
     private void finish(Socket socket, HandshakeProof.Client proof, IdentityHandshake.Reply reply, boolean hold)
             throws IOException {
@@ -193,7 +193,7 @@ class HandshakeAttempt extends SocketAttempt {
         }
         if (hold) {
             finished = done;
-        } else {
+        } else if (done.length > 0) { // none when resumed
             socket.getOutputStream().write(done);
         }
     }

@@ -16,12 +16,17 @@ import java.security.GeneralSecurityException;
  *   <li>The client's request carries an offer bound to the request ({@link IdentityHandshake#proofContext}).
  *   <li>The listener answers it in its ACCEPT: a full answer is signed by the listener's key, a
  *       resumed one proves the kept secret, both over the client's fresh nonce.
- *   <li>The client completes the offer, which checks the listener, and sends the
- *       {@link #FINISHED_LENGTH}-byte Finished: the AES-GCM tag of an empty message sealed at
- *       offset 0 with the connection's key toward the listener. Those keys come from the secret and
- *       both sides' fresh nonces, so a Finished proves that the client holds its key (or the
- *       resumed secret) now, and a request replayed on another socket cannot be finished.
+ *   <li>The client completes the offer, which checks the listener. After a full agreement
+ *       (first contact) it sends the {@link #FINISHED_LENGTH}-byte Finished: the AES-GCM tag of an
+ *       empty message sealed at offset 0 with the connection's key toward the listener. Those keys
+ *       come from the secret and both sides' fresh nonces, so a Finished proves that the client
+ *       holds its key now, and a full request replayed on another socket cannot be finished.
  * </ol>
+ *
+ * A resumed request needs no Finished, and the listener hands its connection over on the ACCEPT
+ * as before the key proof: its offer proves the kept secret, and the count at the head of its
+ * nonce is admitted once ({@code PeerSessions}), so a copy of it is refused at the request. This
+ * keeps the cached path, the common one, at the handshake's one round trip.
  *
  * The seal serves only the proof: the connection stays a kernel socket in clear. Documented in
  * docs/protocol.md ("Key proof") and docs/security.md.
@@ -29,6 +34,8 @@ import java.security.GeneralSecurityException;
 public final class HandshakeProof {
     /** Bytes of the client's Finished. */
     public static final int FINISHED_LENGTH = ConnectionSeal.OVERHEAD;
+
+    private static final byte[] NO_FINISHED = new byte[0];
 
     private HandshakeProof() {}
 
@@ -60,24 +67,50 @@ public final class HandshakeProof {
 
         /**
          * Checks the listener's answer (it holds the target's key, or the resumed secret) and
-         * returns the Finished to send.
+         * returns the Finished to send: {@link #FINISHED_LENGTH} bytes after a full agreement, none
+         * when resumed.
          *
          * @throws SealFailure if the answer does not prove it
          */
         public byte[] complete(byte[] keyAnswer) throws SealFailure {
+            if (offer.resumed()) {
+                offer.prove(keyAnswer);
+                return NO_FINISHED;
+            }
             return finished(offer.complete(keyAnswer));
         }
     }
 
     /** The listener's side of one request: the answer for its ACCEPT and the check of the Finished. */
-    public record Accepted(byte[] answer, ConnectionSeal seal, boolean full) {
-        /** True if {@code finished} is the Finished of this connection's client. */
+    public static final class Accepted {
+        private final PeerSessions.Answer answer;
+
+        private Accepted(PeerSessions.Answer answer) {
+            this.answer = answer;
+        }
+
+        /** The key answer for the ACCEPT. */
+        public byte[] answer() {
+            return answer.bytes();
+        }
+
+        /** True for a full agreement: the client then owes a Finished ({@link #finishedLength()}). */
+        public boolean full() {
+            return answer.full();
+        }
+
+        /** The bytes of Finished the client sends after the ACCEPT: {@link #FINISHED_LENGTH}, or 0 when resumed. */
+        public int finishedLength() {
+            return full() ? FINISHED_LENGTH : 0;
+        }
+
+        /** True if {@code finished} is the Finished of this connection's client (a full agreement's). */
         public boolean checkFinished(byte[] finished) {
-            if (finished == null || finished.length != FINISHED_LENGTH) {
+            if (!full() || finished == null || finished.length != FINISHED_LENGTH) {
                 return false;
             }
             try {
-                seal.open(0, ByteBuffer.wrap(finished), ByteBuffer.allocate(0));
+                answer.seal().open(0, ByteBuffer.wrap(finished), ByteBuffer.allocate(0));
                 return true;
             } catch (GeneralSecurityException e) {
                 return false;
@@ -106,8 +139,7 @@ public final class HandshakeProof {
             throws SealFailure {
         byte[] context =
                 request.proofContext() != null ? request.proofContext() : IdentityHandshake.proofContext(request);
-        PeerSessions.Answer answer = sessions.answer(source, context, request.keyOffer());
-        return new Accepted(answer.bytes(), answer.seal(), answer.full());
+        return new Accepted(sessions.answer(source, context, request.keyOffer()));
     }
 
     /** The Finished for a seal: the tag of an empty message at offset 0 toward the listener. */

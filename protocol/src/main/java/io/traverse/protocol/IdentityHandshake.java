@@ -36,8 +36,8 @@ import java.nio.charset.StandardCharsets;
  * <p>Bit {@link #KEY_PROOF} of the kind byte proves keys: the request carries a {@code PeerSessions}
  * offer (u16 length + bytes) after its other fields, bound to the kind byte and the body before it
  * ({@link #proofContext}); the ACCEPT sets the same bit and its body is the answer (u16 length +
- * bytes); the client then sends {@link HandshakeProof#FINISHED_LENGTH} bytes of proof
- * ({@link HandshakeProof}).
+ * bytes); after a full agreement the client then sends {@link HandshakeProof#FINISHED_LENGTH} bytes
+ * of proof, after a resumed one nothing ({@link HandshakeProof}).
  */
 public final class IdentityHandshake {
     /** "TRAV" in ASCII. */

@@ -10,6 +10,8 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 import org.bouncycastle.crypto.digests.SHA256Digest;
@@ -42,6 +44,13 @@ import org.bouncycastle.math.ec.rfc8032.Ed25519;
  * resumed offer:  2 | session id 16 | nonce 16 | HMAC-SHA256 32
  * resumed answer: 2 | nonce 16 | HMAC-SHA256 32
  * </pre>
+ *
+ * A resumed offer's nonce begins with a count (u64) of the offers its opener made on the session,
+ * then 8 random bytes. The acceptor admits each count once, within a window of the
+ * {@link ReplayWindow#SIZE} below the highest it saw: a resumed offer copied onto another
+ * connection is refused at once, with no further round trip. A full offer has no count; a
+ * handshake that must refuse its copies confirms it with a round trip of its own
+ * ({@code HandshakeProof}'s Finished).
  */
 public final class PeerSessions {
     /** Peers whose secret is kept; the least recently used goes first. */
@@ -56,6 +65,15 @@ public final class PeerSessions {
     private static final int MAC = 32;
     private static final int KEY = 16;
     private static final int MAX_FIELD = 255;
+
+    /** One HMAC-SHA256 per thread: the JCA look-up is a good part of a resumed proof's cost. */
+    private static final ThreadLocal<Mac> MACS = ThreadLocal.withInitial(() -> {
+        try {
+            return Mac.getInstance("HmacSHA256");
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HMAC-SHA256 is part of every Java platform", e);
+        }
+    });
 
     /** The X.509 encoding of an Ed25519 public key: these 12 bytes, then the key's 32. */
     private static final byte[] ED25519_X509_PREFIX = {
@@ -72,7 +90,11 @@ public final class PeerSessions {
     private final Map<SessionId, Session> byId = new LinkedHashMap<>();
 
     /** What two nodes keep after a full agreement. */
-    private record Session(NodeId peer, SessionId id, byte[] secret) {}
+    private record Session(NodeId peer, SessionId id, byte[] secret, AtomicLong offersMade, ReplayWindow offersSeen) {
+        Session(NodeId peer, SessionId id, byte[] secret) {
+            this(peer, id, secret, new AtomicLong(), new ReplayWindow());
+        }
+    }
 
     /** A session id as a map key (arrays compare by identity). */
     private record SessionId(byte[] bytes) {
@@ -133,6 +155,9 @@ public final class PeerSessions {
         }
         byte[] nonce = randomBytes(NONCE);
         if (kept != null) {
+            // The nonce's first 8 bytes count this node's offers on the session: the acceptor admits
+            // each count once (ReplayWindow), so a copied offer is refused without a round trip.
+            ByteBuffer.wrap(nonce).putLong(kept.offersMade().incrementAndGet());
             byte[] mac = mac(
                     kept.secret(),
                     "traverse seal resume offer 1",
@@ -198,7 +223,8 @@ public final class PeerSessions {
             putField(b, ephemeralEncoded);
             b.put(nonce);
             putField(b, answerSignature);
-            return new Answer(b.array(), sealFor(false, secret, context, opener, key.id(), openerNonce, nonce), true);
+            return new Answer(
+                    b.array(), () -> sealFor(false, secret, context, opener, key.id(), openerNonce, nonce), true);
         } catch (BufferUnderflowException e) {
             throw new SealFailure("a truncated key agreement offer from node " + opener, false);
         }
@@ -224,13 +250,17 @@ public final class PeerSessions {
         if (!MessageDigest.isEqual(expected, mac)) {
             throw new SealFailure("node " + opener + " failed to prove the key agreement it resumed", false);
         }
+        if (!kept.offersSeen().admit(ByteBuffer.wrap(openerNonce).getLong())) {
+            throw new SealFailure(
+                    "node " + opener + "'s resumed offer was replayed (its count was seen, or is too old)", false);
+        }
         byte[] nonce = randomBytes(NONCE);
         byte[] answerMac =
                 mac(kept.secret(), "traverse seal resume answer 1", context, opener, key.id(), openerNonce, nonce);
         ByteBuffer b = ByteBuffer.allocate(1 + NONCE + MAC);
         b.put((byte) RESUMED).put(nonce).put(answerMac);
         return new Answer(
-                b.array(), sealFor(false, kept.secret(), context, opener, key.id(), openerNonce, nonce), false);
+                b.array(), () -> sealFor(false, kept.secret(), context, opener, key.id(), openerNonce, nonce), false);
     }
 
     /** The opener's first message and what it needs to check the answer. */
@@ -263,6 +293,48 @@ public final class PeerSessions {
         }
 
         /**
+         * Checks the acceptor's answer, as {@link #complete} does, where the connection needs no
+         * seal: a resumed answer is then only checked, and no keys are derived.
+         *
+         * @throws SealFailure as {@link #complete}
+         */
+        public void prove(byte[] answer) throws SealFailure {
+            if (resumed == null) {
+                complete(answer); // keeps the agreed secret
+                return;
+            }
+            try {
+                ByteBuffer in = ByteBuffer.wrap(answer);
+                checkResumed(in, in.get() & 0xff);
+            } catch (BufferUnderflowException e) {
+                throw new SealFailure("a truncated key agreement answer from node " + acceptor, false);
+            }
+        }
+
+        /** Checks a resumed answer's proof of the kept secret; the acceptor's nonce. */
+        private byte[] checkResumed(ByteBuffer in, int mode) throws SealFailure {
+            if (mode != RESUMED) {
+                throw new SealFailure(
+                        "node " + acceptor + " answered a resumed key agreement with mode " + mode, false);
+            }
+            byte[] acceptorNonce = take(in, NONCE);
+            byte[] mac = take(in, MAC);
+            requireEnd(in, acceptor);
+            byte[] expected = mac(
+                    resumed.secret(),
+                    "traverse seal resume answer 1",
+                    context,
+                    key.id(),
+                    acceptor,
+                    nonce,
+                    acceptorNonce);
+            if (!MessageDigest.isEqual(expected, mac)) {
+                throw new SealFailure("node " + acceptor + " failed to prove the key agreement it resumed", false);
+            }
+            return acceptorNonce;
+        }
+
+        /**
          * Checks the acceptor's answer and gives the connection's seal.
          *
          * @throws SealFailure if the answer is malformed, of the other mode, or its proof fails
@@ -274,25 +346,7 @@ public final class PeerSessions {
                 ByteBuffer in = ByteBuffer.wrap(answer);
                 int mode = in.get() & 0xff;
                 if (resumed != null) {
-                    if (mode != RESUMED) {
-                        throw new SealFailure(
-                                "node " + acceptor + " answered a resumed key agreement with mode " + mode, false);
-                    }
-                    byte[] acceptorNonce = take(in, NONCE);
-                    byte[] mac = take(in, MAC);
-                    requireEnd(in, acceptor);
-                    byte[] expected = mac(
-                            resumed.secret(),
-                            "traverse seal resume answer 1",
-                            context,
-                            opener,
-                            acceptor,
-                            nonce,
-                            acceptorNonce);
-                    if (!MessageDigest.isEqual(expected, mac)) {
-                        throw new SealFailure(
-                                "node " + acceptor + " failed to prove the key agreement it resumed", false);
-                    }
+                    byte[] acceptorNonce = checkResumed(in, mode);
                     return sealFor(true, resumed.secret(), context, opener, acceptor, nonce, acceptorNonce);
                 }
                 if (mode != FULL) {
@@ -327,7 +381,38 @@ public final class PeerSessions {
     }
 
     /** The acceptor's answer to send, and the connection's seal. */
-    public record Answer(byte[] bytes, ConnectionSeal seal, boolean full) {}
+    public static final class Answer {
+        private final byte[] bytes;
+        private final Supplier<ConnectionSeal> derive;
+        private final boolean full;
+        private ConnectionSeal seal;
+
+        Answer(byte[] bytes, Supplier<ConnectionSeal> derive, boolean full) {
+            this.bytes = bytes;
+            this.derive = derive;
+            this.full = full;
+        }
+
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        /**
+         * The connection's seal, derived on first use: a handshake that only proves keys (a kernel
+         * socket, resumed) never needs one, and skips the HKDF and the ciphers.
+         */
+        public synchronized ConnectionSeal seal() {
+            if (seal == null) {
+                seal = derive.get();
+            }
+            return seal;
+        }
+
+        /** True for a full agreement (first contact), false for a resumed one. */
+        public boolean full() {
+            return full;
+        }
+    }
 
     /** An offer or answer that fails: the connection must not go on. */
     public static final class SealFailure extends GeneralSecurityException {
@@ -461,7 +546,7 @@ public final class PeerSessions {
 
     private static byte[] mac(byte[] secret, String label, byte[] context, NodeId a, NodeId b, byte[]... more) {
         try {
-            Mac mac = Mac.getInstance("HmacSHA256");
+            Mac mac = MACS.get();
             mac.init(new SecretKeySpec(secret, "HmacSHA256"));
             mac.update(signed(label, context, a, b));
             for (byte[] m : more) {

@@ -16,7 +16,11 @@ import java.io.InputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -168,12 +172,47 @@ class HandshakeProofTest {
             Reply reply =
                     IdentityHandshakeTest.decodeReplyFrame(IdentityHandshake.encodeAccept(false, accepted.answer()));
             byte[] finished = offer.complete(reply.keyAnswer());
+            assertThat(accepted.finishedLength()).isEqualTo(finished.length);
+            if (resumed) {
+                assertThat(finished).isEmpty(); // the offer was the proof: nothing more to send
+                continue;
+            }
             assertThat(finished).hasSize(HandshakeProof.FINISHED_LENGTH);
             assertThat(accepted.checkFinished(finished)).isTrue();
             byte[] flipped = finished.clone();
             flipped[3] ^= 1;
             assertThat(accepted.checkFinished(flipped)).isFalse();
         }
+    }
+
+    @Test
+    void aResumedRequestIsAdmittedOnceAndItsCopyRefusedAtTheRequest() throws Exception {
+        byte[] request = IdentityHandshake.encode(new Request(Kind.CONNECT, 80, target, source));
+        HandshakeProof.Client first = HandshakeProof.offer(client, listenerKey.id(), request);
+        HandshakeProof.Accepted full = HandshakeProof.answer(listener, clientKey.id(), decode(first.request()));
+        assertThat(full.checkFinished(first.complete(full.answer()))).isTrue();
+        // Resumed offers made at once arrive out of order: each is admitted once, in any order.
+        List<HandshakeProof.Client> offers = new ArrayList<>();
+        for (int i = 0; i < 50; i++) {
+            offers.add(HandshakeProof.offer(client, listenerKey.id(), request));
+        }
+        Collections.shuffle(offers, new Random(7));
+        for (HandshakeProof.Client resumed : offers) {
+            assertThat(resumed.resumed()).isTrue();
+            HandshakeProof.Accepted accepted =
+                    HandshakeProof.answer(listener, clientKey.id(), decode(resumed.request()));
+            assertThat(resumed.complete(accepted.answer())).isEmpty();
+        }
+        for (HandshakeProof.Client resumed : offers.subList(0, 5)) {
+            assertThatThrownBy(() -> HandshakeProof.answer(listener, clientKey.id(), decode(resumed.request())))
+                    .isInstanceOf(PeerSessions.SealFailure.class)
+                    .hasMessageContaining("replayed");
+        }
+        // An answer for another offer does not prove this one.
+        HandshakeProof.Client a = HandshakeProof.offer(client, listenerKey.id(), request);
+        HandshakeProof.Client b = HandshakeProof.offer(client, listenerKey.id(), request);
+        HandshakeProof.Accepted forB = HandshakeProof.answer(listener, clientKey.id(), decode(b.request()));
+        assertThatThrownBy(() -> a.complete(forB.answer())).isInstanceOf(PeerSessions.SealFailure.class);
     }
 
     @Test
@@ -187,7 +226,7 @@ class HandshakeProofTest {
         assertThatThrownBy(() -> HandshakeProof.answer(listener, clientKey.id(), moved))
                 .isInstanceOf(PeerSessions.SealFailure.class)
                 .hasMessageContaining("does not verify");
-        // A replay of the honest request is answered (nonces are fresh) but the old Finished fails.
+        // A replay of the honest full request is answered (nonces are fresh) but the old Finished fails.
         Request arrived = decode(offer.request());
         HandshakeProof.Accepted first = HandshakeProof.answer(listener, clientKey.id(), arrived);
         byte[] finished = offer.complete(first.answer());

@@ -28,8 +28,8 @@ final class SpliceHandshake {
     /**
      * The source's side: asks for the target, checks who answered; throws unless accepted by the
      * right node. With {@code sessions} (not for a PROBE) the request proves keys: the target must
-     * prove the key of its id, and the source's Finished goes out at once, or, when held, is
-     * returned to go out right after CONFIRM.
+     * prove the key of its id, and the source's Finished (after a full agreement; empty when
+     * resumed) goes out at once, or, when held, is returned to go out right after CONFIRM.
      *
      * @return the Finished still to send after CONFIRM (held), else null
      */
@@ -59,7 +59,9 @@ final class SpliceHandshake {
                     if (hold) {
                         return finished;
                     }
-                    socket.getOutputStream().write(finished);
+                    if (finished.length > 0) { // none when resumed
+                        socket.getOutputStream().write(finished);
+                    }
                     return null;
                 }
                 if (reply.responder() == null || !reply.responder().satisfies(target)) {

@@ -203,7 +203,7 @@ final class SpliceService implements SideChannelHandler {
                     log.debug("Spliced connection from node {} closed unconfirmed: another attempt won", sender);
                     return;
                 }
-                if (proof != null && !SpliceHandshake.awaitFinished(socket, proof)) {
+                if (proof != null && proof.full() && !SpliceHandshake.awaitFinished(socket, proof)) {
                     slot.release();
                     log.warn("Closed a spliced connection stating node {}: its key proof (Finished) is wrong", sender);
                     return;
