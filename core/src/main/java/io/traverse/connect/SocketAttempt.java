@@ -66,6 +66,7 @@ public abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
                 ch.setReuseAddress(true);
                 ch.bind(options.localAddress());
             }
+            beforeConnect();
             ch.connect(address);
             connected = true;
             afterConnect(ch);
@@ -78,6 +79,12 @@ public abstract class SocketAttempt implements StaggeredRace.Attempt<Socket> {
             throw describe(e);
         }
     }
+
+    /**
+     * Runs right before the TCP connect: work that needs no connection but must not wait after it
+     * (what the first bytes need), done while the peer is still to be reached.
+     */
+    protected void beforeConnect() throws IOException {}
 
     /** Runs once the TCP connection stands, with untimed blocking calls; throw to reject the connection. */
     protected abstract void afterConnect(Socket connected) throws IOException;

@@ -13,6 +13,7 @@ import io.traverse.spi.HandshakeDialer.BeforeHandshake;
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.util.Arrays;
 
 /** TCP connect, then the identity handshake on the same socket. */
 class HandshakeAttempt extends SocketAttempt {
@@ -25,6 +26,10 @@ class HandshakeAttempt extends SocketAttempt {
     BeforeHandshake beforeHandshake;
     /** How the handshake proves keys (CONNECT and REVERSE); null: it proves none. */
     KeyProver keyProof;
+    /** The offer {@link #beforeConnect} made for {@link #requestBytes()} as it was then ({@link #earlyBytes}), or null. */
+    private HandshakeProof.Client earlyProof;
+
+    private byte[] earlyBytes;
 
     /** How long a held attempt that got through waits at least for an unheld rival's answer (Rivals#heldMayWin). */
     private static final long MIN_GIVE_WAY_WAIT_NANOS = 20_000_000;
@@ -91,14 +96,37 @@ class HandshakeAttempt extends SocketAttempt {
         }
     }
 
+    /**
+     * The key proof's offer, made before the TCP connect so that the request goes out the moment
+     * the connection stands: a listener serves a request that is there at once on its accepting
+     * thread, and one that comes later only through its selector (a wake-up and two mode switches).
+     */
+    @Override
+    protected void beforeConnect() {
+        byte[] bytes = requestBytes();
+        if (keyProof != null && !isProbe(bytes)) {
+            earlyBytes = bytes;
+            earlyProof = keyProof.offer(bytes);
+        }
+    }
+
+    /** The request as this attempt sends it: the shared bytes, with the hold bit on a held CONNECT. */
+    private byte[] requestBytes() {
+        if (!isConnect() || request.probe() || !request.holdUntilConfirmed()) {
+            return handshake;
+        }
+        byte[] bytes = handshake.clone(); // the shared bytes stay those of an unheld CONNECT
+        bytes[5] |= (byte) IdentityHandshake.HOLD_UNTIL_CONFIRMED;
+        return bytes;
+    }
+
     private void exchangeHandshake(Socket socket) throws IOException {
         if (!isConnect() || request.probe()) {
             exchange(socket, handshake);
             return;
         }
         if (request.holdUntilConfirmed()) {
-            byte[] bytes = handshake.clone(); // the shared bytes stay those of an unheld CONNECT
-            bytes[5] |= (byte) IdentityHandshake.HOLD_UNTIL_CONFIRMED;
+            byte[] bytes = requestBytes();
             held = true;
             long asked = System.nanoTime();
             exchange(socket, bytes);
@@ -116,7 +144,12 @@ class HandshakeAttempt extends SocketAttempt {
     }
 
     private void exchange(Socket socket, byte[] bytes) throws IOException {
-        HandshakeProof.Client proof = keyProof != null && !isProbe(bytes) ? keyProof.offer(bytes) : null;
+        HandshakeProof.Client early = earlyProof;
+        // The early offer serves only the bytes it was made for: whether a CONNECT is held is decided
+        // again now (a rival may have started meanwhile), and the offer is bound to the hold bit.
+        HandshakeProof.Client proof = early != null && Arrays.equals(earlyBytes, bytes)
+                ? early
+                : keyProof != null && !isProbe(bytes) ? keyProof.offer(bytes) : null;
         socket.getOutputStream().write(proof == null ? bytes : proof.request());
         IdentityHandshake.Reply reply = IdentityHandshake.readReply(socket.getInputStream());
         NodeIdentity target = request.target();
