@@ -95,14 +95,22 @@ public final class ConnectionMatrix {
             for (SiteLine[] pair : pairs) {
                 MultiSiteNetwork.SiteMachines source = network.site(pair[0].name());
                 RunningNode target = network.node(pair[1].name());
-                futures.put(
-                        key(pair[0], pair[1]),
-                        threads.submit(() -> RunningNode.coldConnect(
-                                source.node(),
-                                network.nodeSettings(source.name()),
-                                target.address(),
-                                options.coldBytes(),
-                                options.timeout())));
+                futures.put(key(pair[0], pair[1]), threads.submit(() -> {
+                    StringBuilder agentLog = new StringBuilder();
+                    TransferResult r = RunningNode.coldConnect(
+                            source.node(),
+                            network.nodeSettings(source.name()),
+                            target.address(),
+                            options.coldBytes(),
+                            options.timeout(),
+                            agentLog::append);
+                    if (!r.ok()) { // both ends' last lines, where the reason is
+                        System.err.printf(
+                                "cold %s -> %s failed: %s%n  the cold JVM's log:%n%s%n  the target's log:%n%s%n",
+                                pair[0].name(), pair[1].name(), r, agentLog, target.recentLog());
+                    }
+                    return r;
+                }));
             }
             Map<String, TransferResult> results = new LinkedHashMap<>();
             for (Map.Entry<String, Future<TransferResult>> e : futures.entrySet()) {
