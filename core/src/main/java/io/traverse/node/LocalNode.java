@@ -112,6 +112,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         IdentityKey key = loadKey(config);
         NodeId id = key.id();
         this.peerSessions = new PeerSessions(key, new java.security.SecureRandom());
+        peerSessions.prepareInBackground(); // a first contact's handshake then finds the code loaded
         String threadPrefix = "traverse-" + id.shortForm();
         InetAddress bind = config.bindAddress().orElse(null);
         LocalInterfaces all = LocalInterfaces.scan();

@@ -19,6 +19,8 @@ import org.bouncycastle.crypto.generators.HKDFBytesGenerator;
 import org.bouncycastle.crypto.params.HKDFParameters;
 import org.bouncycastle.math.ec.rfc7748.X25519;
 import org.bouncycastle.math.ec.rfc8032.Ed25519;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Keys that two nodes agree on end to end, through whatever relays the messages, and keep per
@@ -53,6 +55,7 @@ import org.bouncycastle.math.ec.rfc8032.Ed25519;
  * ({@code HandshakeProof}'s Finished).
  */
 public final class PeerSessions {
+    private static final Logger log = LoggerFactory.getLogger(PeerSessions.class);
     /** Peers whose secret is kept; the least recently used goes first. */
     public static final int MAX_SESSIONS = 4096;
     /** Session ids that resume, the peers' latest and those they replaced; the oldest goes first. */
@@ -119,6 +122,31 @@ public final class PeerSessions {
         this.random = random;
         this.ownKeyEncoded = key.publicKey().getEncoded();
         this.ownSeed = key.seed();
+    }
+
+    /**
+     * Runs one full agreement between two throwaway copies of this node's sessions (same key) on a
+     * daemon thread, so that a fresh JVM loads and sets up the asymmetric code (Bouncy Castle's
+     * Ed25519 and X25519, their tables) beside its start, not inside its first connection's
+     * handshake. Keeps nothing in these sessions.
+     */
+    public void prepareInBackground() {
+        Thread warmer = new Thread(
+                () -> {
+                    PeerSessions opener = new PeerSessions(key, random);
+                    PeerSessions acceptor = new PeerSessions(key, random);
+                    byte[] context = label("traverse warm-up");
+                    try {
+                        Offer offer = opener.offer(key.id(), context);
+                        offer.complete(acceptor.answer(key.id(), context, offer.bytes())
+                                .bytes());
+                    } catch (SealFailure | RuntimeException e) {
+                        log.debug("The key agreement warm-up failed", e);
+                    }
+                },
+                "traverse-key-warm-up");
+        warmer.setDaemon(true);
+        warmer.start();
     }
 
     public NodeId localId() {
