@@ -39,25 +39,5 @@ public interface HandshakeDialerProvider {
             long staggerNanos,
             Executor executor,
             HttpProxy httpOnlyWayOut,
-            io.traverse.security.PeerSessions peerSessions) {
-        /** Without key proofs. */
-        public Setup(
-                Supplier<NodeIdentity> localIdentity,
-                LocalInterfaces localInterfaces,
-                LocalInterfaces hostInterfaces,
-                InetAddress bindAddress,
-                long staggerNanos,
-                Executor executor,
-                HttpProxy httpOnlyWayOut) {
-            this(
-                    localIdentity,
-                    localInterfaces,
-                    hostInterfaces,
-                    bindAddress,
-                    staggerNanos,
-                    executor,
-                    httpOnlyWayOut,
-                    null);
-        }
-    }
+            io.traverse.security.PeerSessions peerSessions) {}
 }

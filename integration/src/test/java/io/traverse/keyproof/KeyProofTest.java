@@ -8,6 +8,7 @@ import io.traverse.Traverse;
 import io.traverse.TraverseConfig;
 import io.traverse.TraverseServerSocket;
 import io.traverse.VirtualSocketAddress;
+import io.traverse.hublink.RecordingTap;
 import io.traverse.identity.HostKey;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.HandshakeProof;
@@ -18,11 +19,9 @@ import io.traverse.protocol.IdentityHandshake.Reply;
 import io.traverse.protocol.IdentityHandshake.Request;
 import io.traverse.security.IdentityKey;
 import io.traverse.security.PeerSessions;
-import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -88,18 +87,12 @@ class KeyProofTest {
 
     @Test
     void twoNodesProveTheirKeysInFullAtFirstContactThenResumed() throws Exception {
-        try (Tap tap = new Tap(server.identity().addresses().get(0))) {
-            // The server's id and host key, at the tap's address: every byte of the handshake passes it.
-            VirtualSocketAddress viaTap = new VirtualSocketAddress(
-                    NodeIdentity.builder()
-                            .id(server.identity().id().orElseThrow())
-                            .hostKey(HostKey.local().get())
-                            .address(tap.address())
-                            .build(),
-                    listening.getLocalPort());
+        try (RecordingTap tap = new RecordingTap(server.identity().addresses().get(0), threads)) {
+            VirtualSocketAddress viaTap = through(tap);
             for (int round = 0; round < 2; round++) {
                 transfer(viaTap, 1000 + round);
-                Tap.Capture c = tap.last();
+                List<RecordingTap.Capture> relayed = tap.connections();
+                RecordingTap.Capture c = relayed.get(relayed.size() - 1);
                 Request request = decodeRequest(c.fromClient());
                 assertThat(request.provesKey())
                         .as("round %d: the request proves a key", round)
@@ -120,19 +113,13 @@ class KeyProofTest {
 
     @Test
     void aReplayedHandshakeGetsNothingIntoTheAcceptQueue() throws Exception {
-        try (Tap tap = new Tap(server.identity().addresses().get(0))) {
-            VirtualSocketAddress viaTap = new VirtualSocketAddress(
-                    NodeIdentity.builder()
-                            .id(server.identity().id().orElseThrow())
-                            .hostKey(HostKey.local().get())
-                            .address(tap.address())
-                            .build(),
-                    listening.getLocalPort());
+        try (RecordingTap tap = new RecordingTap(server.identity().addresses().get(0), threads)) {
+            VirtualSocketAddress viaTap = through(tap);
             transfer(viaTap, 1); // full
             transfer(viaTap, 2); // resumed: its offer's count is admitted once
-            List<Tap.Capture> captures = tap.all();
+            List<RecordingTap.Capture> captures = tap.connections();
             assertThat(captures).hasSize(2);
-            for (Tap.Capture captured : captures) {
+            for (RecordingTap.Capture captured : captures) {
                 boolean full = captured == captures.get(0);
                 byte[] everything = captured.fromClient(); // request, Finished (full only), application bytes
                 int requestLength = IdentityHandshake.HEADER_LENGTH
@@ -272,6 +259,17 @@ class KeyProofTest {
         return b.array();
     }
 
+    /** The server's id and host key at the tap's address: every byte of the handshake passes the tap. */
+    private VirtualSocketAddress through(RecordingTap tap) {
+        return new VirtualSocketAddress(
+                NodeIdentity.builder()
+                        .id(server.identity().id().orElseThrow())
+                        .hostKey(HostKey.local().get())
+                        .address(tap.address())
+                        .build(),
+                listening.getLocalPort());
+    }
+
     private VirtualSocketAddress listeningAddress() {
         return (VirtualSocketAddress) listening.getLocalSocketAddress();
     }
@@ -323,88 +321,5 @@ class KeyProofTest {
 
     private static byte[] sha256(byte[] bytes) throws Exception {
         return MessageDigest.getInstance("SHA-256").digest(bytes);
-    }
-
-    /** A TCP relay on loopback that keeps, per connection, the bytes each way. */
-    private final class Tap implements AutoCloseable {
-        record Capture(ByteArrayOutputStream client, ByteArrayOutputStream server) {
-            byte[] fromClient() {
-                synchronized (client) {
-                    return client.toByteArray();
-                }
-            }
-
-            byte[] fromServer() {
-                synchronized (server) {
-                    return server.toByteArray();
-                }
-            }
-        }
-
-        private final ServerSocket socket;
-        private final InetSocketAddress target;
-        private final List<Capture> captures = new java.util.concurrent.CopyOnWriteArrayList<>();
-        private final List<Socket> sockets = new java.util.concurrent.CopyOnWriteArrayList<>();
-
-        Tap(InetSocketAddress target) throws IOException {
-            this.target = target;
-            this.socket = new ServerSocket(0, 50, LOOPBACK);
-            threads.execute(this::accept);
-        }
-
-        InetSocketAddress address() {
-            return new InetSocketAddress(LOOPBACK, socket.getLocalPort());
-        }
-
-        Capture last() {
-            return captures.get(captures.size() - 1);
-        }
-
-        List<Capture> all() {
-            return List.copyOf(captures);
-        }
-
-        private void accept() {
-            try {
-                while (true) {
-                    Socket in = socket.accept();
-                    Socket out = new Socket(target.getAddress(), target.getPort());
-                    sockets.add(in);
-                    sockets.add(out);
-                    Capture c = new Capture(new ByteArrayOutputStream(), new ByteArrayOutputStream());
-                    captures.add(c);
-                    threads.execute(() -> pump(in, out, c.client()));
-                    threads.execute(() -> pump(out, in, c.server()));
-                }
-            } catch (IOException e) {
-                // closed
-            }
-        }
-
-        private void pump(Socket from, Socket to, ByteArrayOutputStream copy) {
-            byte[] buffer = new byte[8192];
-            try {
-                InputStream in = from.getInputStream();
-                OutputStream out = to.getOutputStream();
-                int n;
-                while ((n = in.read(buffer)) > 0) {
-                    synchronized (copy) {
-                        copy.write(buffer, 0, n);
-                    }
-                    out.write(buffer, 0, n);
-                }
-                to.shutdownOutput();
-            } catch (IOException e) {
-                // one side went
-            }
-        }
-
-        @Override
-        public void close() throws IOException {
-            socket.close();
-            for (Socket s : sockets) {
-                s.close();
-            }
-        }
     }
 }

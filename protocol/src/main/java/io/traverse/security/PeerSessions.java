@@ -10,6 +10,7 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 import javax.crypto.Mac;
@@ -56,6 +57,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class PeerSessions {
     private static final Logger log = LoggerFactory.getLogger(PeerSessions.class);
+    /** Set once a node of this JVM started {@link #prepareInBackground}. */
+    private static final AtomicBoolean WARMED = new AtomicBoolean();
     /** Peers whose secret is kept; the least recently used goes first. */
     public static final int MAX_SESSIONS = 4096;
     /** Session ids that resume, the peers' latest and those they replaced; the oldest goes first. */
@@ -128,9 +131,13 @@ public final class PeerSessions {
      * Runs one full agreement between two throwaway copies of this node's sessions (same key) on a
      * daemon thread, so that a fresh JVM loads and sets up the asymmetric code (Bouncy Castle's
      * Ed25519 and X25519, their tables) beside its start, not inside its first connection's
-     * handshake. Keeps nothing in these sessions.
+     * handshake. Keeps nothing in these sessions. Once per JVM: the code stays loaded for every
+     * node after the first.
      */
     public void prepareInBackground() {
+        if (!WARMED.compareAndSet(false, true)) {
+            return;
+        }
         Thread warmer = new Thread(
                 () -> {
                     PeerSessions opener = new PeerSessions(key, random);
