@@ -17,15 +17,15 @@ import org.slf4j.LoggerFactory;
  * that drops what comes in; site {@code near} has no latency. Over a TCP hub link (keepalive every
  * 2 s, dead after 3 silent intervals) and over a long-poll session (polls held 2 s, answers
  * awaited 3 s), the far node's link must hold through several intervals without a false death or
- * a second link, and carry relayed connections both ways with their data checked (1 MiB, SHA-256,
- * half-close). The nodes run the relays alone.
+ * a second link, and carry relayed connections both ways with their data checked (256 KiB, SHA-256,
+ * half-close; slow start across 600 ms makes each MiB cost seconds). The nodes run the relays alone.
  */
 @Timeout(120)
 class TimingUnderWanLatencyTest {
     private static final Logger log = LoggerFactory.getLogger(TimingUnderWanLatencyTest.class);
     private static final String TOKEN = "testbed-timing-token";
     private static final int HUB_PORT = 17000;
-    private static final long ONE_MIB = 1L << 20;
+    private static final long BYTES = 256L << 10;
     private static final Duration ONE_WAY = Duration.ofMillis(300);
     /** Four keepalive intervals: one more than a link may stay silent. */
     private static final Duration HOLD = Duration.ofSeconds(8);
@@ -81,22 +81,22 @@ class TimingUnderWanLatencyTest {
                 .doesNotContain("Lost the link to hub")
                 .doesNotContain("No hub link");
 
-        TransferResult out = f.connect(n.address(), ONE_MIB, Duration.ofSeconds(20));
+        TransferResult out = f.connect(n.address(), BYTES, Duration.ofSeconds(20));
         log.info("From the far site out: {}", out);
         assertThat(out.ok())
                 .as(() -> out + "\nF's log:\n" + f.recentLog() + "\nN's log:\n" + n.recentLog())
                 .isTrue();
         assertThat(out.module()).isEqualTo(farOutModule);
-        assertThat(out.bytes()).isEqualTo(ONE_MIB);
+        assertThat(out.bytes()).isEqualTo(BYTES);
         assertThat(out.servedBy()).isEqualTo(n.nodeId());
 
-        TransferResult in = n.connect(f.address(), ONE_MIB, Duration.ofSeconds(20));
+        TransferResult in = n.connect(f.address(), BYTES, Duration.ofSeconds(20));
         log.info("Into the far site: {}", in);
         assertThat(in.ok())
                 .as(() -> in + "\nF's log:\n" + f.recentLog() + "\nN's log:\n" + n.recentLog())
                 .isTrue();
         assertThat(in.module()).isEqualTo("routed");
-        assertThat(in.bytes()).isEqualTo(ONE_MIB);
+        assertThat(in.bytes()).isEqualTo(BYTES);
         assertThat(in.servedBy()).isEqualTo(f.nodeId());
         assertThat(f.recentLog()).as("still the one link").containsOnlyOnce("Linked to hub");
     }

@@ -44,7 +44,7 @@ class EverydayWanMatrixTest {
                 () -> "Skipped: " + host.problem().orElse("not root") + " (CI runs these tests as root)");
         MatrixOptions options = MatrixOptions.full()
                 .on("everyday", "wan")
-                .scaled(1 << 20, 1 << 20, 10, 3, 2)
+                .scaled(1 << 20, 1 << 20, 5, 3, 2)
                 .plainTimeout(Duration.ofSeconds(1));
         testbed = Testbed.create().wanLatency(options.wanLatency());
         MultiSiteNetwork network = MultiSiteNetwork.build(testbed, options.siteLines(), "wan-matrix-token");
