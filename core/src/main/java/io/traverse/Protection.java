@@ -15,5 +15,11 @@ public enum Protection {
      * (AES-128-GCM, agreed through their identity keys): the hubs that relay the connection see
      * ciphertext. Relayed connections are sealed by default ({@code traverse.encrypt=relayed}).
      */
-    SEALED
+    SEALED,
+    /**
+     * A direct, reverse or spliced connection in TLS 1.3 between the two nodes, each proving the
+     * key of its node id ({@code traverse.encrypt=all} on either node); the socket is an
+     * {@link javax.net.ssl.SSLSocket}.
+     */
+    TLS
 }

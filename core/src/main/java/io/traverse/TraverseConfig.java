@@ -53,6 +53,7 @@ public final class TraverseConfig {
     private final boolean hubDataLink;
     private final boolean hubDataLinkTls;
     private final boolean encryptRelayed;
+    private final boolean encryptKernelSockets;
     private final HttpProxy httpProxy;
     private final io.traverse.settings.LongPollSettings longPoll;
     /** The modules' keys that were set, by name: their parsed values. */
@@ -81,6 +82,7 @@ public final class TraverseConfig {
         hubDataLink = b.hubDataLink;
         hubDataLinkTls = b.hubDataLinkTls;
         encryptRelayed = b.encryptRelayed;
+        encryptKernelSockets = b.encryptKernelSockets;
         httpProxy = b.httpProxy();
         longPoll = b.longPoll();
         moduleValues = Map.copyOf(b.moduleValues);
@@ -215,6 +217,14 @@ public final class TraverseConfig {
         return encryptRelayed;
     }
 
+    /**
+     * True if direct, reverse and spliced connections run TLS 1.3 too, and kernel sockets in clear
+     * are refused ({@code traverse.encrypt=all}).
+     */
+    public boolean encryptKernelSockets() {
+        return encryptKernelSockets;
+    }
+
     /** The HTTP proxy hubs are reached through, if any. */
     public Optional<HttpProxy> httpProxy() {
         return Optional.ofNullable(httpProxy);
@@ -247,6 +257,7 @@ public final class TraverseConfig {
                 + ", hubKeepalive=" + hubKeepalive + ", hubTimeout=" + hubTimeout + ", hubDataLink=" + hubDataLink
                 + ", hubDataLinkTls=" + hubDataLinkTls
                 + ", encryptRelayed=" + encryptRelayed
+                + ", encryptKernelSockets=" + encryptKernelSockets
                 + (httpProxy == null ? "" : ", httpProxy=" + httpProxy)
                 + (moduleValues.isEmpty() ? "" : ", modules' keys=" + new java.util.TreeMap<>(moduleValues)) + "}";
     }
@@ -277,6 +288,7 @@ public final class TraverseConfig {
         private boolean hubDataLink;
         private boolean hubDataLinkTls;
         private boolean encryptRelayed = true;
+        private boolean encryptKernelSockets;
         private String httpProxyText = "";
         private String httpProxyOrigin = "default";
         private String nonProxyHostsText = "";
@@ -325,9 +337,11 @@ public final class TraverseConfig {
                     case HUB_TIMEOUT -> hubTimeout = ConfigValues.positive(ConfigValues.duration(v));
                     case HUB_DATA_LINK -> hubDataLink = ConfigValues.bool(v);
                     case HUB_DATA_LINK_TLS -> hubDataLinkTls = ConfigValues.bool(v);
-                    case ENCRYPT ->
-                        encryptRelayed =
-                                ConfigValues.oneOf(v, "relayed", "none").equals("relayed");
+                    case ENCRYPT -> {
+                        String policy = ConfigValues.oneOf(v, "relayed", "all", "none");
+                        encryptRelayed = !policy.equals("none");
+                        encryptKernelSockets = policy.equals("all");
+                    }
                     case HTTP_PROXY -> {
                         HttpProxy.parse(
                                 v.isEmpty() ? "none" : v, HttpProxy.JDK_NON_PROXY_HOSTS, origin); // validates now

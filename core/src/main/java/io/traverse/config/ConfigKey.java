@@ -82,9 +82,10 @@ public enum ConfigKey {
     ENCRYPT(
             "traverse.encrypt",
             "relayed",
-            "relayed or none: relayed connections are encrypted end to end between the two nodes, so hubs relay only ciphertext"
-                    + " (none: this node offers no encryption, and accepts relayed connections in clear; direct, reverse and spliced"
-                    + " connections are kernel sockets in clear either way)"),
+            "relayed, all or none: relayed connections are encrypted end to end between the two nodes, so hubs relay only ciphertext"
+                    + " (all: direct, reverse and spliced connections run TLS 1.3 between the two nodes' keys too, and this node"
+                    + " accepts no kernel socket in clear; none: this node offers no encryption, and accepts relayed connections in"
+                    + " clear; with relayed or none, kernel sockets are in clear unless the other node asks for TLS)"),
     HTTP_PROXY(
             "traverse.http.proxy",
             "",

@@ -56,6 +56,7 @@ final class HandshakeLoop implements Runnable {
     private final Supplier<NodeIdentity> identity;
     private final long timeoutNanos;
     private final int maxPending;
+    private final io.traverse.connect.KernelTls kernelTls;
     /** Connections handed over by the accepting thread, some with their request partly read or decided. */
     private final Queue<PendingHandshake> arrivals = new ConcurrentLinkedQueue<>();
 
@@ -74,8 +75,10 @@ final class HandshakeLoop implements Runnable {
             SimulatedFirewall firewall,
             Supplier<NodeIdentity> identity,
             long timeoutNanos,
-            int maxPending)
+            int maxPending,
+            io.traverse.connect.KernelTls kernelTls)
             throws IOException {
+        this.kernelTls = kernelTls;
         this.selector = Selector.open();
         this.judge = judge;
         this.firewall = firewall;
@@ -317,6 +320,8 @@ final class HandshakeLoop implements Runnable {
         p.source = request.source() == null ? null : request.source().id().orElse(null);
         p.inBandEndOfStream = request.inBandEndOfStream();
         p.hold = request.holdUntilConfirmed();
+        p.tls = request.tls();
+        p.reverse = request.kind() == IdentityHandshake.Kind.REVERSE;
         if (p.firewall.action() == FirewallRule.Action.DROP) {
             // Say nothing, as a SYN-dropping firewall would; the deadline closes it.
             p.key.interestOps(0);
@@ -586,7 +591,19 @@ final class HandshakeLoop implements Runnable {
         try {
             p.channel.configureBlocking(true);
             // A tunnelled connection (it asked in its handshake) carries end-of-stream in-band.
-            p.queue.deliver(p.inBandEndOfStream ? new InBandEndOfStreamSocket(p.channel.socket()) : p.channel.socket());
+            java.net.Socket socket =
+                    p.inBandEndOfStream ? new InBandEndOfStreamSocket(p.channel.socket()) : p.channel.socket();
+            if (!p.tls) {
+                p.queue.deliver(socket);
+                return;
+            }
+            kernelTls.agreed(socket, p.source);
+            if (p.reverse) {
+                // A dial-back: this node is the one that connects; its connect wraps the socket (TLS client).
+                p.queue.deliver(socket);
+            } else {
+                kernelTls.accepting(socket, p.queue::deliver, p.queue::release);
+            }
         } catch (IOException | RuntimeException e) {
             p.queue.release();
             log.debug("Connection from {} failed while handing over: {}", p.remote, e.toString());

@@ -42,7 +42,8 @@ public final class NodeListener implements Closeable {
 
     /**
      * Binds the first free port of {@code range} on {@code bindAddress} (null: every interface).
-     * Threads start with {@link #start}, once the node knows its identity.
+     * Threads start with {@link #start}, once the node knows its identity. A connection whose
+     * handshake agreed on TLS goes to {@code kernelTls} on its way to the application.
      *
      * @throws BindException naming the range when every port in it is taken
      */
@@ -54,12 +55,13 @@ public final class NodeListener implements Closeable {
             Supplier<NodeIdentity> identity,
             Duration handshakeTimeout,
             int maxPending,
+            io.traverse.connect.KernelTls kernelTls,
             String threadPrefix)
             throws IOException {
         ServerSocketChannel server = bindInRange(bindAddress, range);
         HandshakeLoop loop = null;
         try {
-            loop = new HandshakeLoop(judge, firewall, identity, handshakeTimeout.toNanos(), maxPending);
+            loop = new HandshakeLoop(judge, firewall, identity, handshakeTimeout.toNanos(), maxPending, kernelTls);
             return new NodeListener(server, loop, threadPrefix);
         } catch (IOException | RuntimeException e) {
             if (loop != null) {

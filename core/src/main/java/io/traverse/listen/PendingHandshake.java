@@ -48,6 +48,10 @@ final class PendingHandshake {
     HandshakeJudge.Verdict roomVerdict;
     /** The request asked to be held until the client confirms it (a rival attempt ran). */
     boolean hold;
+    /** The request asked for TLS ({@code IdentityHandshake.TLS}): the ACCEPT agrees, and TLS runs after it. */
+    boolean tls;
+    /** A REVERSE request: the connection goes to the dial-back rendezvous of a connect of this node's. */
+    boolean reverse;
     /**
      * Accepted: its slot reserved, waiting for what the client sends right after the ACCEPT —
      * CONFIRM when held, the key proof's Finished when it proves keys, both in that order (the loop
@@ -177,8 +181,10 @@ final class PendingHandshake {
     void sendAccept() throws IOException {
         ByteBuffer out = ByteBuffer.wrap(
                 proof != null
-                        ? IdentityHandshake.encodeAccept(inBandEndOfStream, proof.answer())
-                        : inBandEndOfStream ? ACCEPT_REPLY_IN_BAND : ACCEPT_REPLY);
+                        ? IdentityHandshake.encodeAccept(inBandEndOfStream, proof.answer(), tls)
+                        : tls
+                                ? IdentityHandshake.encodeAccept(inBandEndOfStream, true)
+                                : inBandEndOfStream ? ACCEPT_REPLY_IN_BAND : ACCEPT_REPLY);
         channel.write(out);
         if (out.hasRemaining()) {
             throw new IOException("send buffer of a new connection is full");

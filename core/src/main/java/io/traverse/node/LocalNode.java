@@ -9,6 +9,7 @@ import io.traverse.TraverseConfigException;
 import io.traverse.TraverseListener;
 import io.traverse.VirtualSocketAddress;
 import io.traverse.connect.HubModuleCache;
+import io.traverse.connect.KernelTls;
 import io.traverse.connect.ModuleCounters;
 import io.traverse.connect.ModuleRacer;
 import io.traverse.connect.PathUpgradeProbes;
@@ -98,7 +99,10 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     /** Sockets a module put in a backlog, by the module's name, until the application accepts them. */
     private final SocketRecords<String> deliveredBy = new SocketRecords<>();
 
-    private final InboundConnections inboundConnections = new NodeInboundConnections(rendezvous, ports, deliveredBy);
+    private final InboundConnections inboundConnections;
+    /** TLS on kernel sockets whose handshake agreed on it ({@code traverse.encrypt=all} on either node). */
+    private final KernelTls kernelTls;
+
     private final NodeEvents events;
     private final Set<Closeable> serverSockets = ConcurrentHashMap.newKeySet();
     private final HubLink hubLink;
@@ -114,6 +118,11 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         this.peerSessions = new PeerSessions(key, new java.security.SecureRandom());
         peerSessions.prepareInBackground(); // a first contact's handshake then finds the code loaded
         String threadPrefix = "traverse-" + id.shortForm();
+        this.kernelTls = new KernelTls(
+                this::linkTls,
+                (int) Math.min(Integer.MAX_VALUE, config.handshakeTimeout().toMillis()),
+                config.maxPendingHandshakes());
+        this.inboundConnections = new NodeInboundConnections(rendezvous, ports, deliveredBy, kernelTls);
         InetAddress bind = config.bindAddress().orElse(null);
         LocalInterfaces all = LocalInterfaces.scan();
         this.reachableInterfaces = bind == null ? all : LocalInterfaces.forBindAddress(bind, all);
@@ -125,6 +134,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 this::identityOrNull,
                 config.handshakeTimeout(),
                 config.maxPendingHandshakes(),
+                kernelTls,
                 threadPrefix);
         HubLink startedLink = null;
         try {
@@ -150,7 +160,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                     stagger,
                     attemptExecutor,
                     httpOnlyWayOut(config),
-                    peerSessions));
+                    peerSessions,
+                    kernelTls,
+                    config.encryptKernelSockets()));
             this.plainConnector = new PlainConnector(stagger, attemptExecutor);
             this.names = new HostNameResolver(
                     HostNameResolver.Dns.SYSTEM, hubNames(), config.hubTimeout(), daemonThreads(threadPrefix + "-dns"));
@@ -252,7 +264,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 listener,
                 this::advertise,
                 Optional.ofNullable(httpOnlyWayOut(config)),
-                peerSessions);
+                peerSessions,
+                kernelTls);
         List<ConnectionModule> created = new ArrayList<>();
         for (String name : config.modules()) {
             ConnectionModuleProvider provider = available.get(name);
@@ -339,6 +352,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
     }
 
     private static Protection protectionOf(Socket socket) {
+        if (socket instanceof javax.net.ssl.SSLSocket) {
+            return Protection.TLS;
+        }
         return socket instanceof MeasuredConnection measured && measured.sealed() ? Protection.SEALED : Protection.NONE;
     }
 
@@ -460,17 +476,21 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         ModuleRacer.Race race = racer.prepare(new ConnectRequest(target.node(), target.getPort(), deadline, options));
         cancellation.onCancel(race::cancel);
         ModuleRacer.Outcome outcome = race.connect();
+        // A kernel socket whose handshake agreed on TLS is wrapped now, its TLS handshake part of the setup.
+        long tlsStarted = System.nanoTime();
+        Socket socket = kernelTls.connecting(outcome.socket(), deadline);
+        long setupNanos = outcome.setupNanos() + (socket == outcome.socket() ? 0 : System.nanoTime() - tlsStarted);
         ConnectionInfo info = new ConnectionInfo(
                 target,
                 outcome.module(),
-                Duration.ofNanos(outcome.setupNanos()),
+                Duration.ofNanos(setupNanos),
                 outcome.fromCache(),
-                hubsOf(outcome.socket()),
+                hubsOf(socket),
                 false,
-                protectionOf(outcome.socket()));
-        connectionInfo.put(outcome.socket(), info);
+                protectionOf(socket));
+        connectionInfo.put(socket, info);
         events.connected(info);
-        return outcome.socket();
+        return socket;
     }
 
     /** Binds a virtual port (0: any free one) with its backlog; returns the port. */
@@ -514,6 +534,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             return Verdict.reject(
                     Answer.WRONG_NODE, "this is node " + identity.current().id().orElseThrow() + ", not " + wanted);
         }
+        if (request.kind() != IdentityHandshake.Kind.PROBE && !request.tls() && config.encryptKernelSockets()) {
+            return Verdict.reject(Answer.REFUSED, clearRefused(request));
+        }
         HandshakeProof.Accepted proof = null;
         if (request.kind() != IdentityHandshake.Kind.PROBE) {
             NodeId source =
@@ -542,6 +565,21 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
         }
         return judgeRest(request).withProof(proof);
+    }
+
+    /** The node's TLS contexts, made on first use (links and kernel sockets share them). */
+    private io.traverse.security.LinkTls linkTls() {
+        return hubLink.tls();
+    }
+
+    /** Why a node with {@code traverse.encrypt=all} refuses a request that asks for no TLS. */
+    String clearRefused(IdentityHandshake.Request request) {
+        return "node " + selfId() + " runs direct, reverse and spliced connections only in TLS (traverse.encrypt=all);"
+                + " the " + request.kind() + " from "
+                + (request.source() == null
+                        ? "an anonymous node"
+                        : "node " + request.source().id().map(Object::toString).orElse("without an id"))
+                + " asked for none: set traverse.encrypt=all there too";
     }
 
     private Verdict judgeRest(IdentityHandshake.Request request) {
@@ -603,6 +641,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             }
         }
         racer.close();
+        kernelTls.close();
         names.close();
         hubLink.close();
         for (ConnectionModule m : modules) {

@@ -1,5 +1,6 @@
 package io.traverse.node;
 
+import io.traverse.connect.KernelTls;
 import io.traverse.identity.NodeId;
 import io.traverse.listen.AcceptQueue;
 import io.traverse.listen.ReverseRendezvous;
@@ -18,8 +19,14 @@ final class NodeInboundConnections implements InboundConnections {
     private final ReverseRendezvous rendezvous;
     private final VirtualPortTable ports;
     private final SocketRecords<String> deliveredBy;
+    private final KernelTls kernelTls;
 
-    NodeInboundConnections(ReverseRendezvous rendezvous, VirtualPortTable ports, SocketRecords<String> deliveredBy) {
+    NodeInboundConnections(
+            ReverseRendezvous rendezvous,
+            VirtualPortTable ports,
+            SocketRecords<String> deliveredBy,
+            KernelTls kernelTls) {
+        this.kernelTls = kernelTls;
         this.rendezvous = rendezvous;
         this.ports = ports;
         this.deliveredBy = deliveredBy;
@@ -51,8 +58,14 @@ final class NodeInboundConnections implements InboundConnections {
         return new PortSlot() {
             @Override
             public void deliver(Socket socket, String module) {
-                deliveredBy.put(socket, module);
-                queue.deliver(socket);
+                // Wrapped in TLS first (on a thread of its own) when its handshake agreed on it.
+                kernelTls.accepting(
+                        socket,
+                        delivered -> {
+                            deliveredBy.put(delivered, module);
+                            queue.deliver(delivered);
+                        },
+                        queue::release);
             }
 
             @Override

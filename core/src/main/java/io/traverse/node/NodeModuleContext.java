@@ -38,6 +38,7 @@ final class NodeModuleContext implements ModuleContext {
     private final Function<InetSocketAddress, AdvertisedExternal> advertise;
     private final Optional<HttpProxy> httpOnlyWayOut;
     private final PeerSessions peerSessions;
+    private final io.traverse.connect.KernelTls kernelTls;
 
     NodeModuleContext(
             TraverseConfig config,
@@ -50,7 +51,9 @@ final class NodeModuleContext implements ModuleContext {
             NodeListener listener,
             Function<InetSocketAddress, AdvertisedExternal> advertise,
             Optional<HttpProxy> httpOnlyWayOut,
-            PeerSessions peerSessions) {
+            PeerSessions peerSessions,
+            io.traverse.connect.KernelTls kernelTls) {
+        this.kernelTls = kernelTls;
         this.config = config;
         this.identity = identity;
         this.interfaces = interfaces;
@@ -62,6 +65,11 @@ final class NodeModuleContext implements ModuleContext {
         this.advertise = advertise;
         this.httpOnlyWayOut = httpOnlyWayOut;
         this.peerSessions = peerSessions;
+    }
+
+    @Override
+    public Optional<io.traverse.connect.KernelTls> kernelTls() {
+        return Optional.of(kernelTls);
     }
 
     @Override

@@ -30,6 +30,9 @@ public interface HandshakeDialerProvider {
      * @param httpOnlyWayOut the HTTP proxy that is this node's only way out, or null
      * @param peerSessions the node's keys agreed with peers: CONNECT and REVERSE handshakes prove
      *     keys with them ({@code IdentityHandshake.KEY_PROOF}); null: they prove none (as before)
+     * @param kernelTls where a handshake that agreed on TLS records its socket; the dialer asks for
+     *     TLS ({@code IdentityHandshake.TLS}) when {@code askTls}
+     * @param askTls true with {@code traverse.encrypt=all}
      */
     record Setup(
             Supplier<NodeIdentity> localIdentity,
@@ -39,5 +42,7 @@ public interface HandshakeDialerProvider {
             long staggerNanos,
             Executor executor,
             HttpProxy httpOnlyWayOut,
-            io.traverse.security.PeerSessions peerSessions) {}
+            io.traverse.security.PeerSessions peerSessions,
+            io.traverse.connect.KernelTls kernelTls,
+            boolean askTls) {}
 }

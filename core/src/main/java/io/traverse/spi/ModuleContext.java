@@ -76,6 +76,15 @@ public interface ModuleContext {
         return java.util.Optional.empty();
     }
 
+    /**
+     * Where a module records a kernel socket whose identity handshake agreed on TLS
+     * ({@code traverse.encrypt=all} on either node): the node wraps it before the application sees
+     * it. Empty for a context without TLS, whose modules then ask for none.
+     */
+    default java.util.Optional<io.traverse.connect.KernelTls> kernelTls() {
+        return java.util.Optional.empty();
+    }
+
     /** Events for the node's listeners (peer unreachable). */
     ModuleEvents events();
 

@@ -25,7 +25,7 @@ class HandshakeDialersTest {
     void withoutADialerOnTheClassPathEveryDialFailsAsAModuleFailureThatSaysWhy() throws Exception {
         LocalInterfaces interfaces = LocalInterfaces.scan();
         HandshakeDialer dialer = HandshakeDialers.load(new HandshakeDialerProvider.Setup(
-                () -> target, interfaces, interfaces, null, 1_000_000, Runnable::run, null, null));
+                () -> target, interfaces, interfaces, null, 1_000_000, Runnable::run, null, null, null, false));
         ConnectRequest request =
                 new ConnectRequest(target, 0, Deadline.after(Duration.ofSeconds(1)), ConnectOptions.NONE);
 

@@ -61,6 +61,10 @@ final class DirectConnector implements HandshakeDialer {
     private final Executor executor;
     /** This node's keys agreed with peers: CONNECT and REVERSE handshakes prove keys; null: they do not. */
     private final PeerSessions peerSessions;
+    /** Where handshakes that agreed on TLS record their sockets; null: none asks for TLS. */
+    private final io.traverse.connect.KernelTls kernelTls;
+    /** {@code traverse.encrypt=all}: every CONNECT and REVERSE asks for TLS. */
+    private final boolean askTls;
 
     private final WorkingAddresses workingAddresses = new WorkingAddresses();
     /**
@@ -102,6 +106,8 @@ final class DirectConnector implements HandshakeDialer {
         this.staggerNanos = setup.staggerNanos();
         this.executor = setup.executor();
         this.peerSessions = setup.peerSessions();
+        this.kernelTls = setup.kernelTls();
+        this.askTls = setup.askTls() && setup.kernelTls() != null;
     }
 
     /** Which of the target's addresses to dial, in order, and which not (with why); cached per identity. */
@@ -204,6 +210,7 @@ final class DirectConnector implements HandshakeDialer {
             HandshakeAttempt plain = new HandshakeAttempt(
                     address, request, optionsFor(address, request.options()), handshake, workingAddresses);
             plain.keyProof = keyProof;
+            plain.kernelTls = kernelTls;
             plain.beforeHandshake = beforeHandshake;
             tunnel.ifPresent(t -> plain.onSuccess = () -> {
                 preferredTunnels.remove(t.describe());
@@ -227,8 +234,10 @@ final class DirectConnector implements HandshakeDialer {
                         IdentityHandshake.Kind kind = reverseToken != null
                                 ? IdentityHandshake.Kind.REVERSE
                                 : request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
-                        tunnelHandshake = IdentityHandshake.encode(new IdentityHandshake.Request(
-                                kind, request.virtualPort(), target, localIdentity.get(), reverseToken, true));
+                        IdentityHandshake.Request throughTunnel = new IdentityHandshake.Request(
+                                kind, request.virtualPort(), target, localIdentity.get(), reverseToken, true);
+                        tunnelHandshake = IdentityHandshake.encode(
+                                asksTls(throughTunnel) ? throughTunnel.withTls() : throughTunnel);
                     }
                     CompletableFuture<?> setUp = tunnel.get().setUpUnderWay();
                     if (setUp != null && !setUps.contains(setUp)) {
@@ -237,6 +246,7 @@ final class DirectConnector implements HandshakeDialer {
                     TunnelledAttempt through = new TunnelledAttempt(
                             address, tunnel.get(), request, tunnelHandshake, workingTunnels, preferredTunnels);
                     through.keyProof = keyProof;
+                    through.kernelTls = kernelTls;
                     through.beforeHandshake = beforeHandshake;
                     boolean first = knownTunnel != null
                             ? address.equals(knownTunnel)
@@ -377,20 +387,34 @@ final class DirectConnector implements HandshakeDialer {
                 : request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
         NodeIdentity self = localIdentity.get();
         if (kind != IdentityHandshake.Kind.CONNECT) {
-            return IdentityHandshake.encode(
-                    new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self, reverseToken));
+            IdentityHandshake.Request other =
+                    new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self, reverseToken);
+            return IdentityHandshake.encode(asksTls(other) ? other.withTls() : other);
         }
         EncodedConnect known = encodedConnects.get(request.target());
         if (known != null && known.port() == request.virtualPort() && known.source() == self) {
             return known.bytes();
         }
-        byte[] bytes = IdentityHandshake.encode(
-                new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self, null));
+        IdentityHandshake.Request connect =
+                new IdentityHandshake.Request(kind, request.virtualPort(), request.target(), self, null);
+        byte[] bytes = IdentityHandshake.encode(asksTls(connect) ? connect.withTls() : connect);
         if (encodedConnects.size() >= MAX_PLANNED_TARGETS) {
             encodedConnects.clear();
         }
         encodedConnects.put(request.target(), new EncodedConnect(request.virtualPort(), self, bytes));
         return bytes;
+    }
+
+    /**
+     * True if {@code request} asks for TLS: {@code traverse.encrypt=all}, and both nodes named by
+     * their ids (TLS proves the keys of those ids). A PROBE asks for none.
+     */
+    private boolean asksTls(IdentityHandshake.Request request) {
+        return askTls
+                && request.kind() != IdentityHandshake.Kind.PROBE
+                && request.source() != null
+                && request.source().id().isPresent()
+                && request.expectedTarget().id().isPresent();
     }
 
     /**

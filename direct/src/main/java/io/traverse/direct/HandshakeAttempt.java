@@ -26,6 +26,8 @@ class HandshakeAttempt extends SocketAttempt {
     BeforeHandshake beforeHandshake;
     /** How the handshake proves keys (CONNECT and REVERSE); null: it proves none. */
     KeyProver keyProof;
+    /** Where an ACCEPT that agreed on TLS records the socket; null: the request asks for none. */
+    io.traverse.connect.KernelTls kernelTls;
     /** The offer {@link #beforeConnect} made for {@link #requestBytes()} as it was then ({@link #earlyBytes}), or null. */
     private HandshakeProof.Client earlyProof;
 
@@ -171,6 +173,7 @@ class HandshakeAttempt extends SocketAttempt {
                 if (proof != null) {
                     finish(socket, proof, reply, (bytes[5] & IdentityHandshake.HOLD_UNTIL_CONFIRMED) != 0);
                 }
+                agreeTls(socket, (bytes[5] & IdentityHandshake.TLS) != 0, reply);
             }
             case UNKNOWN_SESSION -> {
                 if (keyProof == null) {
@@ -231,22 +234,49 @@ class HandshakeAttempt extends SocketAttempt {
         }
     }
 
+    /**
+     * A request that asked for TLS needs an ACCEPT that agrees (a node that cannot run it would
+     * have refused the request); the socket is then recorded for the node to wrap.
+     */
+    private void agreeTls(Socket socket, boolean asked, IdentityHandshake.Reply reply) throws IOException {
+        if (asked && !reply.tls()) {
+            throw new AttemptFailedException(
+                    FailureScope.PATH,
+                    where() + ": node " + describe(request.target())
+                            + " did not agree to TLS, which traverse.encrypt=all on this node needs");
+        }
+        if (!asked && reply.tls()) {
+            throw new AttemptFailedException(
+                    FailureScope.MODULE, where() + ": the listener agreed to TLS, which the request did not ask for");
+        }
+        if (asked) {
+            kernelTls.agreed(socket, request.target().id().orElseThrow());
+        }
+    }
+
+    /** The kind of a request's bytes, without its flags. */
+    private static int kindOf(byte[] bytes) {
+        return (bytes[5] & 0xff)
+                & ~(IdentityHandshake.IN_BAND_END_OF_STREAM
+                        | IdentityHandshake.HOLD_UNTIL_CONFIRMED
+                        | IdentityHandshake.KEY_PROOF
+                        | IdentityHandshake.TLS);
+    }
+
     private static boolean isProbe(byte[] bytes) {
-        return ((bytes[5] & 0xff) & ~(IdentityHandshake.IN_BAND_END_OF_STREAM | IdentityHandshake.HOLD_UNTIL_CONFIRMED))
-                == IdentityHandshake.Kind.PROBE.code;
+        return kindOf(bytes) == IdentityHandshake.Kind.PROBE.code;
     }
 
     private boolean isConnect() {
-        // As an unsigned byte: a tunnelled CONNECT (top bit set) is a CONNECT too, and is held like any other.
-        return ((handshake[5] & 0xff) & ~IdentityHandshake.IN_BAND_END_OF_STREAM)
-                == IdentityHandshake.Kind.CONNECT.code;
+        // A tunnelled CONNECT (top bit set) is a CONNECT too, and is held like any other.
+        return kindOf(handshake) == IdentityHandshake.Kind.CONNECT.code;
     }
 
     /** A tunnelled CONNECT or REVERSE (a PROBE's answer is the last thing read: nothing to agree on). */
     private boolean asksInBandEndOfStream() {
-        return handshake[5] == (byte) (IdentityHandshake.Kind.CONNECT.code | IdentityHandshake.IN_BAND_END_OF_STREAM)
-                || handshake[5]
-                        == (byte) (IdentityHandshake.Kind.REVERSE.code | IdentityHandshake.IN_BAND_END_OF_STREAM);
+        return (handshake[5] & IdentityHandshake.IN_BAND_END_OF_STREAM) != 0
+                && (kindOf(handshake) == IdentityHandshake.Kind.CONNECT.code
+                        || kindOf(handshake) == IdentityHandshake.Kind.REVERSE.code);
     }
 
     private static String describe(NodeIdentity identity) {

@@ -29,6 +29,8 @@ final class TunnelledAttempt implements StaggeredRace.Attempt<Socket> {
     BeforeHandshake beforeHandshake;
     /** How its handshake proves keys; null: it proves none. */
     KeyProver keyProof;
+    /** Where an ACCEPT that agreed on TLS records the socket; null: none asked. */
+    io.traverse.connect.KernelTls kernelTls;
 
     TunnelledAttempt(
             InetSocketAddress address,
@@ -56,6 +58,7 @@ final class TunnelledAttempt implements StaggeredRace.Attempt<Socket> {
         };
         attempt.beforeHandshake = beforeHandshake;
         attempt.keyProof = keyProof;
+        attempt.kernelTls = kernelTls;
         inner = attempt;
         if (cancelled) {
             throw new java.net.SocketException(describe() + ": cancelled");
@@ -74,7 +77,11 @@ final class TunnelledAttempt implements StaggeredRace.Attempt<Socket> {
             preferredTunnels.add(tunnel.describe());
         }
         try {
-            return new InBandEndOfStreamSocket(socket);
+            InBandEndOfStreamSocket wrapped = new InBandEndOfStreamSocket(socket);
+            if (kernelTls != null) {
+                kernelTls.moveAgreement(socket, wrapped); // TLS runs over the in-band framing
+            }
+            return wrapped;
         } catch (IOException e) {
             SocketAttempt.closeQuietly(socket);
             throw e;

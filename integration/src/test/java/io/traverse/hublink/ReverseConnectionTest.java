@@ -11,6 +11,7 @@ import io.traverse.firewall.FirewallRule;
 import io.traverse.hub.Hub;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ConnectException;
@@ -34,8 +35,13 @@ class ReverseConnectionTest {
     }
 
     private Traverse node(Hub hub, FirewallRule... rules) throws Exception {
+        return node(hub, "relayed", rules);
+    }
+
+    private Traverse node(Hub hub, String encrypt, FirewallRule... rules) throws Exception {
         Traverse node = net.node(LoopbackHubNetwork.config(hub)
                 .modules("direct", "reverse")
+                .set("traverse.encrypt", encrypt)
                 .firewall(rules)
                 .connectTimeout(Duration.ofSeconds(10))
                 .build());
@@ -96,6 +102,42 @@ class ReverseConnectionTest {
         }
         assertThat(served.get(30, TimeUnit.SECONDS)).isNotEmpty();
         return cached;
+    }
+
+    @Test
+    void withEncryptAllTheDialBackRunsTlsBoundToBothNodesKeys() throws Exception {
+        Hub hub = net.hub("reverse-hub-tls");
+        Traverse server = node(hub, "all", FirewallRule.deny("all"));
+        Traverse client = node(hub, "all");
+        TraverseServerSocket listening = listen(server, 0);
+        VirtualSocketAddress target = addressOf(listening);
+
+        // Held (the first, beside direct), then cached and unheld: TLS starts after CONFIRM in the one, at once in the
+        // other.
+        assertThat(exchangeBothWays(listening, client, target, 11)).isFalse();
+        assertThat(exchangeBothWays(listening, client, target, 13)).isTrue();
+        CompletableFuture<Socket> accepted = CompletableFuture.supplyAsync(() -> {
+            try {
+                Socket a = listening.accept();
+                a.getOutputStream().write(a.getInputStream().read());
+                return a;
+            } catch (IOException e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (Socket s = connect(client, target)) {
+            s.getOutputStream().write(42);
+            assertThat(s.getInputStream().read()).isEqualTo(42);
+            assertThat(s).isInstanceOf(javax.net.ssl.SSLSocket.class);
+            assertThat(client.connectionInfo(s).orElseThrow().protection()).isEqualTo(io.traverse.Protection.TLS);
+            try (Socket a = accepted.get(10, TimeUnit.SECONDS)) {
+                assertThat(a).isInstanceOf(javax.net.ssl.SSLSocket.class);
+                assertThat(server.connectionInfo(a).orElseThrow().module()).isEqualTo("reverse");
+                assertThat(server.connectionInfo(a).orElseThrow().protection()).isEqualTo(io.traverse.Protection.TLS);
+                assertThat(io.traverse.security.LinkTls.peerId(((javax.net.ssl.SSLSocket) a).getSession()))
+                        .isEqualTo(client.identity().id().orElseThrow());
+            }
+        }
     }
 
     @Test

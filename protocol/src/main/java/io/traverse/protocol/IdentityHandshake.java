@@ -38,6 +38,10 @@ import java.nio.charset.StandardCharsets;
  * ({@link #proofContext}); the ACCEPT sets the same bit and its body is the answer (u16 length +
  * bytes); after a full agreement the client then sends {@link HandshakeProof#FINISHED_LENGTH} bytes
  * of proof, after a resumed one nothing ({@link HandshakeProof}).
+ *
+ * <p>Bit {@link #TLS} of the kind byte (a CONNECT or REVERSE from a named node) asks that the
+ * connection run TLS 1.3 once the handshake is done (after CONFIRM and Finished), authenticated by
+ * both nodes' keys ({@code traverse.encrypt=all}); an ACCEPT that agrees sets the same bit.
  */
 public final class IdentityHandshake {
     /** "TRAV" in ASCII. */
@@ -139,6 +143,16 @@ public final class IdentityHandshake {
      */
     public static final int KEY_PROOF = 0x20;
 
+    /**
+     * Set in the kind byte of a CONNECT or REVERSE and in the answer byte of the ACCEPT that agrees:
+     * once the handshake is done, both ends wrap the connection in TLS 1.3, the application's
+     * connecting end as TLS client (the requester of a CONNECT, the listener of a REVERSE), each
+     * proving the key of its node id. The bytes after the handshake are then TLS records.
+     */
+    public static final int TLS = 0x10;
+
+    private static final int REQUEST_FLAGS = IN_BAND_END_OF_STREAM | HOLD_UNTIL_CONFIRMED | KEY_PROOF | TLS;
+
     /** The most bytes an offer or answer of a key proof may have (a full one has 160). */
     public static final int MAX_KEY_MESSAGE = 512;
 
@@ -164,8 +178,12 @@ public final class IdentityHandshake {
             boolean inBandEndOfStream,
             boolean holdUntilConfirmed,
             byte[] keyOffer,
-            byte[] proofContext) {
+            byte[] proofContext,
+            boolean tls) {
         public Request {
+            if (tls && (kind == Kind.PROBE || source == null || source.id().isEmpty())) {
+                throw new IllegalArgumentException("only a CONNECT or REVERSE from a named node asks for TLS");
+            }
             if (keyOffer != null && (keyOffer.length == 0 || keyOffer.length > MAX_KEY_MESSAGE)) {
                 throw new IllegalArgumentException(
                         "a key offer of " + keyOffer.length + " bytes is not within 1-" + MAX_KEY_MESSAGE);
@@ -190,7 +208,17 @@ public final class IdentityHandshake {
                 byte[] token,
                 boolean inBandEndOfStream,
                 boolean holdUntilConfirmed) {
-            this(kind, virtualPort, expectedTarget, source, token, inBandEndOfStream, holdUntilConfirmed, null, null);
+            this(
+                    kind,
+                    virtualPort,
+                    expectedTarget,
+                    source,
+                    token,
+                    inBandEndOfStream,
+                    holdUntilConfirmed,
+                    null,
+                    null,
+                    false);
         }
 
         public Request(
@@ -214,7 +242,31 @@ public final class IdentityHandshake {
         /** The same request, held by the listener until the client confirms it ({@link #HOLD_UNTIL_CONFIRMED}). */
         public Request held() {
             return new Request(
-                    kind, virtualPort, expectedTarget, source, token, inBandEndOfStream, true, keyOffer, proofContext);
+                    kind,
+                    virtualPort,
+                    expectedTarget,
+                    source,
+                    token,
+                    inBandEndOfStream,
+                    true,
+                    keyOffer,
+                    proofContext,
+                    tls);
+        }
+
+        /** The same request, asking that the connection run TLS once the handshake is done ({@link #TLS}). */
+        public Request withTls() {
+            return new Request(
+                    kind,
+                    virtualPort,
+                    expectedTarget,
+                    source,
+                    token,
+                    inBandEndOfStream,
+                    holdUntilConfirmed,
+                    keyOffer,
+                    proofContext,
+                    true);
         }
 
         /**
@@ -231,7 +283,8 @@ public final class IdentityHandshake {
                     inBandEndOfStream,
                     holdUntilConfirmed,
                     offer,
-                    null);
+                    null,
+                    tls);
         }
 
         /** True if the request carries a key offer ({@link #KEY_PROOF}). */
@@ -249,7 +302,8 @@ public final class IdentityHandshake {
                     && java.util.Arrays.equals(token, r.token)
                     && inBandEndOfStream == r.inBandEndOfStream
                     && holdUntilConfirmed == r.holdUntilConfirmed
-                    && java.util.Arrays.equals(keyOffer, r.keyOffer);
+                    && java.util.Arrays.equals(keyOffer, r.keyOffer)
+                    && tls == r.tls;
         }
 
         @Override
@@ -263,6 +317,7 @@ public final class IdentityHandshake {
             return "Request[" + kind + " port " + virtualPort + " to " + expectedTarget + " from " + source
                     + (inBandEndOfStream ? ", in-band end-of-stream" : "")
                     + (holdUntilConfirmed ? ", held" : "")
+                    + (tls ? ", TLS" : "")
                     + (keyOffer != null ? ", key offer of " + keyOffer.length + " bytes" : "") + "]";
         }
     }
@@ -273,8 +328,16 @@ public final class IdentityHandshake {
      * only on an ACCEPT of a request that asked for it.
      */
     public record Reply(
-            Answer answer, NodeIdentity responder, String reason, boolean inBandEndOfStream, byte[] keyAnswer) {
+            Answer answer,
+            NodeIdentity responder,
+            String reason,
+            boolean inBandEndOfStream,
+            byte[] keyAnswer,
+            boolean tls) {
         public Reply {
+            if (tls && answer != Answer.ACCEPT) {
+                throw new IllegalArgumentException("only an ACCEPT agrees to TLS");
+            }
             if (inBandEndOfStream && answer != Answer.ACCEPT) {
                 throw new IllegalArgumentException("only an ACCEPT agrees to in-band end-of-stream");
             }
@@ -285,12 +348,17 @@ public final class IdentityHandshake {
             }
         }
 
+        public Reply(
+                Answer answer, NodeIdentity responder, String reason, boolean inBandEndOfStream, byte[] keyAnswer) {
+            this(answer, responder, reason, inBandEndOfStream, keyAnswer, false);
+        }
+
         public Reply(Answer answer, NodeIdentity responder, String reason, boolean inBandEndOfStream) {
-            this(answer, responder, reason, inBandEndOfStream, null);
+            this(answer, responder, reason, inBandEndOfStream, null, false);
         }
 
         public Reply(Answer answer, NodeIdentity responder, String reason) {
-            this(answer, responder, reason, false, null);
+            this(answer, responder, reason, false, null, false);
         }
 
         @Override
@@ -300,12 +368,13 @@ public final class IdentityHandshake {
                     && java.util.Objects.equals(responder, r.responder)
                     && java.util.Objects.equals(reason, r.reason)
                     && inBandEndOfStream == r.inBandEndOfStream
-                    && java.util.Arrays.equals(keyAnswer, r.keyAnswer);
+                    && java.util.Arrays.equals(keyAnswer, r.keyAnswer)
+                    && tls == r.tls;
         }
 
         @Override
         public int hashCode() {
-            return java.util.Objects.hash(answer, responder, reason, inBandEndOfStream)
+            return java.util.Objects.hash(answer, responder, reason, inBandEndOfStream, tls)
                     + java.util.Arrays.hashCode(keyAnswer);
         }
 
@@ -313,6 +382,7 @@ public final class IdentityHandshake {
         public String toString() {
             return "Reply[" + answer + " from " + responder + (reason.isEmpty() ? "" : ": " + reason)
                     + (inBandEndOfStream ? ", in-band end-of-stream" : "")
+                    + (tls ? ", TLS" : "")
                     + (keyAnswer != null ? ", key answer of " + keyAnswer.length + " bytes" : "") + "]";
         }
     }
@@ -340,7 +410,8 @@ public final class IdentityHandshake {
         return request.kind().code
                 | (request.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0)
                 | (request.holdUntilConfirmed() ? HOLD_UNTIL_CONFIRMED : 0)
-                | (keyProof ? KEY_PROOF : 0);
+                | (keyProof ? KEY_PROOF : 0)
+                | (request.tls() ? TLS : 0);
     }
 
     /**
@@ -394,7 +465,13 @@ public final class IdentityHandshake {
 
     /** The same, agreeing to in-band end-of-stream when the request asked for it. */
     public static byte[] encodeAccept(boolean inBandEndOfStream) {
-        return frame(Answer.ACCEPT.code | (inBandEndOfStream ? IN_BAND_END_OF_STREAM : 0), new byte[0]);
+        return encodeAccept(inBandEndOfStream, false);
+    }
+
+    /** The same, agreeing to TLS ({@link #TLS}) when the request asked for it. */
+    public static byte[] encodeAccept(boolean inBandEndOfStream, boolean tls) {
+        return frame(
+                Answer.ACCEPT.code | (inBandEndOfStream ? IN_BAND_END_OF_STREAM : 0) | (tls ? TLS : 0), new byte[0]);
     }
 
     /**
@@ -402,7 +479,12 @@ public final class IdentityHandshake {
      * (u16 length + bytes).
      */
     public static byte[] encodeAccept(boolean inBandEndOfStream, byte[] keyAnswer) {
-        return encode(new Reply(Answer.ACCEPT, null, "", inBandEndOfStream, keyAnswer));
+        return encodeAccept(inBandEndOfStream, keyAnswer, false);
+    }
+
+    /** The same, agreeing to TLS ({@link #TLS}) when the request asked for it. */
+    public static byte[] encodeAccept(boolean inBandEndOfStream, byte[] keyAnswer, boolean tls) {
+        return encode(new Reply(Answer.ACCEPT, null, "", inBandEndOfStream, keyAnswer, tls));
     }
 
     public static byte[] encode(Reply reply) {
@@ -410,7 +492,10 @@ public final class IdentityHandshake {
             ByteBuffer body = ByteBuffer.allocate(2 + reply.keyAnswer().length);
             putBytes(body, reply.keyAnswer());
             return frame(
-                    Answer.ACCEPT.code | KEY_PROOF | (reply.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0),
+                    Answer.ACCEPT.code
+                            | KEY_PROOF
+                            | (reply.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0)
+                            | (reply.tls() ? TLS : 0),
                     body.array());
         }
         byte[] responder = ascii(reply.responder());
@@ -418,7 +503,9 @@ public final class IdentityHandshake {
         ByteBuffer body = ByteBuffer.allocate(2 + responder.length + 2 + reason.length);
         putBytes(body, responder);
         putBytes(body, reason);
-        return frame(reply.answer().code | (reply.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0), body.array());
+        return frame(
+                reply.answer().code | (reply.inBandEndOfStream() ? IN_BAND_END_OF_STREAM : 0) | (reply.tls() ? TLS : 0),
+                body.array());
     }
 
     /**
@@ -453,9 +540,13 @@ public final class IdentityHandshake {
         boolean inBand = (kindCode & IN_BAND_END_OF_STREAM) != 0;
         boolean hold = (kindCode & HOLD_UNTIL_CONFIRMED) != 0;
         boolean keyProof = (kindCode & KEY_PROOF) != 0;
-        Kind kind = Kind.fromCode(kindCode & ~(IN_BAND_END_OF_STREAM | HOLD_UNTIL_CONFIRMED | KEY_PROOF), kindCode);
+        boolean tls = (kindCode & TLS) != 0;
+        Kind kind = Kind.fromCode(kindCode & ~REQUEST_FLAGS, kindCode);
         if (keyProof && kind == Kind.PROBE) {
             throw new ProtocolException("unknown handshake kind " + kindCode + " (a PROBE proves no key)");
+        }
+        if (tls && kind == Kind.PROBE) {
+            throw new ProtocolException("unknown handshake kind " + kindCode + " (a PROBE asks for no TLS)");
         }
         int start = body.position();
         if (hold && kind != Kind.CONNECT) {
@@ -480,6 +571,9 @@ public final class IdentityHandshake {
                 token = new byte[TOKEN_LENGTH];
                 body.get(token);
             }
+            if (tls && (source == null || source.id().isEmpty())) {
+                throw new ProtocolException("TLS needs a named source (with its id): its key is what TLS proves");
+            }
             byte[] offer = null;
             byte[] context = null;
             if (keyProof) {
@@ -492,7 +586,7 @@ public final class IdentityHandshake {
                         proofContext(kindCode, body.duplicate().position(start).limit(end));
             }
             requireConsumed(body);
-            return new Request(kind, port, target, source, token, inBand, hold, offer, context);
+            return new Request(kind, port, target, source, token, inBand, hold, offer, context, tls);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("request body is truncated");
         }
@@ -501,7 +595,11 @@ public final class IdentityHandshake {
     public static Reply decodeReply(int answerCode, ByteBuffer body) throws ProtocolException {
         boolean inBand = (answerCode & IN_BAND_END_OF_STREAM) != 0;
         boolean keyProof = (answerCode & KEY_PROOF) != 0;
-        Answer answer = Answer.fromCode(answerCode & ~(IN_BAND_END_OF_STREAM | KEY_PROOF), answerCode);
+        boolean tls = (answerCode & TLS) != 0;
+        Answer answer = Answer.fromCode(answerCode & ~(IN_BAND_END_OF_STREAM | KEY_PROOF | TLS), answerCode);
+        if (tls && answer != Answer.ACCEPT) {
+            throw new ProtocolException("unknown handshake answer " + answerCode + " (TLS goes with ACCEPT only)");
+        }
         if (inBand && answer != Answer.ACCEPT) {
             throw new ProtocolException(
                     "unknown handshake answer " + answerCode + " (in-band end-of-stream goes with ACCEPT only)");
@@ -514,13 +612,13 @@ public final class IdentityHandshake {
             try {
                 byte[] keyAnswer = keyMessage(body, "key answer");
                 requireConsumed(body);
-                return new Reply(answer, null, "", inBand, keyAnswer);
+                return new Reply(answer, null, "", inBand, keyAnswer, tls);
             } catch (BufferUnderflowException e) {
                 throw new ProtocolException("reply body is truncated");
             }
         }
         if (answer == Answer.ACCEPT && !body.hasRemaining()) {
-            return new Reply(answer, null, "", inBand); // encodeAccept
+            return new Reply(answer, null, "", inBand, null, tls); // encodeAccept
         }
         try {
             NodeIdentity responder = identity(body, "responder");
@@ -531,7 +629,7 @@ public final class IdentityHandshake {
             byte[] reason = new byte[reasonLength];
             body.get(reason);
             requireConsumed(body);
-            return new Reply(answer, responder, new String(reason, StandardCharsets.UTF_8), inBand);
+            return new Reply(answer, responder, new String(reason, StandardCharsets.UTF_8), inBand, null, tls);
         } catch (BufferUnderflowException e) {
             throw new ProtocolException("reply body is truncated");
         }

@@ -150,6 +150,53 @@ public final class LinkTls {
     }
 
     /**
+     * A TLS client socket over a connected kernel socket whose identity handshake agreed on TLS
+     * ({@code traverse.encrypt=all}), for the application's connecting end. The session cache is
+     * keyed by the peer's id, so the next connection to that node resumes without signatures.
+     * Call {@link #handshake} before handing it out.
+     */
+    public SSLSocket connectingSocket(Socket plain, NodeId peer) throws IOException {
+        SSLSocket socket = (SSLSocket)
+                ((JdkSslContext) client).context().getSocketFactory().createSocket(plain, peer.toString(), 0, true);
+        socket.setEnabledProtocols(new String[] {PROTOCOL});
+        socket.setEnabledCipherSuites(CIPHERS.toArray(String[]::new));
+        socket.setUseClientMode(true);
+        return socket;
+    }
+
+    /** The same for the application's accepting end: TLS server, the client's key required. */
+    public SSLSocket acceptingSocket(Socket plain) throws IOException {
+        SSLSocket socket = (SSLSocket) ((JdkSslContext) server())
+                .context()
+                .getSocketFactory()
+                .createSocket(plain, plain.getInetAddress().getHostAddress(), plain.getPort(), true);
+        socket.setEnabledProtocols(new String[] {PROTOCOL});
+        socket.setEnabledCipherSuites(CIPHERS.toArray(String[]::new));
+        socket.setUseClientMode(false);
+        socket.setNeedClientAuth(true);
+        return socket;
+    }
+
+    /**
+     * Runs the TLS handshake of a kernel socket within {@code timeoutMillis} and checks that the
+     * peer proved the key of {@code peer}, the node the identity handshake named: a peer with
+     * another key is someone on the path. The socket's read timeout is as before afterwards.
+     *
+     * @throws SSLPeerUnverifiedException if the peer proved another key, or none
+     */
+    public static void handshake(SSLSocket socket, NodeId peer, int timeoutMillis) throws IOException {
+        int before = socket.getSoTimeout();
+        socket.setSoTimeout(Math.max(1, timeoutMillis));
+        socket.startHandshake();
+        socket.setSoTimeout(before);
+        NodeId proved = peerId(socket.getSession());
+        if (!proved.equals(peer)) {
+            throw new SSLPeerUnverifiedException(
+                    "TLS peer proved the key of node " + proved + ", not of node " + peer + " the handshake named");
+        }
+    }
+
+    /**
      * The id of the key the peer proved in the TLS handshake of a link's pipeline, or null when
      * the pipeline runs no TLS or its handshake is not done.
      */

@@ -1,5 +1,6 @@
 package io.traverse.splice;
 
+import io.traverse.connect.KernelTls;
 import io.traverse.identity.NodeId;
 import io.traverse.identity.NodeIdentity;
 import io.traverse.protocol.HandshakeProof;
@@ -31,6 +32,9 @@ final class SpliceHandshake {
      * prove the key of its id, and the source's Finished (after a full agreement; empty when
      * resumed) goes out at once, or, when held, is returned to go out right after CONFIRM.
      *
+     * With {@code tls} (not for a PROBE) the request asks for TLS, and an ACCEPT that agrees records
+     * the socket there.
+     *
      * @return the Finished still to send after CONFIRM (held), else null
      */
     static byte[] asSource(
@@ -40,9 +44,15 @@ final class SpliceHandshake {
             NodeIdentity target,
             NodeIdentity self,
             boolean hold,
-            PeerSessions sessions)
+            PeerSessions sessions,
+            KernelTls tls)
             throws IOException {
-        IdentityHandshake.Request request = new IdentityHandshake.Request(kind, virtualPort, target, self);
+        IdentityHandshake.Request plain = new IdentityHandshake.Request(kind, virtualPort, target, self);
+        boolean askTls = tls != null
+                && kind != IdentityHandshake.Kind.PROBE
+                && target.id().isPresent()
+                && self.id().isPresent();
+        IdentityHandshake.Request request = askTls ? plain.withTls() : plain;
         byte[] encoded = IdentityHandshake.encode(hold ? request.held() : request);
         HandshakeProof.Client proof = sessions != null
                         && kind != IdentityHandshake.Kind.PROBE
@@ -54,6 +64,17 @@ final class SpliceHandshake {
         String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
         switch (reply.answer()) {
             case ACCEPT -> {
+                if (askTls != reply.tls()) {
+                    throw new AttemptFailedException(
+                            askTls ? FailureScope.PATH : FailureScope.MODULE,
+                            askTls
+                                    ? "node " + target + " did not agree to TLS on the spliced connection, which"
+                                            + " traverse.encrypt=all on this node needs"
+                                    : "the spliced connection's target agreed to TLS, which the request did not ask for");
+                }
+                if (askTls) {
+                    tls.agreed(socket, target.id().get());
+                }
                 if (proof != null) {
                     byte[] finished = finish(proof, reply);
                     if (hold) {
@@ -167,9 +188,16 @@ final class SpliceHandshake {
         }
     }
 
-    /** The target's side: the ACCEPT that carries the key answer. */
-    static void acceptWithProof(Socket socket, HandshakeProof.Accepted proof) throws IOException {
-        socket.getOutputStream().write(IdentityHandshake.encodeAccept(false, proof.answer()));
+    /** The target's side: the ACCEPT that carries the key answer, agreeing to TLS if asked. */
+    static void acceptWithProof(Socket socket, HandshakeProof.Accepted proof, boolean tls) throws IOException {
+        socket.getOutputStream().write(IdentityHandshake.encodeAccept(false, proof.answer(), tls));
+    }
+
+    /** The target's side: the ACCEPT of a request without a key proof, agreeing to TLS if asked. */
+    static void accept(Socket socket, NodeIdentity self, boolean tls) throws IOException {
+        socket.getOutputStream()
+                .write(IdentityHandshake.encode(
+                        new IdentityHandshake.Reply(IdentityHandshake.Answer.ACCEPT, self, "", false, null, tls)));
     }
 
     /** The target's side, after the ACCEPT (and CONFIRM): true if the source's Finished is right. */

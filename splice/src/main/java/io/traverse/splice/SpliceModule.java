@@ -3,6 +3,7 @@ package io.traverse.splice;
 import io.traverse.SideChannel;
 import io.traverse.SideChannelException;
 import io.traverse.config.HttpProxy;
+import io.traverse.connect.KernelTls;
 import io.traverse.identity.NodeId;
 import io.traverse.protocol.Deadline;
 import io.traverse.protocol.IdentityHandshake;
@@ -270,16 +271,33 @@ final class SpliceModule implements ConnectionModule {
             IdentityHandshake.Kind kind =
                     request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
             PeerSessions sessions = context.peerSessions().orElse(null);
+            KernelTls tls = context.config().encryptKernelSockets()
+                    ? context.kernelTls().orElse(null)
+                    : null;
             if (request.probe()) {
                 SpliceHandshake.asSource(
-                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), false, null);
+                        socket,
+                        kind,
+                        request.virtualPort(),
+                        request.target(),
+                        context.localIdentity(),
+                        false,
+                        null,
+                        null);
                 return;
             }
             if (request.holdUntilConfirmed()) {
                 held = socket;
                 long asked = System.nanoTime();
                 heldFinished = SpliceHandshake.asSource(
-                        socket, kind, request.virtualPort(), request.target(), context.localIdentity(), true, sessions);
+                        socket,
+                        kind,
+                        request.virtualPort(),
+                        request.target(),
+                        context.localIdentity(),
+                        true,
+                        sessions,
+                        tls);
                 long roundTrip = System.nanoTime() - asked;
                 if (!request.rivals().heldMayWin(request.deadline(), Math.max(GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
                     throw new AttemptFailedException(
@@ -295,7 +313,8 @@ final class SpliceModule implements ConnectionModule {
                         request.target(),
                         context.localIdentity(),
                         false,
-                        sessions);
+                        sessions,
+                        tls);
                 return null;
             });
         }

@@ -171,6 +171,22 @@ final class SpliceService implements SideChannelHandler {
                 log.debug("Spliced with node {} for a probe of virtual port {}", sender, request.virtualPort());
                 return;
             }
+            boolean tls = checked.request().tls();
+            if (!tls && context.config().encryptKernelSockets()) {
+                SpliceHandshake.answer(
+                        socket,
+                        self,
+                        IdentityHandshake.Answer.REFUSED,
+                        "node " + self.id().map(Object::toString).orElse("") + " runs spliced connections only in TLS"
+                                + " (traverse.encrypt=all); node " + sender + " asked for none: set"
+                                + " traverse.encrypt=all there too");
+                return;
+            }
+            if (tls && context.kernelTls().isEmpty()) {
+                SpliceHandshake.answer(
+                        socket, self, IdentityHandshake.Answer.REFUSED, "this node cannot run TLS on kernel sockets");
+                return;
+            }
             HandshakeProof.Accepted proof = null;
             PeerSessions sessions = context.peerSessions().orElse(null);
             if (sessions != null) {
@@ -194,9 +210,9 @@ final class SpliceService implements SideChannelHandler {
             }
             try {
                 if (proof != null) {
-                    SpliceHandshake.acceptWithProof(socket, proof);
+                    SpliceHandshake.acceptWithProof(socket, proof, tls);
                 } else {
-                    SpliceHandshake.answer(socket, self, IdentityHandshake.Answer.ACCEPT, "");
+                    SpliceHandshake.accept(socket, self, tls);
                 }
                 if (checked.request().holdUntilConfirmed() && !SpliceHandshake.awaitConfirm(socket)) {
                     slot.release(); // another attempt of the source's won: nobody sees this one
@@ -212,6 +228,9 @@ final class SpliceService implements SideChannelHandler {
             } catch (IOException e) {
                 slot.release();
                 throw e;
+            }
+            if (tls) {
+                context.kernelTls().get().agreed(socket, sender); // wrapped (TLS server) on its way to the backlog
             }
             slot.deliver(socket, SpliceModuleProvider.NAME);
             delivered = true;

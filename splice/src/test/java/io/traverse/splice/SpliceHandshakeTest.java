@@ -55,7 +55,7 @@ class SpliceHandshakeTest {
             throws Exception {
         CompletableFuture<Void> source = CompletableFuture.runAsync(() -> {
             try {
-                SpliceHandshake.asSource(sourceEnd, kind, port, expected, SOURCE, false, null);
+                SpliceHandshake.asSource(sourceEnd, kind, port, expected, SOURCE, false, null, null);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -96,7 +96,8 @@ class SpliceHandshakeTest {
                 to.setSoTimeout(5000);
                 CompletableFuture<byte[]> asked = CompletableFuture.supplyAsync(() -> {
                     try {
-                        return SpliceHandshake.asSource(from, Kind.CONNECT, 8080, target, source, hold, sourceSessions);
+                        return SpliceHandshake.asSource(
+                                from, Kind.CONNECT, 8080, target, source, hold, sourceSessions, null);
                     } catch (IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
@@ -107,7 +108,7 @@ class SpliceHandshakeTest {
                 assertThat(answered).isInstanceOf(HandshakeProof.Accepted.class);
                 HandshakeProof.Accepted proof = (HandshakeProof.Accepted) answered;
                 assertThat(proof.full()).isEqualTo(!hold);
-                SpliceHandshake.acceptWithProof(to, proof);
+                SpliceHandshake.acceptWithProof(to, proof, false);
                 byte[] finished = asked.get(5, TimeUnit.SECONDS);
                 if (hold) {
                     assertThat(finished).isEmpty(); // resumed: the offer was the proof
