@@ -352,7 +352,8 @@ public final class NodeAgent {
                         elapsedMillis(start),
                         bytes,
                         reply.servedBy(),
-                        reply.peer());
+                        reply.peer(),
+                        info.map(i -> i.protection().name()).orElse("?"));
             }
         } catch (Exception e) {
             return TransferResult.failed(elapsedMillis(start), e);
@@ -408,7 +409,7 @@ public final class NodeAgent {
             socket.setSoTimeout(60_000);
             DigestEcho.Reply reply = DigestEcho.exchangeVerified(socket, bytes, System.nanoTime());
             return TransferResult.succeeded(
-                    "plain", setupMicros, elapsedMillis(start), bytes, reply.servedBy(), reply.peer());
+                    "plain", setupMicros, elapsedMillis(start), bytes, reply.servedBy(), reply.peer(), "NONE");
         } catch (Exception e) {
             return TransferResult.failed(elapsedMillis(start), e);
         }

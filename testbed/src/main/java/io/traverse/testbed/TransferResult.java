@@ -3,7 +3,7 @@ package io.traverse.testbed;
 /**
  * The outcome of one {@code connect} command of a {@link NodeAgent}, as one line of text:
  * <pre>
- * result ok module=direct setup-us=1830 elapsed-ms=41 bytes=4194304 served-by=NODE-ID peer=198.18.0.1:40512
+ * result ok module=direct setup-us=1830 elapsed-ms=41 bytes=4194304 served-by=NODE-ID peer=198.18.0.1:40512 protection=NONE
  * result failed elapsed-ms=2004 error=java.net.SocketTimeoutException: Connect timed out (...)
  * </pre>
  * {@code error} is always last and runs to the end of the line.
@@ -15,6 +15,7 @@ package io.traverse.testbed;
  * @param bytes         bytes sent and verified
  * @param servedBy      node id of the verification service that answered, or empty
  * @param peer          the source address the far node saw (after NAT), or empty
+ * @param protection    what Traverse did to the bytes ({@code io.traverse.Protection}: NONE, SEALED, TLS), or empty
  * @param error         exception type and message when failed, else empty
  */
 public record TransferResult(
@@ -25,16 +26,23 @@ public record TransferResult(
         long bytes,
         String servedBy,
         String peer,
+        String protection,
         String error) {
 
     static TransferResult succeeded(
-            String module, long setupMicros, long elapsedMillis, long bytes, String servedBy, String peer) {
-        return new TransferResult(true, module, setupMicros, elapsedMillis, bytes, servedBy, peer, "");
+            String module,
+            long setupMicros,
+            long elapsedMillis,
+            long bytes,
+            String servedBy,
+            String peer,
+            String protection) {
+        return new TransferResult(true, module, setupMicros, elapsedMillis, bytes, servedBy, peer, protection, "");
     }
 
     static TransferResult failed(long elapsedMillis, Throwable error) {
         String text = error.getClass().getName() + (error.getMessage() == null ? "" : ": " + error.getMessage());
-        return new TransferResult(false, "", -1, elapsedMillis, 0, "", "", text.replaceAll("[\\r\\n]+", " "));
+        return new TransferResult(false, "", -1, elapsedMillis, 0, "", "", "", text.replaceAll("[\\r\\n]+", " "));
     }
 
     /** The setup time in milliseconds. */
@@ -45,7 +53,7 @@ public record TransferResult(
     String line() {
         if (ok) {
             return "result ok module=" + module + " setup-us=" + setupMicros + " elapsed-ms=" + elapsedMillis
-                    + " bytes=" + bytes + " served-by=" + servedBy + " peer=" + peer;
+                    + " bytes=" + bytes + " served-by=" + servedBy + " peer=" + peer + " protection=" + protection;
         }
         return "result failed elapsed-ms=" + elapsedMillis + " error=" + error;
     }
@@ -61,6 +69,7 @@ public record TransferResult(
                     reply.number("bytes", 0),
                     reply.text("served-by", ""),
                     reply.text("peer", ""),
+                    reply.text("protection", ""),
                     reply.text("error", ""));
         } catch (NumberFormatException e) {
             throw new TestbedException("unexpected number in result line from node agent: '" + line + "'");

@@ -36,6 +36,11 @@ class SpliceThroughNatTest {
     private record Pair(RunningNode s, RunningNode t, Site siteS, Site siteT) {}
 
     private Pair twoSites(NatMode natS, Firewall firewallS, NatMode natT, Firewall firewallT) throws Exception {
+        return twoSites(natS, firewallS, natT, firewallT, "relayed");
+    }
+
+    private Pair twoSites(NatMode natS, Firewall firewallS, NatMode natT, Firewall firewallT, String encrypt)
+            throws Exception {
         Host hubHost = testbed.get().internet().host("hub");
         Site siteS = testbed.get().site("site-s", "10.0.1.0/24");
         Site siteT = testbed.get().site("site-t", "10.0.2.0/24");
@@ -44,10 +49,10 @@ class SpliceThroughNatTest {
         Host sourceHost = siteS.host("s", "10.0.1.2");
         Host targetHost = siteT.host("t", "10.0.2.2");
         String hub = HubAgent.startOn(hubHost, HUB_PORT, TOKEN);
-        CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(
-                () -> RunningNode.start(targetHost, linked(hub).bind(targetHost.address())));
-        CompletableFuture<RunningNode> source = CompletableFuture.supplyAsync(
-                () -> RunningNode.start(sourceHost, linked(hub).bind(sourceHost.address())));
+        CompletableFuture<RunningNode> target = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                targetHost, linked(hub).bind(targetHost.address()).set("traverse.encrypt", encrypt)));
+        CompletableFuture<RunningNode> source = CompletableFuture.supplyAsync(() -> RunningNode.start(
+                sourceHost, linked(hub).bind(sourceHost.address()).set("traverse.encrypt", encrypt)));
         return new Pair(source.join(), target.join(), siteS, siteT);
     }
 
@@ -75,6 +80,24 @@ class SpliceThroughNatTest {
         Thread.sleep(1_000); // a loser handed over late would show up by now
         assertThat(t.servedConnections()).as("connections T's service saw").isEqualTo(4);
         assertThat(s.servedConnections()).as("connections S's service saw").isEqualTo(4);
+    }
+
+    @Test
+    void withEncryptAllSplicedConnectionsRunTlsBothWays() throws Exception {
+        Pair p = twoSites(
+                NatMode.MASQUERADE, Firewall.rejectInbound(), NatMode.MASQUERADE, Firewall.dropInbound(), "all");
+        RunningNode s = p.s();
+        RunningNode t = p.t();
+        firstConnection(s, t, "S to T in TLS");
+        firstConnection(t, s, "T to S in TLS");
+        TransferResult there = s.connect(t.address(), FOUR_MIB, Duration.ofSeconds(10));
+        log.info("S to T, encrypt=all: {}", there);
+        assertSpliced(there, s, t, p.siteS());
+        assertThat(there.protection()).isEqualTo("TLS");
+        TransferResult back = t.connect(s.address(), FOUR_MIB, Duration.ofSeconds(10));
+        log.info("T to S, encrypt=all: {}", back);
+        assertSpliced(back, t, s, p.siteT());
+        assertThat(back.protection()).isEqualTo("TLS");
     }
 
     private static void firstConnection(RunningNode from, RunningNode to, String what) {
