@@ -237,10 +237,12 @@ class IdentityHandshakeTest {
             int c = code;
             // With the in-band end-of-stream bit every kind is known (InBandEndOfStreamTest).
             // So is a CONNECT with the hold bit (with in-band end-of-stream or not).
-            // A CONNECT or REVERSE with the key proof bit is known too (its body then lacks the offer).
-            int withoutProof = (c & IdentityHandshake.KEY_PROOF) != 0
-                            && ((c & 0x1f) == Kind.CONNECT.code || (c & 0x1f) == Kind.REVERSE.code)
-                    ? c & ~IdentityHandshake.KEY_PROOF
+            // A CONNECT or REVERSE with the key proof bit is known too (its body then lacks the offer), and
+            // with the TLS bit (from the named source here).
+            int connectOrReverseFlags = IdentityHandshake.KEY_PROOF | IdentityHandshake.TLS;
+            int withoutProof = (c & connectOrReverseFlags) != 0
+                            && ((c & 0x0f) == Kind.CONNECT.code || (c & 0x0f) == Kind.REVERSE.code)
+                    ? c & ~connectOrReverseFlags
                     : c;
             boolean knownKind = Arrays.stream(Kind.values())
                             .anyMatch(k -> k.code == withoutProof
@@ -248,7 +250,10 @@ class IdentityHandshakeTest {
                     || (withoutProof & ~IdentityHandshake.IN_BAND_END_OF_STREAM)
                             == (Kind.CONNECT.code | IdentityHandshake.HOLD_UNTIL_CONFIRMED);
             boolean knownAnswer = Arrays.stream(Answer.values()).anyMatch(a -> a.code == c)
-                    || (c & ~(IdentityHandshake.IN_BAND_END_OF_STREAM | IdentityHandshake.KEY_PROOF))
+                    || (c
+                                    & ~(IdentityHandshake.IN_BAND_END_OF_STREAM
+                                            | IdentityHandshake.KEY_PROOF
+                                            | IdentityHandshake.TLS))
                             == Answer.ACCEPT.code;
             byte[] req = request.clone();
             req[5] = (byte) code;
@@ -443,5 +448,59 @@ class IdentityHandshakeTest {
         assertThatThrownBy(() -> IdentityHandshake.readReply(new java.io.ByteArrayInputStream(refused)))
                 .isInstanceOf(ProtocolException.class)
                 .hasMessageContaining("unknown handshake answer 131");
+    }
+
+    @Test
+    void tlsIsAskedByANamedConnectOrReverseAndAgreedByAnAcceptOnly() throws Exception {
+        Request connect = new Request(Kind.CONNECT, 80, TARGET, SOURCE).withTls();
+        byte[] frame = IdentityHandshake.encode(connect);
+        assertThat(frame[5] & 0xff).isEqualTo(Kind.CONNECT.code | IdentityHandshake.TLS);
+        assertThat(decodeRequestFrame(frame)).isEqualTo(connect);
+        assertThat(decodeRequestFrame(frame).tls()).isTrue();
+        assertThat(decodeRequestFrame(IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, SOURCE)))
+                        .tls())
+                .isFalse();
+        Request everything =
+                new Request(Kind.CONNECT, 80, TARGET, SOURCE, null, true).held().withTls();
+        assertThat(decodeRequestFrame(IdentityHandshake.encode(everything))).isEqualTo(everything);
+        Request reverse =
+                new Request(Kind.REVERSE, 80, TARGET, SOURCE, new byte[IdentityHandshake.TOKEN_LENGTH]).withTls();
+        assertThat(decodeRequestFrame(IdentityHandshake.encode(reverse)).tls()).isTrue();
+
+        assertThatThrownBy(() -> new Request(Kind.PROBE, 80, TARGET, SOURCE).withTls())
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new Request(Kind.CONNECT, 80, TARGET, null).withTls())
+                .isInstanceOf(IllegalArgumentException.class);
+        byte[] probe = IdentityHandshake.encode(new Request(Kind.PROBE, 80, TARGET, SOURCE));
+        probe[5] |= (byte) IdentityHandshake.TLS;
+        assertThatThrownBy(() -> decodeRequestFrame(probe))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("asks for no TLS");
+        byte[] anonymous = IdentityHandshake.encode(new Request(Kind.CONNECT, 80, TARGET, null));
+        anonymous[5] |= (byte) IdentityHandshake.TLS;
+        assertThatThrownBy(() -> decodeRequestFrame(anonymous))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("named source");
+
+        byte[] accept = IdentityHandshake.encodeAccept(false, true);
+        assertThat(accept[5] & 0xff).isEqualTo(IdentityHandshake.TLS);
+        assertThat(decodeReplyFrame(accept).tls()).isTrue();
+        assertThat(decodeReplyFrame(IdentityHandshake.encodeAccept(false)).tls())
+                .isFalse();
+        Reply withKey = decodeReplyFrame(IdentityHandshake.encodeAccept(true, new byte[] {2, 1}, true));
+        assertThat(withKey.tls()).isTrue();
+        assertThat(withKey.inBandEndOfStream()).isTrue();
+        assertThat(withKey.keyAnswer()).containsExactly(2, 1);
+        Reply withResponder =
+                decodeReplyFrame(IdentityHandshake.encode(new Reply(Answer.ACCEPT, TARGET, "", false, null, true)));
+        assertThat(withResponder.tls()).isTrue();
+        assertThat(withResponder.responder()).isEqualTo(TARGET);
+        byte[] refused = IdentityHandshake.encode(new Reply(Answer.REFUSED, TARGET, "no"));
+        refused[5] |= (byte) IdentityHandshake.TLS;
+        assertThatThrownBy(() -> decodeReplyFrame(refused))
+                .isInstanceOf(ProtocolException.class)
+                .hasMessageContaining("TLS goes with ACCEPT only");
+        assertThatThrownBy(() -> new Reply(Answer.REFUSED, TARGET, "no", false, null, true))
+                .isInstanceOf(IllegalArgumentException.class);
     }
 }
