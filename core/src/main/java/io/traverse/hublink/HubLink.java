@@ -186,7 +186,8 @@ public final class HubLink implements Closeable {
             Consumer<InetSocketAddress> onConnected,
             TraverseListener events) {
         HubLink link = new HubLink(config, key, identityWithHub, onConnected, events);
-        if (!config.hubs().isEmpty() || config.discovery()) {
+        if (!config.hubs().isEmpty() || config.discovery() || config.encryptKernelSockets()) {
+            // A link's TLS, and with traverse.encrypt=all every kernel socket's, needs the contexts soon.
             link.tls.prepareInBackground();
         }
         if (config.token().isEmpty() && (!config.hubs().isEmpty() || config.discovery())) {

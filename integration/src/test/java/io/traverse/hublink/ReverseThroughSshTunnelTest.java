@@ -142,6 +142,46 @@ class ReverseThroughSshTunnelTest {
     }
 
     @Test
+    void withEncryptAllTlsRunsInsideTheInBandFramingOfTheTunnelledDialBack() throws Exception {
+        Hub hub = net.hub("ssh-reverse-tls-hub");
+        Traverse sshOnly = node(
+                hub,
+                SSH_ONLY_IP,
+                "",
+                Duration.ofMillis(100),
+                "all",
+                FirewallRule.allow("127.0.0.1/32"),
+                FirewallRule.drop("all"));
+        Traverse diallingOut = node(hub, DIALS_OUT_IP, rule, Duration.ofMillis(100), "all", FirewallRule.deny("all"));
+        TraverseServerSocket listening = diallingOut.serverSocketFactory().createServerSocket(7101);
+        CompletableFuture<byte[]> served = CompletableFuture.supplyAsync(() -> {
+            try (Socket s = listening.accept()) {
+                assertThat(s).isInstanceOf(javax.net.ssl.SSLSocket.class);
+                assertThat(diallingOut.connectionInfo(s).orElseThrow().protection())
+                        .isEqualTo(io.traverse.Protection.TLS);
+                byte[] received = SeededStreams.digestToEof(s.getInputStream(), () -> 65_536);
+                SeededStreams.write(SeededStreams.EVEN, s.getOutputStream(), 2, ANSWERED);
+                s.shutdownOutput();
+                return received;
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            }
+        });
+        try (Socket s = sshOnly.socketFactory().createSocket()) {
+            s.connect(diallingOut.address(7101), 15_000);
+            ConnectionInfo info = sshOnly.connectionInfo(s).orElseThrow();
+            assertThat(info.module()).isEqualTo("reverse");
+            assertThat(info.protection()).isEqualTo(io.traverse.Protection.TLS);
+            SeededStreams.write(SeededStreams.EVEN, s.getOutputStream(), 1, SENT);
+            s.shutdownOutput();
+            byte[] answer = SeededStreams.digestToEof(s.getInputStream(), () -> 65_536);
+            assertThat(served.get(60, TimeUnit.SECONDS))
+                    .isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 1, SENT));
+            assertThat(answer).isEqualTo(SeededStreams.expectedDigest(SeededStreams.EVEN, 2, ANSWERED));
+        }
+    }
+
+    @Test
     void aFirstDialBackToANodeNeverMetThereStartsThroughTheTunnelBesideThePlainDial() throws Exception {
         Hub hub = net.hub("ssh-reverse-cold-hub");
         Traverse sshOnly = node(hub, SSH_ONLY_IP, "", FirewallRule.allow("127.0.0.1/32"), FirewallRule.drop("all"));
@@ -173,7 +213,14 @@ class ReverseThroughSshTunnelTest {
 
     private Traverse node(Hub hub, String ip, String tunnels, Duration stagger, FirewallRule... firewall)
             throws Exception {
+        return node(hub, ip, tunnels, stagger, "relayed", firewall);
+    }
+
+    private Traverse node(
+            Hub hub, String ip, String tunnels, Duration stagger, String encrypt, FirewallRule... firewall)
+            throws Exception {
         var config = LoopbackHubNetwork.config(hub)
+                .set("traverse.encrypt", encrypt)
                 .bind(ip)
                 .modules("direct", "reverse")
                 .firewall(firewall)
