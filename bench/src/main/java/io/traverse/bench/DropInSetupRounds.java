@@ -28,7 +28,10 @@ import java.util.concurrent.TimeUnit;
  *       string of the server's virtual address; both ends are default nodes with the default
  *       configuration (every interface), the headline figure;</li>
  *   <li>{@code single}: a client node bound to 127.0.0.1 to a server node bound to 127.0.0.1, the
- *       figure {@link ConnectSetup} measures.</li>
+ *       figure {@link ConnectSetup} measures;</li>
+ *   <li>{@code tls}: as {@code default} from a client node with {@code traverse.encrypt=all}, so the
+ *       connection runs TLS 1.3 (resumed after the first) and the server's first byte comes
+ *       through it.</li>
  * </ul>
  * Every contender first makes {@code --warmup} connections (4,000), so both JVMs have compiled
  * the path. Client sockets are closed with {@code SO_LINGER 0} after the timing (no TIME_WAIT
@@ -36,7 +39,7 @@ import java.util.concurrent.TimeUnit;
  * the server process inherits the affinity.
  *
  * <pre>
- * options: --rounds N (7)  --warmup N (4000)  --connects N (2000 per contender and round)  --only plain,default,single,handshake
+ * options: --rounds N (7)  --warmup N (4000)  --connects N (2000 per contender and round)  --only plain,default,single,handshake,tls
  * </pre>
  */
 public final class DropInSetupRounds {
@@ -55,7 +58,7 @@ public final class DropInSetupRounds {
         int rounds = 7;
         int warmup = 4000;
         int connects = 2000;
-        List<String> names = List.of("plain", "default", "single", "handshake");
+        List<String> names = List.of("plain", "default", "single", "handshake", "tls");
         for (int i = 0; i < args.length; i++) {
             switch (args[i]) {
                 case "--rounds" -> rounds = JmhRuns.atLeast(args[i], args, ++i, 1);
@@ -65,7 +68,7 @@ public final class DropInSetupRounds {
                     names = List.of(JmhRuns.value(args[i], args, ++i).split(","));
                 case "-h", "--help" -> {
                     System.out.println("usage: DropInSetupRounds [--rounds N] [--warmup N] [--connects N]"
-                            + " [--only plain,default,single,handshake]");
+                            + " [--only plain,default,single,handshake,tls]");
                     return;
                 }
                 default -> throw new IllegalArgumentException("unknown option " + args[i] + " (try --help)");
@@ -123,6 +126,9 @@ public final class DropInSetupRounds {
         all.put("plain", () -> new Socket(p.host, p.port));
         Endpoint d = endpoints.get("default");
         all.put("default", () -> new TraverseSocketFactory().createSocket(d.host, d.port));
+        Traverse tlsNode = Traverse.start(
+                TraverseConfig.builder().set("traverse.encrypt", "all").build());
+        all.put("tls", () -> tlsNode.socketFactory().createSocket(d.host, d.port));
         Endpoint s = endpoints.get("single");
         all.put("single", () -> singleNode.socketFactory().createSocket(s.host, s.port));
         Endpoint h = endpoints.get("handshake");
@@ -230,6 +236,7 @@ public final class DropInSetupRounds {
             System.out.print(ThreadWakeups.perConnection(serverSwitches.get(ci), (long) rounds * connects));
         }
         singleNode.close();
+        tlsNode.close();
     }
 
     private static void time(Contender c, int n) throws IOException {
