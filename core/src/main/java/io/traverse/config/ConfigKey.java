@@ -83,9 +83,10 @@ public enum ConfigKey {
             "traverse.encrypt",
             "relayed",
             "relayed, all or none: relayed connections are encrypted end to end between the two nodes, so hubs relay only ciphertext"
-                    + " (all: direct, reverse and spliced connections run TLS 1.3 between the two nodes' keys too, and this node"
-                    + " accepts no kernel socket in clear; none: this node offers no encryption, and accepts relayed connections in"
-                    + " clear; with relayed or none, kernel sockets are in clear unless the other node asks for TLS)"),
+                    + " (all: direct, reverse and spliced connections run TLS 1.3 between the two nodes' keys too, which this node"
+                    + " asks for and imposes on every node that connects to it; none: this node offers no encryption, and accepts"
+                    + " relayed connections in clear; with relayed or none, kernel sockets are in clear unless the other node has"
+                    + " all)"),
     HTTP_PROXY(
             "traverse.http.proxy",
             "",

@@ -26,7 +26,8 @@ import org.slf4j.LoggerFactory;
  * the keys of their node ids, so TLS is bound to the nodes the handshake named.
  *
  * <p>The connecting end runs its TLS handshake in {@code connect}, within the connect's deadline.
- * The accepting end runs its own on a thread of this class, within the handshake timeout, and
+ * The accepting end runs its own on a thread of this class, within the handshake timeout (each a
+ * deadline for the whole TLS handshake, kept by {@link DeadlineWatchdog}), and
  * queues the connection only when it is done: so a client's connect completes whether or not the
  * application is in {@code accept()} yet, as with a kernel socket. The threads are bounded; a
  * connection that finds none free is closed.
@@ -88,14 +89,17 @@ public final class KernelTls {
         if (peer == null) {
             return socket;
         }
-        try {
+        // The socket's read timeout bounds each read; the watch bounds the whole TLS handshake.
+        try (DeadlineWatchdog.Watch watch = DeadlineWatchdog.shared()
+                .watch(System.nanoTime() + deadline.remainingNanos(), () -> closeQuietly(socket))) {
             socket.setTcpNoDelay(true); // see the class comment
             SSLSocket wrapped = tls.get().connectingSocket(socket, peer);
             LinkTls.handshake(wrapped, peer, deadline.remainingMillis());
             return wrapped;
         } catch (IOException | RuntimeException e) {
             closeQuietly(socket);
-            throw new IOException("TLS with node " + peer + " failed (traverse.encrypt=all): " + e.getMessage(), e);
+            String why = deadline.remainingNanos() <= 0 ? "not done within the connect timeout" : e.getMessage();
+            throw new IOException("TLS with node " + peer + " failed (traverse.encrypt=all): " + why, e);
         }
     }
 
@@ -112,15 +116,33 @@ public final class KernelTls {
         }
         try {
             acceptors.execute(() -> {
-                try {
+                long deadline = System.nanoTime() + acceptTimeoutMillis * 1_000_000L;
+                boolean handedOver = false;
+                // A client that trickles its TLS bytes would hold the slot and this thread for as
+                // long as it likes under a read timeout alone: the watch ends the whole handshake.
+                try (DeadlineWatchdog.Watch watch =
+                        DeadlineWatchdog.shared().watch(deadline, () -> closeQuietly(socket))) {
                     socket.setTcpNoDelay(true); // see the class comment
                     SSLSocket wrapped = tls.get().acceptingSocket(socket);
                     LinkTls.handshake(wrapped, peer, acceptTimeoutMillis);
+                    watch.close();
+                    if (socket.isClosed()) {
+                        throw new IOException("not done within " + acceptTimeoutMillis + " ms");
+                    }
+                    handedOver = true;
                     deliver.accept(wrapped);
                 } catch (IOException | RuntimeException e) {
-                    log.info("Closed a connection from node {}: its TLS failed: {}", peer, e.toString());
-                    closeQuietly(socket);
-                    giveUp.run();
+                    if (!handedOver) {
+                        log.info(
+                                "Closed a connection from node {}: its TLS failed{}: {}",
+                                peer,
+                                System.nanoTime() - deadline >= 0
+                                        ? " (not done within " + acceptTimeoutMillis + " ms)"
+                                        : "",
+                                e.toString());
+                        closeQuietly(socket);
+                        giveUp.run();
+                    }
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {

@@ -52,4 +52,13 @@ public interface HandshakeJudge {
     }
 
     Verdict judge(InetSocketAddress remote, IdentityHandshake.Request request);
+
+    /**
+     * True if an accepted {@code request} runs TLS after the handshake: it asked for it, or this
+     * node runs every kernel socket in TLS ({@code traverse.encrypt=all}) and imposes it. The
+     * ACCEPT then says so ({@link IdentityHandshake#TLS}).
+     */
+    default boolean runsTls(IdentityHandshake.Request request) {
+        return request.tls();
+    }
 }

@@ -320,7 +320,7 @@ final class HandshakeLoop implements Runnable {
         p.source = request.source() == null ? null : request.source().id().orElse(null);
         p.inBandEndOfStream = request.inBandEndOfStream();
         p.hold = request.holdUntilConfirmed();
-        p.tls = request.tls();
+        p.tls = judge.runsTls(request);
         p.reverse = request.kind() == IdentityHandshake.Kind.REVERSE;
         if (p.firewall.action() == FirewallRule.Action.DROP) {
             // Say nothing, as a SYN-dropping firewall would; the deadline closes it.

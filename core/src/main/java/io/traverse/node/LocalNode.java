@@ -478,6 +478,9 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         ModuleRacer.Outcome outcome = race.connect();
         // A kernel socket whose handshake agreed on TLS is wrapped now, its TLS handshake part of the setup.
         long tlsStarted = System.nanoTime();
+        if (kernelTls.isAgreed(outcome.socket())) {
+            cancellation.onCancel(() -> closeQuietly(outcome.socket())); // the race is over: cancel stops TLS now
+        }
         Socket socket = kernelTls.connecting(outcome.socket(), deadline);
         long setupNanos = outcome.setupNanos() + (socket == outcome.socket() ? 0 : System.nanoTime() - tlsStarted);
         ConnectionInfo info = new ConnectionInfo(
@@ -534,7 +537,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
             return Verdict.reject(
                     Answer.WRONG_NODE, "this is node " + identity.current().id().orElseThrow() + ", not " + wanted);
         }
-        if (request.kind() != IdentityHandshake.Kind.PROBE && !request.tls() && config.encryptKernelSockets()) {
+        if (request.kind() != IdentityHandshake.Kind.PROBE && config.encryptKernelSockets() && !namedSource(request)) {
             return Verdict.reject(Answer.REFUSED, clearRefused(request));
         }
         HandshakeProof.Accepted proof = null;
@@ -572,14 +575,34 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         return hubLink.tls();
     }
 
-    /** Why a node with {@code traverse.encrypt=all} refuses a request that asks for no TLS. */
-    String clearRefused(IdentityHandshake.Request request) {
-        return "node " + selfId() + " runs direct, reverse and spliced connections only in TLS (traverse.encrypt=all);"
-                + " the " + request.kind() + " from "
-                + (request.source() == null
-                        ? "an anonymous node"
-                        : "node " + request.source().id().map(Object::toString).orElse("without an id"))
-                + " asked for none: set traverse.encrypt=all there too";
+    @Override
+    public boolean runsTls(IdentityHandshake.Request request) {
+        return request.tls()
+                || (config.encryptKernelSockets()
+                        && request.kind() != IdentityHandshake.Kind.PROBE
+                        && namedSource(request));
+    }
+
+    private static void closeQuietly(Socket socket) {
+        try {
+            socket.close();
+        } catch (IOException ignored) {
+            // closing is all that is left to do
+        }
+    }
+
+    private static boolean namedSource(IdentityHandshake.Request request) {
+        return request.source() != null && request.source().id().isPresent();
+    }
+
+    /**
+     * Why a node with {@code traverse.encrypt=all} refuses a request from an anonymous source: TLS
+     * needs the id of the key the client must prove.
+     */
+    private String clearRefused(IdentityHandshake.Request request) {
+        return "node " + selfId() + " runs direct, reverse and spliced connections only in TLS (traverse.encrypt=all),"
+                + " bound to the id of the node that connects; this " + request.kind() + " names "
+                + (request.source() == null ? "no source" : "a source without an id");
     }
 
     private Verdict judgeRest(IdentityHandshake.Request request) {

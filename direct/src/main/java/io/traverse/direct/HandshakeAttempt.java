@@ -235,8 +235,9 @@ class HandshakeAttempt extends SocketAttempt {
     }
 
     /**
-     * A request that asked for TLS needs an ACCEPT that agrees (a node that cannot run it would
-     * have refused the request); the socket is then recorded for the node to wrap.
+     * A request that asked for TLS needs an ACCEPT that agrees; an ACCEPT may also impose TLS on a
+     * request that did not ask (its node runs {@code traverse.encrypt=all}). Either way the socket
+     * is recorded for the node to wrap, bound to the target's id.
      */
     private void agreeTls(Socket socket, boolean asked, IdentityHandshake.Reply reply) throws IOException {
         if (asked && !reply.tls()) {
@@ -245,13 +246,18 @@ class HandshakeAttempt extends SocketAttempt {
                     where() + ": node " + describe(request.target())
                             + " did not agree to TLS, which traverse.encrypt=all on this node needs");
         }
-        if (!asked && reply.tls()) {
+        if (!reply.tls()) {
+            return;
+        }
+        if (kernelTls == null || request.target().id().isEmpty()) {
             throw new AttemptFailedException(
-                    FailureScope.MODULE, where() + ": the listener agreed to TLS, which the request did not ask for");
+                    FailureScope.PATH,
+                    where() + ": node " + describe(request.target()) + " runs its connections only in TLS"
+                            + (kernelTls == null
+                                    ? ", which this dialer cannot run"
+                                    : ", which needs the node's id to bind TLS to; this connect names an address only"));
         }
-        if (asked) {
-            kernelTls.agreed(socket, request.target().id().orElseThrow());
-        }
+        kernelTls.agreed(socket, request.target().id().get());
     }
 
     /** The kind of a request's bytes, without its flags. */

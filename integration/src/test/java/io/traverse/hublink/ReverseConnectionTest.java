@@ -23,6 +23,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 /** The reverse module on real hubs: a node behind a (simulated) firewall is reached by dialling back. */
 class ReverseConnectionTest {
@@ -104,11 +106,13 @@ class ReverseConnectionTest {
         return cached;
     }
 
-    @Test
-    void withEncryptAllTheDialBackRunsTlsBoundToBothNodesKeys() throws Exception {
-        Hub hub = net.hub("reverse-hub-tls");
-        Traverse server = node(hub, "all", FirewallRule.deny("all"));
-        Traverse client = node(hub, "all");
+    @ParameterizedTest(name = "client {0}, server {1}")
+    @CsvSource({"all, all", "all, relayed", "relayed, all"})
+    void withEncryptAllOnEitherNodeTheDialBackRunsTlsBoundToBothNodesKeys(String clientEncrypt, String serverEncrypt)
+            throws Exception {
+        Hub hub = net.hub("reverse-hub-tls-" + clientEncrypt + "-" + serverEncrypt);
+        Traverse server = node(hub, serverEncrypt, FirewallRule.deny("all"));
+        Traverse client = node(hub, clientEncrypt);
         TraverseServerSocket listening = listen(server, 0);
         VirtualSocketAddress target = addressOf(listening);
 

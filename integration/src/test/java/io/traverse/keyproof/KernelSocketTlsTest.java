@@ -16,6 +16,7 @@ import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.security.IdentityKey;
 import io.traverse.security.LinkTls;
+import io.traverse.security.PeerSessions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -26,6 +27,7 @@ import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -44,7 +46,8 @@ import org.junit.jupiter.api.Timeout;
  * (docs/protocol.md, "TLS on kernel sockets"): the identity handshake agrees on TLS, both ends get
  * an {@link SSLSocket} bound to the other node's key, data crosses both ways with a half-close each
  * way, the wire carries none of it in clear, and the second connection resumes. A node that
- * requires TLS refuses a clear request and says why; an on-path party that passes the identity
+ * requires TLS imposes it on a client that did not ask, refuses an anonymous one, and cuts off a
+ * client that trickles its TLS at the handshake timeout; an on-path party that passes the identity
  * handshake on and then answers TLS with its own key is refused by the client.
  */
 @Timeout(value = 60, unit = TimeUnit.SECONDS)
@@ -141,20 +144,86 @@ class KernelSocketTlsTest {
     }
 
     @Test
-    void aNodeThatRequiresTlsRefusesAClearRequestSayingWhyAndServesOn() throws Exception {
+    void aNodeThatRequiresTlsImposesItOnAClientThatDidNotAskAndRefusesAnAnonymousOne() throws Exception {
         Traverse server = node("all");
-        Traverse clear = node("relayed");
-        Traverse client = node("all");
+        Traverse client = node("relayed");
         TraverseServerSocket listening = track(server.serverSocketFactory().createServerSocket(0, 50));
-        assertThatThrownBy(() -> clear.socketFactory().connect(listening.getLocalSocketAddress(), 10_000))
-                .isInstanceOf(IOException.class)
-                .hasMessageContaining("only in TLS (traverse.encrypt=all)")
-                .hasMessageContaining(clear.identity().id().orElseThrow().toString());
+        byte[] up = seeded(5, BYTES);
+        byte[] down = seeded(6, BYTES);
+        CompletableFuture<Socket> accepted = acceptAndAnswer(listening, down);
+        try (Socket s = client.socketFactory().connect(listening.getLocalSocketAddress(), 10_000)) {
+            assertThat(s).isInstanceOf(SSLSocket.class);
+            assertThat(client.connectionInfo(s).orElseThrow().protection()).isEqualTo(Protection.TLS);
+            exchange(s, up, down);
+            assertThat(accepted.get(20, TimeUnit.SECONDS)).isInstanceOf(SSLSocket.class);
+        }
+        // An anonymous request names no id that TLS could bind: refused, saying why.
+        try (Socket raw =
+                new Socket(LOOPBACK, server.identity().addresses().get(0).getPort())) {
+            raw.setSoTimeout(5_000);
+            raw.getOutputStream()
+                    .write(IdentityHandshake.encode(new IdentityHandshake.Request(
+                            IdentityHandshake.Kind.CONNECT, listening.getLocalPort(), server.identity(), null)));
+            IdentityHandshake.Reply reply = IdentityHandshake.readReply(raw.getInputStream());
+            assertThat(reply.answer()).isEqualTo(IdentityHandshake.Answer.REFUSED);
+            assertThat(reply.reason())
+                    .contains("only in TLS (traverse.encrypt=all)")
+                    .contains("names no source");
+        }
         listening.setSoTimeout(300);
         assertThatThrownBy(listening::accept).isInstanceOf(SocketTimeoutException.class);
-        listening.setSoTimeout(0);
-        byte[] up = seeded(5, 1024);
-        byte[] down = seeded(6, 1024);
+    }
+
+    @Test
+    void aClientThatTricklesItsTlsIsCutOffAtTheHandshakeTimeoutAndOthersGoOn() throws Exception {
+        Traverse server = track(Traverse.start(TraverseConfig.builder()
+                .bind("127.0.0.1")
+                .modules("direct")
+                .set("traverse.encrypt", "all")
+                .set("traverse.handshake.timeout", "1s")
+                .build()));
+        TraverseServerSocket listening = track(server.serverSocketFactory().createServerSocket(0, 1));
+        IdentityKey key = IdentityKey.generate();
+        NodeIdentity self = NodeIdentity.builder()
+                .id(key.id())
+                .hostKey(HostKey.local().get())
+                .address(new InetSocketAddress(LOOPBACK, 9))
+                .build();
+        PeerSessions sessions = new PeerSessions(key, new SecureRandom());
+        try (Socket raw =
+                new Socket(LOOPBACK, server.identity().addresses().get(0).getPort())) {
+            byte[] request = IdentityHandshake.encode(new IdentityHandshake.Request(
+                            IdentityHandshake.Kind.CONNECT, listening.getLocalPort(), server.identity(), self)
+                    .withTls());
+            HandshakeProof.Client proof =
+                    HandshakeProof.offer(sessions, server.identity().id().orElseThrow(), request);
+            raw.getOutputStream().write(proof.request());
+            IdentityHandshake.Reply reply = IdentityHandshake.readReply(raw.getInputStream());
+            assertThat(reply.answer()).isEqualTo(IdentityHandshake.Answer.ACCEPT);
+            assertThat(reply.tls()).isTrue();
+            raw.getOutputStream().write(proof.complete(reply.keyAnswer())); // the Finished: now TLS is due
+            // A TLS record header, then a byte every 200 ms: each read of the server's gets something in time.
+            raw.getOutputStream().write(new byte[] {0x16, 0x03, 0x01, 0x01, 0x00});
+            long start = System.nanoTime();
+            boolean cut = false;
+            while (System.nanoTime() - start < 4_000_000_000L) {
+                try {
+                    raw.getOutputStream().write(1);
+                } catch (IOException e) {
+                    cut = true;
+                    break;
+                }
+                Thread.sleep(200);
+            }
+            assertThat(cut).as("the server closed the trickling connection").isTrue();
+            assertThat((System.nanoTime() - start) / 1_000_000)
+                    .as("ms until cut off")
+                    .isLessThan(3_000);
+        }
+        // Its backlog slot (of one) is back: an honest client gets through.
+        Traverse client = node("all");
+        byte[] up = seeded(7, 1024);
+        byte[] down = seeded(8, 1024);
         CompletableFuture<Socket> accepted = acceptAndAnswer(listening, down);
         try (Socket s = client.socketFactory().connect(listening.getLocalSocketAddress(), 10_000)) {
             exchange(s, up, down);

@@ -32,8 +32,8 @@ final class SpliceHandshake {
      * prove the key of its id, and the source's Finished (after a full agreement; empty when
      * resumed) goes out at once, or, when held, is returned to go out right after CONFIRM.
      *
-     * With {@code tls} (not for a PROBE) the request asks for TLS, and an ACCEPT that agrees records
-     * the socket there.
+     * With {@code askTls} (not for a PROBE) the request asks for TLS; an ACCEPT that agrees, or that
+     * imposes TLS (its node runs {@code traverse.encrypt=all}), records the socket in {@code tls}.
      *
      * @return the Finished still to send after CONFIRM (held), else null
      */
@@ -45,10 +45,12 @@ final class SpliceHandshake {
             NodeIdentity self,
             boolean hold,
             PeerSessions sessions,
-            KernelTls tls)
+            KernelTls tls,
+            boolean wantTls)
             throws IOException {
         IdentityHandshake.Request plain = new IdentityHandshake.Request(kind, virtualPort, target, self);
-        boolean askTls = tls != null
+        boolean askTls = wantTls
+                && tls != null
                 && kind != IdentityHandshake.Kind.PROBE
                 && target.id().isPresent()
                 && self.id().isPresent();
@@ -64,15 +66,19 @@ final class SpliceHandshake {
         String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
         switch (reply.answer()) {
             case ACCEPT -> {
-                if (askTls != reply.tls()) {
+                if (askTls && !reply.tls()) {
                     throw new AttemptFailedException(
-                            askTls ? FailureScope.PATH : FailureScope.MODULE,
-                            askTls
-                                    ? "node " + target + " did not agree to TLS on the spliced connection, which"
-                                            + " traverse.encrypt=all on this node needs"
-                                    : "the spliced connection's target agreed to TLS, which the request did not ask for");
+                            FailureScope.PATH,
+                            "node " + target + " did not agree to TLS on the spliced connection, which"
+                                    + " traverse.encrypt=all on this node needs");
                 }
-                if (askTls) {
+                if (reply.tls()) {
+                    if (tls == null || target.id().isEmpty()) {
+                        throw new AttemptFailedException(
+                                FailureScope.PATH,
+                                "node " + target + " runs spliced connections only in TLS, which this node cannot"
+                                        + " bind to its id here");
+                    }
                     tls.agreed(socket, target.id().get());
                 }
                 if (proof != null) {

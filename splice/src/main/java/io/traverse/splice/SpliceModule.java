@@ -271,9 +271,8 @@ final class SpliceModule implements ConnectionModule {
             IdentityHandshake.Kind kind =
                     request.probe() ? IdentityHandshake.Kind.PROBE : IdentityHandshake.Kind.CONNECT;
             PeerSessions sessions = context.peerSessions().orElse(null);
-            KernelTls tls = context.config().encryptKernelSockets()
-                    ? context.kernelTls().orElse(null)
-                    : null;
+            KernelTls tls = context.kernelTls().orElse(null);
+            boolean askTls = context.config().encryptKernelSockets();
             if (request.probe()) {
                 SpliceHandshake.asSource(
                         socket,
@@ -283,7 +282,8 @@ final class SpliceModule implements ConnectionModule {
                         context.localIdentity(),
                         false,
                         null,
-                        null);
+                        null,
+                        false);
                 return;
             }
             if (request.holdUntilConfirmed()) {
@@ -297,7 +297,8 @@ final class SpliceModule implements ConnectionModule {
                         context.localIdentity(),
                         true,
                         sessions,
-                        tls);
+                        tls,
+                        askTls);
                 long roundTrip = System.nanoTime() - asked;
                 if (!request.rivals().heldMayWin(request.deadline(), Math.max(GIVE_WAY_WAIT_NANOS, 4 * roundTrip))) {
                     throw new AttemptFailedException(
@@ -314,7 +315,8 @@ final class SpliceModule implements ConnectionModule {
                         context.localIdentity(),
                         false,
                         sessions,
-                        tls);
+                        tls,
+                        askTls);
                 return null;
             });
         }

@@ -171,17 +171,8 @@ final class SpliceService implements SideChannelHandler {
                 log.debug("Spliced with node {} for a probe of virtual port {}", sender, request.virtualPort());
                 return;
             }
-            boolean tls = checked.request().tls();
-            if (!tls && context.config().encryptKernelSockets()) {
-                SpliceHandshake.answer(
-                        socket,
-                        self,
-                        IdentityHandshake.Answer.REFUSED,
-                        "node " + self.id().map(Object::toString).orElse("") + " runs spliced connections only in TLS"
-                                + " (traverse.encrypt=all); node " + sender + " asked for none: set"
-                                + " traverse.encrypt=all there too");
-                return;
-            }
+            // Asked for, or imposed by this node (the sender is named: the side channel authenticated it).
+            boolean tls = checked.request().tls() || context.config().encryptKernelSockets();
             if (tls && context.kernelTls().isEmpty()) {
                 SpliceHandshake.answer(
                         socket, self, IdentityHandshake.Answer.REFUSED, "this node cannot run TLS on kernel sockets");

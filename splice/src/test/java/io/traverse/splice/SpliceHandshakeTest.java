@@ -55,7 +55,7 @@ class SpliceHandshakeTest {
             throws Exception {
         CompletableFuture<Void> source = CompletableFuture.runAsync(() -> {
             try {
-                SpliceHandshake.asSource(sourceEnd, kind, port, expected, SOURCE, false, null, null);
+                SpliceHandshake.asSource(sourceEnd, kind, port, expected, SOURCE, false, null, null, false);
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
@@ -97,7 +97,7 @@ class SpliceHandshakeTest {
                 CompletableFuture<byte[]> asked = CompletableFuture.supplyAsync(() -> {
                     try {
                         return SpliceHandshake.asSource(
-                                from, Kind.CONNECT, 8080, target, source, hold, sourceSessions, null);
+                                from, Kind.CONNECT, 8080, target, source, hold, sourceSessions, null, false);
                     } catch (IOException e) {
                         throw new java.io.UncheckedIOException(e);
                     }
