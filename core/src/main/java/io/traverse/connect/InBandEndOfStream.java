@@ -34,6 +34,8 @@ public final class InBandEndOfStream {
         private int leftInChunk;
         private boolean ended;
         private volatile boolean shut;
+        /** A reader is in {@link #read}: a close must not wait for it (it learns of the close itself). */
+        private volatile boolean reading;
 
         /** @param owner closed by {@link #close()}, as closing a socket's stream closes the socket */
         ChunkInputStream(InputStream tunnel, java.io.Closeable owner) {
@@ -66,6 +68,55 @@ public final class InBandEndOfStream {
             if (len == 0) {
                 return 0;
             }
+            reading = true;
+            try {
+                return readChunked(b, off, len);
+            } finally {
+                reading = false;
+            }
+        }
+
+        /**
+         * Reads and drops what comes up to the peer's end-of-stream, for at most {@code millis};
+         * true once it has come. Nothing is done while a reader is at work. Bytes left unread at
+         * close make the kernel answer with a reset, and a tunnel's far end may then drop what it
+         * still held for this end, the peer's last bytes and end-of-stream among them. TLS above
+         * this stream stops reading at the peer's close_notify, just before the end-of-stream
+         * chunk that follows it: so a socket in TLS through a tunnel would close with those two
+         * bytes unread.
+         */
+        boolean drainToEnd(java.net.Socket tunnelSocket, int millis) {
+            if (reading) {
+                return false;
+            }
+            synchronized (this) {
+                if (ended) {
+                    return true;
+                }
+                long deadline = System.nanoTime() + millis * 1_000_000L;
+                byte[] sink = new byte[8192];
+                try {
+                    int before = tunnelSocket.getSoTimeout();
+                    try {
+                        while (!ended) {
+                            long left = (deadline - System.nanoTime()) / 1_000_000;
+                            if (left <= 0) {
+                                return false;
+                            }
+                            tunnelSocket.setSoTimeout((int) left);
+                            readChunked(sink, 0, sink.length);
+                        }
+                        return true;
+                    } finally {
+                        tunnelSocket.setSoTimeout(before);
+                    }
+                } catch (IOException e) {
+                    return false; // a timeout, or the tunnel gone: close now
+                }
+            }
+        }
+
+        private int readChunked(byte[] b, int off, int len) throws IOException {
             while (leftInChunk == 0) {
                 // Both header bytes in one read as a rule (one system call, not two).
                 int got = 0;

@@ -18,6 +18,9 @@ public final class InBandEndOfStreamSocket extends ForwardingSocket {
     /** How long close() may spend sending end-of-stream before it just closes. */
     static final long CLOSE_WRITE_LIMIT_NANOS = 1_000_000_000L;
 
+    /** How long close() reads on, after its own end-of-stream, for the peer's (see {@code drainToEnd}). */
+    static final int CLOSE_DRAIN_MILLIS = 200;
+
     private final Socket tunnel;
     private final InBandEndOfStream.ChunkInputStream in;
     private final InBandEndOfStream.ChunkOutputStream out;
@@ -78,7 +81,8 @@ public final class InBandEndOfStreamSocket extends ForwardingSocket {
 
     /**
      * Ends the stream in-band first (best effort), so the peer reads a clean end rather than a
-     * reset. That write could block on a tunnel whose far application reads nothing, where a TCP
+     * reset, then reads on for a moment to the peer's end-of-stream, so that no unread byte makes
+     * this end's close a reset either. That write could block on a tunnel whose far application reads nothing, where a TCP
      * close would not: after {@link #CLOSE_WRITE_LIMIT_NANOS} the tunnel is closed under it.
      */
     @SuppressWarnings("try") // the watch acts by existing: it closes the tunnel if the close outlives its limit
@@ -90,6 +94,9 @@ public final class InBandEndOfStreamSocket extends ForwardingSocket {
         try (DeadlineWatchdog.Watch limit = DeadlineWatchdog.shared()
                 .watch(System.nanoTime() + CLOSE_WRITE_LIMIT_NANOS, this::closeTunnelQuietly)) {
             out.endIfIdle();
+            if (out.ended()) {
+                in.drainToEnd(tunnel, CLOSE_DRAIN_MILLIS);
+            }
         } catch (IOException ignored) {
             // the tunnel is gone already: the peer learns of it as a reset
         } finally {

@@ -49,6 +49,38 @@ class InBandEndOfStreamTest {
         }
     }
 
+    /**
+     * A reader above the chunks that stops before the peer's end-of-stream (TLS stops at the
+     * peer's close_notify): the far end answers and closes with that end-of-stream chunk unread.
+     * Its close reads on to it, so the close is a FIN, not a reset that would throw away the
+     * answer still waiting here.
+     */
+    @Test
+    void closeReadsOnToThePeersEndSoItsLastBytesAreNotReset() throws Exception {
+        try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            byte[] request = new byte[10_000];
+            new Random(5).nextBytes(request);
+            CompletableFuture<String> far = CompletableFuture.supplyAsync(() -> {
+                try (Socket s = new InBandEndOfStreamSocket(listener.accept())) {
+                    s.getInputStream().readNBytes(request.length); // the request, but not the end behind it
+                    String sent = send(s, 300_000, 3);
+                    s.shutdownOutput();
+                    Thread.sleep(50); // the request's end-of-stream chunk has arrived by now, unread
+                    return sent;
+                } catch (IOException | InterruptedException e) {
+                    throw new RuntimeException(e);
+                }
+            });
+            try (Socket s = new InBandEndOfStreamSocket(connect(listener))) {
+                s.getOutputStream().write(request);
+                s.shutdownOutput();
+                String sent = far.get(20, TimeUnit.SECONDS);
+                Thread.sleep(200); // a reset from the far end's close would have arrived
+                assertThat(digestToEof(s.getInputStream())).isEqualTo(sent);
+            }
+        }
+    }
+
     @Test
     void aTunnelThatEndsWithoutEndOfStreamIsAReset() throws Exception {
         try (ServerSocket listener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
