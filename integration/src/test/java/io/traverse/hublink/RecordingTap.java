@@ -69,7 +69,8 @@ public final class RecordingTap implements AutoCloseable {
         return indexOf(captured(), text.getBytes(StandardCharsets.UTF_8)) >= 0;
     }
 
-    static int indexOf(byte[] haystack, byte[] needle) {
+    /** Where {@code needle} first occurs in {@code haystack}, or -1. */
+    public static int indexOf(byte[] haystack, byte[] needle) {
         outer:
         for (int i = 0; i + needle.length <= haystack.length; i++) {
             for (int j = 0; j < needle.length; j++) {

@@ -112,10 +112,10 @@ class KernelSocketTlsTest {
             List<RecordingTap.Capture> captures = tap.connections();
             assertThat(captures).hasSize(2);
             for (RecordingTap.Capture c : captures) {
-                assertThat(indexOf(c.fromClient(), java.util.Arrays.copyOfRange(up, 1000, 1032)))
+                assertThat(RecordingTap.indexOf(c.fromClient(), java.util.Arrays.copyOfRange(up, 1000, 1032)))
                         .as("the client's bytes in clear on the wire")
                         .isNegative();
-                assertThat(indexOf(c.fromServer(), java.util.Arrays.copyOfRange(down, 1000, 1032)))
+                assertThat(RecordingTap.indexOf(c.fromServer(), java.util.Arrays.copyOfRange(down, 1000, 1032)))
                         .as("the server's bytes in clear on the wire")
                         .isNegative();
                 IdentityHandshake.Request request = readRequest(c.fromClient());
@@ -349,19 +349,6 @@ class KernelSocketTlsTest {
                 IdentityHandshake.code(all),
                 ByteBuffer.wrap(
                         message, IdentityHandshake.HEADER_LENGTH, message.length - IdentityHandshake.HEADER_LENGTH));
-    }
-
-    private static int indexOf(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 
     private static byte[] seeded(long seed, int length) {
