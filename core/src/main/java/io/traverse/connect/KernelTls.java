@@ -91,13 +91,13 @@ public final class KernelTls {
         }
         // The socket's read timeout bounds each read; the watch bounds the whole TLS handshake.
         try (DeadlineWatchdog.Watch watch = DeadlineWatchdog.shared()
-                .watch(System.nanoTime() + deadline.remainingNanos(), () -> closeQuietly(socket))) {
+                .watch(System.nanoTime() + deadline.remainingNanos(), () -> SocketAttempt.closeQuietly(socket))) {
             socket.setTcpNoDelay(true); // see the class comment
             SSLSocket wrapped = tls.get().connectingSocket(socket, peer);
             LinkTls.handshake(wrapped, peer, deadline.remainingMillis());
             return wrapped;
         } catch (IOException | RuntimeException e) {
-            closeQuietly(socket);
+            SocketAttempt.closeQuietly(socket);
             String why = deadline.remainingNanos() <= 0 ? "not done within the connect timeout" : e.getMessage();
             throw new IOException("TLS with node " + peer + " failed (traverse.encrypt=all): " + why, e);
         }
@@ -114,6 +114,11 @@ public final class KernelTls {
             deliver.accept(socket);
             return;
         }
+        accepting(socket, peer, deliver, giveUp);
+    }
+
+    /** The same for a socket whose handshake agreed on TLS with node {@code peer} (the listener knows it at hand). */
+    public void accepting(Socket socket, NodeId peer, Consumer<Socket> deliver, Runnable giveUp) {
         try {
             acceptors.execute(() -> {
                 long deadline = System.nanoTime() + acceptTimeoutMillis * 1_000_000L;
@@ -121,7 +126,7 @@ public final class KernelTls {
                 // A client that trickles its TLS bytes would hold the slot and this thread for as
                 // long as it likes under a read timeout alone: the watch ends the whole handshake.
                 try (DeadlineWatchdog.Watch watch =
-                        DeadlineWatchdog.shared().watch(deadline, () -> closeQuietly(socket))) {
+                        DeadlineWatchdog.shared().watch(deadline, () -> SocketAttempt.closeQuietly(socket))) {
                     socket.setTcpNoDelay(true); // see the class comment
                     SSLSocket wrapped = tls.get().acceptingSocket(socket);
                     LinkTls.handshake(wrapped, peer, acceptTimeoutMillis);
@@ -140,14 +145,14 @@ public final class KernelTls {
                                         ? " (not done within " + acceptTimeoutMillis + " ms)"
                                         : "",
                                 e.toString());
-                        closeQuietly(socket);
+                        SocketAttempt.closeQuietly(socket);
                         giveUp.run();
                     }
                 }
             });
         } catch (java.util.concurrent.RejectedExecutionException e) {
             log.warn("Closed a connection from node {}: all TLS handshake threads are busy", peer);
-            closeQuietly(socket);
+            SocketAttempt.closeQuietly(socket);
             giveUp.run();
         }
     }
@@ -155,13 +160,5 @@ public final class KernelTls {
     /** Stops the accepting threads (handshakes under way end with their sockets). */
     public void close() {
         acceptors.shutdownNow();
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // closing is all that is left to do
-        }
     }
 }

@@ -597,12 +597,12 @@ final class HandshakeLoop implements Runnable {
                 p.queue.deliver(socket);
                 return;
             }
-            kernelTls.agreed(socket, p.source);
             if (p.reverse) {
                 // A dial-back: this node is the one that connects; its connect wraps the socket (TLS client).
+                kernelTls.agreed(socket, p.source);
                 p.queue.deliver(socket);
             } else {
-                kernelTls.accepting(socket, p.queue::deliver, p.queue::release);
+                kernelTls.accepting(socket, p.source, p.queue::deliver, p.queue::release);
             }
         } catch (IOException | RuntimeException e) {
             p.queue.release();

@@ -14,6 +14,7 @@ import io.traverse.connect.ModuleCounters;
 import io.traverse.connect.ModuleRacer;
 import io.traverse.connect.PathUpgradeProbes;
 import io.traverse.connect.PlainConnector;
+import io.traverse.connect.SocketAttempt;
 import io.traverse.connect.StaggeredRace;
 import io.traverse.firewall.SimulatedFirewall;
 import io.traverse.hublink.HubLink;
@@ -479,7 +480,8 @@ public final class LocalNode implements Closeable, HandshakeJudge {
         // A kernel socket whose handshake agreed on TLS is wrapped now, its TLS handshake part of the setup.
         long tlsStarted = System.nanoTime();
         if (kernelTls.isAgreed(outcome.socket())) {
-            cancellation.onCancel(() -> closeQuietly(outcome.socket())); // the race is over: cancel stops TLS now
+            cancellation.onCancel(
+                    () -> SocketAttempt.closeQuietly(outcome.socket())); // the race is over: cancel stops TLS now
         }
         Socket socket = kernelTls.connecting(outcome.socket(), deadline);
         long setupNanos = outcome.setupNanos() + (socket == outcome.socket() ? 0 : System.nanoTime() - tlsStarted);
@@ -581,14 +583,6 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                 || (config.encryptKernelSockets()
                         && request.kind() != IdentityHandshake.Kind.PROBE
                         && namedSource(request));
-    }
-
-    private static void closeQuietly(Socket socket) {
-        try {
-            socket.close();
-        } catch (IOException ignored) {
-            // closing is all that is left to do
-        }
     }
 
     private static boolean namedSource(IdentityHandshake.Request request) {

@@ -156,24 +156,25 @@ public final class LinkTls {
      * Call {@link #handshake} before handing it out.
      */
     public SSLSocket connectingSocket(Socket plain, NodeId peer) throws IOException {
-        SSLSocket socket = (SSLSocket)
-                ((JdkSslContext) client).context().getSocketFactory().createSocket(plain, peer.toString(), 0, true);
-        socket.setEnabledProtocols(new String[] {PROTOCOL});
-        socket.setEnabledCipherSuites(CIPHERS.toArray(String[]::new));
-        socket.setUseClientMode(true);
-        return socket;
+        return kernelSocket(client, plain, peer.toString(), 0, true);
     }
 
     /** The same for the application's accepting end: TLS server, the client's key required. */
     public SSLSocket acceptingSocket(Socket plain) throws IOException {
-        SSLSocket socket = (SSLSocket) ((JdkSslContext) server())
-                .context()
-                .getSocketFactory()
-                .createSocket(plain, plain.getInetAddress().getHostAddress(), plain.getPort(), true);
+        SSLSocket socket =
+                kernelSocket(server(), plain, plain.getInetAddress().getHostAddress(), plain.getPort(), false);
+        socket.setNeedClientAuth(true);
+        return socket;
+    }
+
+    /** A TLS 1.3 socket over {@code plain} with the links' cipher suites; host and port key the session cache. */
+    private static SSLSocket kernelSocket(SslContext context, Socket plain, String host, int port, boolean client)
+            throws IOException {
+        SSLSocket socket = (SSLSocket)
+                ((JdkSslContext) context).context().getSocketFactory().createSocket(plain, host, port, true);
         socket.setEnabledProtocols(new String[] {PROTOCOL});
         socket.setEnabledCipherSuites(CIPHERS.toArray(String[]::new));
-        socket.setUseClientMode(false);
-        socket.setNeedClientAuth(true);
+        socket.setUseClientMode(client);
         return socket;
     }
 
