@@ -73,13 +73,10 @@ public final class PeerSessions {
     private static final int MAX_FIELD = 255;
 
     /** One HMAC-SHA256 per thread: the JCA look-up is a good part of a resumed proof's cost. */
-    private static final ThreadLocal<Mac> MACS = ThreadLocal.withInitial(() -> {
-        try {
-            return Mac.getInstance("HmacSHA256");
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HMAC-SHA256 is part of every Java platform", e);
-        }
-    });
+    private static final ThreadLocal<KeyedMac> MACS = ThreadLocal.withInitial(KeyedMac::new);
+
+    private static final byte[] RESUME_OFFER = label("traverse seal resume offer 1");
+    private static final byte[] RESUME_ANSWER = label("traverse seal resume answer 1");
 
     /** The X.509 encoding of an Ed25519 public key: these 12 bytes, then the key's 32. */
     private static final byte[] ED25519_X509_PREFIX = {
@@ -195,7 +192,7 @@ public final class PeerSessions {
             ByteBuffer.wrap(nonce).putLong(kept.offersMade().incrementAndGet());
             byte[] mac = mac(
                     kept.secret(),
-                    "traverse seal resume offer 1",
+                    RESUME_OFFER,
                     context,
                     key.id(),
                     acceptor,
@@ -280,8 +277,7 @@ public final class PeerSessions {
         if (kept == null || !kept.peer().equals(opener)) {
             throw new SealFailure("node " + opener + " resumed a key agreement this node does not keep", true);
         }
-        byte[] expected =
-                mac(kept.secret(), "traverse seal resume offer 1", context, opener, key.id(), id.bytes(), openerNonce);
+        byte[] expected = mac(kept.secret(), RESUME_OFFER, context, opener, key.id(), id.bytes(), openerNonce);
         if (!MessageDigest.isEqual(expected, mac)) {
             throw new SealFailure("node " + opener + " failed to prove the key agreement it resumed", false);
         }
@@ -290,8 +286,7 @@ public final class PeerSessions {
                     "node " + opener + "'s resumed offer was replayed (its count was seen, or is too old)", false);
         }
         byte[] nonce = randomBytes(NONCE);
-        byte[] answerMac =
-                mac(kept.secret(), "traverse seal resume answer 1", context, opener, key.id(), openerNonce, nonce);
+        byte[] answerMac = mac(kept.secret(), RESUME_ANSWER, context, opener, key.id(), openerNonce, nonce);
         ByteBuffer b = ByteBuffer.allocate(1 + NONCE + MAC);
         b.put((byte) RESUMED).put(nonce).put(answerMac);
         return new Answer(
@@ -355,14 +350,7 @@ public final class PeerSessions {
             byte[] acceptorNonce = take(in, NONCE);
             byte[] mac = take(in, MAC);
             requireEnd(in, acceptor);
-            byte[] expected = mac(
-                    resumed.secret(),
-                    "traverse seal resume answer 1",
-                    context,
-                    key.id(),
-                    acceptor,
-                    nonce,
-                    acceptorNonce);
+            byte[] expected = mac(resumed.secret(), RESUME_ANSWER, context, key.id(), acceptor, nonce, acceptorNonce);
             if (!MessageDigest.isEqual(expected, mac)) {
                 throw new SealFailure("node " + acceptor + " failed to prove the key agreement it resumed", false);
             }
@@ -584,21 +572,64 @@ public final class PeerSessions {
      * {@code more} with its length in front: the parts go into the MAC as they are, since building
      * the message first was most of a resumed proof's cost while the code runs interpreted.
      */
-    private static byte[] mac(byte[] secret, String label, byte[] context, NodeId a, NodeId b, byte[]... more) {
-        try {
-            Mac mac = MACS.get();
-            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-            byte[] length = new byte[4];
-            update(mac, length, label(label));
-            update(mac, length, context);
-            update(mac, length, label(a.toString()));
-            update(mac, length, label(b.toString()));
-            for (byte[] m : more) {
-                update(mac, length, m);
+    private static byte[] mac(byte[] secret, byte[] label, byte[] context, NodeId a, NodeId b, byte[]... more) {
+        KeyedMac keyed = MACS.get();
+        Mac mac = keyed.under(secret);
+        byte[] length = keyed.length;
+        update(mac, length, label);
+        update(mac, length, context);
+        update(mac, length, keyed.idBytes(a));
+        update(mac, length, keyed.idBytes(b));
+        for (byte[] m : more) {
+            update(mac, length, m);
+        }
+        return mac.doFinal();
+    }
+
+    /**
+     * A thread's HMAC-SHA256, keyed with the secret it last used: {@code doFinal} leaves it keyed,
+     * so consecutive proofs under one session's secret (every cached connection to one peer) skip
+     * the re-keying and its copies of the key. Also keeps the last two ids' bytes.
+     */
+    private static final class KeyedMac {
+        private final Mac mac;
+        private final byte[] length = new byte[4];
+        private byte[] keyedWith;
+        private final NodeId[] ids = new NodeId[2];
+        private final byte[][] idBytes = new byte[2][];
+        private int nextId;
+
+        KeyedMac() {
+            try {
+                mac = Mac.getInstance("HmacSHA256");
+            } catch (GeneralSecurityException e) {
+                throw new IllegalStateException("HMAC-SHA256 is part of every Java platform", e);
             }
-            return mac.doFinal();
-        } catch (GeneralSecurityException e) {
-            throw new IllegalStateException("HMAC-SHA256 is part of every Java platform", e);
+        }
+
+        Mac under(byte[] secret) {
+            if (secret != keyedWith) { // a session's secret is one array that is never changed
+                try {
+                    mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+                } catch (GeneralSecurityException e) {
+                    throw new IllegalStateException("HMAC-SHA256 takes any key", e);
+                }
+                keyedWith = secret;
+            }
+            return mac;
+        }
+
+        byte[] idBytes(NodeId id) {
+            for (int i = 0; i < ids.length; i++) {
+                if (id.equals(ids[i])) {
+                    return idBytes[i];
+                }
+            }
+            int i = nextId;
+            nextId = (nextId + 1) % ids.length;
+            ids[i] = id;
+            idBytes[i] = label(id.toString());
+            return idBytes[i];
         }
     }
 

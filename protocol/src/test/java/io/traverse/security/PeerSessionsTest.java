@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.SecureRandom;
+import java.util.HexFormat;
 import java.util.SplittableRandom;
 import javax.crypto.AEADBadTagException;
 import org.junit.jupiter.api.Test;
@@ -44,6 +45,29 @@ class PeerSessionsTest {
         assertRoundTrips(backSeal, backAnswer.seal());
         byte[] sealedByFirst = seal(openerSeal, 0, "same bytes");
         assertThatThrownBy(() -> open(backSeal, 0, sealedByFirst)).isInstanceOf(AEADBadTagException.class);
+    }
+
+    /**
+     * A resumed offer and its answer, byte for byte, from seeded keys and nonces: these bytes cross
+     * the wire between nodes of different releases, so a change in how the proof's HMAC is fed
+     * (cached keys, pre-encoded labels) must leave them as they were (recorded from the code before
+     * those caches).
+     */
+    @Test
+    void aResumedOfferAndItsAnswerKeepTheirWireBytes() throws Exception {
+        PeerSessions.Offer first = opener.offer(acceptorKey.id(), context);
+        first.complete(acceptor.answer(openerKey.id(), context, first.bytes()).bytes());
+        byte[] second = "routed 43 port 7000".getBytes(StandardCharsets.US_ASCII);
+        PeerSessions.Offer resumed = opener.offer(acceptorKey.id(), second);
+        PeerSessions.Answer answer = acceptor.answer(openerKey.id(), second, resumed.bytes());
+
+        assertThat(HexFormat.of().formatHex(resumed.bytes()))
+                .isEqualTo("027e2f3e5f4abe216cfbf6f0b0c4f975790000000000000001f0e7ddc736e5aab50bd9d7989dddb075"
+                        + "8fc3a65a948f7ed8ae20d06d597fd5a5178f24615cac25e9");
+        assertThat(HexFormat.of().formatHex(answer.bytes()))
+                .isEqualTo("024948623047748e84049b2e4daef766a4ee692d91bb95b02643062179f77201860be30380167f877a"
+                        + "205e65be53d504e3");
+        resumed.complete(answer.bytes()); // and they check
     }
 
     @Test
