@@ -66,6 +66,14 @@ public final class HandshakeProof {
         }
 
         /**
+         * The length of the ACCEPT that answers this offer where it is known before it comes (a
+         * resumed offer: header, u16 length and the resumed answer), 0 otherwise.
+         */
+        public int acceptLength() {
+            return offer.resumed() ? IdentityHandshake.HEADER_LENGTH + 2 + PeerSessions.RESUMED_ANSWER_LENGTH : 0;
+        }
+
+        /**
          * Checks the listener's answer (it holds the target's key, or the resumed secret) and
          * returns the Finished to send: {@link #FINISHED_LENGTH} bytes after a full agreement, none
          * when resumed.

@@ -646,6 +646,39 @@ public final class IdentityHandshake {
         return decodeReply(code(header), body);
     }
 
+    /**
+     * As {@link #readReply(InputStream)}, for a reply whose length the client knows before it comes
+     * (the ACCEPT of a resumed key proof, {@code expectedLength} bytes): its first read asks for
+     * that many bytes, so that the header and body come in one system call rather than two. Bytes
+     * past the reply can only be read where the reply is shorter than expected: then it is not the
+     * ACCEPT the client needs, and the handshake fails whatever it is.
+     */
+    public static Reply readReply(InputStream in, int expectedLength) throws IOException {
+        if (expectedLength <= HEADER_LENGTH) {
+            return readReply(in);
+        }
+        byte[] first = new byte[expectedLength];
+        int n = 0;
+        while (n < HEADER_LENGTH) {
+            int r = in.read(first, n, first.length - n);
+            if (r < 0) {
+                throw new EOFException("connection closed during the handshake (reply header: " + n + " of "
+                        + HEADER_LENGTH + " bytes)");
+            }
+            n += r;
+        }
+        ByteBuffer header = ByteBuffer.wrap(first, 0, HEADER_LENGTH);
+        int length = checkHeader(header);
+        byte[] body = new byte[length];
+        int have = Math.min(n - HEADER_LENGTH, length);
+        System.arraycopy(first, HEADER_LENGTH, body, 0, have);
+        if (have < length) {
+            byte[] rest = readExactly(in, length - have, "reply body");
+            System.arraycopy(rest, 0, body, have, rest.length);
+        }
+        return decodeReply(code(header), ByteBuffer.wrap(body));
+    }
+
     /** The same from a blocking channel: exactly one reply, not a byte more. */
     public static Reply readReply(ReadableByteChannel in) throws IOException {
         ByteBuffer header = readExactly(in, ByteBuffer.allocate(HEADER_LENGTH), "reply header");

@@ -63,6 +63,8 @@ public final class PeerSessions {
     public static final int MAX_SESSIONS = 4096;
     /** Session ids that resume, the peers' latest and those they replaced; the oldest goes first. */
     public static final int MAX_SESSION_IDS = 4 * MAX_SESSIONS;
+    /** The length of the answer to a resumed offer: its mode, the acceptor's nonce and its MAC. */
+    public static final int RESUMED_ANSWER_LENGTH = 1 + 16 + 32;
 
     static final int FULL = 1;
     static final int RESUMED = 2;
@@ -287,7 +289,7 @@ public final class PeerSessions {
         }
         byte[] nonce = randomBytes(NONCE);
         byte[] answerMac = mac(kept.secret(), RESUME_ANSWER, context, opener, key.id(), openerNonce, nonce);
-        ByteBuffer b = ByteBuffer.allocate(1 + NONCE + MAC);
+        ByteBuffer b = ByteBuffer.allocate(RESUMED_ANSWER_LENGTH);
         b.put((byte) RESUMED).put(nonce).put(answerMac);
         return new Answer(
                 b.array(), () -> sealFor(false, kept.secret(), context, opener, key.id(), openerNonce, nonce), false);

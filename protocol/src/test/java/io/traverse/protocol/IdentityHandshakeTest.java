@@ -336,6 +336,51 @@ class IdentityHandshakeTest {
         assertThat(trickle.readAllBytes()).isEqualTo(application);
     }
 
+    /**
+     * A resumed key proof's ACCEPT has a length the client knows: one read takes it whole, and the
+     * application's bytes behind it stay in the stream, also when the network trickles; a reply
+     * shorter than expected is still read as what it is (the handshake then fails on it).
+     */
+    @Test
+    void aReplyOfKnownLengthIsReadWholeAndLeavesTheRest() throws Exception {
+        byte[] answer = new byte[io.traverse.security.PeerSessions.RESUMED_ANSWER_LENGTH];
+        new java.util.Random(7).nextBytes(answer);
+        byte[] accept = IdentityHandshake.encodeAccept(false, answer, true);
+        int expected = IdentityHandshake.HEADER_LENGTH + 2 + answer.length;
+        assertThat(accept).hasSize(expected);
+        byte[] application = "the server's first bytes".getBytes(StandardCharsets.US_ASCII);
+        byte[] wire = concat(accept, application);
+
+        ByteArrayInputStream in = new ByteArrayInputStream(wire);
+        Reply reply = IdentityHandshake.readReply(in, expected);
+        assertThat(reply.answer()).isEqualTo(Answer.ACCEPT);
+        assertThat(reply.keyAnswer()).isEqualTo(answer);
+        assertThat(reply.tls()).isTrue();
+        assertThat(in.readAllBytes()).isEqualTo(application);
+
+        CountingTrickle trickle = new CountingTrickle(wire);
+        assertThat(IdentityHandshake.readReply(trickle, expected).keyAnswer()).isEqualTo(answer);
+        assertThat(trickle.consumed).isEqualTo(expected);
+
+        byte[] refusal = IdentityHandshake.encode(new Reply(Answer.REFUSED, null, "no"));
+        assertThat(refusal.length).isLessThan(expected);
+        assertThat(IdentityHandshake.readReply(new ByteArrayInputStream(refusal), expected))
+                .isEqualTo(new Reply(Answer.REFUSED, null, "no"));
+        for (int cut : new int[] {0, 3, IdentityHandshake.HEADER_LENGTH, expected - 1}) {
+            assertThatThrownBy(() ->
+                            IdentityHandshake.readReply(new ByteArrayInputStream(Arrays.copyOf(accept, cut)), expected))
+                    .as("cut at %d", cut)
+                    .isInstanceOf(EOFException.class)
+                    .hasMessageContaining("handshake");
+        }
+    }
+
+    private static byte[] concat(byte[] a, byte[] b) {
+        byte[] out = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, out, a.length, b.length);
+        return out;
+    }
+
     @Test
     void readReplyOnAShortStreamIsAnEof() {
         byte[] reply = IdentityHandshake.encode(new Reply(Answer.ACCEPT, TARGET, "welcome"));
