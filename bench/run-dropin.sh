@@ -9,6 +9,7 @@
 #   bench/run-dropin.sh --rounds 3 --only plain,default
 #   CPU=0 bench/run-dropin.sh                 # client and server pinned to one core (the second line)
 #   REBUILD=1 bench/run-dropin.sh             # rebuild core, direct and bench first
+#   PRETOUCH=1 bench/run-dropin.sh            # both JVMs touch their whole heap at start (steady state)
 #   JAVA_OPTS='-XX:StartFlightRecording=filename=/tmp/dropin.jfr' bench/run-dropin.sh   # profile the client
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -23,5 +24,10 @@ echo "# interfaces: $(ip -br addr | awk '$2 != "DOWN" {$2=""; print}' | tr -s ' 
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 # shellcheck disable=SC2086
 if [[ "$CPU" == all ]]; then PIN=(); else PIN=(taskset -c "$CPU"); fi
-exec ${PIN[@]+"${PIN[@]}"} java -Xms512m -Xmx512m ${JAVA_OPTS:-} -Dorg.slf4j.simpleLogger.defaultLogLevel=warn \
-  -cp "$JAR" io.traverse.bench.DropInSetupRounds "$@"
+# A fresh JVM's heap pages are mapped when first written, and on this kind of virtual machine a
+# first write costs about 19 us a page: until a run has written its whole heap, every allocation
+# pays for its pages. PRETOUCH=1 writes both heaps at start, as a long-running process has.
+TOUCH=()
+if [[ "${PRETOUCH:-0}" == 1 ]]; then TOUCH=(-XX:+AlwaysPreTouch -Ddropin.server.options=-XX:+AlwaysPreTouch); fi
+exec ${PIN[@]+"${PIN[@]}"} java -Xms512m -Xmx512m ${TOUCH[@]+"${TOUCH[@]}"} ${JAVA_OPTS:-} \
+  -Dorg.slf4j.simpleLogger.defaultLogLevel=warn -cp "$JAR" io.traverse.bench.DropInSetupRounds "$@"
