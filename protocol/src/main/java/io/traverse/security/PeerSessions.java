@@ -617,6 +617,8 @@ public final class PeerSessions {
                     throw new IllegalStateException("HMAC-SHA256 takes any key", e);
                 }
                 keyedWith = secret;
+            } else {
+                mac.reset(); // costs nothing after a doFinal; a use cut short by an exception left input in it
             }
             return mac;
         }
