@@ -27,6 +27,7 @@ import io.traverse.listen.HandshakeJudge;
 import io.traverse.listen.NodeListener;
 import io.traverse.listen.ReverseRendezvous;
 import io.traverse.listen.VirtualPortTable;
+import io.traverse.logging.PeerWarnings;
 import io.traverse.protocol.Deadline;
 import io.traverse.protocol.HandshakeProof;
 import io.traverse.protocol.IdentityHandshake;
@@ -79,6 +80,8 @@ import org.slf4j.LoggerFactory;
  */
 public final class LocalNode implements Closeable, HandshakeJudge {
     private static final Logger log = LoggerFactory.getLogger(LocalNode.class);
+    /** Refused key proofs: any client can send one, and a flood of them must not flood the log. */
+    private final PeerWarnings refusedProofs = new PeerWarnings(log);
     /** Staggered attempts beyond the first each take a thread for their duration; this many at most. */
     private static final int MAX_ATTEMPT_THREADS = 256;
 
@@ -556,7 +559,7 @@ public final class LocalNode implements Closeable, HandshakeJudge {
                                 "node " + selfId() + " does not keep the key agreement node " + source
                                         + " resumed (it restarted): agree afresh");
                     }
-                    log.warn(
+                    refusedProofs.warn(
                             "Refused a {} from {} stating node {}: {}", request.kind(), remote, source, e.getMessage());
                     return Verdict.reject(
                             Answer.REFUSED, "node " + selfId() + " refused the key proof: " + e.getMessage());

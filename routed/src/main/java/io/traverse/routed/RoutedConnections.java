@@ -2,6 +2,7 @@ package io.traverse.routed;
 
 import io.netty.buffer.ByteBufAllocator;
 import io.traverse.identity.NodeId;
+import io.traverse.logging.PeerWarnings;
 import io.traverse.protocol.IdentityHandshake;
 import io.traverse.security.PeerSessions;
 import io.traverse.spi.AttemptFailedException;
@@ -66,6 +67,9 @@ final class RoutedConnections implements RelayLink.Receiver {
 
     /** Names a connection: its opener and the id the opener chose. */
     record Key(NodeId opener, long id) {}
+
+    /** Refusals of OPENs a peer may send at will: a flood of them must not flood the log. */
+    private final PeerWarnings refusals = new PeerWarnings(log);
 
     private final RelayLink link;
     private final InboundConnections ports;
@@ -359,7 +363,7 @@ final class RoutedConnections implements RelayLink.Receiver {
         PeerSessions.Answer sealed = null;
         if (offer == null && seal) {
             slot.release();
-            log.warn(
+            refusals.warn(
                     "Refused a relayed connection in clear from node {}: this node accepts them only encrypted end to end"
                             + " (traverse.encrypt=relayed)",
                     open.opener());
@@ -388,7 +392,7 @@ final class RoutedConnections implements RelayLink.Receiver {
                             open.opener());
                     link.send(open.refuse(UNKNOWN_SESSION, e.getMessage()));
                 } else {
-                    log.warn("Refused a relayed connection from node {}: {}", open.opener(), e.getMessage());
+                    refusals.warn("Refused a relayed connection from node {}: {}", open.opener(), e.getMessage());
                     link.send(open.refuse(IdentityHandshake.Answer.REFUSED.code, e.getMessage()));
                 }
                 return;

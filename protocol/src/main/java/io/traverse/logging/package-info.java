@@ -1,0 +1,2 @@
+/** Logging that peers cannot flood. */
+package io.traverse.logging;
