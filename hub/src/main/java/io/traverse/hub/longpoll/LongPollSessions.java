@@ -14,6 +14,7 @@ import io.netty.handler.codec.http.HttpServerCodec;
 import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.traverse.hub.link.LinkListener;
+import io.traverse.logging.PeerWarnings;
 import io.traverse.longpolling.LongPollProtocol;
 import io.traverse.longpolling.SessionChannel;
 import io.traverse.settings.LongPollSettings;
@@ -38,6 +39,9 @@ import org.slf4j.LoggerFactory;
  */
 public final class LongPollSessions {
     private static final Logger log = LoggerFactory.getLogger(LongPollSessions.class);
+    /** Requests refused for their secret or node: anyone can send them, and a flood must not flood the log. */
+    private final PeerWarnings refusals = new PeerWarnings(log);
+
     private static final SecureRandom RANDOM = new SecureRandom();
     /** Ended sessions whose reason is kept for late requests. */
     private static final int ENDED_KEPT = 4096;
@@ -201,7 +205,7 @@ public final class LongPollSessions {
             given = new byte[0];
         }
         if (!MessageDigest.isEqual(given, s.secret)) {
-            log.warn(
+            refusals.warn(
                     "Refused a request for long-poll session {} from {}: wrong session secret",
                     id,
                     ctx.channel().remoteAddress());
@@ -210,7 +214,7 @@ public final class LongPollSessions {
         }
         String node = request.headers().get(LongPollProtocol.NODE);
         if (node == null || !node.equals(s.declaredNode)) {
-            log.warn(
+            refusals.warn(
                     "Refused a request for long-poll session {} from {}: it names node {}, the session belongs to {}",
                     id,
                     ctx.channel().remoteAddress(),
