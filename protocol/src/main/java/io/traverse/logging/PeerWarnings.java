@@ -9,8 +9,8 @@ import org.slf4j.Logger;
  * Warnings that a peer can cause at will (a refused key proof, a relayed connection offered in
  * clear): at most {@code perWindow} lines at WARN per window, so that a peer repeating its
  * mistake thousands of times a second cannot flood the log or the disk under it. Lines over the
- * budget go to DEBUG, and their count goes out with the next WARN. One instance per kind of
- * refusal and node; thread-safe.
+ * budget go to DEBUG, and their count goes out with the next WARN. One instance per node and
+ * part (its listener, its relayed connections, a hub's long-poll endpoint); thread-safe.
  */
 public final class PeerWarnings {
     /** WARN lines per window by default. */
