@@ -153,9 +153,8 @@ class HandshakeAttempt extends SocketAttempt {
                 ? early
                 : keyProof != null && !isProbe(bytes) ? keyProof.offer(bytes) : null;
         socket.getOutputStream().write(proof == null ? bytes : proof.request());
-        IdentityHandshake.Reply reply = proof == null
-                ? IdentityHandshake.readReply(socket.getInputStream())
-                : IdentityHandshake.readReply(socket.getInputStream(), proof.acceptLength());
+        IdentityHandshake.Reply reply =
+                IdentityHandshake.readReply(socket.getInputStream(), proof == null ? 0 : proof.acceptLength());
         NodeIdentity target = request.target();
         String reason = reply.reason().isEmpty() ? "" : ": " + reply.reason();
         switch (reply.answer()) {

@@ -640,10 +640,7 @@ public final class IdentityHandshake {
      * the application.
      */
     public static Reply readReply(InputStream in) throws IOException {
-        ByteBuffer header = ByteBuffer.wrap(readExactly(in, HEADER_LENGTH, "reply header"));
-        int length = checkHeader(header);
-        ByteBuffer body = ByteBuffer.wrap(readExactly(in, length, "reply body"));
-        return decodeReply(code(header), body);
+        return readReply(in, HEADER_LENGTH);
     }
 
     /**
@@ -651,13 +648,11 @@ public final class IdentityHandshake {
      * (the ACCEPT of a resumed key proof, {@code expectedLength} bytes): its first read asks for
      * that many bytes, so that the header and body come in one system call rather than two. Bytes
      * past the reply can only be read where the reply is shorter than expected: then it is not the
-     * ACCEPT the client needs, and the handshake fails whatever it is.
+     * ACCEPT the client needs, and the handshake fails whatever it is. An {@code expectedLength}
+     * up to the header's (0: not known) reads as {@link #readReply(InputStream)} does.
      */
     public static Reply readReply(InputStream in, int expectedLength) throws IOException {
-        if (expectedLength <= HEADER_LENGTH) {
-            return readReply(in);
-        }
-        byte[] first = new byte[expectedLength];
+        byte[] first = new byte[Math.max(HEADER_LENGTH, expectedLength)];
         int n = 0;
         while (n < HEADER_LENGTH) {
             int r = in.read(first, n, first.length - n);
