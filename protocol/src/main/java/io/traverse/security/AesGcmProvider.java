@@ -22,9 +22,10 @@ import org.slf4j.LoggerFactory;
  * --enable-native-access} prints warnings there). {@code -Dtraverse.crypto.provider=jdk} or {@code
  * native} chooses for any Java.
  *
- * <p>Loading it costs a fresh JVM about 0.3 s (its library and self-tests), so it loads on a
- * thread of its own when first asked for, and the JDK's provider serves until it is ready: both
- * give the same bytes.
+ * <p>Loading it costs a fresh JVM about 0.3 s of one core (its library and self-tests), so it
+ * loads on a thread of its own when the first connection is sealed for its bytes ({@link
+ * #startLoading}), and the JDK's provider serves until it is ready: both give the same bytes. A
+ * key proof's one tag (a kernel socket's first contact) does not load it.
  */
 final class AesGcmProvider {
     /** The system property that chooses: {@code auto} (the default), {@code jdk} or {@code native}. */
@@ -40,13 +41,9 @@ final class AesGcmProvider {
 
     private AesGcmProvider() {}
 
-    /** The native provider if it has loaded; else null, and it starts loading if it has not yet. */
+    /** The native provider if it has loaded, else null. */
     static Provider nativeIfReady() {
-        Provider p = loaded;
-        if (p == null && !STARTED.get()) {
-            startLoading();
-        }
-        return p;
+        return loaded;
     }
 
     /** The native provider, or null where it does not load; waits at most {@code seconds} for it. */
@@ -62,8 +59,9 @@ final class AesGcmProvider {
         return p == null ? "JDK" : p.getName();
     }
 
-    private static void startLoading() {
-        if (!STARTED.compareAndSet(false, true)) {
+    /** Starts loading the native provider on a thread of its own, once per JVM. */
+    static void startLoading() {
+        if (STARTED.get() || !STARTED.compareAndSet(false, true)) {
             return;
         }
         Thread loader = new Thread(

@@ -79,6 +79,14 @@ public final class ConnectionSeal {
         return sealsNatively;
     }
 
+    /**
+     * Starts loading the native provider in the background, where it is the choice ({@link
+     * AesGcmProvider}): for a connection whose bytes will be sealed, not for a key proof's one tag.
+     */
+    public static void prepareForStreams() {
+        AesGcmProvider.startLoading();
+    }
+
     /** The provider that seals new connections now, for logs and benchmarks. */
     public static String providerName() {
         return AesGcmProvider.name();

@@ -168,6 +168,7 @@ final class RoutedConnection {
 
     /** Seals both streams end to end from now on (before the connection is handed out). */
     void sealWith(ConnectionSeal seal) {
+        ConnectionSeal.prepareForStreams();
         this.seal = seal;
     }
 
