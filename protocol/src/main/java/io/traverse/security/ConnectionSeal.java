@@ -27,19 +27,8 @@ public final class ConnectionSeal {
     private static final int TAG_BITS = OVERHEAD * 8;
     private static final int NONCE_LENGTH = 12;
 
-    private final SecretKeySpec sendKey;
-    private final SecretKeySpec receiveKey;
-    private final Object sealLock = new Object();
-    private final Object openLock = new Object();
-    private final byte[] sealNonce = new byte[NONCE_LENGTH];
-    private final byte[] openNonce = new byte[NONCE_LENGTH];
-    /** True while this seal runs on the JDK's provider and may move to the native one. */
-    private final boolean mayMove;
-
-    private volatile boolean sealsNatively;
-    private Cipher sealer; // guarded by sealLock
-    private boolean openerNative; // guarded by openLock
-    private Cipher opener; // guarded by openLock
+    private final Direction sealing;
+    private final Direction opening;
 
     ConnectionSeal(byte[] sendKey, byte[] receiveKey) {
         this(sendKey, receiveKey, AesGcmProvider.nativeIfReady(), true);
@@ -52,13 +41,43 @@ public final class ConnectionSeal {
 
     /** With {@code provider}, or the JDK's if null; {@code mayMove}: to the native provider once it has loaded. */
     ConnectionSeal(byte[] sendKey, byte[] receiveKey, Provider provider, boolean mayMove) {
-        this.sendKey = new SecretKeySpec(sendKey, "AES");
-        this.receiveKey = new SecretKeySpec(receiveKey, "AES");
-        this.mayMove = mayMove && provider == null;
-        this.sealer = cipher(provider);
-        this.opener = cipher(provider);
-        this.sealsNatively = provider != null;
-        this.openerNative = provider != null;
+        this.sealing = new Direction(sendKey, provider, mayMove);
+        this.opening = new Direction(receiveKey, provider, mayMove);
+    }
+
+    /**
+     * One direction's AES-GCM: its key, the nonce scratch, and the {@link Cipher}, which serves one
+     * thread at a time (callers hold the direction's monitor).
+     */
+    private static final class Direction {
+        private final SecretKeySpec key;
+        private final byte[] nonce = new byte[NONCE_LENGTH];
+        /** True while this direction runs on the JDK's provider and may move to the native one. */
+        private boolean mayMove;
+
+        private Cipher cipher;
+        private volatile boolean isNative;
+
+        Direction(byte[] key, Provider provider, boolean mayMove) {
+            this.key = new SecretKeySpec(key, "AES");
+            this.cipher = cipher(provider);
+            this.isNative = provider != null;
+            this.mayMove = mayMove && provider == null;
+        }
+
+        /** Holding this: the cipher set up for the frame at {@code offset}, on the native provider once loaded. */
+        Cipher at(int mode, long offset) throws GeneralSecurityException {
+            if (mayMove) {
+                Provider p = AesGcmProvider.nativeIfReady();
+                if (p != null) {
+                    cipher = cipher(p);
+                    isNative = true;
+                    mayMove = false;
+                }
+            }
+            cipher.init(mode, key, new GCMParameterSpec(TAG_BITS, nonce(nonce, offset)));
+            return cipher;
+        }
     }
 
     private static Cipher cipher(Provider provider) {
@@ -76,7 +95,7 @@ public final class ConnectionSeal {
      * through buffers outside the heap is slower than the JDK's, while arrays go 3-4 times faster.
      */
     public boolean prefersArrays() {
-        return sealsNatively;
+        return sealing.isNative;
     }
 
     /**
@@ -92,30 +111,6 @@ public final class ConnectionSeal {
         return AesGcmProvider.name();
     }
 
-    /** Holding {@link #sealLock}: the sealer, moved to the native provider if it has loaded since. */
-    private Cipher sealer() {
-        if (mayMove && !sealsNatively) {
-            Provider p = AesGcmProvider.nativeIfReady();
-            if (p != null) {
-                sealer = cipher(p);
-                sealsNatively = true;
-            }
-        }
-        return sealer;
-    }
-
-    /** Holding {@link #openLock}: the opener, moved to the native provider if it has loaded since. */
-    private Cipher opener() {
-        if (mayMove && !openerNative) {
-            Provider p = AesGcmProvider.nativeIfReady();
-            if (p != null) {
-                opener = cipher(p);
-                openerNative = true;
-            }
-        }
-        return opener;
-    }
-
     /**
      * Seals {@code length} stream bytes of {@code plain} from {@code plainOffset}, which start at
      * stream offset {@code offset}, into {@code out} from {@code outOffset}: {@link #OVERHEAD} bytes
@@ -123,10 +118,8 @@ public final class ConnectionSeal {
      */
     public void seal(long offset, byte[] plain, int plainOffset, int length, byte[] out, int outOffset)
             throws GeneralSecurityException {
-        synchronized (sealLock) {
-            Cipher c = sealer();
-            c.init(Cipher.ENCRYPT_MODE, sendKey, new GCMParameterSpec(TAG_BITS, nonce(sealNonce, offset)));
-            c.doFinal(plain, plainOffset, length, out, outOffset);
+        synchronized (sealing) {
+            sealing.at(Cipher.ENCRYPT_MODE, offset).doFinal(plain, plainOffset, length, out, outOffset);
         }
     }
 
@@ -138,10 +131,8 @@ public final class ConnectionSeal {
      * @throws javax.crypto.AEADBadTagException if the bytes were changed, cut, or sealed for another offset or key
      */
     public void openInPlace(long offset, byte[] bytes, int from, int sealedLength) throws GeneralSecurityException {
-        synchronized (openLock) {
-            Cipher c = opener();
-            c.init(Cipher.DECRYPT_MODE, receiveKey, new GCMParameterSpec(TAG_BITS, nonce(openNonce, offset)));
-            c.doFinal(bytes, from, sealedLength, bytes, from);
+        synchronized (opening) {
+            opening.at(Cipher.DECRYPT_MODE, offset).doFinal(bytes, from, sealedLength, bytes, from);
         }
     }
 
@@ -150,10 +141,8 @@ public final class ConnectionSeal {
      * {@code offset} into {@code out}: as many bytes plus {@link #OVERHEAD}.
      */
     public void seal(long offset, ByteBuffer plain, ByteBuffer out) throws GeneralSecurityException {
-        synchronized (sealLock) {
-            Cipher c = sealer();
-            c.init(Cipher.ENCRYPT_MODE, sendKey, new GCMParameterSpec(TAG_BITS, nonce(sealNonce, offset)));
-            c.doFinal(plain, out);
+        synchronized (sealing) {
+            sealing.at(Cipher.ENCRYPT_MODE, offset).doFinal(plain, out);
         }
     }
 
@@ -164,10 +153,8 @@ public final class ConnectionSeal {
      * @throws javax.crypto.AEADBadTagException if the bytes were changed, cut, or sealed for another offset or key
      */
     public void open(long offset, ByteBuffer sealed, ByteBuffer out) throws GeneralSecurityException {
-        synchronized (openLock) {
-            Cipher c = opener();
-            c.init(Cipher.DECRYPT_MODE, receiveKey, new GCMParameterSpec(TAG_BITS, nonce(openNonce, offset)));
-            c.doFinal(sealed, out);
+        synchronized (opening) {
+            opening.at(Cipher.DECRYPT_MODE, offset).doFinal(sealed, out);
         }
     }
 
