@@ -87,6 +87,31 @@ final class AesGcmProvider {
             return null;
         }
         try {
+            Provider corretto = Corretto.loaded();
+            if (corretto == null) {
+                return null;
+            }
+            sealOnce(corretto);
+            LOG.debug("AES-GCM from {}", corretto.getName());
+            return corretto;
+        } catch (LinkageError | RuntimeException | GeneralSecurityException e) {
+            // Absent from the class path, its self-tests failed, or this JDK does not let it serve
+            // Cipher (one that wants providers signed, and the jar was repacked): the JDK's is always there.
+            LOG.debug("AES-GCM from the JDK: Corretto is not usable here ({})", e.toString());
+            return null;
+        }
+    }
+
+    /**
+     * Every reference to Corretto's classes. Kept out of {@link AesGcmProvider}'s own code, which the
+     * verifier would otherwise check against them (and fail, where the jar is absent) when the class
+     * is first used, outside any try.
+     */
+    private static final class Corretto {
+        private Corretto() {}
+
+        /** The provider if its native library loaded and its self-tests pass, else null. */
+        static Provider loaded() {
             AmazonCorrettoCryptoProvider accp = AmazonCorrettoCryptoProvider.INSTANCE;
             Throwable error = accp.getLoadingError();
             if (error != null) {
@@ -94,14 +119,7 @@ final class AesGcmProvider {
                 return null;
             }
             accp.assertHealthy();
-            sealOnce(accp);
-            LOG.debug("AES-GCM from {}", accp.getName());
             return accp;
-        } catch (LinkageError | RuntimeException | GeneralSecurityException e) {
-            // Absent from the class path, its self-tests failed, or this JDK does not let it serve
-            // Cipher (one that wants providers signed, and the jar was repacked): the JDK's is always there.
-            LOG.debug("AES-GCM from the JDK: Corretto is not usable here ({})", e.toString());
-            return null;
         }
     }
 

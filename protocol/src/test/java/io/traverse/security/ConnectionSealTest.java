@@ -38,6 +38,35 @@ class ConnectionSealTest {
     }
 
     @Test
+    void anApplicationThatExcludesCorrettosJarSealsWithTheJdks() throws Exception {
+        // Only what ConnectionSeal needs: this module's classes, these tests' and SLF4J's API.
+        String classPath = String.join(
+                java.io.File.pathSeparator,
+                codeSource(ConnectionSeal.class),
+                codeSource(SealWithoutCorretto.class),
+                codeSource(org.slf4j.LoggerFactory.class));
+        assertThat(classPath).doesNotContain("Corretto");
+        Process child = new ProcessBuilder(
+                        java.nio.file.Path.of(System.getProperty("java.home"), "bin", "java")
+                                .toString(),
+                        "-cp",
+                        classPath,
+                        SealWithoutCorretto.class.getName())
+                .redirectErrorStream(true)
+                .start();
+        String output = new String(child.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        assertThat(child.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+        assertThat(child.exitValue()).as(output).isZero();
+        assertThat(output).contains("sealed with JDK");
+    }
+
+    private static String codeSource(Class<?> type) throws Exception {
+        return java.nio.file.Path.of(
+                        type.getProtectionDomain().getCodeSource().getLocation().toURI())
+                .toString();
+    }
+
+    @Test
     void aSealThatStartedOnTheJdksMovesToTheNativeOneMidStream() throws Exception {
         assumeThat(AesGcmProvider.awaitNative(30)).isNotNull();
         ConnectionSeal started = new ConnectionSeal(aToB, bToA, null, true);
