@@ -94,6 +94,61 @@ class DataLinkTest {
         assertThat(served.get(60, TimeUnit.SECONDS)).isEqualTo(expectedDigest(10, bytes));
     }
 
+    /**
+     * Sealed frames are built in the heap where the native AES-GCM seals, and the data link copies
+     * them into its own direct buffer before writing, a few at a time: many streams at once fill
+     * its batches past that buffer, and every byte still arrives in order.
+     */
+    @Test
+    void manySealedStreamsAtOnceCrossOneDataLinkIntact() throws Exception {
+        Hub hub = net.hub("datalink");
+        Traverse server = node(hub, true);
+        Traverse client = node(hub, true);
+        TraverseServerSocket listening =
+                net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        int streams = 12;
+        int bytes = 4 * 1024 * 1024;
+        List<CompletableFuture<byte[]>> served = new ArrayList<>();
+        List<CompletableFuture<byte[]>> got = new ArrayList<>();
+        for (int i = 0; i < streams; i++) {
+            served.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try (Socket s = listening.accept()) {
+                            int seed = s.getInputStream().read(); // the client's first byte names its stream
+                            return exchange(s, 1000 + seed, bytes);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    threads));
+        }
+        for (int i = 0; i < streams; i++) {
+            int stream = i;
+            got.add(CompletableFuture.supplyAsync(
+                    () -> {
+                        try (Socket s = connect(client, (VirtualSocketAddress) listening.getLocalSocketAddress())) {
+                            assertThat(client.connectionInfo(s).orElseThrow().module())
+                                    .isEqualTo("routed");
+                            s.getOutputStream().write(stream);
+                            return exchange(s, 2000 + stream, bytes);
+                        } catch (Exception e) {
+                            throw new IllegalStateException(e);
+                        }
+                    },
+                    threads));
+        }
+        java.util.Set<String> servedDigests = new java.util.HashSet<>();
+        for (int i = 0; i < streams; i++) {
+            assertThat(got.get(i).get(120, TimeUnit.SECONDS)).isEqualTo(expectedDigest(1000 + i, bytes));
+            servedDigests.add(java.util.HexFormat.of().formatHex(served.get(i).get(120, TimeUnit.SECONDS)));
+        }
+        java.util.Set<String> expected = new java.util.HashSet<>();
+        for (int i = 0; i < streams; i++) {
+            expected.add(java.util.HexFormat.of().formatHex(expectedDigest(2000 + i, bytes)));
+        }
+        assertThat(servedDigests).isEqualTo(expected);
+    }
+
     @Test
     void aOneByteConversationGoesBackAndForth() throws Exception {
         Hub hub = net.hub("datalink-chat");

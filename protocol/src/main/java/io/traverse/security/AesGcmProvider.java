@@ -25,7 +25,8 @@ import org.slf4j.LoggerFactory;
  * <p>Loading it costs a fresh JVM about 0.3 s of one core (its library and self-tests), so it
  * loads on a thread of its own when the first connection is sealed for its bytes ({@link
  * #startLoading}), and the JDK's provider serves until it is ready: both give the same bytes. A
- * key proof's one tag (a kernel socket's first contact) does not load it.
+ * key proof's one tag (a kernel socket's first contact) does not start the load, though once it
+ * has loaded it serves those tags too.
  */
 final class AesGcmProvider {
     /** The system property that chooses: {@code auto} (the default), {@code jdk} or {@code native}. */

@@ -21,6 +21,8 @@ import javax.crypto.spec.SecretKeySpec;
  * work at once, and a {@link Cipher} serves one of them at a time.
  */
 public final class ConnectionSeal {
+    private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ConnectionSeal.class);
+
     /** Bytes a sealed frame carries beyond its stream bytes: GCM's tag. */
     public static final int OVERHEAD = 16;
 
@@ -70,9 +72,14 @@ public final class ConnectionSeal {
             if (mayMove) {
                 Provider p = AesGcmProvider.nativeIfReady();
                 if (p != null) {
-                    cipher = cipher(p);
-                    isNative = true;
                     mayMove = false;
+                    try {
+                        cipher = cipher(p);
+                        isNative = true;
+                    } catch (IllegalStateException e) {
+                        // The JDK's cipher goes on: both give the same bytes.
+                        log.debug("Staying on the JDK's AES-GCM: {}", e.toString());
+                    }
                 }
             }
             cipher.init(mode, key, new GCMParameterSpec(TAG_BITS, nonce(nonce, offset)));
@@ -126,7 +133,8 @@ public final class ConnectionSeal {
     /**
      * Opens in place what the other end sealed at stream offset {@code offset}: the {@code
      * sealedLength} bytes of {@code bytes} from {@code from} become {@link #OVERHEAD} fewer stream
-     * bytes there.
+     * bytes there. If they fail to open, those bytes may have been overwritten (the native provider
+     * zeroes them).
      *
      * @throws javax.crypto.AEADBadTagException if the bytes were changed, cut, or sealed for another offset or key
      */

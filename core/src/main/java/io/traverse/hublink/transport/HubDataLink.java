@@ -74,6 +74,16 @@ public final class HubDataLink implements Closeable {
      */
     private final ByteBuf header =
             Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(MAX_BATCH * RelayEncoder.HEADER_CAPACITY));
+    /**
+     * Where the writer copies a batch's payloads that live in the heap (sealed frames, writeLock
+     * held) before a gathering write in clear. Without it the JDK copies each into a temporary
+     * direct buffer that it caches per thread: up to {@link #MAX_BATCH} of them, 4 MiB for every
+     * application thread that ever wrote a batch. Made at the first such payload; a JDK direct
+     * buffer, so nothing to release.
+     */
+    private ByteBuf staging;
+
+    private static final int STAGING_BYTES = 256 * 1024;
 
     private volatile boolean closed;
     /** TLS under the node's key, from the end of the handshake's first half on (null before). */
@@ -540,7 +550,18 @@ public final class HubDataLink implements Closeable {
                     RelayEncoder.header(frame, headers);
                     parts.add(headers.nioBuffer(start, headers.writerIndex() - start));
                     ByteBuf payload = frame.payload();
-                    if (payload.isReadable()) {
+                    int n = payload.readableBytes();
+                    if (n > 0 && tls == null && !payload.isDirect() && n <= STAGING_BYTES) {
+                        ByteBuf stage = staging();
+                        if (stage.writableBytes() < n) {
+                            writeFully(parts.toArray(new ByteBuffer[0])); // the batch so far, in order
+                            parts.clear();
+                            stage.clear();
+                        }
+                        int at = stage.writerIndex();
+                        stage.writeBytes(payload, payload.readerIndex(), n);
+                        parts.add(stage.nioBuffer(at, n));
+                    } else if (n > 0) {
                         java.util.Collections.addAll(parts, payload.nioBuffers());
                     }
                 } else {
@@ -551,6 +572,9 @@ public final class HubDataLink implements Closeable {
             }
             writeFully(parts.toArray(new ByteBuffer[0]));
         } finally {
+            if (staging != null) {
+                staging.clear();
+            }
             for (Object m : batch) {
                 ReferenceCountUtil.release(m);
             }
@@ -558,6 +582,15 @@ public final class HubDataLink implements Closeable {
                 b.release();
             }
         }
+    }
+
+    /** Holding writeLock: the staging buffer, made at first use. */
+    private ByteBuf staging() {
+        if (staging == null) {
+            staging = Unpooled.wrappedBuffer(ByteBuffer.allocateDirect(STAGING_BYTES))
+                    .clear();
+        }
+        return staging;
     }
 
     /**
