@@ -25,6 +25,11 @@ public final class ConnectionSeal {
 
     /** Bytes a sealed frame carries beyond its stream bytes: GCM's tag. */
     public static final int OVERHEAD = 16;
+    /**
+     * The JVM's system property that chooses the AES-GCM provider: {@code auto}, {@code jdk} or
+     * {@code native} (docs/operations.md, "Java versions"). One per process, not a node's setting.
+     */
+    public static final String PROVIDER_PROPERTY = AesGcmProvider.PROPERTY;
 
     private static final int TAG_BITS = OVERHEAD * 8;
     private static final int NONCE_LENGTH = 12;

@@ -47,6 +47,7 @@ class DocumentedNamesTest {
         Set<String> known = new TreeSet<>(HubSettings.KEYS);
         Arrays.stream(ConfigKey.values()).map(ConfigKey::key).forEach(known::add);
         known.addAll(ModuleKeys.all().keySet());
+        known.add(io.traverse.security.ConnectionSeal.PROVIDER_PROPERTY); // the process's, not a node's
         Set<String> mentioned = new TreeSet<>();
         Matcher m = Pattern.compile("`-?D?(traverse\\.[a-z][a-z0-9.]*[a-z0-9])[`=\\s]")
                 .matcher(docs);
