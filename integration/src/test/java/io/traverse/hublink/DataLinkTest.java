@@ -64,6 +64,17 @@ class DataLinkTest {
         return node;
     }
 
+    /** A client and a server node on one hub, both with data links, and the server listening on {@link #PORT}. */
+    private record LinkedPair(Traverse client, TraverseServerSocket listening) {}
+
+    private LinkedPair linkedPair(String hubName) throws Exception {
+        Hub hub = net.hub(hubName);
+        Traverse server = node(hub, true);
+        Traverse client = node(hub, true);
+        return new LinkedPair(
+                client, net.closeLater(server.serverSocketFactory().createServerSocket(PORT)));
+    }
+
     @ParameterizedTest(name = "data link at the client {0}, at the server {1}")
     @CsvSource({"true, true", "false, false", "true, false", "false, true"})
     void writesOfEverySizeCrossBothWaysIntact(boolean clientDataLink, boolean serverDataLink) throws Exception {
@@ -102,11 +113,9 @@ class DataLinkTest {
      */
     @Test
     void manySealedStreamsAtOnceCrossOneDataLinkIntact() throws Exception {
-        Hub hub = net.hub("datalink");
-        Traverse server = node(hub, true);
-        Traverse client = node(hub, true);
-        TraverseServerSocket listening =
-                net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        LinkedPair pair = linkedPair("datalink");
+        Traverse client = pair.client();
+        TraverseServerSocket listening = pair.listening();
         int streams = 12;
         int bytes = 4 * 1024 * 1024;
         List<CompletableFuture<byte[]>> served = new ArrayList<>();
@@ -152,11 +161,9 @@ class DataLinkTest {
 
     @Test
     void aOneByteConversationGoesBackAndForth() throws Exception {
-        Hub hub = net.hub("datalink-chat");
-        Traverse server = node(hub, true);
-        Traverse client = node(hub, true);
-        TraverseServerSocket listening =
-                net.closeLater(server.serverSocketFactory().createServerSocket(PORT));
+        LinkedPair pair = linkedPair("datalink-chat");
+        Traverse client = pair.client();
+        TraverseServerSocket listening = pair.listening();
         CompletableFuture<Integer> echoed = CompletableFuture.supplyAsync(
                 () -> {
                     try (Socket s = listening.accept()) {
