@@ -771,8 +771,8 @@ final class RoutedConnection {
     private String openHead() {
         ByteBuf sealed = inbox.peek();
         long offset = unopened.peek();
-        int n = sealed.readableBytes() - ConnectionSeal.OVERHEAD;
         int sealedLength = sealed.readableBytes();
+        int n = sealedLength - ConnectionSeal.OVERHEAD;
         ByteBuf plain = table.allocator().heapBuffer(sealedLength);
         try {
             plain.writeBytes(sealed, sealed.readerIndex(), sealedLength);
